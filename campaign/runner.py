@@ -1,0 +1,141 @@
+"""Tie the data flow together: spec -> design -> ledger -> dispatch -> results.nc.
+
+This is the one place that knows the order of the steps; each step lives in its own module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import xarray as xr
+
+from campaign.design import Design, Task, cell_params
+from campaign.errors import CampaignError
+from campaign.execute import Item, dispatch, open_client
+from campaign.ledger import Ledger
+from campaign.models import load_model
+from campaign.progress import Progress
+from campaign.results import assemble, write_netcdf
+from campaign.spec import Spec, load_spec
+
+RESULTS_FILE = "results.nc"
+
+
+@dataclass
+class Plan:
+    """What a spec asks for, against what its output folder already holds."""
+
+    spec: Spec
+    design: Design
+    ledger: Ledger
+    records: dict[str, dict[str, Any]]
+    done: list[Task] = field(default_factory=list)
+    failed: list[Task] = field(default_factory=list)
+    missing: list[Task] = field(default_factory=list)
+
+    @property
+    def to_run(self) -> list[Task]:
+        """Missing tasks and failed ones (a rerun retries failures, e.g. after a model fix)."""
+        return self.failed + self.missing
+
+    @property
+    def results_path(self) -> Path:
+        return self.spec.output / RESULTS_FILE
+
+
+def identity(spec: Spec) -> dict[str, Any]:
+    """What stored results depend on; an edit of any of these makes them mean something else."""
+    return {"model": spec.model, "params": spec.params, "seed": spec.seed, "name": spec.name}
+
+
+def as_spec(spec: str | Path | Spec) -> Spec:
+    return spec if isinstance(spec, Spec) else load_spec(spec)
+
+
+def make_plan(spec: str | Path | Spec, check_identity: bool = True) -> Plan:
+    """Classify every task of the design as done, failed or missing, from the ledger alone."""
+    spec = as_spec(spec)
+    ledger = Ledger(spec.output)
+    if check_identity:
+        ledger.check_identity(identity(spec))
+    records = ledger.load()
+    plan = Plan(spec=spec, design=Design(spec), ledger=ledger, records=records)
+    for task in plan.design.tasks():
+        record = records.get(task.key)
+        if record is None:
+            plan.missing.append(task)
+        elif record["status"] == "ok":
+            plan.done.append(task)
+        else:
+            plan.failed.append(task)
+    return plan
+
+
+def run(
+    spec: str | Path | Spec,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    retries: int = 1,
+    confidence: float = 0.95,
+    new: bool = False,
+    progress: bool = True,
+    say: Callable[[str], None] | None = None,
+) -> xr.Dataset:
+    """Run what is missing of a campaign and return its results (also written to results.nc).
+
+    Finished tasks are stored as they complete, so an interrupted run loses nothing: running
+    it again runs only the rest.
+    """
+    say = say or (lambda message: None)
+    if retries < 0:
+        raise CampaignError(f"--retries must be >= 0, got {retries}")
+    if not 0 < confidence < 1:
+        raise CampaignError(f"--confidence must be between 0 and 1, got {confidence}")
+    if workers is not None and workers < 1:
+        raise CampaignError(f"--workers must be >= 1, got {workers}")
+    spec = as_spec(spec)
+    ledger = Ledger(spec.output)
+    if new:
+        aside = ledger.set_aside()
+        if aside:
+            say(f"Earlier results set aside in {aside}")
+    plan = make_plan(spec)
+    ledger.write_identity(identity(spec))
+    todo = plan.to_run
+    say(
+        f"{spec.name}: {plan.design.size} tasks ({len(plan.design.cells)} cells x "
+        f"{spec.replicates} replicates); {len(plan.done)} already done, {len(todo)} to run"
+    )
+    if todo:
+        params_by_cell: dict[tuple[int, ...], dict[str, Any]] = {}
+        items = []
+        for task in todo:
+            params = params_by_cell.get(task.cell)
+            if params is None:
+                params = params_by_cell[task.cell] = cell_params(spec, task.cell)
+            meta = {
+                "key": task.key,
+                "cell": plan.design.cell_label(task.cell),
+                "replicate": task.replicate,
+            }
+            items.append(Item(key=task.key, params=params, seed=task.seed, meta=meta))
+        bar = Progress(len(items), enabled=progress)
+        with open_client(scheduler=scheduler, workers=workers, say=say) as client:
+            try:
+                dispatch(client, spec.model, items, ledger.append, retries, bar)
+            finally:
+                bar.finish()
+    ledger.compact()
+    return write_results(spec, confidence)
+
+
+def write_results(spec: Spec, confidence: float = 0.95) -> xr.Dataset:
+    """Assemble results.nc from the ledger of a spec's output folder."""
+    ledger = Ledger(spec.output)
+    model = load_model(spec.model)
+    dataset = assemble(Design(spec), ledger.load(), confidence, getattr(model, "metrics", None))
+    write_netcdf(dataset, spec.output / RESULTS_FILE)
+    return dataset
