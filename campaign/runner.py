@@ -5,6 +5,8 @@ This is the one place that knows the order of the steps; each step lives in its 
 
 from __future__ import annotations
 
+import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -111,6 +113,7 @@ def run(
     )
     if todo:
         params_by_cell: dict[tuple[int, ...], dict[str, Any]] = {}
+        run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
         items = []
         for task in todo:
             params = params_by_cell.get(task.cell)
@@ -120,6 +123,7 @@ def run(
                 "key": task.key,
                 "cell": plan.design.cell_label(task.cell),
                 "replicate": task.replicate,
+                "run": run_id,
             }
             items.append(Item(key=task.key, params=params, seed=task.seed, meta=meta))
         bar = Progress(len(items), enabled=progress)

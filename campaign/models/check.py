@@ -97,10 +97,9 @@ def busy(params: Mapping[str, object], seed: int) -> dict[str, float]:
     """Spin the CPU for ``duration_ms`` milliseconds and return a seeded random draw."""
     duration = _number(params, "duration_ms", 1.0) / 1000.0
     deadline = time.perf_counter() + duration
-    spins = 0
     while time.perf_counter() < deadline:
-        spins += 1
-    return {"value": float(np.random.default_rng(seed).random()), "spins": float(spins)}
+        pass
+    return {"value": float(np.random.default_rng(seed).random())}
 
 
 def busy_check(params: Mapping[str, object]) -> None:
@@ -112,7 +111,4 @@ def busy_check(params: Mapping[str, object]) -> None:
 
 
 busy.check = busy_check
-busy.metrics = {
-    "value": {"units": "1", "long_name": "uniform random draw from the task seed"},
-    "spins": {"units": "1", "long_name": "busy-loop iterations (machine dependent)"},
-}
+busy.metrics = {"value": {"units": "1", "long_name": "uniform random draw from the task seed"}}
