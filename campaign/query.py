@@ -119,7 +119,8 @@ def format_table(frame: pd.DataFrame, metrics: list[str], fmt: str, max_rows: in
     if fmt == "csv":
         return frame.to_csv(index=False)
     if fmt == "json":
-        return json.dumps(json.loads(frame.to_json(orient="records")), indent=2)
+        records = [{k: _json_value(v) for k, v in row.items()} for row in frame.to_dict("records")]
+        return json.dumps(records, indent=2)
     if fmt != "table":
         raise CampaignError(f"--format {fmt!r} is not allowed; use table, csv or json")
     factor_columns = [
@@ -156,6 +157,15 @@ def format_table(frame: pd.DataFrame, metrics: list[str], fmt: str, max_rows: in
     if len(shown) < len(frame):
         lines.append(f"... {len(frame) - len(shown)} more rows (campaign query shows them all)")
     return "\n".join(lines)
+
+
+def _json_value(value: Any) -> Any:
+    """Plain JSON: numpy scalars as Python numbers, NaN as null; full float precision."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and np.isnan(value):
+        return None
+    return value
 
 
 def _mean_pm(mean: float, half: float) -> str:
