@@ -50,7 +50,7 @@ def cmd_plan(args) -> int:
     plan = make_plan(args.spec)
     print(describe_spec(plan.spec))
     print(
-        f"plan: {len(plan.done)} done, {len(plan.failed)} failed (will be retried), "
+        f"plan: {plan.done} done, {len(plan.failed)} failed (will be retried), "
         f"{len(plan.missing)} missing; {len(plan.to_run)} tasks would run"
     )
     return EXIT_OK
@@ -62,11 +62,13 @@ def cmd_status(args) -> int:
     plan = make_plan(args.spec, check_identity=False)
     total = plan.design.size
     print(
-        f"{plan.spec.name}: {total} tasks: {len(plan.done)} done, {len(plan.failed)} failed, "
+        f"{plan.spec.name}: {total} tasks: {plan.done} done, {len(plan.failed)} failed, "
         f"{len(plan.missing)} missing  (ledger {plan.ledger.folder})"
     )
-    for task in plan.failed[: args.limit]:
-        record = plan.records[task.key]
+    listed = list(plan.design.tasks(plan.failed[: args.limit]))
+    records = plan.ledger.load(only={task.key for task in listed})
+    for task in listed:
+        record = records[task.key]
         cell = ", ".join(f"{k}={v}" for k, v in plan.design.cell_label(task.cell).items())
         print(
             f"  failed: {cell or '(single cell)'} replicate {task.replicate} "

@@ -1,7 +1,8 @@
 """Expand a spec into cells and tasks: the full factorial of the factors times the replicates.
 
 Seeds follow DESIGN.md: a task's seed comes from `numpy.random.SeedSequence` with the base seed
-as entropy and (replicate, levels of the unpaired factors) as spawn key. A level enters the key
+as entropy and (replicate, levels of the unpaired factors) as spawn key (evaluated for all tasks
+at once by `campaign.seeds`). A level enters the key
 through a digest of its factor name and label, never its position, so adding levels or
 replicates to a spec leaves every existing task's seed (and key) unchanged. Paired factors are
 left out of the key: their levels share seeds (common random numbers).
@@ -12,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -20,9 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from campaign.seeds import LEVEL_WORD_FLAG, SEED_MASK, level_words_matrix, spawned_seeds
 from campaign.spec import Spec
-
-SEED_MASK = (1 << 63) - 1
 
 
 @dataclass(frozen=True)
@@ -69,19 +69,26 @@ def _resolve(value: Any, base: Path) -> Any:
 
 
 def level_word(factor_name: str, label: Any) -> int:
-    """A 64-bit word identifying a factor level, independent of its position in the spec."""
+    """A 64-bit word identifying a factor level, independent of its position in the spec.
+
+    The top bit is set so that every level word is exactly two 32-bit seed words.
+    """
     digest = hashlib.blake2b(canonical([factor_name, label]).encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "little")
+    return int.from_bytes(digest, "little") | LEVEL_WORD_FLAG
 
 
 def task_seed(base_seed: int, replicate: int, unpaired_words: tuple[int, ...]) -> int:
-    """Seed of a task from the base seed, its replicate and its unpaired levels."""
+    """Seed of one task: NumPy's SeedSequence of (base seed; replicate, unpaired level words)."""
     sequence = np.random.SeedSequence(entropy=base_seed, spawn_key=(replicate, *unpaired_words))
     return int(sequence.generate_state(1, dtype=np.uint64)[0]) & SEED_MASK
 
 
 class Design:
-    """The cells and tasks of a spec, with stable keys and seeds."""
+    """The cells and tasks of a spec, with stable keys and seeds, held as arrays.
+
+    Task ``i`` is cell ``i // replicates``, replicate ``i % replicates``. A task key is the
+    cell's digest (model and parameters as written) followed by the task seed, both in hex.
+    """
 
     def __init__(self, spec: Spec):
         self.spec = spec
@@ -93,44 +100,59 @@ class Design:
         return len(self.cells) * self.spec.replicates
 
     @cached_property
-    def _unpaired_words(self) -> list[tuple[int, ...]]:
-        """Per cell, the level words of the unpaired factors, ordered by factor name."""
-        unpaired = [
-            (i, f) for i, f in enumerate(self.spec.factors) if f.name not in self.spec.paired
-        ]
-        order = sorted(unpaired, key=lambda item: item[1].name)
-        words = {
-            (i, level): level_word(f.name, f.labels[level])
-            for i, f in order
-            for level in range(len(f.labels))
-        }
-        return [tuple(words[(i, cell[i])] for i, _ in order) for cell in self.cells]
+    def unpaired_words(self) -> np.ndarray:
+        """Per cell, the level words of the unpaired factors ordered by name (cells x k)."""
+        order = sorted(
+            (f.name, i) for i, f in enumerate(self.spec.factors) if f.name not in self.spec.paired
+        )
+        words = np.zeros((len(self.cells), len(order)), dtype=np.uint64)
+        for column, (name, i) in enumerate(order):
+            factor = self.spec.factors[i]
+            per_level = np.array([level_word(name, label) for label in factor.labels], np.uint64)
+            levels = np.array([cell[i] for cell in self.cells], dtype=np.int64)
+            words[:, column] = per_level[levels]
+        return words
 
     @cached_property
-    def _cell_digests(self) -> list[str]:
+    def seeds(self) -> np.ndarray:
+        """Seed of every task, shape (cells, replicates)."""
+        replicates = self.spec.replicates
+        cells = len(self.cells)
+        replicate_column = np.tile(np.arange(replicates, dtype=np.uint32), cells)[:, None]
+        level_columns = level_words_matrix(np.repeat(self.unpaired_words, replicates, axis=0))
+        spawn = np.concatenate([replicate_column, level_columns], axis=1)
+        return spawned_seeds(self.spec.seed, spawn).reshape(cells, replicates)
+
+    @cached_property
+    def cell_digests(self) -> list[str]:
         """Per cell, a digest of the model and the parameters as written in the spec."""
         model = self.spec.model
         return [
             hashlib.blake2b(
                 canonical([model, cell_params(self.spec, cell, resolve_paths=False)]).encode(),
-                digest_size=16,
+                digest_size=8,
             ).hexdigest()
             for cell in self.cells
+        ]
+
+    def keys(self) -> list[str]:
+        """Every task key, in task order."""
+        seeds = self.seeds
+        return [
+            digest + format(seed, "016x")
+            for digest, row in zip(self.cell_digests, seeds.tolist())
+            for seed in row
         ]
 
     def cell_label(self, cell: tuple[int, ...]) -> dict[str, Any]:
         return {f.name: f.labels[i] for f, i in zip(self.spec.factors, cell)}
 
-    def tasks(self) -> Iterator[Task]:
-        """Every task, cell-major then replicate; seeds shared across paired levels."""
-        seeds: dict[tuple[int, tuple[int, ...]], int] = {}
-        for index, cell in enumerate(self.cells):
-            words = self._unpaired_words[index]
-            digest = self._cell_digests[index]
-            for replicate in range(self.spec.replicates):
-                seed_key = (replicate, words)
-                seed = seeds.get(seed_key)
-                if seed is None:
-                    seed = seeds[seed_key] = task_seed(self.spec.seed, replicate, words)
-                key = hashlib.blake2b(f"{digest}:{seed}".encode(), digest_size=16).hexdigest()
-                yield Task(key=key, cell=cell, replicate=replicate, seed=seed)
+    def task(self, index: int) -> Task:
+        cell_index, replicate = divmod(index, self.spec.replicates)
+        seed = int(self.seeds[cell_index, replicate])
+        key = self.cell_digests[cell_index] + format(seed, "016x")
+        return Task(key=key, cell=self.cells[cell_index], replicate=replicate, seed=seed)
+
+    def tasks(self, indices: Iterable[int] | None = None) -> Iterator[Task]:
+        """Tasks in task order (cell-major, then replicate), or those at the given indices."""
+        return map(self.task, range(self.size) if indices is None else indices)

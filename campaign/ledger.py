@@ -104,7 +104,11 @@ class Ledger:
         self.folder.mkdir(parents=True, exist_ok=True)
         self._counter += 1
         name = f"{time.time_ns():020d}-{os.getpid()}-{self._counter:06d}.jsonl"
-        text = "".join(json.dumps(record, allow_nan=True) + "\n" for record in records)
+        # key and status lead each line, so `statuses` can read them without parsing JSON
+        text = "".join(
+            json.dumps({"key": r["key"], "status": r["status"], **r}, allow_nan=True) + "\n"
+            for r in records
+        )
         path = self.folder / name
         write_atomic(path, text)
         return path
@@ -114,12 +118,17 @@ class Ledger:
             return []
         return sorted(self.folder.glob("*.jsonl"))
 
-    def load(self) -> dict[str, dict[str, Any]]:
-        """Every stored record by task key (success beats failure, later beats earlier)."""
+    def load(self, only: set[str] | None = None) -> dict[str, dict[str, Any]]:
+        """Stored records by task key (success beats failure, later beats earlier).
+
+        With ``only``, just the records of those keys are parsed.
+        """
         records: dict[str, dict[str, Any]] = {}
         for path in self.files():
             with open(path) as handle:
                 for line in handle:
+                    if only is not None and _key_and_status(line)[0] not in only:
+                        continue
                     if not line.strip():
                         continue
                     record = json.loads(line)
@@ -129,6 +138,21 @@ class Ledger:
                     ):
                         records[record["key"]] = record
         return records
+
+    def statuses(self) -> dict[str, bool]:
+        """Task key -> True if it succeeded (at least once), False if it only failed.
+
+        Reads only the leading key and status of each line: a million records take seconds
+        and far less memory than `load`.
+        """
+        done: dict[str, bool] = {}
+        for path in self.files():
+            with open(path) as handle:
+                for line in handle:
+                    key, ok = _key_and_status(line)
+                    if key is not None:
+                        done[key] = ok or done.get(key, False)
+        return done
 
     def compact(self, min_files: int = 64) -> None:
         """Merge many batch files into one, so later loads open few files.
@@ -144,6 +168,22 @@ class Ledger:
         for path in files:
             path.unlink()
         _fsync_dir(self.folder)
+
+
+KEY_PREFIX = '{"key": "'
+STATUS_INFIX = '", "status": "'
+
+
+def _key_and_status(line: str) -> tuple[str | None, bool]:
+    if line.startswith(KEY_PREFIX):
+        end = line.find('"', len(KEY_PREFIX))
+        if end > 0 and line.startswith(STATUS_INFIX, end):
+            start = end + len(STATUS_INFIX)
+            return line[len(KEY_PREFIX) : end], line.startswith('ok"', start)
+    if not line.strip():
+        return None, False
+    record = json.loads(line)
+    return record["key"], record["status"] == "ok"
 
 
 def _canonical(value: Any) -> str:

@@ -61,24 +61,20 @@ def assemble(
     documented = documented or {}
     shape = (*design.shape, spec.replicates)
     dims = [f.name for f in spec.factors] + ["replicate"]
-    status = np.zeros(shape, dtype=np.int8)
-    seeds = np.zeros(shape, dtype=np.uint64)
+    status = np.zeros(design.size, dtype=np.int8)
     columns: dict[str, np.ndarray] = {}
     failures = []
-    wanted = list(spec.metrics) if spec.metrics else None
-    if wanted:
-        for name in wanted:
-            columns[name] = np.full(shape, np.nan)
+    wanted = set(spec.metrics) if spec.metrics else None
+    for name in spec.metrics or ():
+        columns[name] = np.full(design.size, np.nan)
 
-    for task in design.tasks():
-        index = (*task.cell, task.replicate)
-        seeds[index] = task.seed
-        record = records.get(task.key)
+    for index, key in enumerate(design.keys()):
+        record = records.get(key)
         if record is None:
             continue
         if record["status"] != "ok":
             status[index] = STATUS_FAILED
-            failures.append((task, record))
+            failures.append((design.task(index), record))
             continue
         status[index] = STATUS_OK
         for name, value in record["metrics"].items():
@@ -86,8 +82,11 @@ def assemble(
             if column is None:
                 if wanted is not None:
                     continue
-                column = columns[name] = np.full(shape, np.nan)
+                column = columns[name] = np.full(design.size, np.nan)
             column[index] = value
+    status = status.reshape(shape)
+    seeds = design.seeds.reshape(shape)
+    columns = {name: column.reshape(shape) for name, column in columns.items()}
 
     coords: dict[str, Any] = {f.name: list(f.labels) for f in spec.factors}
     coords["replicate"] = np.arange(spec.replicates)

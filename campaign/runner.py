@@ -14,7 +14,7 @@ from typing import Any
 
 import xarray as xr
 
-from campaign.design import Design, Task, cell_params
+from campaign.design import Design, cell_params
 from campaign.errors import CampaignError
 from campaign.execute import Item, dispatch, open_client
 from campaign.ledger import Ledger
@@ -28,18 +28,17 @@ RESULTS_FILE = "results.nc"
 
 @dataclass
 class Plan:
-    """What a spec asks for, against what its output folder already holds."""
+    """What a spec asks for, against what its output folder already holds (task indices)."""
 
     spec: Spec
     design: Design
     ledger: Ledger
-    records: dict[str, dict[str, Any]]
-    done: list[Task] = field(default_factory=list)
-    failed: list[Task] = field(default_factory=list)
-    missing: list[Task] = field(default_factory=list)
+    done: int = 0
+    failed: list[int] = field(default_factory=list)
+    missing: list[int] = field(default_factory=list)
 
     @property
-    def to_run(self) -> list[Task]:
+    def to_run(self) -> list[int]:
         """Missing tasks and failed ones (a rerun retries failures, e.g. after a model fix)."""
         return self.failed + self.missing
 
@@ -63,16 +62,16 @@ def make_plan(spec: str | Path | Spec, check_identity: bool = True) -> Plan:
     ledger = Ledger(spec.output)
     if check_identity:
         ledger.check_identity(identity(spec))
-    records = ledger.load()
-    plan = Plan(spec=spec, design=Design(spec), ledger=ledger, records=records)
-    for task in plan.design.tasks():
-        record = records.get(task.key)
-        if record is None:
-            plan.missing.append(task)
-        elif record["status"] == "ok":
-            plan.done.append(task)
+    statuses = ledger.statuses()
+    plan = Plan(spec=spec, design=Design(spec), ledger=ledger)
+    for index, key in enumerate(plan.design.keys()):
+        ok = statuses.get(key)
+        if ok is None:
+            plan.missing.append(index)
+        elif ok:
+            plan.done += 1
         else:
-            plan.failed.append(task)
+            plan.failed.append(index)
     return plan
 
 
@@ -109,13 +108,13 @@ def run(
     todo = plan.to_run
     say(
         f"{spec.name}: {plan.design.size} tasks ({len(plan.design.cells)} cells x "
-        f"{spec.replicates} replicates); {len(plan.done)} already done, {len(todo)} to run"
+        f"{spec.replicates} replicates); {plan.done} already done, {len(todo)} to run"
     )
     if todo:
         params_by_cell: dict[tuple[int, ...], dict[str, Any]] = {}
         run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
         items = []
-        for task in todo:
+        for task in plan.design.tasks(todo):
             params = params_by_cell.get(task.cell)
             if params is None:
                 params = params_by_cell[task.cell] = cell_params(spec, task.cell)

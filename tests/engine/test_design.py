@@ -40,7 +40,7 @@ def test_full_factorial_times_replicates_with_unique_keys():
 def test_seed_follows_seedsequence_of_base_replicate_and_unpaired_levels():
     design = make({"a": [1, 2], "b": ["x", "y"]}, paired=["b"])
     for task in design.tasks():
-        words = design._unpaired_words[design.cells.index(task.cell)]
+        words = tuple(int(w) for w in design.unpaired_words[design.cells.index(task.cell)])
         expected = np.random.SeedSequence(11, spawn_key=(task.replicate, *words))
         assert task.seed == int(expected.generate_state(1, np.uint64)[0]) & ((1 << 63) - 1)
         assert task.seed == task_seed(11, task.replicate, words)

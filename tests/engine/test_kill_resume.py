@@ -57,7 +57,7 @@ def test_sigkill_midway_then_rerun_finishes_only_the_rest(tmp_path, scheduler_ad
     assert rerun.returncode == 0, rerun.stderr
     assert f"{len(done_before)} already done, {200 - len(done_before)} to run" in rerun.stdout
 
-    records = make_plan(spec).records
+    records = make_plan(spec).ledger.load()
     by_run = {}
     for record in records.values():
         by_run.setdefault(record["run"], set()).add(record["key"])
