@@ -137,11 +137,11 @@ class Design:
 
     def keys(self) -> list[str]:
         """Every task key, in task order."""
-        seeds = self.seeds
+        hexes = self.seeds.astype(">u8").tobytes().hex()
+        replicates = self.spec.replicates
+        digests = self.cell_digests
         return [
-            digest + format(seed, "016x")
-            for digest, row in zip(self.cell_digests, seeds.tolist())
-            for seed in row
+            digests[i // (16 * replicates)] + hexes[i : i + 16] for i in range(0, len(hexes), 16)
         ]
 
     def cell_label(self, cell: tuple[int, ...]) -> dict[str, Any]:

@@ -142,16 +142,22 @@ class Ledger:
     def statuses(self) -> dict[str, bool]:
         """Task key -> True if it succeeded (at least once), False if it only failed.
 
-        Reads only the leading key and status of each line: a million records take seconds
-        and far less memory than `load`.
+        Reads only the leading key and status of each line, without parsing the JSON: a
+        million records take seconds and far less memory than `load`.
         """
         done: dict[str, bool] = {}
         for path in self.files():
-            with open(path) as handle:
-                for line in handle:
+            for line in path.read_text().splitlines():
+                if line[KEY_END:STATUS_AT] == STATUS_INFIX and line.startswith(KEY_PREFIX):
+                    key, ok = line[len(KEY_PREFIX) : KEY_END], line[STATUS_AT] == "o"
+                else:  # not a standard-width key: take the slow, general path
                     key, ok = _key_and_status(line)
-                    if key is not None:
-                        done[key] = ok or done.get(key, False)
+                    if key is None:
+                        continue
+                if ok:
+                    done[key] = True
+                else:
+                    done.setdefault(key, False)
         return done
 
     def compact(self, min_files: int = 64) -> None:
@@ -172,6 +178,8 @@ class Ledger:
 
 KEY_PREFIX = '{"key": "'
 STATUS_INFIX = '", "status": "'
+KEY_END = len(KEY_PREFIX) + 32  # task keys are 32 hex digits
+STATUS_AT = KEY_END + len(STATUS_INFIX)
 
 
 def _key_and_status(line: str) -> tuple[str | None, bool]:

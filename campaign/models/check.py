@@ -94,7 +94,10 @@ mm1.metrics = {
 
 
 def busy(params: Mapping[str, object], seed: int) -> dict[str, float]:
-    """Spin the CPU for ``duration_ms`` milliseconds and return a seeded random draw."""
+    """Spin the CPU for ``duration_ms`` milliseconds and return a seeded random draw.
+
+    ``tag`` (optional, any value) is ignored: it labels otherwise identical runs.
+    """
     duration = _number(params, "duration_ms", 1.0) / 1000.0
     deadline = time.perf_counter() + duration
     while time.perf_counter() < deadline:
@@ -103,9 +106,11 @@ def busy(params: Mapping[str, object], seed: int) -> dict[str, float]:
 
 
 def busy_check(params: Mapping[str, object]) -> None:
-    unknown = sorted(set(params) - {"duration_ms"})
+    unknown = sorted(set(params) - {"duration_ms", "tag"})
     if unknown:
-        raise ValueError(f"unknown parameter {unknown[0]!r} for model busy; allowed: duration_ms")
+        raise ValueError(
+            f"unknown parameter {unknown[0]!r} for model busy; allowed: duration_ms, tag"
+        )
     if _number(params, "duration_ms", 1.0) < 0:
         raise ValueError("parameter 'duration_ms' must be >= 0")
 
