@@ -82,7 +82,8 @@ def cmd_status(args) -> int:
 
 
 def cmd_run(args) -> int:
-    from campaign.query import format_table, metrics_of, summary_table
+    from campaign.query import format_table, summary_table
+    from campaign.results import metrics_of
     from campaign.runner import RESULTS_FILE, run
     from campaign.spec import load_spec
 
@@ -115,8 +116,8 @@ def cmd_run(args) -> int:
 
 
 def cmd_query(args) -> int:
-    from campaign.query import format_table, metrics_of, summary_table
-    from campaign.results import open_results
+    from campaign.query import format_table, summary_table
+    from campaign.results import metrics_of, open_results
 
     dataset = open_results(args.results)
     metrics = args.metric or metrics_of(dataset)

@@ -10,23 +10,10 @@ import pandas as pd
 import xarray as xr
 
 from campaign.errors import CampaignError
+from campaign.results import factors_of, metrics_of
 from campaign.stats import pooled
 
 SUMMARY_SUFFIXES = ("_mean", "_std", "_n", "_ci_low", "_ci_high")
-
-
-def factors_of(dataset: xr.Dataset) -> list[str]:
-    return [d for d in dataset["status"].dims if d != "replicate"]
-
-
-def metrics_of(dataset: xr.Dataset) -> list[str]:
-    """Raw metric variables: those laid out like ``status`` that are not bookkeeping."""
-    dims = dataset["status"].dims
-    return [
-        name
-        for name, variable in dataset.data_vars.items()
-        if variable.dims == dims and name not in ("status", "seed")
-    ]
 
 
 def parse_where(dataset: xr.Dataset, clauses: list[str]) -> dict[str, list[Any]]:

@@ -27,7 +27,7 @@ import xarray as xr
 from campaign.design import Design, canonical
 from campaign.ledger import write_atomic
 from campaign.models import model_reference
-from campaign.stats import summarize
+from campaign.stats import replicates_needed, summarize
 
 STATUS_MISSING, STATUS_OK, STATUS_FAILED = 0, 1, 2
 VERSIONED_PACKAGES = ("campaign", "numpy", "xarray", "dask", "distributed", "netCDF4", "scipy")
@@ -55,8 +55,12 @@ def assemble(
     records: Mapping[str, dict[str, Any]],
     confidence: float,
     documented: Mapping[str, Mapping[str, str]] | None = None,
+    trim: bool = True,
 ) -> xr.Dataset:
-    """The raw and summary Dataset of a design from the stored records (missing ones as NaN)."""
+    """The raw and summary Dataset of a design from the stored records (missing ones as NaN).
+
+    With a precision target and ``trim``, replicates that no cell ran are left out.
+    """
     spec = design.spec
     documented = documented or {}
     shape = (*design.shape, spec.replicates)
@@ -114,11 +118,55 @@ def assemble(
             raw[factor.name].attrs["paired"] = "levels share seeds (common random numbers)"
     raw["replicate"].attrs["long_name"] = "replicate index"
 
+    if spec.precision is not None and trim:
+        raw = _trim_to_used_replicates(raw, spec.precision.min_replicates)
     summary = summarize(raw, list(columns), confidence)
+    if spec.precision is not None:
+        summary = summary.assign(precision_met=_precision_met(raw, spec.precision, confidence))
     dataset = xr.merge([raw, summary], combine_attrs="override")
     dataset = dataset.assign(_failure_variables(failures, design))
     dataset.attrs = provenance(design, confidence, status)
     return dataset
+
+
+def _trim_to_used_replicates(raw: xr.Dataset, minimum: int) -> xr.Dataset:
+    """Drop trailing replicates that no cell ran (a precision target stopped them)."""
+    used = (
+        (raw["status"] != STATUS_MISSING)
+        .any([d for d in raw["status"].dims if d != "replicate"])
+        .values
+    )
+    last = int(np.nonzero(used)[0].max()) + 1 if used.any() else 0
+    return raw.isel(replicate=slice(0, max(last, minimum)))
+
+
+def _precision_met(raw: xr.Dataset, precision, confidence: float) -> xr.DataArray:
+    dims = [d for d in raw["status"].dims if d != "replicate"]
+    met = np.ones(raw["status"].shape[:-1], dtype=bool)
+    for metric in precision.metrics:
+        if metric not in raw:
+            met[:] = False
+            continue
+        values = raw[metric].transpose(*dims, "replicate").values
+        _, cell_met = replicates_needed(
+            values.reshape(-1, values.shape[-1]),
+            precision.half_width,
+            precision.relative,
+            precision.min_replicates,
+            precision.max_replicates,
+            confidence,
+        )
+        met &= cell_met.reshape(met.shape)
+    target = f"{precision.half_width:g}" + (" x |mean|" if precision.relative else "")
+    return xr.DataArray(
+        met.astype(np.int8),
+        dims=dims,
+        attrs={
+            "long_name": "1 if every precision metric's interval half-width met the target",
+            "target_half_width": target,
+            "metrics": " ".join(precision.metrics),
+        },
+    )
 
 
 def _failure_variables(failures, design: Design) -> dict[str, Any]:
@@ -186,6 +234,20 @@ def provenance(design: Design, confidence: float, status: np.ndarray) -> dict[st
             "failure_* per failed task"
         ),
     }
+
+
+def factors_of(dataset: xr.Dataset) -> list[str]:
+    return [d for d in dataset["status"].dims if d != "replicate"]
+
+
+def metrics_of(dataset: xr.Dataset) -> list[str]:
+    """Raw metric variables: those laid out like ``status`` that are not bookkeeping."""
+    dims = dataset["status"].dims
+    return [
+        name
+        for name, variable in dataset.data_vars.items()
+        if variable.dims == dims and name not in ("status", "seed")
+    ]
 
 
 def write_netcdf(dataset: xr.Dataset, path: Path) -> Path:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import xarray as xr
 
 from campaign.design import Design, cell_params
@@ -20,8 +21,9 @@ from campaign.execute import Item, dispatch, open_client
 from campaign.ledger import Ledger
 from campaign.models import load_model
 from campaign.progress import Progress
-from campaign.results import assemble, write_netcdf
+from campaign.results import STATUS_OK, assemble, metrics_of, write_netcdf
 from campaign.spec import Spec, load_spec
+from campaign.stats import replicates_needed
 
 RESULTS_FILE = "results.nc"
 
@@ -105,34 +107,87 @@ def run(
             say(f"Earlier results set aside in {aside}")
     plan = make_plan(spec)
     ledger.write_identity(identity(spec))
-    todo = plan.to_run
     say(
         f"{spec.name}: {plan.design.size} tasks ({len(plan.design.cells)} cells x "
-        f"{spec.replicates} replicates); {plan.done} already done, {len(todo)} to run"
+        f"{spec.replicates} replicates); {plan.done} already done, {len(plan.to_run)} to run"
+        if spec.precision is None
+        else f"{spec.name}: {len(plan.design.cells)} cells, replicates until each interval "
+        f"meets the precision target (at most {spec.replicates}); {plan.done} already done"
     )
+    run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
+    attempted: set[int] = set()
+    todo = plan.to_run if spec.precision is None else precision_round(plan, confidence, attempted)
     if todo:
-        params_by_cell: dict[tuple[int, ...], dict[str, Any]] = {}
-        run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
-        items = []
-        for task in plan.design.tasks(todo):
-            params = params_by_cell.get(task.cell)
-            if params is None:
-                params = params_by_cell[task.cell] = cell_params(spec, task.cell)
-            meta = {
-                "key": task.key,
-                "cell": plan.design.cell_label(task.cell),
-                "replicate": task.replicate,
-                "run": run_id,
-            }
-            items.append(Item(key=task.key, params=params, seed=task.seed, meta=meta))
-        bar = Progress(len(items), enabled=progress)
         with open_client(scheduler=scheduler, workers=workers, say=say) as client:
-            try:
-                dispatch(client, spec.model, items, ledger.append, retries, bar)
-            finally:
-                bar.finish()
+            while todo:
+                attempted.update(todo)
+                execute_tasks(client, plan, todo, run_id, retries, progress)
+                if spec.precision is None:
+                    break
+                todo = precision_round(plan, confidence, attempted)
     ledger.compact()
     return write_results(spec, confidence)
+
+
+def execute_tasks(
+    client: Any, plan: Plan, todo: list[int], run_id: str, retries: int, progress: bool
+) -> None:
+    """Run the given task indices on the cluster, storing each finished batch in the ledger."""
+    spec, design = plan.spec, plan.design
+    params_by_cell: dict[tuple[int, ...], dict[str, Any]] = {}
+    items = []
+    for task in design.tasks(todo):
+        params = params_by_cell.get(task.cell)
+        if params is None:
+            params = params_by_cell[task.cell] = cell_params(spec, task.cell)
+        meta = {
+            "key": task.key,
+            "cell": design.cell_label(task.cell),
+            "replicate": task.replicate,
+            "run": run_id,
+        }
+        items.append(Item(key=task.key, params=params, seed=task.seed, meta=meta))
+    bar = Progress(len(items), enabled=progress)
+    try:
+        dispatch(client, spec.model, items, plan.ledger.append, retries, bar)
+    finally:
+        bar.finish()
+
+
+def precision_round(plan: Plan, confidence: float, attempted: set[int]) -> list[int]:
+    """Task indices of the next round of a precision-driven campaign (empty when done)."""
+    spec, design = plan.spec, plan.design
+    precision = spec.precision
+    dataset = assemble(design, plan.ledger.load(), confidence, trim=False)
+    replicates = spec.replicates
+    status = dataset["status"].values.reshape(-1, replicates)
+    need = np.zeros(len(design.cells), dtype=int)
+    for metric in precision.metrics:
+        if metric not in dataset and status.any():
+            raise CampaignError(
+                f"precision.metrics: {metric!r} is not a metric of model {spec.model}; "
+                f"metrics: {', '.join(metrics_of(dataset))}"
+            )
+        values = (
+            dataset[metric].values.reshape(-1, replicates)
+            if metric in dataset
+            else np.full(status.shape, np.nan)
+        )
+        cell_need, _ = replicates_needed(
+            values,
+            precision.half_width,
+            precision.relative,
+            precision.min_replicates,
+            precision.max_replicates,
+            confidence,
+        )
+        need = np.maximum(need, cell_need)
+    return [
+        cell * replicates + r
+        for cell in range(len(design.cells))
+        for r in range(int(need[cell]))
+        if status[cell, r] != STATUS_OK and cell * replicates + r not in attempted
+    ]
 
 
 def write_results(spec: Spec, confidence: float = 0.95) -> xr.Dataset:

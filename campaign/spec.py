@@ -26,11 +26,32 @@ KEYS = {
     "factors": "mapping factor -> list of levels (or mapping label -> value)",
     "paired": "list of factors whose levels share seeds",
     "replicates": "integer >= 1",
+    "precision": "target confidence-interval half-width instead of a fixed replicate count",
     "seed": "integer >= 0",
     "metrics": "list of metric names to keep",
     "output": "output folder",
 }
-REQUIRED = ("name", "model", "replicates", "seed")
+REQUIRED = ("name", "model", "seed")
+PRECISION_KEYS = {
+    "metrics": "metrics whose intervals must reach the target",
+    "half_width": "target half-width (> 0)",
+    "relative": "true: half_width is a fraction of |mean| (default); false: in metric units",
+    "min_replicates": "replicates run before any interval is trusted (>= 2, default 5)",
+    "max_replicates": "most replicates a cell may get",
+}
+
+
+@dataclass(frozen=True)
+class Precision:
+    """Run replicates per cell until every interval of ``metrics`` is at most ``half_width``."""
+
+    metrics: tuple[str, ...]
+    half_width: float
+    relative: bool
+    min_replicates: int
+    max_replicates: int
+
+
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 FACTOR_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 RESERVED_NAMES = {"replicate", "status", "seed", "cell"}
@@ -60,6 +81,7 @@ class Spec:
     seed: int
     metrics: tuple[str, ...] | None
     output: Path
+    precision: Precision | None = None
     text: str = ""
     path: Path | None = None
     description: str = ""
@@ -151,7 +173,16 @@ def parse_spec(
             allowed = ", ".join(factor_names) or "no factors are defined"
             raise fail(f"paired: {item!r} is not a factor; factors: {allowed}")
 
-    replicates = data["replicates"]
+    precision = None
+    if "precision" in data:
+        if "replicates" in data:
+            raise fail("give replicates (a fixed count) or precision (a target), not both")
+        precision = _parse_precision(data["precision"], fail)
+        replicates = precision.max_replicates
+    elif "replicates" not in data:
+        raise fail("missing key 'replicates' (integer >= 1) or 'precision' (a target)")
+    else:
+        replicates = data["replicates"]
     if isinstance(replicates, bool) or not isinstance(replicates, int) or replicates < 1:
         raise fail(f"replicates: {replicates!r} is not allowed; use an integer >= 1")
 
@@ -194,6 +225,7 @@ def parse_spec(
         seed=seed,
         metrics=metrics,
         output=output_path,
+        precision=precision,
         text=text,
         path=path,
         description=description,
@@ -252,6 +284,35 @@ def _parse_factors(raw: Any, params: dict[str, Any], fail) -> list[Factor]:
             raise fail(f"factors.{name}: levels repeat: {levels}")
         factors.append(Factor(name, tuple(levels), tuple(levels)))
     return factors
+
+
+def _parse_precision(raw: Any, fail) -> Precision:
+    if not isinstance(raw, dict):
+        raise fail(f"precision: expected a mapping with keys {', '.join(PRECISION_KEYS)}")
+    for key in raw:
+        if key not in PRECISION_KEYS:
+            raise fail(f"precision: unknown key {key!r}; allowed: {', '.join(PRECISION_KEYS)}")
+    metrics = raw.get("metrics")
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    if not isinstance(metrics, list) or not metrics or not all(isinstance(m, str) for m in metrics):
+        raise fail(f"precision.metrics: expected a list of metric names, got {metrics!r}")
+    half_width = raw.get("half_width")
+    if isinstance(half_width, bool) or not isinstance(half_width, int | float) or half_width <= 0:
+        raise fail(f"precision.half_width: {half_width!r} is not allowed; use a number > 0")
+    relative = raw.get("relative", True)
+    if not isinstance(relative, bool):
+        raise fail(f"precision.relative: {relative!r} is not allowed; use true or false")
+    low = raw.get("min_replicates", 5)
+    high = raw.get("max_replicates")
+    if isinstance(low, bool) or not isinstance(low, int) or low < 2:
+        raise fail(f"precision.min_replicates: {low!r} is not allowed; use an integer >= 2")
+    if isinstance(high, bool) or not isinstance(high, int) or high < low:
+        raise fail(
+            f"precision.max_replicates: {high!r} is not allowed; use an integer >= "
+            f"min_replicates ({low})"
+        )
+    return Precision(tuple(metrics), float(half_width), relative, low, high)
 
 
 def _scalar_kind(value: Any) -> str | None:
