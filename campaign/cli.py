@@ -1,10 +1,11 @@
-"""The `campaign` command: validate, plan, run, status, query, workloads."""
+"""The `campaign` command: validate, plan, run, status, query, plot, report, workloads."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 import traceback
+from pathlib import Path
 
 from campaign.errors import CampaignError
 
@@ -129,6 +130,29 @@ def cmd_query(args) -> int:
     return EXIT_OK
 
 
+def cmd_plot(args) -> int:
+    from campaign.report import plot_metric
+    from campaign.results import open_results
+
+    dataset = open_results(args.results)
+    figure = plot_metric(dataset, args.metric, args.x, args.by, args.where, args.confidence)
+    figure.savefig(args.out, dpi=110)
+    print(f"plot: {args.out}")
+    return EXIT_OK
+
+
+def cmd_report(args) -> int:
+    from campaign.report import write_report
+    from campaign.results import open_results
+
+    dataset = open_results(args.results)
+    results = Path(args.results)
+    folder = args.out or (results if results.is_dir() else results.parent) / "report"
+    path = write_report(dataset, Path(folder), args.metric)
+    print(f"report: {path}")
+    return EXIT_OK
+
+
 def cmd_workloads(args) -> int:
     try:
         from campaign.models.jobs.workloads import main as workloads_main
@@ -224,6 +248,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="confidence level (default: the one the results were made with)",
     )
     p.set_defaults(func=cmd_query)
+
+    p = sub.add_parser("plot", help="plot a metric's mean and interval against a factor")
+    p.add_argument("results", help="results.nc (or its folder)")
+    p.add_argument("--metric", required=True)
+    p.add_argument("--x", help="factor on the x axis (default: the one with most levels)")
+    p.add_argument("--by", help="one line per level of this factor (default: a paired factor)")
+    p.add_argument("--where", action="append", default=[], metavar="FACTOR=LEVEL[,LEVEL]")
+    p.add_argument("--confidence", type=float, default=None)
+    p.add_argument("--out", default="plot.png", help="image file to write (default plot.png)")
+    p.set_defaults(func=cmd_plot)
+
+    p = sub.add_parser("report", help="a folder with a plot per metric and summary tables")
+    p.add_argument("results", help="results.nc (or its folder)")
+    p.add_argument("--metric", action="append", help="metrics to include (default all)")
+    p.add_argument("--out", help="folder to write (default: report/ beside results.nc)")
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("workloads", help="list, show or fetch SWF workload traces", add_help=False)
     p.add_argument("rest", nargs=argparse.REMAINDER)

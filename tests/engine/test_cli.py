@@ -140,3 +140,34 @@ def test_bad_spec_from_the_command_line_gives_one_line_and_exit_2(tmp_path):
 def test_summary_values_match_numpy(finished):
     _, ds = finished
     assert np.array_equal(ds["mean_wait_mean"].values, ds["mean_wait"].values.mean(axis=-1))
+
+
+def test_plot_draws_one_line_per_level_with_interval_bars(finished, tmp_path, capsys):
+    from campaign.report import plot_metric
+
+    path, ds = finished
+    figure = plot_metric(ds, "mean_wait", x="arrival_rate", by="service_rate")
+    axes = figure.axes[0]
+    assert len(axes.containers) == 2
+    for container, level in zip(axes.containers, ["fast", "slow"]):
+        line, _, (bars,) = container.lines
+        values = ds["mean_wait"].sel(service_rate=level)
+        assert np.allclose(line.get_ydata(), values.mean("replicate").values, rtol=1e-12)
+        assert np.allclose(line.get_xdata(), [0.3, 0.6])
+        half = stats.t.ppf(0.975, 3) * values.std("replicate", ddof=1).values / 2
+        lengths = [segment[1][1] - segment[0][1] for segment in bars.get_segments()]
+        assert np.allclose(lengths, 2 * half, rtol=1e-9)
+    out = tmp_path / "p.png"
+    assert main(["plot", str(path.parent / "out"), "--metric", "mean_wait", "--out", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_report_writes_a_plot_per_metric_and_the_tables(finished, tmp_path):
+    path, _ = finished
+    folder = tmp_path / "report"
+    assert main(["report", str(path.parent / "out"), "--out", str(folder)]) == 0
+    text = (folder / "report.md").read_text()
+    for metric in ("mean_wait", "max_wait", "utilization"):
+        assert (folder / f"{metric}.png").stat().st_size > 1000
+        assert f"![{metric}]({metric}.png)" in text
+    assert "name: cli-test" in text
