@@ -13,6 +13,7 @@ One flat netCDF file, readable with plain ``xarray.open_dataset``:
 from __future__ import annotations
 
 import json
+import os
 import platform
 import re
 import time
@@ -25,7 +26,7 @@ import numpy as np
 import xarray as xr
 
 from campaign.design import Design, canonical
-from campaign.ledger import write_atomic
+from campaign.errors import CampaignError
 from campaign.models import model_reference
 from campaign.stats import replicates_needed, summarize
 
@@ -261,16 +262,10 @@ def write_netcdf(dataset: xr.Dataset, path: Path) -> Path:
         if variable.dtype.kind in "fiu" and variable.ndim > 0
     }
     dataset.to_netcdf(tmp, engine="netcdf4", format="NETCDF4", encoding=encoding)
-    write_atomic_rename(tmp, path)
-    return path
-
-
-def write_atomic_rename(tmp: Path, path: Path) -> None:
-    import os
-
     with open(tmp, "rb+") as handle:
         os.fsync(handle.fileno())
     os.replace(tmp, path)
+    return path
 
 
 def open_results(path: str | Path) -> xr.Dataset:
@@ -279,10 +274,5 @@ def open_results(path: str | Path) -> xr.Dataset:
     if path.is_dir():
         path = path / "results.nc"
     if not path.exists():
-        from campaign.errors import CampaignError
-
         raise CampaignError(f"no results file at {path}")
     return xr.load_dataset(path, engine="netcdf4")
-
-
-__all__ = ["assemble", "open_results", "write_netcdf", "metric_attributes", "write_atomic"]
