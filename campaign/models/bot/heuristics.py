@@ -1,0 +1,295 @@
+"""The scheduling heuristics: which copy of which task starts on which processor.
+
+Each works through the simulator's small interface (idle processors per site, data on each
+site's server, copies per task) and keeps its own per-job state. Ties follow the model
+document; nothing depends on set or dict order.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from .simulator import Simulator
+
+
+class Workqueue:
+    """Workqueue with Replication (WQR): tasks in random order to sites in round robin, then
+    replicas of the running task with the fewest copies while processors are idle.
+
+    ``cap`` = most simultaneous copies of a task (``math.inf``: unlimited; 1: the plain
+    workqueue). Every copy moves its whole input file: WQR uses no information at all.
+    ``orders`` fixes the task order of each job instead of drawing it from ``rng``.
+    """
+
+    def __init__(
+        self,
+        cap: float = math.inf,
+        rng: np.random.Generator | None = None,
+        orders: Sequence[Sequence[int]] | None = None,
+    ) -> None:
+        if rng is None and orders is None:
+            raise ValueError("Workqueue needs a policy rng or explicit task orders")
+        self.cap = cap
+        self.rng = rng
+        self.orders = orders
+
+    def start_job(self, sim: Simulator) -> None:
+        if self.orders is not None:
+            order = [int(t) for t in self.orders[sim.job]]
+        else:
+            order = [int(t) for t in self.rng.permutation(sim.n)]
+        if sorted(order) != list(range(sim.n)):
+            raise ValueError("a task order must be a permutation of the job's tasks")
+        self.order = order
+        self.rank = [0] * sim.n
+        for position, task in enumerate(order):
+            self.rank[task] = position
+        self.head = 0
+        self.site = -1  # the site that got the last copy (rho)
+        self.replicable: list[tuple[int, int, int]] | None = None
+
+    def dispatch(self, sim: Simulator) -> None:
+        n_sites = sim.n_sites
+        while sim.n_idle:
+            if self.head < len(self.order):
+                task = self.order[self.head]
+                self.head += 1
+            else:
+                task = self._replica_candidate(sim)
+                if task < 0:
+                    return
+            site = self.site
+            for _ in range(n_sites):
+                site = (site + 1) % n_sites
+                if sim.site_idle[site]:
+                    break
+            self.site = site
+            sim.start_copy(task, sim.take_idle(site), whole_file=True)
+            if self.replicable is not None:
+                copies = len(sim.task_copies[task])
+                if copies < self.cap:
+                    heapq.heappush(self.replicable, (copies, self.rank[task], task))
+
+    def _replica_candidate(self, sim: Simulator) -> int:
+        """The running task with the fewest copies below the cap (ties: earliest in the
+        order), or -1. Copies of an unfinished task only ever increase, so a heap keyed by
+        copies with stale entries skipped is exact."""
+        if self.replicable is None:
+            self.replicable = [
+                (len(sim.task_copies[t]), self.rank[t], t)
+                for t in range(sim.n)
+                if not sim.done[t] and len(sim.task_copies[t]) < self.cap
+            ]
+            heapq.heapify(self.replicable)
+        heap = self.replicable
+        while heap:
+            copies, _, task = heap[0]
+            if sim.done[task] or copies != len(sim.task_copies[task]):
+                heapq.heappop(heap)
+                continue
+            heapq.heappop(heap)
+            return task
+        return -1
+
+    def file_arrived(self, sim: Simulator, task: int, site: int) -> None:
+        pass
+
+    def processor_freed(self, sim: Simulator, proc: int) -> None:
+        pass
+
+
+class StorageAffinity:
+    """Storage Affinity: a task goes where most of its input already is; once every task has
+    started, idle processors replicate running tasks whose data is on their site.
+
+    With one file per task, SA(t, i) is the file's size when site i holds it, else 0.
+    Phase 1 keeps per site a max-heap of waiting tasks whose file the site holds, keyed by
+    (size, task) so the last task wins ties; phase 2 keeps per site a min-heap of running
+    tasks whose file the site holds, keyed by (replicas, -size, task) so the least replicated,
+    then largest, then first task wins. Stale heap entries are skipped when they surface.
+    """
+
+    def __init__(self, cap: float = math.inf) -> None:
+        self.cap = cap
+
+    def start_job(self, sim: Simulator) -> None:
+        sizes = sim.sizes
+        self.waiting = bytearray([1]) * sim.n
+        self.n_waiting = sim.n
+        self.last_waiting = sim.n - 1
+        self.affine = []
+        for site in range(sim.n_sites):
+            here = sim.present[site]
+            heap = [(-sizes[t], -t) for t in range(sim.n) if here[t]]
+            heapq.heapify(heap)
+            self.affine.append(heap)
+        self.replicable: list[list[tuple[int, float, int]]] = [[] for _ in range(sim.n_sites)]
+
+    def file_arrived(self, sim: Simulator, task: int, site: int) -> None:
+        if self.waiting[task]:
+            heapq.heappush(self.affine[site], (-sim.sizes[task], -task))
+        elif not sim.done[task]:
+            self._offer(sim, task, (site,))
+
+    def processor_freed(self, sim: Simulator, proc: int) -> None:
+        pass
+
+    def _offer(self, sim: Simulator, task: int, sites: Sequence[int]) -> None:
+        """Make a running task a replication candidate on ``sites`` (which hold its file)."""
+        if len(sim.task_copies[task]) < self.cap:
+            entry = (sim.replicas[task], -sim.sizes[task], task)
+            for site in sites:
+                heapq.heappush(self.replicable[site], entry)
+
+    def dispatch(self, sim: Simulator) -> None:
+        while sim.n_idle:
+            if self.n_waiting:
+                task, site = self._place_waiting(sim)
+                self.waiting[task] = 0
+                self.n_waiting -= 1
+                sim.start_copy(task, sim.take_idle(site))
+                self._offer(sim, task, sim.holders[task])
+            else:
+                task = self._replica_candidate(sim)
+                if task < 0:
+                    return
+                site = next(i for i in sim.holders[task] if sim.site_idle[i])
+                sim.start_copy(task, sim.take_idle(site))
+                self._offer(sim, task, sim.holders[task])
+
+    def _place_waiting(self, sim: Simulator) -> tuple[int, int]:
+        """Phase 1: the (task, site) pair of largest affinity among sites with an idle
+        processor; ties go to the last pair (tasks outer, sites inner)."""
+        best: tuple[float, int, int] | None = None
+        waiting = self.waiting
+        for site in range(sim.n_sites):
+            if not sim.site_idle[site]:
+                continue
+            heap = self.affine[site]
+            while heap and not waiting[-heap[0][1]]:
+                heapq.heappop(heap)
+            if heap:
+                key = (-heap[0][0], -heap[0][1], site)
+                if best is None or key > best:
+                    best = key
+        if best is not None:
+            return best[1], best[2]
+        while not waiting[self.last_waiting]:
+            self.last_waiting -= 1
+        return self.last_waiting, sim.idle_sites()[-1]
+
+    def _replica_candidate(self, sim: Simulator) -> int:
+        """Phase 2: among running tasks below the cap whose file is on a site with an idle
+        processor, the least replicated, then the largest file, then the first task; -1 if
+        none. Replica counts and copies of an unfinished task only grow, so an entry is
+        current exactly when its replica count still matches."""
+        best: tuple[int, float, int] | None = None
+        for site in range(sim.n_sites):
+            if not sim.site_idle[site]:
+                continue
+            heap = self.replicable[site]
+            while heap:
+                replicas, _, task = heap[0]
+                if (
+                    sim.done[task]
+                    or replicas != sim.replicas[task]
+                    or len(sim.task_copies[task]) >= self.cap
+                ):
+                    heapq.heappop(heap)
+                else:
+                    break
+            if heap and (best is None or heap[0] < best):
+                best = heap[0]
+        return -1 if best is None else best[2]
+
+
+class XSufferage:
+    """XSufferage: at each job's release, a full static mapping with perfect information
+    (speeds, data location, the whole link, availability at release); no replication. Each
+    processor then runs its list in order, starting a copy when the previous one ends.
+    """
+
+    def start_job(self, sim: Simulator) -> None:
+        self.queues = xsufferage_mapping(sim)
+        self.next = [0] * sim.n_procs
+        self.pending = [p for p in range(sim.n_procs) if self.queues[p]]
+
+    def processor_freed(self, sim: Simulator, proc: int) -> None:
+        self.pending.append(proc)
+
+    def file_arrived(self, sim: Simulator, task: int, site: int) -> None:
+        pass
+
+    def dispatch(self, sim: Simulator) -> None:
+        pending, self.pending = sorted(self.pending), []
+        for proc in pending:
+            queue = self.queues[proc]
+            if self.next[proc] < len(queue) and sim.is_idle[proc]:
+                sim.start_copy(queue[self.next[proc]], proc)
+                self.next[proc] += 1
+
+
+def xsufferage_mapping(sim: Simulator) -> list[list[int]]:
+    """Map every task of the current job to a processor list, XSufferage style.
+
+    CT(t, p) = ready(p) + missing bytes of t at site(p) / bandwidth + C_t / rate(p); a site's
+    value is its best CT; the task with the largest sufferage (second best site value minus
+    best, ties: the later task) goes to the best processor of its best site (ties: lowest
+    site, then lowest processor). Only the chosen processor's ready time changes, so only the
+    tasks whose best processor in that site was the chosen one are re-evaluated. A task's own
+    file is used by no other task, so marking it present after mapping changes no estimate.
+    """
+    n, n_sites = sim.n, sim.n_sites
+    cost = np.asarray(sim.cost)
+    sizes = np.asarray(sim.sizes)
+    rates = np.array([sim.rate(p) for p in range(sim.n_procs)])
+    bandwidth = sim.link.capacity * sim.link.availability
+    ready = np.full(sim.n_procs, sim.now)
+    procs = [np.asarray(p, dtype=np.intp) for p in sim.site_procs]
+    transfer = np.empty((n, n_sites))
+    for site in range(n_sites):
+        here = np.frombuffer(bytes(sim.present[site]), dtype=np.uint8).astype(bool)
+        transfer[:, site] = np.where(here, 0.0, sizes) / bandwidth
+    run_time = cost[:, None] / rates[None, :]
+    value = np.full((n, n_sites), math.inf)  # V_i(t)
+    best_proc = np.full((n, n_sites), -1, dtype=np.intp)
+
+    def evaluate(rows: np.ndarray, site: int) -> None:
+        members = procs[site]
+        if members.size == 0:
+            return
+        ct = (ready[members][None, :] + transfer[rows, site][:, None]) + run_time[
+            np.ix_(rows, members)
+        ]
+        k = np.argmin(ct, axis=1)
+        best_proc[rows, site] = members[k]
+        value[rows, site] = ct[np.arange(rows.size), k]
+
+    def sufferage(rows: np.ndarray) -> np.ndarray:
+        if n_sites == 1:
+            return np.full(rows.size, math.inf)
+        two = np.partition(value[rows], 1, axis=1)
+        return two[:, 1] - two[:, 0]
+
+    every = np.arange(n)
+    for site in range(n_sites):
+        evaluate(every, site)
+    suff = sufferage(every)
+    queues: list[list[int]] = [[] for _ in range(sim.n_procs)]
+    for _ in range(n):
+        task = n - 1 - int(np.argmax(suff[::-1]))
+        site = int(np.argmin(value[task]))
+        proc = int(best_proc[task, site])
+        ready[proc] = value[task, site]
+        queues[proc].append(task)
+        suff[task] = -math.inf
+        best_proc[task, :] = -1
+        rows = np.flatnonzero(best_proc[:, site] == proc)
+        if rows.size:
+            evaluate(rows, site)
+            suff[rows] = sufferage(rows)
+    return queues
