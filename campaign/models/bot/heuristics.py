@@ -239,34 +239,61 @@ def xsufferage_mapping(sim: Simulator) -> list[list[int]]:
     CT(t, p) = ready(p) + missing bytes of t at site(p) / bandwidth + C_t / rate(p); a site's
     value is its best CT; the task with the largest sufferage (second best site value minus
     best, ties: the later task) goes to the best processor of its best site (ties: lowest
-    site, then lowest processor). Only the chosen processor's ready time changes, so only the
-    tasks whose best processor in that site was the chosen one are re-evaluated. A task's own
-    file is used by no other task, so marking it present after mapping changes no estimate.
+    site, then lowest processor).
+
+    Two reductions keep this fast without changing the result. Tasks with the same cost and
+    the same transfer times have the same estimates, so they form one class and are mapped
+    latest task first. Processors of a site with the same rate differ only by ready time, so
+    only the earliest ready of each such group (lowest index on ties) is a candidate. After
+    an assignment only the chosen processor changes, so only classes whose best processor in
+    that site was the chosen one are re-evaluated. A task's file is used by no other task, so
+    marking it present after mapping changes no estimate.
     """
     n, n_sites = sim.n, sim.n_sites
-    cost = np.asarray(sim.cost)
-    sizes = np.asarray(sim.sizes)
     rates = np.array([sim.rate(p) for p in range(sim.n_procs)])
     bandwidth = sim.link.capacity * sim.link.availability
     ready = np.full(sim.n_procs, sim.now)
-    procs = [np.asarray(p, dtype=np.intp) for p in sim.site_procs]
-    transfer = np.empty((n, n_sites))
+
+    present = np.array([np.frombuffer(bytes(h), dtype=np.uint8) for h in sim.present]).T
+    keys = np.column_stack([np.asarray(sim.cost), np.asarray(sim.sizes), present])
+    unique, klass = np.unique(keys, axis=0, return_inverse=True)
+    klass = klass.reshape(-1)
+    members: list[list[int]] = [[] for _ in range(len(unique))]
+    for task in range(n):  # ascending, so the last member is the latest task
+        members[klass[task]].append(task)
+    cost = unique[:, 0]
+    transfer = np.where(unique[:, 2:] > 0, 0.0, unique[:, 1:2]) / bandwidth
+    last = np.array([m[-1] for m in members])
+
+    # Per site: groups of equal-rate processors, each a heap of (ready, proc).
+    groups: list[list[list[tuple[float, int]]]] = []
+    group_of = [0] * sim.n_procs
     for site in range(n_sites):
-        here = np.frombuffer(bytes(sim.present[site]), dtype=np.uint8).astype(bool)
-        transfer[:, site] = np.where(here, 0.0, sizes) / bandwidth
-    run_time = cost[:, None] / rates[None, :]
-    value = np.full((n, n_sites), math.inf)  # V_i(t)
-    best_proc = np.full((n, n_sites), -1, dtype=np.intp)
+        by_rate: dict[float, list[tuple[float, int]]] = {}
+        for proc in sim.site_procs[site]:  # ascending, so heaps start sorted
+            by_rate.setdefault(float(rates[proc]), []).append((float(ready[proc]), proc))
+        site_groups = list(by_rate.values())
+        for index, group in enumerate(site_groups):
+            for _, proc in group:
+                group_of[proc] = index
+        groups.append(site_groups)
+
+    def candidates(site: int) -> np.ndarray:
+        return np.array(sorted(g[0][1] for g in groups[site]), dtype=np.intp)
+
+    cands = [candidates(site) for site in range(n_sites)]
+    value = np.full((len(unique), n_sites), math.inf)  # V_i per class
+    best_proc = np.full((len(unique), n_sites), -1, dtype=np.intp)
 
     def evaluate(rows: np.ndarray, site: int) -> None:
-        members = procs[site]
-        if members.size == 0:
+        procs = cands[site]
+        if procs.size == 0:
             return
-        ct = (ready[members][None, :] + transfer[rows, site][:, None]) + run_time[
-            np.ix_(rows, members)
-        ]
+        ct = (ready[procs][None, :] + transfer[rows, site][:, None]) + (
+            cost[rows][:, None] / rates[procs][None, :]
+        )
         k = np.argmin(ct, axis=1)
-        best_proc[rows, site] = members[k]
+        best_proc[rows, site] = procs[k]
         value[rows, site] = ct[np.arange(rows.size), k]
 
     def sufferage(rows: np.ndarray) -> np.ndarray:
@@ -275,19 +302,29 @@ def xsufferage_mapping(sim: Simulator) -> list[list[int]]:
         two = np.partition(value[rows], 1, axis=1)
         return two[:, 1] - two[:, 0]
 
-    every = np.arange(n)
+    every = np.arange(len(unique))
     for site in range(n_sites):
         evaluate(every, site)
     suff = sufferage(every)
     queues: list[list[int]] = [[] for _ in range(sim.n_procs)]
     for _ in range(n):
-        task = n - 1 - int(np.argmax(suff[::-1]))
-        site = int(np.argmin(value[task]))
-        proc = int(best_proc[task, site])
-        ready[proc] = value[task, site]
+        tied = np.flatnonzero(suff == suff.max())
+        c = int(tied[np.argmax(last[tied])])
+        task = members[c].pop()
+        site = int(np.argmin(value[c]))
+        proc = int(best_proc[c, site])
+        finish = float(value[c, site])
+        ready[proc] = finish
         queues[proc].append(task)
-        suff[task] = -math.inf
-        best_proc[task, :] = -1
+        if members[c]:
+            last[c] = members[c][-1]
+        else:
+            last[c] = -1
+            suff[c] = -math.inf
+            best_proc[c, :] = -1
+        group = groups[site][group_of[proc]]
+        heapq.heapreplace(group, (finish, proc))  # proc was the group's head
+        cands[site] = candidates(site)
         rows = np.flatnonzero(best_proc[:, site] == proc)
         if rows.size:
             evaluate(rows, site)

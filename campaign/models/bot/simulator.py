@@ -214,9 +214,7 @@ class Simulator:
                         self._push(now + self.availability.period, _EPOCH, 0.0, 0, payload + 1)
             if self.active and self.n_idle:
                 self.heuristic.dispatch(self)
-        return SimResult(
-            self.records, self.copies, self.events, self.n_procs, self.n_sites, self.n
-        )
+        return SimResult(self.records, self.copies, self.events, self.n_procs, self.n_sites, self.n)
 
     def _push(self, time: float, kind: int, assigned: float, proc: int, payload, version=0):
         heapq.heappush(self._heap, (time, kind, assigned, proc, self._seq, payload, version))
