@@ -1,0 +1,105 @@
+"""The model entry point: parameters, metric names, pairing across heuristics, determinism."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+
+from campaign.models import load_model
+from campaign.models.bot import build, check, run
+
+QUICK = {"granularity_mb": 75, "jobs": 2}
+HEURISTICS = ["wqr", "xsufferage", "storage_affinity", "workqueue"]
+
+
+def test_registry_finds_the_model_with_its_attributes():
+    model = load_model("bot")
+    assert model is run
+    assert callable(model.check)
+    assert "makespan_job{k}" in model.metrics
+
+
+@pytest.mark.parametrize(
+    ("params", "named"),
+    [
+        ({}, "heuristic"),
+        ({"heuristic": "sufferage"}, "heuristic"),
+        ({"heuristic": "wqr", "grid_heterogeneity": 3}, "grid_heterogeneity"),
+        ({"heuristic": "wqr", "app_heterogeneity": 25}, "app_heterogeneity"),
+        ({"heuristic": "wqr", "granularity_mb": 0}, "granularity_mb"),
+        ({"heuristic": "wqr", "app_type": "video"}, "app_type"),
+        ({"heuristic": "wqr", "jobs": 0}, "jobs"),
+        ({"heuristic": "wqr", "jobs": 2.5}, "jobs"),
+        ({"heuristic": "wqr", "replication_cap": 0}, "replication_cap"),
+        ({"heuristic": "wqr", "availability": "traces"}, "availability"),
+        ({"heuristic": "wqr", "availability_min": 0}, "availability_min"),
+        ({"heuristic": "wqr", "speed_table": "thesis"}, "speed_table"),
+        ({"heuristic": "wqr", "granularity": 15}, "granularity"),
+    ],
+)
+def test_check_names_the_bad_parameter(params, named):
+    with pytest.raises(ValueError, match=re.escape(repr(named))):
+        check(params)
+
+
+def test_defaults_and_accepted_values():
+    check({"heuristic": "wqr"})
+    check({"heuristic": "storage_affinity", "replication_cap": 2, "grid_heterogeneity": 8.0})
+    p = build({"heuristic": "wqr"}, 1)[0]
+    assert (p.grid_heterogeneity, p.granularity_mb, p.jobs) == (1, 15.0, 6)
+    assert p.app_heterogeneity == 0.0 and p.app_type == "visualization"
+    assert p.replication_cap == math.inf and p.availability == "dedicated"
+
+
+def declared(name: str, metrics: dict) -> bool:
+    return any(re.fullmatch(key.replace("{k}", r"[1-9][0-9]*"), name) for key in metrics)
+
+
+def test_every_metric_is_declared_with_units_and_long_name():
+    metrics = run({"heuristic": "wqr", **QUICK}, 3)
+    assert all(isinstance(v, float) for v in metrics.values())
+    assert all(declared(name, run.metrics) for name in metrics)
+    assert all(set(doc) == {"units", "long_name"} for doc in run.metrics.values())
+    assert {f"makespan_job{k}" for k in (1, 2)} <= set(metrics)
+    assert "makespan_job3" not in metrics
+    mean = (metrics["makespan_job1"] + metrics["makespan_job2"]) / 2
+    assert metrics["makespan"] == pytest.approx(mean)
+
+
+def test_heuristics_see_the_same_grid_tasks_and_background_load():
+    params = {"grid_heterogeneity": 8, "app_heterogeneity": 0.5, "app_type": "pattern_search"}
+    params |= {"availability": "synthetic"}
+    built = [build({"heuristic": h, **params}, 11) for h in HEURISTICS]
+    for _, platform, workload, _, availability in built[1:]:
+        assert platform == built[0][1]
+        assert workload == built[0][2]
+        assert availability.values(3) == built[0][4].values(3)
+    assert build({"heuristic": "wqr", **params}, 12)[1] != built[0][1]
+    results = [run({"heuristic": h, **QUICK}, 11) for h in HEURISTICS]
+    assert len({(r["n_processors"], r["n_sites"], r["n_tasks"]) for r in results}) == 1
+
+
+@pytest.mark.parametrize("heuristic", HEURISTICS)
+def test_same_params_and_seed_give_identical_metrics(heuristic):
+    params = {"heuristic": heuristic, "grid_heterogeneity": 4, "app_heterogeneity": 0.5, **QUICK}
+    first = run(params, 5)
+    assert run(params, 5) == first  # bit for bit
+    assert run(params, 6) != first
+
+
+def test_xsufferage_wastes_nothing_and_never_replicates():
+    metrics = run({"heuristic": "xsufferage", "grid_heterogeneity": 8, **QUICK}, 2)
+    assert metrics["wasted_cpu_pct"] == 0.0 and metrics["wasted_bandwidth_pct"] == 0.0
+    assert metrics["replicas_started"] == 0.0
+
+
+def test_data_reuse_speeds_up_later_jobs_for_data_aware_heuristics():
+    for heuristic in ("xsufferage", "storage_affinity"):
+        metrics = run({"heuristic": heuristic, **QUICK}, 4)
+        assert metrics["makespan_job2"] < metrics["makespan_job1"]
+        # job 1 moves every file once; job 2 finds them all on the servers
+        assert metrics["transferred_bytes"] >= 2**31
+    plain = run({"heuristic": "workqueue", **QUICK}, 4)
+    assert plain["makespan_job2"] == pytest.approx(plain["makespan_job1"])  # no reuse
