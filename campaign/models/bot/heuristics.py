@@ -258,75 +258,76 @@ def xsufferage_mapping(sim: Simulator) -> list[list[int]]:
     keys = np.column_stack([np.asarray(sim.cost), np.asarray(sim.sizes), present])
     unique, klass = np.unique(keys, axis=0, return_inverse=True)
     klass = klass.reshape(-1)
-    members: list[list[int]] = [[] for _ in range(len(unique))]
+    m = len(unique)
+    members: list[list[int]] = [[] for _ in range(m)]
     for task in range(n):  # ascending, so the last member is the latest task
         members[klass[task]].append(task)
     cost = unique[:, 0]
-    transfer = np.where(unique[:, 2:] > 0, 0.0, unique[:, 1:2]) / bandwidth
-    last = np.array([m[-1] for m in members])
+    transfer = [
+        np.where(unique[:, 2 + i] > 0, 0.0, unique[:, 1]) / bandwidth for i in range(n_sites)
+    ]
+    last = np.array([tasks[-1] for tasks in members])
 
-    # Per site: groups of equal-rate processors, each a heap of (ready, proc).
-    groups: list[list[list[tuple[float, int]]]] = []
+    # Per site: groups of equal-rate processors, each a heap of (ready, proc) whose head is
+    # the group's candidate; run times depend only on the group, so they are computed once.
+    heaps: list[list[list[tuple[float, int]]]] = []
+    heads: list[np.ndarray] = []
+    run_time: list[np.ndarray] = []
     group_of = [0] * sim.n_procs
     for site in range(n_sites):
         by_rate: dict[float, list[tuple[float, int]]] = {}
-        for proc in sim.site_procs[site]:  # ascending, so heaps start sorted
-            by_rate.setdefault(float(rates[proc]), []).append((float(ready[proc]), proc))
-        site_groups = list(by_rate.values())
-        for index, group in enumerate(site_groups):
+        for proc in sim.site_procs[site]:  # ascending, so each list is already a heap
+            by_rate.setdefault(float(rates[proc]), []).append((sim.now, proc))
+        groups = list(by_rate.values())
+        for index, group in enumerate(groups):
             for _, proc in group:
                 group_of[proc] = index
-        groups.append(site_groups)
-
-    def candidates(site: int) -> np.ndarray:
-        return np.array(sorted(g[0][1] for g in groups[site]), dtype=np.intp)
-
-    cands = [candidates(site) for site in range(n_sites)]
-    value = np.full((len(unique), n_sites), math.inf)  # V_i per class
-    best_proc = np.full((len(unique), n_sites), -1, dtype=np.intp)
-
-    def evaluate(rows: np.ndarray, site: int) -> None:
-        procs = cands[site]
-        if procs.size == 0:
-            return
-        ct = (ready[procs][None, :] + transfer[rows, site][:, None]) + (
-            cost[rows][:, None] / rates[procs][None, :]
-        )
-        k = np.argmin(ct, axis=1)
-        best_proc[rows, site] = procs[k]
-        value[rows, site] = ct[np.arange(rows.size), k]
-
-    def sufferage(rows: np.ndarray) -> np.ndarray:
-        if n_sites == 1:
-            return np.full(rows.size, math.inf)
-        two = np.partition(value[rows], 1, axis=1)
-        return two[:, 1] - two[:, 0]
-
-    every = np.arange(len(unique))
+        heaps.append(groups)
+        heads.append(np.array([g[0][1] for g in groups], dtype=np.intp))
+        group_rates = np.array(list(by_rate), dtype=float)
+        run_time.append(cost[None, :] / group_rates[:, None])
+    # ct[i][j, c]: completion time of class c on site i's candidate j, kept up to date row
+    # by row: an assignment changes one candidate's ready time, hence one row.
+    ct = [(ready[heads[i]][:, None] + transfer[i][None, :]) + run_time[i] for i in range(n_sites)]
+    value = np.full((n_sites, m), math.inf)  # value[i, c] = V_i of class c
     for site in range(n_sites):
-        evaluate(every, site)
-    suff = sufferage(every)
+        if heads[site].size:
+            value[site] = ct[site].min(axis=0)
+    alive = np.ones(m, dtype=bool)
+
+    def sufferage() -> np.ndarray:
+        """Second best site value minus the best (0 when two sites tie for the best)."""
+        if n_sites == 1:
+            suff = np.full(m, math.inf)
+        else:
+            best = value.min(axis=0)
+            at_best = value == best
+            second = np.where(at_best, math.inf, value).min(axis=0)
+            suff = np.where(at_best.sum(axis=0) > 1, 0.0, second - best)
+        suff[~alive] = -math.inf
+        return suff
+
     queues: list[list[int]] = [[] for _ in range(sim.n_procs)]
     for _ in range(n):
+        suff = sufferage()
         tied = np.flatnonzero(suff == suff.max())
-        c = int(tied[np.argmax(last[tied])])
+        c = int(tied[np.argmax(last[tied])]) if tied.size > 1 else int(tied[0])
         task = members[c].pop()
-        site = int(np.argmin(value[c]))
-        proc = int(best_proc[c, site])
-        finish = float(value[c, site])
+        site = int(np.argmin(value[:, c]))
+        column = ct[site][:, c]
+        procs = heads[site]
+        proc = int(procs[column == column.min()].min())  # lowest index among the best
+        finish = float(value[site, c])
         ready[proc] = finish
         queues[proc].append(task)
         if members[c]:
             last[c] = members[c][-1]
         else:
-            last[c] = -1
-            suff[c] = -math.inf
-            best_proc[c, :] = -1
-        group = groups[site][group_of[proc]]
+            alive[c] = False
+        j = group_of[proc]
+        group = heaps[site][j]
         heapq.heapreplace(group, (finish, proc))  # proc was the group's head
-        cands[site] = candidates(site)
-        rows = np.flatnonzero(best_proc[:, site] == proc)
-        if rows.size:
-            evaluate(rows, site)
-            suff[rows] = sufferage(rows)
+        heads[site][j] = group[0][1]
+        ct[site][j] = (group[0][0] + transfer[site]) + run_time[site][j]
+        value[site] = ct[site].min(axis=0)
     return queues

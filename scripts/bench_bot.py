@@ -1,0 +1,101 @@
+"""Speed of the ``bot`` model: simulator events per second, time per run for representative
+cells, and an estimate of a spec's wall time (measured time of every cell x replicates /
+workers).
+
+    python scripts/bench_bot.py                      # representative cells + bot-full estimate
+    python scripts/bench_bot.py --seeds 5 --workers 2 --spec specs/bot-full.yaml
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this checkout's package, whatever is installed
+
+from campaign.models.bot import build  # noqa: E402
+from campaign.models.bot.metrics import summarize  # noqa: E402
+from campaign.models.bot.simulator import Simulator  # noqa: E402
+
+HEURISTICS = ("wqr", "xsufferage", "storage_affinity", "workqueue")
+
+
+def timed_run(params: dict, seed: int) -> tuple[float, float, int]:
+    """(seconds for the whole run, seconds in the simulator, events)."""
+    start = time.perf_counter()
+    _, platform, workload, heuristic, availability = build(params, seed)
+    simulator = Simulator(platform, workload, heuristic, availability=availability)
+    sim_start = time.perf_counter()
+    result = simulator.run()
+    sim_time = time.perf_counter() - sim_start
+    summarize(result)
+    return time.perf_counter() - start, sim_time, result.events
+
+
+def representative(seeds: int) -> None:
+    print(f"time per run, mean over seeds 1..{seeds} (app_heterogeneity 0, visualization)")
+    print(f"{'heuristic':18} {'grid':>4} {'MiB':>4} {'ms/run':>8} {'events':>8} {'events/s':>10}")
+    total_events = total_sim = 0.0
+    for heuristic, grid, mb in itertools.product(HEURISTICS, (1, 8), (3, 75)):
+        params = {"heuristic": heuristic, "grid_heterogeneity": grid, "granularity_mb": mb}
+        runs = [timed_run(params, seed) for seed in range(1, seeds + 1)]
+        wall = statistics.fmean(r[0] for r in runs)
+        events = statistics.fmean(r[2] for r in runs)
+        sim = sum(r[1] for r in runs)
+        total_events += sum(r[2] for r in runs)
+        total_sim += sim
+        rate = sum(r[2] for r in runs) / sim
+        print(f"{heuristic:18} {grid:>3}x {mb:>4} {1000 * wall:8.1f} {events:8.0f} {rate:10.0f}")
+    print(f"all representative runs: {total_events / total_sim:,.0f} events/s in the simulator")
+
+
+def estimate(spec_path: Path, workers: int) -> None:
+    spec = yaml.safe_load(spec_path.read_text())
+    names = list(spec["factors"])
+    levels = [spec["factors"][name] for name in names]
+    cells = list(itertools.product(*levels))
+    print(f"\n{spec_path.name}: timing one run of each of its {len(cells)} cells ...")
+    by_heuristic: dict[str, float] = {}
+    total = 0.0
+    start = time.perf_counter()
+    for index, cell in enumerate(cells):
+        params = {**spec.get("params", {}), **dict(zip(names, cell, strict=True))}
+        seconds = timed_run(params, 1000 + index)[0]
+        total += seconds
+        key = str(params.get("heuristic"))
+        by_heuristic[key] = by_heuristic.get(key, 0.0) + seconds
+    measured = time.perf_counter() - start
+    replicates = int(spec["replicates"])
+    runs = len(cells) * replicates
+    wall = total * replicates / workers
+    print(f"measured {total:.1f} s for one run per cell ({measured:.1f} s with overhead)")
+    for key, seconds in by_heuristic.items():
+        share = len(cells) / len(by_heuristic)
+        print(f"  {key:18} {1000 * seconds / share:8.1f} ms per run on average")
+    print(
+        f"estimate: {runs} runs x {1000 * total / len(cells):.1f} ms / {workers} workers "
+        f"= {wall:.0f} s ({wall / 60:.1f} min) of simulation, engine overhead not included"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=3, help="runs per representative cell")
+    parser.add_argument("--spec", type=Path, default=ROOT / "specs" / "bot-full.yaml")
+    parser.add_argument("--workers", type=int, default=2, help="parallel workers (cores)")
+    parser.add_argument("--no-estimate", action="store_true", help="skip the spec estimate")
+    args = parser.parse_args()
+    representative(args.seeds)
+    if not args.no_estimate:
+        estimate(args.spec, args.workers)
+
+
+if __name__ == "__main__":
+    main()
