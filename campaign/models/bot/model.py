@@ -1,5 +1,21 @@
 """The ``bot`` model: build the grid, the workload and the heuristic from the seed, simulate.
 
+Parameters (defaults in brackets):
+
+- ``heuristic``: ``wqr``, ``xsufferage``, ``storage_affinity`` or ``workqueue`` (WQR without
+  replication, a baseline); required.
+- ``grid_heterogeneity`` [1]: 1, 2, 4 or 8; speeds from ``speed_table`` [``paper``] or
+  ``dissertation``.
+- ``app_heterogeneity`` [0.0]: Ha as a fraction, 0..1; ``granularity_mb`` [15]: mean input
+  per task in MiB; ``app_type`` [``visualization``] or ``pattern_search``.
+- ``jobs`` [6]: length of the sequence of jobs reusing the same files.
+- ``replication_cap`` [null = unlimited]: most simultaneous copies of a task under WQR and
+  Storage Affinity (ignored by ``workqueue``, which is always 1, and by XSufferage).
+- ``availability`` [``dedicated``] or ``synthetic``: every ``availability_period_s`` [600]
+  seconds each processor's and the link's availability is redrawn from
+  U(``availability_min`` [0.5], 1); progress is speed x availability, the link's capacity is
+  scaled and shared equally.
+
 Streams (SeedSequence(seed).spawn(5)): workload, platform, estimates, policy, availability.
 The platform and workload use only their own streams, so every heuristic sees the same grid
 and tasks for one seed; the policy stream orders WQR's tasks; the estimates stream is unused.
