@@ -194,3 +194,18 @@ def test_xsufferage_matches_the_literal_pseudo_code():
         assert log(platform, workload, placement, XSufferage()) == log(
             platform, workload, placement, LiteralXSufferage()
         ), seed
+
+
+def test_xsufferage_matches_the_literal_pseudo_code_on_a_generated_grid():
+    from campaign.models.bot import build
+
+    params = {"heuristic": "xsufferage", "grid_heterogeneity": 8, "granularity_mb": 75}
+    for ha, app in [(0.0, "visualization"), (0.5, "pattern_search")]:
+        cell = params | {"app_heterogeneity": ha, "app_type": app, "jobs": 2}
+        _, platform, workload, _, _ = build(cell, 9)
+        result = [
+            Simulator(platform, workload, heuristic).run().copies
+            for heuristic in (XSufferage(), LiteralXSufferage())
+        ]
+        fast, literal = ([(c.job, c.task, c.proc, c.assigned, c.ended) for c in r] for r in result)
+        assert fast == literal
