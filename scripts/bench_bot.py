@@ -31,9 +31,9 @@ def timed_run(params: dict, seed: int) -> tuple[float, float, float, int]:
     """(seconds for the whole run, seconds in the simulator, of which seconds mapping jobs
     at release (XSufferage's static mapping), events)."""
     start = time.perf_counter()
-    _, platform, workload, heuristic, availability = build(params, seed)
+    setup = build(params, seed)
     mapping = 0.0
-    start_job = heuristic.start_job
+    start_job = setup.heuristic.start_job
 
     def timed_start_job(sim: Simulator) -> None:
         nonlocal mapping
@@ -41,8 +41,8 @@ def timed_run(params: dict, seed: int) -> tuple[float, float, float, int]:
         start_job(sim)
         mapping += time.perf_counter() - begin
 
-    heuristic.start_job = timed_start_job
-    simulator = Simulator(platform, workload, heuristic, availability=availability)
+    setup.heuristic.start_job = timed_start_job
+    simulator = setup.simulator()
     sim_start = time.perf_counter()
     result = simulator.run()
     sim_time = time.perf_counter() - sim_start

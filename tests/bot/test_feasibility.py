@@ -8,7 +8,7 @@ from collections import defaultdict
 
 import pytest
 
-from campaign.models.bot import SimResult, Simulator, Workload, build
+from campaign.models.bot import SimResult, Workload, build
 from campaign.models.bot.simulator import KILLED, WON
 
 
@@ -17,6 +17,7 @@ def assert_feasible(result: SimResult, workload: Workload, params: dict) -> None
     heuristic = params["heuristic"]
     cap = params.get("replication_cap") or math.inf
     cap = 1 if heuristic in ("workqueue", "xsufferage") else cap
+    latency = params.get("scheduler_latency_s", 0.0)
     for previous, job in zip(jobs, jobs[1:], strict=False):
         assert job.release == previous.end  # next job released when the last one ends
     assert jobs[0].release == 0.0
@@ -35,15 +36,21 @@ def assert_feasible(result: SimResult, workload: Workload, params: dict) -> None
         won_at = {c.task: c.ended for c in winners}
         for c in copies:
             assert job.release <= c.assigned <= c.ended <= job.end
-            if math.isnan(c.compute_start):  # killed while its file was moving
+            if math.isnan(c.began):  # killed during its latency
+                assert c.state == KILLED and c.work == c.moved == c.bytes == 0.0
+                continue
+            assert c.began == c.assigned + latency
+            if math.isnan(c.compute_start):  # killed during its transfer
                 assert c.state == KILLED and c.work == 0.0 and c.moved < c.bytes
             else:
-                assert c.assigned <= c.compute_start <= c.ended and c.moved == c.bytes
+                assert c.began <= c.compute_start <= c.ended
+                assert c.moved == c.bytes
             assert 0.0 <= c.work <= workload.costs[k][c.task] * (1 + 1e-12)
             if c.state == KILLED:
                 assert c.ended == won_at[c.task]  # cancelled when the first copy finishes
         if heuristic in ("wqr", "workqueue"):
-            assert all(c.bytes > 0 for c in copies)  # WQR always moves the whole file
+            # WQR always moves the whole file
+            assert all(c.bytes == workload.sizes[c.task] for c in copies if c.began >= 0)
         if heuristic == "storage_affinity":
             assert all(c.bytes == 0 for c in copies if c.replica)  # replicas go to the data
         if heuristic in ("workqueue", "xsufferage"):
@@ -69,6 +76,7 @@ CASES = [
         (8, 1.0, 75, {"jobs": 3, "app_type": "pattern_search"}),
         (4, 0.5, 15, {"jobs": 2, "replication_cap": 2}),
         (2, 0.25, 75, {"jobs": 2, "availability": "synthetic", "availability_period_s": 500}),
+        (4, 0.5, 75, {"jobs": 2, "scheduler_latency_s": 30.0, "information_error": 0.2}),
     ]
 ]
 
@@ -76,15 +84,15 @@ CASES = [
 @pytest.mark.parametrize("params", CASES, ids=lambda p: "-".join(map(str, p.values())))
 def test_random_runs_are_feasible(params):
     for seed in (1, 2):
-        _, platform, workload, heuristic, availability = build(params, seed)
-        result = Simulator(platform, workload, heuristic, availability=availability).run()
-        assert_feasible(result, workload, params)
+        setup = build(params, seed)
+        assert_feasible(setup.simulator().run(), setup.workload, params)
 
 
 def test_the_check_catches_an_infeasible_schedule():
     params = {"heuristic": "workqueue", "granularity_mb": 75, "jobs": 2}
-    _, platform, workload, heuristic, availability = build(params, 1)
-    result = Simulator(platform, workload, heuristic, availability=availability).run()
+    setup = build(params, 1)
+    result = setup.simulator().run()
+    workload = setup.workload
     assert_feasible(result, workload, params)
     first, second = [c for c in result.copies if c.job == 1][:2]
     second.proc = first.proc  # two copies on one processor at once

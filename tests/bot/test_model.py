@@ -47,7 +47,7 @@ def test_check_names_the_bad_parameter(params, named):
 def test_defaults_and_accepted_values():
     check({"heuristic": "wqr"})
     check({"heuristic": "storage_affinity", "replication_cap": 2, "grid_heterogeneity": 8.0})
-    p = build({"heuristic": "wqr"}, 1)[0]
+    p = build({"heuristic": "wqr"}, 1).params
     assert (p.grid_heterogeneity, p.granularity_mb, p.jobs) == (1, 15.0, 6)
     assert p.app_heterogeneity == 0.0 and p.app_type == "visualization"
     assert p.replication_cap == math.inf and p.availability == "dedicated"
@@ -72,11 +72,11 @@ def test_heuristics_see_the_same_grid_tasks_and_background_load():
     params = {"grid_heterogeneity": 8, "app_heterogeneity": 0.5, "app_type": "pattern_search"}
     params |= {"availability": "synthetic"}
     built = [build({"heuristic": h, **params}, 11) for h in HEURISTICS]
-    for _, platform, workload, _, availability in built[1:]:
-        assert platform == built[0][1]
-        assert workload == built[0][2]
-        assert availability.values(3) == built[0][4].values(3)
-    assert build({"heuristic": "wqr", **params}, 12)[1] != built[0][1]
+    for setup in built[1:]:
+        assert setup.platform == built[0].platform
+        assert setup.workload == built[0].workload
+        assert setup.availability.values(3) == built[0].availability.values(3)
+    assert build({"heuristic": "wqr", **params}, 12).platform != built[0].platform
     results = [run({"heuristic": h, **QUICK}, 11) for h in HEURISTICS]
     assert len({(r["n_processors"], r["n_sites"], r["n_tasks"]) for r in results}) == 1
 

@@ -122,7 +122,7 @@ def literal_mapping(sim):
     def ct(t, p):
         site = sim.proc_site[p]
         missing = 0.0 if here[site][t] else sim.sizes[t]
-        return (ready[p] + missing / bandwidth) + sim.cost[t] / sim.rate(p)
+        return ((ready[p] + sim.latency) + missing / bandwidth) + sim.cost[t] / sim.rate(p)
 
     while unmapped:
         chosen = None
@@ -160,39 +160,45 @@ def random_case(seed):
     return Platform.from_sites(sites), Workload(sizes, jobs), placement
 
 
-def log(platform, workload, placement, heuristic):
-    result = Simulator(platform, workload, heuristic, link_capacity=50.0, placement=placement).run()
+def log(platform, workload, placement, heuristic, latency=0.0):
+    result = Simulator(
+        platform, workload, heuristic, link_capacity=50.0, placement=placement, latency=latency
+    ).run()
     return [(c.job, c.task, c.proc, c.assigned, c.ended, c.state, c.moved) for c in result.copies]
 
 
 SEEDS = range(40)
+LATENCY = [0.0, 3.0]  # seconds before each copy's transfer begins
 
 
+@pytest.mark.parametrize("latency", LATENCY)
 @pytest.mark.parametrize("cap", [1, 2, math.inf])
-def test_wqr_matches_the_literal_pseudo_code(cap):
+def test_wqr_matches_the_literal_pseudo_code(cap, latency):
     for seed in SEEDS:
         platform, workload, placement = random_case(seed)
         fast = Workqueue(cap, rng=np.random.default_rng(seed))
         literal = LiteralWQR(cap, np.random.default_rng(seed))
-        assert log(platform, workload, placement, fast) == log(
-            platform, workload, placement, literal
+        assert log(platform, workload, placement, fast, latency) == log(
+            platform, workload, placement, literal, latency
         ), seed
 
 
+@pytest.mark.parametrize("latency", LATENCY)
 @pytest.mark.parametrize("cap", [1, 2, math.inf])
-def test_storage_affinity_matches_the_literal_pseudo_code(cap):
+def test_storage_affinity_matches_the_literal_pseudo_code(cap, latency):
     for seed in SEEDS:
         platform, workload, placement = random_case(seed)
-        assert log(platform, workload, placement, StorageAffinity(cap)) == log(
-            platform, workload, placement, LiteralSA(cap)
+        assert log(platform, workload, placement, StorageAffinity(cap), latency) == log(
+            platform, workload, placement, LiteralSA(cap), latency
         ), seed
 
 
-def test_xsufferage_matches_the_literal_pseudo_code():
+@pytest.mark.parametrize("latency", LATENCY)
+def test_xsufferage_matches_the_literal_pseudo_code(latency):
     for seed in SEEDS:
         platform, workload, placement = random_case(seed)
-        assert log(platform, workload, placement, XSufferage()) == log(
-            platform, workload, placement, LiteralXSufferage()
+        assert log(platform, workload, placement, XSufferage(), latency) == log(
+            platform, workload, placement, LiteralXSufferage(), latency
         ), seed
 
 
@@ -202,7 +208,8 @@ def test_xsufferage_matches_the_literal_pseudo_code_on_a_generated_grid():
     params = {"heuristic": "xsufferage", "grid_heterogeneity": 8, "granularity_mb": 75}
     for ha, app in [(0.0, "visualization"), (0.5, "pattern_search")]:
         cell = params | {"app_heterogeneity": ha, "app_type": app, "jobs": 2}
-        _, platform, workload, _, _ = build(cell, 9)
+        setup = build(cell, 9)
+        platform, workload = setup.platform, setup.workload
         result = [
             Simulator(platform, workload, heuristic).run().copies
             for heuristic in (XSufferage(), LiteralXSufferage())

@@ -211,10 +211,17 @@ class XSufferage:
     """XSufferage: at each job's release, a full static mapping with perfect information
     (speeds, data location, the whole link, availability at release); no replication. Each
     processor then runs its list in order, starting a copy when the previous one ends.
+
+    ``cost_errors[k][t]`` (optional) multiplies task t's cost in the estimates of job k: an
+    information error. The scheduler latency is part of every estimate.
     """
 
+    def __init__(self, cost_errors: Sequence[Sequence[float]] | None = None) -> None:
+        self.cost_errors = cost_errors
+
     def start_job(self, sim: Simulator) -> None:
-        self.queues = xsufferage_mapping(sim)
+        errors = None if self.cost_errors is None else self.cost_errors[sim.job]
+        self.queues = xsufferage_mapping(sim, errors)
         self.next = [0] * sim.n_procs
         self.pending = [p for p in range(sim.n_procs) if self.queues[p]]
 
@@ -233,10 +240,13 @@ class XSufferage:
                 self.next[proc] += 1
 
 
-def xsufferage_mapping(sim: Simulator) -> list[list[int]]:
+def xsufferage_mapping(
+    sim: Simulator, cost_errors: Sequence[float] | None = None
+) -> list[list[int]]:
     """Map every task of the current job to a processor list, XSufferage style.
 
-    CT(t, p) = ready(p) + missing bytes of t at site(p) / bandwidth + C_t / rate(p); a site's
+    CT(t, p) = ready(p) + latency + missing bytes of t at site(p) / bandwidth + C_t / rate(p)
+    (C_t times its error factor when given); a site's
     value is its best CT; the task with the largest sufferage (second best site value minus
     best, ties: the later task) goes to the best processor of its best site (ties: lowest
     site, then lowest processor).
@@ -255,7 +265,10 @@ def xsufferage_mapping(sim: Simulator) -> list[list[int]]:
     ready = np.full(sim.n_procs, sim.now)
 
     present = np.array([np.frombuffer(bytes(h), dtype=np.uint8) for h in sim.present]).T
-    keys = np.column_stack([np.asarray(sim.cost), np.asarray(sim.sizes), present])
+    estimate = np.asarray(sim.cost)
+    if cost_errors is not None:
+        estimate = estimate * np.asarray(cost_errors)
+    keys = np.column_stack([estimate, np.asarray(sim.sizes), present])
     unique, klass = np.unique(keys, axis=0, return_inverse=True)
     klass = klass.reshape(-1)
     m = len(unique)
@@ -288,7 +301,11 @@ def xsufferage_mapping(sim: Simulator) -> list[list[int]]:
         run_time.append(cost[None, :] / group_rates[:, None])
     # ct[i][j, c]: completion time of class c on site i's candidate j, kept up to date row
     # by row: an assignment changes one candidate's ready time, hence one row.
-    ct = [(ready[heads[i]][:, None] + transfer[i][None, :]) + run_time[i] for i in range(n_sites)]
+    latency = sim.latency
+    ct = [
+        ((ready[heads[i]][:, None] + latency) + transfer[i][None, :]) + run_time[i]
+        for i in range(n_sites)
+    ]
     value = np.full((n_sites, m), math.inf)  # value[i, c] = V_i of class c
     for site in range(n_sites):
         if heads[site].size:
@@ -328,6 +345,6 @@ def xsufferage_mapping(sim: Simulator) -> list[list[int]]:
         group = heaps[site][j]
         heapq.heapreplace(group, (finish, proc))  # proc was the group's head
         heads[site][j] = group[0][1]
-        ct[site][j] = (group[0][0] + transfer[site]) + run_time[site][j]
+        ct[site][j] = ((group[0][0] + latency) + transfer[site]) + run_time[site][j]
         value[site] = ct[site].min(axis=0)
     return queues

@@ -15,15 +15,21 @@ Parameters (defaults in brackets):
   seconds each processor's and the link's availability is redrawn from
   U(``availability_min`` [0.5], 1); progress is speed x availability, the link's capacity is
   scaled and shared equally.
+- ``scheduler_latency_s`` [0]: every copy holds its processor this long before its transfer
+  begins (an overhead; XSufferage's estimates include it).
+- ``information_error`` [0]: XSufferage estimates each task's cost as C x U(1 - e, 1 + e),
+  drawn per job and task; the other heuristics use no estimates.
 
 Streams (SeedSequence(seed).spawn(5)): workload, platform, estimates, policy, availability.
 The platform and workload use only their own streams, so every heuristic sees the same grid
-and tasks for one seed; the policy stream orders WQR's tasks; the estimates stream is unused.
+and tasks for one seed; the policy stream orders WQR's tasks; the estimates stream draws
+XSufferage's cost errors.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -36,52 +42,66 @@ from .simulator import Heuristic, SimResult, Simulator
 from .workload import Workload, build_workload
 
 
-def make_heuristic(params: BotParams, rng: np.random.Generator) -> Heuristic:
+def make_heuristic(
+    params: BotParams, policy: np.random.Generator, estimates: np.random.Generator, n_tasks: int
+) -> Heuristic:
     """``workqueue`` is WQR with at most one copy per task; the cap does not apply to it or
-    to XSufferage."""
+    to XSufferage. XSufferage's cost errors come from the estimates stream."""
     if params.heuristic == "wqr":
-        return Workqueue(params.replication_cap, rng=rng)
+        return Workqueue(params.replication_cap, rng=policy)
     if params.heuristic == "workqueue":
-        return Workqueue(1, rng=rng)
+        return Workqueue(1, rng=policy)
     if params.heuristic == "storage_affinity":
         return StorageAffinity(params.replication_cap)
-    return XSufferage()
+    error = params.information_error
+    if error == 0:
+        return XSufferage()
+    return XSufferage(estimates.uniform(1 - error, 1 + error, size=(params.jobs, n_tasks)))
 
 
-def build(
-    params: Mapping[str, object], seed: int
-) -> tuple[BotParams, Platform, Workload, Heuristic, Availability]:
+@dataclass(frozen=True)
+class Setup:
     """Everything one run needs, drawn from the run's seed."""
+
+    params: BotParams
+    platform: Platform
+    workload: Workload
+    heuristic: Heuristic
+    availability: Availability
+
+    def simulator(self) -> Simulator:
+        return Simulator(
+            self.platform,
+            self.workload,
+            self.heuristic,
+            availability=self.availability,
+            latency=self.params.scheduler_latency_s,
+        )
+
+
+def build(params: Mapping[str, object], seed: int) -> Setup:
+    """Check the parameters and draw the grid, the tasks and the heuristic's randomness."""
     p = parse(params)
-    workload_ss, platform_ss, _estimates, policy_ss, availability_ss = np.random.SeedSequence(
-        seed
-    ).spawn(5)
-    platform = build_platform(
-        np.random.default_rng(platform_ss), p.grid_heterogeneity, p.speed_table
+    streams = np.random.SeedSequence(seed).spawn(5)
+    workload_rng, platform_rng, estimates_rng, policy_rng, availability_rng = (
+        np.random.default_rng(s) for s in streams
     )
+    platform = build_platform(platform_rng, p.grid_heterogeneity, p.speed_table)
     workload = build_workload(
-        np.random.default_rng(workload_ss),
-        p.granularity_mb,
-        p.app_heterogeneity,
-        p.app_type,
-        p.jobs,
+        workload_rng, p.granularity_mb, p.app_heterogeneity, p.app_type, p.jobs
     )
-    heuristic = make_heuristic(p, np.random.default_rng(policy_ss))
+    heuristic = make_heuristic(p, policy_rng, estimates_rng, workload.n_tasks)
     availability: Availability = Dedicated()
     if p.availability == "synthetic":
         availability = Synthetic(
-            np.random.default_rng(availability_ss),
-            platform.n_processors,
-            p.availability_min,
-            p.availability_period_s,
+            availability_rng, platform.n_processors, p.availability_min, p.availability_period_s
         )
-    return p, platform, workload, heuristic, availability
+    return Setup(p, platform, workload, heuristic, availability)
 
 
 def simulate(params: Mapping[str, object], seed: int) -> SimResult:
     """The full simulation record of one run (copies, jobs, event count)."""
-    _, platform, workload, heuristic, availability = build(params, seed)
-    return Simulator(platform, workload, heuristic, availability=availability).run()
+    return build(params, seed).simulator().run()
 
 
 def run(params: Mapping[str, object], seed: int) -> dict[str, float]:

@@ -24,6 +24,8 @@ DEFAULTS: dict[str, object] = {
     "availability_min": 0.5,
     "availability_period_s": 600.0,
     "speed_table": "paper",
+    "scheduler_latency_s": 0.0,
+    "information_error": 0.0,
 }
 ALLOWED = ("heuristic", *DEFAULTS)
 
@@ -41,6 +43,8 @@ class BotParams:
     availability_min: float
     availability_period_s: float
     speed_table: str
+    scheduler_latency_s: float
+    information_error: float
 
 
 def _number(name: str, value: object) -> float:
@@ -92,6 +96,12 @@ def parse(params: Mapping[str, object]) -> BotParams:
     period = _number("availability_period_s", p["availability_period_s"])
     if not 0 < period < math.inf:
         raise ValueError(f"parameter 'availability_period_s' must be positive, got {period}")
+    latency = _number("scheduler_latency_s", p["scheduler_latency_s"])
+    if not 0 <= latency < math.inf:
+        raise ValueError(f"parameter 'scheduler_latency_s' must be >= 0, got {latency}")
+    error = _number("information_error", p["information_error"])
+    if not 0 <= error < 1:
+        raise ValueError(f"parameter 'information_error' must lie in [0, 1), got {error}")
     return BotParams(
         heuristic=str(_choice("heuristic", p["heuristic"], HEURISTICS)),
         grid_heterogeneity=int(heterogeneity),
@@ -104,4 +114,6 @@ def parse(params: Mapping[str, object]) -> BotParams:
         availability_min=a_min,
         availability_period_s=period,
         speed_table=str(_choice("speed_table", p["speed_table"], tuple(SPEED_TABLES))),
+        scheduler_latency_s=latency,
+        information_error=error,
     )

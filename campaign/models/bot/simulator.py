@@ -6,6 +6,9 @@ computed exactly from rates (no time stepping). Events at one instant are handle
 order: transfer ends, then compute ends (earliest assignment first, then lowest processor, so
 the first of tied copies wins), then availability changes, then the next job's release; the
 heuristic is invoked once after all of them.
+
+An optional scheduler latency holds each new copy's processor for a fixed time before its
+transfer (or computation) begins; the missing bytes are looked up when it begins.
 """
 
 from __future__ import annotations
@@ -23,8 +26,8 @@ from .workload import Workload
 
 LINK_BYTES_PER_S = 125_000.0  # 1 Mbps home link
 
-TRANSFER, COMPUTE, WON, KILLED = "transfer", "compute", "won", "killed"
-_COMPUTE_END, _EPOCH = 0, 1
+DISPATCH, TRANSFER, COMPUTE, WON, KILLED = "dispatch", "transfer", "compute", "won", "killed"
+_COMPUTE_END, _DISPATCHED, _EPOCH = 0, 1, 2
 
 
 class Copy:
@@ -46,6 +49,8 @@ class Copy:
         "last",
         "version",
         "ended",
+        "whole_file",
+        "began",
     )
 
     def __init__(self, task: int, job: int, proc: int, site: int, assigned: float) -> None:
@@ -55,7 +60,7 @@ class Copy:
         self.site = site
         self.assigned = assigned
         self.replica = False
-        self.state = TRANSFER
+        self.state = DISPATCH
         self.bytes = 0.0  # bytes this copy has to move over the link
         self.moved = 0.0  # bytes it did move
         self.handle: list | None = None
@@ -64,6 +69,8 @@ class Copy:
         self.last = math.nan
         self.version = 0
         self.ended = math.nan
+        self.whole_file = False
+        self.began = math.nan  # end of the scheduler latency: transfer or computation begins
 
     def __repr__(self) -> str:
         return (
@@ -116,7 +123,8 @@ class Simulator:
     """Runs ``workload``'s job sequence on ``platform`` under ``heuristic``.
 
     ``placement`` (site -> tasks whose files it already holds) is a warm start; the default is
-    empty servers. Heuristics use the read-only state below and ``take_idle``/``start_copy``.
+    empty servers. ``latency`` (s) delays the start of every copy's transfer. Heuristics use
+    the read-only state below and ``take_idle``/``start_copy``.
     """
 
     def __init__(
@@ -128,7 +136,11 @@ class Simulator:
         link_capacity: float = LINK_BYTES_PER_S,
         placement: Mapping[int, Iterable[int]] | None = None,
         availability: Availability | None = None,
+        latency: float = 0.0,
     ) -> None:
+        if not latency >= 0:
+            raise ValueError("scheduler latency must be >= 0")
+        self.latency = float(latency)
         self.platform = platform
         self.workload = workload
         self.heuristic = heuristic
@@ -207,6 +219,10 @@ class Simulator:
                     if payload.state == COMPUTE and payload.version == version:
                         self.events += 1
                         self._compute_done(payload)
+                elif kind == _DISPATCHED:
+                    if payload.state == DISPATCH:
+                        self.events += 1
+                        self._begin(payload)
                 else:
                     self.events += 1
                     self._apply_epoch(payload)
@@ -244,10 +260,13 @@ class Simulator:
 
     # ------------------------------------------------------------------------ copies
     def start_copy(self, task: int, proc: int, whole_file: bool = False) -> Copy:
-        """Start a copy of ``task`` on idle processor ``proc`` now. It first moves the bytes of
-        the file missing at its site (all of them when ``whole_file``), then computes."""
+        """Start a copy of ``task`` on idle processor ``proc`` now. After the scheduler
+        latency it moves the bytes of the file missing at its site (all of them when
+        ``whole_file``), then computes."""
         if not self.is_idle[proc]:
             raise RuntimeError(f"processor {proc} is busy")
+        if self.done[task]:
+            raise RuntimeError(f"task {task} already completed")
         site = self.proc_site[proc]
         self.is_idle[proc] = 0
         self.site_idle[site] -= 1
@@ -255,8 +274,6 @@ class Simulator:
         copy = Copy(task, self.job, proc, site, self.now)
         self.running[proc] = copy
         self.copies.append(copy)
-        if self.done[task]:
-            raise RuntimeError(f"task {task} already completed")
         siblings = self.task_copies[task]  # every copy started stays active until completion
         if siblings:
             copy.replica = True
@@ -264,13 +281,24 @@ class Simulator:
             self.record.replicas += 1
         self.record.copies += 1
         siblings.append(copy)
-        size = self.sizes[task]
-        copy.bytes = size if whole_file or not self.present[site][task] else 0.0
+        copy.whole_file = whole_file
+        if self.latency > 0:
+            copy.state = DISPATCH
+            self._push(self.now + self.latency, _DISPATCHED, copy.assigned, proc, copy)
+        else:
+            self._begin(copy)
+        return copy
+
+    def _begin(self, copy: Copy) -> None:
+        """Move the missing bytes, or compute at once when there are none."""
+        copy.began = self.now
+        missing = copy.whole_file or not self.present[copy.site][copy.task]
+        copy.bytes = self.sizes[copy.task] if missing else 0.0
         if copy.bytes > 0:
+            copy.state = TRANSFER
             copy.handle = self.link.start(self.now, copy.bytes, copy)
         else:
             self._start_compute(copy)
-        return copy
 
     def _start_compute(self, copy: Copy) -> None:
         copy.state = COMPUTE
@@ -317,7 +345,7 @@ class Simulator:
             copy.moved = self.link.cancel(self.now, copy.handle)
             copy.handle = None
             record.transferred_bytes += copy.moved
-        else:
+        elif copy.state == COMPUTE:
             copy.work += self.rate(copy.proc) * (self.now - copy.last)
             copy.last = self.now
             record.wasted_work += copy.work
