@@ -66,9 +66,8 @@ class SharedLink:
             heapq.heappop(heap)
         if not heap:
             return math.inf
-        return self.last + (heap[0][0] - self.served) * self.active / (
-            self.capacity * self.availability
-        )
+        left = max(heap[0][0] - self.served, 0.0)  # never negative through rounding
+        return self.last + left * self.active / (self.capacity * self.availability)
 
     def pop_finished(self, now: float) -> list[Any]:
         """End the transfers due at ``now`` (the time given by ``next_time``); return their
