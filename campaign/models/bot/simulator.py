@@ -226,8 +226,9 @@ class Simulator:
                 else:
                     self.events += 1
                     self._apply_epoch(payload)
-                    if self.active:
-                        self._push(now + self.availability.period, _EPOCH, 0.0, 0, payload + 1)
+                    if self.active:  # epoch k begins at k * period exactly
+                        start = (payload + 1) * self.availability.period
+                        self._push(start, _EPOCH, 0.0, 0, payload + 1)
             if self.active and self.n_idle:
                 self.heuristic.dispatch(self)
         return SimResult(self.records, self.copies, self.events, self.n_procs, self.n_sites, self.n)
