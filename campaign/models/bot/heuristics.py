@@ -246,23 +246,21 @@ def xsufferage_mapping(
     """Map every task of the current job to a processor list, XSufferage style.
 
     CT(t, p) = ready(p) + latency + missing bytes of t at site(p) / bandwidth + C_t / rate(p)
-    (C_t times its error factor when given); a site's
-    value is its best CT; the task with the largest sufferage (second best site value minus
-    best, ties: the later task) goes to the best processor of its best site (ties: lowest
-    site, then lowest processor).
+    (C_t times its error factor when given); a site's value is its best CT; the task with the
+    largest sufferage (second best site value minus best, ties: the later task) goes to the
+    best processor of its best site (ties: lowest site, then lowest processor).
 
-    Two reductions keep this fast without changing the result. Tasks with the same cost and
-    the same transfer times have the same estimates, so they form one class and are mapped
-    latest task first. Processors of a site with the same rate differ only by ready time, so
-    only the earliest ready of each such group (lowest index on ties) is a candidate. After
-    an assignment only the chosen processor changes, so only classes whose best processor in
-    that site was the chosen one are re-evaluated. A task's file is used by no other task, so
-    marking it present after mapping changes no estimate.
+    Three reductions keep this fast without changing the result. Tasks with the same cost
+    and the same transfer times have the same estimates, so they form one class and are
+    mapped latest task first. Processors of a site with the same rate differ only by ready
+    time, so only the earliest ready of each such group (lowest index on ties) is a
+    candidate. An assignment changes one candidate's ready time, so only that row of its
+    site's CT table is recomputed. A task's file is used by no other task, so marking it
+    present after mapping changes no estimate.
     """
     n, n_sites = sim.n, sim.n_sites
     rates = np.array([sim.rate(p) for p in range(sim.n_procs)])
     bandwidth = sim.link.capacity * sim.link.availability
-    ready = np.full(sim.n_procs, sim.now)
 
     present = np.array([np.frombuffer(bytes(h), dtype=np.uint8) for h in sim.present]).T
     estimate = np.asarray(sim.cost)
@@ -302,10 +300,7 @@ def xsufferage_mapping(
     # ct[i][j, c]: completion time of class c on site i's candidate j, kept up to date row
     # by row: an assignment changes one candidate's ready time, hence one row.
     latency = sim.latency
-    ct = [
-        ((ready[heads[i]][:, None] + latency) + transfer[i][None, :]) + run_time[i]
-        for i in range(n_sites)
-    ]
+    ct = [((sim.now + latency) + transfer[i][None, :]) + run_time[i] for i in range(n_sites)]
     value = np.full((n_sites, m), math.inf)  # value[i, c] = V_i of class c
     for site in range(n_sites):
         if heads[site].size:
@@ -335,7 +330,6 @@ def xsufferage_mapping(
         procs = heads[site]
         proc = int(procs[column == column.min()].min())  # lowest index among the best
         finish = float(value[site, c])
-        ready[proc] = finish
         queues[proc].append(task)
         if members[c]:
             last[c] = members[c][-1]
