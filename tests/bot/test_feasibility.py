@@ -12,7 +12,10 @@ from campaign.models.bot import SimResult, Workload, build
 from campaign.models.bot.simulator import KILLED, WON
 
 
-def assert_feasible(result: SimResult, workload: Workload, params: dict) -> None:
+def assert_feasible(
+    result: SimResult, workload: Workload, params: dict, speeds: tuple[float, ...] | None = None
+) -> None:
+    """``speeds`` (dedicated grids only) also checks compute times: cost / speed."""
     jobs = result.jobs
     heuristic = params["heuristic"]
     cap = params.get("replication_cap") or math.inf
@@ -45,6 +48,9 @@ def assert_feasible(result: SimResult, workload: Workload, params: dict) -> None
             else:
                 assert c.began <= c.compute_start <= c.ended
                 assert c.moved == c.bytes
+                if speeds is not None:
+                    busy = c.ended - c.compute_start
+                    assert c.work == pytest.approx(speeds[c.proc] * busy, rel=1e-9, abs=1e-6)
             assert 0.0 <= c.work <= workload.costs[k][c.task] * (1 + 1e-12)
             if c.state == KILLED:
                 assert c.ended == won_at[c.task]  # cancelled when the first copy finishes
@@ -85,7 +91,9 @@ CASES = [
 def test_random_runs_are_feasible(params):
     for seed in (1, 2):
         setup = build(params, seed)
-        assert_feasible(setup.simulator().run(), setup.workload, params)
+        dedicated = params.get("availability", "dedicated") == "dedicated"
+        speeds = setup.platform.speeds if dedicated else None
+        assert_feasible(setup.simulator().run(), setup.workload, params, speeds)
 
 
 def test_the_check_catches_an_infeasible_schedule():
