@@ -1,6 +1,7 @@
 """Speed of the ``bot`` model: simulator events per second, time per run for representative
 cells, and an estimate of a spec's wall time (measured time of every cell x replicates /
-workers).
+workers). Times are CPU seconds of this process (time.process_time), so that other work on a
+shared machine inflates them as little as possible; the load average is printed beside them.
 
     python scripts/bench_bot.py                      # representative cells + bot-full estimate
     python scripts/bench_bot.py --seeds 5 --workers 2 --spec specs/bot-full.yaml
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import statistics
 import sys
 import time
@@ -28,30 +30,32 @@ HEURISTICS = ("wqr", "xsufferage", "storage_affinity", "workqueue")
 
 
 def timed_run(params: dict, seed: int) -> tuple[float, float, float, int]:
-    """(seconds for the whole run, seconds in the simulator, of which seconds mapping jobs
-    at release (XSufferage's static mapping), events)."""
-    start = time.perf_counter()
+    """CPU seconds (whole run, in the simulator, of which mapping jobs at release:
+    XSufferage's static mapping) and events."""
+    start = time.process_time()
     setup = build(params, seed)
     mapping = 0.0
     start_job = setup.heuristic.start_job
 
     def timed_start_job(sim: Simulator) -> None:
         nonlocal mapping
-        begin = time.perf_counter()
+        begin = time.process_time()
         start_job(sim)
-        mapping += time.perf_counter() - begin
+        mapping += time.process_time() - begin
 
     setup.heuristic.start_job = timed_start_job
     simulator = setup.simulator()
-    sim_start = time.perf_counter()
+    sim_start = time.process_time()
     result = simulator.run()
-    sim_time = time.perf_counter() - sim_start
+    sim_time = time.process_time() - sim_start
     summarize(result)
-    return time.perf_counter() - start, sim_time, mapping, result.events
+    return time.process_time() - start, sim_time, mapping, result.events
 
 
 def representative(seeds: int) -> None:
-    print(f"time per run, mean over seeds 1..{seeds} (app_heterogeneity 0, visualization)")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"load average {load} on {os.cpu_count()} cores")
+    print(f"CPU time per run, mean over seeds 1..{seeds} (app_heterogeneity 0, visualization)")
     print(
         f"{'heuristic':18} {'grid':>4} {'MiB':>4} {'ms/run':>8} {'mapping':>8} {'events':>8} "
         f"{'events/s':>10}"
@@ -86,24 +90,25 @@ def estimate(spec_path: Path, workers: int) -> None:
     print(f"\n{spec_path.name}: timing one run of each of its {len(cells)} cells ...")
     by_heuristic: dict[str, float] = {}
     total = 0.0
-    start = time.perf_counter()
+    start = time.process_time()
     for index, cell in enumerate(cells):
         params = {**spec.get("params", {}), **dict(zip(names, cell, strict=True))}
         seconds = timed_run(params, 1000 + index)[0]
         total += seconds
         key = str(params.get("heuristic"))
         by_heuristic[key] = by_heuristic.get(key, 0.0) + seconds
-    measured = time.perf_counter() - start
+    measured = time.process_time() - start
     replicates = int(spec["replicates"])
     runs = len(cells) * replicates
     wall = total * replicates / workers
-    print(f"measured {total:.1f} s for one run per cell ({measured:.1f} s with overhead)")
+    print(f"{total:.1f} CPU s for one run per cell ({measured:.1f} s with the loop around them)")
     for key, seconds in by_heuristic.items():
         share = len(cells) / len(by_heuristic)
         print(f"  {key:18} {1000 * seconds / share:8.1f} ms per run on average")
     print(
         f"estimate: {runs} runs x {1000 * total / len(cells):.1f} ms / {workers} workers "
-        f"= {wall:.0f} s ({wall / 60:.1f} min) of simulation, engine overhead not included"
+        f"= {wall:.0f} s ({wall / 60:.1f} min) of simulation on idle cores, "
+        "engine overhead not included"
     )
 
 
