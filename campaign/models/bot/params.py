@@ -86,16 +86,18 @@ def parse(params: Mapping[str, object]) -> BotParams:
             f"parameter 'app_heterogeneity' must lie in 0..1 (a fraction), got {app_heterogeneity}"
         )
     granularity = _number("granularity_mb", p["granularity_mb"])
-    if not 0 < granularity <= 2048:
-        raise ValueError(f"parameter 'granularity_mb' must lie in (0, 2048] MiB, got {granularity}")
+    if not 0.5 <= granularity <= 2048:  # at most ~8200 tasks per job
+        raise ValueError(
+            f"parameter 'granularity_mb' must lie in [0.5, 2048] MiB, got {granularity}"
+        )
     cap = p["replication_cap"]
     cap = math.inf if cap is None else _whole("replication_cap", cap, 1)
     a_min = _number("availability_min", p["availability_min"])
     if not 0 < a_min <= 1:
         raise ValueError(f"parameter 'availability_min' must lie in (0, 1], got {a_min}")
     period = _number("availability_period_s", p["availability_period_s"])
-    if not 0 < period < math.inf:
-        raise ValueError(f"parameter 'availability_period_s' must be positive, got {period}")
+    if not 1 <= period < math.inf:
+        raise ValueError(f"parameter 'availability_period_s' must be >= 1 s, got {period}")
     latency = _number("scheduler_latency_s", p["scheduler_latency_s"])
     if not 0 <= latency < math.inf:
         raise ValueError(f"parameter 'scheduler_latency_s' must be >= 0, got {latency}")
