@@ -101,9 +101,11 @@ class JobRecord:
 
 @dataclass
 class SimResult:
+    """The record of a run: one entry per job, every copy in start order."""
+
     jobs: list[JobRecord]
     copies: list[Copy]
-    events: int
+    events: int  # job releases, transfer ends, latency ends, compute ends, kills, epochs
     n_processors: int
     n_sites: int
     n_tasks: int
