@@ -106,3 +106,25 @@ def test_data_reuse_speeds_up_later_jobs_for_data_aware_heuristics():
         assert metrics["transferred_bytes"] >= 2**31
     plain = run({"heuristic": "workqueue", **QUICK}, 4)
     assert plain["makespan_job2"] == pytest.approx(plain["makespan_job1"])  # no reuse
+
+
+def test_run_is_picklable_and_independent_of_hash_order():
+    """The engine ships ``run`` to workers; metrics must not depend on set or dict order."""
+    import os
+    import pickle
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    assert pickle.loads(pickle.dumps(run)) is run
+    params = {"heuristic": "storage_affinity", "grid_heterogeneity": 4, **QUICK}
+    code = f"from campaign.models.bot import run; print(repr(sorted(run({params!r}, 8).items())))"
+    root = Path(__file__).resolve().parents[2]
+    outputs = set()
+    for hash_seed in ("1", "2"):
+        env = os.environ | {"PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(root)}
+        done = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+        outputs.add(done.stdout)
+    assert outputs == {repr(sorted(run(params, 8).items())) + "\n"}
