@@ -78,7 +78,7 @@ def representative(seeds: int) -> None:
         )
     print(
         f"all representative runs: {total_events / total_sim:,.0f} events/s in the event loop "
-        "(ms/run: whole run; mapping: ms in XSufferage's static mappings)"
+        "(ms/run: whole run; mapping: ms preparing jobs at release, XSufferage's static mapping)"
     )
 
 
