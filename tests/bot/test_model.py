@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 
+import numpy as np
 import pytest
 
 from campaign.models import load_model
@@ -32,6 +33,8 @@ def test_registry_finds_the_model_with_its_attributes():
         ({"heuristic": "wqr", "app_type": "video"}, "app_type"),
         ({"heuristic": "wqr", "jobs": 0}, "jobs"),
         ({"heuristic": "wqr", "jobs": 2.5}, "jobs"),
+        ({"heuristic": "wqr", "jobs": math.inf}, "jobs"),
+        ({"heuristic": "wqr", "jobs": "6"}, "jobs"),
         ({"heuristic": "wqr", "replication_cap": 0}, "replication_cap"),
         ({"heuristic": "wqr", "availability": "traces"}, "availability"),
         ({"heuristic": "wqr", "availability_min": 0}, "availability_min"),
@@ -50,6 +53,10 @@ def test_check_names_the_bad_parameter(params, named):
 def test_defaults_and_accepted_values():
     check({"heuristic": "wqr"})
     check({"heuristic": "storage_affinity", "replication_cap": 2, "grid_heterogeneity": 8.0})
+    assert build({"heuristic": "wqr", "replication_cap": math.inf}, 1).params.replication_cap == (
+        math.inf
+    )
+    assert build({"heuristic": "wqr", "jobs": np.int64(2)}, 1).params.jobs == 2
     p = build({"heuristic": "wqr"}, 1).params
     assert (p.grid_heterogeneity, p.granularity_mb, p.jobs) == (1, 15.0, 6)
     assert p.app_heterogeneity == 0.0 and p.app_type == "visualization"

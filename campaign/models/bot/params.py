@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -48,7 +49,7 @@ class BotParams:
 
 
 def _number(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
         raise ValueError(f"parameter {name!r} must be a number, got {value!r}")
     return float(value)
 
@@ -63,7 +64,7 @@ def _choice(name: str, value: object, allowed: tuple) -> object:
 
 def _whole(name: str, value: object, low: int) -> int:
     number = _number(name, value)
-    if number != int(number) or number < low:
+    if not math.isfinite(number) or number != int(number) or number < low:
         raise ValueError(f"parameter {name!r} must be an integer >= {low}, got {value!r}")
     return int(number)
 
@@ -91,7 +92,8 @@ def parse(params: Mapping[str, object]) -> BotParams:
             f"parameter 'granularity_mb' must lie in [0.5, 2048] MiB, got {granularity}"
         )
     cap = p["replication_cap"]
-    cap = math.inf if cap is None else _whole("replication_cap", cap, 1)
+    unlimited = cap is None or (isinstance(cap, numbers.Real) and cap == math.inf)
+    cap = math.inf if unlimited else _whole("replication_cap", cap, 1)
     a_min = _number("availability_min", p["availability_min"])
     if not 0 < a_min <= 1:
         raise ValueError(f"parameter 'availability_min' must lie in (0, 1], got {a_min}")
