@@ -13,18 +13,16 @@ import argparse
 import itertools
 import os
 import statistics
-import sys
 import time
 from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # this checkout's package, whatever is installed
+from campaign.models.bot import build
+from campaign.models.bot.metrics import summarize
+from campaign.models.bot.simulator import Simulator
 
-from campaign.models.bot import build  # noqa: E402
-from campaign.models.bot.metrics import summarize  # noqa: E402
-from campaign.models.bot.simulator import Simulator  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 HEURISTICS = ("wqr", "xsufferage", "storage_affinity", "workqueue")
 
