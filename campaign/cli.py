@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import traceback
 from pathlib import Path
@@ -99,7 +100,9 @@ def cmd_run(args) -> int:
         progress=not args.quiet,
         say=_say,
     )
-    metrics = metrics_of(dataset)[: args.show_metrics]
+    per_entity = re.compile(r"_[a-z]+\d+(_|$)")  # makespan_job3, satisfaction_user2: not headline
+    headline = [m for m in metrics_of(dataset) if not per_entity.search(m)]
+    metrics = (headline or metrics_of(dataset))[: args.show_metrics]
     if metrics and dataset.attrs["tasks_ok"]:
         frame = summary_table(dataset, metrics=metrics)
         print()
