@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from campaign.models.ownership import simulate
@@ -46,3 +47,32 @@ def schedule():
 @pytest.fixture
 def su():
     return satisfaction
+
+
+def make_random_scenario(rng: np.random.Generator, **overrides) -> dict:
+    """A small random scenario with an explicit task list; `overrides` fix parameters."""
+    machines = int(rng.integers(2, 13))
+    users = int(rng.integers(2, 5))
+    shares = rng.multinomial(machines, rng.dirichlet(np.ones(users))).tolist()
+    count = int(rng.integers(1, 50))
+    tasks = []
+    for _ in range(count):
+        user = int(rng.integers(1, users + 1))
+        submit = float(rng.choice([rng.integers(0, 30) * 20.0, rng.uniform(0, 600)]))
+        duration = float(rng.choice([rng.integers(1, 40) * 10.0, rng.uniform(1, 400)]))
+        tasks.append([user, submit, duration])
+    params = {
+        "machines": machines,
+        "shares": shares,
+        "tasks": tasks,
+        "policy": str(rng.choice(["osep", "osep_checkpoint"])),
+        "update_interval_s": float(rng.choice([10, 20, 60])),
+        "restart_cost_s": float(rng.choice([0, 3])),
+    }
+    params.update(overrides)
+    return params
+
+
+@pytest.fixture
+def random_scenario():
+    return make_random_scenario

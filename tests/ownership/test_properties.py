@@ -18,35 +18,12 @@ import pytest
 from campaign.models.ownership import simulate
 
 
-def random_scenario(rng: np.random.Generator, **overrides) -> dict:
-    machines = int(rng.integers(2, 13))
-    users = int(rng.integers(2, 5))
-    shares = rng.multinomial(machines, rng.dirichlet(np.ones(users))).tolist()
-    count = int(rng.integers(1, 50))
-    tasks = []
-    for _ in range(count):
-        user = int(rng.integers(1, users + 1))
-        submit = float(rng.choice([rng.integers(0, 30) * 20.0, rng.uniform(0, 600)]))
-        duration = float(rng.choice([rng.integers(1, 40) * 10.0, rng.uniform(1, 400)]))
-        tasks.append([user, submit, duration])
-    params = {
-        "machines": machines,
-        "shares": shares,
-        "tasks": tasks,
-        "policy": str(rng.choice(["osep", "osep_checkpoint"])),
-        "update_interval_s": float(rng.choice([10, 20, 60])),
-        "restart_cost_s": float(rng.choice([0, 3])),
-    }
-    params.update(overrides)
-    return params
-
-
 def submitted_between(tasks: list, low: float, high: float) -> bool:
     return any(low < submit <= high for _, submit, _ in tasks)
 
 
 @pytest.mark.parametrize("owner_load", [0.0, 0.5])
-def test_guarantee_a_after_every_negotiation(owner_load):
+def test_guarantee_a_after_every_negotiation(random_scenario, owner_load):
     rng = np.random.default_rng(20260101)
     checked = 0
     for seed in range(150):
@@ -82,7 +59,7 @@ def test_guarantee_a_can_fail_with_a_budget():
 
 
 @pytest.mark.parametrize("maxt", [0, 1, 2, "all"])
-def test_property_b_at_every_decision(maxt):
+def test_property_b_at_every_decision(random_scenario, maxt):
     rng = np.random.default_rng(7)
     preempted_total = 0
     for seed in range(120):
@@ -106,7 +83,7 @@ def test_property_b_at_every_decision(maxt):
         assert preempted_total > 50
 
 
-def test_fair_share_never_preempts():
+def test_fair_share_never_preempts(random_scenario):
     rng = np.random.default_rng(3)
     for seed in range(50):
         params = random_scenario(rng, policy="fair_share", priority_half_life_s=60)
