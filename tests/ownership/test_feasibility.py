@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 
 from campaign.models.ownership import run, simulate
+from campaign.models.ownership.params import parse
+from campaign.models.ownership.scenarios import REFERENCE_SCENARIOS
 
 
 def rate_integral(changes: list[tuple[float, bool]], load: float, start: float, end: float):
@@ -32,7 +34,7 @@ def rate_integral(changes: list[tuple[float, bool]], load: float, start: float, 
 def check_schedule(params: dict, seed: int) -> None:
     tasks, outcome = simulate(params, seed, record=True)
     metrics = run(params, seed)
-    n = params["machines"]
+    n = parse(params).settings.machines
     load = params.get("owner_load", 0.0)
     checkpoint = (
         params.get("checkpoint_cost_s", 0.0) if params["policy"] == "osep_checkpoint" else 0
@@ -99,7 +101,7 @@ def check_schedule(params: dict, seed: int) -> None:
         later = [r.start for r in by_machine[s.machine] if r.start >= release and r is not s]
         loss += (min(later) if later else makespan) - release
     assert metrics["capacity_loss"] == pytest.approx(loss, abs=1e-6)
-    shares = params["shares"]
+    shares = parse(params).settings.shares
     times = sorted({0.0, *tasks.submit, *(s.start for s in segments), *(s.end for s in segments)})
     violation = 0.0
     for low, high in zip(times, times[1:]):
@@ -153,3 +155,13 @@ def test_parametric_scenario_with_everything_on_is_feasible():
         "owner_load": 0.5,
     }
     check_schedule(params, 5)
+
+
+@pytest.mark.parametrize("name", sorted(REFERENCE_SCENARIOS))
+def test_reference_scenarios_are_feasible(name):
+    for policy in (
+        {"policy": "osep", "maxt": 2},
+        {"policy": "osep_checkpoint", "checkpoint_cost_s": 10, "restart_cost_s": 5},
+        {"policy": "fair_share"},
+    ):
+        check_schedule({**REFERENCE_SCENARIOS[name], **policy}, 0)

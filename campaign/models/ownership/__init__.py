@@ -50,7 +50,7 @@ import numpy as np
 
 from campaign.models.ownership.availability import machine_periods
 from campaign.models.ownership.metrics import METRICS, compute_metrics
-from campaign.models.ownership.params import parse
+from campaign.models.ownership.params import Scenario, parse
 from campaign.models.ownership.simulator import Outcome, Simulation, Tasks
 from campaign.models.ownership.workload import build_tasks
 
@@ -61,7 +61,12 @@ def simulate(
     params: Mapping[str, object], seed: int, record: bool = False, observe: bool = False
 ) -> tuple[Tasks, Outcome]:
     """Run one simulation and return its tasks and raw outcome (schedule, integrals)."""
-    scenario = parse(params)
+    return _simulate(parse(params), seed, record, observe)
+
+
+def _simulate(
+    scenario: Scenario, seed: int, record: bool = False, observe: bool = False
+) -> tuple[Tasks, Outcome]:
     workload, _platform, _estimates, _policy, availability = np.random.SeedSequence(seed).spawn(5)
     tasks = build_tasks(scenario.recipe, workload)
     settings = scenario.settings
@@ -76,8 +81,9 @@ def simulate(
 
 def run(params: Mapping[str, object], seed: int) -> dict[str, float]:
     """The model contract: metrics of one run (see `METRICS` for units and meanings)."""
-    tasks, outcome = simulate(params, seed)
-    return compute_metrics(tasks, outcome, len(parse(params).settings.shares))
+    scenario = parse(params)
+    tasks, outcome = _simulate(scenario, seed)
+    return compute_metrics(tasks, outcome, len(scenario.settings.shares))
 
 
 def check(params: Mapping[str, object]) -> None:
