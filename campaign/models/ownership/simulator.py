@@ -98,6 +98,16 @@ class Outcome:
     owner_changes: list[tuple[int, float, bool]] = field(default_factory=list)
 
 
+def first_epoch(time: float, interval: float, offset: float) -> int:
+    """The smallest k with k·interval + offset >= time (epochs are computed as k·T + offset)."""
+    k = max(0, math.ceil((time - offset) / interval))
+    while k > 0 and (k - 1) * interval + offset >= time:
+        k -= 1
+    while k * interval + offset < time:
+        k += 1
+    return k
+
+
 class Simulation:
     """One run; `simulate` is the entry point. `record` keeps run segments and owner-load
     changes, `observe` keeps per-epoch snapshots (for property tests)."""
@@ -158,6 +168,7 @@ class Simulation:
         self.done = 0
         self.makespan = math.nan
         self.events = 0
+        self.mutations = 0  # counts state changes, to skip epochs that cannot act
         self.heap: list[tuple] = []
         self.seq = 0
         self.out = Outcome([], math.nan, 0.0, 0.0, 0.0, 0, 0)
@@ -185,6 +196,7 @@ class Simulation:
     # ----- task life ---------------------------------------------------------------------
     def dispatch(self, u: int, machine: int) -> None:
         """Match u's queue head with a free machine; it starts after the dispatch delay."""
+        self.mutations += 1
         task = self.queue[u].popleft()
         self.task_on[machine] = task
         if self.s.dispatch_delay == 0:
@@ -195,6 +207,7 @@ class Simulation:
         self.push(self.now + self.s.dispatch_delay, START, machine)
 
     def start(self, task: int, machine: int) -> None:
+        self.mutations += 1
         u = self.tasks.user[task]
         t = self.now
         self.state[machine] = RUN
@@ -244,6 +257,7 @@ class Simulation:
     def complete(self, task: int, version: int) -> None:
         if version != self.version[task]:
             return
+        self.mutations += 1
         machine = self.machine_of[task]
         self.stop_run(task, machine, "done")
         u = self.tasks.user[task]
@@ -258,6 +272,7 @@ class Simulation:
 
     def suspend(self, task: int, beneficiary: int) -> None:
         """Preempt a running task; its machine is reserved for the beneficiary."""
+        self.mutations += 1
         machine = self.machine_of[task]
         self.version[task] += 1
         work = self.stop_run(task, machine, "checkpointed" if self.checkpointing else "killed")
@@ -280,6 +295,7 @@ class Simulation:
 
     def release(self, machine: int) -> None:
         """A preempted machine becomes idle (still reserved); its task goes back to the head."""
+        self.mutations += 1
         task = self.task_on[machine]
         self.queue[self.tasks.user[task]].appendleft(task)
         self.state[machine] = IDLE
@@ -321,6 +337,7 @@ class Simulation:
             if best < 0:
                 break
             if self.free:
+                self.mutations += 1
                 machine = heapq.heappop(self.free)
                 self.reserved_for[machine] = best
                 self.reserved[best] += 1
@@ -369,6 +386,7 @@ class Simulation:
             if self.queue[u]:
                 self.dispatch(u, machine)
             else:
+                self.mutations += 1
                 heapq.heappush(self.free, machine)
         while self.free:
             best, best_f = -1, -math.inf
@@ -379,13 +397,17 @@ class Simulation:
                 break
             self.dispatch(best, heapq.heappop(self.free))
 
-    def negotiate_fair_share(self) -> None:
-        elapsed = self.now - self.last_negotiation
-        self.last_negotiation = self.now
+    def age_priorities(self, time: float) -> None:
+        """Fair-Share priority update of a negotiation epoch at `time`."""
+        elapsed = time - self.last_negotiation
+        self.last_negotiation = time
         for u in range(self.m):
             self.priority[u] = update_priority(
                 self.priority[u], self.active[u], elapsed, self.s.half_life
             )
+
+    def negotiate_fair_share(self) -> None:
+        self.age_priorities(self.now)
         if not self.free:
             return
         ready = [len(q) for q in self.queue]
@@ -410,6 +432,7 @@ class Simulation:
         interval, offset = self.s.interval, self.s.offset
         fair = self.s.policy == "fair_share"
         k_decide = k_negotiate = 0
+        quiet_decide = quiet_negotiate = -1  # mutation count at the last no-op epoch
         submitted = 0
         heap = self.heap
         while self.done < self.count:
@@ -417,6 +440,15 @@ class Simulation:
             time, kind = heap[0][:2] if heap else (math.inf, COMPLETE)
             if submitted < self.count:
                 time, kind = min((time, kind), (tasks.submit[order[submitted]], SUBMIT))
+            if quiet_decide == quiet_negotiate == self.mutations and time < math.inf:
+                # Both epochs did nothing and nothing changed since: every epoch before the
+                # next event would do nothing too (Fair-Share still ages its priorities).
+                k_decide = max(k_decide, first_epoch(time, interval, 0.0))
+                k_skip = max(k_negotiate, first_epoch(time, interval, offset))
+                if fair:
+                    for k in range(k_negotiate, k_skip):
+                        self.age_priorities(k * interval + offset)
+                k_negotiate = k_skip
             time, kind = min((time, kind), (k_decide * interval, DECIDE))
             time, kind = min((time, kind), (k_negotiate * interval + offset, NEGOTIATE))
             self.advance(time)
@@ -427,13 +459,20 @@ class Simulation:
                 self.demand[u] += 1
                 self.queue[u].append(task)
                 self.update_shortfall(u)
+                self.mutations += 1
             elif kind == DECIDE:
                 k_decide += 1
+                before = self.mutations
                 if not fair:
                     self.decide()
+                if self.mutations == before:
+                    quiet_decide = before
             elif kind == NEGOTIATE:
                 k_negotiate += 1
+                before = self.mutations
                 self.negotiate()
+                if self.mutations == before:
+                    quiet_negotiate = before
             else:
                 _, _, _, *payload = heapq.heappop(heap)
                 if kind == COMPLETE:
