@@ -14,8 +14,11 @@ import numpy as np
 import pytest
 
 from campaign.models.ownership import run, simulate
+from campaign.models.ownership.availability import machine_periods
 from campaign.models.ownership.params import parse
 from campaign.models.ownership.scenarios import REFERENCE_SCENARIOS
+from campaign.models.ownership.simulator import Simulation
+from campaign.models.ownership.workload import build_tasks
 
 
 def rate_integral(changes: list[tuple[float, bool]], load: float, start: float, end: float):
@@ -165,3 +168,42 @@ def test_reference_scenarios_are_feasible(name):
         {"policy": "fair_share"},
     ):
         check_schedule({**REFERENCE_SCENARIOS[name], **policy}, 0)
+
+
+@pytest.mark.parametrize("policy", ["osep", "osep_checkpoint", "fair_share"])
+def test_skipping_quiet_epochs_changes_nothing(random_scenario, policy):
+    """Epochs skipped because they cannot act: the same schedule as processing every epoch."""
+    rng = np.random.default_rng(5)
+    skipped = 0
+    for seed in range(40):
+        params = random_scenario(
+            rng,
+            policy=policy,
+            maxt=int(rng.choice([1, 2, 100])),
+            checkpoint_cost_s=float(rng.choice([0, 4, 25])),
+            dispatch_delay_s=float(rng.choice([0, 3])),
+            owner_load=float(rng.choice([0, 0.5])),
+            priority_half_life_s=float(rng.choice([60, 3600])),
+        )
+        scenario = parse(params)
+        tasks = build_tasks(scenario.recipe, np.random.SeedSequence(seed))
+        outcomes = []
+        for skip in (True, False):
+            periods = machine_periods(
+                np.random.SeedSequence(seed),
+                scenario.settings.machines,
+                scenario.owner_off,
+                scenario.owner_on,
+            )
+            simulation = Simulation(
+                scenario.settings, tasks, periods, record=True, skip_quiet_epochs=skip
+            )
+            outcomes.append(simulation.simulate())
+        fast, slow = outcomes
+        assert fast.completion == slow.completion
+        assert fast.segments == slow.segments
+        assert fast.busy_time == pytest.approx(slow.busy_time, rel=1e-12)
+        assert fast.violation == pytest.approx(slow.violation, rel=1e-12)
+        assert fast.capacity_loss == pytest.approx(slow.capacity_loss, rel=1e-12)
+        skipped += slow.events - fast.events
+    assert skipped > 1000

@@ -110,7 +110,8 @@ def first_epoch(time: float, interval: float, offset: float) -> int:
 
 class Simulation:
     """One run; `simulate` is the entry point. `record` keeps run segments and owner-load
-    changes, `observe` keeps per-epoch snapshots (for property tests)."""
+    changes, `observe` keeps per-epoch snapshots (for property tests); `skip_quiet_epochs`
+    off processes every epoch (a reference for the skipping)."""
 
     def __init__(
         self,
@@ -119,8 +120,10 @@ class Simulation:
         periods: Sequence[Iterator[tuple[float, bool]]] | None = None,
         record: bool = False,
         observe: bool = False,
+        skip_quiet_epochs: bool = True,
     ):
         self.s = settings
+        self.skip_quiet_epochs = skip_quiet_epochs
         self.tasks = tasks
         self.periods = periods
         self.record = record
@@ -440,7 +443,8 @@ class Simulation:
             time, kind = heap[0][:2] if heap else (math.inf, COMPLETE)
             if submitted < self.count:
                 time, kind = min((time, kind), (tasks.submit[order[submitted]], SUBMIT))
-            if quiet_decide == quiet_negotiate == self.mutations and time < math.inf:
+            quiet = quiet_decide == quiet_negotiate == self.mutations
+            if quiet and self.skip_quiet_epochs and time < math.inf:
                 # Both epochs did nothing and nothing changed since: every epoch before the
                 # next event would do nothing too (Fair-Share still ages its priorities).
                 k_decide = max(k_decide, first_epoch(time, interval, 0.0))
