@@ -10,7 +10,7 @@ import pytest
 from campaign.models.ownership.shares import (
     fair_share_order,
     feasible_share,
-    update_priority,
+    update_priorities,
 )
 
 
@@ -74,10 +74,9 @@ def test_fair_share_infinite_effective_priority_gets_only_leftovers():
 
 
 def test_priority_update_example():
-    assert update_priority(0.5, 10, 600.0, 600.0) == 5.25
+    assert update_priorities([0.5], [10], 600.0, 600.0) == [5.25]
 
 
 def test_priority_never_drops_below_one_half_and_decays_by_half_lives():
-    assert update_priority(0.5, 0, 100.0, 10.0) == 0.5
-    assert update_priority(4.5, 0, 10.0, 10.0) == 2.25
-    assert update_priority(4.5, 0, 20.0, 10.0) == pytest.approx(1.125)
+    assert update_priorities([0.5, 4.5, 4.5], [0, 0, 2], 10.0, 10.0) == [0.5, 2.25, 3.25]
+    assert update_priorities([4.5], [0], 20.0, 10.0) == [pytest.approx(1.125)]

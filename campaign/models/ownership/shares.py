@@ -43,10 +43,14 @@ def feasible_share(shares: Sequence[int], demand: Sequence[int], machines: int) 
     return [float(a) for a in alloc]
 
 
-def update_priority(priority: float, running: int, elapsed: float, half_life: float) -> float:
-    """Real priority after `elapsed` seconds: max(0.5, β·π + (1 − β)·ρ), β = 0.5^(δt/h)."""
+def update_priorities(
+    priorities: Sequence[float], running: Sequence[int], elapsed: float, half_life: float
+) -> list[float]:
+    """Real priorities `elapsed` seconds on: π_u ← max(0.5, β·π_u + (1 − β)·ρ_u), β = 0.5^(δt/h),
+    where ρ_u is the number of machines running u's tasks."""
     beta = 0.5 ** (elapsed / half_life)
-    return max(PRIORITY_FLOOR, beta * priority + (1.0 - beta) * running)
+    rest = 1.0 - beta
+    return [max(PRIORITY_FLOOR, beta * p + rest * r) for p, r in zip(priorities, running)]
 
 
 def fair_share_order(idle: int, ready: Sequence[int], effective: Sequence[float]) -> list[int]:

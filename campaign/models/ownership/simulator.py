@@ -31,7 +31,7 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from campaign.models.ownership.shares import PRIORITY_FLOOR, fair_share_order, update_priority
+from campaign.models.ownership.shares import PRIORITY_FLOOR, fair_share_order, update_priorities
 
 # Event kinds, in same-time processing order.
 COMPLETE, CKPT_DONE, START, OWNER, SUBMIT, DECIDE, NEGOTIATE = range(7)
@@ -404,10 +404,7 @@ class Simulation:
         """Fair-Share priority update of a negotiation epoch at `time`."""
         elapsed = time - self.last_negotiation
         self.last_negotiation = time
-        for u in range(self.m):
-            self.priority[u] = update_priority(
-                self.priority[u], self.active[u], elapsed, self.s.half_life
-            )
+        self.priority = update_priorities(self.priority, self.active, elapsed, self.s.half_life)
 
     def negotiate_fair_share(self) -> None:
         self.age_priorities(self.now)
