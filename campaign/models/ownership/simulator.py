@@ -2,25 +2,35 @@
 
 Time jumps from event to event: task completions, checkpoint writes ending, dispatched tasks
 starting, owner-load changes, submissions, and the policy's own epochs (decisions at k·T,
-negotiations at k·T + offset). Nothing is sampled on a time grid, so integrals (violation,
-busy time) are exact sums of rectangles.
+negotiations at k·T + offset, each computed as k·T + offset, never accumulated). Nothing is
+sampled on a time grid, so integrals (violation, busy time) are exact sums of rectangles.
+Epochs that provably cannot act (a decision and a negotiation did nothing and no state has
+changed since) are skipped up to the next event; Fair-Share still ages its priorities at
+each of them, so the schedule is the one of processing every epoch.
 
 Same-time order: completions, checkpoint writes ending, dispatched tasks starting, owner-load
 changes, submissions, decision, negotiation; within one kind, the order the events were
-created (submissions: submit time, then task id).
+created (submissions: submit time, then task id). Machines are taken lowest index first.
 
 Decisions where the model document is silent:
 - A machine between a match and the start of its task (dispatch delay) counts against its
-  user's share f_u like a reservation, is not active (a_u, violation) and cannot be preempted.
+  user's share f_u like a reservation; the task is not active (a_u, violation), cannot be
+  preempted, and the machine is not busy (policy_cost); the wait is part of capacity loss
+  when the machine was freed by a preemption (loss runs to the task's actual start).
 - A checkpointing task is neither active nor ready; it returns to the head of its user's
   queue when the write ends, which is also when its machine is released for the beneficiary.
+  The write takes ``checkpoint_cost_s`` whatever the owner load.
 - A reserved machine is served at the first negotiation after its release. Idle machines
   left at a negotiation go to users with a non-empty queue, even if part of that queue is
-  covered by a reservation still waiting for a checkpoint write.
-- Victims: least time since the latest (re)start, ties by latest first start, then highest id.
+  covered by a reservation still waiting for a checkpoint write; a reservation that then
+  finds no ready task is dropped. At a decision, r_u = max(0, queue length - reservations).
+- Victims: least time since the latest (re)start; the tie rule "latest start" is read as
+  the latest first start, then the highest task id.
 - The restart cost is extra work at the machine's rate, paid whenever a task resumes from a
   checkpoint; a task preempted during it keeps only the progress it had.
 - Capacity loss of a freed machine that never runs a task again lasts until the makespan.
+- Fair-Share: ρ_u is the number of u's running tasks at the epoch, before its matches; the
+  first update (at the first negotiation epoch) covers the time since 0.
 """
 
 from __future__ import annotations
