@@ -20,6 +20,18 @@ EXAMPLE = {
     "dispatch_delay_s": 0,
 }
 
+# Cases 9-10 with unequal shares and mixed durations, every source of randomness switched on.
+RANDOM_FOUR_USERS = {
+    "machines": 20,
+    "shares": [6, 8, 3, 3],
+    "tasks_per_user": 15,
+    "task_duration_s": [[600, 1800, 3600]] * 4,
+    "submit_s": [0, 100, 200, 210],
+    "duration_jitter": 0.2,
+    "interarrival_s": 60,
+    "owner_load": 0.5,
+}
+
 
 def runs_of(params: dict, seed: int = 0) -> dict[int, list[tuple[float, float, str]]]:
     """Per task id, its runs as (start, end, outcome) in time order."""
@@ -37,6 +49,11 @@ def satisfaction(duration: float, submit: float, completion: float) -> float:
 @pytest.fixture
 def example() -> dict:
     return dict(EXAMPLE)
+
+
+@pytest.fixture
+def random_four_users() -> dict:
+    return dict(RANDOM_FOUR_USERS)
 
 
 @pytest.fixture

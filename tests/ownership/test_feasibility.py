@@ -141,21 +141,14 @@ def test_random_schedules_are_feasible(random_scenario, policy):
         check_schedule(params, seed)
 
 
-def test_parametric_scenario_with_everything_on_is_feasible():
+def test_parametric_scenario_with_everything_on_is_feasible(random_four_users):
     params = {
+        **random_four_users,
         "policy": "osep_checkpoint",
-        "machines": 20,
-        "shares": [6, 8, 3, 3],
-        "tasks_per_user": 15,
-        "task_duration_s": [[600, 1800, 3600]] * 4,
-        "submit_s": [0, 100, 200, 210],
-        "duration_jitter": 0.2,
-        "interarrival_s": 120,
         "checkpoint_cost_s": 10,
         "restart_cost_s": 5,
         "dispatch_delay_s": 2,
         "maxt": 2,
-        "owner_load": 0.5,
     }
     check_schedule(params, 5)
 

@@ -11,17 +11,6 @@ from campaign.models import load_model
 from campaign.models.ownership import run, simulate
 from campaign.models.ownership.params import DEFAULTS, parse
 
-RANDOM = {
-    "machines": 20,
-    "shares": [6, 8, 3, 3],
-    "tasks_per_user": 15,
-    "task_duration_s": [[600, 1800, 3600]] * 4,
-    "submit_s": [0, 100, 200, 210],
-    "duration_jitter": 0.2,
-    "interarrival_s": 60,
-    "owner_load": 0.5,
-}
-
 
 def test_registry_names_this_model():
     assert load_model("ownership") is run
@@ -106,8 +95,8 @@ def _mixed():
     return {"shares": [10, 10], "task_duration_s": [[600, 1800, 3600], 600]}
 
 
-def test_jitter_and_poisson_arrivals():
-    tasks, _ = simulate(RANDOM, 3)
+def test_jitter_and_poisson_arrivals(random_four_users):
+    tasks, _ = simulate(random_four_users, 3)
     durations = np.array(tasks.duration)
     base = np.array([[600, 1800, 3600][i % 3] for i in range(15)] * 4)
     assert np.all(np.abs(durations / base - 1) <= 0.2)
@@ -119,9 +108,9 @@ def test_jitter_and_poisson_arrivals():
     assert 30 < gaps.mean() < 90  # 56 exponential gaps of mean 60
 
 
-def test_same_params_and_seed_give_bit_identical_metrics():
+def test_same_params_and_seed_give_bit_identical_metrics(random_four_users):
     for policy in ("osep", "osep_checkpoint", "fair_share"):
-        params = {**RANDOM, "policy": policy}
+        params = {**random_four_users, "policy": policy}
         first, second = run(params, 12345), run(params, 12345)
         assert list(first) == list(second)
         assert np.array_equal(list(first.values()), list(second.values()))
@@ -132,18 +121,18 @@ def test_deterministic_scenarios_do_not_depend_on_the_seed(example):
     assert run(example, 1) == run(example, 2**62 + 7)
 
 
-def test_policies_see_the_same_workload_for_one_seed():
+def test_policies_see_the_same_workload_for_one_seed(random_four_users):
     """Pairing (common random numbers): the workload stream ignores the policy."""
     workloads = {
-        policy: simulate({**RANDOM, "policy": policy}, 9)[0]
+        policy: simulate({**random_four_users, "policy": policy}, 9)[0]
         for policy in ("osep", "osep_checkpoint", "fair_share")
     }
     assert len({(w.submit, w.duration) for w in workloads.values()}) == 1
 
 
-def test_one_users_draws_do_not_shift_when_another_user_changes():
-    base = simulate(RANDOM, 4)[0]
-    changed = simulate({**RANDOM, "tasks_per_user": [15, 3, 15, 15]}, 4)[0]
+def test_one_users_draws_do_not_shift_when_another_user_changes(random_four_users):
+    base = simulate(random_four_users, 4)[0]
+    changed = simulate({**random_four_users, "tasks_per_user": [15, 3, 15, 15]}, 4)[0]
     assert base.duration[:15] == changed.duration[:15]
     assert base.duration[30:] == changed.duration[18:]
     assert base.submit[30:] == changed.submit[18:]
