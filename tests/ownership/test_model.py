@@ -151,3 +151,19 @@ def test_user_without_tasks_has_nan_satisfaction():
     assert math.isnan(metrics["satisfaction_user2"])
     assert metrics["satisfaction_mean"] == metrics["satisfaction_user1"]
     assert math.isnan(metrics["satisfaction_std"])
+
+
+@pytest.mark.parametrize(("weights", "u2_starts"), [("equal", [10, 110]), ("share", [210, 210])])
+def test_fair_share_weights_by_share_starve_non_owners(schedule, weights, u2_starts):
+    """Two machines, both owned by u1; four 100 s tasks of u1 and two of u2 at 0. Equal
+    weights split the first negotiation 1/1; share weights give u2 (p = 0, e = ∞) machines
+    only once u1 has no ready task."""
+    params = {
+        "machines": 2,
+        "shares": [2, 0],
+        "tasks": [[1, 0, 100]] * 4 + [[2, 0, 100]] * 2,
+        "policy": "fair_share",
+        "fair_share_weights": weights,
+    }
+    runs = schedule(params)
+    assert [runs[j][0][0] for j in (4, 5)] == u2_starts

@@ -28,7 +28,8 @@ Parameters (default in brackets; times in seconds):
 - ``checkpoint_cost_s`` [0], ``restart_cost_s`` [0]: checkpoint write (machine busy) and
   extra run time on resume; used by ``osep_checkpoint`` only.
 - ``priority_half_life_s`` [86400]: Fair-Share usage half-life h;
-  ``fair_share_weights`` [equal]: ``equal`` (g_u = 1) or ``share`` (g_u = 1/p_u).
+  ``fair_share_weights`` [equal]: ``equal`` (g_u = 1) or ``share`` (g_u = 1/p_u; a user
+  with p_u = 0 then has e_u = ∞ and gets machines only when no owner has ready tasks).
 - ``owner_load`` [0 = off]: while a machine's owner uses it, tasks progress at rate
   1 - owner_load; owner-free and owner-busy periods are exponential with means
   ``owner_off_s`` [3600] and ``owner_on_s`` [600] (availability stream).
