@@ -167,3 +167,22 @@ def test_fair_share_weights_by_share_starve_non_owners(schedule, weights, u2_sta
     }
     runs = schedule(params)
     assert [runs[j][0][0] for j in (4, 5)] == u2_starts
+
+
+@pytest.mark.parametrize(("half_life", "u2_at_110"), [(1, 1), (100, 2)])
+def test_fair_share_history_window_decides_who_gets_machines(schedule, half_life, u2_at_110):
+    """u1 alone runs two machines 10-110; both users have three tasks ready at 110. With a
+    long half-life u1's usage still weighs (π_u1 > 0.5 = π_u2): u2 gets both machines; with
+    h = 1 s the usage is forgotten, priorities tie and the machines split 1/1."""
+    params = {
+        "machines": 2,
+        "shares": [1, 1],
+        "tasks": [[1, 0, 100]] * 2 + [[1, 50, 100]] * 3 + [[2, 50, 100]] * 3,
+        "policy": "fair_share",
+        "priority_half_life_s": half_life,
+    }
+    runs = schedule(params)
+    assert runs[0][0][:2] == runs[1][0][:2] == (10, 110)
+    started = [j for j, r in runs.items() if r[0][0] == 110]
+    assert sum(1 for j in started if j >= 5) == u2_at_110
+    assert len(started) == 2
