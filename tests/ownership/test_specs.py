@@ -14,11 +14,14 @@ from campaign.spec import load_spec
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 
 
-@pytest.mark.parametrize("name", ["ownership-case1.yaml", "ownership-quick.yaml"])
-def test_spec_validates_and_pairs_policies(name):
+@pytest.mark.parametrize(
+    ("name", "paired"),
+    [("ownership-case1.yaml", ("policy",)), ("ownership-quick.yaml", ("policy", "maxt"))],
+)
+def test_spec_validates_and_pairs_strategies(name, paired):
     spec = load_spec(SPECS / name)
     assert spec.model == "ownership"
-    assert spec.paired == ("policy",)
+    assert spec.paired == paired
 
 
 def test_case1_covers_the_source_sweep():
@@ -47,15 +50,13 @@ def test_case1_at_ten_machines_is_the_worked_example():
     assert found == 3
 
 
-def test_quick_spec_pairs_policies_and_replicates_differ():
+def test_quick_spec_shares_seeds_across_cells_and_replicates_differ():
     spec = load_spec(SPECS / "ownership-quick.yaml")
     design = Design(spec)
-    policy = [f.name for f in spec.factors].index("policy")
     seeds = defaultdict(set)
     makespans = defaultdict(set)
     for task in design.tasks():
-        rest = tuple(level for i, level in enumerate(task.cell) if i != policy)
-        seeds[(rest, task.replicate)].add(task.seed)
+        seeds[task.replicate].add(task.seed)
         params = cell_params(spec, task.cell)
         makespans[task.cell].add(run(params, task.seed)["makespan"])
     assert all(len(s) == 1 for s in seeds.values())
