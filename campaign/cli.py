@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import traceback
 
@@ -79,12 +80,24 @@ def cmd_status(args) -> int:
     return EXIT_FAILED_TASKS if plan.failed else EXIT_OK
 
 
+def quiet_dask_logs() -> None:
+    """Silence Dask's own log lines: when a scheduler or worker goes away it logs errors with
+    tracebacks, which `run` replaces by one line of its own (--debug keeps them)."""
+    import distributed  # noqa: F401  - sets up Dask's loggers, quieted below
+
+    names = [name for name in logging.root.manager.loggerDict if name.startswith("distributed")]
+    for name in ["distributed", "tornado", *names]:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
 def cmd_run(args) -> int:
     from campaign.query import format_table, metrics_of, summary_table
     from campaign.runner import RESULTS_FILE, run
     from campaign.spec import load_spec
 
     spec = load_spec(args.spec)
+    if not args.debug:
+        quiet_dask_logs()
     dataset = run(
         spec,
         workers=args.workers,
@@ -94,6 +107,10 @@ def cmd_run(args) -> int:
         new=args.new,
         progress=not args.quiet,
         say=_say,
+        cluster=args.cluster,
+        security=args.security,
+        task_timeout=args.task_timeout,
+        wait_workers=args.wait_workers,
     )
     metrics = metrics_of(dataset)[: args.show_metrics]
     if metrics and dataset.attrs["tasks_ok"]:
@@ -163,7 +180,38 @@ def build_parser() -> argparse.ArgumentParser:
         "--scheduler",
         default=None,
         metavar="tcp://HOST:PORT",
-        help="use an existing Dask scheduler instead of the embedded cluster",
+        help="use an existing Dask scheduler instead of the embedded cluster "
+        "(tls://HOST:PORT with --security)",
+    )
+    p.add_argument(
+        "--cluster",
+        default=None,
+        metavar="FILE",
+        help="start a batch-system cluster (SLURM, PBS, ... via dask-jobqueue) described by "
+        "this YAML file (see cluster/README.md)",
+    )
+    p.add_argument(
+        "--security",
+        default=None,
+        metavar="FILE",
+        help="TLS settings (YAML with ca, cert, key paths) to talk to the cluster; "
+        "cluster/make-certs.sh writes one",
+    )
+    p.add_argument(
+        "--task-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="fail a task that runs longer (not retried); its worker process is restarted "
+        "and its batchmates are sent again",
+    )
+    p.add_argument(
+        "--wait-workers",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="how long to wait while the cluster has no worker (default 60; no limit with "
+        "--cluster; 'inf' for no limit)",
     )
     p.add_argument(
         "--retries",

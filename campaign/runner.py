@@ -14,9 +14,10 @@ from typing import Any
 
 import xarray as xr
 
+from campaign.cluster import open_client
 from campaign.design import Design, Task, cell_params
 from campaign.errors import CampaignError
-from campaign.execute import Item, dispatch, open_client
+from campaign.execute import WAIT_WORKERS_SECONDS, Item, dispatch
 from campaign.ledger import Ledger
 from campaign.models import load_model
 from campaign.progress import Progress
@@ -85,11 +86,18 @@ def run(
     new: bool = False,
     progress: bool = True,
     say: Callable[[str], None] | None = None,
+    cluster: str | Path | None = None,
+    security: str | Path | None = None,
+    task_timeout: float | None = None,
+    wait_workers: float | None = None,
 ) -> xr.Dataset:
     """Run what is missing of a campaign and return its results (also written to results.nc).
 
     Finished tasks are stored as they complete, so an interrupted run loses nothing: running
-    it again runs only the rest.
+    it again runs only the rest. `scheduler` (an address) or `cluster` (a cluster file) choose
+    the Dask cluster, `security` a TLS settings file (see `campaign.cluster`); `task_timeout`
+    fails tasks running longer (seconds); `wait_workers` is how long to wait while there is no
+    worker (default 60 s, no limit with a cluster file, whose batch jobs may queue for long).
     """
     say = say or (lambda message: None)
     if retries < 0:
@@ -98,6 +106,12 @@ def run(
         raise CampaignError(f"--confidence must be between 0 and 1, got {confidence}")
     if workers is not None and workers < 1:
         raise CampaignError(f"--workers must be >= 1, got {workers}")
+    if task_timeout is not None and not task_timeout > 0:
+        raise CampaignError(f"--task-timeout must be > 0 seconds, got {task_timeout}")
+    if wait_workers is None:
+        wait_workers = float("inf") if cluster else WAIT_WORKERS_SECONDS
+    if not wait_workers >= 0:
+        raise CampaignError(f"--wait-workers must be >= 0 seconds, got {wait_workers}")
     spec = as_spec(spec)
     ledger = Ledger(spec.output)
     if new:
@@ -127,9 +141,21 @@ def run(
             }
             items.append(Item(key=task.key, params=params, seed=task.seed, meta=meta))
         bar = Progress(len(items), enabled=progress)
-        with open_client(scheduler=scheduler, workers=workers, say=say) as client:
+        with open_client(
+            scheduler=scheduler, workers=workers, cluster=cluster, security=security, say=say
+        ) as client:
             try:
-                dispatch(client, spec.model, items, ledger.append, retries, bar)
+                dispatch(
+                    client,
+                    spec.model,
+                    items,
+                    ledger.append,
+                    retries,
+                    bar,
+                    task_timeout=task_timeout,
+                    wait_workers=wait_workers,
+                    say=say,
+                )
             finally:
                 bar.finish()
     ledger.compact()
