@@ -386,7 +386,7 @@ class _Driver:
         result = {
             "key": stuck.key,
             "status": "failed",
-            "error": f"TimeoutError: the task ran longer than --task-timeout "
+            "error": f"TimeoutError: timed out: the task ran longer than --task-timeout "
             f"{self.task_timeout:g} s (stopped after {elapsed:.1f} s)",
             "traceback": "",
             "elapsed": elapsed,
