@@ -358,6 +358,7 @@ class _Driver:
             raise self._lost(error) from None
         by_key = {future.key: future for future in self.in_flight}
         stop = set()
+        requeued = self.outcome.requeued
         for worker, batches in reports.items():
             if not isinstance(batches, dict):
                 continue
@@ -371,7 +372,8 @@ class _Driver:
             self.outcome.stopped_workers += len(stop)
             self.say(
                 f"ending {len(stop)} worker process(es) stuck past --task-timeout "
-                f"{self.task_timeout:g} s; their nanny starts fresh ones"
+                f"{self.task_timeout:g} s ({self.outcome.requeued - requeued} tasks of their "
+                "batches sent again); their nannies start fresh ones"
             )
             try:
                 self.client.run(end_worker_process, workers=sorted(stop), on_error="ignore")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import signal
 import time
 
@@ -121,7 +122,7 @@ def test_no_worker_within_wait_workers_is_one_line(start_cluster, write_spec, re
 
 def test_task_past_timeout_fails_alone_and_the_rest_go_on(start_cluster, write_spec, remote):
     cluster = start_cluster(workers=2)
-    stall = ", stall_above: 0.97"  # the tasks whose seeded draw exceeds 0.97 sleep for an hour
+    stall = ", stall_above: 0.98"  # the tasks whose seeded draw exceeds 0.98 sleep for an hour
     spec = write_spec(spec_text("stuck", replicates=40, duration=5, extra=stall))
     started = time.monotonic()
     done = remote.run_campaign(spec, "--scheduler", cluster.address, "--task-timeout", "1.5")
@@ -130,8 +131,8 @@ def test_task_past_timeout_fails_alone_and_the_rest_go_on(start_cluster, write_s
     records = {record["key"]: record for record in remote.ledger_records(spec.parent / "stuck")}
     assert len(records) == 80
     draws = {key: np.random.default_rng(r["seed"]).random() for key, r in records.items()}
-    stuck = {key for key, draw in draws.items() if draw > 0.97}
-    assert 1 <= len(stuck) <= 4, "the seed no longer gives a few stuck tasks"
+    stuck = {key for key, draw in draws.items() if draw > 0.98}
+    assert len(stuck) == 1, "this seed gives one stuck task, late in the campaign"
     for key, record in records.items():
         if key in stuck:
             assert record["status"] == "failed"
@@ -143,5 +144,9 @@ def test_task_past_timeout_fails_alone_and_the_rest_go_on(start_cluster, write_s
             assert record["status"] == "ok", record
             assert record["metrics"] == {"value": draws[key]}
     assert f"{80 - len(stuck)} tasks ok, {len(stuck)} failed, 0 missing" in done.stdout
-    assert "stuck past --task-timeout 1.5 s" in done.stdout
+    # the stuck task's batchmates were sent again (and are ok above), not failed
+    resent = re.search(
+        r"stuck past --task-timeout 1.5 s \((\d+) tasks of their batches", done.stdout
+    )
+    assert resent and int(resent.group(1)) > 0, done.stdout
     assert elapsed < 60
