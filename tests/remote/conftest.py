@@ -27,11 +27,16 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _start(args: list[str], log: Path) -> subprocess.Popen:
+# the cluster/ scripts run `dask` from PATH: this Python's
+SCRIPT_ENV = {**ENV, "PATH": os.pathsep.join([str(Path(sys.executable).parent), ENV["PATH"]])}
+
+
+def _start(args: list[str], log: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
+    command = args if args[0] == "bash" else [sys.executable, "-m", *args]
     with open(log, "ab") as handle:
         return subprocess.Popen(
-            [sys.executable, "-m", *args],
-            env=ENV,
+            command,
+            env=env or ENV,
             stdout=handle,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -51,9 +56,10 @@ def kill(process: subprocess.Popen) -> None:
 class Cluster:
     """A scheduler and workers as separate processes, as a user would start them by hand."""
 
-    def __init__(self, folder: Path, certs: Path | None = None):
+    def __init__(self, folder: Path, certs: Path | None = None, scripts: bool = False):
         self.folder = folder
         self.certs = certs
+        self.scripts = scripts  # start them with cluster/start-scheduler.sh, start-workers.sh
         self.port = free_port()
         protocol = "tls" if certs else "tcp"
         self.address = f"{protocol}://127.0.0.1:{self.port}"
@@ -73,9 +79,22 @@ class Cluster:
         ]
 
     def start_scheduler(self) -> None:
+        if self.scripts:
+            env = {**SCRIPT_ENV, "DASHBOARD": "none", "CERTS": str(self.certs or "")}
+            script = str(REPO / "cluster" / "start-scheduler.sh")
+            args = ["bash", script, "127.0.0.1", str(self.port)]
+            self.scheduler = _start(args, self.folder / f"scheduler-{self.port}.log", env)
+            return
         args = ["distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(self.port)]
         args += ["--no-dashboard", "--protocol", self.address.split("://")[0], *self._tls()]
         self.scheduler = _start(args, self.folder / f"scheduler-{self.port}.log")
+
+    def start_workers(self, count: int) -> None:
+        """`count` worker processes under one `dask worker` (cluster/start-workers.sh)."""
+        env = {**SCRIPT_ENV, "HOST": "127.0.0.1", "CERTS": str(self.certs or "")}
+        script = str(REPO / "cluster" / "start-workers.sh")
+        log = self.folder / f"workers-{self.port}.log"
+        self.workers.append(_start(["bash", script, self.address, str(count)], log, env))
 
     def start_worker(self) -> subprocess.Popen:
         args = ["distributed.cli.dask_worker", self.address, "--nthreads", "1"]
@@ -114,11 +133,15 @@ def start_cluster(tmp_path):
     """Start clusters of `workers` worker processes; every one is killed after the test."""
     clusters: list[Cluster] = []
 
-    def start(workers: int = 2, certs: Path | None = None, wait: bool = True) -> Cluster:
-        cluster = Cluster(tmp_path, certs)
+    def start(
+        workers: int = 2, certs: Path | None = None, wait: bool = True, scripts: bool = False
+    ) -> Cluster:
+        cluster = Cluster(tmp_path, certs, scripts)
         clusters.append(cluster)
         cluster.start_scheduler()
-        for _ in range(workers):
+        if scripts and workers:
+            cluster.start_workers(workers)
+        for _ in range(0 if scripts else workers):
             cluster.start_worker()
         if wait and workers:
             cluster.wait_for_workers(workers)

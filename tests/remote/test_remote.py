@@ -1,5 +1,6 @@
 """A campaign through `--scheduler` on scheduler and worker processes started by hand, with
-and without TLS; without the cluster's certificates a client is refused."""
+and without TLS (then with the cluster/ scripts); without the cluster's certificates a client
+is refused."""
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ def test_tls_cluster_serves_certificate_holders_only(start_cluster, write_spec, 
 
     certs = remote.make_certs(tmp_path / "certs")
     stranger = remote.make_certs(tmp_path / "stranger")  # another CA: not trusted
-    cluster = start_cluster(workers=2, certs=certs)
+    cluster = start_cluster(workers=2, certs=certs, scripts=True)
     assert cluster.address.startswith("tls://")
     spec = write_spec(SPEC)
 
