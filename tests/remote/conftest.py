@@ -56,7 +56,10 @@ def kill(process: subprocess.Popen) -> None:
 class Cluster:
     """A scheduler and workers as separate processes, as a user would start them by hand."""
 
-    def __init__(self, folder: Path, certs: Path | None = None, scripts: bool = False):
+    def __init__(
+        self, folder: Path, certs: Path | None = None, scripts: bool = False, nanny: bool = True
+    ):
+        self.nanny = nanny  # without one a worker is one process: quicker to start
         self.folder = folder
         self.certs = certs
         self.scripts = scripts  # start them with cluster/start-scheduler.sh, start-workers.sh
@@ -99,6 +102,7 @@ class Cluster:
     def start_worker(self) -> subprocess.Popen:
         args = ["distributed.cli.dask_worker", self.address, "--nthreads", "1"]
         args += ["--host", "127.0.0.1", "--no-dashboard", "--death-timeout", "30", *self._tls()]
+        args += [] if self.nanny else ["--no-nanny"]
         worker = _start(args, self.folder / f"worker-{self.port}-{len(self.workers)}.log")
         self.workers.append(worker)
         return worker
@@ -134,16 +138,20 @@ def start_cluster(tmp_path):
     clusters: list[Cluster] = []
 
     def start(
-        workers: int = 2, certs: Path | None = None, wait: bool = True, scripts: bool = False
+        workers: int = 2,
+        certs: Path | None = None,
+        wait: bool = True,
+        scripts: bool = False,
+        nanny: bool = True,
     ) -> Cluster:
-        cluster = Cluster(tmp_path, certs, scripts)
+        cluster = Cluster(tmp_path, certs, scripts, nanny)
         clusters.append(cluster)
         cluster.start_scheduler()
         if scripts and workers:
             cluster.start_workers(workers)
         for _ in range(0 if scripts else workers):
             cluster.start_worker()
-        if wait and workers:
+        if wait:
             cluster.wait_for_workers(workers)
         return cluster
 

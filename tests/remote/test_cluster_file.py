@@ -72,7 +72,10 @@ def test_example_cluster_files_make_job_scripts(remote, name, directive, expecte
     pytest.importorskip("dask_jobqueue")
     spec = load_cluster_file(remote.repo / "cluster" / name)
     cls = cluster_class(spec.reference, spec.path)
-    options = {**spec.options, "scheduler_options": {"host": "127.0.0.1", "dashboard": False}}
+    options = {
+        **spec.options,
+        "scheduler_options": {"host": "127.0.0.1", "dashboard_address": "127.0.0.1:0"},
+    }
     cluster = cls(**options)
     try:
         script = cluster.job_script()
@@ -80,7 +83,7 @@ def test_example_cluster_files_make_job_scripts(remote, name, directive, expecte
         cluster.close()
     assert f"{directive} {expected}" in script
     assert "source ~/venvs/campaign/bin/activate" in script
-    assert "--nworkers 16 --nthreads 1" in script
+    assert all(part in script for part in ("--nworkers 16 ", "--nthreads 1 ", "--nanny"))
 
 
 def test_security_and_cluster_files_refuse_mistakes_naming_the_file(tmp_path):
