@@ -227,10 +227,18 @@ class _Driver:
 
     def _next_done(self, until: float) -> Any | None:
         """The next finished batch, or None at `until` (the driver then looks at workers)."""
+        # as_completed notifies this condition after queueing each finished future
+        condition = getattr(self.completed, "thread_condition", None)
         while not self.completed.has_ready():
-            if time.monotonic() >= until or not self.in_flight:
+            remaining = until - time.monotonic()
+            if remaining <= 0 or not self.in_flight:
                 return None
-            time.sleep(0.002)
+            if condition is None:  # pragma: no cover - other distributed versions
+                time.sleep(min(remaining, 0.002))
+                continue
+            with condition:
+                if not self.completed.has_ready():
+                    condition.wait(timeout=min(remaining, 0.1))
         return next(self.completed)
 
     def _submit_more(self) -> None:
