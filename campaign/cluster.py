@@ -239,7 +239,10 @@ def open_client(
                 f"cannot reach the Dask scheduler at {address}{hint}: {error}"
             ) from None
         try:
-            nworkers = len(client.nthreads())
+            try:
+                nworkers = len(client.nthreads())
+            except OSError as error:
+                raise CampaignError(f"lost the Dask scheduler at {address}: {error}") from None
             say(f"Dask scheduler {address} ({nworkers} workers); dashboard {client.dashboard_link}")
             yield client
         finally:
