@@ -119,3 +119,16 @@ def test_security_and_cluster_files_refuse_mistakes_naming_the_file(tmp_path):
         assert message in str(error.value)
     with pytest.raises(CampaignError, match="module 'distributed' has no class 'Nope'"):
         cluster_class("distributed:Nope", path)
+
+
+def test_scheduler_address_refuses_a_mix_of_tls_and_plain_tcp():
+    from campaign.cluster import scheduler_address
+
+    security = object()  # any settings: only their presence matters here
+    assert scheduler_address("10.0.0.1:8786", None) == "tcp://10.0.0.1:8786"
+    assert scheduler_address("10.0.0.1:8786", security) == "tls://10.0.0.1:8786"
+    assert scheduler_address("tls://h:1", security) == "tls://h:1"
+    with pytest.raises(CampaignError, match=r"^the Dask scheduler tls://h:1 uses TLS: pass --sec"):
+        scheduler_address("tls://h:1", None)
+    with pytest.raises(CampaignError, match=r"^--security needs a tls:// scheduler address, got"):
+        scheduler_address("tcp://h:1", security)
