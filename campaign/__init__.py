@@ -13,7 +13,9 @@ __version__ = "0.1.0"
 def run(spec, **options):
     """Run what is missing of a campaign spec and return its results Dataset.
 
-    Options: ``workers``, ``scheduler``, ``retries``, ``confidence``, ``new``, ``progress``.
+    Options: ``workers``, ``scheduler``, ``cluster``, ``security``, ``retries``,
+    ``task_timeout``, ``wait_workers``, ``confidence``, ``new``, ``progress``
+    (see ``campaign.runner.run`` and cluster/README.md).
     """
     from campaign.runner import run as _run
 

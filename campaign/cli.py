@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import re
 import sys
 import traceback
@@ -83,6 +84,16 @@ def cmd_status(args) -> int:
     return EXIT_FAILED_TASKS if plan.failed else EXIT_OK
 
 
+def quiet_dask_logs() -> None:
+    """Silence Dask's own log lines: when a scheduler or worker goes away it logs errors with
+    tracebacks, which `run` replaces by one line of its own (--debug keeps them)."""
+    import distributed  # noqa: F401  - sets up Dask's loggers, quieted below
+
+    names = [name for name in logging.root.manager.loggerDict if name.startswith("distributed")]
+    for name in ["distributed", "tornado", *names]:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
 def cmd_run(args) -> int:
     from campaign.query import format_table, summary_table
     from campaign.results import metrics_of
@@ -90,6 +101,8 @@ def cmd_run(args) -> int:
     from campaign.spec import load_spec
 
     spec = load_spec(args.spec)
+    if not args.debug:
+        quiet_dask_logs()
     dataset = run(
         spec,
         workers=args.workers,
@@ -99,6 +112,10 @@ def cmd_run(args) -> int:
         new=args.new,
         progress=not args.quiet,
         say=_say,
+        cluster=args.cluster,
+        security=args.security,
+        task_timeout=args.task_timeout,
+        wait_workers=args.wait_workers,
     )
     per_entity = re.compile(r"_[a-z]+\d+(_|$)")  # makespan_job3, satisfaction_user2: not headline
     headline = [m for m in metrics_of(dataset) if not per_entity.search(m)]
@@ -193,7 +210,38 @@ def build_parser() -> argparse.ArgumentParser:
         "--scheduler",
         default=None,
         metavar="tcp://HOST:PORT",
-        help="use an existing Dask scheduler instead of the embedded cluster",
+        help="use an existing Dask scheduler instead of the embedded cluster "
+        "(tls://HOST:PORT with --security)",
+    )
+    p.add_argument(
+        "--cluster",
+        default=None,
+        metavar="FILE",
+        help="start a batch-system cluster (SLURM, PBS, ... via dask-jobqueue) described by "
+        "this YAML file (see cluster/README.md)",
+    )
+    p.add_argument(
+        "--security",
+        default=None,
+        metavar="FILE",
+        help="TLS settings (YAML with ca, cert, key paths) to talk to the cluster; "
+        "cluster/make-certs.sh writes one",
+    )
+    p.add_argument(
+        "--task-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="fail a task that runs longer (not retried); its worker process is restarted "
+        "and its batchmates are sent again",
+    )
+    p.add_argument(
+        "--wait-workers",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="how long to wait while the cluster has no worker (default 60; no limit with "
+        "--cluster; 'inf' for no limit)",
     )
     p.add_argument(
         "--retries",

@@ -15,9 +15,10 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from campaign.cluster import open_client
 from campaign.design import Design, cell_params
 from campaign.errors import CampaignError
-from campaign.execute import Item, dispatch, open_client
+from campaign.execute import WAIT_WORKERS_SECONDS, Item, dispatch
 from campaign.ledger import Ledger
 from campaign.models import load_model
 from campaign.progress import Progress
@@ -86,11 +87,18 @@ def run(
     new: bool = False,
     progress: bool = True,
     say: Callable[[str], None] | None = None,
+    cluster: str | Path | None = None,
+    security: str | Path | None = None,
+    task_timeout: float | None = None,
+    wait_workers: float | None = None,
 ) -> xr.Dataset:
     """Run what is missing of a campaign and return its results (also written to results.nc).
 
     Finished tasks are stored as they complete, so an interrupted run loses nothing: running
-    it again runs only the rest.
+    it again runs only the rest. `scheduler` (an address) or `cluster` (a cluster file) choose
+    the Dask cluster, `security` a TLS settings file (see `campaign.cluster`); `task_timeout`
+    fails tasks running longer (seconds); `wait_workers` is how long to wait while there is no
+    worker (default 60 s, no limit with a cluster file, whose batch jobs may queue for long).
     """
     say = say or (lambda message: None)
     if retries < 0:
@@ -99,6 +107,12 @@ def run(
         raise CampaignError(f"--confidence must be between 0 and 1, got {confidence}")
     if workers is not None and workers < 1:
         raise CampaignError(f"--workers must be >= 1, got {workers}")
+    if task_timeout is not None and not task_timeout > 0:
+        raise CampaignError(f"--task-timeout must be > 0 seconds, got {task_timeout}")
+    if wait_workers is None:
+        wait_workers = float("inf") if cluster else WAIT_WORKERS_SECONDS
+    if not wait_workers >= 0:
+        raise CampaignError(f"--wait-workers must be >= 0 seconds, got {wait_workers}")
     spec = as_spec(spec)
     ledger = Ledger(spec.output)
     if new:
@@ -118,10 +132,22 @@ def run(
     attempted: set[int] = set()
     todo = plan.to_run if spec.precision is None else precision_round(plan, confidence, attempted)
     if todo:
-        with open_client(scheduler=scheduler, workers=workers, say=say) as client:
+        with open_client(
+            scheduler=scheduler, workers=workers, cluster=cluster, security=security, say=say
+        ) as client:
             while todo:
                 attempted.update(todo)
-                execute_tasks(client, plan, todo, run_id, retries, progress)
+                execute_tasks(
+                    client,
+                    plan,
+                    todo,
+                    run_id,
+                    retries,
+                    progress,
+                    task_timeout=task_timeout,
+                    wait_workers=wait_workers,
+                    say=say,
+                )
                 if spec.precision is None:
                     break
                 todo = precision_round(plan, confidence, attempted)
@@ -130,7 +156,13 @@ def run(
 
 
 def execute_tasks(
-    client: Any, plan: Plan, todo: list[int], run_id: str, retries: int, progress: bool
+    client: Any,
+    plan: Plan,
+    todo: list[int],
+    run_id: str,
+    retries: int,
+    progress: bool,
+    **dispatch_options: Any,
 ) -> None:
     """Run the given task indices on the cluster, storing each finished batch in the ledger."""
     spec, design = plan.spec, plan.design
@@ -149,7 +181,7 @@ def execute_tasks(
         items.append(Item(key=task.key, params=params, seed=task.seed, meta=meta))
     bar = Progress(len(items), enabled=progress)
     try:
-        dispatch(client, spec.model, items, plan.ledger.append, retries, bar)
+        dispatch(client, spec.model, items, plan.ledger.append, retries, bar, **dispatch_options)
     finally:
         bar.finish()
 

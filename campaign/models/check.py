@@ -6,6 +6,8 @@ distribution), so the sample mean is an unbiased estimate of the closed-form mea
 ``rho / (mu - lambda)`` and confidence intervals over replicates can be checked for coverage.
 
 ``busy`` burns a fixed amount of CPU time: a task of known duration for dispatch benchmarks.
+With ``stall_above`` it also stalls (sleeps) on the tasks whose seeded draw exceeds it: a
+deterministic stuck task for testing timeouts.
 """
 
 from __future__ import annotations
@@ -93,26 +95,39 @@ mm1.metrics = {
 }
 
 
+BUSY_PARAMS = {"duration_ms", "stall_above", "stall_seconds", "tag"}
+NUMERIC_BUSY_PARAMS = BUSY_PARAMS - {"tag"}
+
+
 def busy(params: Mapping[str, object], seed: int) -> dict[str, float]:
     """Spin the CPU for ``duration_ms`` milliseconds and return a seeded random draw.
 
     ``tag`` (optional, any value) is ignored: it labels otherwise identical runs.
+    When ``stall_above`` is given and the draw exceeds it, first sleep ``stall_seconds``
+    (default one hour): a task that hangs, deterministically, for the same seeds every time.
     """
+    busy_check(params)
+    value = float(np.random.default_rng(seed).random())
+    stall_above = params.get("stall_above")
+    if stall_above is not None and value > float(stall_above):
+        time.sleep(_number(params, "stall_seconds", 3600.0))
     duration = _number(params, "duration_ms", 1.0) / 1000.0
     deadline = time.perf_counter() + duration
     while time.perf_counter() < deadline:
         pass
-    return {"value": float(np.random.default_rng(seed).random())}
+    return {"value": value}
 
 
 def busy_check(params: Mapping[str, object]) -> None:
-    unknown = sorted(set(params) - {"duration_ms", "tag"})
+    unknown = sorted(set(params) - BUSY_PARAMS)
     if unknown:
         raise ValueError(
-            f"unknown parameter {unknown[0]!r} for model busy; allowed: duration_ms, tag"
+            f"unknown parameter {unknown[0]!r} for model busy; "
+            f"allowed: {', '.join(sorted(BUSY_PARAMS))}"
         )
-    if _number(params, "duration_ms", 1.0) < 0:
-        raise ValueError("parameter 'duration_ms' must be >= 0")
+    for name in sorted(NUMERIC_BUSY_PARAMS & set(params)):
+        if _number(params, name) < 0:
+            raise ValueError(f"parameter {name!r} must be >= 0")
 
 
 busy.check = busy_check

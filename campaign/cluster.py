@@ -1,0 +1,285 @@
+"""Open a Dask client: to a running scheduler, to a batch-system cluster, or to an embedded one.
+
+Also reads the small files that say how to reach a cluster, so their errors name the file:
+
+- a TLS settings file (``--security``)::
+
+      ca: certs/ca.pem          # the certificate authority both ends must be signed by
+      cert: certs/cluster.pem   # this side's certificate
+      key: certs/cluster-key.pem
+
+  Paths are relative to the file. Dask's TLS is mutual: the scheduler and the workers accept
+  only peers that show a certificate signed by ``ca``, so only holders of such a certificate
+  can talk to them.
+- a cluster file (``--cluster``)::
+
+      class: SLURMCluster       # a dask_jobqueue class, or "package.module:Class"
+      options: {cores: 8, memory: 16GB, walltime: "02:00:00"}   # its keyword arguments
+      scale: {jobs: 4}          # keyword arguments of cluster.scale(), or
+      adapt: {minimum_jobs: 0, maximum_jobs: 20}   # of cluster.adapt()
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from campaign.errors import CampaignError
+
+SECURITY_FIELDS = ("ca", "cert", "key")
+CLUSTER_FIELDS = ("class", "options", "scale", "adapt")
+CONNECT_TIMEOUT = "10s"
+
+
+def default_workers() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def _read_mapping(path: Path, what: str) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise CampaignError(f"{what} file {path} does not exist") from None
+    except (OSError, yaml.YAMLError) as error:
+        problem = str(error).replace("\n", " ")
+        raise CampaignError(f"{what} file {path} cannot be read: {problem}") from None
+    if not isinstance(data, dict):
+        raise CampaignError(f"{what} file {path} must be a mapping of settings")
+    return data
+
+
+# -- TLS ---------------------------------------------------------------------------------------
+def load_security(path: str | Path) -> Any:
+    """A `distributed.Security` from a TLS settings file, requiring encryption.
+
+    The one certificate serves every role (client, scheduler, worker), so the same file also
+    secures an embedded or batch-system cluster that this process starts.
+    """
+    from distributed import Security
+
+    path = Path(path)
+    data = _read_mapping(path, "security")
+    unknown = sorted(set(data) - set(SECURITY_FIELDS))
+    if unknown:
+        raise CampaignError(
+            f"security file {path}: unknown setting {unknown[0]!r}; allowed: "
+            f"{', '.join(SECURITY_FIELDS)}"
+        )
+    files: dict[str, str] = {}
+    for name in SECURITY_FIELDS:
+        value = data.get(name)
+        if value is None:
+            if name == "key":  # the key may be appended to the certificate file
+                continue
+            raise CampaignError(f"security file {path}: {name!r} (a PEM file path) is required")
+        if not isinstance(value, str):
+            raise CampaignError(f"security file {path}: {name!r} must be a file path")
+        file = (path.parent / os.path.expanduser(value)).resolve()
+        if not file.is_file():
+            raise CampaignError(f"security file {path}: {name} file {file} does not exist")
+        files[name] = str(file)
+    cert, key = files["cert"], files.get("key")
+    return Security(
+        require_encryption=True,
+        tls_ca_file=files["ca"],
+        tls_client_cert=cert,
+        tls_client_key=key,
+        tls_scheduler_cert=cert,
+        tls_scheduler_key=key,
+        tls_worker_cert=cert,
+        tls_worker_key=key,
+    )
+
+
+def scheduler_address(address: str, security: Any | None) -> str:
+    """The address to connect to, refusing a mix of TLS and plain TCP before any connection."""
+    if "://" not in address:
+        return f"{'tls' if security is not None else 'tcp'}://{address}"
+    protocol = address.split("://", 1)[0]
+    if protocol == "tls" and security is None:
+        raise CampaignError(
+            f"the Dask scheduler {address} uses TLS: pass --security FILE with its CA, "
+            "certificate and key (see cluster/README.md)"
+        )
+    if security is not None and protocol != "tls":
+        raise CampaignError(
+            f"--security needs a tls:// scheduler address, got {address}: start the scheduler "
+            "with --tls-ca-file, --tls-cert and --tls-key (see cluster/README.md)"
+        )
+    return address
+
+
+# -- batch-system clusters -----------------------------------------------------------------------
+@dataclass
+class ClusterFile:
+    """What a cluster file asks for: a cluster class, its arguments and how to size it."""
+
+    path: Path
+    reference: str
+    options: dict[str, Any] = field(default_factory=dict)
+    scale: dict[str, Any] | None = None
+    adapt: dict[str, Any] | None = None
+
+
+def load_cluster_file(path: str | Path) -> ClusterFile:
+    path = Path(path)
+    data = _read_mapping(path, "cluster")
+    unknown = sorted(set(data) - set(CLUSTER_FIELDS))
+    if unknown:
+        raise CampaignError(
+            f"cluster file {path}: unknown setting {unknown[0]!r}; allowed: "
+            f"{', '.join(CLUSTER_FIELDS)}"
+        )
+    reference = data.get("class")
+    if not isinstance(reference, str) or not reference:
+        raise CampaignError(
+            f"cluster file {path}: 'class' is required: a dask_jobqueue class such as "
+            "SLURMCluster or PBSCluster, or 'package.module:Class'"
+        )
+    parts = {}
+    for name in ("options", "scale", "adapt"):
+        value = data.get(name)
+        if value is not None and not isinstance(value, dict):
+            raise CampaignError(f"cluster file {path}: {name!r} must be a mapping of arguments")
+        parts[name] = value
+    if parts["scale"] is not None and parts["adapt"] is not None:
+        raise CampaignError(f"cluster file {path}: give 'scale' or 'adapt', not both")
+    return ClusterFile(
+        path=path,
+        reference=reference,
+        options=parts["options"] or {},
+        scale=parts["scale"],
+        adapt=parts["adapt"],
+    )
+
+
+def cluster_class(reference: str, path: Path) -> type:
+    """The class a cluster file names; dask_jobqueue is imported only when it is named."""
+    if ":" in reference:
+        module_name, _, class_name = reference.partition(":")
+    else:
+        module_name, class_name = "dask_jobqueue", reference
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        if module_name == "dask_jobqueue":
+            raise CampaignError(
+                f"cluster file {path}: {reference} needs dask-jobqueue, which is not "
+                "installed: pip install 'campaign[hpc]'"
+            ) from None
+        raise CampaignError(
+            f"cluster file {path}: cannot import module {module_name!r} ({error})"
+        ) from None
+    cls = getattr(module, class_name, None)
+    if not isinstance(cls, type):
+        raise CampaignError(
+            f"cluster file {path}: module {module_name!r} has no class {class_name!r}"
+        )
+    return cls
+
+
+def start_cluster(spec: ClusterFile, security: Any | None) -> Any:
+    """Start the cluster a cluster file describes and ask it for workers."""
+    cls = cluster_class(spec.reference, spec.path)
+    options = dict(spec.options)
+    if security is not None:
+        options.setdefault("security", security)
+    try:
+        cluster = cls(**options)
+    except TypeError as error:
+        raise CampaignError(
+            f"cluster file {spec.path}: {cls.__name__} refused its options: {error}"
+        ) from None
+    try:
+        if spec.adapt is not None:
+            cluster.adapt(**spec.adapt)
+        elif spec.scale is not None:
+            cluster.scale(**spec.scale)
+    except TypeError as error:
+        cluster.close()
+        what = "adapt" if spec.adapt is not None else "scale"
+        raise CampaignError(f"cluster file {spec.path}: {what}: {error}") from None
+    return cluster
+
+
+# -- clients -----------------------------------------------------------------------------------
+@contextmanager
+def open_client(
+    scheduler: str | None = None,
+    workers: int | None = None,
+    cluster: str | Path | None = None,
+    security: str | Path | None = None,
+    say: Callable[[str], None] = print,
+) -> Iterator[Any]:
+    """A Dask client: to a running scheduler, to a cluster a cluster file starts, or to an
+    embedded cluster of worker processes listening on 127.0.0.1 only."""
+    from distributed import Client, LocalCluster
+
+    if scheduler and cluster:
+        raise CampaignError("give --scheduler or --cluster, not both")
+    tls = load_security(security) if security is not None else None
+    if scheduler:
+        address = scheduler_address(scheduler, tls)
+        try:
+            client = Client(address, timeout=CONNECT_TIMEOUT, security=tls)
+        except (OSError, TimeoutError) as error:
+            hint = " (is its CA the one in --security?)" if tls is not None else ""
+            raise CampaignError(
+                f"cannot reach the Dask scheduler at {address}{hint}: {error}"
+            ) from None
+        try:
+            try:
+                nworkers = len(client.nthreads())
+            except OSError as error:
+                raise CampaignError(f"lost the Dask scheduler at {address}: {error}") from None
+            say(f"Dask scheduler {address} ({nworkers} workers); dashboard {client.dashboard_link}")
+            yield client
+        finally:
+            client.close()
+        return
+    if cluster:
+        spec = load_cluster_file(cluster)
+        started = start_cluster(spec, tls)
+        try:
+            client = Client(started, security=tls)
+            try:
+                say(
+                    f"{type(started).__name__} from {spec.path}: scheduler "
+                    f"{started.scheduler_address}; dashboard {client.dashboard_link}"
+                )
+                yield client
+            finally:
+                client.close()
+        finally:
+            started.close()
+        return
+    count = workers or default_workers()
+    local = LocalCluster(
+        n_workers=count,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address="127.0.0.1:0",
+        silence_logs=logging.ERROR,
+        security=tls,
+    )
+    try:
+        client = Client(local, security=tls)
+        try:
+            say(f"Local Dask cluster: {count} worker processes; dashboard {client.dashboard_link}")
+            yield client
+        finally:
+            client.close()
+    finally:
+        local.close()

@@ -1,0 +1,134 @@
+"""`--cluster FILE` starts the cluster a YAML file names; `--security FILE` and cluster files
+refuse mistakes in one line naming the file."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import campaign
+from campaign.cli import main
+from campaign.cluster import cluster_class, load_cluster_file, load_security
+from campaign.errors import CampaignError
+
+SPEC = """
+name: from-file
+model: mm1
+params: {service_rate: 1.0, customers: 500}
+factors:
+  arrival_rate: [0.5, 0.8]
+replicates: 4
+seed: 3
+output: out
+"""
+
+LOCAL = """
+class: distributed:LocalCluster
+options: {n_workers: 0, threads_per_worker: 1, processes: true, host: 127.0.0.1,
+          dashboard_address: "127.0.0.1:0", silence_logs: 40}
+scale: {n: 2}
+"""
+
+
+def test_cluster_file_starts_the_cluster_it_names(write_spec, tmp_path):
+    from campaign.models.check import mm1
+
+    spec = write_spec(SPEC)
+    cluster_file = tmp_path / "local.yaml"
+    cluster_file.write_text(LOCAL)
+    said: list[str] = []
+    ds = campaign.run(spec, cluster=cluster_file, progress=False, say=said.append)
+    assert any(
+        line.startswith(f"LocalCluster from {cluster_file}: scheduler tcp://127.0.0.1:")
+        for line in said
+    ), said
+    assert (ds["status"].values == 1).all()
+    for rate in (0.5, 0.8):
+        for r in range(4):
+            seed = int(ds["seed"].sel(arrival_rate=rate, replicate=r))
+            direct = mm1({"service_rate": 1.0, "customers": 500, "arrival_rate": rate}, seed)
+            assert float(ds["mean_wait"].sel(arrival_rate=rate, replicate=r)) == direct["mean_wait"]
+    assert np.array_equal(ds["mean_wait_mean"].values, ds["mean_wait"].values.mean(axis=1))
+
+
+def test_missing_dask_jobqueue_is_one_line(write_spec, remote, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "dask_jobqueue", None)  # as if not installed
+    spec = write_spec(SPEC)
+    slurm = remote.repo / "cluster" / "slurm.yaml"
+    assert main(["run", str(spec), "--cluster", str(slurm)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"campaign: error: cluster file {slurm}: SLURMCluster needs dask-jobqueue, which is "
+        "not installed: pip install 'campaign[hpc]'"
+    ]
+
+
+@pytest.mark.parametrize(
+    "name, directive, expected",
+    [("slurm.yaml", "#SBATCH", "-A myproject"), ("pbs.yaml", "#PBS", "-A myproject")],
+)
+def test_example_cluster_files_make_job_scripts(remote, name, directive, expected):
+    pytest.importorskip("dask_jobqueue")
+    spec = load_cluster_file(remote.repo / "cluster" / name)
+    cls = cluster_class(spec.reference, spec.path)
+    options = {
+        **spec.options,
+        "scheduler_options": {"host": "127.0.0.1", "dashboard_address": "127.0.0.1:0"},
+    }
+    cluster = cls(**options)
+    try:
+        script = cluster.job_script()
+    finally:
+        cluster.close()
+    assert f"{directive} {expected}" in script
+    assert "source ~/venvs/campaign/bin/activate" in script
+    assert all(part in script for part in ("--nworkers 16 ", "--nthreads 1 ", "--nanny"))
+
+
+def test_security_and_cluster_files_refuse_mistakes_naming_the_file(tmp_path):
+    (tmp_path / "ca.pem").write_text("x")
+    cases = [
+        ("cert: ca.pem\n", "'ca' (a PEM file path) is required"),
+        ("ca: ca.pem\ncert: nowhere.pem\n", f"cert file {tmp_path / 'nowhere.pem'} does not exist"),
+        (
+            "ca: ca.pem\ncert: ca.pem\nkeyfile: k\n",
+            "unknown setting 'keyfile'; allowed: ca, cert, key",
+        ),
+    ]
+    for text, message in cases:
+        path = tmp_path / "security.yaml"
+        path.write_text(text)
+        with pytest.raises(CampaignError, match=f"^security file {path}: ") as error:
+            load_security(path)
+        assert message in str(error.value)
+    with pytest.raises(CampaignError, match="security file .*missing.yaml does not exist"):
+        load_security(tmp_path / "missing.yaml")
+
+    cases = [
+        ("options: {}\n", "'class' is required"),
+        ("class: X\nworkers: 3\n", "unknown setting 'workers'; allowed: class, options, scale"),
+        ("class: X\nscale: {jobs: 1}\nadapt: {maximum_jobs: 2}\n", "give 'scale' or 'adapt'"),
+        ("class: X\nscale: 4\n", "'scale' must be a mapping of arguments"),
+    ]
+    for text, message in cases:
+        path = tmp_path / "cluster.yaml"
+        path.write_text(text)
+        with pytest.raises(CampaignError, match=f"^cluster file {path}: ") as error:
+            load_cluster_file(path)
+        assert message in str(error.value)
+    with pytest.raises(CampaignError, match="module 'distributed' has no class 'Nope'"):
+        cluster_class("distributed:Nope", path)
+
+
+def test_scheduler_address_refuses_a_mix_of_tls_and_plain_tcp():
+    from campaign.cluster import scheduler_address
+
+    security = object()  # any settings: only their presence matters here
+    assert scheduler_address("10.0.0.1:8786", None) == "tcp://10.0.0.1:8786"
+    assert scheduler_address("10.0.0.1:8786", security) == "tls://10.0.0.1:8786"
+    assert scheduler_address("tls://h:1", security) == "tls://h:1"
+    with pytest.raises(CampaignError, match=r"^the Dask scheduler tls://h:1 uses TLS: pass --sec"):
+        scheduler_address("tls://h:1", None)
+    with pytest.raises(CampaignError, match=r"^--security needs a tls:// scheduler address, got"):
+        scheduler_address("tcp://h:1", security)
