@@ -116,6 +116,8 @@ def cmd_run(args) -> int:
         security=args.security,
         task_timeout=args.task_timeout,
         wait_workers=args.wait_workers,
+        replicate_tail=args.tail_replication,
+        locality=args.locality,
     )
     per_entity = re.compile(r"_[a-z]+\d+(_|$)")  # makespan_job3, satisfaction_user2: not headline
     headline = [m for m in metrics_of(dataset) if not per_entity.search(m)]
@@ -242,6 +244,20 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="how long to wait while the cluster has no worker (default 60; no limit with "
         "--cluster; 'inf' for no limit)",
+    )
+    p.add_argument(
+        "--tail-replication",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="at the end of a campaign, move unstarted tasks of long batches to idle workers "
+        "and copy straggling tasks there, first result wins (default: on)",
+    )
+    p.add_argument(
+        "--locality",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="batch tasks that read the same inputs (traces) together and prefer workers that "
+        "already loaded them (default: on)",
     )
     p.add_argument(
         "--retries",

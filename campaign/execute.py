@@ -33,6 +33,8 @@ from campaign.progress import Progress
 TARGET_BATCH_SECONDS = 0.5
 BATCHES_PER_WORKER = 2
 POLL_SECONDS = 1.0  # how often the driver looks at the workers
+TAIL_POLL_SECONDS = 0.2  # how often, once nothing is left to send (tail replication)
+STRAGGLER_FACTOR = 3.0  # a task running this many times the mean task time is a straggler
 WAIT_WORKERS_SECONDS = 60.0  # default wait for a first worker, and for one after all left
 STOPPED_EXIT_CODE = 70
 
@@ -47,6 +49,8 @@ def _model(name: str):
 
 # batch key -> (index of the task it is running, time.monotonic() when that task started)
 _RUNNING: dict[str, tuple[int, float]] = {}
+# task keys another worker took over (tail work stealing): batches here skip them
+_SKIP: set[str] = set()
 
 
 def run_batch(
@@ -58,9 +62,14 @@ def run_batch(
     how long, so that the driver can time out one task rather than a whole batch.
     """
     model = _model(model_name)
+    worker = _worker_address()
     results = []
     try:
         for index, (key, params, seed) in enumerate(items):
+            if key in _SKIP:
+                _SKIP.discard(key)
+                results.append({"key": key, "status": "skipped", "elapsed": 0.0})
+                continue
             if batch is not None:
                 _RUNNING[batch] = (index, time.monotonic())
             start = time.perf_counter()
@@ -76,11 +85,26 @@ def run_batch(
                     "traceback": traceback.format_exc(),
                 }
             result["elapsed"] = time.perf_counter() - start
+            result["worker"] = worker
             results.append(result)
     finally:
         if batch is not None:
             _RUNNING.pop(batch, None)
     return results
+
+
+def _worker_address() -> str:
+    try:
+        from distributed import get_worker
+
+        return get_worker().address
+    except ValueError:  # not on a Dask worker (a direct call)
+        return ""
+
+
+def skip_tasks(keys: list[str]) -> None:
+    """On a worker: skip these tasks in the batches running there (another worker has them)."""
+    _SKIP.update(keys)
 
 
 def running_tasks() -> dict[str, tuple[int, float]]:
@@ -119,6 +143,9 @@ class Item:
     seed: int
     meta: dict[str, Any]
     attempts: int = 0
+    group: Any = None  # tasks with the same heavy inputs share a group (see `dispatch`)
+    copies: int = 0  # copies of this task in batches in flight (more than one when replicated)
+    done: bool = False  # its final record is stored
 
 
 @dataclass
@@ -129,6 +156,9 @@ class Outcome:
     timed_out: list[str] = field(default_factory=list)
     requeued: int = 0  # tasks sent again because a batchmate timed out (not counted as tries)
     stopped_workers: int = 0
+    stolen: int = 0  # unstarted tasks moved to idle workers at the tail of the campaign
+    replicated: int = 0  # copies of straggling tasks sent to idle workers
+    replicas_won: int = 0  # tasks whose stored result came from such a copy
 
 
 class BatchSizer:
@@ -165,6 +195,8 @@ def dispatch(
     task_timeout: float | None = None,
     wait_workers: float = WAIT_WORKERS_SECONDS,
     say: Callable[[str], None] | None = None,
+    replicate_tail: bool = True,
+    locality: bool = True,
 ) -> Outcome:
     """Run every item on the cluster; store each finished batch before counting it.
 
@@ -172,8 +204,17 @@ def dispatch(
     cannot be interrupted) and sends its batchmates again. `wait_workers` (seconds, may be
     infinite) is how long to wait while the cluster has no worker, at the start or later.
     A lost scheduler raises `CampaignError` after everything finished has been stored.
+
+    `replicate_tail`: once nothing is left to send and a worker is idle, the not yet started
+    tasks of the longest remaining batch are copied to it (work stealing), and when no batch
+    has such tasks, a task running far longer than usual is copied (a straggling worker);
+    the first result of a task wins. Results are identical either way: models are pure.
+    `locality`: a batch holds tasks of one item ``group`` (the same heavy inputs), and goes
+    preferably to an idle worker that already ran that group, whose input cache is warm.
     """
     driver = _Driver(client, model_name, store, retries, progress, task_timeout, wait_workers, say)
+    driver.replicate_tail = replicate_tail
+    driver.locality = locality
     return driver.run(items)
 
 
@@ -208,6 +249,10 @@ class _Driver:
         self.threads: dict[str, int] | None = None
         self.sizer = BatchSizer(1)
         self.poll = POLL_SECONDS if task_timeout is None else min(POLL_SECONDS, task_timeout / 4)
+        self.replicate_tail = True
+        self.locality = True
+        self.group_worker: dict[Any, str] = {}  # group -> a worker that last ran it
+        self.replicas: set[str] = set()  # keys of batches that copy a straggling task
 
     # -- the loop ---------------------------------------------------------------------------
     def run(self, items: list[Item]) -> Outcome:
@@ -218,7 +263,12 @@ class _Driver:
                 self._watch_workers()
                 if self.task_timeout is not None and self.in_flight:
                     self._stop_stuck_tasks()
-                next_poll = time.monotonic() + self.poll
+                tail = self.replicate_tail and not self.pending and self.in_flight
+                if tail:
+                    self._replicate_tail()
+                next_poll = time.monotonic() + (
+                    min(self.poll, TAIL_POLL_SECONDS) if tail else self.poll
+                )
             self._submit_more()
             future = self._next_done(next_poll)
             if future is not None and future in self.in_flight:
@@ -243,33 +293,139 @@ class _Driver:
 
     def _submit_more(self) -> None:
         slots = self.sizer.slots
+        idle: set[str] | None = None
         while self.pending and len(self.in_flight) < slots * BATCHES_PER_WORKER:
-            size = self.sizer.size(len(self.pending))
-            batch = [self.pending.popleft() for _ in range(min(size, len(self.pending)))]
-            payload = [(item.key, item.params, item.seed) for item in batch]
-            key = f"campaign-{uuid.uuid4().hex}"
-            try:
-                future = self.client.submit(
-                    run_batch, self.model_name, payload, key, pure=False, key=key
-                )
-            except (OSError, CancelledError, RuntimeError) as error:
-                raise self._lost(error) from None
-            self.in_flight[future] = batch
-            self.completed.add(future)
+            batch = self._take_batch(self.sizer.size(len(self.pending)))
+            worker = self.group_worker.get(batch[0].group) if self.locality else None
+            if worker is not None:
+                idle = self._idle_workers() if idle is None else idle
+                worker = worker if worker in idle else None
+                idle.discard(worker)
+            self._send(batch, worker, strict=False)
+
+    def _take_batch(self, size: int) -> list[Item]:
+        """Up to ``size`` pending items from the head, all of the head's group."""
+        group = self.pending[0].group
+        batch = [self.pending.popleft()]
+        while self.pending and len(batch) < size and self.pending[0].group == group:
+            batch.append(self.pending.popleft())
+        return batch
+
+    def _send(self, batch: list[Item], worker: str | None, strict: bool) -> Any:
+        payload = [(item.key, item.params, item.seed) for item in batch]
+        key = f"campaign-{uuid.uuid4().hex}"
+        placement = (
+            {} if worker is None else {"workers": [worker], "allow_other_workers": not strict}
+        )
+        try:
+            future = self.client.submit(
+                run_batch, self.model_name, payload, key, pure=False, key=key, **placement
+            )
+        except (OSError, CancelledError, RuntimeError) as error:
+            raise self._lost(error) from None
+        for item in batch:
+            item.copies += 1
+        self.in_flight[future] = batch
+        self.completed.add(future)
+        return future
+
+    def _idle_workers(self) -> set[str]:
+        """Workers with no task of this client processing or waiting there."""
+        try:
+            processing = self.client.processing()
+        except (OSError, CancelledError, RuntimeError) as error:
+            raise self._lost(error) from None
+        return {worker for worker, keys in processing.items() if not keys}
 
     def _finish(self, future: Any) -> None:
         batch = self.in_flight.pop(future)
         results = self._collect(future, batch)
         final: list[dict[str, Any]] = []
         for item, result in zip(batch, results):
+            item.copies -= 1
+            if result["status"] == "skipped":
+                if not item.done and item.copies == 0:  # its other copy was lost: run it again
+                    self.pending.appendleft(item)
+                continue
+            if item.done or (result["status"] != "ok" and item.copies > 0):
+                continue  # another copy already won, or may still succeed
             item.attempts += 1
             if result["status"] != "ok" and item.attempts <= self.retries:
                 self.pending.append(item)
                 continue
+            item.done = True
+            if future.key in self.replicas:
+                self.outcome.replicas_won += 1
             final.append(self._record(item, result))
-        self.sizer.observe(r.get("elapsed", 0.0) for r in results if r["status"] == "ok")
+            if result.get("worker") and item.group is not None:
+                self.group_worker[item.group] = result["worker"]
+        self.sizer.observe(r["elapsed"] for r in results if r["status"] == "ok")
         self._store(final)
         future.release()
+        if self.replicate_tail:
+            self._drop_finished_copies()
+
+    def _drop_finished_copies(self) -> None:
+        """Cancel batches in flight whose every task has a stored result from another copy."""
+        for other in [f for f, batch in self.in_flight.items() if all(i.done for i in batch)]:
+            for item in self.in_flight.pop(other):
+                item.copies -= 1
+            other.cancel()
+
+    # -- tail replication -------------------------------------------------------------------
+    def _replicate_tail(self) -> None:
+        """Give idle workers the unstarted tasks of the longest remaining batches.
+
+        Half of a running batch's unstarted tasks move to an idle worker, and the worker of
+        the batch is told to skip them (work stealing). When no batch has unstarted tasks, a
+        task running far longer than the mean is copied to the idle worker (a straggling
+        worker); whichever copy finishes first wins.
+        """
+        idle = sorted(self._idle_workers() & set(self.threads or {}))
+        if not idle:
+            return
+        try:
+            reports = self.client.run(running_tasks, on_error="ignore")
+        except (OSError, CancelledError, RuntimeError) as error:
+            raise self._lost(error) from None
+        running: dict[str, tuple[str, int, float]] = {}
+        for worker, batches in reports.items():
+            if isinstance(batches, dict):
+                for key, (index, elapsed) in batches.items():
+                    running[key] = (worker, index, elapsed)
+        mean = self.sizer.seconds / self.sizer.count if self.sizer.count else math.inf
+        for idle_worker in idle:
+            steal: tuple[str, list[Item]] | None = None
+            straggler: tuple[float, Item] | None = None
+            for future, batch in self.in_flight.items():
+                if future.key not in running:
+                    continue
+                worker, index, elapsed = running[future.key]
+                rest = [i for i in batch[index + 1 :] if not i.done and i.copies == 1]
+                if len(rest) > (len(steal[1]) if steal else 0):
+                    steal = (worker, rest)
+                current = batch[index]
+                slow = elapsed > STRAGGLER_FACTOR * mean
+                if not current.done and current.copies == 1 and slow:
+                    if straggler is None or elapsed > straggler[0]:
+                        straggler = (elapsed, current)
+            if steal is not None:
+                worker, rest = steal
+                taken = rest[len(rest) // 2 :]
+                try:
+                    self.client.run(
+                        skip_tasks, [i.key for i in taken], workers=[worker], on_error="ignore"
+                    )
+                except (OSError, CancelledError, RuntimeError) as error:
+                    raise self._lost(error) from None
+                self._send(taken, idle_worker, strict=True)
+                self.outcome.stolen += len(taken)
+            elif straggler is not None:
+                future = self._send([straggler[1]], idle_worker, strict=True)
+                self.replicas.add(future.key)
+                self.outcome.replicated += 1
+            else:
+                return
 
     def _record(self, item: Item, result: dict[str, Any]) -> dict[str, Any]:
         return {**item.meta, **result, "seed": item.seed, "attempts": item.attempts}
@@ -391,8 +547,13 @@ class _Driver:
     def _time_out(self, future: Any, index: int, elapsed: float) -> None:
         batch = self.in_flight.pop(future)
         future.cancel()
+        for item in batch:
+            item.copies -= 1
         stuck = batch[index]
+        if stuck.done:
+            return
         stuck.attempts += 1
+        stuck.done = True
         result = {
             "key": stuck.key,
             "status": "failed",
@@ -401,7 +562,7 @@ class _Driver:
             "traceback": "",
             "elapsed": elapsed,
         }
-        others = batch[:index] + batch[index + 1 :]
+        others = [i for i in batch[:index] + batch[index + 1 :] if not i.done and i.copies == 0]
         self.pending.extendleft(reversed(others))
         self.outcome.requeued += len(others)
         self.outcome.timed_out.append(stuck.key)

@@ -91,6 +91,8 @@ def run(
     security: str | Path | None = None,
     task_timeout: float | None = None,
     wait_workers: float | None = None,
+    replicate_tail: bool = True,
+    locality: bool = True,
 ) -> xr.Dataset:
     """Run what is missing of a campaign and return its results (also written to results.nc).
 
@@ -99,6 +101,8 @@ def run(
     the Dask cluster, `security` a TLS settings file (see `campaign.cluster`); `task_timeout`
     fails tasks running longer (seconds); `wait_workers` is how long to wait while there is no
     worker (default 60 s, no limit with a cluster file, whose batch jobs may queue for long).
+    `replicate_tail` and `locality` switch tail work stealing / straggler replication and
+    input locality of batches (see `campaign.execute.dispatch`).
     """
     say = say or (lambda message: None)
     if retries < 0:
@@ -147,6 +151,8 @@ def run(
                     task_timeout=task_timeout,
                     wait_workers=wait_workers,
                     say=say,
+                    replicate_tail=replicate_tail,
+                    locality=locality,
                 )
                 if spec.precision is None:
                     break
@@ -166,19 +172,27 @@ def execute_tasks(
 ) -> None:
     """Run the given task indices on the cluster, storing each finished batch in the ledger."""
     spec, design = plan.spec, plan.design
+    inputs = getattr(load_model(spec.model), "inputs", None)
     params_by_cell: dict[tuple[int, ...], dict[str, Any]] = {}
+    group_by_cell: dict[tuple[int, ...], Any] = {}
     items = []
     for task in design.tasks(todo):
         params = params_by_cell.get(task.cell)
         if params is None:
             params = params_by_cell[task.cell] = cell_params(spec, task.cell)
+            group_by_cell[task.cell] = tuple(inputs(params)) if inputs else None
         meta = {
             "key": task.key,
             "cell": design.cell_label(task.cell),
             "replicate": task.replicate,
             "run": run_id,
         }
-        items.append(Item(key=task.key, params=params, seed=task.seed, meta=meta))
+        item = Item(key=task.key, params=params, seed=task.seed, meta=meta)
+        item.group = group_by_cell[task.cell]
+        items.append(item)
+    if inputs:  # tasks reading the same inputs next to each other, so batches share them
+        order = {group: i for i, group in enumerate(dict.fromkeys(i.group for i in items))}
+        items.sort(key=lambda item: order[item.group])
     bar = Progress(len(items), enabled=progress)
     try:
         dispatch(client, spec.model, items, plan.ledger.append, retries, bar, **dispatch_options)
