@@ -1,0 +1,112 @@
+"""The tail of a campaign: work stealing, straggler copies and input locality of batches."""
+
+from __future__ import annotations
+
+import pytest
+from distributed import Client
+
+from campaign.execute import Item, _Driver
+from campaign.ledger import Ledger
+from campaign.models.check import busy
+from campaign.progress import Progress
+
+
+class FixedSizer:
+    """Batches of a fixed size, so a test controls what lands in one batch."""
+
+    def __init__(self, size: int):
+        self.fixed = size
+        self.slots = 1
+        self.seconds = 0.0
+        self.count = 0
+
+    def observe(self, elapsed):
+        for value in elapsed:
+            self.seconds += value
+            self.count += 1
+
+    def size(self, remaining: int) -> int:
+        return min(self.fixed, remaining)
+
+
+def items_for(durations, group=None):
+    items = []
+    for seed, duration in enumerate(durations):
+        params = {"duration_ms": duration}
+        item = Item(key=f"t{seed:02d}", params=params, seed=seed, meta={"key": f"t{seed:02d}"})
+        item.group = group
+        items.append(item)
+    return items
+
+
+def drive(client, items, tmp_path, size, **switches):
+    ledger = Ledger(tmp_path)
+    driver = _Driver(client, "busy", ledger.append, 0, Progress(0, enabled=False), None, 60, None)
+    driver.sizer = FixedSizer(size)
+    for name, value in switches.items():
+        setattr(driver, name, value)
+    outcome = driver.run(items)
+    return outcome, ledger.load()
+
+
+@pytest.fixture(scope="module")
+def client(scheduler_address):
+    with Client(scheduler_address) as client:
+        client.wait_for_workers(2)
+        yield client
+
+
+def check_records(records, items):
+    assert sorted(records) == [item.key for item in items]
+    for item in items:
+        record = records[item.key]
+        assert record["status"] == "ok" and record["attempts"] == 1
+        assert record["metrics"] == busy(item.params, item.seed)
+
+
+def test_idle_worker_steals_unstarted_tasks_of_the_last_batch(client, tmp_path):
+    # one batch: a slow head then ten short tasks; the other worker is idle from the start
+    items = items_for([800] + [100] * 10)
+    outcome, records = drive(client, items, tmp_path, size=11)
+    check_records(records, items)
+    assert outcome.stolen >= 1
+    workers = {records[i.key]["worker"] for i in items}
+    assert len(workers) == 2  # the stolen tasks ran on the other worker
+
+
+def test_without_tail_replication_one_worker_runs_the_whole_batch(client, tmp_path):
+    items = items_for([300] + [20] * 10)
+    outcome, records = drive(client, items, tmp_path, size=11, replicate_tail=False)
+    check_records(records, items)
+    assert outcome.stolen == outcome.replicated == 0
+    assert len({records[i.key]["worker"] for i in items}) == 1
+
+
+def test_a_straggling_task_is_copied_and_stored_once(client, tmp_path):
+    # short tasks set the mean; the last task runs far longer, alone in its batch
+    items = items_for([5] * 6 + [1500])
+    outcome, records = drive(client, items, tmp_path, size=1)
+    check_records(records, items)
+    assert outcome.replicated == 1
+
+
+def test_batches_never_mix_input_groups(client, tmp_path):
+    items = items_for([1] * 6, group=("a",)) + items_for([1] * 6, group=("b",))
+    for index, item in enumerate(items):
+        item.key = f"k{index:02d}"
+        item.meta = {"key": item.key}
+    sent = []
+    ledger = Ledger(tmp_path)
+    driver = _Driver(client, "busy", ledger.append, 0, Progress(0, enabled=False), None, 60, None)
+    driver.sizer = FixedSizer(4)
+    original = driver._send
+
+    def spy(batch, worker, strict):
+        sent.append([item.group for item in batch])
+        return original(batch, worker, strict)
+
+    driver._send = spy
+    driver.run(items)
+    assert all(len(set(groups)) == 1 for groups in sent)
+    assert sorted(ledger.load()) == [item.key for item in items]
+    assert set(driver.group_worker) == {("a",), ("b",)}
