@@ -1,12 +1,14 @@
 """Dispatch overhead: campaign wall time against the ideal and against plain Client.map.
 
-For each case (tasks x CPU milliseconds) it runs, on one local cluster of N single-threaded
-worker processes:
+1. For each case (tasks x CPU milliseconds), on one embedded local cluster of N
+   single-threaded worker processes: ``Client.map`` of the same model function, one Dask task
+   per run (the peer), and ``campaign`` dispatch (adaptive batches, results stored in a ledger
+   on disk); each wall time and its ratio to the ideal ``tasks x duration / workers``.
+2. The same campaign dispatch on a scheduler and N workers started as separate processes
+   (``dask scheduler`` / ``dask worker``), as on a real cluster.
+3. Skewed task durations (log-normal): wall time over the ideal with tail work stealing and
+   straggler replication on and off.
 
-- ``Client.map`` of the same model function, one Dask task per simulation run (the peer);
-- ``campaign`` dispatch (adaptive batches, results stored in a ledger on disk).
-
-and prints each wall time and its ratio to the ideal ``tasks x duration / workers``.
 Usage: ``python scripts/bench_dispatch.py [--workers 2] [--cases 2000x20,20000x1]``.
 """
 
@@ -14,10 +16,16 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
+import socket
+import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
 from distributed import Client, LocalCluster, wait
 
 from campaign.execute import Item, dispatch
@@ -37,17 +45,66 @@ def plain_map(client: Client, tasks: int, duration_ms: float) -> float:
     return elapsed
 
 
-def campaign_dispatch(client: Client, tasks: int, duration_ms: float) -> float:
-    params = {"duration_ms": duration_ms}
-    items = [Item(key=f"t{i}", params=params, seed=i, meta={"key": f"t{i}"}) for i in range(tasks)]
+def campaign_dispatch(
+    client: Client, tasks: int, duration_ms: float | list[float], **options
+) -> tuple[float, object]:
+    durations = duration_ms if isinstance(duration_ms, list) else [duration_ms] * tasks
+    items = [
+        Item(key=f"t{i}", params={"duration_ms": d}, seed=i, meta={"key": f"t{i}"})
+        for i, d in enumerate(durations)
+    ]
     with tempfile.TemporaryDirectory() as folder:
         ledger = Ledger(Path(folder))
         start = time.perf_counter()
-        outcome = dispatch(client, "busy", items, ledger.append, 1, Progress(tasks, enabled=False))
+        outcome = dispatch(
+            client, "busy", items, ledger.append, 1, Progress(tasks, enabled=False), **options
+        )
         elapsed = time.perf_counter() - start
         assert outcome.ok == tasks, outcome
         assert len(ledger.load()) == tasks
-    return elapsed
+    return elapsed, outcome
+
+
+@contextmanager
+def separate_processes(workers: int) -> Iterator[str]:
+    """A `dask scheduler` and `dask worker` processes on 127.0.0.1, ended afterwards."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    processes = [
+        subprocess.Popen(
+            [
+                "dask",
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--dashboard-address",
+                ":0",
+            ],
+            **quiet,
+        )
+    ]
+    try:
+        time.sleep(1.0)
+        for _ in range(workers):
+            processes.append(
+                subprocess.Popen(
+                    ["dask", "worker", address, "--nthreads", "1", "--host", "127.0.0.1"], **quiet
+                )
+            )
+        yield address
+    finally:
+        for process in reversed(processes):
+            process.send_signal(signal.SIGINT)
+        for process in processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
 
 
 def main() -> None:
@@ -77,11 +134,39 @@ def main() -> None:
             tasks = int(tasks)
             ideal = tasks * duration / 1000 / args.workers
             mapped = plain_map(client, tasks, duration)
-            ours = campaign_dispatch(client, tasks, duration)
+            ours, _ = campaign_dispatch(client, tasks, duration)
             print(
                 f"{tasks:>7} {duration:>4g} {ideal:>8.2f} {mapped:>13.2f} {mapped / ideal:>7.2f} "
                 f"{ours:>11.2f} {ours / ideal:>7.2f} {ours / mapped:>7.2f}"
             )
+        skewed = list(np.random.default_rng(1).lognormal(np.log(20), 1.2, 600).round(1))
+        skew_ideal = sum(skewed) / 1000 / args.workers
+        skew_rows = []
+        for label, on in (("on", True), ("off", False)):
+            wall, outcome = campaign_dispatch(client, len(skewed), skewed, replicate_tail=on)
+            skew_rows.append((label, wall, outcome))
+
+    print(f"\nseparate processes: dask scheduler + {args.workers} dask worker processes")
+    with separate_processes(args.workers) as address, Client(address) as client:
+        client.wait_for_workers(args.workers)
+        client.run(busy, {"duration_ms": 1}, 0)
+        print(f"{'tasks':>7} {'ms':>4} {'ideal s':>8} {'campaign s':>11} {'xideal':>7}")
+        for tasks, duration in cases:
+            tasks = int(tasks)
+            ideal = tasks * duration / 1000 / args.workers
+            ours, _ = campaign_dispatch(client, tasks, duration)
+            print(f"{tasks:>7} {duration:>4g} {ideal:>8.2f} {ours:>11.2f} {ours / ideal:>7.2f}")
+
+    print(
+        f"\nskewed durations: {len(skewed)} tasks, log-normal (median 20 ms, sigma 1.2, "
+        f"longest {max(skewed):.0f} ms), ideal {skew_ideal:.2f} s on embedded cluster"
+    )
+    print(f"{'tail replication':>17} {'wall s':>7} {'xideal':>7} {'stolen':>7} {'copied':>7}")
+    for label, wall, outcome in skew_rows:
+        print(
+            f"{label:>17} {wall:>7.2f} {wall / skew_ideal:>7.2f} {outcome.stolen:>7} "
+            f"{outcome.replicated:>7}"
+        )
 
 
 if __name__ == "__main__":
