@@ -112,7 +112,7 @@ class Site:
             # Ended before its estimate: its processors are free earlier than planned.
             self._prune(t)
             self._add(t, planned - t, self.size[job])
-            self._freed.append((t, planned))
+            self._freed.append((t, planned, self._span_max(t, planned)))
 
     def schedule(self, t: float) -> list[int]:
         """One scheduling pass at time t; returns the jobs started now, in start order."""
@@ -252,26 +252,38 @@ class Site:
             del self._prof_f[:k]
         times[0] = t
 
-    def _earliest(self, width: int, duration: float) -> float:
+    def _earliest(
+        self,
+        width: int,
+        duration: float,
+        after: float | None = None,
+        own: tuple[float, float] | None = None,
+    ) -> float:
         """Earliest start >= profile origin where ``width`` processors stay free for
-        ``duration`` (for a zero duration: free at that instant)."""
+        ``duration`` (for a zero duration: free at that instant).
+
+        ``after``: no start before it can be feasible, so the scan begins there. ``own``: the
+        job's current span [begin, end), whose processors count as free (the job is being
+        moved); the profile must have breakpoints at both ends of it.
+        """
         times = self._prof_t
         free = self._prof_f
         n = len(times)
-        i = 0
+        i = 0 if after is None else max(bisect_right(times, after) - 1, 0)
+        low, high = own if own is not None else (0.0, 0.0)
         while True:
-            if free[i] < width:
+            here = times[i]
+            if free[i] + (width if low <= here < high else 0) < width:
                 i += 1
                 continue
-            begin = times[i]
-            end = begin + duration
+            end = here + duration
             j = i + 1
             while j < n and times[j] < end:
-                if free[j] < width:
+                if free[j] + (width if low <= times[j] < high else 0) < width:
                     break
                 j += 1
             else:
-                return begin
+                return here
             i = j + 1
 
     def _split(self, when: float) -> int:
@@ -290,8 +302,16 @@ class Site:
         first = self._split(begin)
         last = self._split(begin + duration)
         free = self._prof_f
+        times = self._prof_t
         for k in range(first, last):
             free[k] += delta
+        # Merge equal neighbours at both ends so the profile stays short.
+        if last < len(free) and free[last] == free[last - 1]:
+            del times[last]
+            del free[last]
+        if first > 0 and free[first] == free[first - 1]:
+            del times[first]
+            del free[first]
 
     def _build_profile(self, t: float) -> None:
         """The profile of the running jobs alone, each ending at max(s + est, t)."""
@@ -344,26 +364,55 @@ class Site:
             return
         known = len(freed)
         low = min(span[0] for span in freed)
+        top = max(span[2] for span in freed)
+        last = max(span[1] for span in freed)
         for job in order:
             old = reservation[job]
             duration = estimate[job]
-            if old + duration <= low and not (duration == 0 and old > low):
-                continue
-            if not any(a < old + duration or (duration == 0 and a <= old) for a, _ in freed):
-                continue
+            end = old + duration
             width = size[job]
-            self._add(old, duration, width)
-            begin = self._earliest(width, duration)
-            self._add(begin, duration, -width)
+            if end <= low or (width > top and old >= last):
+                continue
+            # The job can only move to a window that contains a point freed since it was
+            # placed; there, the free processors (not counting its own) must reach its
+            # width. A span's maximum free count bounds every later value in it.
+            reach = None
+            for a, b, most in freed:
+                if a < end and (most >= width or b > old) and (reach is None or a < reach):
+                    reach = a
+            if reach is None:
+                continue
+            if duration > 0:
+                self._split(old)
+                self._split(end)
+            begin = self._earliest(width, duration, max(reach - duration, t), (old, end))
             if begin != old:
+                self._add(old, duration, width)
+                self._add(begin, duration, -width)
                 reservation[job] = begin
                 freed_from = max(old, begin + duration)
-                if old + duration > freed_from:
-                    freed.append((freed_from, old + duration))
+                if end > freed_from:
+                    most = self._span_max(freed_from, end)
+                    freed.append((freed_from, end, most))
                     low = min(low, freed_from)
+                    top = max(top, most)
+                    last = max(last, end)
         # Spans freed during this compression may let jobs checked before them move up at
         # the next pass: keep them for the next compression.
         self._freed = freed[known:]
+
+    def _span_max(self, begin: float, end: float) -> int:
+        """Most free processors at any instant of [begin, end)."""
+        times = self._prof_t
+        free = self._prof_f
+        k = max(bisect_right(times, begin) - 1, 0)
+        most = free[k]
+        k += 1
+        while k < len(times) and times[k] < end:
+            if free[k] > most:
+                most = free[k]
+            k += 1
+        return most
 
     def _pass_conservative(self, t: float) -> list[int]:
         self._prune(t)
