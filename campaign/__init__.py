@@ -1,3 +1,30 @@
-"""campaign: simulation campaigns of scheduling strategies on Dask, results as xarray/netCDF."""
+"""campaign: simulation campaigns of scheduling strategies on Dask, results as xarray/netCDF.
+
+From Python::
+
+    import campaign
+    results = campaign.run("specs/demo.yaml")          # an xarray.Dataset, also in results.nc
+    again = campaign.open_results("outputs/demo/results.nc")
+"""
 
 __version__ = "0.1.0"
+
+
+def run(spec, **options):
+    """Run what is missing of a campaign spec and return its results Dataset.
+
+    Options: ``workers``, ``scheduler``, ``retries``, ``confidence``, ``new``, ``progress``.
+    """
+    from campaign.runner import run as _run
+
+    return _run(spec, **options)
+
+
+def open_results(path):
+    """Reopen a results file (or the output folder holding results.nc) as a Dataset."""
+    from campaign.results import open_results as _open
+
+    return _open(path)
+
+
+__all__ = ["run", "open_results", "__version__"]

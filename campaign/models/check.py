@@ -33,7 +33,8 @@ def mm1_check(params: Mapping[str, object]) -> None:
     unknown = sorted(set(params) - MM1_PARAMS)
     if unknown:
         raise ValueError(
-            f"unknown parameter {unknown[0]!r} for model mm1; allowed: {', '.join(sorted(MM1_PARAMS))}"
+            f"unknown parameter {unknown[0]!r} for model mm1; "
+            f"allowed: {', '.join(sorted(MM1_PARAMS))}"
         )
     arrival = _number(params, "arrival_rate")
     service = _number(params, "service_rate", 1.0)
@@ -70,7 +71,9 @@ def mm1(params: Mapping[str, object], seed: int) -> dict[str, float]:
     services = rng.exponential(1.0 / service, customers)
     fail_above = params.get("fail_above")
     if fail_above is not None and interarrivals[0] > float(fail_above):
-        raise RuntimeError(f"first interarrival {interarrivals[0]:.6f} exceeds fail_above={fail_above}")
+        raise RuntimeError(
+            f"first interarrival {interarrivals[0]:.6f} exceeds fail_above={fail_above}"
+        )
     # Lindley: W[n+1] = max(0, W[n] + S[n] - A[n+1]), computed as a running maximum of a walk.
     steps = services[:-1] - interarrivals[1:]
     walk = np.concatenate(([0.0], np.cumsum(steps)))
@@ -91,25 +94,26 @@ mm1.metrics = {
 
 
 def busy(params: Mapping[str, object], seed: int) -> dict[str, float]:
-    """Spin the CPU for ``duration_ms`` milliseconds and return a seeded random draw."""
+    """Spin the CPU for ``duration_ms`` milliseconds and return a seeded random draw.
+
+    ``tag`` (optional, any value) is ignored: it labels otherwise identical runs.
+    """
     duration = _number(params, "duration_ms", 1.0) / 1000.0
     deadline = time.perf_counter() + duration
-    spins = 0
     while time.perf_counter() < deadline:
-        spins += 1
-    return {"value": float(np.random.default_rng(seed).random()), "spins": float(spins)}
+        pass
+    return {"value": float(np.random.default_rng(seed).random())}
 
 
 def busy_check(params: Mapping[str, object]) -> None:
-    unknown = sorted(set(params) - {"duration_ms"})
+    unknown = sorted(set(params) - {"duration_ms", "tag"})
     if unknown:
-        raise ValueError(f"unknown parameter {unknown[0]!r} for model busy; allowed: duration_ms")
+        raise ValueError(
+            f"unknown parameter {unknown[0]!r} for model busy; allowed: duration_ms, tag"
+        )
     if _number(params, "duration_ms", 1.0) < 0:
         raise ValueError("parameter 'duration_ms' must be >= 0")
 
 
 busy.check = busy_check
-busy.metrics = {
-    "value": {"units": "1", "long_name": "uniform random draw from the task seed"},
-    "spins": {"units": "1", "long_name": "busy-loop iterations (machine dependent)"},
-}
+busy.metrics = {"value": {"units": "1", "long_name": "uniform random draw from the task seed"}}

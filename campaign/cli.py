@@ -1,0 +1,254 @@
+"""The `campaign` command: validate, plan, run, status, query, workloads."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+
+from campaign.errors import CampaignError
+
+EXIT_OK, EXIT_FAILED_TASKS, EXIT_USAGE = 0, 1, 2
+
+
+def _say(message: str) -> None:
+    print(message, flush=True)
+
+
+def describe_spec(spec) -> str:
+    lines = [f"campaign {spec.name}: model {spec.model}"]
+    if spec.description:
+        lines.append(f"  {spec.description.strip()}")
+    for name, value in spec.params.items():
+        lines.append(f"  param  {name} = {value!r}")
+    for factor in spec.factors:
+        paired = " (paired)" if factor.name in spec.paired else ""
+        levels = ", ".join(str(label) for label in factor.labels)
+        lines.append(f"  factor {factor.name}{paired}: {len(factor.labels)} levels: {levels}")
+    lines.append(
+        f"  design: {spec.cells} cells x {spec.replicates} replicates = {spec.tasks} tasks; "
+        f"seed {spec.seed}"
+    )
+    if spec.metrics:
+        lines.append(f"  metrics: {', '.join(spec.metrics)}")
+    lines.append(f"  output: {spec.output}")
+    return "\n".join(lines)
+
+
+def cmd_validate(args) -> int:
+    from campaign.spec import load_spec
+
+    spec = load_spec(args.spec)
+    print(describe_spec(spec))
+    print("spec is valid")
+    return EXIT_OK
+
+
+def cmd_plan(args) -> int:
+    from campaign.runner import make_plan
+
+    plan = make_plan(args.spec)
+    print(describe_spec(plan.spec))
+    print(
+        f"plan: {plan.done} done, {len(plan.failed)} failed (will be retried), "
+        f"{len(plan.missing)} missing; {len(plan.to_run)} tasks would run"
+    )
+    return EXIT_OK
+
+
+def cmd_status(args) -> int:
+    from campaign.runner import make_plan
+
+    plan = make_plan(args.spec, check_identity=False)
+    total = plan.design.size
+    print(
+        f"{plan.spec.name}: {total} tasks: {plan.done} done, {len(plan.failed)} failed, "
+        f"{len(plan.missing)} missing  (ledger {plan.ledger.folder})"
+    )
+    listed = list(plan.design.tasks(plan.failed[: args.limit]))
+    records = plan.ledger.load(only={task.key for task in listed})
+    for task in listed:
+        record = records[task.key]
+        cell = ", ".join(f"{k}={v}" for k, v in plan.design.cell_label(task.cell).items())
+        print(
+            f"  failed: {cell or '(single cell)'} replicate {task.replicate} "
+            f"(seed {task.seed}, {record.get('attempts', 1)} attempts): {record.get('error')}"
+        )
+    if len(plan.failed) > args.limit:
+        print(f"  ... {len(plan.failed) - args.limit} more failed tasks (--limit N shows more)")
+    if plan.results_path.exists():
+        print(f"results: {plan.results_path}")
+    return EXIT_FAILED_TASKS if plan.failed else EXIT_OK
+
+
+def cmd_run(args) -> int:
+    from campaign.query import format_table, summary_table
+    from campaign.results import metrics_of
+    from campaign.runner import RESULTS_FILE, run
+    from campaign.spec import load_spec
+
+    spec = load_spec(args.spec)
+    dataset = run(
+        spec,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        retries=args.retries,
+        confidence=args.confidence,
+        new=args.new,
+        progress=not args.quiet,
+        say=_say,
+    )
+    metrics = metrics_of(dataset)[: args.show_metrics]
+    if metrics and dataset.attrs["tasks_ok"]:
+        frame = summary_table(dataset, metrics=metrics)
+        print()
+        print(f"Summary: mean ± half-width of the {args.confidence:.0%} confidence interval")
+        print(format_table(frame, metrics, "table", max_rows=40))
+    ok, failed = dataset.attrs["tasks_ok"], dataset.attrs["tasks_failed"]
+    missing = dataset.attrs["tasks_missing"]
+    print()
+    print(f"{ok} tasks ok, {failed} failed, {missing} missing")
+    print(f"results: {spec.output / RESULTS_FILE}")
+    if failed:
+        print(f"{failed} tasks failed: `campaign status {args.spec}` lists them")
+        return EXIT_FAILED_TASKS
+    return EXIT_OK if not missing else EXIT_FAILED_TASKS
+
+
+def cmd_query(args) -> int:
+    from campaign.query import format_table, summary_table
+    from campaign.results import metrics_of, open_results
+
+    dataset = open_results(args.results)
+    metrics = args.metric or metrics_of(dataset)
+    by = None if args.by is None else [b for item in args.by for b in item.split(",") if b]
+    frame = summary_table(
+        dataset, metrics=metrics, by=by, where=args.where, confidence=args.confidence
+    )
+    print(format_table(frame, metrics, args.format))
+    return EXIT_OK
+
+
+def cmd_workloads(args) -> int:
+    try:
+        from campaign.models.jobs.workloads import main as workloads_main
+    except ImportError as error:
+        raise CampaignError(f"workload tools are not available: {error}") from None
+    return workloads_main(args.rest)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="campaign",
+        description="Run simulation campaigns of scheduling strategies on Dask; results as "
+        "netCDF with confidence intervals.",
+    )
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("validate", help="check a spec and print its design")
+    p.add_argument("spec", help="spec file (YAML)")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("plan", help="show what would run and what is already done")
+    p.add_argument("spec")
+    p.set_defaults(func=cmd_plan)
+
+    p = sub.add_parser("run", help="run the missing tasks of a campaign, then write results.nc")
+    p.add_argument("spec")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="worker processes of the embedded cluster (default: one per core)",
+    )
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="tcp://HOST:PORT",
+        help="use an existing Dask scheduler instead of the embedded cluster",
+    )
+    p.add_argument(
+        "--retries",
+        type=int,
+        default=1,
+        help="times a failed task is retried with the same seed (default 1)",
+    )
+    p.add_argument(
+        "--confidence",
+        type=float,
+        default=0.95,
+        help="confidence level of the intervals (default 0.95)",
+    )
+    p.add_argument(
+        "--new",
+        action="store_true",
+        help="set earlier results of this output folder aside and start afresh",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress display")
+    p.add_argument(
+        "--show-metrics",
+        type=int,
+        default=4,
+        metavar="N",
+        help="metrics shown in the final summary table (default 4)",
+    )
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("status", help="done / failed / missing tasks, from the ledger alone")
+    p.add_argument("spec")
+    p.add_argument("--limit", type=int, default=20, help="failed tasks listed (default 20)")
+    p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser("query", help="mean and confidence interval by factor from results.nc")
+    p.add_argument("results", help="results.nc (or its folder)")
+    p.add_argument("--metric", action="append", help="metric to show (repeatable; default all)")
+    p.add_argument(
+        "--by",
+        action="append",
+        help="factors to group by (repeatable or comma-separated; default: every "
+        "factor); other factors are pooled per replicate",
+    )
+    p.add_argument(
+        "--where",
+        action="append",
+        default=[],
+        metavar="FACTOR=LEVEL[,LEVEL]",
+        help="keep only these levels (repeatable)",
+    )
+    p.add_argument("--format", default="table", choices=["table", "csv", "json"])
+    p.add_argument(
+        "--confidence",
+        type=float,
+        default=None,
+        help="confidence level (default: the one the results were made with)",
+    )
+    p.set_defaults(func=cmd_query)
+
+    p = sub.add_parser("workloads", help="list, show or fetch SWF workload traces", add_help=False)
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.set_defaults(func=cmd_workloads)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except CampaignError as error:
+        if args.debug:
+            traceback.print_exc()
+        print(f"campaign: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(
+            "campaign: interrupted; finished results are saved, run the same command again "
+            "to finish the rest",
+            file=sys.stderr,
+        )
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,163 @@
+"""Select, group and tabulate a results Dataset: mean and confidence interval per group."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from campaign.errors import CampaignError
+from campaign.results import factors_of, metrics_of
+from campaign.stats import pooled
+
+SUMMARY_SUFFIXES = ("_mean", "_std", "_n", "_ci_low", "_ci_high")
+
+
+def parse_where(dataset: xr.Dataset, clauses: list[str]) -> dict[str, list[Any]]:
+    """``factor=level[,level...]`` clauses -> selection, with levels typed like the coordinate."""
+    selection: dict[str, list[Any]] = {}
+    factors = factors_of(dataset)
+    for clause in clauses:
+        name, sep, text = clause.partition("=")
+        name = name.strip()
+        if not sep or not text:
+            raise CampaignError(f"--where {clause!r}: write factor=level (or factor=a,b)")
+        if name not in factors:
+            raise CampaignError(
+                f"--where {clause!r}: unknown factor {name!r}; factors: {', '.join(factors)}"
+            )
+        coordinate = dataset[name].values
+        levels = []
+        for item in text.split(","):
+            level = _typed_level(item.strip(), coordinate)
+            if level is None:
+                allowed = ", ".join(str(v) for v in coordinate)
+                raise CampaignError(
+                    f"--where {clause!r}: {item.strip()!r} is not a level of {name}; "
+                    f"levels: {allowed}"
+                )
+            levels.append(level)
+        selection[name] = levels
+    return selection
+
+
+def _typed_level(text: str, coordinate: np.ndarray) -> Any:
+    for value in coordinate:
+        if str(value) == text:
+            return value
+        if coordinate.dtype.kind in "fiu":
+            try:
+                if float(text) == float(value):
+                    return value
+            except ValueError:
+                return None
+        if coordinate.dtype.kind == "b" and text.lower() in ("true", "false"):
+            if (text.lower() == "true") == bool(value):
+                return value
+    return None
+
+
+def summary_table(
+    dataset: xr.Dataset,
+    metrics: list[str] | None = None,
+    by: list[str] | None = None,
+    where: list[str] | None = None,
+    confidence: float | None = None,
+) -> pd.DataFrame:
+    """One row per group of ``by`` levels (default: every cell), columns per metric.
+
+    Columns per metric: ``<m>_mean``, ``<m>_half_width``, ``<m>_ci_low``, ``<m>_ci_high``,
+    ``<m>_n``. Other factors are pooled replicate by replicate (see `campaign.stats.pooled`).
+    """
+    if confidence is None:
+        confidence = float(dataset.attrs.get("confidence", 0.95))
+    all_metrics = metrics_of(dataset)
+    metrics = metrics or all_metrics
+    for metric in metrics:
+        if metric not in all_metrics:
+            raise CampaignError(
+                f"--metric {metric!r} is not in the results; metrics: {', '.join(all_metrics)}"
+            )
+    factors = factors_of(dataset)
+    by = factors if by is None else by
+    for name in by:
+        if name not in factors:
+            raise CampaignError(f"--by {name!r} is not a factor; factors: {', '.join(factors)}")
+    selected = dataset.sel(parse_where(dataset, where or []))
+    columns = {}
+    for metric in metrics:
+        result = pooled(selected[metric], by, confidence)
+        for stat in ("mean", "half_width", "ci_low", "ci_high", "n"):
+            columns[f"{metric}_{stat}"] = result[stat]
+    table = xr.Dataset(columns)
+    if by:
+        frame = table.to_dataframe().reset_index()
+        frame = frame[[*by, *columns]]
+    else:
+        frame = pd.DataFrame({name: [value.item()] for name, value in table.items()})
+    return frame
+
+
+def format_table(frame: pd.DataFrame, metrics: list[str], fmt: str, max_rows: int = 0) -> str:
+    """Render a summary table as aligned text (mean +/- half-width), CSV or JSON."""
+    if fmt == "csv":
+        return frame.to_csv(index=False)
+    if fmt == "json":
+        records = [{k: _json_value(v) for k, v in row.items()} for row in frame.to_dict("records")]
+        return json.dumps(records, indent=2)
+    if fmt != "table":
+        raise CampaignError(f"--format {fmt!r} is not allowed; use table, csv or json")
+    factor_columns = [
+        c
+        for c in frame.columns
+        if not any(
+            c.startswith(f"{m}_")
+            and c[len(m) + 1 :] in ("mean", "half_width", "ci_low", "ci_high", "n")
+            for m in metrics
+        )
+    ]
+    shown = frame if not max_rows or len(frame) <= max_rows else frame.head(max_rows)
+    rows = []
+    for _, row in shown.iterrows():
+        cells = [str(row[c]) for c in factor_columns]
+        for metric in metrics:
+            cells.append(_mean_pm(row[f"{metric}_mean"], row[f"{metric}_half_width"]))
+        n_values = {int(row[f"{m}_n"]) for m in metrics}
+        cells.append("/".join(str(n) for n in sorted(n_values)))
+        rows.append(cells)
+    header = [*factor_columns, *metrics, "n"]
+    widths = [
+        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)
+    ]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths))]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += [
+        "  ".join(
+            c.rjust(w) if i >= len(factor_columns) else c.ljust(w)
+            for i, (c, w) in enumerate(zip(r, widths))
+        )
+        for r in rows
+    ]
+    if len(shown) < len(frame):
+        lines.append(f"... {len(frame) - len(shown)} more rows (campaign query shows them all)")
+    return "\n".join(lines)
+
+
+def _json_value(value: Any) -> Any:
+    """Plain JSON: numpy scalars as Python numbers, NaN as null; full float precision."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and np.isnan(value):
+        return None
+    return value
+
+
+def _mean_pm(mean: float, half: float) -> str:
+    if np.isnan(mean):
+        return "nan"
+    if np.isnan(half):
+        return f"{mean:.6g}"
+    return f"{mean:.6g} ± {half:.3g}"

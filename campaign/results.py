@@ -1,0 +1,288 @@
+"""Turn ledger records into an xarray Dataset (raw replicates + summary) and a netCDF file.
+
+One flat netCDF file, readable with plain ``xarray.open_dataset``:
+
+- coordinates: one dimension per factor (its level labels) and ``replicate`` (0..R-1);
+- ``<metric>``: raw value per factor levels x replicate (NaN where missing or failed);
+- ``status``: 0 missing, 1 ok, 2 failed per task; ``seed``: the task's seed;
+- ``<metric>_mean``, ``_std``, ``_n``, ``_ci_low``, ``_ci_high``: per-cell summary;
+- ``failure_*`` on dimension ``failure``: key, cell, replicate and error text of failed tasks;
+- global attributes: the spec text and digest, model, base seed, confidence, versions, time.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import re
+import time
+from collections.abc import Mapping
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from campaign.design import Design, canonical
+from campaign.ledger import write_atomic
+from campaign.models import model_reference
+from campaign.stats import replicates_needed, summarize
+
+STATUS_MISSING, STATUS_OK, STATUS_FAILED = 0, 1, 2
+VERSIONED_PACKAGES = ("campaign", "numpy", "xarray", "dask", "distributed", "netCDF4", "scipy")
+
+
+def metric_attributes(name: str, documented: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
+    """Units and long name of a metric from a model's ``metrics`` table (``{k}`` patterns ok)."""
+    if name in documented:
+        return dict(documented[name])
+    for pattern, attrs in documented.items():
+        if "{" in pattern:
+            regex = re.escape(pattern).replace(r"\{k\}", r"(\d+)")
+            regex = re.sub(r"\\\{[a-z_]+\\\}", r"(\\d+)", regex)
+            match = re.fullmatch(regex, name)
+            if match:
+                values = dict(attrs)
+                if "long_name" in values:
+                    values["long_name"] = values["long_name"].replace("{k}", match.group(1))
+                return values
+    return {}
+
+
+def assemble(
+    design: Design,
+    records: Mapping[str, dict[str, Any]],
+    confidence: float,
+    documented: Mapping[str, Mapping[str, str]] | None = None,
+    trim: bool = True,
+) -> xr.Dataset:
+    """The raw and summary Dataset of a design from the stored records (missing ones as NaN).
+
+    With a precision target and ``trim``, replicates that no cell ran are left out.
+    """
+    spec = design.spec
+    documented = documented or {}
+    shape = (*design.shape, spec.replicates)
+    dims = [f.name for f in spec.factors] + ["replicate"]
+    status = np.zeros(design.size, dtype=np.int8)
+    columns: dict[str, np.ndarray] = {}
+    failures = []
+    wanted = set(spec.metrics) if spec.metrics else None
+    for name in spec.metrics or ():
+        columns[name] = np.full(design.size, np.nan)
+
+    for index, key in enumerate(design.keys()):
+        record = records.get(key)
+        if record is None:
+            continue
+        if record["status"] != "ok":
+            status[index] = STATUS_FAILED
+            failures.append((design.task(index), record))
+            continue
+        status[index] = STATUS_OK
+        for name, value in record["metrics"].items():
+            column = columns.get(name)
+            if column is None:
+                if wanted is not None:
+                    continue
+                column = columns[name] = np.full(design.size, np.nan)
+            column[index] = value
+    status = status.reshape(shape)
+    seeds = design.seeds.reshape(shape)
+    columns = {name: column.reshape(shape) for name, column in columns.items()}
+
+    coords: dict[str, Any] = {f.name: list(f.labels) for f in spec.factors}
+    coords["replicate"] = np.arange(spec.replicates)
+    data_vars: dict[str, Any] = {}
+    for name, column in columns.items():
+        data_vars[name] = (dims, column, metric_attributes(name, documented))
+    data_vars["status"] = (
+        dims,
+        status,
+        {
+            "long_name": "task status",
+            "flag_values": np.array([STATUS_MISSING, STATUS_OK, STATUS_FAILED], dtype=np.int8),
+            "flag_meanings": "missing ok failed",
+        },
+    )
+    data_vars["seed"] = (dims, seeds, {"long_name": "random seed of the task"})
+    raw = xr.Dataset(data_vars, coords=coords)
+    for factor in spec.factors:
+        raw[factor.name].attrs["long_name"] = f"factor {factor.name}"
+        if factor.labelled:
+            raw[factor.name].attrs["level_values"] = canonical(
+                dict(zip(factor.labels, factor.values))
+            )
+        if factor.name in spec.paired:
+            raw[factor.name].attrs["paired"] = "levels share seeds (common random numbers)"
+    raw["replicate"].attrs["long_name"] = "replicate index"
+
+    if spec.precision is not None and trim:
+        raw = _trim_to_used_replicates(raw, spec.precision.min_replicates)
+    summary = summarize(raw, list(columns), confidence)
+    if spec.precision is not None:
+        summary = summary.assign(precision_met=_precision_met(raw, spec.precision, confidence))
+    dataset = xr.merge([raw, summary], combine_attrs="override")
+    dataset = dataset.assign(_failure_variables(failures, design))
+    dataset.attrs = provenance(design, confidence, status)
+    return dataset
+
+
+def _trim_to_used_replicates(raw: xr.Dataset, minimum: int) -> xr.Dataset:
+    """Drop trailing replicates that no cell ran (a precision target stopped them)."""
+    used = (
+        (raw["status"] != STATUS_MISSING)
+        .any([d for d in raw["status"].dims if d != "replicate"])
+        .values
+    )
+    last = int(np.nonzero(used)[0].max()) + 1 if used.any() else 0
+    return raw.isel(replicate=slice(0, max(last, minimum)))
+
+
+def _precision_met(raw: xr.Dataset, precision, confidence: float) -> xr.DataArray:
+    dims = [d for d in raw["status"].dims if d != "replicate"]
+    met = np.ones(raw["status"].shape[:-1], dtype=bool)
+    for metric in precision.metrics:
+        if metric not in raw:
+            met[:] = False
+            continue
+        values = raw[metric].transpose(*dims, "replicate").values
+        _, cell_met = replicates_needed(
+            values.reshape(-1, values.shape[-1]),
+            precision.half_width,
+            precision.relative,
+            precision.min_replicates,
+            precision.max_replicates,
+            confidence,
+        )
+        met &= cell_met.reshape(met.shape)
+    target = f"{precision.half_width:g}" + (" x |mean|" if precision.relative else "")
+    return xr.DataArray(
+        met.astype(np.int8),
+        dims=dims,
+        attrs={
+            "long_name": "1 if every precision metric's interval half-width met the target",
+            "target_half_width": target,
+            "metrics": " ".join(precision.metrics),
+        },
+    )
+
+
+def _failure_variables(failures, design: Design) -> dict[str, Any]:
+    return {
+        "failure_key": (
+            "failure",
+            np.array([t.key for t, _ in failures], dtype=object),
+            {"long_name": "task key of a failed task"},
+        ),
+        "failure_cell": (
+            "failure",
+            np.array([canonical(design.cell_label(t.cell)) for t, _ in failures], dtype=object),
+            {"long_name": "factor levels of a failed task"},
+        ),
+        "failure_replicate": (
+            "failure",
+            np.array([t.replicate for t, _ in failures], dtype=np.int64),
+            {"long_name": "replicate of a failed task"},
+        ),
+        "failure_error": (
+            "failure",
+            np.array([r.get("error", "") for _, r in failures], dtype=object),
+            {"long_name": "error message of a failed task"},
+        ),
+    }
+
+
+def package_versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for package in VERSIONED_PACKAGES:
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = "not installed"
+    return versions
+
+
+def provenance(design: Design, confidence: float, status: np.ndarray) -> dict[str, Any]:
+    spec = design.spec
+    return {
+        "title": f"campaign {spec.name}",
+        "campaign_name": spec.name,
+        "description": spec.description,
+        "model": spec.model,
+        "model_reference": model_reference(spec.model),
+        "base_seed": str(spec.seed),
+        "replicates": spec.replicates,
+        "factors": " ".join(f.name for f in spec.factors),
+        "paired": " ".join(spec.paired),
+        "params": canonical(spec.params),
+        "confidence": confidence,
+        "tasks": int(status.size),
+        "tasks_ok": int((status == STATUS_OK).sum()),
+        "tasks_failed": int((status == STATUS_FAILED).sum()),
+        "tasks_missing": int((status == STATUS_MISSING).sum()),
+        "spec": spec.text,
+        "spec_digest": "sha256:" + spec.digest,
+        "versions": json.dumps(package_versions(), sort_keys=True),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "host": platform.node(),
+        "Conventions": "CF-1.8",
+        "layout": (
+            "raw metric per factor levels x replicate; status 0 missing 1 ok 2 failed; "
+            "<metric>_mean/_std/_n/_ci_low/_ci_high per cell (Student t over replicates); "
+            "failure_* per failed task"
+        ),
+    }
+
+
+def factors_of(dataset: xr.Dataset) -> list[str]:
+    return [d for d in dataset["status"].dims if d != "replicate"]
+
+
+def metrics_of(dataset: xr.Dataset) -> list[str]:
+    """Raw metric variables: those laid out like ``status`` that are not bookkeeping."""
+    dims = dataset["status"].dims
+    return [
+        name
+        for name, variable in dataset.data_vars.items()
+        if variable.dims == dims and name not in ("status", "seed")
+    ]
+
+
+def write_netcdf(dataset: xr.Dataset, path: Path) -> Path:
+    """Write atomically, so a crash never leaves a half-written results file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    encoding = {
+        name: {"zlib": True, "complevel": 4}
+        for name, variable in dataset.data_vars.items()
+        if variable.dtype.kind in "fiu" and variable.ndim > 0
+    }
+    dataset.to_netcdf(tmp, engine="netcdf4", format="NETCDF4", encoding=encoding)
+    write_atomic_rename(tmp, path)
+    return path
+
+
+def write_atomic_rename(tmp: Path, path: Path) -> None:
+    import os
+
+    with open(tmp, "rb+") as handle:
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def open_results(path: str | Path) -> xr.Dataset:
+    """Reopen a results file fully in memory (the file is closed afterwards)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "results.nc"
+    if not path.exists():
+        from campaign.errors import CampaignError
+
+        raise CampaignError(f"no results file at {path}")
+    return xr.load_dataset(path, engine="netcdf4")
+
+
+__all__ = ["assemble", "open_results", "write_netcdf", "metric_attributes", "write_atomic"]

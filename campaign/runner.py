@@ -1,0 +1,199 @@
+"""Tie the data flow together: spec -> design -> ledger -> dispatch -> results.nc.
+
+This is the one place that knows the order of the steps; each step lives in its own module.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from campaign.design import Design, cell_params
+from campaign.errors import CampaignError
+from campaign.execute import Item, dispatch, open_client
+from campaign.ledger import Ledger
+from campaign.models import load_model
+from campaign.progress import Progress
+from campaign.results import STATUS_OK, assemble, metrics_of, write_netcdf
+from campaign.spec import Spec, load_spec
+from campaign.stats import replicates_needed
+
+RESULTS_FILE = "results.nc"
+
+
+@dataclass
+class Plan:
+    """What a spec asks for, against what its output folder already holds (task indices)."""
+
+    spec: Spec
+    design: Design
+    ledger: Ledger
+    done: int = 0
+    failed: list[int] = field(default_factory=list)
+    missing: list[int] = field(default_factory=list)
+
+    @property
+    def to_run(self) -> list[int]:
+        """Missing tasks and failed ones (a rerun retries failures, e.g. after a model fix)."""
+        return self.failed + self.missing
+
+    @property
+    def results_path(self) -> Path:
+        return self.spec.output / RESULTS_FILE
+
+
+def identity(spec: Spec) -> dict[str, Any]:
+    """What stored results depend on; an edit of any of these makes them mean something else."""
+    return {"model": spec.model, "params": spec.params, "seed": spec.seed, "name": spec.name}
+
+
+def as_spec(spec: str | Path | Spec) -> Spec:
+    return spec if isinstance(spec, Spec) else load_spec(spec)
+
+
+def make_plan(spec: str | Path | Spec, check_identity: bool = True) -> Plan:
+    """Classify every task of the design as done, failed or missing, from the ledger alone."""
+    spec = as_spec(spec)
+    ledger = Ledger(spec.output)
+    if check_identity:
+        ledger.check_identity(identity(spec))
+    statuses = ledger.statuses()
+    plan = Plan(spec=spec, design=Design(spec), ledger=ledger)
+    for index, key in enumerate(plan.design.keys()):
+        ok = statuses.get(key)
+        if ok is None:
+            plan.missing.append(index)
+        elif ok:
+            plan.done += 1
+        else:
+            plan.failed.append(index)
+    return plan
+
+
+def run(
+    spec: str | Path | Spec,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    retries: int = 1,
+    confidence: float = 0.95,
+    new: bool = False,
+    progress: bool = True,
+    say: Callable[[str], None] | None = None,
+) -> xr.Dataset:
+    """Run what is missing of a campaign and return its results (also written to results.nc).
+
+    Finished tasks are stored as they complete, so an interrupted run loses nothing: running
+    it again runs only the rest.
+    """
+    say = say or (lambda message: None)
+    if retries < 0:
+        raise CampaignError(f"--retries must be >= 0, got {retries}")
+    if not 0 < confidence < 1:
+        raise CampaignError(f"--confidence must be between 0 and 1, got {confidence}")
+    if workers is not None and workers < 1:
+        raise CampaignError(f"--workers must be >= 1, got {workers}")
+    spec = as_spec(spec)
+    ledger = Ledger(spec.output)
+    if new:
+        aside = ledger.set_aside()
+        if aside:
+            say(f"Earlier results set aside in {aside}")
+    plan = make_plan(spec)
+    ledger.write_identity(identity(spec))
+    say(
+        f"{spec.name}: {plan.design.size} tasks ({len(plan.design.cells)} cells x "
+        f"{spec.replicates} replicates); {plan.done} already done, {len(plan.to_run)} to run"
+        if spec.precision is None
+        else f"{spec.name}: {len(plan.design.cells)} cells, replicates until each interval "
+        f"meets the precision target (at most {spec.replicates}); {plan.done} already done"
+    )
+    run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
+    attempted: set[int] = set()
+    todo = plan.to_run if spec.precision is None else precision_round(plan, confidence, attempted)
+    if todo:
+        with open_client(scheduler=scheduler, workers=workers, say=say) as client:
+            while todo:
+                attempted.update(todo)
+                execute_tasks(client, plan, todo, run_id, retries, progress)
+                if spec.precision is None:
+                    break
+                todo = precision_round(plan, confidence, attempted)
+    ledger.compact()
+    return write_results(spec, confidence)
+
+
+def execute_tasks(
+    client: Any, plan: Plan, todo: list[int], run_id: str, retries: int, progress: bool
+) -> None:
+    """Run the given task indices on the cluster, storing each finished batch in the ledger."""
+    spec, design = plan.spec, plan.design
+    params_by_cell: dict[tuple[int, ...], dict[str, Any]] = {}
+    items = []
+    for task in design.tasks(todo):
+        params = params_by_cell.get(task.cell)
+        if params is None:
+            params = params_by_cell[task.cell] = cell_params(spec, task.cell)
+        meta = {
+            "key": task.key,
+            "cell": design.cell_label(task.cell),
+            "replicate": task.replicate,
+            "run": run_id,
+        }
+        items.append(Item(key=task.key, params=params, seed=task.seed, meta=meta))
+    bar = Progress(len(items), enabled=progress)
+    try:
+        dispatch(client, spec.model, items, plan.ledger.append, retries, bar)
+    finally:
+        bar.finish()
+
+
+def precision_round(plan: Plan, confidence: float, attempted: set[int]) -> list[int]:
+    """Task indices of the next round of a precision-driven campaign (empty when done)."""
+    spec, design = plan.spec, plan.design
+    precision = spec.precision
+    dataset = assemble(design, plan.ledger.load(), confidence, trim=False)
+    replicates = spec.replicates
+    status = dataset["status"].values.reshape(-1, replicates)
+    need = np.zeros(len(design.cells), dtype=int)
+    for metric in precision.metrics:
+        if metric not in dataset and status.any():
+            raise CampaignError(
+                f"precision.metrics: {metric!r} is not a metric of model {spec.model}; "
+                f"metrics: {', '.join(metrics_of(dataset))}"
+            )
+        values = (
+            dataset[metric].values.reshape(-1, replicates)
+            if metric in dataset
+            else np.full(status.shape, np.nan)
+        )
+        cell_need, _ = replicates_needed(
+            values,
+            precision.half_width,
+            precision.relative,
+            precision.min_replicates,
+            precision.max_replicates,
+            confidence,
+        )
+        need = np.maximum(need, cell_need)
+    return [
+        cell * replicates + r
+        for cell in range(len(design.cells))
+        for r in range(int(need[cell]))
+        if status[cell, r] != STATUS_OK and cell * replicates + r not in attempted
+    ]
+
+
+def write_results(spec: Spec, confidence: float = 0.95) -> xr.Dataset:
+    """Assemble results.nc from the ledger of a spec's output folder."""
+    ledger = Ledger(spec.output)
+    model = load_model(spec.model)
+    dataset = assemble(Design(spec), ledger.load(), confidence, getattr(model, "metrics", None))
+    write_netcdf(dataset, spec.output / RESULTS_FILE)
+    return dataset

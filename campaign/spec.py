@@ -1,0 +1,348 @@
+"""Load and validate a campaign spec file into a `Spec`.
+
+Every problem is reported as one `CampaignError` line naming the key, the bad value and what
+is allowed, before anything runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from campaign.errors import CampaignError
+from campaign.models import BUILTIN_MODELS, load_model
+
+KEYS = {
+    "name": "campaign name (letters, digits, - _ .)",
+    "description": "free text",
+    "model": "a built-in model or 'package.module:function'",
+    "params": "mapping of fixed parameters",
+    "factors": "mapping factor -> list of levels (or mapping label -> value)",
+    "paired": "list of factors whose levels share seeds",
+    "replicates": "integer >= 1",
+    "precision": "target confidence-interval half-width instead of a fixed replicate count",
+    "seed": "integer >= 0",
+    "metrics": "list of metric names to keep",
+    "output": "output folder",
+}
+REQUIRED = ("name", "model", "seed")
+PRECISION_KEYS = {
+    "metrics": "metrics whose intervals must reach the target",
+    "half_width": "target half-width (> 0)",
+    "relative": "true: half_width is a fraction of |mean| (default); false: in metric units",
+    "min_replicates": "replicates run before any interval is trusted (>= 2, default 5)",
+    "max_replicates": "most replicates a cell may get",
+}
+
+
+@dataclass(frozen=True)
+class Precision:
+    """Run replicates per cell until every interval of ``metrics`` is at most ``half_width``."""
+
+    metrics: tuple[str, ...]
+    half_width: float
+    relative: bool
+    min_replicates: int
+    max_replicates: int
+
+
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+FACTOR_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+RESERVED_NAMES = {"replicate", "status", "seed", "cell"}
+
+
+@dataclass(frozen=True)
+class Factor:
+    """A factor: its name, the labels stored as coordinates and the values models receive."""
+
+    name: str
+    labels: tuple[Any, ...]
+    values: tuple[Any, ...]
+
+    @property
+    def labelled(self) -> bool:
+        return self.labels != self.values
+
+
+@dataclass(frozen=True)
+class Spec:
+    name: str
+    model: str
+    params: dict[str, Any]
+    factors: tuple[Factor, ...]
+    paired: tuple[str, ...]
+    replicates: int
+    seed: int
+    metrics: tuple[str, ...] | None
+    output: Path
+    precision: Precision | None = None
+    text: str = ""
+    path: Path | None = None
+    description: str = ""
+    digest: str = field(default="")
+
+    def factor(self, name: str) -> Factor:
+        for factor in self.factors:
+            if factor.name == name:
+                return factor
+        raise KeyError(name)
+
+    @property
+    def cells(self) -> int:
+        return math.prod(len(f.labels) for f in self.factors)
+
+    @property
+    def tasks(self) -> int:
+        return self.cells * self.replicates
+
+
+def load_spec(path: str | Path, check_model: bool = True) -> Spec:
+    """Read a YAML spec file and validate it; relative paths are relative to the file."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise CampaignError(f"cannot read spec {path}: {error.strerror}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise CampaignError(f"{path}:{where} is not valid YAML: {problem}") from None
+    return parse_spec(data, text=text, path=path, check_model=check_model)
+
+
+def parse_spec(
+    data: Any, text: str = "", path: Path | None = None, check_model: bool = True
+) -> Spec:
+    """Validate already-parsed spec data (a mapping) into a `Spec`."""
+    where = f"{path}: " if path else ""
+
+    def fail(message: str) -> CampaignError:
+        return CampaignError(where + message)
+
+    if not isinstance(data, dict):
+        raise fail("a spec must be a mapping of keys: " + ", ".join(KEYS))
+    for key in data:
+        if key not in KEYS:
+            raise fail(f"unknown key {key!r}; allowed keys: {', '.join(KEYS)}")
+    for key in REQUIRED:
+        if key not in data:
+            raise fail(f"missing key {key!r} ({KEYS[key]})")
+
+    name = data["name"]
+    if not isinstance(name, str) or not NAME_PATTERN.match(name):
+        raise fail(f"name: {name!r} is not allowed; use letters, digits, '-', '_' and '.'")
+
+    model = data["model"]
+    if not isinstance(model, str) or not model:
+        raise fail(
+            f"model: {model!r} is not allowed; use a built-in model "
+            f"({', '.join(sorted(BUILTIN_MODELS))}) or 'package.module:function'"
+        )
+    if model not in BUILTIN_MODELS and ":" not in model:
+        raise fail(
+            f"model: unknown model {model!r}; built-in models: "
+            f"{', '.join(sorted(BUILTIN_MODELS))}, or 'package.module:function'"
+        )
+
+    params = data.get("params") or {}
+    if not isinstance(params, dict):
+        raise fail(f"params: expected a mapping of parameter: value, got {params!r}")
+    for key in params:
+        if not isinstance(key, str):
+            raise fail(f"params: parameter names must be strings, got {key!r}")
+
+    factors = _parse_factors(data.get("factors") or {}, params, fail)
+    factor_names = [f.name for f in factors]
+
+    paired = data.get("paired") or []
+    if isinstance(paired, str):
+        paired = [paired]
+    if not isinstance(paired, list):
+        raise fail(f"paired: expected a list of factor names, got {paired!r}")
+    for item in paired:
+        if item not in factor_names:
+            allowed = ", ".join(factor_names) or "no factors are defined"
+            raise fail(f"paired: {item!r} is not a factor; factors: {allowed}")
+
+    precision = None
+    if "precision" in data:
+        if "replicates" in data:
+            raise fail("give replicates (a fixed count) or precision (a target), not both")
+        precision = _parse_precision(data["precision"], fail)
+        replicates = precision.max_replicates
+    elif "replicates" not in data:
+        raise fail("missing key 'replicates' (integer >= 1) or 'precision' (a target)")
+    else:
+        replicates = data["replicates"]
+    if isinstance(replicates, bool) or not isinstance(replicates, int) or replicates < 1:
+        raise fail(f"replicates: {replicates!r} is not allowed; use an integer >= 1")
+
+    seed = data["seed"]
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise fail(f"seed: {seed!r} is not allowed; use an integer >= 0")
+
+    metrics = data.get("metrics")
+    if metrics is not None:
+        if isinstance(metrics, str):
+            metrics = [metrics]
+        if (
+            not isinstance(metrics, list)
+            or not metrics
+            or not all(isinstance(m, str) and m for m in metrics)
+        ):
+            raise fail(f"metrics: expected a non-empty list of metric names, got {metrics!r}")
+        metrics = tuple(metrics)
+
+    base = path.parent if path else Path.cwd()
+    output = data.get("output")
+    if output is None:
+        output_path = Path("outputs") / name
+    elif isinstance(output, str) and output:
+        output_path = Path(output) if Path(output).is_absolute() else base / output
+    else:
+        raise fail(f"output: expected a folder path, got {output!r}")
+
+    description = data.get("description") or ""
+    if not isinstance(description, str):
+        raise fail(f"description: expected text, got {description!r}")
+
+    spec = Spec(
+        name=name,
+        model=model,
+        params=dict(params),
+        factors=tuple(factors),
+        paired=tuple(paired),
+        replicates=replicates,
+        seed=seed,
+        metrics=metrics,
+        output=output_path,
+        precision=precision,
+        text=text,
+        path=path,
+        description=description,
+        digest=hashlib.sha256(text.encode()).hexdigest(),
+    )
+    if check_model:
+        check_spec_model(spec)
+    return spec
+
+
+def _parse_factors(raw: Any, params: dict[str, Any], fail) -> list[Factor]:
+    if not isinstance(raw, dict):
+        raise fail(f"factors: expected a mapping of factor: [levels], got {raw!r}")
+    factors = []
+    for name, levels in raw.items():
+        if not isinstance(name, str) or not FACTOR_PATTERN.match(name):
+            raise fail(f"factors: {name!r} is not a valid factor name; use letters, digits and _")
+        if name in RESERVED_NAMES:
+            raise fail(
+                f"factors: {name!r} is reserved; reserved names: "
+                f"{', '.join(sorted(RESERVED_NAMES))}"
+            )
+        if name in params:
+            raise fail(
+                f"factors: {name!r} is also a fixed parameter in params; keep it in one place"
+            )
+        if isinstance(levels, dict):
+            if not levels:
+                raise fail(f"factors.{name}: the level list is empty; give at least one level")
+            labels = tuple(str(label) for label in levels)
+            values = tuple(levels.values())
+            if len(set(labels)) != len(labels):
+                raise fail(f"factors.{name}: level labels repeat: {list(labels)}")
+            factors.append(Factor(name, labels, values))
+            continue
+        if not isinstance(levels, list):
+            levels = [levels]
+        if not levels:
+            raise fail(f"factors.{name}: the level list is empty; give at least one level")
+        kind = None
+        for level in levels:
+            level_kind = _scalar_kind(level)
+            if level_kind is None:
+                raise fail(
+                    f"factors.{name}: level {level!r} is not allowed; levels are numbers, strings "
+                    f"or booleans (for other values write a mapping label: value)"
+                )
+            if kind is not None and level_kind != kind:
+                raise fail(
+                    f"factors.{name}: level {level!r} is a {level_kind} but earlier levels are "
+                    f"{kind}s; levels of one factor must share a type (or write a mapping "
+                    f"label: value)"
+                )
+            kind = level_kind
+        if len(set(levels)) != len(levels):
+            raise fail(f"factors.{name}: levels repeat: {levels}")
+        factors.append(Factor(name, tuple(levels), tuple(levels)))
+    return factors
+
+
+def _parse_precision(raw: Any, fail) -> Precision:
+    if not isinstance(raw, dict):
+        raise fail(f"precision: expected a mapping with keys {', '.join(PRECISION_KEYS)}")
+    for key in raw:
+        if key not in PRECISION_KEYS:
+            raise fail(f"precision: unknown key {key!r}; allowed: {', '.join(PRECISION_KEYS)}")
+    metrics = raw.get("metrics")
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    if not isinstance(metrics, list) or not metrics or not all(isinstance(m, str) for m in metrics):
+        raise fail(f"precision.metrics: expected a list of metric names, got {metrics!r}")
+    half_width = raw.get("half_width")
+    if isinstance(half_width, bool) or not isinstance(half_width, int | float) or half_width <= 0:
+        raise fail(f"precision.half_width: {half_width!r} is not allowed; use a number > 0")
+    relative = raw.get("relative", True)
+    if not isinstance(relative, bool):
+        raise fail(f"precision.relative: {relative!r} is not allowed; use true or false")
+    low = raw.get("min_replicates", 5)
+    high = raw.get("max_replicates")
+    if isinstance(low, bool) or not isinstance(low, int) or low < 2:
+        raise fail(f"precision.min_replicates: {low!r} is not allowed; use an integer >= 2")
+    if isinstance(high, bool) or not isinstance(high, int) or high < low:
+        raise fail(
+            f"precision.max_replicates: {high!r} is not allowed; use an integer >= "
+            f"min_replicates ({low})"
+        )
+    return Precision(tuple(metrics), float(half_width), relative, low, high)
+
+
+def _scalar_kind(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        if isinstance(value, float) and math.isnan(value):
+            return None
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return None
+
+
+def check_spec_model(spec: Spec) -> None:
+    """Import the model and let it refuse bad parameters for every cell before anything runs."""
+    from campaign.design import cell_params, iter_cells
+
+    try:
+        model = load_model(spec.model)
+    except ValueError as error:
+        raise CampaignError(f"{spec.path or 'spec'}: model: {error}") from None
+    check = getattr(model, "check", None)
+    if check is None:
+        return
+    for cell in iter_cells(spec):
+        params = cell_params(spec, cell)
+        try:
+            check(params)
+        except ValueError as error:
+            where = ", ".join(f"{f.name}={f.labels[i]}" for f, i in zip(spec.factors, cell))
+            cell_text = f" (cell {where})" if where else ""
+            raise CampaignError(f"{spec.path or 'spec'}: params{cell_text}: {error}") from None

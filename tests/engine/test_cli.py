@@ -1,0 +1,142 @@
+"""The `campaign` command: validate, plan, status, query (table, csv, json) and its errors."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import campaign
+from campaign.cli import main
+
+SPEC = """
+name: cli-test
+model: mm1
+params: {service_rate: 1.0, customers: 500}
+factors:
+  arrival_rate: [0.3, 0.6]
+  service_rate_label: {fast: 2.0, slow: 1.0}
+replicates: 4
+seed: 17
+output: out
+"""
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory, scheduler_address):
+    folder = tmp_path_factory.mktemp("cli")
+    path = folder / "spec.yaml"
+    # a mapping-labelled factor is passed to the model under its own name; mm1 has no such
+    # parameter, so this spec uses service_rate itself as the labelled factor
+    text = textwrap.dedent(SPEC).replace("service_rate_label", "service_rate")
+    text = text.replace("params: {service_rate: 1.0, customers: 500}", "params: {customers: 500}")
+    path.write_text(text)
+    dataset = campaign.run(path, scheduler=scheduler_address, progress=False)
+    return path, dataset
+
+
+def test_validate_prints_the_design(finished, capsys):
+    path, _ = finished
+    assert main(["validate", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "factor arrival_rate: 2 levels: 0.3, 0.6" in out
+    assert "factor service_rate: 2 levels: fast, slow" in out
+    assert "design: 4 cells x 4 replicates = 16 tasks; seed 17" in out
+
+
+def test_plan_and_status_report_done_from_the_ledger(finished, capsys):
+    path, _ = finished
+    assert main(["plan", str(path)]) == 0
+    assert "plan: 16 done, 0 failed (will be retried), 0 missing; 0 tasks would run" in (
+        capsys.readouterr().out
+    )
+    assert main(["status", str(path)]) == 0
+    assert "16 tasks: 16 done, 0 failed, 0 missing" in capsys.readouterr().out
+
+
+def test_query_csv_pools_other_factors_per_replicate(finished, capsys):
+    path, ds = finished
+    results = path.parent / "out" / "results.nc"
+    code = main(
+        [
+            "query",
+            str(results),
+            "--metric",
+            "mean_wait",
+            "--by",
+            "service_rate",
+            "--where",
+            "arrival_rate=0.3",
+            "--format",
+            "csv",
+        ]
+    )
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [r["service_rate"] for r in rows] == ["fast", "slow"]
+    for row in rows:
+        values = ds["mean_wait"].sel(arrival_rate=0.3, service_rate=row["service_rate"]).values
+        half = stats.t.ppf(0.975, 3) * values.std(ddof=1) / 2
+        assert float(row["mean_wait_mean"]) == pytest.approx(values.mean(), rel=1e-12)
+        assert float(row["mean_wait_half_width"]) == pytest.approx(half, rel=1e-9)
+        assert int(row["mean_wait_n"]) == 4
+
+
+def test_query_json_and_table_by_every_cell(finished, capsys):
+    path, ds = finished
+    results = str(path.parent / "out")
+    assert main(["query", results, "--metric", "max_wait", "--format", "json"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert len(records) == 4
+    for record in records:
+        cell = ds["max_wait"].sel(
+            arrival_rate=record["arrival_rate"], service_rate=record["service_rate"]
+        )
+        assert record["max_wait_mean"] == pytest.approx(float(cell.mean()), rel=1e-12)
+    assert main(["query", results, "--metric", "max_wait", "--by", "arrival_rate"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].split() == ["arrival_rate", "max_wait", "n"]
+    assert len(table) == 4 and "±" in table[2]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--where", "speed=1"], "unknown factor 'speed'; factors: arrival_rate, service_rate"),
+        (["--where", "arrival_rate=0.4"], "'0.4' is not a level of arrival_rate; levels: 0.3, 0.6"),
+        (["--metric", "nope"], "--metric 'nope' is not in the results; metrics: mean_wait"),
+        (["--by", "speed"], "--by 'speed' is not a factor"),
+    ],
+)
+def test_query_errors_name_the_problem_and_the_choices(finished, capsys, args, message):
+    path, _ = finished
+    assert main(["query", str(path.parent / "out"), *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_bad_spec_from_the_command_line_gives_one_line_and_exit_2(tmp_path):
+    spec = tmp_path / "bad.yaml"
+    spec.write_text("name: x\nmodel: mm1\nreplicates: 0\nseed: 1\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "campaign.cli", "validate", str(spec)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"campaign: error: {spec}: replicates: 0 is not allowed; use an integer >= 1\n"
+    )
+    assert not (tmp_path / "outputs").exists()
+
+
+def test_summary_values_match_numpy(finished):
+    _, ds = finished
+    assert np.array_equal(ds["mean_wait_mean"].values, ds["mean_wait"].values.mean(axis=-1))

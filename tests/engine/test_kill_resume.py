@@ -1,0 +1,73 @@
+"""SIGKILL `campaign run` halfway; the rerun runs only what was missing and matches a clean run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import xarray as xr
+
+import campaign
+from campaign.runner import make_plan
+
+SPEC = """
+name: killme
+model: busy
+factors:
+  duration_ms: [37, 39, 41, 43]
+replicates: 50
+seed: 5
+output: {output}
+"""
+
+
+def ledger_keys(output):
+    keys = set()
+    for path in (output / "ledger").glob("*.jsonl"):
+        keys.update(json.loads(line)["key"] for line in path.read_text().splitlines() if line)
+    return keys
+
+
+def test_sigkill_midway_then_rerun_finishes_only_the_rest(tmp_path, scheduler_address):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(SPEC.format(output="killed"))
+    output = tmp_path / "killed"
+    command = [sys.executable, "-m", "campaign.cli", "run", str(spec), "--workers", "2"]
+    process = subprocess.Popen(
+        command, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    deadline = time.monotonic() + 120
+    try:
+        while len(ledger_keys(output)) < 60:
+            assert process.poll() is None, "campaign run ended before it could be killed"
+            assert time.monotonic() < deadline, "campaign run made no progress"
+            time.sleep(0.05)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    done_before = ledger_keys(output)
+    assert 60 <= len(done_before) < 200, "the kill came too late to test a resume"
+
+    rerun = subprocess.run(command + ["--quiet"], capture_output=True, text=True, timeout=300)
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"{len(done_before)} already done, {200 - len(done_before)} to run" in rerun.stdout
+
+    records = make_plan(spec).ledger.load()
+    by_run = {}
+    for record in records.values():
+        by_run.setdefault(record["run"], set()).add(record["key"])
+    assert len(records) == 200
+    rerun_keys = [keys for keys in by_run.values() if keys.isdisjoint(done_before)]
+    assert len(rerun_keys) == 1 and rerun_keys[0] == set(records) - done_before
+
+    clean_spec = tmp_path / "clean.yaml"
+    clean_spec.write_text(SPEC.format(output="clean"))
+    clean = campaign.run(clean_spec, scheduler=scheduler_address, progress=False)
+    resumed = xr.load_dataset(output / "results.nc")
+    for name in ("value", "value_mean", "value_ci_low", "value_ci_high", "seed", "status"):
+        assert np.array_equal(resumed[name].values, clean[name].values, equal_nan=True), name

@@ -1,0 +1,55 @@
+"""Student-t intervals over replicates, pooling per replicate and paired differences."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import xarray as xr
+from scipy import stats
+
+from campaign.stats import interval, paired_difference, pooled
+
+
+def test_interval_matches_the_textbook_formula():
+    values = np.array([2.0, 4.0, 4.0, 5.0, 7.0, 9.0])
+    result = interval(xr.DataArray(values, dims="replicate"), "replicate", 0.9)
+    mean, sd, n = values.mean(), values.std(ddof=1), len(values)
+    half = stats.t.ppf(0.95, n - 1) * sd / np.sqrt(n)
+    assert float(result["mean"]) == pytest.approx(mean, rel=1e-15)
+    assert float(result["std"]) == pytest.approx(sd, rel=1e-15)
+    assert int(result["n"]) == 6
+    assert float(result["ci_low"]) == pytest.approx(mean - half, rel=1e-14)
+    assert float(result["ci_high"]) == pytest.approx(mean + half, rel=1e-14)
+    low, high = stats.t.interval(0.9, n - 1, loc=mean, scale=stats.sem(values))
+    assert (float(result["ci_low"]), float(result["ci_high"])) == pytest.approx((low, high))
+
+
+def test_missing_values_are_ignored_and_one_value_has_no_interval():
+    data = xr.DataArray([[1.0, np.nan, 3.0], [5.0, np.nan, np.nan]], dims=("cell", "replicate"))
+    result = interval(data, "replicate", 0.95)
+    assert result["n"].values.tolist() == [2, 1]
+    assert result["mean"].values.tolist() == [2.0, 5.0]
+    assert np.isnan(result["ci_low"].values[1]) and np.isnan(result["std"].values[1])
+
+
+def test_pooled_averages_other_factors_within_each_replicate():
+    data = xr.DataArray(
+        np.arange(12.0).reshape(2, 2, 3),
+        dims=("a", "b", "replicate"),
+        coords={"a": [1, 2], "b": ["x", "y"]},
+    )
+    result = pooled(data, ["a"], 0.95)
+    per_replicate = data.mean("b")
+    assert result["mean"].values.tolist() == per_replicate.mean("replicate").values.tolist()
+    assert result["n"].values.tolist() == [3, 3]
+
+
+def test_paired_difference_is_tighter_than_unpaired_with_common_noise():
+    rng = np.random.default_rng(1)
+    noise = rng.normal(0, 10, 30)
+    data = xr.DataArray(
+        np.stack([noise + 1.0, noise]), dims=("s", "replicate"), coords={"s": ["a", "b"]}
+    )
+    diff = paired_difference(data, "s", "a", "b", 0.95)
+    assert float(diff["mean"]) == pytest.approx(1.0)
+    assert float(diff["half_width"]) < 1e-12
