@@ -145,3 +145,18 @@ def test_two_real_traces(workloads):
     users_a = set(workload.user[origin == 1].tolist())
     users_b = set(workload.user[origin == 2].tolist())
     assert max(users_a) < min(users_b)
+
+
+def test_window_offset_rotates_whole_weeks(logs):
+    # Log B (warm-up 1 day) spans 14 days; one week later its second week comes first and
+    # its first week follows as the start of the repetition.
+    workload, _, _ = mix([logs[1]], [1], 64, days=14, offset_weeks=1)
+    assert workload.submit.tolist() == [50, 7 * DAY + 100, 10 * DAY]
+    assert workload.size.tolist() == [9, 7, 8]
+    same, _, _ = mix([logs[1]], [1], 64, days=14, offset_weeks=2)
+    assert same.submit.tolist() == [100, 3 * DAY, 7 * DAY + 50]
+    drawn = {
+        tuple(mix([logs[1]], [1], 64, days=14, offset_weeks="random", rng=rng)[0].size.tolist())
+        for rng in (np.random.default_rng(s) for s in range(20))
+    }
+    assert drawn == {(7, 8, 9), (9, 7, 8)}

@@ -103,3 +103,13 @@ def test_mix_of_two_real_traces_under_every_strategy(workloads):
         seen.add(round(float((result.end - result.workload.submit).mean()), 6))
     assert result.machines == (100, 240)
     assert len(seen) > 1  # strategies do make a difference
+
+
+def test_random_window_offset_replays_other_weeks(workloads):
+    sites = [{"trace": KTH, "warmup_days": 8}, {"trace": "HPC2N-2002-2.1-cln.swf.gz"}]
+    params = {"sites": sites, "days": 2, "window_offset": "random", "strategy": "mlp"}
+    runs = [run(params, seed) for seed in (1, 2, 3)]
+    assert len({r["jobs"] for r in runs}) > 1
+    assert run(params, 2) == runs[1]
+    with pytest.raises(ValueError, match="'window_offset' must be an int >= 0, got 'random'"):
+        check({"trace": KTH, "config": "m64", "window_offset": "random"})

@@ -162,3 +162,31 @@ def test_feasibility_check_catches_over_allocation():
     bad = replace(result, parts=(((0, 2),), *result.parts[1:]))
     with pytest.raises(InfeasibleSchedule, match="uses"):
         check_grid_feasible(bad)
+
+
+def test_multisite_max_parts_limits_co_allocation():
+    # Three machines of 2: a job of 5 needs three parts; with max_parts 2 it cannot run, so
+    # the model drops it (too wide); a job of 4 takes two machines.
+    jobs = [(0, 4, 10), (1, 2, 5)]
+    result = run(jobs, (2, 2, 2), sharing="multisite", max_parts=2)
+    assert table(result) == [
+        (((0, 2), (1, 2)), 0.0, 10.0),
+        (((2, 2),), 1.0, 6.0),
+    ]
+    jobs = [(0, 2, 10), (1, 4, 5)]
+    # At 1 only machines 2 and 3 are free (2 + 2): two parts are enough.
+    assert table(run(jobs, (2, 2, 2), sharing="multisite", max_parts=2))[1] == (
+        ((1, 2), (2, 2)),
+        1.0,
+        6.0,
+    )
+    jobs = [(0, 2, 10), (0, 2, 10), (0, 2, 10), (1, 3, 5)]
+    # Machines of 3 with one node free each at 1: the job of 3 needs three parts, so with
+    # two it waits until 10 and then fits machine 1 alone.
+    result = run(jobs, (3, 3, 3), sharing="multisite", max_parts=2)
+    assert table(result)[3] == (((0, 3),), 10.0, 15.0)
+    assert table(run(jobs, (3, 3, 3), sharing="multisite"))[3] == (
+        ((0, 1), (1, 1), (2, 1)),
+        1.0,
+        6.0,
+    )

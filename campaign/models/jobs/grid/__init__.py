@@ -6,7 +6,7 @@ feasible and returns the metrics of ``run.metrics``. ``schedule(params, seed)`` 
 whole :class:`GridSchedule`.
 
 Random streams: ``numpy.random.SeedSequence(seed).spawn(5)`` gives, in order, the workload
-(random window start), platform (unused), estimates (U1/U2 draws), policy (``random``
+(random window start or week offset), platform (unused), estimates (U1/U2 draws), policy (``random``
 strategy) and availability (unused) streams.
 """
 
@@ -45,12 +45,14 @@ PARAMS: dict[str, str] = {
     "skip_jobs": "single trace: start the extract at this job index (default 0)",
     "window": "single trace: 'start' (default) or 'random' extract start",
     "warmup_days": "single trace: drop the first days (default 0)",
+    "window_offset": "start this many weeks later (a mix also takes 'random': drawn per seed)",
     "load": "divide inter-arrival times by this factor (default 1)",
     "max_width": "wide-job cap: an int, 'largest', 'local' (home machine) or null (none)",
     "sharing": f"{', '.join(SHARING)} (default broker)",
     "strategy": f"broker allocation strategy: {', '.join(STRATEGIES)} (default mlp)",
     "local_scheduler": f"site scheduler: {', '.join(POLICIES)} (default easy)",
     "overhead": "multi-site runtime stretch o (default 0)",
+    "max_parts": "multisite: most machines one job may span (default: all)",
     "local_estimate": "what sites plan with: user (default), exact, predicted",
     "broker_estimate": "what the broker plans with: user (default), exact, predicted",
     "predictor": f"runtime predictor: {', '.join(PREDICTORS)} (default hk)",
@@ -155,6 +157,12 @@ def check(params: Mapping[str, object]) -> None:
         _number(params, "warmup_days", 0, lambda v: v >= 0, text="a number >= 0")
     _number(params, "jobs", None, lambda v: v >= 1, (int,), "an int >= 1")
     _number(params, "days", None, lambda v: v > 0, text="a number > 0")
+    offset = params.get("window_offset", 0)
+    if not (is_mix and offset == "random") and (
+        isinstance(offset, bool) or not isinstance(offset, int) or offset < 0
+    ):
+        allowed = "an int >= 0 or 'random'" if is_mix else "an int >= 0"
+        raise ValueError(f"parameter 'window_offset' must be {allowed}, got {offset!r}")
     _number(params, "load", 1.0, lambda v: v > 0, text="a number > 0")
     sharing = _choice(params, "sharing", SHARING, "broker")
     cap = params.get("max_width")
@@ -173,6 +181,9 @@ def check(params: Mapping[str, object]) -> None:
     if sharing in ("job_sharing", "multisite") and scheduler != "easy":
         raise ValueError(f"parameter 'local_scheduler' must be easy with sharing {sharing}")
     _number(params, "overhead", 0.0, lambda v: v >= 0, text="a number >= 0")
+    _number(params, "max_parts", None, lambda v: v >= 1, (int,), "an int >= 1 or null")
+    if params.get("max_parts") is not None and sharing != "multisite":
+        raise ValueError("parameter 'max_parts' applies to sharing: multisite only")
     _choice(params, "local_estimate", ESTIMATES, "user")
     _choice(params, "broker_estimate", ESTIMATES, "user")
     _choice(params, "predictor", PREDICTORS, "hk")
@@ -197,6 +208,7 @@ def options(params: Mapping[str, object], home=None) -> GridOptions:
         strategy=str(get("strategy", "mlp")),
         local_scheduler=str(get("local_scheduler", "easy")),
         overhead=float(get("overhead", 0.0)),
+        max_parts=get("max_parts"),
         local_estimate=str(get("local_estimate", "user")),
         broker_estimate=str(get("broker_estimate", "user")),
         kill_at_estimate=bool(get("kill_at_estimate", True)),

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from campaign.models.jobs.grid.configs import MACHINES, MIXES, LogMix, resolve_logs
-from campaign.models.jobs.grid.mix import mix
+from campaign.models.jobs.grid.mix import WEEK, mix
 from campaign.models.jobs.workload import Workload, drop_warmup, from_trace, scale_load, window
 from campaign.models.jobs.workloads import file_digest, load_trace, locate, workloads_folder
 
@@ -86,13 +86,21 @@ def build(params: Mapping[str, object], workload_rng: np.random.Generator) -> Gr
         traces = [load_trace(name) for name, _ in logs]
         digests = tuple(file_digest(locate(name)) for name, _ in logs)
         widest = sum(machines) if sharing == "multisite" else max(machines)
-        if params.get("max_width") is not None:
-            widest = sum(machines) * 1000  # split later; only impossible widths go here
+        if params.get("max_width") is not None or params.get("max_parts") is not None:
+            widest = sum(machines) * 1000  # split or capped below
         jobs = params.get("jobs")
         days = params.get("days")
         if jobs is None and days is None:
             days = DEFAULT_MIX_DAYS
-        workload, origin, dropped = mix(traces, [w for _, w in logs], widest, days=days, jobs=jobs)
+        workload, origin, dropped = mix(
+            traces,
+            [w for _, w in logs],
+            widest,
+            days=days,
+            jobs=jobs,
+            offset_weeks=params.get("window_offset", 0),
+            rng=workload_rng,
+        )
     else:
         machines = MACHINES[str(config)] if config is not None else tuple(params["machines"])
         machines = tuple(sorted(int(m) for m in machines))
@@ -102,6 +110,9 @@ def build(params: Mapping[str, object], workload_rng: np.random.Generator) -> Gr
         workload, dropped = from_trace(trace, bool(params.get("clean", False)), 1 << 40)
         dropped.pop("too_wide", None)
         workload = drop_warmup(workload, float(params.get("warmup_days", 0)))
+        weeks = int(params.get("window_offset", 0))
+        if weeks and len(workload):
+            workload = workload.take(workload.submit >= workload.submit[0] + weeks * WEEK)
         skip = int(params.get("skip_jobs", 0))
         workload = workload.take(slice(skip, None))
         workload = window(
@@ -128,7 +139,8 @@ def build(params: Mapping[str, object], workload_rng: np.random.Generator) -> Gr
         home = home[source]
         origin = origin[source]
     if sharing == "multisite":
-        limit = np.full(len(workload), sum(machines))
+        parts = params.get("max_parts") or len(machines)
+        limit = np.full(len(workload), sum(sorted(machines, reverse=True)[:parts]))
     elif sharing == "local":
         limit = machines_arr[home]
     else:

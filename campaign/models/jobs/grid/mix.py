@@ -103,6 +103,26 @@ def align(trace: SwfTrace, warmup_days: float, clock_offset: float, max_size: in
     )
 
 
+def rotate(log: AlignedLog, weeks: int) -> AlignedLog:
+    """The log started ``weeks`` weeks later: the weeks skipped come after its end, as the
+    start of its repetition (so every offset replays whole weeks of the real log)."""
+    shift = (weeks * WEEK) % log.span
+    if shift == 0:
+        return log
+    moved = np.where(log.submit >= shift, log.submit - shift, log.submit - shift + log.span)
+    order = np.argsort(moved, kind="stable")
+    return AlignedLog(
+        submit=moved[order],
+        size=log.size[order],
+        runtime=log.runtime[order],
+        estimate=log.estimate[order],
+        user=log.user[order],
+        span=log.span,
+        users=log.users,
+        dropped=log.dropped,
+    )
+
+
 def merge(
     logs: list[AlignedLog], days: float | None = None, jobs: int | None = None
 ) -> tuple[Workload, np.ndarray]:
@@ -155,10 +175,22 @@ def mix(
     max_size: int,
     days: float | None = None,
     jobs: int | None = None,
+    offset_weeks: int | str = 0,
+    rng: np.random.Generator | None = None,
 ) -> tuple[Workload, np.ndarray, dict[str, int]]:
-    """The whole procedure over several logs: workload, origin log, jobs dropped per reason."""
+    """The whole procedure over several logs: workload, origin log, jobs dropped per reason.
+
+    ``offset_weeks`` starts every log that many weeks after its first Monday (``"random"``:
+    drawn uniformly below the shortest log's length in weeks, from ``rng``), so replicates
+    can replay different real periods.
+    """
     west = min(utc_offset(trace) for trace in traces)
     logs = [align(t, w, west, max_size) for t, w in zip(traces, warmup_days, strict=True)]
+    if offset_weeks == "random":
+        if rng is None:
+            raise ValueError("a random window offset needs the workload random stream")
+        offset_weeks = int(rng.integers(int(min(log.span for log in logs) // WEEK)))
+    logs = [rotate(log, int(offset_weeks)) for log in logs]
     dropped: dict[str, int] = {}
     for log in logs:
         for reason, count in log.dropped.items():

@@ -4,9 +4,10 @@
 A job starts on the BestFit machine (fewest nodes left free; ties lowest index). With
 ``multisite``, a job no single machine can hold right now but the free nodes of all machines
 can is co-allocated: machines by free nodes descending (ties index), all their free nodes, the
-last one only what is missing; it then runs (and is planned) ``1 + overhead`` times longer.
-Only the queue head is protected: a later job starts iff the head's shadow time (earliest time
-some placement of the head exists, given planned ends) does not increase.
+last one only what is missing, over at most ``max_parts`` machines; it then runs (and is
+planned) ``1 + overhead`` times longer. Only the queue head is protected: a later job starts
+iff the head's shadow time (earliest time some placement of the head exists, given planned
+ends) does not increase.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ class Pool:
         estimate: Sequence[float],
         multisite: bool = False,
         overhead: float = 0.0,
+        max_parts: int | None = None,
     ) -> None:
         self.machines = [int(m) for m in machines]
         self.processors = sum(self.machines)
@@ -33,6 +35,7 @@ class Pool:
         self.estimate = estimate
         self.multisite = multisite
         self.overhead = float(overhead)
+        self.max_parts = max_parts if max_parts is not None else len(self.machines)
         self.free = list(self.machines)
         self.queue: list[int] = []
         self.start: dict[int, float] = {}
@@ -72,19 +75,23 @@ class Pool:
         order = sorted(range(len(free)), key=lambda m: (-free[m], m))
         parts = []
         missing = width
-        for machine in order:
+        for machine in order[: self.max_parts]:
             take = min(free[machine], missing)
             if take > 0:
                 parts.append((machine, take))
                 missing -= take
             if missing == 0:
-                break
-        return tuple(parts)
+                return tuple(parts)
+        return None
 
     def _fits(self, width: int, free: Sequence[int]) -> bool:
         if max(free) >= width:
             return True
-        return self.multisite and sum(free) >= width
+        if not self.multisite:
+            return False
+        if self.max_parts >= len(free):
+            return sum(free) >= width
+        return sum(sorted(free, reverse=True)[: self.max_parts]) >= width
 
     def shadow(self, job: int, t: float, extra: tuple[int, Parts] | None = None) -> float:
         """Earliest time >= t at which the job has a placement, given the planned ends

@@ -35,6 +35,7 @@ class GridOptions:
     strategy: str = "mlp"
     local_scheduler: str = "easy"
     overhead: float = 0.0
+    max_parts: int | None = None
     local_estimate: str = "user"
     broker_estimate: str = "user"
     kill_at_estimate: bool = True
@@ -190,7 +191,7 @@ def simulate_grid(
             raise ValueError(
                 "sharing modes job_sharing and multisite use EASY (local_scheduler: easy)"
             )
-        pool = Pool(machines, size, local, o.sharing == "multisite", o.overhead)
+        pool = Pool(machines, size, local, o.sharing == "multisite", o.overhead, o.max_parts)
         units = [pool]
 
         def place(job: int, t: float) -> int:
