@@ -4,8 +4,9 @@ For every instance g (a combination of the instance dimensions: grid, workload..
 s and metric k (all minimised): deg = 100 (v / min over s of v - 1). D_{s,g} is the mean of
 deg over the metrics; D_s the mean of D_{s,g} over instances; strategies are ranked by D_s
 (1 = best). Values are cell means over replicates; the same computation per paired replicate
-gives a Student-t interval for D_s. A best value of 0 gives deg 0 to the strategies at 0 and
-NaN (left out of the means) to the others.
+gives a Student-t interval for D_s (centred on the mean of the per-replicate D, reported as
+``D_paired_mean``: with few replicates it may differ from D on cell means). A best value of 0
+gives deg 0 to the strategies at 0 and NaN (left out of the means) to the others.
 """
 
 from __future__ import annotations
@@ -91,6 +92,7 @@ def degradation(
     out = xr.Dataset(
         {
             "D": d,
+            "D_paired_mean": spread["mean"],
             "D_ci_low": spread["ci_low"],
             "D_ci_high": spread["ci_high"],
             "D_n": spread["n"],
@@ -117,7 +119,8 @@ def degradation(
 
 
 def format_ranking(result: xr.Dataset) -> str:
-    """A plain-text table: level, D (%), interval, rank; sorted by rank."""
+    """A plain-text table sorted by rank: level, D on cell means (%), mean of the paired
+    per-replicate D and its interval."""
     factor = result.attrs.get("factor", next(iter(result["D"].dims)))
     if result["D"].ndim != 1:
         raise ValueError("format_ranking needs D over the factor only (give instance_dims)")
@@ -129,16 +132,17 @@ def format_ranking(result: xr.Dataset) -> str:
                 float(pick["rank"]),
                 str(level),
                 float(pick["D"]),
+                float(pick["D_paired_mean"]),
                 float(pick["D_ci_low"]),
                 float(pick["D_ci_high"]),
             )
         )
     rows.sort(key=lambda r: (np.inf if np.isnan(r[0]) else r[0], r[1]))
     width = max(len(factor), *(len(r[1]) for r in rows))
-    lines = [f"{'rank':>4}  {factor:<{width}}  {'D (%)':>10}  {'ci_low':>10}  {'ci_high':>10}"]
-    for rank, level, value, low, high in rows:
+    head = f"{'rank':>4}  {factor:<{width}}  {'D (%)':>10}  {'paired':>10}"
+    lines = [f"{head}  {'ci_low':>10}  {'ci_high':>10}"]
+    for rank, level, value, paired, low, high in rows:
         rank_text = "-" if np.isnan(rank) else f"{int(rank)}"
-        lines.append(
-            f"{rank_text:>4}  {level:<{width}}  {value:>10.2f}  {low:>10.2f}  {high:>10.2f}"
-        )
+        numbers = "  ".join(f"{x:>10.2f}" for x in (value, paired, low, high))
+        lines.append(f"{rank_text:>4}  {level:<{width}}  {numbers}")
     return "\n".join(lines)

@@ -29,8 +29,8 @@ def test_example_e():
     assert result["rank"].values.tolist() == [1, 2, 3]
     assert np.isnan(result["D_ci_low"]).all()  # one replicate: no interval
     table = format_ranking(result)
-    assert table.splitlines()[1].split()[:3] == ["1", "A", "11.11"]
-    assert table.splitlines()[3].split()[:3] == ["3", "C", "136.67"]
+    assert table.splitlines()[1].split() == ["1", "A", "11.11", "11.11", "nan", "nan"]
+    assert table.splitlines()[3].split()[:4] == ["3", "C", "136.67", "136.67"]
 
 
 def test_replicate_interval_and_instances():
@@ -48,8 +48,22 @@ def test_replicate_interval_and_instances():
     assert result["D"].values == pytest.approx(((d1 + d2) / 2).values)
     assert (result["D_ci_low"] <= result["D"]).all() and (result["D"] <= result["D_ci_high"]).all()
     assert (result["D_n"] == 3).all()
+
     one = degradation(both, instance_dims=[])
     assert one["D"].dims == ("strategy", "grid")
+
+
+def test_paired_replicates():
+    # mean_wait of every strategy shifted by 0, +10, -10 in replicates 0, 1, 2: B's deg on
+    # mean_wait is 50, 500/11 and 500/9 per replicate; its other degs are 0.
+    ds = example_e(3)
+    ds["mean_wait"] = ds["mean_wait"] + xr.DataArray([0.0, 10.0, -10.0], dims="replicate")
+    result = degradation(ds)
+    assert float(result["D"].sel(strategy="B")) == pytest.approx(50 / 3)
+    paired = (50 + 500 / 11 + 500 / 9) / 9
+    assert float(result["D_paired_mean"].sel(strategy="B")) == pytest.approx(paired)
+    spread = np.std([50 / 3, 500 / 33, 500 / 27], ddof=1) / np.sqrt(3) * 4.302652729911275
+    assert float(result["D_ci_high"].sel(strategy="B")) == pytest.approx(paired + spread)
 
 
 def test_zero_best_and_missing_values():
