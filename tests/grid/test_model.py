@@ -113,3 +113,14 @@ def test_random_window_offset_replays_other_weeks(workloads):
     assert run(params, 2) == runs[1]
     with pytest.raises(ValueError, match="'window_offset' must be an int >= 0, got 'random'"):
         check({"trace": KTH, "config": "m64", "window_offset": "random"})
+
+
+@pytest.mark.parametrize("scheduler", ["easy", "conservative"])
+def test_one_site_grid_equals_the_jobs_simulator(workloads, scheduler):
+    from campaign.models.jobs.simulate import run_schedule
+
+    params = {"trace": KTH, "machines": [100], "jobs": 1500, "local_scheduler": scheduler}
+    grid = schedule(params, 1)
+    single = run_schedule(grid.workload, 100, scheduler)
+    assert grid.start.tolist() == single.start.tolist()
+    assert grid.end.tolist() == single.end.tolist()

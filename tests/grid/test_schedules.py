@@ -190,3 +190,16 @@ def test_multisite_max_parts_limits_co_allocation():
         1.0,
         6.0,
     )
+
+
+@pytest.mark.parametrize("scheduler", ["fcfs", "conservative", "accasim_easy"])
+def test_every_local_scheduler_runs_under_the_broker(scheduler):
+    # Example B of section 3 (4 processors) sent to the only site of a one-site grid: FCFS
+    # and conservative give 1 (0,10), 2 (10,20), 3 (10,20), 4 (20,35).
+    jobs = [(0, 3, 10), (1, 2, 10), (2, 2, 10), (3, 1, 15)]
+    result = run(jobs, (4,), strategy="mst", local_scheduler=scheduler)
+    starts = result.start.tolist()
+    if scheduler == "accasim_easy":
+        assert starts == [0.0, 10.0, 18.0, 3.0]  # the backfilling schedule of EASY
+    else:
+        assert starts == [0.0, 10.0, 10.0, 20.0]

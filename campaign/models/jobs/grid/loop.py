@@ -37,8 +37,18 @@ def run_loop(
     history: dict[int, list[int]] = {}
     heap: list[tuple[float, int]] = []
     i = 0
-    while heap or i < n:
-        t = heap[0][0] if heap and (i >= n or heap[0][0] <= submit[i]) else submit[i]
+    t = 0.0
+    while True:
+        if heap and (i >= n or heap[0][0] <= submit[i]):
+            t = heap[0][0]
+        elif i < n:
+            t = submit[i]
+        else:
+            # Nothing left to happen; a site may still ask for a pass (accasim_easy).
+            wakeups = [w for w in (unit.wakeup(t) for unit in units) if w is not None]
+            if not wakeups:
+                break
+            t = min(wakeups)
         while heap and heap[0][0] == t:
             _, job = heapq.heappop(heap)
             end[job] = t
