@@ -124,3 +124,25 @@ def test_one_site_grid_equals_the_jobs_simulator(workloads, scheduler):
     single = run_schedule(grid.workload, 100, scheduler)
     assert grid.start.tolist() == single.start.tolist()
     assert grid.end.tolist() == single.end.tolist()
+
+
+def test_machine_configurations_match_the_table():
+    import numpy as np
+
+    from campaign.models.jobs.grid.configs import MACHINES
+
+    cv = {"m64": 0.763, "m64-8": 0, "m128": 0, "m256": 0, "m256-5": 0.750, "m384": 1.579, "m512": 0}
+    largest = {"m64": 0.125, "m64-8": 0.125, "m128": 0.25, "m256": 0.5, "m256-5": 0.5, "m384": 0.75}
+    for name, machines in MACHINES.items():
+        sizes = np.array(machines)
+        assert sizes.sum() == 512 and list(sizes) == sorted(sizes)
+        assert sizes.std() / sizes.mean() == pytest.approx(cv[name], abs=5e-4)
+        assert sizes.max() / 512 == largest.get(name, 1.0)
+
+
+def test_trace_digests_are_recorded(workloads):
+    import hashlib
+
+    values = run({"trace": KTH, "config": "m128", "jobs": 50}, 1)
+    digest = hashlib.sha256((workloads / KTH).read_bytes()).hexdigest()
+    assert values["digest_log1"] == float(int(digest[:13], 16))
