@@ -373,14 +373,16 @@ class Site:
         Exact shortcut: a job already at its earliest start stays there unless processors
         were freed (an early completion, an earlier job moving up) somewhere in
         [t, its reservation end); such jobs are skipped. A running job past its estimate or
-        a reservation left behind in the past forces the literal re-insertion of all jobs.
+        a reservation left in the past (behind such a job) forces the literal re-insertion of
+        all jobs.
         """
         reservation = self.reservation
         order = sorted(self.queue, key=lambda job: (reservation[job], job))
         size = self.size
         estimate = self.estimate
         overran = bool(self._ends) and self._ends[0][0] < t
-        if overran or self._rebuild:
+        stale = bool(order) and reservation[order[0]] < t
+        if overran or stale or self._rebuild:
             self._build_profile(t)
             for job in order:
                 begin = self._earliest(size[job], estimate[job])
