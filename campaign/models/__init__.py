@@ -47,12 +47,8 @@ def load_model(name: str) -> ModelFunction:
     try:
         module = importlib.import_module(module_name)
     except ImportError as error:
-        raise ValueError(
-            f"model {name!r}: cannot import module {module_name!r} ({error})"
-        ) from None
+        raise ValueError(f"model {name!r}: cannot import module {module_name!r} ({error})") from None
     function = getattr(module, function_name, None)
     if not callable(function):
-        raise ValueError(
-            f"model {name!r}: module {module_name!r} has no function {function_name!r}"
-        )
+        raise ValueError(f"model {name!r}: module {module_name!r} has no function {function_name!r}")
     return function

@@ -70,9 +70,7 @@ def mm1(params: Mapping[str, object], seed: int) -> dict[str, float]:
     services = rng.exponential(1.0 / service, customers)
     fail_above = params.get("fail_above")
     if fail_above is not None and interarrivals[0] > float(fail_above):
-        raise RuntimeError(
-            f"first interarrival {interarrivals[0]:.6f} exceeds fail_above={fail_above}"
-        )
+        raise RuntimeError(f"first interarrival {interarrivals[0]:.6f} exceeds fail_above={fail_above}")
     # Lindley: W[n+1] = max(0, W[n] + S[n] - A[n+1]), computed as a running maximum of a walk.
     steps = services[:-1] - interarrivals[1:]
     walk = np.concatenate(([0.0], np.cumsum(steps)))

@@ -82,8 +82,8 @@ def reference(submit, size, runtime, estimate, processors, policy):
                 head = queue[k]
                 now = planned + [(t, t + estimate[j], size[j]) for j in started]
 
-                def shadow(intervals, head=head):
-                    return _earliest(intervals, processors, size[head], 0.0, t)
+                def shadow(intervals, head=head, now_t=t):
+                    return _earliest(intervals, processors, size[head], 0.0, now_t)
 
                 limit = shadow(now)
                 for c in queue[k + 1 :]:
