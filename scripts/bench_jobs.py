@@ -21,6 +21,7 @@ import argparse
 import collections
 import collections.abc
 import gc
+import json
 import os
 import sys
 import tempfile
@@ -113,10 +114,13 @@ def run_accasim(swf: Path, processors: int, dispatcher_name: str, folder: Path):
         records[int(event.id)] = (event.start_time, event.end_time)
 
     config = folder / "system.config"
-    config.write_text(
-        '{"groups": {"g": {"core": 1}}, "resources": {"g": %d}, '
-        '"equivalence": {"processor": {"core": 1}}, "start_time": 0}' % processors
-    )
+    system = {
+        "groups": {"g": {"core": 1}},
+        "resources": {"g": processors},
+        "equivalence": {"processor": {"core": 1}},
+        "start_time": 0,
+    }
+    config.write_text(json.dumps(system))
     dispatcher = (
         EASYBackfilling(FirstFit()) if dispatcher_name == "EASY" else FirstInFirstOut(FirstFit())
     )
