@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Sequence
+from itertools import islice
 
 POLICIES = ("fcfs", "easy", "conservative", "accasim_easy")
 
@@ -120,10 +121,16 @@ class Site:
             return []
         started = self._pass(t)
         if started:
-            chosen = set(started)
-            self.queue = [job for job in self.queue if job not in chosen]
-            if self.queue:
-                head = self.queue[0]
+            queue = self.queue
+            k = 0
+            while k < len(started) and started[k] == queue[k]:
+                k += 1
+            del queue[:k]
+            if k < len(started):
+                chosen = set(started[k:])
+                queue[:] = [job for job in queue if job not in chosen]
+            if queue:
+                head = queue[0]
                 self.jobs_backfilled += sum(1 for job in started if job > head)
         return started
 
@@ -178,7 +185,7 @@ class Site:
         shadow, extra = self.shadow(head, t)
         size = self.size
         estimate = self.estimate
-        for job in queue[len(started) + 1 :]:
+        for job in islice(queue, len(started) + 1, None):
             width = size[job]
             if width > self.free:
                 continue
