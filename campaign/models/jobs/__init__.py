@@ -83,12 +83,16 @@ def check(params: Mapping[str, object]) -> None:
     has_trace = params.get("trace") is not None
     synthetic = params.get("workload") is not None
     if has_trace == synthetic:
-        raise ValueError("model jobs needs exactly one of 'trace' (a file) or 'workload: synthetic'")
+        raise ValueError(
+            "model jobs needs exactly one of 'trace' (a file) or 'workload: synthetic'"
+        )
     if synthetic:
         _choice(params, "workload", ("synthetic",), "synthetic")
         for name in ("clean", "window", "days"):
             if name in params:
-                raise ValueError(f"parameter {name!r} applies to traces, not to 'workload: synthetic'")
+                raise ValueError(
+                    f"parameter {name!r} applies to traces, not to 'workload: synthetic'"
+                )
     else:
         trace = params["trace"]
         if not isinstance(trace, str):

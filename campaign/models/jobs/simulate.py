@@ -150,7 +150,11 @@ def run_schedule(
     estimates = est.tolist()
     site = Site(processors, scheduler, sizes, estimates)
     start, end, where = simulate(
-        workload, [site], runtime, estimates, predictor=predictor if estimate == "predicted" else None
+        workload,
+        [site],
+        runtime,
+        estimates,
+        predictor=predictor if estimate == "predicted" else None,
     )
     return Schedule(
         workload=workload,

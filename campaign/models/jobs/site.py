@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Sequence
+from itertools import islice
 
 POLICIES = ("fcfs", "easy", "conservative", "accasim_easy")
 
@@ -120,10 +121,16 @@ class Site:
             return []
         started = self._pass(t)
         if started:
-            chosen = set(started)
-            self.queue = [job for job in self.queue if job not in chosen]
-            if self.queue:
-                head = self.queue[0]
+            queue = self.queue
+            k = 0
+            while k < len(started) and started[k] == queue[k]:
+                k += 1
+            del queue[:k]
+            if k < len(started):
+                chosen = set(started[k:])
+                queue[:] = [job for job in queue if job not in chosen]
+            if queue:
+                head = queue[0]
                 self.jobs_backfilled += sum(1 for job in started if job > head)
         return started
 
@@ -178,7 +185,7 @@ class Site:
         shadow, extra = self.shadow(head, t)
         size = self.size
         estimate = self.estimate
-        for job in queue[len(started) + 1 :]:
+        for job in islice(queue, len(started) + 1, None):
             width = size[job]
             if width > self.free:
                 continue
@@ -258,13 +265,15 @@ class Site:
         duration: float,
         after: float | None = None,
         own: tuple[float, float] | None = None,
-    ) -> float:
+        before: float = float("inf"),
+    ) -> float | None:
         """Earliest start >= profile origin where ``width`` processors stay free for
         ``duration`` (for a zero duration: free at that instant).
 
         ``after``: no start before it can be feasible, so the scan begins there. ``own``: the
         job's current span [begin, end), whose processors count as free (the job is being
-        moved); the profile must have breakpoints at both ends of it.
+        moved); the profile must have breakpoints at both ends of it. ``before``: only starts
+        before it are wanted; None when there is none.
         """
         times = self._prof_t
         free = self._prof_f
@@ -273,6 +282,8 @@ class Site:
         low, high = own if own is not None else (0.0, 0.0)
         while True:
             here = times[i]
+            if here >= before:
+                return None
             if free[i] + (width if low <= here < high else 0) < width:
                 i += 1
                 continue
@@ -285,6 +296,33 @@ class Site:
             else:
                 return here
             i = j + 1
+
+    def _first_fit_before(
+        self, width: int, duration: float, after: float, before: float, clip: float
+    ) -> float | None:
+        """Earliest breakpoint s in [after, before) (the scan starts in the segment holding
+        ``after``) with ``width`` free processors over [s, min(s + duration, clip))."""
+        times = self._prof_t
+        free = self._prof_f
+        n = len(times)
+        i = max(bisect_right(times, after) - 1, 0)
+        while i < n:
+            here = times[i]
+            if here >= before:
+                return None
+            if free[i] < width:
+                i += 1
+                continue
+            end = min(here + duration, clip)
+            j = i + 1
+            while j < n and times[j] < end:
+                if free[j] < width:
+                    break
+                j += 1
+            else:
+                return here
+            i = j + 1
+        return None
 
     def _split(self, when: float) -> int:
         times = self._prof_t
@@ -342,14 +380,16 @@ class Site:
         Exact shortcut: a job already at its earliest start stays there unless processors
         were freed (an early completion, an earlier job moving up) somewhere in
         [t, its reservation end); such jobs are skipped. A running job past its estimate or
-        a reservation left behind in the past forces the literal re-insertion of all jobs.
+        a reservation left in the past (behind such a job) forces the literal re-insertion of
+        all jobs.
         """
         reservation = self.reservation
         order = sorted(self.queue, key=lambda job: (reservation[job], job))
         size = self.size
         estimate = self.estimate
         overran = bool(self._ends) and self._ends[0][0] < t
-        if overran or self._rebuild:
+        stale = bool(order) and reservation[order[0]] < t
+        if overran or stale or self._rebuild:
             self._build_profile(t)
             for job in order:
                 begin = self._earliest(size[job], estimate[job])
@@ -366,6 +406,7 @@ class Site:
         low = min(span[0] for span in freed)
         top = max(span[2] for span in freed)
         last = max(span[1] for span in freed)
+        failed: dict[int, tuple[float, float, float]] = {}
         for job in order:
             old = reservation[job]
             duration = estimate[job]
@@ -377,26 +418,49 @@ class Site:
             # placed; there, the free processors (not counting its own) must reach its
             # width. A span's maximum free count bounds every later value in it.
             reach = None
+            until = t
             for a, b, most in freed:
-                if a < end and (most >= width or b > old) and (reach is None or a < reach):
-                    reach = a
+                if a < end and (most >= width or b > old):
+                    if reach is None or a < reach:
+                        reach = a
+                    if b > until:
+                        until = b
             if reach is None:
                 continue
-            if duration > 0:
-                self._split(old)
-                self._split(end)
-            begin = self._earliest(width, duration, max(reach - duration, t), (old, end))
+            after = max(reach - duration, t)
+            before = min(old, until)
+            # A start s < old only needs free processors over [s, min(s + est, old)): the
+            # rest of its window lies in its own span. So if no start in [after, before) fits
+            # a job of this width, none fits a later job (larger old) with an estimate at
+            # least as long and an ``after`` at least as late, until something moves.
+            scan = after
+            memo = failed.get(width)
+            if memo is not None and duration >= memo[0] and after >= memo[1]:
+                scan = max(after, memo[2])
+            begin = self._first_fit_before(width, duration, scan, before, old)
+            if begin is None:
+                failed[width] = (duration, after, before)
+                continue
             if begin != old:
+                failed.clear()
                 self._add(old, duration, width)
                 self._add(begin, duration, -width)
                 reservation[job] = begin
                 freed_from = max(old, begin + duration)
                 if end > freed_from:
                     most = self._span_max(freed_from, end)
-                    freed.append((freed_from, end, most))
                     low = min(low, freed_from)
                     top = max(top, most)
                     last = max(last, end)
+                    # Coalesce with an overlapping span freed in this compression (a
+                    # coarser span only lets more jobs through the filter, never fewer).
+                    for k in range(known, len(freed)):
+                        a, b, m = freed[k]
+                        if a <= end and freed_from <= b:
+                            freed[k] = (min(a, freed_from), max(b, end), max(m, most))
+                            break
+                    else:
+                        freed.append((freed_from, end, most))
         # Spans freed during this compression may let jobs checked before them move up at
         # the next pass: keep them for the next compression.
         self._freed = freed[known:]

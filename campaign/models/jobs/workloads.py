@@ -162,7 +162,9 @@ def _show(trace: SwfTrace) -> str:
 def main(argv: list[str]) -> int:
     """``list | show NAME | fetch NAME``: the ``campaign workloads`` command."""
     parser = argparse.ArgumentParser(prog="campaign workloads", description=__doc__.split("\n")[0])
-    parser.add_argument("--folder", type=Path, help="workloads folder (default: $CAMPAIGN_WORKLOADS)")
+    parser.add_argument(
+        "--folder", type=Path, help="workloads folder (default: $CAMPAIGN_WORKLOADS)"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("list", help="list the traces in the workloads folder")
     show = commands.add_parser("show", help="print a trace's header and statistics")
