@@ -111,40 +111,48 @@ def test_wider_than_the_largest_site_is_dropped(logs):
     assert dropped["too_wide"] == 1
 
 
-def _independent_count(path: Path, warmup: int, west: int, days: int) -> int:
-    """Jobs of one log within its first `days` aligned days, computed with datetime."""
+def _independent_count(path: Path, warmup: int, west: int, days: int, widest: int) -> int:
+    """Jobs of one log within its first `days` aligned days, with datetime for the calendar."""
     trace = read_swf(path)
     keep, _ = clean_mask(trace)
-    keep &= trace["allocated_processors"] <= 1152
+    size = np.where(
+        trace["allocated_processors"] > 0,
+        trace["allocated_processors"],
+        trace["requested_processors"],
+    )
+    keep &= size <= widest
     start = trace.header_int("UnixStartTime")
     clock = datetime.timezone(datetime.timedelta(seconds=west))
-    moments = [datetime.datetime.fromtimestamp(start + s, clock) for s in trace["submit_time"]]
-    first = min(m for m, k in zip(moments, keep, strict=True) if k) + datetime.timedelta(
-        days=warmup
-    )
-    monday = (first - datetime.timedelta(microseconds=1)).replace(
-        hour=0, minute=0, second=0, microsecond=0
-    )
-    monday += datetime.timedelta(days=1)
+    first = datetime.datetime.fromtimestamp(start + trace["submit_time"][keep].min(), clock)
+    first += datetime.timedelta(days=warmup)
+    monday = first.replace(hour=0, minute=0, second=0, microsecond=0)
+    if monday < first:
+        monday += datetime.timedelta(days=1)
     while monday.weekday() != 0:
         monday += datetime.timedelta(days=1)
-    end = monday + datetime.timedelta(days=days)
-    return sum(1 for m, k in zip(moments, keep, strict=True) if k and monday <= m < end)
+    begin = monday.timestamp()
+    moment = start + trace["submit_time"]
+    return int((keep & (moment >= begin) & (moment < begin + days * DAY)).sum())
 
 
 def test_two_real_traces(workloads):
+    # LLNL-Thunder has no TimeZone header: its clock comes from TimeZoneString US/Pacific,
+    # west of KTH's Stockholm.
     kth = trace_path(workloads, "KTH-SP2-1996-2.1-cln.swf.gz")
-    blue = trace_path(workloads, "SDSC-BLUE-2000-4.2-cln.swf.gz")
-    traces = [read_swf(kth), read_swf(blue)]
-    workload, origin, _ = mix(traces, [8, 6], 1152, days=14)
+    thunder = trace_path(workloads, "LLNL-Thunder-2007-1.1-cln.swf.gz")
+    traces = [read_swf(kth), read_swf(thunder)]
+    assert utc_offset(traces[1]) == -28800
+    workload, origin, _ = mix(traces, [8, 0], 4008, days=14)
     assert np.all(np.diff(workload.submit) >= 0)
     assert workload.submit[0] >= 0 and workload.submit[-1] < 14 * DAY
-    west = -28800  # SDSC (US/Pacific) is west of KTH (Stockholm)
-    assert (origin == 1).sum() == _independent_count(kth, 8, west, 14)
-    assert (origin == 2).sum() == _independent_count(blue, 6, west, 14)
+    west = -28800
+    assert (origin == 1).sum() == _independent_count(kth, 8, west, 14, 4008)
+    assert (origin == 2).sum() == _independent_count(thunder, 0, west, 14, 4008)
     users_a = set(workload.user[origin == 1].tolist())
     users_b = set(workload.user[origin == 2].tolist())
     assert max(users_a) < min(users_b)
+    # Log 2's ids start after all users of log 1's aligned log (not only this window's).
+    assert min(users_a) == 1 and len(users_b) <= max(users_b) - max(users_a)
 
 
 def test_window_offset_rotates_whole_weeks(logs):
