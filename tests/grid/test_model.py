@@ -45,7 +45,9 @@ def test_check_names_the_bad_param(workloads, params, needle):
 
 def test_missing_logs_of_grid1_are_named_in_one_error(workloads, monkeypatch, tmp_path):
     with pytest.raises(ValueError, match="SDSC-SP2-.*CTC-SP2-.*LANL-CM5-.*SDSC-DS-"):
-        run({"config": "grid1", "days": 7}, 1)
+        check({"config": "grid1", "days": 7})
+    with pytest.raises(ValueError, match="DAS2-.*CTC-SP2-.*LANL-CM5-"):
+        run({"config": "grid2", "days": 7}, 1)
     # With the files present (here: copies named like the archive's), grid1 is mixed.
     monkeypatch.setenv("CAMPAIGN_WORKLOADS", str(tmp_path))
     names = ["SDSC-SP2-x.swf", "CTC-SP2-x.swf", "LANL-CM5-x.swf", "SDSC-DS-x.swf", "KTH-SP2-x.swf"]

@@ -18,7 +18,7 @@ import numpy as np
 
 from campaign.models.jobs.grid.broker import SCOPES, STRATEGIES
 from campaign.models.jobs.grid.build import GridInput, build
-from campaign.models.jobs.grid.configs import CONFIGS, MACHINES, MIXES
+from campaign.models.jobs.grid.configs import CONFIGS, MACHINES, MIXES, resolve_logs
 from campaign.models.jobs.grid.measure import GRID_METRICS, check_grid_feasible, grid_metrics
 from campaign.models.jobs.grid.predict import MATCHES, PREDICTORS
 from campaign.models.jobs.grid.schedule import (
@@ -30,7 +30,7 @@ from campaign.models.jobs.grid.schedule import (
 )
 from campaign.models.jobs.site import POLICIES
 from campaign.models.jobs.swf import CLEANING_REASONS
-from campaign.models.jobs.workloads import locate
+from campaign.models.jobs.workloads import locate, workloads_folder
 
 __all__ = ["run", "schedule", "check", "PARAMS", "GridSchedule"]
 
@@ -114,6 +114,8 @@ def check(params: Mapping[str, object]) -> None:
                     f"parameter {name!r} applies to single-trace runs, not to a mix of logs "
                     "('sites' or config grid1, grid2, pwa4, pwa3)"
                 )
+    if config in MIXES:
+        resolve_logs(MIXES[str(config)], workloads_folder())  # one error naming missing logs
     if has_sites:
         sites = params["sites"]
         if not isinstance(sites, list) or not sites:
