@@ -36,7 +36,8 @@ __all__ = ["run", "schedule", "check", "PARAMS", "GridSchedule"]
 
 PARAMS: dict[str, str] = {
     "trace": "one SWF trace (file name in the workloads folder, or a path) for a machine config",
-    "config": f"named configuration: {', '.join(CONFIGS)}",
+    "config": f"named configuration: {', '.join(CONFIGS)} (pwa4, pwa3: mixes of the "
+    "traces of the shared workloads folder, see configs.py)",
     "machines": "machine sizes (list of ints) for a single-trace run instead of a config",
     "sites": "list of {trace, processors, warmup_days}: one log and one site each, mixed",
     "clean": "single trace: apply the cleaning filters of section 1.2 (default false)",
@@ -48,7 +49,8 @@ PARAMS: dict[str, str] = {
     "window_offset": "start this many weeks later (a mix also takes 'random': drawn per seed)",
     "load": "divide inter-arrival times by this factor (default 1)",
     "max_width": "wide-job cap: an int, 'largest', 'local' (home machine) or null (none)",
-    "sharing": f"{', '.join(SHARING)} (default broker)",
+    "sharing": f"{', '.join(SHARING)} (default broker; local: job at position i (from 0) "
+    "runs on machine i mod M)",
     "strategy": f"broker allocation strategy: {', '.join(STRATEGIES)} (default mlp)",
     "local_scheduler": f"site scheduler: {', '.join(POLICIES)} (default easy)",
     "overhead": "multi-site runtime stretch o (default 0)",
