@@ -51,6 +51,10 @@ LEVEL = {
 SCOPES = ("active", "cumulative")
 
 
+def _end(entry: tuple[int, float, float]) -> float:
+    return entry[2]
+
+
 class Broker:
     """Allocation strategy over ``sites`` (Site objects, index order = site order).
 
@@ -208,24 +212,32 @@ class Broker:
         site = self.sites[i]
         size = self.size
         est = self.estimate
+        pop = heapq.heappop
+        push = heapq.heappush
         ends: list[tuple[float, int]] = []
         plan: list[tuple[int, float, float]] = []
         free = site.processors
-        for k in sorted(site.start):
-            end = max(site.start[k] + est[k], t)
-            plan.append((k, site.start[k], end))
-            ends.append((end, size[k]))
-            free -= size[k]
+        for k, begin in sorted(site.start.items()):
+            end = begin + est[k]
+            if end < t:
+                end = t
+            width = size[k]
+            plan.append((k, begin, end))
+            ends.append((end, width))
+            free -= width
         heapq.heapify(ends)
         now = t
         for k in [*site.queue, job]:
-            while free < size[k]:
-                end, width = heapq.heappop(ends)
-                now = max(now, end)
-                free += width
-            plan.append((k, now, now + est[k]))
-            heapq.heappush(ends, (now + est[k], size[k]))
-            free -= size[k]
+            width = size[k]
+            while free < width:
+                end, released = pop(ends)
+                if end > now:
+                    now = end
+                free += released
+            end = now + est[k]
+            plan.append((k, now, end))
+            push(ends, (end, width))
+            free -= width
         return plan
 
     def _tentative(self, job: int, i: int, t: float) -> float:
@@ -238,7 +250,7 @@ class Broker:
         submit = self.submit
         done = self._done[i] if self.cumulative else None
         if strategy == "mct":
-            value = max(c for _, _, c in plan)
+            value = max(plan, key=_end)[2]
             return max(value, done[5]) if done is not None else value
         if strategy == "mswct_w":
             value = sum(c * size[k] * est[k] for k, _, c in plan)
