@@ -145,3 +145,15 @@ def test_random_windows_are_different_real_periods(workloads, monkeypatch):
     assert a.job_id[0] != b.job_id[0]
     fixed = {"trace": KTH, "jobs": 200}
     assert schedule(fixed, 1).workload.job_id[0] == schedule(fixed, 2).workload.job_id[0]
+
+
+def test_energy_is_nan_unless_asked_for():
+    assert math.isnan(run(SYNTHETIC, 1)["energy"])
+    with_energy = run({**SYNTHETIC, "energy": True, "cores_per_processor": 4}, 1)
+    # Bounds: every core idle at 0.05 S, or every core running at D + S, for the makespan.
+    lowest = 128 * 0.05 * (50 / 4) * with_energy["makespan"]
+    highest = 128 * (100 + 50 / 4) * with_energy["makespan"]
+    assert lowest < with_energy["energy"] < highest
+    assert with_energy["edp"] == pytest.approx(with_energy["energy"] * with_energy["makespan"])
+    with pytest.raises(ValueError, match="'cores_per_processor' \\(3\\) must divide"):
+        run({**SYNTHETIC, "energy": True, "cores_per_processor": 3}, 1)
