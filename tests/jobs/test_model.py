@@ -15,16 +15,21 @@ KTH = "KTH-SP2-1996-2.1-cln.swf.gz"
 SYNTHETIC = {"workload": "synthetic", "jobs": 300, "load": 1.2}
 
 
+def same(a: dict, b: dict) -> bool:
+    """Bit-identical metrics (NaN equal to NaN)."""
+    return a.keys() == b.keys() and all(repr(a[k]) == repr(b[k]) for k in a)
+
+
 def test_run_is_deterministic_and_documented():
     first = run(SYNTHETIC, 11)
-    assert first == run(SYNTHETIC, 11)
-    assert first != run(SYNTHETIC, 12)
+    assert same(first, run(SYNTHETIC, 11))
+    assert not same(first, run(SYNTHETIC, 12))
     assert set(first) == set(run.metrics)
     for name, doc in run.metrics.items():
         assert doc["units"] and doc["long_name"], name
     assert first["jobs"] == 300 and first["processors"] == 128
     assert all(isinstance(value, float) for value in first.values())
-    assert pickle.loads(pickle.dumps(run))(SYNTHETIC, 11) == first
+    assert same(pickle.loads(pickle.dumps(run))(SYNTHETIC, 11), first)
 
 
 def test_schedulers_share_the_workload_of_a_seed():
@@ -145,3 +150,15 @@ def test_random_windows_are_different_real_periods(workloads, monkeypatch):
     assert a.job_id[0] != b.job_id[0]
     fixed = {"trace": KTH, "jobs": 200}
     assert schedule(fixed, 1).workload.job_id[0] == schedule(fixed, 2).workload.job_id[0]
+
+
+def test_energy_is_nan_unless_asked_for():
+    assert math.isnan(run(SYNTHETIC, 1)["energy"])
+    with_energy = run({**SYNTHETIC, "energy": True, "cores_per_processor": 4}, 1)
+    # Bounds: every core idle at 0.05 S, or every core running at D + S, for the makespan.
+    lowest = 128 * 0.05 * (50 / 4) * with_energy["makespan"]
+    highest = 128 * (100 + 50 / 4) * with_energy["makespan"]
+    assert lowest < with_energy["energy"] < highest
+    assert with_energy["edp"] == pytest.approx(with_energy["energy"] * with_energy["makespan"])
+    with pytest.raises(ValueError, match="'cores_per_processor' \\(3\\) must divide"):
+        run({**SYNTHETIC, "energy": True, "cores_per_processor": 3}, 1)

@@ -129,3 +129,25 @@ def test_fast_schedulers_equal_the_literal_definitions(policy, kill):
             policy,
         )
         assert schedule.start.tolist() == expected
+
+
+# A workload where jobs overrun their estimates (no kill) while others are reserved behind
+# them: reservations left in the past must not open slots before the current time.
+OVERRUN = [
+    (0, 4, 12, 13), (0, 6, 14, 22), (5, 1, 18, 40), (6, 2, 11, 21), (6, 3, 29, 41),
+    (7, 2, 12, 21), (7, 4, 19, 32), (16, 4, 4, 31), (17, 6, 12, 12), (20, 2, 2, 21),
+    (21, 1, 6, 32), (26, 6, 1, 7), (27, 1, 9, 5), (27, 2, 4, 3), (31, 1, 19, 17),
+    (35, 3, 1, 1), (36, 5, 1, 3), (37, 1, 14, 41), (38, 2, 27, 41), (39, 4, 19, 20),
+    (40, 4, 4, 21), (41, 3, 15, 44), (43, 4, 18, 27), (43, 3, 23, 26), (54, 5, 25, 40),
+    (58, 6, 23, 46), (58, 2, 9, 38),
+]  # fmt: skip
+
+
+def test_conservative_with_overruns_equals_the_literal_definition():
+    submit, size, runtime, estimate = (list(c) for c in zip(*OVERRUN, strict=True))
+    workload = from_arrays(submit, size, runtime, estimate)
+    schedule = run_schedule(workload, 6, "conservative", kill_at_estimate=False)
+    check_feasible(schedule)
+    expected = reference(submit, size, runtime, estimate, 6, "conservative")
+    assert expected[5] == 38  # job 6 moves up when job 4 ends at 38, 10 s early
+    assert schedule.start.tolist() == expected

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from campaign.models.jobs.energy import METRICS as ENERGY_METRICS
+from campaign.models.jobs.energy import energy_metrics
 from campaign.models.jobs.metrics import METRICS, schedule_metrics
 from campaign.models.jobs.simulate import Schedule, run_schedule
 from campaign.models.jobs.site import POLICIES
@@ -48,6 +50,10 @@ PARAMS: dict[str, str] = {
     "estimate": "what schedulers plan with: user (default) or exact",
     "kill_at_estimate": "kill a job at its user estimate (default true)",
     "bsld_floor_one": "floor the bounded slowdown at 1 (default true)",
+    "energy": "compute energy and edp on processors of cores (default false: NaN)",
+    "cores_per_processor": "cores per processor for the energy model (default 8)",
+    "static_power_w": "static power of a processor, W (default 50)",
+    "dynamic_power_w": "dynamic power of a running core, W (default 100)",
 }
 ESTIMATES = ("user", "exact")
 
@@ -112,6 +118,10 @@ def check(params: Mapping[str, object]) -> None:
     _choice(params, "estimate", ESTIMATES, "user")
     _get(params, "kill_at_estimate", (bool,), True)
     _get(params, "bsld_floor_one", (bool,), True)
+    _get(params, "energy", (bool,), False)
+    _get(params, "cores_per_processor", (int,), 8, lambda v: v >= 1)
+    _get(params, "static_power_w", (int, float), 50.0, lambda v: v >= 0)
+    _get(params, "dynamic_power_w", (int, float), 100.0, lambda v: v >= 0)
 
 
 def build_workload(
@@ -180,6 +190,23 @@ def run(params: Mapping[str, object], seed: int) -> dict[str, float]:
         bool(params.get("kill_at_estimate", True)),
     )
     values = schedule_metrics(result, bool(params.get("bsld_floor_one", True)))
+    if params.get("energy", False):
+        cores = int(params.get("cores_per_processor", 8))
+        if processors % cores:
+            raise ValueError(
+                f"parameter 'cores_per_processor' ({cores}) must divide the site size "
+                f"({processors} processors) for the energy model"
+            )
+        values.update(
+            energy_metrics(
+                result,
+                cores,
+                float(params.get("static_power_w", 50.0)),
+                float(params.get("dynamic_power_w", 100.0)),
+            )
+        )
+    else:
+        values.update(energy=float("nan"), edp=float("nan"))
     values["processors"] = float(processors)
     values.update({f"n_dropped_{reason}": float(n) for reason, n in dropped.items()})
     return values
@@ -188,6 +215,7 @@ def run(params: Mapping[str, object], seed: int) -> dict[str, float]:
 run.check = check
 run.metrics = {
     **METRICS,
+    **ENERGY_METRICS,
     "processors": {"units": "1", "long_name": "processors of the site"},
     **{
         f"n_dropped_{reason}": {

@@ -334,7 +334,12 @@ class Site:
         return k
 
     def _add(self, begin: float, duration: float, delta: int) -> None:
-        """Add ``delta`` free processors over [begin, begin + duration)."""
+        """Add ``delta`` free processors over [begin, begin + duration) (clipped to the
+        profile origin: the past is not tracked)."""
+        origin = self._prof_t[0]
+        if begin < origin:
+            duration -= origin - begin
+            begin = origin
         if duration <= 0:
             return
         first = self._split(begin)
@@ -405,22 +410,23 @@ class Site:
         known = len(freed)
         low = min(span[0] for span in freed)
         top = max(span[2] for span in freed)
-        last = max(span[1] for span in freed)
         failed: dict[int, tuple[float, float, float]] = {}
         for job in order:
             old = reservation[job]
             duration = estimate[job]
             end = old + duration
             width = size[job]
-            if end <= low or (width > top and old >= last):
+            if old <= low or width > top:
                 continue
-            # The job can only move to a window that contains a point freed since it was
-            # placed; there, the free processors (not counting its own) must reach its
-            # width. A span's maximum free count bounds every later value in it.
+            # A start s < old only needs free processors over [s, min(s + est, old)): the
+            # rest of its window lies in the job's own span. It was infeasible when the job
+            # was last placed or checked, so it can only have become feasible through a
+            # point p < old freed since then, where the free count now reaches the width;
+            # the maximum free count a span had when freed bounds every later value in it.
             reach = None
             until = t
             for a, b, most in freed:
-                if a < end and (most >= width or b > old):
+                if a < old and most >= width:
                     if reach is None or a < reach:
                         reach = a
                     if b > until:
@@ -429,10 +435,9 @@ class Site:
                 continue
             after = max(reach - duration, t)
             before = min(old, until)
-            # A start s < old only needs free processors over [s, min(s + est, old)): the
-            # rest of its window lies in its own span. So if no start in [after, before) fits
-            # a job of this width, none fits a later job (larger old) with an estimate at
-            # least as long and an ``after`` at least as late, until something moves.
+            # If no start in [after, before) fits a job of this width, none fits a later job
+            # (larger old) with an estimate at least as long and an ``after`` at least as
+            # late, until something moves.
             scan = after
             memo = failed.get(width)
             if memo is not None and duration >= memo[0] and after >= memo[1]:
@@ -451,7 +456,6 @@ class Site:
                     most = self._span_max(freed_from, end)
                     low = min(low, freed_from)
                     top = max(top, most)
-                    last = max(last, end)
                     # Coalesce with an overlapping span freed in this compression (a
                     # coarser span only lets more jobs through the filter, never fewer).
                     for k in range(known, len(freed)):
