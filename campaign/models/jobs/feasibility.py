@@ -1,0 +1,76 @@
+"""Check that a simulated schedule could really have happened.
+
+Used by every test on every simulated schedule: a bug in a scheduler shows up as an
+impossible schedule long before it shows up as a wrong mean.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from campaign.models.jobs.simulate import Schedule
+
+
+class InfeasibleSchedule(AssertionError):
+    """A schedule breaks a physical rule (the message says which job and why)."""
+
+
+def check_feasible(schedule: Schedule, atol: float = 1e-9) -> None:
+    """Raise :class:`InfeasibleSchedule` unless every rule holds.
+
+    Rules: every job starts and ends exactly once with finite times; no job starts before its
+    submission; every job runs exactly its executed time, which never exceeds its kill limit
+    nor its actual runtime; at no instant does a site use more processors than it has (jobs
+    occupy [start, end); a job never runs on a site narrower than itself).
+    """
+    w = schedule.workload
+    n = len(w)
+    for name in ("start", "end", "runtime", "site"):
+        if len(getattr(schedule, name)) != n:
+            raise InfeasibleSchedule(f"{name} has {len(getattr(schedule, name))} entries, {n} jobs")
+    if n == 0:
+        return
+    bad = ~(np.isfinite(schedule.start) & np.isfinite(schedule.end))
+    if bad.any():
+        raise InfeasibleSchedule(f"job {w.job_id[bad.argmax()]} never started or never ended")
+    early = schedule.start < w.submit - atol
+    if early.any():
+        k = int(early.argmax())
+        raise InfeasibleSchedule(
+            f"job {w.job_id[k]} starts at {schedule.start[k]} before its submission {w.submit[k]}"
+        )
+    length = schedule.end - schedule.start
+    wrong = np.abs(length - schedule.runtime) > atol * np.maximum(1.0, schedule.runtime)
+    if wrong.any():
+        k = int(wrong.argmax())
+        raise InfeasibleSchedule(
+            f"job {w.job_id[k]} runs {length[k]} s, its executed time is {schedule.runtime[k]} s"
+        )
+    over = (schedule.runtime > schedule.limit + atol) | (schedule.runtime > w.runtime + atol)
+    if over.any():
+        k = int(over.argmax())
+        raise InfeasibleSchedule(
+            f"job {w.job_id[k]} runs {schedule.runtime[k]} s past its kill limit "
+            f"{schedule.limit[k]} s or its actual runtime {w.runtime[k]} s"
+        )
+    for index, processors in enumerate(schedule.processors):
+        on_site = schedule.site == index
+        if not on_site.any():
+            continue
+        size = w.size[on_site]
+        if (size > processors).any():
+            k = int(np.flatnonzero(on_site)[(size > processors).argmax()])
+            raise InfeasibleSchedule(f"job {w.job_id[k]} is wider than site {index}")
+        begin = schedule.start[on_site]
+        finish = schedule.end[on_site]
+        busy = finish > begin
+        times = np.concatenate([begin[busy], finish[busy]])
+        delta = np.concatenate([size[busy], -size[busy]])
+        # At equal times, ends (negative deltas) come first: [start, end) intervals.
+        order = np.lexsort((delta, times))
+        usage = np.cumsum(delta[order])
+        if len(usage) and usage.max() > processors:
+            at = times[order][usage.argmax()]
+            raise InfeasibleSchedule(
+                f"site {index} uses {usage.max()} processors at t = {at}, it has {processors}"
+            )

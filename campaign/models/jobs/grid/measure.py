@@ -1,0 +1,133 @@
+"""Metrics of a grid schedule (parallel-jobs.md section 7) and its feasibility check.
+
+The per-job metrics are those of the ``jobs`` model (runtime before the multi-site stretch);
+utilization counts the executed (stretched) time; the grid adds the per-site load spread
+(``lbal_*``) and the co-allocation counts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from campaign.models.jobs.feasibility import InfeasibleSchedule
+from campaign.models.jobs.grid.schedule import GridSchedule
+from campaign.models.jobs.metrics import METRICS, schedule_metrics
+
+GRID_METRICS: dict[str, dict[str, str]] = {
+    **METRICS,
+    "utilization": {
+        "units": "1",
+        "long_name": "executed work (with multi-site stretch) / (total processors * makespan)",
+    },
+    "lbal_size": {
+        "units": "1",
+        "long_name": "std over sites of the summed sizes of the jobs run there / site size",
+    },
+    "lbal_time": {
+        "units": "s",
+        "long_name": "std over sites of the summed runtimes of the jobs run there / site size",
+    },
+    "lbal_work": {
+        "units": "s",
+        "long_name": "std over sites of the work (size*runtime) run there / site size",
+    },
+    "jobs_multisite": {"units": "1", "long_name": "jobs co-allocated over several machines"},
+    "multisite_work_frac": {
+        "units": "1",
+        "long_name": "work (size*runtime) of co-allocated jobs / total work",
+    },
+    "sites": {"units": "1", "long_name": "number of sites (machines)"},
+    "processors": {"units": "1", "long_name": "processors of all sites together"},
+}
+
+
+def grid_metrics(schedule: GridSchedule, bsld_floor_one: bool = True) -> dict[str, float]:
+    """Every metric of :data:`GRID_METRICS` except the workload counts."""
+    values = schedule_metrics(schedule.as_schedule(), bsld_floor_one)
+    machines = np.array(schedule.machines, dtype=np.float64)
+    m = len(machines)
+    n = len(schedule.workload)
+    size_load = np.zeros(m)
+    time_load = np.zeros(m)
+    work_load = np.zeros(m)
+    p = schedule.runtime
+    for j, parts in enumerate(schedule.parts):
+        for machine, nodes in parts:
+            size_load[machine] += nodes
+            time_load[machine] += p[j]
+            work_load[machine] += nodes * p[j]
+    multisite = schedule.multisite
+    work = schedule.workload.size * p
+    nan = float("nan")
+    cmax = values["makespan"]
+    values.update(
+        {
+            "utilization": (
+                float((schedule.workload.size * schedule.executed).sum() / (machines.sum() * cmax))
+                if n and cmax > 0
+                else nan
+            ),
+            "lbal_size": float((size_load / machines).std()),
+            "lbal_time": float((time_load / machines).std()),
+            "lbal_work": float((work_load / machines).std()),
+            "jobs_multisite": float(multisite.sum()),
+            "multisite_work_frac": float(work[multisite].sum() / work.sum())
+            if work.sum() > 0
+            else nan,
+            "sites": float(m),
+            "processors": float(machines.sum()),
+        }
+    )
+    return values
+
+
+def check_grid_feasible(schedule: GridSchedule, atol: float = 1e-9) -> None:
+    """Raise :class:`InfeasibleSchedule` unless the grid schedule could have happened.
+
+    Every job starts once, not before its submission, holds its processors for exactly its
+    executed time, uses exactly its size over its parts; at no instant does a machine hold
+    more processors than it has (each part of a co-allocated job counted on its machine).
+    """
+    w = schedule.workload
+    n = len(w)
+    if n == 0:
+        return
+    if not (np.isfinite(schedule.start).all() and np.isfinite(schedule.end).all()):
+        raise InfeasibleSchedule("a job never started or never ended")
+    early = schedule.start < w.submit - atol
+    if early.any():
+        k = int(early.argmax())
+        raise InfeasibleSchedule(
+            f"job {w.job_id[k]} starts at {schedule.start[k]} before {w.submit[k]}"
+        )
+    length = schedule.end - schedule.start
+    wrong = np.abs(length - schedule.executed) > atol * np.maximum(1.0, schedule.executed)
+    if wrong.any():
+        k = int(wrong.argmax())
+        raise InfeasibleSchedule(
+            f"job {w.job_id[k]} runs {length[k]} s, its executed time is {schedule.executed[k]} s"
+        )
+    over = (schedule.runtime > schedule.limit + atol) | (schedule.runtime > w.runtime + atol)
+    if over.any():
+        k = int(over.argmax())
+        raise InfeasibleSchedule(f"job {w.job_id[k]} runs past its kill limit or actual runtime")
+    events: list[list[tuple[float, int]]] = [[] for _ in schedule.machines]
+    for j, parts in enumerate(schedule.parts):
+        if sum(nodes for _, nodes in parts) != w.size[j] or not parts:
+            raise InfeasibleSchedule(f"job {w.job_id[j]} holds {parts}, its size is {w.size[j]}")
+        if schedule.end[j] > schedule.start[j]:
+            for machine, nodes in parts:
+                events[machine].append((schedule.start[j], nodes))
+                events[machine].append((schedule.end[j], -nodes))
+    for machine, (capacity, items) in enumerate(zip(schedule.machines, events, strict=True)):
+        if not items:
+            continue
+        times = np.array([e[0] for e in items])
+        delta = np.array([e[1] for e in items])
+        order = np.lexsort((delta, times))  # ends first at equal times: [start, end)
+        usage = np.cumsum(delta[order])
+        if usage.max() > capacity:
+            at = times[order][usage.argmax()]
+            raise InfeasibleSchedule(
+                f"machine {machine} uses {usage.max()} processors at t = {at}, it has {capacity}"
+            )

@@ -1,0 +1,499 @@
+"""One site of identical processors running a local scheduler (parallel-jobs.md section 3).
+
+A :class:`Site` is driven from outside by an event loop: ``submit`` a job when it arrives,
+``complete`` it when it ends, and call ``schedule`` once per event time after all completions
+and arrivals of that time; it returns the jobs that start now. Its state (``queue``,
+``start``, ``free``, ``planned_end``) is public so that a grid broker driving several sites
+from one loop can inspect queues and running jobs before placing a new job.
+
+Jobs are integer indices into per-job sequences shared by all sites of a simulation
+(``size``, ``estimate``); the queue is kept in arrival order, which is index order because
+jobs are numbered by arrival.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right, insort
+from collections.abc import Sequence
+from itertools import islice
+
+POLICIES = ("fcfs", "easy", "conservative", "accasim_easy")
+
+
+class Site:
+    """A site with ``processors`` processors and a local scheduling ``policy``.
+
+    Policies: ``fcfs``; ``easy`` (EASY backfilling: only the queue head is protected, its
+    shadow time recomputed every pass); ``conservative`` (every queued job holds a
+    reservation; the reservations are compressed every pass); ``accasim_easy`` (the EASY
+    variant of AccaSim 1.1.3, for cross-checking against that simulator: the blocked head's
+    reservation time is computed once; until that time any queued job that fits now is
+    started without protecting the head; from that time on the head is tried first).
+    """
+
+    def __init__(
+        self,
+        processors: int,
+        policy: str,
+        size: Sequence[int],
+        estimate: Sequence[float],
+        index: int = 0,
+    ) -> None:
+        if policy not in POLICIES:
+            raise ValueError(f"unknown scheduler {policy!r}; allowed: {', '.join(POLICIES)}")
+        if processors <= 0:
+            raise ValueError(f"a site needs at least one processor, got {processors}")
+        self.processors = int(processors)
+        self.policy = policy
+        self.index = index
+        self.size = size
+        self.estimate = estimate
+        self.free = self.processors
+        self.queue: list[int] = []
+        self.start: dict[int, float] = {}
+        """Running jobs and their start times."""
+        self.jobs_backfilled = 0
+        # Running jobs sorted by planned end s + est: (planned end, job).
+        self._ends: list[tuple[float, int]] = []
+        self._pass = {
+            "fcfs": self._pass_fcfs,
+            "easy": self._pass_easy,
+            "conservative": self._pass_conservative,
+            "accasim_easy": self._pass_accasim,
+        }[policy]
+        # conservative: reservation start per queued job, availability profile, freed spans.
+        self.reservation: dict[int, float] = {}
+        self._prof_t: list[float] = [0.0]
+        self._prof_f: list[int] = [self.processors]
+        self._freed: list[tuple[float, float]] = []
+        self._rebuild = False
+        # accasim_easy: the blocked head and its reservation time.
+        self._blocked: int | None = None
+        self._reserved_at: float | None = None
+
+    # ------------------------------------------------------------------ state for brokers
+    def planned_end(self, job: int, t: float) -> float:
+        """Estimated end of a running job at time t: max(s + est, t)."""
+        return max(self.start[job] + self.estimate[job], t)
+
+    def running(self) -> list[int]:
+        """Running jobs in order of planned end (ties: job index)."""
+        return [job for _, job in self._ends]
+
+    def wakeup(self, t: float) -> float | None:
+        """When this site wants another pass although no event is left (or None).
+
+        Only ``accasim_easy`` can hold a blocked head on an idle site until its reservation
+        time; like AccaSim, it then steps the clock by one second at a time.
+        """
+        if self.queue and self.policy == "accasim_easy":
+            return t + 1.0
+        return None
+
+    # ------------------------------------------------------------------ events
+    def submit(self, job: int, t: float) -> None:
+        """A job arrives at this site (before this time's scheduling pass)."""
+        self.queue.append(job)
+        if self.policy == "conservative":
+            self._prune(t)
+            if self._ends and self._ends[0][0] < t:
+                self._refresh_profile(t)
+            est = self.estimate[job]
+            begin = self._earliest(self.size[job], est)
+            self._add(begin, est, -self.size[job])
+            self.reservation[job] = begin
+
+    def complete(self, job: int, t: float) -> None:
+        """A running job ends at time t (before this time's arrivals and pass)."""
+        begin = self.start.pop(job)
+        planned = begin + self.estimate[job]
+        del self._ends[bisect_left(self._ends, (planned, job))]
+        self.free += self.size[job]
+        if self.policy == "conservative" and t < planned:
+            # Ended before its estimate: its processors are free earlier than planned.
+            self._prune(t)
+            self._add(t, planned - t, self.size[job])
+            self._freed.append((t, planned, self._span_max(t, planned)))
+
+    def schedule(self, t: float) -> list[int]:
+        """One scheduling pass at time t; returns the jobs started now, in start order."""
+        if not self.queue:
+            return []
+        started = self._pass(t)
+        if started:
+            queue = self.queue
+            k = 0
+            while k < len(started) and started[k] == queue[k]:
+                k += 1
+            del queue[:k]
+            if k < len(started):
+                chosen = set(started[k:])
+                queue[:] = [job for job in queue if job not in chosen]
+            if queue:
+                head = queue[0]
+                self.jobs_backfilled += sum(1 for job in started if job > head)
+        return started
+
+    def _start(self, job: int, t: float) -> None:
+        self.free -= self.size[job]
+        self.start[job] = t
+        insort(self._ends, (t + self.estimate[job], job))
+
+    # ------------------------------------------------------------------ fcfs and easy
+    def _start_heads(self, t: float) -> list[int]:
+        started = []
+        size = self.size
+        for job in self.queue:
+            if size[job] > self.free:
+                break
+            self._start(job, t)
+            started.append(job)
+        return started
+
+    def _pass_fcfs(self, t: float) -> list[int]:
+        return self._start_heads(t)
+
+    def shadow(self, job: int, t: float) -> tuple[float, int]:
+        """Shadow time S of a blocked job and the processors left over at S.
+
+        S is the earliest time >= t at which ``job`` fits, given the planned ends of the
+        running jobs; every job planned to end by S counts in the left-over processors.
+        """
+        need = self.size[job]
+        available = self.free
+        if available >= need:
+            return t, available - need
+        ends = self._ends
+        size = self.size
+        k = 0
+        while available < need:
+            end, other = ends[k]
+            available += size[other]
+            k += 1
+        shadow = max(end, t)
+        while k < len(ends) and ends[k][0] <= shadow:
+            available += size[ends[k][1]]
+            k += 1
+        return shadow, available - need
+
+    def _pass_easy(self, t: float) -> list[int]:
+        started = self._start_heads(t)
+        queue = self.queue
+        if len(started) == len(queue) or self.free == 0:
+            return started
+        head = queue[len(started)]
+        shadow, extra = self.shadow(head, t)
+        size = self.size
+        estimate = self.estimate
+        for job in islice(queue, len(started) + 1, None):
+            width = size[job]
+            if width > self.free:
+                continue
+            if t + estimate[job] <= shadow:
+                self._start(job, t)
+                started.append(job)
+            elif width <= extra:
+                extra -= width
+                self._start(job, t)
+                started.append(job)
+            if self.free == 0:
+                break
+        return started
+
+    # ------------------------------------------------------------------ accasim_easy
+    def _pass_accasim(self, t: float) -> list[int]:
+        started: list[int] = []
+        queue = self.queue
+        size = self.size
+        rest_from = 0
+        if self._reserved_at is not None and self._reserved_at <= t:
+            head = queue[0]
+            if size[head] <= self.free:
+                self._start(head, t)
+                started.append(head)
+                self._blocked = None
+                self._reserved_at = None
+            rest_from = 1
+        if self._blocked is None:
+            position = rest_from
+            while position < len(queue) and size[queue[position]] <= self.free:
+                self._start(queue[position], t)
+                started.append(queue[position])
+                position += 1
+            if position == len(queue):
+                return started
+            self._blocked = queue[position]
+            if self._reserved_at is None:
+                self._reserved_at = self._accasim_slot(self._blocked)
+            rest_from = position + 1
+        else:
+            rest_from = 1
+        for job in queue[rest_from:]:
+            if size[job] <= self.free:
+                self._start(job, t)
+                started.append(job)
+            if self.free == 0:
+                break
+        return started
+
+    def _accasim_slot(self, job: int) -> float:
+        """AccaSim's reservation time: the first planned end s + est (not clipped to now)
+        after which the job fits; the free processors now count first."""
+        available = self.free
+        need = self.size[job]
+        for end, other in self._ends:
+            available += self.size[other]
+            if available >= need:
+                return end
+        raise RuntimeError(f"job {job} is wider than site {self.index}")
+
+    # ------------------------------------------------------------------ conservative
+    def _prune(self, t: float) -> None:
+        """Forget the availability profile before t (the profile then starts at t)."""
+        times = self._prof_t
+        if times[0] >= t:
+            return
+        k = bisect_right(times, t) - 1
+        if k > 0:
+            del times[:k]
+            del self._prof_f[:k]
+        times[0] = t
+
+    def _earliest(
+        self,
+        width: int,
+        duration: float,
+        after: float | None = None,
+        own: tuple[float, float] | None = None,
+        before: float = float("inf"),
+    ) -> float | None:
+        """Earliest start >= profile origin where ``width`` processors stay free for
+        ``duration`` (for a zero duration: free at that instant).
+
+        ``after``: no start before it can be feasible, so the scan begins there. ``own``: the
+        job's current span [begin, end), whose processors count as free (the job is being
+        moved); the profile must have breakpoints at both ends of it. ``before``: only starts
+        before it are wanted; None when there is none.
+        """
+        times = self._prof_t
+        free = self._prof_f
+        n = len(times)
+        i = 0 if after is None else max(bisect_right(times, after) - 1, 0)
+        low, high = own if own is not None else (0.0, 0.0)
+        while True:
+            here = times[i]
+            if here >= before:
+                return None
+            if free[i] + (width if low <= here < high else 0) < width:
+                i += 1
+                continue
+            end = here + duration
+            j = i + 1
+            while j < n and times[j] < end:
+                if free[j] + (width if low <= times[j] < high else 0) < width:
+                    break
+                j += 1
+            else:
+                return here
+            i = j + 1
+
+    def _first_fit_before(
+        self, width: int, duration: float, after: float, before: float, clip: float
+    ) -> float | None:
+        """Earliest breakpoint s in [after, before) (the scan starts in the segment holding
+        ``after``) with ``width`` free processors over [s, min(s + duration, clip))."""
+        times = self._prof_t
+        free = self._prof_f
+        n = len(times)
+        i = max(bisect_right(times, after) - 1, 0)
+        while i < n:
+            here = times[i]
+            if here >= before:
+                return None
+            if free[i] < width:
+                i += 1
+                continue
+            end = min(here + duration, clip)
+            j = i + 1
+            while j < n and times[j] < end:
+                if free[j] < width:
+                    break
+                j += 1
+            else:
+                return here
+            i = j + 1
+        return None
+
+    def _split(self, when: float) -> int:
+        times = self._prof_t
+        k = bisect_left(times, when)
+        if k < len(times) and times[k] == when:
+            return k
+        times.insert(k, when)
+        self._prof_f.insert(k, self._prof_f[k - 1])
+        return k
+
+    def _add(self, begin: float, duration: float, delta: int) -> None:
+        """Add ``delta`` free processors over [begin, begin + duration) (clipped to the
+        profile origin: the past is not tracked)."""
+        origin = self._prof_t[0]
+        if begin < origin:
+            duration -= origin - begin
+            begin = origin
+        if duration <= 0:
+            return
+        first = self._split(begin)
+        last = self._split(begin + duration)
+        free = self._prof_f
+        times = self._prof_t
+        for k in range(first, last):
+            free[k] += delta
+        # Merge equal neighbours at both ends so the profile stays short.
+        if last < len(free) and free[last] == free[last - 1]:
+            del times[last]
+            del free[last]
+        if first > 0 and free[first] == free[first - 1]:
+            del times[first]
+            del free[first]
+
+    def _build_profile(self, t: float) -> None:
+        """The profile of the running jobs alone, each ending at max(s + est, t)."""
+        times = [t]
+        free = [self.free]
+        for planned, job in self._ends:
+            if planned <= t:
+                free[0] += self.size[job]
+            elif planned == times[-1]:
+                free[-1] += self.size[job]
+            else:
+                times.append(planned)
+                free.append(free[-1] + self.size[job])
+        self._prof_t = times
+        self._prof_f = free
+
+    def _refresh_profile(self, t: float) -> None:
+        """Rebuild the profile from the running jobs (ending at max(s + est, t)) and the
+        reservations where they stand."""
+        self._build_profile(t)
+        for job, begin in self.reservation.items():
+            self._add(begin, self.estimate[job], -self.size[job])
+
+    def _compress(self, t: float) -> None:
+        """Re-insert every queued job, in order of reservation start (ties: arrival), at
+        its earliest feasible start given the running jobs and the jobs re-inserted before.
+
+        Exact shortcut: a job already at its earliest start stays there unless processors
+        were freed (an early completion, an earlier job moving up) somewhere in
+        [t, its reservation end); such jobs are skipped. A running job past its estimate or
+        a reservation left in the past (behind such a job) forces the literal re-insertion of
+        all jobs.
+        """
+        reservation = self.reservation
+        order = sorted(self.queue, key=lambda job: (reservation[job], job))
+        size = self.size
+        estimate = self.estimate
+        overran = bool(self._ends) and self._ends[0][0] < t
+        stale = bool(order) and reservation[order[0]] < t
+        if overran or stale or self._rebuild:
+            self._build_profile(t)
+            for job in order:
+                begin = self._earliest(size[job], estimate[job])
+                self._add(begin, estimate[job], -size[job])
+                reservation[job] = begin
+            self._freed.clear()
+            self._rebuild = False
+            return
+        freed = [span for span in self._freed if span[1] > t]
+        self._freed = []
+        if not freed:
+            return
+        known = len(freed)
+        low = min(span[0] for span in freed)
+        top = max(span[2] for span in freed)
+        failed: dict[int, tuple[float, float, float]] = {}
+        for job in order:
+            old = reservation[job]
+            duration = estimate[job]
+            end = old + duration
+            width = size[job]
+            if old <= low or width > top:
+                continue
+            # A start s < old only needs free processors over [s, min(s + est, old)): the
+            # rest of its window lies in the job's own span. It was infeasible when the job
+            # was last placed or checked, so it can only have become feasible through a
+            # point p < old freed since then, where the free count now reaches the width;
+            # the maximum free count a span had when freed bounds every later value in it.
+            reach = None
+            until = t
+            for a, b, most in freed:
+                if a < old and most >= width:
+                    if reach is None or a < reach:
+                        reach = a
+                    if b > until:
+                        until = b
+            if reach is None:
+                continue
+            after = max(reach - duration, t)
+            before = min(old, until)
+            # If no start in [after, before) fits a job of this width, none fits a later job
+            # (larger old) with an estimate at least as long and an ``after`` at least as
+            # late, until something moves.
+            scan = after
+            memo = failed.get(width)
+            if memo is not None and duration >= memo[0] and after >= memo[1]:
+                scan = max(after, memo[2])
+            begin = self._first_fit_before(width, duration, scan, before, old)
+            if begin is None:
+                failed[width] = (duration, after, before)
+                continue
+            if begin != old:
+                failed.clear()
+                self._add(old, duration, width)
+                self._add(begin, duration, -width)
+                reservation[job] = begin
+                freed_from = max(old, begin + duration)
+                if end > freed_from:
+                    most = self._span_max(freed_from, end)
+                    low = min(low, freed_from)
+                    top = max(top, most)
+                    # Coalesce with an overlapping span freed in this compression (a
+                    # coarser span only lets more jobs through the filter, never fewer).
+                    for k in range(known, len(freed)):
+                        a, b, m = freed[k]
+                        if a <= end and freed_from <= b:
+                            freed[k] = (min(a, freed_from), max(b, end), max(m, most))
+                            break
+                    else:
+                        freed.append((freed_from, end, most))
+        # Spans freed during this compression may let jobs checked before them move up at
+        # the next pass: keep them for the next compression.
+        self._freed = freed[known:]
+
+    def _span_max(self, begin: float, end: float) -> int:
+        """Most free processors at any instant of [begin, end)."""
+        times = self._prof_t
+        free = self._prof_f
+        k = max(bisect_right(times, begin) - 1, 0)
+        most = free[k]
+        k += 1
+        while k < len(times) and times[k] < end:
+            if free[k] > most:
+                most = free[k]
+            k += 1
+        return most
+
+    def _pass_conservative(self, t: float) -> list[int]:
+        self._prune(t)
+        self._compress(t)
+        reservation = self.reservation
+        due = [job for job in self.queue if reservation[job] <= t]
+        started = []
+        for job in due:
+            if self.size[job] <= self.free:
+                self._start(job, t)
+                del reservation[job]
+                started.append(job)
+            else:
+                # Only possible when a running job overran its estimate: plan again next pass.
+                self._rebuild = True
+        return started

@@ -1,0 +1,164 @@
+"""The ``jobs`` model contract, the workloads folder commands and a real KTH-SP2 slice."""
+
+from __future__ import annotations
+
+import math
+import pickle
+
+import pytest
+
+from campaign.models.jobs import run, schedule
+from campaign.models.jobs.feasibility import InfeasibleSchedule, check_feasible
+from campaign.models.jobs.workloads import archive_url, list_traces, locate, main
+
+KTH = "KTH-SP2-1996-2.1-cln.swf.gz"
+SYNTHETIC = {"workload": "synthetic", "jobs": 300, "load": 1.2}
+
+
+def same(a: dict, b: dict) -> bool:
+    """Bit-identical metrics (NaN equal to NaN)."""
+    return a.keys() == b.keys() and all(repr(a[k]) == repr(b[k]) for k in a)
+
+
+def test_run_is_deterministic_and_documented():
+    first = run(SYNTHETIC, 11)
+    assert same(first, run(SYNTHETIC, 11))
+    assert not same(first, run(SYNTHETIC, 12))
+    assert set(first) == set(run.metrics)
+    for name, doc in run.metrics.items():
+        assert doc["units"] and doc["long_name"], name
+    assert first["jobs"] == 300 and first["processors"] == 128
+    assert all(isinstance(value, float) for value in first.values())
+    assert same(pickle.loads(pickle.dumps(run))(SYNTHETIC, 11), first)
+
+
+def test_schedulers_share_the_workload_of_a_seed():
+    easy = schedule({**SYNTHETIC, "scheduler": "easy"}, 5)
+    fcfs = schedule({**SYNTHETIC, "scheduler": "fcfs"}, 5)
+    assert (easy.workload.submit == fcfs.workload.submit).all()
+    check_feasible(easy)
+    check_feasible(fcfs)
+    assert (
+        run({**SYNTHETIC, "scheduler": "easy"}, 5)["mean_wait"]
+        <= run({**SYNTHETIC, "scheduler": "fcfs"}, 5)["mean_wait"]
+    )
+
+
+def test_load_packs_arrivals():
+    low = schedule({**SYNTHETIC, "load": 0.5}, 3).workload.submit
+    high = schedule({**SYNTHETIC, "load": 2.0}, 3).workload.submit
+    assert high[-1] * 4 == pytest.approx(low[-1])
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"workload": "synthetic", "speed": 2}, "unknown parameter 'speed'"),
+        ({}, "exactly one of 'trace'"),
+        ({"workload": "synthetic", "scheduler": "sjf"}, "'scheduler' must be one of fcfs, easy"),
+        ({"workload": "synthetic", "estimate": "oracle"}, "'estimate' must be one of user, exact"),
+        ({"workload": "synthetic", "load": 0}, "'load' is out of range"),
+        ({"workload": "synthetic", "jobs": 2.5}, "'jobs' must be int"),
+        ({"workload": "synthetic", "kill_at_estimate": "yes"}, "'kill_at_estimate' must be bool"),
+        ({"workload": "synthetic", "window": "random"}, "'window' applies to traces"),
+        ({"workload": "replay"}, "'workload' must be one of synthetic"),
+        ({"trace": "no-such-trace.swf"}, "trace 'no-such-trace.swf' not found"),
+    ],
+)
+def test_check_names_the_bad_parameter(params, message, tmp_path, monkeypatch):
+    monkeypatch.setenv("CAMPAIGN_WORKLOADS", str(tmp_path))
+    with pytest.raises(ValueError, match=message):
+        run.check(params)
+    with pytest.raises(ValueError, match=message):
+        run(params, 1)
+
+
+def test_feasibility_checker_catches_broken_schedules():
+    good = schedule(SYNTHETIC, 1)
+    check_feasible(good)
+    early = good.start.copy()
+    early[5] = good.workload.submit[5] - 1
+    broken = type(good)(**{**good.__dict__, "start": early})
+    with pytest.raises(InfeasibleSchedule, match="before its submission"):
+        check_feasible(broken)
+    crowded = type(good)(**{**good.__dict__, "processors": (1,)})
+    with pytest.raises(InfeasibleSchedule, match="wider than site|uses"):
+        check_feasible(crowded)
+    long = good.runtime.copy()
+    long[0] += 1
+    over = type(good)(**{**good.__dict__, "runtime": long, "end": good.end + (long - good.runtime)})
+    with pytest.raises(InfeasibleSchedule, match="past its kill limit|actual runtime"):
+        check_feasible(over)
+
+
+def test_workloads_folder_commands(workloads, capsys, monkeypatch):
+    monkeypatch.setenv("CAMPAIGN_WORKLOADS", str(workloads))
+    assert KTH in [path.name for path in list_traces()]
+    assert locate(KTH) == workloads / KTH
+    assert main(["list"]) == 0
+    assert KTH in capsys.readouterr().out
+    assert main(["show", KTH]) == 0
+    out = capsys.readouterr().out
+    assert "MaxProcs: 100" in out and "  jobs: 27992\n" in out and "digest: sha256:" in out
+    assert main(["show", "missing.swf"]) == 1
+    assert "not found" in capsys.readouterr().err
+
+
+def test_default_workloads_folder_is_a_user_cache(monkeypatch, tmp_path):
+    from campaign.models.jobs.workloads import workloads_folder
+
+    monkeypatch.delenv("CAMPAIGN_WORKLOADS", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert workloads_folder() == tmp_path / "campaign" / "workloads"
+
+
+def test_archive_address_of_a_trace_name():
+    assert archive_url(KTH) == ("https://www.cs.huji.ac.il/labs/parallel/workload/l_kth_sp2/" + KTH)
+    assert archive_url("LLNL-Thunder-2007-1.1-cln.swf.gz").endswith(
+        "/l_llnl_thunder/LLNL-Thunder-2007-1.1-cln.swf.gz"
+    )
+    with pytest.raises(ValueError, match="cannot derive an archive address"):
+        archive_url("mytrace.txt")
+
+
+@pytest.mark.parametrize("scheduler", ["fcfs", "easy", "conservative", "accasim_easy"])
+@pytest.mark.parametrize("kill", [True, False])
+def test_kth_slice_is_feasible_for_every_scheduler(workloads, monkeypatch, scheduler, kill):
+    monkeypatch.setenv("CAMPAIGN_WORKLOADS", str(workloads))
+    params = {
+        "trace": KTH,
+        "jobs": 1500,
+        "window": "random",
+        "scheduler": scheduler,
+        "kill_at_estimate": kill,
+    }
+    result = schedule(params, 2)
+    check_feasible(result)
+    assert len(result.workload) == 1500
+    assert result.processors == (100,)
+    metrics = run(params, 2)
+    assert metrics["jobs"] == 1500 and not math.isnan(metrics["mean_bsld"])
+    assert 0 < metrics["utilization"] <= 1
+    if not kill:
+        assert metrics["jobs_killed"] == 0
+
+
+def test_random_windows_are_different_real_periods(workloads, monkeypatch):
+    monkeypatch.setenv("CAMPAIGN_WORKLOADS", str(workloads))
+    params = {"trace": KTH, "jobs": 200, "window": "random"}
+    a, b = schedule(params, 1).workload, schedule(params, 2).workload
+    assert a.job_id[0] != b.job_id[0]
+    fixed = {"trace": KTH, "jobs": 200}
+    assert schedule(fixed, 1).workload.job_id[0] == schedule(fixed, 2).workload.job_id[0]
+
+
+def test_energy_is_nan_unless_asked_for():
+    assert math.isnan(run(SYNTHETIC, 1)["energy"])
+    with_energy = run({**SYNTHETIC, "energy": True, "cores_per_processor": 4}, 1)
+    # Bounds: every core idle at 0.05 S, or every core running at D + S, for the makespan.
+    lowest = 128 * 0.05 * (50 / 4) * with_energy["makespan"]
+    highest = 128 * (100 + 50 / 4) * with_energy["makespan"]
+    assert lowest < with_energy["energy"] < highest
+    assert with_energy["edp"] == pytest.approx(with_energy["energy"] * with_energy["makespan"])
+    with pytest.raises(ValueError, match="'cores_per_processor' \\(3\\) must divide"):
+        run({**SYNTHETIC, "energy": True, "cores_per_processor": 3}, 1)

@@ -1,0 +1,194 @@
+"""Whole hand-computed schedules (start of every job) for every local scheduler."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from campaign.models.jobs.feasibility import check_feasible
+from campaign.models.jobs.metrics import schedule_metrics
+from campaign.models.jobs.simulate import run_schedule
+from campaign.models.jobs.workload import from_arrays
+
+
+def simulate(jobs, processors, scheduler, **options):
+    """jobs: rows (r, size, p, estimate); returns the schedule after checking feasibility."""
+    submit, size, runtime, estimate = (list(column) for column in zip(*jobs, strict=True))
+    workload = from_arrays(submit, size, runtime, estimate)
+    schedule = run_schedule(workload, processors, scheduler, **options)
+    check_feasible(schedule)
+    return schedule
+
+
+# Example A of parallel-jobs.md: 2 processors, p = 1 s for all jobs.
+EXAMPLE_A_GOOD = [(2, 1, 1, 10), (2.5, 2, 1, 12), (2.7, 1, 1, 8), (2.8, 1, 1, 5)]
+EXAMPLE_A_BAD = [(2, 1, 1, 10), (2.5, 2, 1, 12), (2.7, 1, 1, 8), (2.8, 1, 1, 8)]
+
+
+@pytest.mark.parametrize("jobs", [EXAMPLE_A_GOOD, EXAMPLE_A_BAD], ids=["good", "bad"])
+def test_example_a_fcfs(jobs):
+    s = simulate(jobs, 2, "fcfs")
+    assert s.start.tolist() == [2, 3, 4, 4]
+    assert s.end.tolist() == [3, 4, 5, 5]
+    m = schedule_metrics(s)
+    assert m["makespan"] == 5
+    assert m["mean_wait"] == pytest.approx(0.75)
+
+
+@pytest.mark.parametrize("scheduler", ["easy", "conservative"])
+def test_example_a_backfilling_good_estimates(scheduler):
+    s = simulate(EXAMPLE_A_GOOD, 2, scheduler)
+    # 3 backfills at 2.7 (S = 12); at 3, S = 10.7 and 4 backfills.
+    assert s.start.tolist() == [2, 4, 2.7, 3]
+    assert s.end.tolist() == [3, 5, 3.7, 4]
+    m = schedule_metrics(s)
+    assert m["makespan"] == 5
+    assert m["mean_wait"] == pytest.approx(0.425)
+
+
+@pytest.mark.parametrize("scheduler", ["easy", "conservative"])
+def test_example_a_backfilling_bad_estimates(scheduler):
+    s = simulate(EXAMPLE_A_BAD, 2, scheduler)
+    # At 3, job 4 would end at 11 > 10.7 with no processor left over at S.
+    assert s.start.tolist() == pytest.approx([2, 3.7, 2.7, 4.7])
+    m = schedule_metrics(s)
+    assert m["makespan"] == pytest.approx(5.7)
+    assert m["mean_wait"] == pytest.approx(0.775)
+
+
+# Example B: 4 processors, estimate = runtime.
+EXAMPLE_B = [(0, 3, 10, 10), (1, 2, 10, 10), (2, 2, 10, 10), (3, 1, 15, 15)]
+
+
+@pytest.mark.parametrize("scheduler", ["fcfs", "conservative"])
+def test_example_b_without_backfilling_gain(scheduler):
+    s = simulate(EXAMPLE_B, 4, scheduler)
+    assert s.start.tolist() == [0, 10, 10, 20]
+    assert s.end.tolist() == [10, 20, 20, 35]
+    m = schedule_metrics(s)
+    assert m["makespan"] == 35
+    assert m["mean_wait"] == pytest.approx(8.5)
+    assert m["mean_bsld"] == pytest.approx(1.708333, abs=1e-6)
+    assert m["awrt"] == pytest.approx(17.882353, abs=1e-6)
+    assert m["swct_w"] == pytest.approx(1625)
+    assert m["jobs_backfilled"] == 0
+
+
+def test_example_b_easy():
+    s = simulate(EXAMPLE_B, 4, "easy")
+    # At 3, S = 10 with 2 processors left over, so 4 starts although it ends at 18.
+    assert s.start.tolist() == [0, 10, 18, 3]
+    assert s.end.tolist() == [10, 20, 28, 18]
+    m = schedule_metrics(s)
+    assert m["makespan"] == 28
+    assert m["mean_wait"] == pytest.approx(6.25)
+    assert m["mean_bsld"] == pytest.approx(1.625)
+    assert m["awrt"] == pytest.approx(16.764706, abs=1e-6)
+    assert m["swct_w"] == pytest.approx(1530)
+    assert m["jobs_backfilled"] == 1
+
+
+def test_example_b_other_metrics_by_hand():
+    s = simulate(EXAMPLE_B, 4, "easy")
+    m = schedule_metrics(s)
+    # waits 0, 9, 16, 0; responses 10, 19, 26, 15; p 10, 10, 10, 15; work 30, 20, 20, 15.
+    assert m["max_wait"] == 16
+    assert m["mean_turnaround"] == pytest.approx((10 + 19 + 26 + 15) / 4)
+    assert m["mean_slowdown"] == pytest.approx((1 + 1.9 + 2.6 + 1) / 4)
+    assert m["awwt"] == pytest.approx((20 * 9 + 20 * 16) / 85)
+    assert m["sct"] == 10 + 20 + 28 + 18
+    assert m["utilization"] == pytest.approx(85 / (4 * 28))
+    assert m["throughput"] == pytest.approx(4 / 28)
+    assert m["wait_weighted_size_mean_proc_s"] == pytest.approx((2 * 9 + 2 * 16) / 4)
+    assert m["competitive_factor_lb"] == pytest.approx(28 / max(18, 85 / 4))
+
+
+def test_kill_at_estimate():
+    # Job 1 asks for 50 s but would run 100 s: killed at 50, job 2 starts then.
+    jobs = [(0, 2, 100, 50), (10, 1, 10, 20)]
+    s = simulate(jobs, 2, "fcfs")
+    assert s.start.tolist() == [0, 50]
+    assert s.end.tolist() == [50, 60]
+    assert schedule_metrics(s)["jobs_killed"] == 1
+    s = simulate(jobs, 2, "fcfs", kill_at_estimate=False)
+    assert s.start.tolist() == [0, 100]
+    assert schedule_metrics(s)["jobs_killed"] == 0
+
+
+def test_exact_estimates_plan_with_the_runtime():
+    # With user estimates job 3 (est 100) cannot backfill before job 2's shadow time 10;
+    # with exact estimates it ends at 6 and does.
+    jobs = [(0, 1, 10, 10), (1, 2, 5, 5), (2, 1, 4, 100)]
+    assert simulate(jobs, 2, "easy").start.tolist() == [0, 10, 15]
+    assert simulate(jobs, 2, "easy", estimate="exact").start.tolist() == [0, 10, 2]
+
+
+def test_conservative_compresses_after_an_early_completion():
+    # Job 1 (est 100) ends at 10; reservations were 2 @100, 4 @100, 3 @110.
+    jobs = [(0, 4, 10, 100), (1, 2, 10, 10), (2, 4, 10, 10), (3, 1, 5, 5)]
+    s = simulate(jobs, 4, "conservative")
+    assert s.start.tolist() == [0, 10, 20, 10]
+    assert simulate(jobs, 4, "easy").start.tolist() == [0, 10, 20, 10]
+    assert simulate(jobs, 4, "fcfs").start.tolist() == [0, 10, 20, 30]
+
+
+def test_conservative_reservations_at_arrival():
+    # 3 processors, all jobs arrive at 0. Reservations in arrival order: 1 at 0-10 (2 wide),
+    # 2 at 10-20 (3 wide), 3 at 0-5 (1 wide, in the hole), 4 (1 wide, 30 s) finds no hole
+    # before 20. EASY gets the same: at 5 the left-over at S = 10 is 0, so 4 waits. FCFS
+    # keeps 3 behind 2.
+    jobs = [(0, 2, 10, 10), (0, 3, 10, 10), (0, 1, 5, 5), (0, 1, 30, 30)]
+    assert simulate(jobs, 3, "conservative").start.tolist() == [0, 10, 0, 20]
+    assert simulate(jobs, 3, "easy").start.tolist() == [0, 10, 0, 20]
+    assert simulate(jobs, 3, "fcfs").start.tolist() == [0, 10, 20, 20]
+
+
+def test_same_time_completions_before_arrivals():
+    jobs = [(0, 2, 10, 10), (10, 2, 5, 5)]
+    for scheduler in ("fcfs", "easy", "conservative", "accasim_easy"):
+        assert simulate(jobs, 2, scheduler).start.tolist() == [0, 10]
+
+
+def test_arrivals_at_one_time_keep_input_order():
+    jobs = [(0, 2, 10, 10), (0, 1, 10, 10), (0, 1, 10, 10)]
+    assert simulate(jobs, 2, "fcfs").start.tolist() == [0, 10, 10]
+
+
+def test_zero_runtime_jobs_complete_at_their_start():
+    jobs = [(0, 2, 0, 10), (0, 2, 5, 5), (1, 1, 0, 1)]
+    for scheduler in ("fcfs", "easy", "conservative"):
+        s = simulate(jobs, 2, scheduler)
+        assert s.start.tolist() == [0, 0, 5]
+        assert s.end.tolist() == [0, 5, 5]
+
+
+def test_accasim_easy_does_not_protect_the_head():
+    # Example A, good estimates. Job 2 is blocked at 2.5: its reservation time is job 1's
+    # planned end 12. Job 3 and job 4 fit now and start (4 at 3 without any shadow check);
+    # job 2 is only tried again from time 12 (the clock steps by 1 s once no event is left).
+    s = simulate(EXAMPLE_A_GOOD, 2, "accasim_easy")
+    assert s.start.tolist() == [2, 12, 2.7, 3]
+
+
+def test_accasim_easy_starts_the_head_first_once_its_time_comes():
+    # 2 processors. Job 1 (2 wide, est 10, runs 10) blocks job 2 (2 wide): reservation 10.
+    # At 10, job 2 is started before job 3 (1 wide) although job 3 arrived at 10 too.
+    jobs = [(0, 2, 10, 10), (1, 2, 5, 5), (10, 1, 5, 5)]
+    assert simulate(jobs, 2, "accasim_easy").start.tolist() == [0, 10, 15]
+
+
+def test_unknown_scheduler_is_refused():
+    with pytest.raises(ValueError, match="unknown scheduler 'sjf'"):
+        simulate([(0, 1, 1, 1)], 1, "sjf")
+
+
+def test_bsld_floor_one_off_gives_the_literal_formula():
+    s = simulate([(0, 1, 2, 2)], 1, "fcfs")
+    assert schedule_metrics(s)["mean_bsld"] == 1.0
+    assert schedule_metrics(s, bsld_floor_one=False)["mean_bsld"] == pytest.approx(0.2)
+
+
+def test_empty_workload_gives_nan_not_an_error():
+    schedule = run_schedule(from_arrays([], [], []), 4, "easy")
+    m = schedule_metrics(schedule)
+    assert np.isnan(m["mean_wait"]) and m["jobs"] == 0

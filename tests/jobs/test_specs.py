@@ -1,0 +1,31 @@
+"""The ready-made specs of the jobs model name valid parameters and metrics."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+import yaml
+
+from campaign.models.jobs import run
+
+SPECS = Path(__file__).resolve().parents[2] / "specs"
+
+
+@pytest.mark.parametrize("name", ["kth-backfilling.yaml", "jobs-synthetic.yaml"])
+def test_spec_cells_pass_the_model_check(name, workloads, monkeypatch):
+    monkeypatch.setenv("CAMPAIGN_WORKLOADS", str(workloads))
+    spec = yaml.safe_load((SPECS / name).read_text())
+    assert spec["model"] == "jobs"
+    assert set(spec["paired"]) <= set(spec["factors"])
+    assert set(spec["metrics"]) <= set(run.metrics)
+    for levels in itertools.product(*spec["factors"].values()):
+        run.check({**spec["params"], **dict(zip(spec["factors"], levels, strict=True))})
+
+
+def test_synthetic_demo_cell_runs_quickly():
+    spec = yaml.safe_load((SPECS / "jobs-synthetic.yaml").read_text())
+    cell = {**spec["params"], "scheduler": "conservative", "load": 2.0}
+    metrics = run(cell, spec["seed"])
+    assert metrics["jobs"] == 1000
