@@ -143,12 +143,46 @@ def cmd_query(args) -> int:
     from campaign.results import metrics_of, open_results
 
     dataset = open_results(args.results)
+    if args.rank:
+        return _rank(dataset, args)
     metrics = args.metric or metrics_of(dataset)
     by = None if args.by is None else [b for item in args.by for b in item.split(",") if b]
     frame = summary_table(
         dataset, metrics=metrics, by=by, where=args.where, confidence=args.confidence
     )
     print(format_table(frame, metrics, args.format))
+    return EXIT_OK
+
+
+def _rank(dataset, args) -> int:
+    from campaign.query import parse_where
+    from campaign.ranking import DEFAULT_METRICS, degradation, format_ranking
+    from campaign.results import factors_of, metrics_of
+
+    factors = factors_of(dataset)
+    if args.rank not in factors:
+        raise CampaignError(f"--rank {args.rank!r} is not a factor; factors: {', '.join(factors)}")
+    available = metrics_of(dataset)
+    metrics = args.metric or [m for m in DEFAULT_METRICS if m in available]
+    for metric in metrics:
+        if metric not in available:
+            raise CampaignError(
+                f"--metric {metric!r} is not in the results; metrics: {', '.join(available)}"
+            )
+    if not metrics:
+        raise CampaignError(
+            f"--rank needs --metric (the default metrics {', '.join(DEFAULT_METRICS)} are not "
+            f"in the results)"
+        )
+    selected = dataset.sel(parse_where(dataset, args.where))
+    confidence = args.confidence or float(dataset.attrs.get("confidence", 0.95))
+    instances = [f for f in factors if f != args.rank]
+    result = degradation(selected, args.rank, metrics, instances, confidence)
+    print(
+        f"degradation from the best {args.rank} (%), mean over {', '.join(metrics)} and over "
+        f"instances ({', '.join(instances) or 'one'}); interval over paired replicates"
+    )
+    print(format_ranking(result))
     return EXIT_OK
 
 
@@ -308,6 +342,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep only these levels (repeatable)",
     )
     p.add_argument("--format", default="table", choices=["table", "csv", "json"])
+    p.add_argument(
+        "--rank",
+        metavar="FACTOR",
+        help="rank the levels of FACTOR (e.g. strategy) by mean degradation from the best, "
+        "over --metric (default mean_wait, mean_bsld, swct_w) and the other factors' cells",
+    )
     p.add_argument(
         "--confidence",
         type=float,

@@ -171,3 +171,28 @@ def test_report_writes_a_plot_per_metric_and_the_tables(finished, tmp_path):
         assert (folder / f"{metric}.png").stat().st_size > 1000
         assert f"![{metric}]({metric}.png)" in text
     assert "name: cli-test" in text
+
+
+def test_query_rank_orders_levels_by_mean_degradation(tmp_path, capsys):
+    import xarray as xr
+
+    # Example E of the parallel-jobs model document: (mean_wait, mean_bsld, swct_w) per strategy
+    values = {"A": (100, 2.0, 1000), "B": (150, 1.5, 1000), "C": (400, 3.0, 1100)}
+    strategies = list(values)
+    data = {
+        metric: (("strategy", "replicate"), [[values[s][k]] for s in strategies])
+        for k, metric in enumerate(["mean_wait", "mean_bsld", "swct_w"])
+    }
+    data["status"] = (("strategy", "replicate"), [[1]] * 3)
+    path = tmp_path / "results.nc"
+    xr.Dataset(data, coords={"strategy": strategies, "replicate": [0]}).to_netcdf(path)
+    assert main(["query", str(path), "--rank", "strategy"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = [line.split() for line in lines[2:]]
+    assert [row[:3] for row in rows] == [
+        ["1", "A", "11.11"],
+        ["2", "B", "16.67"],
+        ["3", "C", "136.67"],
+    ]
+    assert main(["query", str(path), "--rank", "speed"]) == 2
+    assert "--rank 'speed' is not a factor; factors: strategy" in capsys.readouterr().err
