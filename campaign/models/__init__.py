@@ -1,12 +1,14 @@
 """Simulation models and the registry of built-in model names.
 
 A model is a plain picklable function ``run(params, seed) -> {metric: float}`` (see DESIGN.md).
-It may carry two optional attributes that the engine uses without knowing the model:
+It may carry optional attributes that the engine uses without knowing the model:
 
 - ``run.metrics``: ``{name: {"units": str, "long_name": str}}``; a name may contain ``{k}``
   for per-entity metrics (``makespan_job{k}`` documents ``makespan_job1``, ``makespan_job2``...).
 - ``run.check(params)``: raises ``ValueError`` naming a bad or missing parameter, so a spec can
   be refused before anything runs.
+- ``run.inputs(params)``: identifiers of the heavy inputs a run reads (trace files), so that
+  runs sharing them are batched together and sent where the inputs are already loaded.
 
 Built-in models are named here; a user's own model is written ``package.module:function``.
 """

@@ -261,7 +261,16 @@ def run(params: Mapping[str, object], seed: int) -> dict[str, float]:
     return values
 
 
+def inputs(params: Mapping[str, object]) -> tuple[str, ...]:
+    """The heavy inputs a run reads (traces), so runs sharing them can share a worker."""
+    sites = params.get("sites") or ()
+    traces = [str(site.get("trace")) for site in sites if isinstance(site, Mapping)]
+    named = [str(params[name]) for name in ("trace", "config") if params.get(name) is not None]
+    return tuple(named + traces)
+
+
 run.check = check
+run.inputs = inputs
 run.metrics = {
     **GRID_METRICS,
     **{
