@@ -113,7 +113,8 @@ class Site:
             # Ended before its estimate: its processors are free earlier than planned.
             self._prune(t)
             self._add(t, planned - t, self.size[job])
-            self._freed.append((t, planned, self._span_max(t, planned)))
+            if self.queue:  # later arrivals are placed knowing these processors are free
+                self._freed.append((t, planned, 0))
 
     def schedule(self, t: float) -> list[int]:
         """One scheduling pass at time t; returns the jobs started now, in start order."""
@@ -403,7 +404,14 @@ class Site:
             self._freed.clear()
             self._rebuild = False
             return
-        freed = [span for span in self._freed if span[1] > t]
+        # Only points before the last reservation start matter (p < old for every job):
+        # bound each span by its current free counts up to there.
+        horizon = reservation[order[-1]] if order else t
+        freed = [
+            (a, b, self._span_max(a, min(b, horizon)))
+            for a, b, _ in self._freed
+            if b > t and a < horizon
+        ]
         self._freed = []
         if not freed:
             return
@@ -453,7 +461,7 @@ class Site:
                 reservation[job] = begin
                 freed_from = max(old, begin + duration)
                 if end > freed_from:
-                    most = self._span_max(freed_from, end)
+                    most = self._span_max(freed_from, min(end, horizon))
                     low = min(low, freed_from)
                     top = max(top, most)
                     # Coalesce with an overlapping span freed in this compression (a
