@@ -384,8 +384,8 @@ class Site:
         its earliest feasible start given the running jobs and the jobs re-inserted before.
 
         Exact shortcut: a job already at its earliest start stays there unless processors
-        were freed (an early completion, an earlier job moving up) somewhere in
-        [t, its reservation end); such jobs are skipped. A running job past its estimate or
+        were freed (an early completion, an earlier job moving up) somewhere before its
+        reservation start; such jobs are skipped. A running job past its estimate or
         a reservation left in the past (behind such a job) forces the literal re-insertion of
         all jobs.
         """
@@ -441,15 +441,20 @@ class Site:
                         until = b
             if reach is None:
                 continue
-            after = max(reach - duration, t)
-            before = min(old, until)
+            after = reach - duration
+            if after < t:
+                after = t
+            before = until if until < old else old
             # If no start in [after, before) fits a job of this width, none fits a later job
             # (larger old) with an estimate at least as long and an ``after`` at least as
             # late, until something moves.
             scan = after
             memo = failed.get(width)
             if memo is not None and duration >= memo[0] and after >= memo[1]:
-                scan = max(after, memo[2])
+                if memo[2] >= before:
+                    continue
+                if memo[2] > after:
+                    scan = memo[2]
             begin = self._first_fit_before(width, duration, scan, before, old)
             if begin is None:
                 failed[width] = (duration, after, before)
