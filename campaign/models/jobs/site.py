@@ -390,7 +390,8 @@ class Site:
         all jobs.
         """
         reservation = self.reservation
-        order = sorted(self.queue, key=lambda job: (reservation[job], job))
+        # The queue is in arrival order and the sort is stable: ties stay in arrival order.
+        order = sorted(self.queue, key=reservation.__getitem__)
         size = self.size
         estimate = self.estimate
         overran = bool(self._ends) and self._ends[0][0] < t
@@ -464,11 +465,15 @@ class Site:
                 self._add(old, duration, width)
                 self._add(begin, duration, -width)
                 reservation[job] = begin
-                freed_from = max(old, begin + duration)
+                freed_from = begin + duration
+                if freed_from < old:
+                    freed_from = old
                 if end > freed_from:
-                    most = self._span_max(freed_from, min(end, horizon))
-                    low = min(low, freed_from)
-                    top = max(top, most)
+                    most = self._span_max(freed_from, end if end < horizon else horizon)
+                    if freed_from < low:
+                        low = freed_from
+                    if most > top:
+                        top = most
                     # Coalesce with an overlapping span freed in this compression (a
                     # coarser span only lets more jobs through the filter, never fewer).
                     for k in range(known, len(freed)):
