@@ -67,6 +67,8 @@ class Site:
         self._prof_f: list[int] = [self.processors]
         self._freed: list[tuple[float, float]] = []
         self._rebuild = False
+        # easy: (blocked head, shadow time, left-over processors, last job examined).
+        self._easy_memo: tuple[int, float, int, int] | None = None
         # accasim_easy: the blocked head and its reservation time.
         self._blocked: int | None = None
         self._reserved_at: float | None = None
@@ -109,6 +111,7 @@ class Site:
         planned = begin + self.estimate[job]
         del self._ends[bisect_left(self._ends, (planned, job))]
         self.free += self.size[job]
+        self._easy_memo = None
         if self.policy == "conservative" and t < planned:
             # Ended before its estimate: its processors are free earlier than planned.
             self._prune(t)
@@ -181,12 +184,21 @@ class Site:
         started = self._start_heads(t)
         queue = self.queue
         if len(started) == len(queue) or self.free == 0:
+            self._easy_memo = None
             return started
         head = queue[len(started)]
-        shadow, extra = self.shadow(head, t)
+        memo = self._easy_memo
+        if memo is not None and memo[0] == head and memo[1] >= t:
+            # Nothing ended since the last pass and the shadow time is still ahead: the jobs
+            # rejected then are rejected now (t only grew), so only newcomers are candidates.
+            _, shadow, extra, last = memo
+            first = bisect_right(queue, last)
+        else:
+            shadow, extra = self.shadow(head, t)
+            first = len(started) + 1
         size = self.size
         estimate = self.estimate
-        for job in islice(queue, len(started) + 1, None):
+        for job in islice(queue, first, None):
             width = size[job]
             if width > self.free:
                 continue
@@ -199,6 +211,7 @@ class Site:
                 started.append(job)
             if self.free == 0:
                 break
+        self._easy_memo = (head, shadow, extra, queue[-1]) if self.free > 0 else None
         return started
 
     # ------------------------------------------------------------------ accasim_easy
