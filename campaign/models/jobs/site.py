@@ -67,6 +67,8 @@ class Site:
         self._prof_f: list[int] = [self.processors]
         self._freed: list[tuple[float, float]] = []
         self._rebuild = False
+        # easy: (blocked head, shadow time, left-over processors, last job examined).
+        self._easy_memo: tuple[int, float, int, int] | None = None
         # accasim_easy: the blocked head and its reservation time.
         self._blocked: int | None = None
         self._reserved_at: float | None = None
@@ -109,11 +111,13 @@ class Site:
         planned = begin + self.estimate[job]
         del self._ends[bisect_left(self._ends, (planned, job))]
         self.free += self.size[job]
+        self._easy_memo = None
         if self.policy == "conservative" and t < planned:
             # Ended before its estimate: its processors are free earlier than planned.
             self._prune(t)
             self._add(t, planned - t, self.size[job])
-            self._freed.append((t, planned, self._span_max(t, planned)))
+            if self.queue:  # later arrivals are placed knowing these processors are free
+                self._freed.append((t, planned, 0))
 
     def schedule(self, t: float) -> list[int]:
         """One scheduling pass at time t; returns the jobs started now, in start order."""
@@ -180,12 +184,21 @@ class Site:
         started = self._start_heads(t)
         queue = self.queue
         if len(started) == len(queue) or self.free == 0:
+            self._easy_memo = None
             return started
         head = queue[len(started)]
-        shadow, extra = self.shadow(head, t)
+        memo = self._easy_memo
+        if memo is not None and memo[0] == head and memo[1] >= t:
+            # Nothing ended since the last pass and the shadow time is still ahead: the jobs
+            # rejected then are rejected now (t only grew), so only newcomers are candidates.
+            _, shadow, extra, last = memo
+            first = bisect_right(queue, last)
+        else:
+            shadow, extra = self.shadow(head, t)
+            first = len(started) + 1
         size = self.size
         estimate = self.estimate
-        for job in islice(queue, len(started) + 1, None):
+        for job in islice(queue, first, None):
             width = size[job]
             if width > self.free:
                 continue
@@ -198,6 +211,7 @@ class Site:
                 started.append(job)
             if self.free == 0:
                 break
+        self._easy_memo = (head, shadow, extra, queue[-1]) if self.free > 0 else None
         return started
 
     # ------------------------------------------------------------------ accasim_easy
@@ -383,13 +397,14 @@ class Site:
         its earliest feasible start given the running jobs and the jobs re-inserted before.
 
         Exact shortcut: a job already at its earliest start stays there unless processors
-        were freed (an early completion, an earlier job moving up) somewhere in
-        [t, its reservation end); such jobs are skipped. A running job past its estimate or
+        were freed (an early completion, an earlier job moving up) somewhere before its
+        reservation start; such jobs are skipped. A running job past its estimate or
         a reservation left in the past (behind such a job) forces the literal re-insertion of
         all jobs.
         """
         reservation = self.reservation
-        order = sorted(self.queue, key=lambda job: (reservation[job], job))
+        # The queue is in arrival order and the sort is stable: ties stay in arrival order.
+        order = sorted(self.queue, key=reservation.__getitem__)
         size = self.size
         estimate = self.estimate
         overran = bool(self._ends) and self._ends[0][0] < t
@@ -403,7 +418,14 @@ class Site:
             self._freed.clear()
             self._rebuild = False
             return
-        freed = [span for span in self._freed if span[1] > t]
+        # Only points before the last reservation start matter (p < old for every job):
+        # bound each span by its current free counts up to there.
+        horizon = reservation[order[-1]] if order else t
+        freed = [
+            (a, b, self._span_max(a, min(b, horizon)))
+            for a, b, _ in self._freed
+            if b > t and a < horizon
+        ]
         self._freed = []
         if not freed:
             return
@@ -433,15 +455,20 @@ class Site:
                         until = b
             if reach is None:
                 continue
-            after = max(reach - duration, t)
-            before = min(old, until)
+            after = reach - duration
+            if after < t:
+                after = t
+            before = until if until < old else old
             # If no start in [after, before) fits a job of this width, none fits a later job
             # (larger old) with an estimate at least as long and an ``after`` at least as
             # late, until something moves.
             scan = after
             memo = failed.get(width)
             if memo is not None and duration >= memo[0] and after >= memo[1]:
-                scan = max(after, memo[2])
+                if memo[2] >= before:
+                    continue
+                if memo[2] > after:
+                    scan = memo[2]
             begin = self._first_fit_before(width, duration, scan, before, old)
             if begin is None:
                 failed[width] = (duration, after, before)
@@ -451,11 +478,15 @@ class Site:
                 self._add(old, duration, width)
                 self._add(begin, duration, -width)
                 reservation[job] = begin
-                freed_from = max(old, begin + duration)
+                freed_from = begin + duration
+                if freed_from < old:
+                    freed_from = old
                 if end > freed_from:
-                    most = self._span_max(freed_from, end)
-                    low = min(low, freed_from)
-                    top = max(top, most)
+                    most = self._span_max(freed_from, end if end < horizon else horizon)
+                    if freed_from < low:
+                        low = freed_from
+                    if most > top:
+                        top = most
                     # Coalesce with an overlapping span freed in this compression (a
                     # coarser span only lets more jobs through the filter, never fewer).
                     for k in range(known, len(freed)):
