@@ -212,7 +212,14 @@ def run(params: Mapping[str, object], seed: int) -> dict[str, float]:
     return values
 
 
+def inputs(params: Mapping[str, object]) -> tuple[str, ...]:
+    """The heavy input a run reads (its trace), so runs on one trace can share a worker."""
+    trace = params.get("trace")
+    return () if trace is None else (str(trace),)
+
+
 run.check = check
+run.inputs = inputs
 run.metrics = {
     **METRICS,
     **ENERGY_METRICS,
