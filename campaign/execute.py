@@ -209,13 +209,69 @@ def dispatch(
     tasks of the longest remaining batch are copied to it (work stealing), and when no batch
     has such tasks, a task running far longer than usual is copied (a straggling worker);
     the first result of a task wins. Results are identical either way: models are pure.
-    `locality`: a batch holds tasks of one item ``group`` (the same heavy inputs), and goes
-    preferably to an idle worker that already ran that group, whose input cache is warm.
+    `locality`: a batch holds tasks of one item ``group`` (the same heavy inputs), and each
+    worker keeps to the groups it already has, whose inputs its cache holds, taking a new
+    group only when its own are exhausted (see `_submit_by_group`).
     """
     driver = _Driver(client, model_name, store, retries, progress, task_timeout, wait_workers, say)
     driver.replicate_tail = replicate_tail
     driver.locality = locality
     return driver.run(items)
+
+
+class GroupedQueue:
+    """Pending items in one queue per input group, groups in order of first arrival."""
+
+    def __init__(self) -> None:
+        self.queues: dict[Any, deque[Item]] = {}
+        self.count = 0
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __bool__(self) -> bool:
+        return self.count > 0
+
+    def _queue(self, group: Any) -> deque[Item]:
+        queue = self.queues.get(group)
+        if queue is None:
+            queue = self.queues[group] = deque()
+        return queue
+
+    def append(self, item: Item) -> None:
+        self._queue(item.group).append(item)
+        self.count += 1
+
+    def extend(self, items: Iterable[Item]) -> None:
+        for item in items:
+            self.append(item)
+
+    def appendleft(self, item: Item) -> None:
+        self._queue(item.group).appendleft(item)
+        self.count += 1
+
+    def extendleft(self, items: Iterable[Item]) -> None:
+        for item in items:
+            self.appendleft(item)
+
+    def groups(self) -> list[Any]:
+        """Groups with pending items, in order."""
+        return [group for group, queue in self.queues.items() if queue]
+
+    def size_of(self, group: Any) -> int:
+        queue = self.queues.get(group)
+        return len(queue) if queue else 0
+
+    def take(self, size: int, group: Any = None) -> list[Item]:
+        """Up to ``size`` items of ``group`` (default: the first group with items)."""
+        if group is None:
+            group = next(g for g, queue in self.queues.items() if queue)
+        queue = self.queues[group]
+        batch = [queue.popleft() for _ in range(min(size, len(queue)))]
+        self.count -= len(batch)
+        if not queue:
+            del self.queues[group]
+        return batch
 
 
 class _Driver:
@@ -242,7 +298,7 @@ class _Driver:
         self.task_timeout = task_timeout
         self.wait_workers = wait_workers
         self.say = say or (lambda message: None)
-        self.pending: deque[Item] = deque()
+        self.pending = GroupedQueue()
         self.in_flight: dict[Any, list[Item]] = {}
         self.outcome = Outcome()
         self.completed = as_completed()
@@ -251,7 +307,9 @@ class _Driver:
         self.poll = POLL_SECONDS if task_timeout is None else min(POLL_SECONDS, task_timeout / 4)
         self.replicate_tail = True
         self.locality = True
-        self.group_worker: dict[Any, str] = {}  # group -> a worker that last ran it
+        self.owned: dict[str, list[Any]] = {}  # worker -> groups it was given (warm caches)
+        self.target: dict[str, str] = {}  # batch key -> the worker it was sent to
+        self.sent_to: dict[str, int] = {}  # worker -> batches in flight sent to it
         self.replicas: set[str] = set()  # keys of batches that copy a straggling task
 
     # -- the loop ---------------------------------------------------------------------------
@@ -292,24 +350,36 @@ class _Driver:
         return next(self.completed)
 
     def _submit_more(self) -> None:
+        if self.locality and self.threads and len(self.pending.queues) > 1:
+            self._submit_by_group()
+            return
         slots = self.sizer.slots
-        idle: set[str] | None = None
         while self.pending and len(self.in_flight) < slots * BATCHES_PER_WORKER:
-            batch = self._take_batch(self.sizer.size(len(self.pending)))
-            worker = self.group_worker.get(batch[0].group) if self.locality else None
-            if worker is not None:
-                idle = self._idle_workers() if idle is None else idle
-                worker = worker if worker in idle else None
-                idle.discard(worker)
-            self._send(batch, worker, strict=False)
+            self._send(self.pending.take(self.sizer.size(len(self.pending))), None, strict=False)
 
-    def _take_batch(self, size: int) -> list[Item]:
-        """Up to ``size`` pending items from the head, all of the head's group."""
-        group = self.pending[0].group
-        batch = [self.pending.popleft()]
-        while self.pending and len(batch) < size and self.pending[0].group == group:
-            batch.append(self.pending.popleft())
-        return batch
+    def _submit_by_group(self) -> None:
+        """Give each worker batches of the groups it already has (their inputs are loaded).
+
+        A worker with free slots takes its own groups first, then a group nobody has, and
+        only then shares the group with the most pending tasks, so each input is loaded by as
+        few workers as keep all of them busy.
+        """
+        threads = self.threads or {}
+        while self.pending and len(self.in_flight) < self.sizer.slots * BATCHES_PER_WORKER:
+            worker = min(threads, key=lambda w: (self.sent_to.get(w, 0) / threads[w], w))
+            if self.sent_to.get(worker, 0) >= threads[worker] * BATCHES_PER_WORKER:
+                return
+            groups = self.pending.groups()
+            owned = self.owned.setdefault(worker, [])
+            claimed = {g for gs in self.owned.values() for g in gs}
+            group = next((g for g in owned if self.pending.size_of(g)), None)
+            if group is None:
+                group = next((g for g in groups if g not in claimed), None)
+                if group is None:
+                    group = max(groups, key=self.pending.size_of)
+                owned.append(group)
+            batch = self.pending.take(self.sizer.size(len(self.pending)), group)
+            self._send(batch, worker, strict=False)
 
     def _send(self, batch: list[Item], worker: str | None, strict: bool) -> Any:
         payload = [(item.key, item.params, item.seed) for item in batch]
@@ -327,7 +397,16 @@ class _Driver:
             item.copies += 1
         self.in_flight[future] = batch
         self.completed.add(future)
+        if worker is not None:
+            self.target[key] = worker
+            self.sent_to[worker] = self.sent_to.get(worker, 0) + 1
         return future
+
+    def _landed(self, future: Any) -> None:
+        """A batch left the flight (finished, cancelled or timed out)."""
+        worker = self.target.pop(future.key, None)
+        if worker is not None:
+            self.sent_to[worker] -= 1
 
     def _idle_workers(self) -> set[str]:
         """Workers with no task of this client processing or waiting there."""
@@ -339,6 +418,7 @@ class _Driver:
 
     def _finish(self, future: Any) -> None:
         batch = self.in_flight.pop(future)
+        self._landed(future)
         results = self._collect(future, batch)
         final: list[dict[str, Any]] = []
         for item, result in zip(batch, results):
@@ -357,8 +437,6 @@ class _Driver:
             if future.key in self.replicas:
                 self.outcome.replicas_won += 1
             final.append(self._record(item, result))
-            if result.get("worker") and item.group is not None:
-                self.group_worker[item.group] = result["worker"]
         self.sizer.observe(r["elapsed"] for r in results if r["status"] == "ok")
         self._store(final)
         future.release()
@@ -370,6 +448,7 @@ class _Driver:
         for other in [f for f, batch in self.in_flight.items() if all(i.done for i in batch)]:
             for item in self.in_flight.pop(other):
                 item.copies -= 1
+            self._landed(other)
             other.cancel()
 
     # -- tail replication -------------------------------------------------------------------
@@ -546,6 +625,7 @@ class _Driver:
 
     def _time_out(self, future: Any, index: int, elapsed: float) -> None:
         batch = self.in_flight.pop(future)
+        self._landed(future)
         future.cancel()
         for item in batch:
             item.copies -= 1

@@ -108,5 +108,11 @@ def test_batches_never_mix_input_groups(client, tmp_path):
     driver._send = spy
     driver.run(items)
     assert all(len(set(groups)) == 1 for groups in sent)
-    assert sorted(ledger.load()) == [item.key for item in items]
-    assert set(driver.group_worker) == {("a",), ("b",)}
+    records = ledger.load()
+    assert sorted(records) == [item.key for item in items]
+    # each worker kept to one group: each input was loaded by one worker only
+    workers = {
+        group: {records[i.key]["worker"] for i in items if i.group == group}
+        for group in (("a",), ("b",))
+    }
+    assert all(len(w) == 1 for w in workers.values()) and workers[("a",)] != workers[("b",)]
