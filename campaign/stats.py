@@ -8,6 +8,8 @@ over replicates. With fewer than two replicates no interval exists: its bounds a
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import xarray as xr
 from scipy import stats as scipy_stats
@@ -102,7 +104,8 @@ def replicates_needed(
     """
     values = np.asarray(values, dtype=float)
     n = np.sum(~np.isnan(values), axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # cells with fewer than 2 values
         mean = np.nanmean(np.where(n[:, None] > 0, values, 0.0), axis=1)
         std = np.nanstd(values, axis=1, ddof=1) if values.shape[1] > 1 else np.full(len(n), np.nan)
         half = t_quantile(confidence, n) * std / np.sqrt(n)
