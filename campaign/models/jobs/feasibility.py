@@ -15,6 +15,40 @@ class InfeasibleSchedule(AssertionError):
     """A schedule breaks a physical rule (the message says which job and why)."""
 
 
+def check_job_times(
+    w, start: np.ndarray, end: np.ndarray, executed: np.ndarray, atol: float
+) -> None:
+    """The per-job rules: finite times, no start before submission, exactly the executed
+    time between start and end, never past the kill limit nor the actual runtime."""
+    bad = ~(np.isfinite(start) & np.isfinite(end))
+    if bad.any():
+        raise InfeasibleSchedule(f"job {w.job_id[bad.argmax()]} never started or never ended")
+    early = start < w.submit - atol
+    if early.any():
+        k = int(early.argmax())
+        raise InfeasibleSchedule(
+            f"job {w.job_id[k]} starts at {start[k]} before its submission {w.submit[k]}"
+        )
+    length = end - start
+    wrong = np.abs(length - executed) > atol * np.maximum(1.0, executed)
+    if wrong.any():
+        k = int(wrong.argmax())
+        raise InfeasibleSchedule(
+            f"job {w.job_id[k]} runs {length[k]} s, its executed time is {executed[k]} s"
+        )
+
+
+def check_runtime_limits(w, runtime: np.ndarray, limit: np.ndarray, atol: float) -> None:
+    """No job's (unstretched) runtime exceeds its kill limit or its actual runtime."""
+    over = (runtime > limit + atol) | (runtime > w.runtime + atol)
+    if over.any():
+        k = int(over.argmax())
+        raise InfeasibleSchedule(
+            f"job {w.job_id[k]} runs {runtime[k]} s past its kill limit {limit[k]} s "
+            f"or its actual runtime {w.runtime[k]} s"
+        )
+
+
 def check_feasible(schedule: Schedule, atol: float = 1e-9) -> None:
     """Raise :class:`InfeasibleSchedule` unless every rule holds.
 
@@ -30,29 +64,8 @@ def check_feasible(schedule: Schedule, atol: float = 1e-9) -> None:
             raise InfeasibleSchedule(f"{name} has {len(getattr(schedule, name))} entries, {n} jobs")
     if n == 0:
         return
-    bad = ~(np.isfinite(schedule.start) & np.isfinite(schedule.end))
-    if bad.any():
-        raise InfeasibleSchedule(f"job {w.job_id[bad.argmax()]} never started or never ended")
-    early = schedule.start < w.submit - atol
-    if early.any():
-        k = int(early.argmax())
-        raise InfeasibleSchedule(
-            f"job {w.job_id[k]} starts at {schedule.start[k]} before its submission {w.submit[k]}"
-        )
-    length = schedule.end - schedule.start
-    wrong = np.abs(length - schedule.runtime) > atol * np.maximum(1.0, schedule.runtime)
-    if wrong.any():
-        k = int(wrong.argmax())
-        raise InfeasibleSchedule(
-            f"job {w.job_id[k]} runs {length[k]} s, its executed time is {schedule.runtime[k]} s"
-        )
-    over = (schedule.runtime > schedule.limit + atol) | (schedule.runtime > w.runtime + atol)
-    if over.any():
-        k = int(over.argmax())
-        raise InfeasibleSchedule(
-            f"job {w.job_id[k]} runs {schedule.runtime[k]} s past its kill limit "
-            f"{schedule.limit[k]} s or its actual runtime {w.runtime[k]} s"
-        )
+    check_job_times(w, schedule.start, schedule.end, schedule.runtime, atol)
+    check_runtime_limits(w, schedule.runtime, schedule.limit, atol)
     for index, processors in enumerate(schedule.processors):
         on_site = schedule.site == index
         if not on_site.any():

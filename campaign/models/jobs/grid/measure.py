@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from campaign.models.jobs.feasibility import InfeasibleSchedule
+from campaign.models.jobs.feasibility import (
+    InfeasibleSchedule,
+    check_job_times,
+    check_runtime_limits,
+)
 from campaign.models.jobs.grid.schedule import GridSchedule
 from campaign.models.jobs.metrics import METRICS, schedule_metrics
 
@@ -92,25 +96,8 @@ def check_grid_feasible(schedule: GridSchedule, atol: float = 1e-9) -> None:
     n = len(w)
     if n == 0:
         return
-    if not (np.isfinite(schedule.start).all() and np.isfinite(schedule.end).all()):
-        raise InfeasibleSchedule("a job never started or never ended")
-    early = schedule.start < w.submit - atol
-    if early.any():
-        k = int(early.argmax())
-        raise InfeasibleSchedule(
-            f"job {w.job_id[k]} starts at {schedule.start[k]} before {w.submit[k]}"
-        )
-    length = schedule.end - schedule.start
-    wrong = np.abs(length - schedule.executed) > atol * np.maximum(1.0, schedule.executed)
-    if wrong.any():
-        k = int(wrong.argmax())
-        raise InfeasibleSchedule(
-            f"job {w.job_id[k]} runs {length[k]} s, its executed time is {schedule.executed[k]} s"
-        )
-    over = (schedule.runtime > schedule.limit + atol) | (schedule.runtime > w.runtime + atol)
-    if over.any():
-        k = int(over.argmax())
-        raise InfeasibleSchedule(f"job {w.job_id[k]} runs past its kill limit or actual runtime")
+    check_job_times(w, schedule.start, schedule.end, schedule.executed, atol)
+    check_runtime_limits(w, schedule.runtime, schedule.limit, atol)
     events: list[list[tuple[float, int]]] = [[] for _ in schedule.machines]
     for j, parts in enumerate(schedule.parts):
         if sum(nodes for _, nodes in parts) != w.size[j] or not parts:
