@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -30,3 +31,15 @@ def trace_path(folder: Path, name: str) -> Path:
     if not path.exists():
         pytest.skip(f"trace {name} not found in {folder}")
     return path
+
+
+@pytest.fixture
+def write_spec(tmp_path):
+    """Write a spec (dedented) into the test's folder and return its path."""
+
+    def write(text: str, name: str = "spec.yaml") -> Path:
+        path = tmp_path / name
+        path.write_text(textwrap.dedent(text))
+        return path
+
+    return write

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import logging
-import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -23,13 +21,3 @@ def scheduler_address():
     )
     yield cluster.scheduler_address
     cluster.close()
-
-
-@pytest.fixture
-def write_spec(tmp_path):
-    def write(text: str, name: str = "spec.yaml") -> Path:
-        path = tmp_path / name
-        path.write_text(textwrap.dedent(text))
-        return path
-
-    return write

@@ -9,7 +9,6 @@ import signal
 import socket
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -203,16 +202,6 @@ def wait_for_records(output: Path, count: int, process: subprocess.Popen, timeou
         assert process.poll() is None, f"campaign ended early: {process.communicate()}"
         assert time.monotonic() < deadline, "the campaign made no progress"
         time.sleep(0.02)
-
-
-@pytest.fixture
-def write_spec(tmp_path):
-    def write(text: str, name: str = "spec.yaml") -> Path:
-        path = tmp_path / name
-        path.write_text(textwrap.dedent(text))
-        return path
-
-    return write
 
 
 @pytest.fixture
