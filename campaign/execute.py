@@ -55,11 +55,12 @@ _SKIP: set[str] = set()
 
 def run_batch(
     model_name: str, items: list[tuple[str, dict[str, Any], int]], batch: str | None = None
-) -> list[dict]:
+) -> tuple[str, list[dict]]:
     """Run a batch of (key, params, seed) on a worker; a model error fails only its task.
 
-    While it runs, `running_tasks` tells the driver which task of `batch` is running and for
-    how long, so that the driver can time out one task rather than a whole batch.
+    Returns the worker's address and one result per item, in order (small: the driver knows
+    the keys). While it runs, `running_tasks` tells the driver which task of `batch` is
+    running and for how long, so that the driver can time out one task rather than a batch.
     """
     model = _model(model_name)
     worker = _worker_address()
@@ -68,7 +69,7 @@ def run_batch(
         for index, (key, params, seed) in enumerate(items):
             if key in _SKIP:
                 _SKIP.discard(key)
-                results.append({"key": key, "status": "skipped", "elapsed": 0.0})
+                results.append({"status": "skipped", "elapsed": 0.0})
                 continue
             if batch is not None:
                 _RUNNING[batch] = (index, time.monotonic())
@@ -76,21 +77,19 @@ def run_batch(
             try:
                 raw = model(params, seed)
                 metrics = {str(name): _as_float(name, value) for name, value in raw.items()}
-                result = {"key": key, "status": "ok", "metrics": metrics}
+                result = {"status": "ok", "metrics": metrics}
             except Exception as error:  # a model's failure is data, not a crash of the campaign
                 result = {
-                    "key": key,
                     "status": "failed",
                     "error": f"{type(error).__name__}: {error}",
                     "traceback": traceback.format_exc(),
                 }
             result["elapsed"] = time.perf_counter() - start
-            result["worker"] = worker
             results.append(result)
     finally:
         if batch is not None:
             _RUNNING.pop(batch, None)
-    return results
+    return worker, results
 
 
 def _worker_address() -> str:
@@ -419,7 +418,7 @@ class _Driver:
     def _finish(self, future: Any) -> None:
         batch = self.in_flight.pop(future)
         self._landed(future)
-        results = self._collect(future, batch)
+        worker, results = self._collect(future, batch)
         final: list[dict[str, Any]] = []
         for item, result in zip(batch, results):
             item.copies -= 1
@@ -436,7 +435,7 @@ class _Driver:
             item.done = True
             if future.key in self.replicas:
                 self.outcome.replicas_won += 1
-            final.append(self._record(item, result))
+            final.append(self._record(item, result, worker))
         self.sizer.observe(r["elapsed"] for r in results if r["status"] == "ok")
         self._store(final)
         future.release()
@@ -506,8 +505,11 @@ class _Driver:
             else:
                 return
 
-    def _record(self, item: Item, result: dict[str, Any]) -> dict[str, Any]:
-        return {**item.meta, **result, "seed": item.seed, "attempts": item.attempts}
+    def _record(self, item: Item, result: dict[str, Any], worker: str = "") -> dict[str, Any]:
+        record = {**item.meta, **result, "seed": item.seed, "attempts": item.attempts}
+        if worker:
+            record["worker"] = worker
+        return record
 
     def _store(self, final: list[dict[str, Any]]) -> None:
         if not final:
@@ -521,26 +523,20 @@ class _Driver:
         self.outcome.failed += len(final) - ok
         self.progress.update(ok=ok, failed=len(final) - ok)
 
-    def _collect(self, future: Any, batch: list[Item]) -> list[dict[str, Any]]:
-        """The batch's results, or one failure per task when its worker died running it."""
+    def _collect(self, future: Any, batch: list[Item]) -> tuple[str, list[dict[str, Any]]]:
+        """The batch's worker and results, or one failure per task when it could not run."""
         from distributed.scheduler import KilledWorker
 
         try:
             return future.result()
         except KilledWorker as error:
             message = f"KilledWorker: the worker process died while running this task ({error})"
-            return [
-                {"key": item.key, "status": "failed", "error": message, "traceback": ""}
-                for item in batch
-            ]
         except (CancelledError, OSError) as error:
             raise self._lost(error) from None
         except Exception as error:  # the batch itself could not run (e.g. model not importable)
             message = f"{type(error).__name__}: {error}"
-            return [
-                {"key": item.key, "status": "failed", "error": message, "traceback": ""}
-                for item in batch
-            ]
+        failure = {"status": "failed", "error": message, "traceback": "", "elapsed": 0.0}
+        return "", [dict(failure) for _ in batch]
 
     def _lost(self, error: BaseException) -> CampaignError:
         address = getattr(getattr(self.client, "scheduler", None), "address", "?")

@@ -102,17 +102,20 @@ NUMERIC_BUSY_PARAMS = BUSY_PARAMS - {"tag"}
 def busy(params: Mapping[str, object], seed: int) -> dict[str, float]:
     """Spin the CPU for ``duration_ms`` milliseconds and return a seeded random draw.
 
-    ``tag`` (optional, any value) is ignored: it labels otherwise identical runs.
+    The whole call lasts ``duration_ms`` (its own checks and draw included), so a task's
+    duration is what the benchmark says it is. ``tag`` (optional, any value) is ignored: it
+    labels otherwise identical runs.
     When ``stall_above`` is given and the draw exceeds it, first sleep ``stall_seconds``
     (default one hour): a task that hangs, deterministically, for the same seeds every time.
     """
+    started = time.perf_counter()
     busy_check(params)
     value = float(np.random.default_rng(seed).random())
     stall_above = params.get("stall_above")
     if stall_above is not None and value > float(stall_above):
         time.sleep(_number(params, "stall_seconds", 3600.0))
-    duration = _number(params, "duration_ms", 1.0) / 1000.0
-    deadline = time.perf_counter() + duration
+        started = time.perf_counter()
+    deadline = started + _number(params, "duration_ms", 1.0) / 1000.0
     while time.perf_counter() < deadline:
         pass
     return {"value": value}
