@@ -142,9 +142,12 @@ def main() -> None:
         skewed = list(np.random.default_rng(1).lognormal(np.log(20), 1.2, 600).round(1))
         skew_ideal = sum(skewed) / 1000 / args.workers
         skew_rows = []
-        for label, on in (("on", True), ("off", False)):
-            wall, outcome = campaign_dispatch(client, len(skewed), skewed, replicate_tail=on)
-            skew_rows.append((label, wall, outcome))
+        for order, durations in (("random", skewed), ("ascending", sorted(skewed))):
+            for label, on in (("on", True), ("off", False)):
+                wall, outcome = campaign_dispatch(
+                    client, len(durations), durations, replicate_tail=on
+                )
+                skew_rows.append((order, label, wall, outcome))
 
     print(f"\nseparate processes: dask scheduler + {args.workers} dask worker processes")
     with separate_processes(args.workers) as address, Client(address) as client:
@@ -161,10 +164,14 @@ def main() -> None:
         f"\nskewed durations: {len(skewed)} tasks, log-normal (median 20 ms, sigma 1.2, "
         f"longest {max(skewed):.0f} ms), ideal {skew_ideal:.2f} s on embedded cluster"
     )
-    print(f"{'tail replication':>17} {'wall s':>7} {'xideal':>7} {'stolen':>7} {'copied':>7}")
-    for label, wall, outcome in skew_rows:
+    print("(ascending: task order sorted by duration, as when a factor's levels grow the work)")
+    print(
+        f"{'order':>10} {'tail replication':>17} {'wall s':>7} {'xideal':>7} {'stolen':>7} "
+        f"{'copied':>7}"
+    )
+    for order, label, wall, outcome in skew_rows:
         print(
-            f"{label:>17} {wall:>7.2f} {wall / skew_ideal:>7.2f} {outcome.stolen:>7} "
+            f"{order:>10} {label:>17} {wall:>7.2f} {wall / skew_ideal:>7.2f} {outcome.stolen:>7} "
             f"{outcome.replicated:>7}"
         )
 
