@@ -23,6 +23,7 @@ import collections.abc
 import gc
 import json
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -265,7 +266,10 @@ def bench_hpc2n(folder: Path) -> None:
     workload, _ = from_trace(trace)
     processors = workload.processors
     print(f"\n== HPC2N: {len(workload)} jobs, {processors} processors (ours only) ==")
-    print(f"{'sched':13} {'seconds':>8} {'jobs/s':>9} {'peak MiB':>9} {'mean_wait s':>12}")
+    print(
+        f"{'sched':13} {'seconds':>8} {'jobs/s':>9} {'peak MiB':>9} {'max RSS MiB':>12} "
+        f"{'mean_wait s':>12}"
+    )
     for scheduler in ("easy", "conservative"):
         result, seconds = measure_time(lambda s=scheduler: ours(workload, processors, s, True))
         check_feasible(result)
@@ -273,11 +277,15 @@ def bench_hpc2n(folder: Path) -> None:
         if scheduler == "easy":
             _, _, peak = measure(lambda s=scheduler: ours(workload, processors, s, True))
         m = schedule_metrics(result)
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(
             f"{scheduler:13} {seconds:8.2f} {len(workload) / seconds:9.0f} {peak:9.1f} "
-            f"{m['mean_wait']:12.1f}"
+            f"{rss:12.1f} {m['mean_wait']:12.1f}"
         )
-    print("(peak memory of conservative not traced: tracemalloc would slow it down several times)")
+    print(
+        "(peak MiB: tracemalloc, not run for conservative: it would slow it down several "
+        "times; max RSS: the whole benchmark process so far, trace and interpreter included)"
+    )
 
 
 def main(argv: list[str]) -> int:
