@@ -12,6 +12,10 @@ from pathlib import Path
 from campaign.errors import CampaignError
 
 EXIT_OK, EXIT_FAILED_TASKS, EXIT_USAGE = 0, 1, 2
+PRECISION_NOTE = (
+    "  (precision target: a cell gets replicates until its intervals are narrow enough, at "
+    "most {most}; 'missing' counts every replicate up to that maximum, most never run)"
+)
 
 
 def _say(message: str) -> None:
@@ -56,6 +60,8 @@ def cmd_plan(args) -> int:
         f"plan: {plan.done} done, {len(plan.failed)} failed (will be retried), "
         f"{len(plan.missing)} missing; {len(plan.to_run)} tasks would run"
     )
+    if plan.spec.precision is not None:
+        print(PRECISION_NOTE.format(most=plan.spec.replicates))
     return EXIT_OK
 
 
@@ -68,6 +74,8 @@ def cmd_status(args) -> int:
         f"{plan.spec.name}: {total} tasks: {plan.done} done, {len(plan.failed)} failed, "
         f"{len(plan.missing)} missing  (ledger {plan.ledger.folder})"
     )
+    if plan.spec.precision is not None:
+        print(PRECISION_NOTE.format(most=plan.spec.replicates))
     listed = list(plan.design.tasks(plan.failed[: args.limit]))
     records = plan.ledger.load(only={task.key for task in listed})
     for task in listed:

@@ -7,6 +7,7 @@ import pytest
 from scipy import stats
 
 import campaign
+from campaign.cli import main
 from campaign.errors import CampaignError
 from campaign.runner import make_plan
 from campaign.spec import parse_spec
@@ -58,7 +59,7 @@ def test_precision_errors(precision, message):
         parse_spec({**data, "replicates": 3}, check_model=False)
 
 
-def test_campaign_runs_until_every_interval_meets_the_target(write_spec, scheduler_address):
+def test_campaign_runs_until_every_interval_meets_the_target(write_spec, scheduler_address, capsys):
     path = write_spec(
         """
         name: precise
@@ -82,6 +83,8 @@ def test_campaign_runs_until_every_interval_meets_the_target(write_spec, schedul
         assert ds["status"].values[cell, :count].tolist() == [1] * count
         assert (ds["status"].values[cell, count:] == 0).all()
     assert ds.sizes["replicate"] == n.max()
+    assert main(["status", str(path)]) == 0
+    assert "at most 300; 'missing' counts every replicate" in capsys.readouterr().out
     # a rerun finds every target met and runs nothing
     before = make_plan(path).done
     again = campaign.run(path, scheduler=scheduler_address, progress=False)
