@@ -111,6 +111,11 @@ def run(
         raise CampaignError(f"--confidence must be between 0 and 1, got {confidence}")
     if workers is not None and workers < 1:
         raise CampaignError(f"--workers must be >= 1, got {workers}")
+    if workers is not None and (scheduler or cluster):
+        raise CampaignError(
+            "--workers sizes the embedded cluster; with --scheduler or --cluster the cluster's "
+            "own workers run the tasks (start more with cluster/start-workers.sh or its scale)"
+        )
     if task_timeout is not None and not task_timeout > 0:
         raise CampaignError(f"--task-timeout must be > 0 seconds, got {task_timeout}")
     if wait_workers is None:

@@ -196,3 +196,10 @@ def test_query_rank_orders_levels_by_mean_degradation(tmp_path, capsys):
     ]
     assert main(["query", str(path), "--rank", "speed"]) == 2
     assert "--rank 'speed' is not a factor; factors: strategy" in capsys.readouterr().err
+
+
+def test_workers_with_an_existing_cluster_is_refused(finished, scheduler_address, capsys):
+    path, _ = finished
+    code = main(["run", str(path), "--scheduler", scheduler_address, "--workers", "4"])
+    assert code == 2
+    assert "--workers sizes the embedded cluster" in capsys.readouterr().err
