@@ -151,7 +151,6 @@ class Item:
 class Outcome:
     ok: int = 0
     failed: int = 0
-    failed_keys: list[str] = field(default_factory=list)
     timed_out: list[str] = field(default_factory=list)
     requeued: int = 0  # tasks sent again because a batchmate timed out (not counted as tries)
     stopped_workers: int = 0
@@ -516,9 +515,6 @@ class _Driver:
             return
         self.store(final)
         ok = sum(record["status"] == "ok" for record in final)
-        for record in final:
-            if record["status"] != "ok":
-                self.outcome.failed_keys.append(record["key"])
         self.outcome.ok += ok
         self.outcome.failed += len(final) - ok
         self.progress.update(ok=ok, failed=len(final) - ok)

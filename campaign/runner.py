@@ -192,12 +192,8 @@ def execute_tasks(
             "replicate": task.replicate,
             "run": run_id,
         }
-        item = Item(key=task.key, params=params, seed=task.seed, meta=meta)
-        item.group = group_by_cell[task.cell]
-        items.append(item)
-    if inputs:  # tasks reading the same inputs next to each other, so batches share them
-        order = {group: i for i, group in enumerate(dict.fromkeys(i.group for i in items))}
-        items.sort(key=lambda item: order[item.group])
+        group = group_by_cell[task.cell]  # dispatch batches tasks of one group together
+        items.append(Item(key=task.key, params=params, seed=task.seed, meta=meta, group=group))
     bar = Progress(len(items), enabled=progress)
     try:
         dispatch(client, spec.model, items, plan.ledger.append, retries, bar, **dispatch_options)
