@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from itertools import islice
 
 POLICIES = ("fcfs", "easy", "conservative", "accasim_easy")
+_LAST = float("inf")
+"""Sorts after every job index: (t, _LAST) bisects past all entries (t, job)."""
 
 
 class Site:
@@ -63,6 +65,8 @@ class Site:
         }[policy]
         # conservative: reservation start per queued job, availability profile, freed spans.
         self.reservation: dict[int, float] = {}
+        # The queued jobs in compression order: sorted (reservation start, job).
+        self._order: list[tuple[float, int]] = []
         self._prof_t: list[float] = [0.0]
         self._prof_f: list[int] = [self.processors]
         self._freed: list[tuple[float, float]] = []
@@ -104,6 +108,7 @@ class Site:
             begin = self._earliest(self.size[job], est)
             self._add(begin, est, -self.size[job])
             self.reservation[job] = begin
+            insort(self._order, (begin, job))
 
     def complete(self, job: int, t: float) -> None:
         """A running job ends at time t (before this time's arrivals and pass)."""
@@ -319,7 +324,9 @@ class Site:
         times = self._prof_t
         free = self._prof_f
         n = len(times)
-        i = max(bisect_right(times, after) - 1, 0)
+        i = bisect_right(times, after) - 1
+        if i < 0:
+            i = 0
         while i < n:
             here = times[i]
             if here >= before:
@@ -327,7 +334,9 @@ class Site:
             if free[i] < width:
                 i += 1
                 continue
-            end = min(here + duration, clip)
+            end = here + duration
+            if end > clip:
+                end = clip
             j = i + 1
             while j < n and times[j] < end:
                 if free[j] < width:
@@ -338,15 +347,6 @@ class Site:
             i = j + 1
         return None
 
-    def _split(self, when: float) -> int:
-        times = self._prof_t
-        k = bisect_left(times, when)
-        if k < len(times) and times[k] == when:
-            return k
-        times.insert(k, when)
-        self._prof_f.insert(k, self._prof_f[k - 1])
-        return k
-
     def _add(self, begin: float, duration: float, delta: int) -> None:
         """Add ``delta`` free processors over [begin, begin + duration) (clipped to the
         profile origin: the past is not tracked)."""
@@ -356,10 +356,18 @@ class Site:
             begin = origin
         if duration <= 0:
             return
-        first = self._split(begin)
-        last = self._split(begin + duration)
-        free = self._prof_f
         times = self._prof_t
+        free = self._prof_f
+        # Breakpoints at both ends (the profile origin is <= begin, so first >= 1 if new).
+        first = bisect_left(times, begin)
+        if first == len(times) or times[first] != begin:
+            times.insert(first, begin)
+            free.insert(first, free[first - 1])
+        finish = begin + duration
+        last = bisect_left(times, finish, first)
+        if last == len(times) or times[last] != finish:
+            times.insert(last, finish)
+            free.insert(last, free[last - 1])
         for k in range(first, last):
             free[k] += delta
         # Merge equal neighbours at both ends so the profile stays short.
@@ -403,24 +411,24 @@ class Site:
         all jobs.
         """
         reservation = self.reservation
-        # The queue is in arrival order and the sort is stable: ties stay in arrival order.
-        order = sorted(self.queue, key=reservation.__getitem__)
+        order = self._order
         size = self.size
         estimate = self.estimate
         overran = bool(self._ends) and self._ends[0][0] < t
-        stale = bool(order) and reservation[order[0]] < t
+        stale = bool(order) and order[0][0] < t
         if overran or stale or self._rebuild:
             self._build_profile(t)
-            for job in order:
+            for _, job in order:
                 begin = self._earliest(size[job], estimate[job])
                 self._add(begin, estimate[job], -size[job])
                 reservation[job] = begin
+            self._order = sorted((reservation[job], job) for _, job in order)
             self._freed.clear()
             self._rebuild = False
             return
         # Only points before the last reservation start matter (p < old for every job):
         # bound each span by its current free counts up to there.
-        horizon = reservation[order[-1]] if order else t
+        horizon = order[-1][0] if order else t
         freed = [
             (a, b, self._span_max(a, min(b, horizon)))
             for a, b, _ in self._freed
@@ -433,8 +441,11 @@ class Site:
         low = min(span[0] for span in freed)
         top = max(span[2] for span in freed)
         failed: dict[int, tuple[float, float, float]] = {}
-        for job in order:
-            old = reservation[job]
+        spans: dict[int, tuple[float | None, float, float]] = {}
+        # Jobs starting by ``low`` cannot move; ``low`` only drops when a job after them moves.
+        moved = False
+        for position in range(bisect_right(order, (low, _LAST)), len(order)):
+            old, job = order[position]
             duration = estimate[job]
             end = old + duration
             width = size[job]
@@ -445,14 +456,25 @@ class Site:
             # was last placed or checked, so it can only have become feasible through a
             # point p < old freed since then, where the free count now reaches the width;
             # the maximum free count a span had when freed bounds every later value in it.
-            reach = None
-            until = t
-            for a, b, most in freed:
-                if a < old and most >= width:
-                    if reach is None or a < reach:
-                        reach = a
-                    if b > until:
-                        until = b
+            # (reach, until) of a width stay valid while ``freed`` is unchanged and ``old``
+            # (non-decreasing along the order) stays below the next span that could qualify.
+            cached = spans.get(width)
+            if cached is not None and old <= cached[2]:
+                reach, until, _ = cached
+            else:
+                reach = None
+                until = t
+                valid = _LAST
+                for a, b, most in freed:
+                    if most >= width:
+                        if a < old:
+                            if reach is None or a < reach:
+                                reach = a
+                            if b > until:
+                                until = b
+                        elif a < valid:
+                            valid = a
+                spans[width] = (reach, until, valid)
             if reach is None:
                 continue
             after = reach - duration
@@ -475,9 +497,15 @@ class Site:
                 continue
             if begin != old:
                 failed.clear()
-                self._add(old, duration, width)
-                self._add(begin, duration, -width)
+                if begin + duration > old:  # the spans overlap: only the ends change
+                    self._add(begin, old - begin, -width)
+                    self._add(begin + duration, old - begin, width)
+                else:
+                    self._add(old, duration, width)
+                    self._add(begin, duration, -width)
                 reservation[job] = begin
+                order[position] = (begin, job)  # the order is restored after the loop
+                moved = True
                 freed_from = begin + duration
                 if freed_from < old:
                     freed_from = old
@@ -487,6 +515,7 @@ class Site:
                         low = freed_from
                     if most > top:
                         top = most
+                    spans.clear()
                     # Coalesce with an overlapping span freed in this compression (a
                     # coarser span only lets more jobs through the filter, never fewer).
                     for k in range(known, len(freed)):
@@ -496,6 +525,8 @@ class Site:
                             break
                     else:
                         freed.append((freed_from, end, most))
+        if moved:
+            order.sort()
         # Spans freed during this compression may let jobs checked before them move up at
         # the next pass: keep them for the next compression.
         self._freed = freed[known:]
@@ -517,9 +548,13 @@ class Site:
         self._prune(t)
         self._compress(t)
         reservation = self.reservation
-        due = [job for job in self.queue if reservation[job] <= t]
+        order = self._order
+        due = bisect_right(order, (t, _LAST))
+        if due == 0:
+            return []
         started = []
-        for job in due:
+        waiting = []
+        for job in sorted(job for _, job in order[:due]):  # arrival order
             if self.size[job] <= self.free:
                 self._start(job, t)
                 del reservation[job]
@@ -527,4 +562,6 @@ class Site:
             else:
                 # Only possible when a running job overran its estimate: plan again next pass.
                 self._rebuild = True
+                waiting.append((reservation[job], job))
+        order[:due] = sorted(waiting)
         return started
