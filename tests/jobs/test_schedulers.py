@@ -178,8 +178,8 @@ def test_accasim_easy_starts_the_head_first_once_its_time_comes():
 
 
 def test_unknown_scheduler_is_refused():
-    with pytest.raises(ValueError, match="unknown scheduler 'lottery'"):
-        simulate([(0, 1, 1, 1)], 1, "lottery")
+    with pytest.raises(ValueError, match="unknown scheduler 'lifo'"):
+        simulate([(0, 1, 1, 1)], 1, "lifo")
 
 
 def test_bsld_floor_one_off_gives_the_literal_formula():
