@@ -177,3 +177,21 @@ def scale_load(workload: Workload, load: float) -> Workload:
         return workload
     origin = workload.submit[0]
     return replace(workload, submit=origin + (workload.submit - origin) / load)
+
+
+def estimates_from_runtime(
+    workload: Workload,
+    accuracy: float | None = None,
+    noise: float | None = None,
+    rng: np.random.Generator | None = None,
+) -> Workload:
+    """Replace the user estimates by EET = accuracy * p, or by p * U(1, noise) drawn from
+    ``rng`` (the estimates stream): the estimate-accuracy factor of datacenter.md section 2.
+    p is the workload's runtime (on a reference core for a core-level platform)."""
+    if (accuracy is None) == (noise is None):
+        raise ValueError("give exactly one of an estimate accuracy or an estimate noise")
+    if accuracy is not None:
+        return replace(workload, estimate=accuracy * workload.runtime)
+    if rng is None:
+        raise ValueError("noisy estimates need the estimates random stream")
+    return replace(workload, estimate=workload.runtime * rng.uniform(1.0, noise, len(workload)))
