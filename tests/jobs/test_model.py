@@ -55,7 +55,7 @@ def test_load_packs_arrivals():
     [
         ({"workload": "synthetic", "speed": 2}, "unknown parameter 'speed'"),
         ({}, "exactly one of 'trace'"),
-        ({"workload": "synthetic", "scheduler": "sjf"}, "'scheduler' must be one of fcfs, easy"),
+        ({"workload": "synthetic", "scheduler": "lifo"}, "'scheduler' must be one of fcfs, easy"),
         ({"workload": "synthetic", "estimate": "oracle"}, "'estimate' must be one of user, exact"),
         ({"workload": "synthetic", "load": 0}, "'load' is out of range"),
         ({"workload": "synthetic", "jobs": 2.5}, "'jobs' must be int"),

@@ -32,8 +32,9 @@ def _earliest(intervals, processors, width, duration, t):
     raise AssertionError("no start found")
 
 
-def reference(submit, size, runtime, estimate, processors, policy):
-    """Start times under ``policy`` by the literal definitions (slow)."""
+def reference(submit, size, runtime, estimate, processors, policy, rng=None):
+    """Start times under ``policy`` by the literal definitions (slow); ``rng``: the policy
+    stream of ``random``."""
     n = len(submit)
     start: list[float | None] = [None] * n
     end: list[float | None] = [None] * n
@@ -72,6 +73,21 @@ def reference(submit, size, runtime, estimate, processors, policy):
                 if reservation[j] <= t and size[j] <= free:
                     started.append(j)
                     free -= size[j]
+        elif policy == "sjf":
+            for j in sorted(queue, key=lambda k: (estimate[k], k)):
+                if size[j] > free:
+                    break
+                started.append(j)
+                free -= size[j]
+        elif policy == "random":
+            waiting = list(queue)
+            while waiting and free > 0:
+                j = waiting[int(rng.integers(len(waiting)))]
+                if size[j] > free:
+                    break
+                waiting.remove(j)
+                started.append(j)
+                free -= size[j]
         else:
             k = 0
             while k < len(queue) and size[queue[k]] <= free:
@@ -109,15 +125,17 @@ def random_jobs(rng, n, processors):
     return submit, size, runtime, estimate
 
 
-@pytest.mark.parametrize("policy", ["fcfs", "easy", "conservative"])
+@pytest.mark.parametrize("policy", ["fcfs", "easy", "conservative", "sjf", "random"])
 @pytest.mark.parametrize("kill", [True, False])
 def test_fast_schedulers_equal_the_literal_definitions(policy, kill):
     rng = np.random.default_rng(7 if kill else 8)
-    for _ in range(40):
+    for case in range(40):
         processors = int(rng.integers(2, 9))
         submit, size, runtime, estimate = random_jobs(rng, int(rng.integers(3, 25)), processors)
         workload = from_arrays(submit, size, runtime, estimate)
-        schedule = run_schedule(workload, processors, policy, kill_at_estimate=kill)
+        schedule = run_schedule(
+            workload, processors, policy, kill_at_estimate=kill, rng=np.random.default_rng(case)
+        )
         check_feasible(schedule)
         p, est, _, _ = job_times(workload, "user", kill)
         expected = reference(
@@ -127,6 +145,7 @@ def test_fast_schedulers_equal_the_literal_definitions(policy, kill):
             est.tolist(),
             processors,
             policy,
+            np.random.default_rng(case),
         )
         assert schedule.start.tolist() == expected
 

@@ -177,9 +177,73 @@ def test_accasim_easy_starts_the_head_first_once_its_time_comes():
     assert simulate(jobs, 2, "accasim_easy").start.tolist() == [0, 10, 15]
 
 
+# SJF example: 4 processors; job 1 fills the site until 10. Jobs 3 and 4 tie on their
+# estimate (2 s), job 4 runs 4 s (never killed here).
+EXAMPLE_SJF = [(0, 4, 10, 10), (1, 2, 5, 8), (2, 3, 2, 2), (3, 2, 4, 2), (4, 1, 1, 9)]
+
+
+def test_sjf_shortest_estimate_first_and_a_blocked_head_blocks():
+    s = simulate(EXAMPLE_SJF, 4, "sjf", kill_at_estimate=False)
+    # At 10 the order is 3 (est 2), 4 (est 2, arrived after 3), 2 (8), 5 (9): 3 starts (1
+    # left), 4 (2 wide) is blocked, so 5 (1 wide, fits) waits too. At 12: 4, then 2 start;
+    # 5 is blocked. At 16 (4 ends) 5 starts.
+    assert s.start.tolist() == [0, 12, 10, 12, 16]
+    assert s.end.tolist() == [10, 17, 12, 16, 17]
+    # Job 3 started while job 2 (arrived before it) waited.
+    assert schedule_metrics(s)["jobs_backfilled"] == 1
+    # FCFS starts 2 at 10 and keeps 3 behind it.
+    assert simulate(EXAMPLE_SJF, 4, "fcfs", kill_at_estimate=False).start.tolist() == [
+        0,
+        10,
+        15,
+        17,
+        17,
+    ]
+
+
+def test_sjf_orders_by_the_estimate_not_the_runtime():
+    # 1 processor busy until 5; job 2 runs 1 s but says 9, job 3 runs 6 s and says 7.
+    jobs = [(0, 1, 5, 5), (1, 1, 1, 9), (2, 1, 6, 7)]
+    assert simulate(jobs, 1, "sjf").start.tolist() == [0, 11, 5]
+
+
+# Random example: 2 processors; jobs 1-4 arrive at 0 (sizes 2, 1, 1, 1; runtimes 2, 3, 1, 2),
+# job 5 at 1 (size 1, 1 s).
+EXAMPLE_RANDOM = [(0, 2, 2, 2), (0, 1, 3, 3), (0, 1, 1, 1), (0, 1, 2, 2), (1, 1, 1, 1)]
+
+
+def test_random_draws_a_waiting_job_and_stops_at_one_that_does_not_fit():
+    # The draws of the policy stream (seed 3) for the numbers of waiting jobs met below.
+    rng = np.random.default_rng(3)
+    assert [int(rng.integers(n)) for n in (4, 3, 4, 4, 3, 2, 1)] == [3, 0, 0, 0, 0, 1, 0]
+    s = simulate(EXAMPLE_RANDOM, 2, "random", rng=np.random.default_rng(3))
+    # t=0: waiting [1,2,3,4], draw 3 -> job 4 starts (1 free); waiting [1,2,3], draw 0 ->
+    #   job 1 (2 wide) does not fit: the pass ends.
+    # t=1: job 5 arrives; waiting [1,2,3,5], draw 0 -> job 1 does not fit.
+    # t=2: job 4 ends (2 free); waiting [1,2,3,5], draw 0 -> job 1 starts (0 free: no draw).
+    # t=4: job 1 ends; waiting [2,3,5], draw 0 -> job 2 starts; waiting [3,5], draw 1 -> job 5.
+    # t=5: job 5 ends; waiting [3], draw 0 -> job 3 starts.
+    assert s.start.tolist() == [2, 4, 5, 0, 4]
+    assert s.end.tolist() == [4, 7, 6, 2, 5]
+
+
+def test_random_is_deterministic_given_its_stream():
+    first = simulate(EXAMPLE_RANDOM, 2, "random", rng=np.random.default_rng(3))
+    again = simulate(EXAMPLE_RANDOM, 2, "random", rng=np.random.default_rng(3))
+    other = simulate(EXAMPLE_RANDOM, 2, "random", rng=np.random.default_rng(0))
+    assert first.start.tolist() == again.start.tolist()
+    # Seed 0 draws 3, 1 at t=0: jobs 4 and 2 start together.
+    assert other.start.tolist() == [3, 0, 2, 0, 5]
+
+
+def test_random_needs_its_stream():
+    with pytest.raises(ValueError, match="'random' needs a random generator"):
+        simulate(EXAMPLE_RANDOM, 2, "random")
+
+
 def test_unknown_scheduler_is_refused():
-    with pytest.raises(ValueError, match="unknown scheduler 'sjf'"):
-        simulate([(0, 1, 1, 1)], 1, "sjf")
+    with pytest.raises(ValueError, match="unknown scheduler 'lifo'"):
+        simulate([(0, 1, 1, 1)], 1, "lifo")
 
 
 def test_bsld_floor_one_off_gives_the_literal_formula():

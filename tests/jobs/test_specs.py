@@ -13,7 +13,7 @@ from campaign.models.jobs import run
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 
 
-@pytest.mark.parametrize("name", ["kth-backfilling.yaml", "jobs-synthetic.yaml"])
+@pytest.mark.parametrize("name", ["kth-backfilling.yaml", "jobs-synthetic.yaml", "datacenter.yaml"])
 def test_spec_cells_pass_the_model_check(name, workloads, monkeypatch):
     monkeypatch.setenv("CAMPAIGN_WORKLOADS", str(workloads))
     spec = yaml.safe_load((SPECS / name).read_text())

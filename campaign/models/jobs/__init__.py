@@ -1,23 +1,32 @@
 """The ``jobs`` model: rigid parallel jobs on one site under a local scheduler.
 
-``run(params, seed)`` replays an SWF trace (or a synthetic Lublin-Feitelson workload) with
-FCFS, EASY or conservative backfilling and returns the metrics of parallel-jobs.md section 7.
-``schedule(params, seed)`` returns the whole simulated schedule (per-job arrays) for plots.
+``run(params, seed)`` replays an SWF trace (or a synthetic Lublin-Feitelson workload, or a
+reference workload of the heterogeneous datacenter, datacenter.md) with FCFS, EASY,
+conservative backfilling, SJF or Random and returns the metrics of parallel-jobs.md section 7
+(plus energy). ``schedule(params, seed)`` returns the whole simulated schedule (per-job
+arrays) for plots.
+
+The datacenter configuration is this model with a core-level platform (``platform.py``):
+chosen by ``workload: datacenter_exp1|2|3`` or a heterogeneous mix (``hetero_fraction`` > 0)
+on any workload; jobs then run ops / (slowest allocated core's speed) seconds.
 
 Random streams: ``numpy.random.SeedSequence(seed).spawn(5)`` gives, in order, the workload
-(synthetic jobs, random window start), platform, estimates (synthetic user estimates), policy
-and availability streams.
+(synthetic jobs, random window start), platform, estimates (synthetic user estimates, noisy
+estimates), policy (the ``random`` scheduler's draws) and availability streams.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 import numpy as np
 
+from campaign.models.jobs.datacenter import EXPERIMENTS, reference_workload
 from campaign.models.jobs.energy import METRICS as ENERGY_METRICS
-from campaign.models.jobs.energy import energy_metrics
+from campaign.models.jobs.energy import NAN_METRICS, energy_metrics, platform_energy_metrics
 from campaign.models.jobs.metrics import METRICS, schedule_metrics
+from campaign.models.jobs.platform import CORE_ORDERS, Platform, ProcessorType, mixed_processors
 from campaign.models.jobs.simulate import Schedule, run_schedule
 from campaign.models.jobs.site import POLICIES
 from campaign.models.jobs.swf import CLEANING_REASONS
@@ -25,6 +34,7 @@ from campaign.models.jobs.synthetic import lublin_feitelson
 from campaign.models.jobs.workload import (
     Workload,
     drop_warmup,
+    estimates_from_runtime,
     from_trace,
     scale_load,
     window,
@@ -35,9 +45,14 @@ __all__ = ["run", "schedule", "build_workload", "check", "PARAMS", "METRICS"]
 
 DROP_REASONS = (*CLEANING_REASONS, "too_wide")
 
+DATACENTER = tuple(EXPERIMENTS)
+WORKLOADS = ("synthetic", *DATACENTER)
+
 PARAMS: dict[str, str] = {
     "trace": "SWF file name in the workloads folder, or a path",
-    "workload": "'synthetic' for a Lublin-Feitelson workload instead of a trace",
+    "workload": "'synthetic' for a Lublin-Feitelson workload instead of a trace; "
+    f"{', '.join(DATACENTER)} for the reference workloads of datacenter.md section 4 (on "
+    "their platform: 160, 200, 200 cores of the reference type)",
     "overestimate": "synthetic user estimates p' = p * U(1, overestimate) (default 3)",
     "clean": "apply the cleaning filters of parallel-jobs.md 1.2 (default false)",
     "jobs": "number of jobs to simulate (after cleaning; synthetic default 1000)",
@@ -45,17 +60,32 @@ PARAMS: dict[str, str] = {
     "window": "'start' (default) or 'random': window start drawn from the workload stream",
     "warmup_days": "drop the jobs of the trace's first days (default 0)",
     "load": "divide inter-arrival times by this factor (default 1)",
-    "processors": "site size (default: the trace's MaxProcs; synthetic 128)",
-    "scheduler": "fcfs, easy (default), conservative or accasim_easy",
+    "processors": "site size (default: the trace's MaxProcs; synthetic 128; datacenter "
+    "workloads: their platform's cores)",
+    "scheduler": f"{', '.join(POLICIES)} (default easy); random draws from the policy stream",
     "estimate": "what schedulers plan with: user (default) or exact",
-    "kill_at_estimate": "kill a job at its user estimate (default true)",
+    "estimate_accuracy": "user estimates EET = a * p with p the runtime on a reference core "
+    "(datacenter workloads default to their table's EET, i.e. a = 1.4)",
+    "estimate_noise": "user estimates EET = p * U(1, k), k = this value (estimates stream); "
+    "not with estimate_accuracy",
+    "kill_at_estimate": "kill a job at its user estimate (default true; false for datacenter "
+    "workloads, whose reference simulator never kills)",
     "bsld_floor_one": "floor the bounded slowdown at 1 (default true)",
-    "energy": "compute energy and edp on processors of cores (default false: NaN)",
-    "cores_per_processor": "cores per processor for the energy model (default 8)",
+    "energy": "compute energy, edp and edp_stepwise on processors of cores (default false: "
+    "NaN; true for datacenter workloads)",
+    "cores_per_processor": "cores per processor for the energy model and the core-level "
+    "platform (default 8)",
     "static_power_w": "static power of a processor, W (default 50)",
     "dynamic_power_w": "dynamic power of a running core, W (default 100)",
+    "hetero_fraction": "fraction of the processors (nodes) whose clock rate and dynamic power "
+    "are multiplied (default 0: homogeneous); > 0 runs on a core-level platform",
+    "hetero_clock": "clock-rate multiplier of those processors (default 2)",
+    "hetero_dynamic_power": "dynamic-power multiplier of those processors (default 2)",
+    "core_order": "core-level platform: cores a starting job takes, fastest (default; ties "
+    "lowest index) or low_power (lowest dynamic power first)",
 }
 ESTIMATES = ("user", "exact")
+NOT_FOR_DATACENTER = ("clean", "window", "days", "jobs", "warmup_days", "overestimate")
 
 
 def _get(params: Mapping[str, object], name: str, kinds: tuple[type, ...], default, check=None):
@@ -79,6 +109,19 @@ def _choice(params: Mapping[str, object], name: str, allowed: tuple[str, ...], d
     return value
 
 
+def _datacenter(params: Mapping[str, object]) -> bool:
+    return params.get("workload") in DATACENTER
+
+
+def _kill(params: Mapping[str, object]) -> bool:
+    return bool(params.get("kill_at_estimate", not _datacenter(params)))
+
+
+def _on_platform(params: Mapping[str, object]) -> bool:
+    """Whether jobs run on a core-level platform (else on identical processors)."""
+    return _datacenter(params) or float(params.get("hetero_fraction") or 0) > 0
+
+
 def check(params: Mapping[str, object]) -> None:
     """Refuse unknown, missing or bad parameters (one ValueError naming the parameter)."""
     unknown = sorted(set(params) - set(PARAMS))
@@ -87,18 +130,30 @@ def check(params: Mapping[str, object]) -> None:
             f"unknown parameter {unknown[0]!r} for model jobs; allowed: {', '.join(PARAMS)}"
         )
     has_trace = params.get("trace") is not None
-    synthetic = params.get("workload") is not None
-    if has_trace == synthetic:
+    generated = params.get("workload") is not None
+    if has_trace == generated:
         raise ValueError(
-            "model jobs needs exactly one of 'trace' (a file) or 'workload: synthetic'"
+            "model jobs needs exactly one of 'trace' (a file) or 'workload' (synthetic, "
+            f"{', '.join(DATACENTER)})"
         )
-    if synthetic:
-        _choice(params, "workload", ("synthetic",), "synthetic")
+    if generated:
+        kind = _choice(params, "workload", WORKLOADS, "synthetic")
         for name in ("clean", "window", "days"):
             if name in params:
-                raise ValueError(
-                    f"parameter {name!r} applies to traces, not to 'workload: synthetic'"
-                )
+                raise ValueError(f"parameter {name!r} applies to traces, not to 'workload: {kind}'")
+        if kind in DATACENTER:
+            for name in NOT_FOR_DATACENTER:
+                if name in params:
+                    raise ValueError(
+                        f"parameter {name!r} does not apply to 'workload: {kind}' (fixed jobs)"
+                    )
+        elif "estimate_noise" in params:
+            raise ValueError(
+                "parameter 'estimate_noise' does not apply to 'workload: synthetic': "
+                "use 'overestimate' (the same p * U(1, k) estimates)"
+            )
+        elif "estimate_accuracy" in params and "overestimate" in params:
+            raise ValueError("parameters 'estimate_accuracy' and 'overestimate' exclude each other")
     else:
         trace = params["trace"]
         if not isinstance(trace, str):
@@ -116,12 +171,34 @@ def check(params: Mapping[str, object]) -> None:
     _get(params, "processors", (int,), None, lambda v: v >= 1)
     _choice(params, "scheduler", POLICIES, "easy")
     _choice(params, "estimate", ESTIMATES, "user")
+    accuracy = _get(params, "estimate_accuracy", (int, float), None, lambda v: v > 0)
+    _get(params, "estimate_noise", (int, float), None, lambda v: v >= 1)
+    if accuracy is not None and params.get("estimate_noise") is not None:
+        raise ValueError("parameters 'estimate_accuracy' and 'estimate_noise' exclude each other")
     _get(params, "kill_at_estimate", (bool,), True)
+    if accuracy is not None and accuracy < 1 and _kill(params):
+        raise ValueError(
+            f"parameter 'estimate_accuracy' {accuracy!r} < 1 would kill every job at a * p: "
+            "set 'kill_at_estimate: false' (the datacenter configuration never kills)"
+        )
     _get(params, "bsld_floor_one", (bool,), True)
     _get(params, "energy", (bool,), False)
     _get(params, "cores_per_processor", (int,), 8, lambda v: v >= 1)
     _get(params, "static_power_w", (int, float), 50.0, lambda v: v >= 0)
     _get(params, "dynamic_power_w", (int, float), 100.0, lambda v: v >= 0)
+    _get(params, "hetero_fraction", (int, float), 0.0, lambda v: 0 <= v <= 1)
+    _get(params, "hetero_clock", (int, float), 2.0, lambda v: v > 0)
+    _get(params, "hetero_dynamic_power", (int, float), 2.0, lambda v: v >= 0)
+    _choice(params, "core_order", CORE_ORDERS, "fastest")
+
+
+def _base_type(params: Mapping[str, object]) -> ProcessorType:
+    """The reference processor type with the site's cores and powers."""
+    return ProcessorType(
+        cores=int(params.get("cores_per_processor", 8)),
+        static_power=float(params.get("static_power_w", 50.0)),
+        dynamic_power=float(params.get("dynamic_power_w", 100.0)),
+    )
 
 
 def build_workload(
@@ -131,7 +208,8 @@ def build_workload(
     workload_rng = np.random.default_rng(streams[0])
     dropped = dict.fromkeys(DROP_REASONS, 0)
     processors = params.get("processors")
-    if params.get("workload") == "synthetic":
+    kind = params.get("workload")
+    if kind == "synthetic":
         processors = int(processors or 128)
         jobs = int(params.get("jobs") or 1000)
         workload = lublin_feitelson(
@@ -142,6 +220,12 @@ def build_workload(
             float(params.get("overestimate", 3.0)),
         )
         workload = drop_warmup(workload, float(params.get("warmup_days", 0)))
+    elif kind in DATACENTER:
+        workload = reference_workload(str(kind), _base_type(params).speed)
+        processors = int(processors or workload.processors)
+        too_wide = workload.size > processors
+        dropped["too_wide"] = int(too_wide.sum())
+        workload = workload.take(~too_wide)
     else:
         trace = load_trace(str(params["trace"]))
         workload, counts = from_trace(trace, bool(params.get("clean", False)), processors)
@@ -160,37 +244,71 @@ def build_workload(
             workload_rng,
         )
     workload = scale_load(workload.rebased(), float(params.get("load", 1.0)))
+    accuracy = params.get("estimate_accuracy")
+    noise = params.get("estimate_noise")
+    if accuracy is not None or noise is not None:
+        workload = estimates_from_runtime(
+            workload,
+            None if accuracy is None else float(accuracy),
+            None if noise is None else float(noise),
+            np.random.default_rng(streams[2]),
+        )
     return workload, int(processors), dropped
 
 
-def schedule(params: Mapping[str, object], seed: int) -> Schedule:
-    """The simulated schedule (start, end, runtime, estimate per job) of one run."""
-    check(params)
-    streams = np.random.SeedSequence(seed).spawn(5)
-    workload, processors, _ = build_workload(params, streams)
-    return run_schedule(
-        workload,
-        processors,
-        str(params.get("scheduler", "easy")),
-        str(params.get("estimate", "user")),
-        bool(params.get("kill_at_estimate", True)),
+def build_platform(params: Mapping[str, object], processors: int) -> Platform:
+    """The core-level platform of ``processors`` cores (datacenter.md sections 1 and 5)."""
+    base = _base_type(params)
+    if processors % base.cores:
+        raise ValueError(
+            f"parameter 'cores_per_processor' ({base.cores}) must divide the site size "
+            f"({processors} cores) of a core-level platform"
+        )
+    kinds = mixed_processors(
+        processors // base.cores,
+        base,
+        float(params.get("hetero_fraction", 0.0)),
+        float(params.get("hetero_clock", 2.0)),
+        float(params.get("hetero_dynamic_power", 2.0)),
     )
+    return Platform(kinds, str(params.get("core_order", "fastest")))
 
 
-def run(params: Mapping[str, object], seed: int) -> dict[str, float]:
-    """Simulate one site and return its metrics (see ``run.metrics``)."""
+def _simulate(params: Mapping[str, object], seed: int) -> tuple[Schedule, int, dict[str, int]]:
     check(params)
     streams = np.random.SeedSequence(seed).spawn(5)
     workload, processors, dropped = build_workload(params, streams)
+    platform = None
+    if _on_platform(params):
+        platform = build_platform(params, processors)
+        if workload.ops is None:  # a trace's runtime is its time on a reference core
+            workload = replace(workload, ops=workload.runtime * _base_type(params).speed)
     result = run_schedule(
         workload,
         processors,
         str(params.get("scheduler", "easy")),
         str(params.get("estimate", "user")),
-        bool(params.get("kill_at_estimate", True)),
+        _kill(params),
+        rng=np.random.default_rng(streams[3]),
+        platform=platform,
     )
+    return result, processors, dropped
+
+
+def schedule(params: Mapping[str, object], seed: int) -> Schedule:
+    """The simulated schedule (start, end, runtime, estimate per job) of one run."""
+    return _simulate(params, seed)[0]
+
+
+def run(params: Mapping[str, object], seed: int) -> dict[str, float]:
+    """Simulate one site and return its metrics (see ``run.metrics``)."""
+    result, processors, dropped = _simulate(params, seed)
     values = schedule_metrics(result, bool(params.get("bsld_floor_one", True)))
-    if params.get("energy", False):
+    if not params.get("energy", _datacenter(params)):
+        values.update(NAN_METRICS)
+    elif result.platform is not None:
+        values.update(platform_energy_metrics(result))
+    else:
         cores = int(params.get("cores_per_processor", 8))
         if processors % cores:
             raise ValueError(
@@ -205,8 +323,6 @@ def run(params: Mapping[str, object], seed: int) -> dict[str, float]:
                 float(params.get("dynamic_power_w", 100.0)),
             )
         )
-    else:
-        values.update(energy=float("nan"), edp=float("nan"))
     values["processors"] = float(processors)
     values.update({f"n_dropped_{reason}": float(n) for reason, n in dropped.items()})
     return values

@@ -4,17 +4,20 @@ At one time t: (1) all completions (ordered by job index), (2) all arrivals in i
 each placed on a site at once, (3) one scheduling pass per site in site index order
 (parallel-jobs.md section 3). The loop knows nothing about policies: it only calls
 ``Site.submit``, ``Site.complete`` and ``Site.schedule``, so a grid broker plugs in as the
-``place`` function.
+``place`` function. On a core-level platform whose cores differ, a job's runtime depends on
+the cores it gets: an ``execution`` (see ``platform.py``) then gives the runtime when the job
+starts and frees its cores when it ends; without one the loop reads a runtime array.
 """
 
 from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from campaign.models.jobs.platform import Execution, Platform
 from campaign.models.jobs.site import Site
 from campaign.models.jobs.workload import Workload
 
@@ -44,6 +47,12 @@ class Schedule:
     site: np.ndarray
     processors: tuple[int, ...]
     jobs_backfilled: int
+    platform: Platform | None = None
+    """The core-level platform the jobs ran on (None: identical processors, no allocation).
+    With one, ``workload.runtime`` is each job's runtime on the cores it got (before the kill
+    limit) and ``workload.ops`` its operation count per core."""
+    cores: tuple[tuple[int, ...], ...] | None = None
+    """The cores each job ran on (with a platform)."""
 
     @property
     def wait(self) -> np.ndarray:
@@ -79,18 +88,25 @@ def simulate(
     estimate: list[float],
     place: Placement | None = None,
     predictor: Predictor | None = None,
+    execution: Execution | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Run the event loop; returns start, end and site index per job.
 
     ``estimate`` is the list the sites read (shared with them); with a ``predictor`` the
-    entry of each job is overwritten at its arrival.
+    entry of each job is overwritten at its arrival. With an ``execution`` (one site only),
+    ``execution.begin(job, t)`` gives each job's runtime as it starts (``runtime`` is then
+    ignored) and ``execution.end(job)`` is called as it ends.
     """
+    if execution is not None and len(sites) != 1:
+        raise ValueError("an execution on a core-level platform drives one site only")
     n = len(workload)
     submit = workload.submit.tolist()
     run = runtime.tolist()
     start = [0.0] * n
     end = [0.0] * n
     where = [0] * n
+    begin = execution.begin if execution is not None else None
+    finish = execution.end if execution is not None else None
     user = workload.user.tolist() if predictor is not None else None
     history: dict[int, list[int]] = {}
     single = sites[0] if len(sites) == 1 and place is None else None
@@ -113,6 +129,8 @@ def simulate(
             _, job = pop(heap)
             end[job] = t
             sites[where[job]].complete(job, t)
+            if finish is not None:
+                finish(job)
             if user is not None:
                 history.setdefault(user[job], []).append(job)
         while i < n and submit[i] == t:
@@ -128,9 +146,14 @@ def simulate(
             i += 1
         for site in sites:
             if site.queue:
-                for job in site.schedule(t):
-                    start[job] = t
-                    push(heap, (t + run[job], job))
+                if begin is None:
+                    for job in site.schedule(t):
+                        start[job] = t
+                        push(heap, (t + run[job], job))
+                else:
+                    for job in site.schedule(t):
+                        start[job] = t
+                        push(heap, (t + begin(job, t), job))
     return np.array(start), np.array(end), np.array(where, dtype=np.int64)
 
 
@@ -141,21 +164,46 @@ def run_schedule(
     estimate: str = "user",
     kill_at_estimate: bool = True,
     predictor: Predictor | None = None,
+    rng: np.random.Generator | None = None,
+    platform: Platform | None = None,
 ) -> Schedule:
-    """Simulate one site and return the whole schedule (for metrics, checks and plots)."""
+    """Simulate one site and return the whole schedule (for metrics, checks and plots).
+
+    ``rng``: the policy stream, for scheduler ``random``. ``platform``: run the jobs on the
+    cores of a core-level platform (``processors`` of them); the workload then needs its
+    operation counts (``workload.ops``), from which each job's runtime follows at its start.
+    Schedulers still plan with the estimates (``workload.runtime`` for ``exact``).
+    """
     runtime, est, limit, killed = job_times(workload, estimate, kill_at_estimate)
     if estimate == "predicted" and predictor is None:
         raise ValueError("estimate 'predicted' needs a predictor")
     sizes = workload.size.tolist()
     estimates = est.tolist()
-    site = Site(processors, scheduler, sizes, estimates)
+    site = Site(processors, scheduler, sizes, estimates, rng=rng)
+    execution = None
+    if platform is not None:
+        if platform.cores != processors:
+            raise ValueError(f"the platform has {platform.cores} cores, the site {processors}")
+        if workload.ops is None:
+            raise ValueError("a core-level platform needs the jobs' operation counts (ops)")
+        if platform.idle != platform.cores:
+            raise ValueError("the platform has busy cores left from another simulation")
+        execution = Execution(platform, sizes, workload.ops.tolist(), limit.tolist())
     start, end, where = simulate(
         workload,
         [site],
         runtime,
         estimates,
         predictor=predictor if estimate == "predicted" else None,
+        execution=execution,
     )
+    cores = None
+    if execution is not None:
+        actual = np.array(execution.actual)
+        workload = replace(workload, runtime=actual)
+        runtime = np.minimum(actual, limit)
+        killed = actual > limit
+        cores = tuple(execution.cores)
     return Schedule(
         workload=workload,
         start=start,
@@ -167,4 +215,6 @@ def run_schedule(
         site=where,
         processors=(int(processors),),
         jobs_backfilled=site.jobs_backfilled,
+        platform=platform,
+        cores=cores,
     )

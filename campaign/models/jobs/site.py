@@ -17,7 +17,9 @@ from bisect import bisect_left, bisect_right, insort
 from collections.abc import Sequence
 from itertools import islice
 
-POLICIES = ("fcfs", "easy", "conservative", "accasim_easy")
+import numpy as np
+
+POLICIES = ("fcfs", "easy", "conservative", "accasim_easy", "sjf", "random")
 _LAST = float("inf")
 """Sorts after every job index: (t, _LAST) bisects past all entries (t, job)."""
 
@@ -30,7 +32,12 @@ class Site:
     reservation; the reservations are compressed every pass); ``accasim_easy`` (the EASY
     variant of AccaSim 1.1.3, for cross-checking against that simulator: the blocked head's
     reservation time is computed once; until that time any queued job that fits now is
-    started without protecting the head; from that time on the head is tried first).
+    started without protecting the head; from that time on the head is tried first);
+    ``sjf`` (shortest estimate first, ties by arrival; a blocked head blocks the rest);
+    ``random`` (each pass draws a waiting job uniformly from ``rng`` and starts it while it
+    fits; a pass draws only while a processor is free, since no draw could start a job
+    otherwise). ``rng`` (a ``numpy.random.Generator``, the policy stream) is needed by
+    ``random`` only, so every other policy stays deterministic without one.
     """
 
     def __init__(
@@ -40,9 +47,12 @@ class Site:
         size: Sequence[int],
         estimate: Sequence[float],
         index: int = 0,
+        rng: np.random.Generator | None = None,
     ) -> None:
         if policy not in POLICIES:
             raise ValueError(f"unknown scheduler {policy!r}; allowed: {', '.join(POLICIES)}")
+        if policy == "random" and rng is None:
+            raise ValueError("scheduler 'random' needs a random generator (the policy stream)")
         if processors <= 0:
             raise ValueError(f"a site needs at least one processor, got {processors}")
         self.processors = int(processors)
@@ -62,7 +72,13 @@ class Site:
             "easy": self._pass_easy,
             "conservative": self._pass_conservative,
             "accasim_easy": self._pass_accasim,
+            "sjf": self._pass_sjf,
+            "random": self._pass_random,
         }[policy]
+        self.rng = rng
+        # sjf: queued jobs sorted by (estimate, job), and the last job inserted there.
+        self._by_estimate: list[tuple[float, int]] = []
+        self._sorted_upto = -1
         # conservative: reservation start per queued job, availability profile, freed spans.
         self.reservation: dict[int, float] = {}
         # The queued jobs in compression order: sorted (reservation start, job).
@@ -217,6 +233,42 @@ class Site:
             if self.free == 0:
                 break
         self._easy_memo = (head, shadow, extra, queue[-1]) if self.free > 0 else None
+        return started
+
+    # ------------------------------------------------------------------ sjf and random
+    def _pass_sjf(self, t: float) -> list[int]:
+        """Start jobs in order of estimate (ties: arrival) until one does not fit."""
+        order = self._by_estimate
+        queue = self.queue
+        estimate = self.estimate
+        # The queue is in index order: jobs after the last one sorted are newcomers, whose
+        # estimates are final by now (a predictor rewrites them at arrival).
+        for job in islice(queue, bisect_right(queue, self._sorted_upto), None):
+            insort(order, (estimate[job], job))
+        self._sorted_upto = queue[-1]
+        started = []
+        size = self.size
+        for _, job in order:
+            if size[job] > self.free:
+                break
+            self._start(job, t)
+            started.append(job)
+        del order[: len(started)]
+        return started
+
+    def _pass_random(self, t: float) -> list[int]:
+        """Draw a waiting job uniformly; start it if it fits, else end the pass."""
+        waiting = list(self.queue)
+        draw = self.rng.integers
+        size = self.size
+        started = []
+        while waiting and self.free > 0:
+            job = waiting[int(draw(len(waiting)))]
+            if size[job] > self.free:
+                break
+            waiting.remove(job)
+            self._start(job, t)
+            started.append(job)
         return started
 
     # ------------------------------------------------------------------ accasim_easy

@@ -23,6 +23,8 @@ class Workload:
 
     ``estimate`` is the user's requested time; ``nan`` where the trace does not know it.
     ``job_id`` is the trace's job number (or 1..n), kept to report schedules per job.
+    ``ops``: operations each allocated core executes (datacenter workloads, datacenter.md
+    section 2); None when the runtime is all that is known.
     """
 
     submit: np.ndarray
@@ -32,6 +34,7 @@ class Workload:
     user: np.ndarray
     job_id: np.ndarray
     processors: int | None = None
+    ops: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.submit)
@@ -46,6 +49,7 @@ class Workload:
             estimate=self.estimate[index],
             user=self.user[index],
             job_id=self.job_id[index],
+            ops=None if self.ops is None else self.ops[index],
         )
 
     def rebased(self) -> Workload:
@@ -63,6 +67,7 @@ def from_arrays(
     user=None,
     job_id=None,
     processors: int | None = None,
+    ops=None,
 ) -> Workload:
     """Build a workload from plain sequences (tests, generators), sorted by submit time."""
     submit = np.asarray(submit, dtype=np.float64)
@@ -81,6 +86,7 @@ def from_arrays(
             else np.asarray(job_id, dtype=np.int64)
         ),
         processors=processors,
+        ops=None if ops is None else np.asarray(ops, dtype=np.float64),
     )
     return workload.take(np.argsort(workload.submit, kind="stable"))
 
@@ -171,3 +177,21 @@ def scale_load(workload: Workload, load: float) -> Workload:
         return workload
     origin = workload.submit[0]
     return replace(workload, submit=origin + (workload.submit - origin) / load)
+
+
+def estimates_from_runtime(
+    workload: Workload,
+    accuracy: float | None = None,
+    noise: float | None = None,
+    rng: np.random.Generator | None = None,
+) -> Workload:
+    """Replace the user estimates by EET = accuracy * p, or by p * U(1, noise) drawn from
+    ``rng`` (the estimates stream): the estimate-accuracy factor of datacenter.md section 2.
+    p is the workload's runtime (on a reference core for a core-level platform)."""
+    if (accuracy is None) == (noise is None):
+        raise ValueError("give exactly one of an estimate accuracy or an estimate noise")
+    if accuracy is not None:
+        return replace(workload, estimate=accuracy * workload.runtime)
+    if rng is None:
+        raise ValueError("noisy estimates need the estimates random stream")
+    return replace(workload, estimate=workload.runtime * rng.uniform(1.0, noise, len(workload)))

@@ -34,6 +34,9 @@ from campaign.models.jobs.workloads import locate, workloads_folder
 
 __all__ = ["run", "schedule", "check", "PARAMS", "GridSchedule"]
 
+LOCAL_POLICIES = tuple(policy for policy in POLICIES if policy != "random")
+"""Site schedulers of a grid: ``random`` needs a policy stream the grid does not hand out."""
+
 PARAMS: dict[str, str] = {
     "trace": "one SWF trace (file name in the workloads folder, or a path) for a machine config",
     "config": f"named configuration: {', '.join(CONFIGS)} (pwa4, pwa3: mixes of the "
@@ -52,7 +55,7 @@ PARAMS: dict[str, str] = {
     "sharing": f"{', '.join(SHARING)} (default broker; local: job at position i (from 0) "
     "runs on machine i mod M)",
     "strategy": f"broker allocation strategy: {', '.join(STRATEGIES)} (default mlp)",
-    "local_scheduler": f"site scheduler: {', '.join(POLICIES)} (default easy)",
+    "local_scheduler": f"site scheduler: {', '.join(LOCAL_POLICIES)} (default easy)",
     "overhead": "multi-site runtime stretch o (default 0)",
     "max_parts": "multisite: most machines one job may span (default: all)",
     "local_estimate": "what sites plan with: user (default), exact, predicted",
@@ -181,7 +184,7 @@ def check(params: Mapping[str, object]) -> None:
     if cap == "local" and sharing != "local":
         raise ValueError("parameter 'max_width': 'local' (home machine size) needs sharing: local")
     _choice(params, "strategy", STRATEGIES, "mlp")
-    scheduler = _choice(params, "local_scheduler", POLICIES, "easy")
+    scheduler = _choice(params, "local_scheduler", LOCAL_POLICIES, "easy")
     if sharing in ("job_sharing", "multisite") and scheduler != "easy":
         raise ValueError(f"parameter 'local_scheduler' must be easy with sharing {sharing}")
     _number(params, "overhead", 0.0, lambda v: v >= 0, text="a number >= 0")
