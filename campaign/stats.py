@@ -29,6 +29,12 @@ def interval(values: xr.DataArray, dim: str, confidence: float) -> xr.Dataset:
     n = values.count(dim)
     mean = values.mean(dim, skipna=True)
     std = values.std(dim, ddof=1, skipna=True).where(n >= 2)
+    # Identical replicates (a deterministic cell) get their value and a zero std exactly,
+    # not the rounding residue of summing and dividing.
+    low = values.min(dim, skipna=True)
+    same = low == values.max(dim, skipna=True)
+    mean = xr.where(same, low, mean)
+    std = xr.where(same & (n >= 2), 0.0, std)
     half = xr.apply_ufunc(t_quantile, confidence, n) * std / np.sqrt(n.where(n > 0))
     return xr.Dataset(
         {

@@ -32,6 +32,16 @@ def test_missing_values_are_ignored_and_one_value_has_no_interval():
     assert np.isnan(result["ci_low"].values[1]) and np.isnan(result["std"].values[1])
 
 
+def test_identical_replicates_give_their_value_and_a_zero_width_interval():
+    value = 0.931905  # five copies do not sum to exactly five times it
+    assert np.sum([value] * 5) / 5 != value
+    data = xr.DataArray([[value] * 5, [1.0, 2.0, 3.0, 4.0, 5.0]], dims=("cell", "replicate"))
+    result = interval(data, "replicate", 0.95)
+    assert result["mean"].values.tolist() == [value, 3.0]
+    assert result["std"].values[0] == 0.0 and result["std"].values[1] > 0
+    assert result["ci_low"].values[0] == value == result["ci_high"].values[0]
+
+
 def test_pooled_averages_other_factors_within_each_replicate():
     data = xr.DataArray(
         np.arange(12.0).reshape(2, 2, 3),
