@@ -85,6 +85,7 @@ def make_random_scenario(rng: np.random.Generator, **overrides) -> dict:
         "policy": str(rng.choice(["osep", "osep_checkpoint"])),
         "update_interval_s": float(rng.choice([10, 20, 60])),
         "restart_cost_s": float(rng.choice([0, 3])),
+        "claim_reuse": bool(rng.integers(2)),
     }
     params.update(overrides)
     return params

@@ -53,6 +53,8 @@ def test_four_users_give_four_satisfactions():
         ({"owner_load": 1.5}, "'owner_load'"),
         ({"tasks_per_user": [1, 2, 3]}, "'tasks_per_user'"),
         ({"tasks_per_user": 0}, "'tasks_per_user'"),
+        ({"tasks_per_user": ["machines", "half"]}, "'tasks_per_user'"),
+        ({"claim_reuse": 1}, "'claim_reuse'"),
         ({"task_duration_s": 0}, "'task_duration_s'"),
         ({"task_duration_s": [[600], []]}, "'task_duration_s'"),
         ({"submit_s": [0, -1]}, "'submit_s'"),
@@ -81,6 +83,10 @@ def test_defaults_and_documented_conversions():
     assert scenario.settings.offset == DEFAULTS["update_interval_s"] / 2
     assert parse({"update_interval_s": 60}).settings.offset == 30
     assert parse({"machines": 40, "tasks_per_user": "machines"}).recipe.tasks_per_user == (40, 40)
+    shares = {"machines": 20, "shares": [6, 8, 3, 3]}
+    assert parse({**shares, "tasks_per_user": "share"}).recipe.tasks_per_user == (6, 8, 3, 3)
+    counts = ["machines", "share", 7, "share"]
+    assert parse({**shares, "tasks_per_user": counts}).recipe.tasks_per_user == (20, 8, 7, 3)
 
 
 def test_mixed_durations_cycle_in_turn():
@@ -173,13 +179,15 @@ def test_fair_share_weights_by_share_starve_non_owners(schedule, weights, u2_sta
 def test_fair_share_history_window_decides_who_gets_machines(schedule, half_life, u2_at_110):
     """u1 alone runs two machines 10-110; both users have three tasks ready at 110. With a
     long half-life u1's usage still weighs (π_u1 > 0.5 = π_u2): u2 gets both machines; with
-    h = 1 s the usage is forgotten, priorities tie and the machines split 1/1."""
+    h = 1 s the usage is forgotten, priorities tie and the machines split 1/1. (Claim reuse
+    is off: with it u1 would keep both machines at 110 and no negotiation would choose.)"""
     params = {
         "machines": 2,
         "shares": [1, 1],
         "tasks": [[1, 0, 100]] * 2 + [[1, 50, 100]] * 3 + [[2, 50, 100]] * 3,
         "policy": "fair_share",
         "priority_half_life_s": half_life,
+        "claim_reuse": False,
     }
     runs = schedule(params)
     assert runs[0][0][:2] == runs[1][0][:2] == (10, 110)

@@ -9,6 +9,7 @@ import pytest
 
 from campaign.design import Design, cell_params
 from campaign.models.ownership import run
+from campaign.models.ownership.params import parse
 from campaign.spec import load_spec
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
@@ -33,19 +34,58 @@ def test_case1_covers_the_source_sweep():
     assert spec.cells == 216 and spec.replicates == 1
 
 
-def test_case1_at_ten_machines_is_the_worked_example():
+def test_case1_u2_submits_its_share():
     spec = load_spec(SPECS / "ownership-case1.yaml")
+    assert spec.params["tasks_per_user"] == ["machines", "share"]
+    for cell in Design(spec).cells:
+        params = cell_params(spec, cell)
+        n = params["machines"]
+        assert parse(params).recipe.tasks_per_user == (n, n // 2)
+
+
+def test_case1_at_ten_machines(su):
+    """Hand-computed, n = 10, maxt = all, checkpoint cost 0: u1's ten tasks run 10-310; at 60
+    u2 submits five, OSEP kills u1's five youngest (50 s run) and u2 runs 70-370; at 310 u1's
+    finished machines restart the victims (to 610, or to 560 from their checkpoints).
+    Fair-Share leaves u2 waiting until u1's tasks end: 310-610."""
+    spec = load_spec(SPECS / "ownership-case1.yaml")
+    first, second = su(300, 0, 310), su(300, 0, 610)
+    expected = {
+        "osep": {
+            "satisfaction_user1": (5 * first + 5 * second) / 10,
+            "satisfaction_user2": su(300, 60, 370),
+            "policy_violation": 100,  # u1 0-10, u2 60-70, five machines each
+            "capacity_loss": 50,
+            "policy_cost": 250,
+            "makespan": 610,
+            "n_preemptions": 5,
+        },
+        "osep_checkpoint": {
+            "satisfaction_user1": (5 * first + 5 * su(300, 0, 560)) / 10,
+            "satisfaction_user2": su(300, 60, 370),
+            "policy_violation": 100,
+            "capacity_loss": 50,
+            "policy_cost": 0,
+            "makespan": 560,
+            "n_preemptions": 5,
+        },
+        "fair_share": {
+            "satisfaction_user1": first,
+            "satisfaction_user2": su(300, 60, 610),
+            "policy_violation": 50 + 5 * 250,  # u1 0-10, u2 60-310
+            "capacity_loss": 0,
+            "policy_cost": 0,
+            "makespan": 610,
+            "n_preemptions": 0,
+        },
+    }
     found = 0
     for cell in Design(spec).cells:
         params = cell_params(spec, cell)
         if (params["machines"], params["maxt"], params["checkpoint_cost_s"]) == (10, "all", 0):
             metrics = run(params, 0)
-            cost, violation = {
-                "osep": (250, 100),
-                "osep_checkpoint": (0, 100),
-                "fair_share": (0, 1300),
-            }[params["policy"]]
-            assert (metrics["policy_cost"], metrics["policy_violation"]) == (cost, violation)
+            for name, value in expected[params["policy"]].items():
+                assert metrics[name] == pytest.approx(value, rel=1e-12), name
             found += 1
     assert found == 3
 

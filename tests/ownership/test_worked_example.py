@@ -154,11 +154,11 @@ def test_checkpoint_and_restart_costs_extend_the_example(example, schedule, su):
 
 
 def test_dispatch_delay_shifts_every_start(example, schedule):
-    """Hand-computed with a 5 s dispatch delay: u1 runs 15-315; five are killed at 60 after
-    45 s; u2 starts 75 (end 375); the 320 decision reserves for u1, which starts at 335; u2's
-    second half is reserved at 380 and starts at 395. Violation: u1 0-15 and 315-335, u2 60-75
-    and 375-395, five machines each: 75 + 100 + 75 + 100."""
-    params = {**example, "policy": "osep", "dispatch_delay_s": 5}
+    """Hand-computed with a 5 s dispatch delay and no claim reuse: u1 runs 15-315; five are
+    killed at 60 after 45 s; u2 starts 75 (end 375); the 320 decision reserves for u1, which
+    starts at 335; u2's second half is reserved at 380 and starts at 395. Violation: u1 0-15
+    and 315-335, u2 60-75 and 375-395, five machines each: 75 + 100 + 75 + 100."""
+    params = {**example, "policy": "osep", "dispatch_delay_s": 5, "claim_reuse": False}
     runs = schedule(params)
     for j in range(5):
         assert runs[j] == [(15, 315, "done")]

@@ -14,8 +14,9 @@ Parameters (default in brackets; times in seconds):
   percentages of n that must give whole machines. Their length is the number of users m.
 - Workload, either ``tasks``: an explicit list of [user (1-based), submit_s, duration_s];
   or parametric:
-  - ``tasks_per_user`` [10]: a count, one count per user, or ``machines`` (= n, as in
-    case 1 of the document);
+  - ``tasks_per_user`` [10]: a count, or one entry per user; a count may also be
+    ``machines`` (n) or ``share`` (the user's p_u): case 1 of the document is
+    ``[machines, share]``;
   - ``task_duration_s`` [300]: a duration, or one entry per user, each a duration or a list
     of durations taken in turn (``[600, 1800, 3600]`` is the "mixed" granularity);
   - ``submit_s`` [0]: when each user submits (a number, or one per user: arrival stagger);
@@ -24,6 +25,9 @@ Parameters (default in brackets; times in seconds):
 - ``update_interval_s`` [20]: T, decision epochs at k·T;
   ``negotiation_offset_s`` [T/2]: negotiation epochs at k·T + offset, 0 <= offset < T;
   ``dispatch_delay_s`` [0]: from a match to the task's start.
+- ``claim_reuse`` [true]: a machine whose task completes starts the same user's next ready
+  task at once (after the dispatch delay), as the batch system of the source keeps a user's
+  claim while that user has work; false leaves it idle until the next negotiation epoch.
 - ``maxt`` [all]: OSEP preemption budget per decision epoch, an integer >= 0 or ``all``.
 - ``checkpoint_cost_s`` [0], ``restart_cost_s`` [0]: checkpoint write (machine busy) and
   extra run time on resume; used by ``osep_checkpoint`` only.

@@ -27,6 +27,7 @@ DEFAULTS: dict[str, object] = {
     "update_interval_s": 20.0,
     "negotiation_offset_s": None,
     "dispatch_delay_s": 0.0,
+    "claim_reuse": True,
     "maxt": "all",
     "checkpoint_cost_s": 0.0,
     "restart_cost_s": 0.0,
@@ -105,6 +106,13 @@ def _per_user(value: object, name: str, users: int) -> list[object]:
     return [value] * users
 
 
+def _flag(params: Mapping[str, object], name: str) -> bool:
+    value = params.get(name, DEFAULTS[name])
+    if not isinstance(value, bool):
+        raise ValueError(f"parameter {name!r} must be true or false, got {value!r}")
+    return value
+
+
 def _choice(params: Mapping[str, object], name: str, allowed: Sequence[str]) -> str:
     value = params.get(name, DEFAULTS[name])
     if value not in allowed:
@@ -169,17 +177,31 @@ def _explicit(raw: object, users: int) -> tuple[tuple[int, float, float], ...]:
     return tuple(tasks)
 
 
-def _recipe(params: Mapping[str, object], users: int, machines: int) -> Recipe:
+def _task_count(value: object, machines: int, share: int) -> int:
+    """A user's task count: a number, ``machines`` (n) or ``share`` (the user's p_u)."""
+    if value == "machines":
+        return machines
+    if value == "share":
+        return share
+    if isinstance(value, str):
+        raise ValueError(
+            "parameter 'tasks_per_user' must be an integer >= 0, 'machines' or 'share' "
+            f"(per user or for all), got {value!r}"
+        )
+    return _integer(value, "tasks_per_user", 0)
+
+
+def _recipe(params: Mapping[str, object], shares: tuple[int, ...], machines: int) -> Recipe:
+    users = len(shares)
     if params.get("tasks") is not None:
         mixed = [name for name in PARAMETRIC if name in params]
         if mixed:
             raise ValueError(f"parameter {mixed[0]!r} cannot be combined with 'tasks'")
         return Recipe(users, explicit=_explicit(params["tasks"], users))
     raw_counts = params.get("tasks_per_user", DEFAULTS["tasks_per_user"])
-    if raw_counts == "machines":
-        raw_counts = machines
     counts = tuple(
-        _integer(c, "tasks_per_user", 0) for c in _per_user(raw_counts, "tasks_per_user", users)
+        _task_count(c, machines, share)
+        for c, share in zip(_per_user(raw_counts, "tasks_per_user", users), shares, strict=True)
     )
     if sum(counts) == 0:
         raise ValueError("parameter 'tasks_per_user' must give at least one task")
@@ -231,6 +253,7 @@ def parse(params: Mapping[str, object]) -> Scenario:
         interval=interval,
         offset=offset,
         dispatch_delay=_number(params, "dispatch_delay_s", 0.0),
+        claim_reuse=_flag(params, "claim_reuse"),
         maxt=_maxt(params),
         checkpoint_cost=_number(params, "checkpoint_cost_s", 0.0),
         restart_cost=_number(params, "restart_cost_s", 0.0),
@@ -240,7 +263,7 @@ def parse(params: Mapping[str, object]) -> Scenario:
     )
     return Scenario(
         settings=settings,
-        recipe=_recipe(params, len(shares), machines),
+        recipe=_recipe(params, shares, machines),
         owner_off=_number(params, "owner_off_s", 0.0, open_low=True),
         owner_on=_number(params, "owner_on_s", 0.0, open_low=True),
     )

@@ -1,8 +1,8 @@
 """The reference scenarios of section 8 of the model document, as parameter sets.
 
 Policy and its options are left out: combine a scenario with ``policy``, ``maxt``, ... .
-Decisions of the document are kept: tasks per user = n in case 1, "mixed" durations taken in
-turn 600/1800/3600.
+Decisions of the document are kept: in case 1 u1 submits n tasks and u2 its share n/2;
+"mixed" durations are taken in turn 600/1800/3600.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ def _case1(machines: int) -> dict:
     return {
         "machines": machines,
         "shares_pct": [50, 50],
-        "tasks_per_user": machines,
+        "tasks_per_user": [machines, machines // 2],
         "task_duration_s": 300,
         "submit_s": [0, 60],
     }

@@ -29,6 +29,12 @@ Decisions where the model document is silent:
 - The restart cost is extra work at the machine's rate, paid whenever a task resumes from a
   checkpoint; a task preempted during it keeps only the progress it had.
 - Capacity loss of a freed machine that never runs a task again lasts until the makespan.
+- Claim reuse: a machine whose task completes starts its user's queue head at once when
+  that user has a queued task, even one a reservation was made for (the batch system knows
+  no reservations: the reservation then finds no ready task at the negotiation and is
+  dropped); otherwise the machine becomes idle. It applies to every policy, as the batch
+  system under both keeps the claim. Completions come before submissions of the same time,
+  so a task submitted at the instant of a completion waits for a negotiation.
 - Fair-Share: ρ_u is the number of u's running tasks at the epoch, before its matches; the
   first update (at the first negotiation epoch) covers the time since 0.
 """
@@ -67,6 +73,7 @@ class Settings:
     half_life: float = 86400.0
     share_weighted: bool = False
     owner_load: float = 0.0
+    claim_reuse: bool = True
 
 
 @dataclass(frozen=True)
@@ -281,7 +288,10 @@ class Simulation:
         self.done += 1
         self.state[machine] = IDLE
         self.task_on[machine] = -1
-        heapq.heappush(self.free, machine)
+        if self.s.claim_reuse and self.queue[u]:
+            self.dispatch(u, machine)  # the user's claim on the machine is kept
+        else:
+            heapq.heappush(self.free, machine)
 
     def suspend(self, task: int, beneficiary: int) -> None:
         """Preempt a running task; its machine is reserved for the beneficiary."""
