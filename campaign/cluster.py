@@ -24,6 +24,8 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import re
+import ssl
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -37,6 +39,7 @@ from campaign.errors import CampaignError
 SECURITY_FIELDS = ("ca", "cert", "key")
 CLUSTER_FIELDS = ("class", "options", "scale", "adapt")
 CONNECT_TIMEOUT = "10s"
+LOOPBACK = "127.0.0.1"
 
 
 def default_workers() -> int:
@@ -90,6 +93,7 @@ def load_security(path: str | Path) -> Any:
             raise CampaignError(f"security file {path}: {name} file {file} does not exist")
         files[name] = str(file)
     cert, key = files["cert"], files.get("key")
+    check_tls_files(path, files["ca"], cert, key)
     return Security(
         require_encryption=True,
         tls_ca_file=files["ca"],
@@ -102,11 +106,90 @@ def load_security(path: str | Path) -> Any:
     )
 
 
+def _ssl_reason(error: Exception) -> str:
+    """OpenSSL's message without the C source location it appends."""
+    return re.sub(r"\s*\(_ssl\.c:\d+\)$", "", str(error.args[-1] if error.args else error))
+
+
+def check_tls_files(path: Path, ca: str, cert: str, key: str | None) -> None:
+    """Refuse TLS files Dask could not use, in one line naming the file, before anything starts:
+    each must parse, the key must be the certificate's, and two holders of the certificate
+    must accept each other (a handshake in memory, both sides showing it, as Dask's do)."""
+    try:
+        ssl.create_default_context(cafile=ca)
+    except ssl.SSLError as error:
+        raise CampaignError(
+            f"security file {path}: ca file {ca} holds no PEM certificate ({_ssl_reason(error)})"
+        ) from None
+    try:
+        ssl.create_default_context(cafile=cert)
+    except ssl.SSLError as error:
+        raise CampaignError(
+            f"security file {path}: cert file {cert} holds no PEM certificate "
+            f"({_ssl_reason(error)})"
+        ) from None
+    contexts = []
+    for purpose in (ssl.Purpose.SERVER_AUTH, ssl.Purpose.CLIENT_AUTH):
+        context = ssl.create_default_context(purpose, cafile=ca)
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_REQUIRED
+        try:
+            context.load_cert_chain(cert, key, password=lambda: b"")
+        except ssl.SSLError as error:
+            problem = (
+                f"is not the private key of {cert}"
+                if "KEY_VALUES_MISMATCH" in str(error)
+                else f"is not an unencrypted PEM private key ({_ssl_reason(error)})"
+            )
+            raise CampaignError(f"security file {path}: key file {key or cert} {problem}") from None
+        contexts.append(context)
+    try:
+        _handshake(*contexts)
+    except ssl.SSLError as error:
+        raise CampaignError(
+            f"security file {path}: TLS with cert {cert} and ca {ca} fails (is the cert signed "
+            f"by that ca?): {_ssl_reason(error)}"
+        ) from None
+
+
+def _handshake(client_context: ssl.SSLContext, server_context: ssl.SSLContext) -> None:
+    """A TLS handshake between the two contexts through memory buffers; raises SSLError."""
+    to_server, to_client = ssl.MemoryBIO(), ssl.MemoryBIO()
+    client = client_context.wrap_bio(to_client, to_server, server_side=False)
+    server = server_context.wrap_bio(to_server, to_client, server_side=True)
+    finished = [False, False]
+    for _ in range(8):
+        for index, side in enumerate((client, server)):
+            if not finished[index]:
+                try:
+                    side.do_handshake()
+                    finished[index] = True
+                except ssl.SSLWantReadError:
+                    pass
+        if all(finished):
+            return
+    raise ssl.SSLError("the TLS handshake did not complete")
+
+
+SCHEDULER_SCHEMES = ("tcp", "tls")
+
+
 def scheduler_address(address: str, security: Any | None) -> str:
     """The address to connect to, refusing a mix of TLS and plain TCP before any connection."""
+    if not address.strip():
+        raise CampaignError(
+            "--scheduler is empty: give tcp://HOST:PORT (or tls://HOST:PORT with --security), "
+            "or leave it out to use the embedded cluster"
+        )
     if "://" not in address:
         return f"{'tls' if security is not None else 'tcp'}://{address}"
-    protocol = address.split("://", 1)[0]
+    protocol, _, rest = address.partition("://")
+    if protocol not in SCHEDULER_SCHEMES or not rest:
+        what = f"unknown scheme {protocol!r}" if protocol not in SCHEDULER_SCHEMES else "no host"
+        raise CampaignError(
+            f"--scheduler {address}: {what}; allowed: tcp://HOST:PORT, or tls://HOST:PORT "
+            "with --security"
+        )
     if protocol == "tls" and security is None:
         raise CampaignError(
             f"the Dask scheduler {address} uses TLS: pass --security FILE with its CA, "
@@ -189,6 +272,12 @@ def cluster_class(reference: str, path: Path) -> type:
     return cls
 
 
+def binds_one_interface(options: dict[str, Any]) -> bool:
+    """Whether a dask_jobqueue cluster's options tie its scheduler and workers to one network
+    interface (without, both listen on every interface)."""
+    return bool(options.get("interface"))
+
+
 def start_cluster(spec: ClusterFile, security: Any | None) -> Any:
     """Start the cluster a cluster file describes and ask it for workers."""
     cls = cluster_class(spec.reference, spec.path)
@@ -214,6 +303,28 @@ def start_cluster(spec: ClusterFile, security: Any | None) -> Any:
 
 
 # -- clients -----------------------------------------------------------------------------------
+def check_cluster_options(
+    scheduler: str | None = None,
+    cluster: str | Path | None = None,
+    security: str | Path | None = None,
+) -> Any | None:
+    """Refuse a bad choice of cluster in one line before any work: both a scheduler and a
+    cluster file, an empty or unknown scheduler address, unusable TLS files or cluster file.
+    Returns the `distributed.Security` of `security`, if given."""
+    if scheduler is not None and cluster is not None:
+        raise CampaignError("give --scheduler or --cluster, not both")
+    if cluster is not None and not str(cluster).strip():
+        raise CampaignError(
+            "--cluster is empty: give a cluster file, or leave it out to use the embedded cluster"
+        )
+    tls = load_security(security) if security is not None else None
+    if scheduler is not None:
+        scheduler_address(scheduler, tls)
+    if cluster is not None:
+        load_cluster_file(cluster)
+    return tls
+
+
 @contextmanager
 def open_client(
     scheduler: str | None = None,
@@ -224,12 +335,10 @@ def open_client(
 ) -> Iterator[Any]:
     """A Dask client: to a running scheduler, to a cluster a cluster file starts, or to an
     embedded cluster of worker processes listening on 127.0.0.1 only."""
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
-    if scheduler and cluster:
-        raise CampaignError("give --scheduler or --cluster, not both")
-    tls = load_security(security) if security is not None else None
-    if scheduler:
+    tls = check_cluster_options(scheduler, cluster, security)
+    if scheduler is not None:
         address = scheduler_address(scheduler, tls)
         try:
             client = Client(address, timeout=CONNECT_TIMEOUT, security=tls)
@@ -248,8 +357,14 @@ def open_client(
         finally:
             client.close()
         return
-    if cluster:
+    if cluster is not None:
         spec = load_cluster_file(cluster)
+        if tls is None and ":" not in spec.reference and not binds_one_interface(spec.options):
+            say(
+                f"warning: {spec.path} sets no 'interface': its scheduler and workers listen "
+                "on every interface over plain TCP, where whoever reaches them can run code; "
+                "set the cluster network's interface and use --security (see cluster/README.md)"
+            )
         started = start_cluster(spec, tls)
         try:
             client = Client(started, security=tls)
@@ -265,15 +380,7 @@ def open_client(
             started.close()
         return
     count = workers or default_workers()
-    local = LocalCluster(
-        n_workers=count,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address="127.0.0.1:0",
-        silence_logs=logging.ERROR,
-        security=tls,
-    )
+    local = start_local_cluster(count, tls)
     try:
         client = Client(local, security=tls)
         try:
@@ -283,3 +390,23 @@ def open_client(
             client.close()
     finally:
         local.close()
+
+
+def start_local_cluster(workers: int, security: Any | None) -> Any:
+    """The embedded cluster: scheduler, dashboard, nannies and workers all listen on 127.0.0.1
+    only, so nothing outside this machine can reach them (TLS with `security`)."""
+    from distributed import LocalCluster
+
+    try:
+        return LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            host=LOOPBACK,
+            dashboard_address=f"{LOOPBACK}:0",
+            silence_logs=logging.ERROR,
+            security=security,
+        )
+    except (RuntimeError, OSError) as error:
+        reason = str(error).replace("\n", " ")
+        raise CampaignError(f"the embedded Dask cluster did not start: {reason}") from error

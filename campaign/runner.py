@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from campaign.cluster import open_client
+from campaign.cluster import check_cluster_options, open_client
 from campaign.design import Design, cell_params
 from campaign.errors import CampaignError
 from campaign.execute import WAIT_WORKERS_SECONDS, Item, dispatch
@@ -122,6 +122,7 @@ def run(
         wait_workers = float("inf") if cluster else WAIT_WORKERS_SECONDS
     if not wait_workers >= 0:
         raise CampaignError(f"--wait-workers must be >= 0 seconds, got {wait_workers}")
+    check_cluster_options(scheduler, cluster, security)
     spec = as_spec(spec)
     ledger = Ledger(spec.output)
     if new:

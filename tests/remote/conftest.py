@@ -56,9 +56,15 @@ class Cluster:
     """A scheduler and workers as separate processes, as a user would start them by hand."""
 
     def __init__(
-        self, folder: Path, certs: Path | None = None, scripts: bool = False, nanny: bool = True
+        self,
+        folder: Path,
+        certs: Path | None = None,
+        scripts: bool = False,
+        nanny: bool = True,
+        dashboard: str = "none",
     ):
         self.nanny = nanny  # without one a worker is one process: quicker to start
+        self.dashboard = dashboard  # DASHBOARD of start-scheduler.sh ("" for its default)
         self.folder = folder
         self.certs = certs
         self.scripts = scripts  # start them with cluster/start-scheduler.sh, start-workers.sh
@@ -82,7 +88,7 @@ class Cluster:
 
     def start_scheduler(self) -> None:
         if self.scripts:
-            env = {**SCRIPT_ENV, "DASHBOARD": "none", "CERTS": str(self.certs or "")}
+            env = {**SCRIPT_ENV, "DASHBOARD": self.dashboard, "CERTS": str(self.certs or "")}
             script = str(REPO / "cluster" / "start-scheduler.sh")
             args = ["bash", script, "127.0.0.1", str(self.port)]
             self.scheduler = _start(args, self.folder / f"scheduler-{self.port}.log", env)
@@ -92,8 +98,10 @@ class Cluster:
         self.scheduler = _start(args, self.folder / f"scheduler-{self.port}.log")
 
     def start_workers(self, count: int) -> None:
-        """`count` worker processes under one `dask worker` (cluster/start-workers.sh)."""
-        env = {**SCRIPT_ENV, "HOST": "127.0.0.1", "CERTS": str(self.certs or "")}
+        """`count` worker processes under one `dask worker` (cluster/start-workers.sh), on
+        the address that reaches the scheduler, as the script finds it."""
+        env = {**SCRIPT_ENV, "CERTS": str(self.certs or "")}
+        env.pop("HOST", None)
         script = str(REPO / "cluster" / "start-workers.sh")
         log = self.folder / f"workers-{self.port}.log"
         self.workers.append(_start(["bash", script, self.address, str(count)], log, env))
@@ -142,8 +150,9 @@ def start_cluster(tmp_path):
         wait: bool = True,
         scripts: bool = False,
         nanny: bool = True,
+        dashboard: str = "none",
     ) -> Cluster:
-        cluster = Cluster(tmp_path, certs, scripts, nanny)
+        cluster = Cluster(tmp_path, certs, scripts, nanny, dashboard)
         clusters.append(cluster)
         cluster.start_scheduler()
         if scripts and workers:

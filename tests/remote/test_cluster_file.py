@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 import pytest
+import yaml
 
 import campaign
 from campaign.cli import main
@@ -84,6 +85,8 @@ def test_example_cluster_files_make_job_scripts(remote, name, directive, expecte
     assert f"{directive} {expected}" in script
     assert "source ~/venvs/campaign/bin/activate" in script
     assert all(part in script for part in ("--nworkers 16 ", "--nthreads 1 ", "--nanny"))
+    assert "--dashboard-address=127.0.0.1:0" in script  # the status pages stay on the nodes
+    assert spec.options["scheduler_options"] == {"dashboard_address": "127.0.0.1:8787"}
 
 
 def test_security_and_cluster_files_refuse_mistakes_naming_the_file(tmp_path):
@@ -132,3 +135,34 @@ def test_scheduler_address_refuses_a_mix_of_tls_and_plain_tcp():
         scheduler_address("tls://h:1", None)
     with pytest.raises(CampaignError, match=r"^--security needs a tls:// scheduler address, got"):
         scheduler_address("tcp://h:1", security)
+
+
+@pytest.mark.parametrize("interface", [None, "lo"])
+def test_batch_cluster_without_interface_is_said_to_listen_everywhere(tmp_path, interface):
+    """A dask-jobqueue cluster (no job submitted: no scale) listens on every interface unless
+    its file names one: `run` warns then, and with `interface: lo` the scheduler listens on
+    loopback only."""
+    pytest.importorskip("dask_jobqueue")
+    import psutil
+
+    from campaign.cluster import open_client
+
+    dashboard = {"dashboard_address": "127.0.0.1:0"}
+    options = {"cores": 1, "memory": "1GB", "scheduler_options": dashboard}
+    if interface:
+        options["interface"] = interface
+    path = tmp_path / "slurm.yaml"
+    path.write_text(yaml.safe_dump({"class": "SLURMCluster", "options": options}))
+    said: list[str] = []
+    with open_client(cluster=path, say=said.append) as client:
+        info = client.scheduler_info()
+        port = int(info["address"].rsplit(":", 1)[1])
+        sockets = psutil.Process().net_connections(kind="inet")
+        listening = {s.laddr.ip for s in sockets if s.status == "LISTEN" and s.laddr.port == port}
+    warning = (
+        f"warning: {path} sets no 'interface': its scheduler and workers listen on every "
+        "interface over plain TCP, where whoever reaches them can run code; set the cluster "
+        "network's interface and use --security (see cluster/README.md)"
+    )
+    assert (warning in said) == (interface is None), said
+    assert listening == ({"127.0.0.1"} if interface else {"0.0.0.0", "::"})
