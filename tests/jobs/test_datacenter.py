@@ -226,6 +226,30 @@ def test_experiment_1_fcfs_by_hand():
     assert s.end.max() == 120
 
 
+@pytest.mark.parametrize(
+    ("backfill_after_start", "at_zero"),
+    [(True, [0, 1, 2, 3, 4, 6, 7, 8, 12, 18]), (False, [0, 1, 2, 3, 4])],
+)
+def test_experiment_1_easy_first_pass(backfill_after_start, at_zero):
+    """At 0 the heads 0-4 (4 + 8 + 16 + 32 + 64 = 124 cores) start and job 5 (128) waits
+    for job 4's planned end, S = 14. By default the 4, 8 and 16-core jobs 6, 7, 8, 12 and 18
+    (EET 7, ending by S) backfill into the 36 free cores; under the reference simulator's
+    rule that pass started heads, so it backfills nothing."""
+    params = {
+        "workload": "datacenter_exp1",
+        "scheduler": "easy",
+        "backfill_after_start": backfill_after_start,
+    }
+    s = schedule(params, 1)
+    check_feasible(s)
+    assert np.flatnonzero(s.start == 0).tolist() == at_zero
+
+
+def test_backfill_after_start_must_be_a_flag():
+    with pytest.raises(ValueError, match="'backfill_after_start' must be bool"):
+        run.check({"workload": "datacenter_exp1", "backfill_after_start": "no"})
+
+
 def test_heterogeneity_speeds_jobs_up_at_an_equal_core_count():
     base = run({"workload": "datacenter_exp1", "scheduler": "fcfs"}, 1)
     mixed = run({"workload": "datacenter_exp1", "scheduler": "fcfs", "hetero_fraction": 0.5}, 1)

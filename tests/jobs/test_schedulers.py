@@ -256,3 +256,35 @@ def test_empty_workload_gives_nan_not_an_error():
     schedule = run_schedule(from_arrays([], [], []), 4, "easy")
     m = schedule_metrics(schedule)
     assert np.isnan(m["mean_wait"]) and m["jobs"] == 0
+
+
+# 4 processors, estimate = runtime: the pass at 10 starts the head (job 2) and finds job 3
+# blocked (shadow time 20, nothing left over), while job 4 would fit until then.
+HEAD_THEN_BACKFILL = [(0, 4, 10, 10), (1, 2, 10, 10), (1, 4, 10, 10), (1, 1, 5, 5), (12, 1, 3, 3)]
+
+
+@pytest.mark.parametrize(
+    ("backfill_after_start", "starts", "mean_wait"),
+    [
+        # Job 4 backfills in the pass at 10 that started job 2; job 5 beside it at 12.
+        (True, [0, 10, 20, 10, 12], 37 / 5),
+        # The pass at 10 started job 2, so it backfills nothing; the pass at 12 (job 5's
+        # arrival) starts no head and backfills jobs 4 and 5 (12 + 5 <= 20).
+        (False, [0, 10, 20, 12, 12], 39 / 5),
+    ],
+)
+def test_easy_backfill_after_start(backfill_after_start, starts, mean_wait):
+    s = simulate(HEAD_THEN_BACKFILL, 4, "easy", backfill_after_start=backfill_after_start)
+    assert s.start.tolist() == starts
+    assert s.end.tolist() == [start + p for start, (_, _, p, _) in zip(starts, HEAD_THEN_BACKFILL)]
+    m = schedule_metrics(s)
+    assert m["makespan"] == 30
+    assert m["mean_wait"] == pytest.approx(mean_wait, rel=1e-12)
+    assert m["jobs_backfilled"] == 2
+
+
+@pytest.mark.parametrize("jobs", [EXAMPLE_A_GOOD, EXAMPLE_A_BAD], ids=["good", "bad"])
+def test_example_a_is_the_same_under_the_reference_rule(jobs):
+    """datacenter.md section 2: Example A gives the same schedules either way."""
+    rule = simulate(jobs, 2, "easy", backfill_after_start=False)
+    assert rule.start.tolist() == simulate(jobs, 2, "easy").start.tolist()

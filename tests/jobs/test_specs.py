@@ -29,3 +29,16 @@ def test_synthetic_demo_cell_runs_quickly():
     cell = {**spec["params"], "scheduler": "conservative", "load": 2.0}
     metrics = run(cell, spec["seed"])
     assert metrics["jobs"] == 1000
+
+
+def test_datacenter_spec_replays_easy_both_ways():
+    """The reference simulator's EASY rule and the usual one, both on every workload."""
+    spec = yaml.safe_load((SPECS / "datacenter.yaml").read_text())
+    assert spec["factors"]["backfill_after_start"] == [False, True]
+    assert "backfill_after_start" in spec["paired"]
+    assert spec["factors"]["workload"] == ["datacenter_exp1", "datacenter_exp2", "datacenter_exp3"]
+    assert 1.4 in spec["factors"]["estimate_accuracy"]
+    cell = {**spec["params"], "workload": "datacenter_exp1", "scheduler": "easy"}
+    reference = run({**cell, "backfill_after_start": False}, spec["seed"])
+    usual = run({**cell, "backfill_after_start": True}, spec["seed"])
+    assert reference["mean_wait"] != usual["mean_wait"]

@@ -70,6 +70,9 @@ PARAMS: dict[str, str] = {
     "not with estimate_accuracy",
     "kill_at_estimate": "kill a job at its user estimate (default true; false for datacenter "
     "workloads, whose reference simulator never kills)",
+    "backfill_after_start": "EASY: backfill in a pass that started the queue head (default "
+    "true); false is the datacenter reference simulator's rule (such a pass backfills "
+    "nothing); other schedulers ignore it",
     "bsld_floor_one": "floor the bounded slowdown at 1 (default true)",
     "energy": "compute energy, edp and edp_stepwise on processors of cores (default false: "
     "NaN; true for datacenter workloads)",
@@ -181,6 +184,7 @@ def check(params: Mapping[str, object]) -> None:
             f"parameter 'estimate_accuracy' {accuracy!r} < 1 would kill every job at a * p: "
             "set 'kill_at_estimate: false' (the datacenter configuration never kills)"
         )
+    _get(params, "backfill_after_start", (bool,), True)
     _get(params, "bsld_floor_one", (bool,), True)
     _get(params, "energy", (bool,), False)
     _get(params, "cores_per_processor", (int,), 8, lambda v: v >= 1)
@@ -291,6 +295,7 @@ def _simulate(params: Mapping[str, object], seed: int) -> tuple[Schedule, int, d
         _kill(params),
         rng=np.random.default_rng(streams[3]),
         platform=platform,
+        backfill_after_start=bool(params.get("backfill_after_start", True)),
     )
     return result, processors, dropped
 

@@ -166,6 +166,7 @@ def run_schedule(
     predictor: Predictor | None = None,
     rng: np.random.Generator | None = None,
     platform: Platform | None = None,
+    backfill_after_start: bool = True,
 ) -> Schedule:
     """Simulate one site and return the whole schedule (for metrics, checks and plots).
 
@@ -173,13 +174,17 @@ def run_schedule(
     cores of a core-level platform (``processors`` of them); the workload then needs its
     operation counts (``workload.ops``), from which each job's runtime follows at its start.
     Schedulers still plan with the estimates (``workload.runtime`` for ``exact``).
+    ``backfill_after_start``: see :class:`Site` (false: an EASY pass that started the head
+    backfills nothing).
     """
     runtime, est, limit, killed = job_times(workload, estimate, kill_at_estimate)
     if estimate == "predicted" and predictor is None:
         raise ValueError("estimate 'predicted' needs a predictor")
     sizes = workload.size.tolist()
     estimates = est.tolist()
-    site = Site(processors, scheduler, sizes, estimates, rng=rng)
+    site = Site(
+        processors, scheduler, sizes, estimates, rng=rng, backfill_after_start=backfill_after_start
+    )
     execution = None
     if platform is not None:
         if platform.cores != processors:

@@ -38,6 +38,8 @@ class Site:
     fits; a pass draws only while a processor is free, since no draw could start a job
     otherwise). ``rng`` (a ``numpy.random.Generator``, the policy stream) is needed by
     ``random`` only, so every other policy stays deterministic without one.
+    ``backfill_after_start`` false gives ``easy`` the rule of the datacenter reference
+    simulator: a pass that started a job at the head of the queue backfills nothing.
     """
 
     def __init__(
@@ -48,6 +50,7 @@ class Site:
         estimate: Sequence[float],
         index: int = 0,
         rng: np.random.Generator | None = None,
+        backfill_after_start: bool = True,
     ) -> None:
         if policy not in POLICIES:
             raise ValueError(f"unknown scheduler {policy!r}; allowed: {', '.join(POLICIES)}")
@@ -76,6 +79,7 @@ class Site:
             "random": self._pass_random,
         }[policy]
         self.rng = rng
+        self.backfill_after_start = backfill_after_start
         # sjf: queued jobs sorted by (estimate, job), and the last job inserted there.
         self._by_estimate: list[tuple[float, int]] = []
         self._sorted_upto = -1
@@ -205,6 +209,9 @@ class Site:
         started = self._start_heads(t)
         queue = self.queue
         if len(started) == len(queue) or self.free == 0:
+            self._easy_memo = None
+            return started
+        if started and not self.backfill_after_start:
             self._easy_memo = None
             return started
         head = queue[len(started)]
