@@ -56,6 +56,8 @@ def cmd_plan(args) -> int:
 
     plan = make_plan(args.spec)
     print(describe_spec(plan.spec))
+    if plan.damaged:
+        print(plan.damaged)
     print(
         f"plan: {plan.done} done, {len(plan.failed)} failed (will be retried), "
         f"{len(plan.missing)} missing; {len(plan.to_run)} tasks would run"
@@ -74,6 +76,8 @@ def cmd_status(args) -> int:
         f"{plan.spec.name}: {total} tasks: {plan.done} done, {len(plan.failed)} failed, "
         f"{len(plan.missing)} missing  (ledger {plan.ledger.folder})"
     )
+    if plan.damaged:
+        print(plan.damaged)
     if plan.spec.precision is not None:
         print(PRECISION_NOTE.format(most=plan.spec.replicates))
     listed = list(plan.design.tasks(plan.failed[: args.limit]))

@@ -9,6 +9,15 @@ A batch file is written under a temporary name, flushed to disk and renamed into
 record exists on disk completely or not at all: a task counts as done only once its file is
 there. Records are keyed by the task key; when a key appears twice, a success wins over a
 failure and a later record over an earlier one.
+
+Each line ends with a CRC-32 of the rest of it (a ``"crc"`` field), so a damaged record (a torn
+line, stray bytes, a hand edit) is found without parsing every line's JSON. Lines without that
+field (ledgers written before it existed) are parsed and checked instead. A damaged record is
+skipped and reported, so its task counts as not done and runs again; `run` moves files holding
+damaged records to ``OUTPUT/ledger.damaged/`` (their sound records stay in the ledger).
+
+Readers never lock: a compaction writes its merged file before it removes the originals, so a
+reader that finds a listed file gone reads the ledger again.
 """
 
 from __future__ import annotations
@@ -16,13 +25,18 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterable
+import zlib
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from campaign.errors import CampaignError
 
 IDENTITY_FIELDS = ("model", "params", "seed")
+DAMAGED_FOLDER = "ledger.damaged"
+READ_ATTEMPTS = 20
+T = TypeVar("T")
 
 
 def _fsync_dir(path: Path) -> None:
@@ -55,12 +69,23 @@ class Ledger:
         self.folder = self.output / "ledger"
         self.manifest_path = self.output / "campaign.json"
         self._counter = 0
+        self.damaged: Counter[Path] = Counter()  # damaged records per file, of the last read
 
     # -- identity -------------------------------------------------------------------------
     def read_identity(self) -> dict[str, Any] | None:
         if not self.manifest_path.exists():
             return None
-        return json.loads(self.manifest_path.read_text())
+        try:
+            identity = json.loads(self.manifest_path.read_bytes())
+            if not isinstance(identity, dict):
+                raise ValueError("not a JSON object")
+        except ValueError as error:
+            raise CampaignError(
+                f"{self.manifest_path} is damaged ({error}); it says what the results stored "
+                f"in {self.folder} mean: restore it, or rerun with --new to set those results "
+                f"aside and start afresh"
+            ) from None
+        return identity
 
     def check_identity(self, identity: dict[str, Any]) -> None:
         """Refuse to mix results of campaigns whose stored results mean different things."""
@@ -104,13 +129,8 @@ class Ledger:
         self.folder.mkdir(parents=True, exist_ok=True)
         self._counter += 1
         name = f"{time.time_ns():020d}-{os.getpid()}-{self._counter:06d}.jsonl"
-        # key and status lead each line, so `statuses` can read them without parsing JSON
-        text = "".join(
-            json.dumps({"key": r["key"], "status": r["status"], **r}, allow_nan=True) + "\n"
-            for r in records
-        )
         path = self.folder / name
-        write_atomic(path, text)
+        write_atomic(path, "".join(_sealed_line(record) for record in records))
         return path
 
     def files(self) -> list[Path]:
@@ -121,77 +141,200 @@ class Ledger:
     def load(self, only: set[str] | None = None) -> dict[str, dict[str, Any]]:
         """Stored records by task key (success beats failure, later beats earlier).
 
-        With ``only``, just the records of those keys are parsed.
+        With ``only``, just the records of those keys are parsed. Damaged records are skipped
+        and counted in ``damaged``.
         """
+        return self._read(lambda: self._load_once(only))
+
+    def _load_once(self, only: set[str] | None) -> dict[str, dict[str, Any]]:
         records: dict[str, dict[str, Any]] = {}
         for path in self.files():
-            with open(path) as handle:
-                for line in handle:
-                    if only is not None and _key_and_status(line)[0] not in only:
+            for line in _lines(path):
+                if only is not None:
+                    head = _head(line) if _is_sealed(line) else None
+                    if head is not None and head[0] not in only:
                         continue
-                    if not line.strip():
-                        continue
-                    record = json.loads(line)
-                    previous = records.get(record["key"])
-                    if previous is None or not (
-                        previous["status"] == "ok" and record["status"] != "ok"
-                    ):
-                        records[record["key"]] = record
+                record = _record(line)
+                if record is None:
+                    self.damaged[path] += 1
+                    continue
+                if only is not None and record["key"] not in only:
+                    continue
+                previous = records.get(record["key"])
+                if previous is None or not (
+                    previous["status"] == "ok" and record["status"] != "ok"
+                ):
+                    records[record["key"]] = record
         return records
 
     def statuses(self) -> dict[str, bool]:
         """Task key -> True if it succeeded (at least once), False if it only failed.
 
-        Reads only the leading key and status of each line, without parsing the JSON: a
-        million records take seconds and far less memory than `load`.
+        A line whose checksum holds gives its leading key and status without parsing its
+        JSON: a million records take seconds and far less memory than `load`. Damaged
+        records are skipped and counted in ``damaged``.
         """
+        return self._read(self._statuses_once)
+
+    def _statuses_once(self) -> dict[str, bool]:
         done: dict[str, bool] = {}
         for path in self.files():
-            for line in path.read_text().splitlines():
-                if line[KEY_END:STATUS_AT] == STATUS_INFIX and line.startswith(KEY_PREFIX):
-                    key, ok = line[len(KEY_PREFIX) : KEY_END], line[STATUS_AT] == "o"
-                else:  # not a standard-width key: take the slow, general path
-                    key, ok = _key_and_status(line)
-                    if key is None:
+            for line in _lines(path):
+                head = _head(line) if _is_sealed(line) else None
+                if head is None:
+                    record = _record(line)
+                    if record is None:
+                        self.damaged[path] += 1
                         continue
+                    head = record["key"], record["status"] == "ok"
+                key, ok = head
                 if ok:
                     done[key] = True
                 else:
                     done.setdefault(key, False)
         return done
 
+    def _read(self, read: Callable[[], T]) -> T:
+        """Run a read of every file, again if a compaction removed a file while it ran."""
+        for _ in range(READ_ATTEMPTS):
+            self.damaged = Counter()
+            try:
+                return read()
+            except FileNotFoundError:
+                continue  # the merged file holds its records: read again
+        raise CampaignError(f"the ledger {self.folder} kept changing while read; try again")
+
+    def damage_note(self) -> str | None:
+        """One line on the damaged records the last read skipped, or None."""
+        if not self.damaged:
+            return None
+        count = sum(self.damaged.values())
+        names = sorted(path.name for path in self.damaged)
+        listed = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        return (
+            f"ledger: {count} damaged record{'s' if count > 1 else ''} skipped in "
+            f"{self.folder}/ ({listed}); their tasks count as not done and run again"
+        )
+
+    def set_damaged_aside(self, keep_sound: bool = True) -> Path | None:
+        """Move the files of the last read's damaged records out of the ledger, to
+        ``ledger.damaged/``, after storing their sound records again (unless another file
+        already holds them); returns that folder."""
+        paths = sorted(path for path in self.damaged if path.exists())
+        if not paths:
+            return None
+        target = self.output / DAMAGED_FOLDER
+        target.mkdir(exist_ok=True)
+        for path in paths:
+            sound = [record for line in _lines(path) if (record := _record(line)) is not None]
+            if sound and keep_sound:
+                self.append(sound)
+            os.replace(path, target / path.name)
+        _fsync_dir(self.folder)
+        return target
+
     def compact(self, min_files: int = 64) -> None:
         """Merge many batch files into one, so later loads open few files.
 
         The merged file is in place before the originals are removed; a crash in between
-        leaves duplicates, which `load` resolves.
+        leaves duplicates, which `load` resolves. Files with damaged records are moved to
+        ``ledger.damaged/`` rather than removed.
         """
         files = self.files()
         if len(files) < min_files:
             return
         records = self.load()
         self.append(records.values())
+        self.set_damaged_aside(keep_sound=False)
         for path in files:
-            path.unlink()
+            path.unlink(missing_ok=True)
         _fsync_dir(self.folder)
 
 
-KEY_PREFIX = '{"key": "'
-STATUS_INFIX = '", "status": "'
-KEY_END = len(KEY_PREFIX) + 32  # task keys are 32 hex digits
-STATUS_AT = KEY_END + len(STATUS_INFIX)
+CRC_FIELD = b', "crc": "'
+CRC_END = b'"}'
+SEAL_LENGTH = len(CRC_FIELD) + 8 + len(CRC_END)
+KEY_PREFIX = b'{"key": "'
+STATUS_INFIX = b'", "status": "'
 
 
-def _key_and_status(line: str) -> tuple[str | None, bool]:
-    if line.startswith(KEY_PREFIX):
-        end = line.find('"', len(KEY_PREFIX))
-        if end > 0 and line.startswith(STATUS_INFIX, end):
-            start = end + len(STATUS_INFIX)
-            return line[len(KEY_PREFIX) : end], line.startswith('ok"', start)
-    if not line.strip():
-        return None, False
-    record = json.loads(line)
-    return record["key"], record["status"] == "ok"
+def _sealed_line(record: dict[str, Any]) -> str:
+    """A record as one JSON line, key and status first, ending with a CRC-32 of the rest."""
+    fields = {"key": record["key"], "status": record["status"], **record}
+    fields.pop("crc", None)
+    body = json.dumps(fields, allow_nan=True)[:-1]  # ASCII: json.dumps escapes the rest
+    return f'{body}, "crc": "{zlib.crc32(body.encode()):08x}"}}\n'
+
+
+def _lines(path: Path) -> Iterator[bytes]:
+    """The non-blank lines of a ledger file, as bytes (stray bytes must not stop a read)."""
+    with open(path, "rb") as handle:
+        for line in handle:
+            line = line.rstrip(b"\r\n")
+            if line.strip():
+                yield line
+
+
+def _claims_seal(line: bytes) -> bool:
+    """Whether a line ends the way a checksummed line does."""
+    return line.endswith(CRC_END) and line[-SEAL_LENGTH : -8 - len(CRC_END)] == CRC_FIELD
+
+
+def _is_sealed(line: bytes) -> bool:
+    """Whether a line ends with a CRC-32 of the rest of it that holds."""
+    if not _claims_seal(line):
+        return False
+    try:
+        crc = int(line[-8 - len(CRC_END) : -len(CRC_END)], 16)
+    except ValueError:
+        return False
+    return crc == zlib.crc32(line[:-SEAL_LENGTH])
+
+
+def _head(line: bytes) -> tuple[str, bool] | None:
+    """Key and success read from the start of a sealed line, without parsing its JSON."""
+    if not line.startswith(KEY_PREFIX):
+        return None
+    end = line.find(b'"', len(KEY_PREFIX))
+    if end < 0 or not line.startswith(STATUS_INFIX, end):
+        return None
+    start = end + len(STATUS_INFIX)
+    key = line[len(KEY_PREFIX) : end]
+    if b"\\" in key:
+        return None  # an escaped key: leave it to the JSON parser
+    return key.decode("ascii"), line.startswith(b'ok"', start)
+
+
+def _record(line: bytes) -> dict[str, Any] | None:
+    """The record of a line, or None if it is damaged.
+
+    A line without a checksum (written before checksums existed) is checked for the fields
+    every record has instead.
+    """
+    if _claims_seal(line) and not _is_sealed(line):
+        return None  # a checksum that does not hold
+    try:
+        record = json.loads(line)
+    except ValueError:  # not JSON, torn, or not UTF-8
+        return None
+    if not _is_sound(record):
+        return None
+    record.pop("crc", None)
+    return record
+
+
+def _is_sound(record: Any) -> bool:
+    """Whether a parsed record has a key, a status and, if it succeeded, its metrics."""
+    if not isinstance(record, dict):
+        return False
+    if not isinstance(record.get("key"), str) or not isinstance(record.get("status"), str):
+        return False
+    if record["status"] != "ok":
+        return True
+    metrics = record.get("metrics")
+    return isinstance(metrics, dict) and all(
+        isinstance(value, int | float) and not isinstance(value, bool) for value in metrics.values()
+    )
 
 
 def _canonical(value: Any) -> str:

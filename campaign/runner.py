@@ -39,6 +39,7 @@ class Plan:
     done: int = 0
     failed: list[int] = field(default_factory=list)
     missing: list[int] = field(default_factory=list)
+    damaged: str | None = None  # one line on damaged ledger records skipped, if any
 
     @property
     def to_run(self) -> list[int]:
@@ -66,7 +67,7 @@ def make_plan(spec: str | Path | Spec, check_identity: bool = True) -> Plan:
     if check_identity:
         ledger.check_identity(identity(spec))
     statuses = ledger.statuses()
-    plan = Plan(spec=spec, design=Design(spec), ledger=ledger)
+    plan = Plan(spec=spec, design=Design(spec), ledger=ledger, damaged=ledger.damage_note())
     for index, key in enumerate(plan.design.keys()):
         ok = statuses.get(key)
         if ok is None:
@@ -130,6 +131,9 @@ def run(
         if aside:
             say(f"Earlier results set aside in {aside}")
     plan = make_plan(spec)
+    if plan.damaged:
+        kept = plan.ledger.set_damaged_aside()
+        say(f"{plan.damaged} (their files are kept in {kept})")
     ledger.write_identity(identity(spec))
     say(
         f"{spec.name}: {plan.design.size} tasks ({len(plan.design.cells)} cells x "

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -69,3 +71,186 @@ def test_compaction_keeps_every_record(tmp_path):
     ledger.compact(min_files=64)
     assert len(ledger.files()) == 1
     assert ledger.load() == before
+
+
+# -- damaged records -------------------------------------------------------------------------
+def one_file(ledger):
+    (path,) = ledger.files()
+    return path
+
+
+def test_a_torn_last_line_is_skipped_reported_and_not_counted_done(tmp_path):
+    ledger = Ledger(tmp_path)
+    ledger.append([record("a"), record("b"), record("c")])
+    path = one_file(ledger)
+    data = path.read_bytes()
+    path.write_bytes(data[: data.rindex(b"metrics") + 9])  # the last line ends mid-record
+    assert ledger.statuses() == {"a": True, "b": True}
+    assert ledger.damage_note() == (
+        f"ledger: 1 damaged record skipped in {ledger.folder}/ ({path.name}); "
+        "their tasks count as not done and run again"
+    )
+    assert sorted(ledger.load()) == ["a", "b"]
+    assert ledger.damaged == {path: 1}
+
+
+def test_stray_bytes_and_garbage_files_are_skipped_and_counted(tmp_path):
+    ledger = Ledger(tmp_path)
+    ledger.append([record("a"), record("b")])
+    path = one_file(ledger)
+    first, second = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(first + b"\x00\xff\xfe stray \x80 bytes\n" + second)
+    (ledger.folder / "garbage.jsonl").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    assert ledger.statuses() == {"a": True, "b": True}
+    assert ledger.damaged == {path: 1, ledger.folder / "garbage.jsonl": 3}
+    assert "4 damaged records skipped" in ledger.damage_note()
+    assert sorted(ledger.load()) == ["a", "b"]
+
+
+def test_a_changed_digit_breaks_the_checksum_rather_than_giving_a_wrong_number(tmp_path):
+    ledger = Ledger(tmp_path)
+    ledger.append([record("a", value=1.25), record("b", value=2.5)])
+    path = one_file(ledger)
+    path.write_bytes(path.read_bytes().replace(b"1.25", b"1.75"))
+    assert ledger.statuses() == {"b": True}
+    assert list(ledger.load()) == ["b"]
+    assert ledger.damaged == {path: 1}
+
+
+def test_hand_made_lines_without_checksum_are_checked_field_by_field(tmp_path):
+    """Lines of ledgers written before checksums are read if sound, skipped if not."""
+    ledger = Ledger(tmp_path)
+    ledger.folder.mkdir()
+    lines = [
+        {"key": "good", "status": "ok", "metrics": {"m": 1.5}},
+        {"key": "failed", "status": "failed", "error": "ValueError: x"},
+        {"key": "no-metrics", "status": "ok"},
+        {"key": "text-metric", "status": "ok", "metrics": {"m": "1.5"}},
+        {"status": "ok", "metrics": {"m": 1.0}},
+        ["not", "a", "record"],
+    ]
+    (ledger.folder / "old.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    assert ledger.statuses() == {"good": True, "failed": False}
+    assert ledger.load() == {"good": lines[0], "failed": lines[1]}
+    assert ledger.damaged == {ledger.folder / "old.jsonl": 4}
+
+
+def test_damaged_files_are_moved_aside_keeping_their_sound_records(tmp_path):
+    ledger = Ledger(tmp_path)
+    ledger.append([record("a", value=1.0), record("b", value=2.0)])
+    path = one_file(ledger)
+    data = path.read_bytes()
+    path.write_bytes(data[:-5])
+    ledger.statuses()
+    kept = ledger.set_damaged_aside()
+    assert kept == tmp_path / "ledger.damaged"
+    assert (kept / path.name).read_bytes() == data[:-5]
+    assert ledger.load() == {"a": {"key": "a", "status": "ok", "metrics": {"m": 1.0}}}
+    assert ledger.damage_note() is None
+
+
+def test_compaction_moves_files_with_damaged_records_aside_instead_of_deleting_them(tmp_path):
+    ledger = Ledger(tmp_path)
+    for i in range(70):
+        ledger.append([record(f"k{i}", value=float(i))])
+    damaged = ledger.files()[5]
+    damaged.write_bytes(damaged.read_bytes() + b"{torn\n")
+    ledger.compact(min_files=64)
+    assert len(ledger.files()) == 1
+    assert sorted(ledger.load()) == sorted(f"k{i}" for i in range(70))
+    assert (tmp_path / "ledger.damaged" / damaged.name).exists()
+
+
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]", "\xff\xfe"])
+def test_a_damaged_campaign_json_gives_one_line_saying_what_to_do(tmp_path, text):
+    ledger = Ledger(tmp_path)
+    ledger.append([record("a")])
+    ledger.manifest_path.write_bytes(text.encode("latin-1"))
+    with pytest.raises(CampaignError) as info:
+        ledger.check_identity({"model": "mm1", "params": {}, "seed": 1})
+    message = str(info.value)
+    assert message.startswith(f"{ledger.manifest_path} is damaged (")
+    assert "restore it, or rerun with --new" in message and "\n" not in message
+
+
+# -- readers during compaction ---------------------------------------------------------------
+SPLIT_AND_COMPACT = """
+import sys, time
+from campaign.ledger import Ledger
+ledger = Ledger(sys.argv[1])
+records = ledger.load()
+end = time.monotonic() + float(sys.argv[2])
+rounds = 0
+while time.monotonic() < end:
+    for r in records.values():
+        ledger.append([r])
+    ledger.compact(min_files=2)
+    rounds += 1
+print(rounds)
+"""
+
+
+def test_readers_see_every_record_while_another_process_compacts(tmp_path):
+    ledger = Ledger(tmp_path)
+    expected = {f"k{i:03d}": i % 3 != 0 for i in range(150)}
+    ledger.append(
+        [
+            record(key, "ok" if ok else "failed", float(i))
+            for i, (key, ok) in enumerate(expected.items())
+        ]
+    )
+    writer = subprocess.Popen(
+        [sys.executable, "-c", SPLIT_AND_COMPACT, str(tmp_path), "6"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    reads = 0
+    try:
+        while writer.poll() is None:
+            assert ledger.statuses() == expected
+            assert ledger.damage_note() is None
+            assert {k: r["status"] == "ok" for k, r in ledger.load().items()} == expected
+            reads += 1
+    finally:
+        writer.wait()
+    assert writer.returncode == 0
+    assert int(writer.stdout.read()) >= 3 and reads >= 3
+
+
+def test_status_command_during_compaction_reports_every_task(tmp_path, write_spec):
+    spec = write_spec(
+        """
+        name: s
+        model: mm1
+        params: {service_rate: 1.0, customers: 10}
+        factors:
+          arrival_rate: [0.1, 0.2, 0.3, 0.4, 0.5]
+        replicates: 30
+        seed: 1
+        output: out
+        """
+    )
+    from campaign.runner import identity, make_plan
+
+    plan = make_plan(spec)
+    keys = list(plan.design.keys())
+    plan.ledger.write_identity(identity(plan.spec))
+    plan.ledger.append([record(key) for key in keys])
+    writer = subprocess.Popen(
+        [sys.executable, "-c", SPLIT_AND_COMPACT, str(plan.spec.output), "10"]
+    )
+    calls = 0
+    try:
+        while writer.poll() is None:
+            result = subprocess.run(
+                [sys.executable, "-m", "campaign.cli", "status", str(spec)],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert result.returncode == 0, result.stderr
+            assert "150 tasks: 150 done, 0 failed, 0 missing" in result.stdout
+            calls += 1
+    finally:
+        writer.wait()
+    assert writer.returncode == 0 and calls >= 3
