@@ -34,6 +34,11 @@ def test_registry_points_here():
             {"trace": KTH, "config": "m64", "sharing": "multisite", "local_scheduler": "fcfs"},
             "easy",
         ),
+        ({"trace": KTH, "config": "m64", "place_on_arrival": True}, "job_sharing or multisite"),
+        (
+            {"trace": KTH, "config": "m64", "sharing": "multisite", "place_on_arrival": 1},
+            "'place_on_arrival' must be true or false",
+        ),
         ({"config": "pwa4", "trace": KTH}, "single-trace runs"),
         ({"trace": "nothing.swf", "config": "m64"}, "not found"),
     ],
@@ -73,6 +78,8 @@ def test_missing_logs_of_grid1_are_named_in_one_error(workloads, monkeypatch, tm
         {"sharing": "local", "max_width": "local", "load": 4.0},
         {"sharing": "job_sharing", "max_width": 64, "load": 4.0},
         {"sharing": "multisite", "overhead": 0.3, "load": 4.0},
+        {"sharing": "multisite", "overhead": 0.3, "load": 4.0, "place_on_arrival": True},
+        {"sharing": "job_sharing", "load": 4.0, "place_on_arrival": True},
     ],
 )
 def test_real_trace_runs_are_feasible_and_deterministic(workloads, params):

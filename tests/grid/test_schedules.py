@@ -119,6 +119,70 @@ def test_job_sharing_refuses_a_backfill_that_delays_the_head():
     ]
 
 
+def test_job_sharing_place_on_arrival_starts_arrivals_ahead_of_the_head():
+    # The previous test's jobs placed on arrival: at 5 (after B's completion) D starts at once
+    # on machine 2's free node (BestFit: 1 free there, 2 on machine 1), delaying head C to
+    # D's end at 25; E starts on machine 1 (the only free nodes left).
+    jobs = [(0, 3, 10), (0, 1, 5), (1, 4, 5), (5, 1, 20), (5, 1, 3)]
+    result = run(jobs, (2, 4), sharing="job_sharing", place_on_arrival=True)
+    assert table(result) == [
+        (((1, 3),), 0.0, 10.0),
+        (((1, 1),), 0.0, 5.0),
+        (((1, 4),), 25.0, 30.0),
+        (((1, 1),), 5.0, 25.0),
+        (((0, 1),), 5.0, 8.0),
+    ]
+    assert result.jobs_backfilled == 2
+
+
+# Two machines of 4 nodes, overhead 0.5: A (6 nodes) is co-allocated, head B needs all 8.
+ON_ARRIVAL = [(0, 6, 10), (1, 8, 10), (2, 2, 20), (3, 4, 5)]
+
+
+@pytest.mark.parametrize(
+    ("place_on_arrival", "expected", "backfilled"),
+    [
+        # EASY only: C (2 nodes, 20 s) would push B's shadow time from 15 to 22, so it
+        # waits; B runs co-allocated 15-30; then C and D start BestFit (C takes machine 1,
+        # D machine 2).
+        (
+            False,
+            [
+                (((0, 4), (1, 2)), 0.0, 15.0),
+                (((0, 4), (1, 4)), 15.0, 30.0),
+                (((0, 2),), 30.0, 50.0),
+                (((1, 4),), 30.0, 35.0),
+            ],
+            0,
+        ),
+        # On arrival C fits machine 2's two free nodes and starts at 2, ahead of B. D (3)
+        # cannot start and queues behind B. At 15 A ends: B (8) still waits for C, shadow
+        # 22, and D (4 nodes, 5 s) backfills on machine 1, ending 20 <= 22. B runs 22-37.
+        (
+            True,
+            [
+                (((0, 4), (1, 2)), 0.0, 15.0),
+                (((0, 4), (1, 4)), 22.0, 37.0),
+                (((1, 2),), 2.0, 22.0),
+                (((0, 4),), 15.0, 20.0),
+            ],
+            2,
+        ),
+    ],
+)
+def test_multisite_place_on_arrival(place_on_arrival, expected, backfilled):
+    result = run(
+        ON_ARRIVAL, (4, 4), sharing="multisite", overhead=0.5, place_on_arrival=place_on_arrival
+    )
+    assert table(result) == expected
+    assert result.jobs_backfilled == backfilled
+    values = grid_metrics(result)
+    waits = [start - r for (_, start, _), (r, _, _) in zip(expected, ON_ARRIVAL, strict=True)]
+    assert values["mean_wait"] == pytest.approx(sum(waits) / 4, rel=1e-12)
+    assert values["makespan"] == max(end for _, _, end in expected)
+    assert values["jobs_multisite"] == 2
+
+
 def test_multisite_co_allocation_and_overhead():
     # A (5) fits no machine: co-allocated on machine 2 (4 free, most) then 1 node of
     # machine 1, runtime 10 * 1.5. B takes machine 1's last node. C (2) waits for A.

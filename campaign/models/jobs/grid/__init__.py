@@ -58,6 +58,9 @@ PARAMS: dict[str, str] = {
     "local_scheduler": f"site scheduler: {', '.join(LOCAL_POLICIES)} (default easy)",
     "overhead": "multi-site runtime stretch o (default 0)",
     "max_parts": "multisite: most machines one job may span (default: all)",
+    "place_on_arrival": "job_sharing, multisite: start a job when it arrives if it can start "
+    "now (BestFit, else co-allocated), even ahead of queued jobs, as the source's grid "
+    "scheduler did; only a job that cannot start waits in the EASY queue (default false)",
     "local_estimate": "what sites plan with: user (default), exact, predicted",
     "broker_estimate": "what the broker plans with: user (default), exact, predicted",
     "predictor": f"runtime predictor: {', '.join(PREDICTORS)} (default hk)",
@@ -191,6 +194,11 @@ def check(params: Mapping[str, object]) -> None:
     _number(params, "max_parts", None, lambda v: v >= 1, (int,), "an int >= 1 or null")
     if params.get("max_parts") is not None and sharing != "multisite":
         raise ValueError("parameter 'max_parts' applies to sharing: multisite only")
+    _flag(params, "place_on_arrival", False)
+    if params.get("place_on_arrival") and sharing not in ("job_sharing", "multisite"):
+        raise ValueError(
+            "parameter 'place_on_arrival' applies to sharing: job_sharing or multisite only"
+        )
     _choice(params, "local_estimate", ESTIMATES, "user")
     _choice(params, "broker_estimate", ESTIMATES, "user")
     _choice(params, "predictor", PREDICTORS, "hk")
@@ -216,6 +224,7 @@ def options(params: Mapping[str, object], home=None) -> GridOptions:
         local_scheduler=str(get("local_scheduler", "easy")),
         overhead=float(get("overhead", 0.0)),
         max_parts=get("max_parts"),
+        place_on_arrival=bool(get("place_on_arrival", False)),
         local_estimate=str(get("local_estimate", "user")),
         broker_estimate=str(get("broker_estimate", "user")),
         kill_at_estimate=bool(get("kill_at_estimate", True)),

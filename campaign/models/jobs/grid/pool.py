@@ -8,6 +8,12 @@ last one only what is missing, over at most ``max_parts`` machines; it then runs
 planned) ``1 + overhead`` times longer. Only the queue head is protected: a later job starts
 iff the head's shadow time (earliest time some placement of the head exists, given planned
 ends) does not increase.
+
+With ``place_on_arrival`` (the source's grid scheduler) a job is placed when it arrives: if
+a placement exists now it starts at once, even ahead of earlier queued jobs; only a job that
+cannot start waits in the EASY queue. Arrivals are placed in arrival order at the start of
+the pass of their time, which is the same thing: nothing happens between an arrival and the
+pass of its time (the completions of that time come first).
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ class Pool:
         multisite: bool = False,
         overhead: float = 0.0,
         max_parts: int | None = None,
+        place_on_arrival: bool = False,
     ) -> None:
         self.machines = [int(m) for m in machines]
         self.processors = sum(self.machines)
@@ -36,6 +43,9 @@ class Pool:
         self.multisite = multisite
         self.overhead = float(overhead)
         self.max_parts = max_parts if max_parts is not None else len(self.machines)
+        self.place_on_arrival = place_on_arrival
+        self._arrived: list[int] = []
+        """Jobs that arrived since the last pass (with ``place_on_arrival``)."""
         self.free = list(self.machines)
         self.queue: list[int] = []
         self.start: dict[int, float] = {}
@@ -51,6 +61,8 @@ class Pool:
     # ------------------------------------------------------------------ events
     def submit(self, job: int, t: float) -> None:
         self.queue.append(job)
+        if self.place_on_arrival:
+            self._arrived.append(job)
 
     def complete(self, job: int, t: float) -> None:
         for machine, nodes in self._running.pop(job):
@@ -132,7 +144,10 @@ class Pool:
     # ------------------------------------------------------------------ scheduling pass
     def schedule(self, t: float) -> list[int]:
         """EASY pass at time t; returns the jobs started now, in start order."""
-        started: list[int] = []
+        started = self._place_arrivals(t)
+        if started:
+            placed = set(started)
+            self.queue = [job for job in self.queue if job not in placed]
         queue = self.queue
         position = 0
         while position < len(queue):
@@ -163,4 +178,15 @@ class Pool:
             if self.queue:
                 first = self.queue[0]
                 self.jobs_backfilled += sum(1 for job in started if job > first)
+        return started
+
+    def _place_arrivals(self, t: float) -> list[int]:
+        """Start every job that arrived at t and has a placement now, in arrival order."""
+        started = []
+        for job in self._arrived:
+            parts = self.placement(self.size[job])
+            if parts is not None:
+                self._begin(job, parts, t)
+                started.append(job)
+        self._arrived.clear()
         return started

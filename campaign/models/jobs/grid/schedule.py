@@ -36,6 +36,7 @@ class GridOptions:
     local_scheduler: str = "easy"
     overhead: float = 0.0
     max_parts: int | None = None
+    place_on_arrival: bool = False
     local_estimate: str = "user"
     broker_estimate: str = "user"
     kill_at_estimate: bool = True
@@ -115,6 +116,8 @@ def simulate_grid(
     o = options
     if o.sharing not in SHARING:
         raise ValueError(f"unknown sharing {o.sharing!r}; allowed: {', '.join(SHARING)}")
+    if o.place_on_arrival and o.sharing not in ("job_sharing", "multisite"):
+        raise ValueError("place_on_arrival applies to sharing job_sharing and multisite only")
     machines = tuple(int(m) for m in machines)
     n = len(workload)
     runtime, user, limit, killed = job_times(workload, "user", o.kill_at_estimate)
@@ -191,7 +194,15 @@ def simulate_grid(
             raise ValueError(
                 "sharing modes job_sharing and multisite use EASY (local_scheduler: easy)"
             )
-        pool = Pool(machines, size, local, o.sharing == "multisite", o.overhead, o.max_parts)
+        pool = Pool(
+            machines,
+            size,
+            local,
+            o.sharing == "multisite",
+            o.overhead,
+            o.max_parts,
+            o.place_on_arrival,
+        )
         units = [pool]
 
         def place(job: int, t: float) -> int:
