@@ -14,7 +14,8 @@ Parameters (defaults in brackets):
 - ``availability`` [``dedicated``] or ``synthetic``: every ``availability_period_s`` [600]
   seconds each processor's and the link's availability is redrawn from
   U(``availability_min`` [0.5], 1); progress is speed x availability, the link's capacity is
-  scaled and shared equally.
+  scaled and shared equally. The source's grid was non-dedicated (its availability traces
+  are not published): the ready specs that reproduce it use ``synthetic``.
 - ``scheduler_latency_s`` [0]: every copy holds its processor this long before its transfer
   begins (an overhead; XSufferage's estimates include it).
 - ``information_error`` [0]: XSufferage estimates each task's cost as C x U(1 - e, 1 + e),
