@@ -4,6 +4,7 @@ Layout of an output folder::
 
     OUTPUT/campaign.json      what the stored results mean: model, fixed params, base seed
     OUTPUT/ledger/*.jsonl     one file per finished batch, one JSON record per task
+    OUTPUT/campaign.lock      held (flock) by the one run that may write the folder
 
 A batch file is written under a temporary name, flushed to disk and renamed into place, so a
 record exists on disk completely or not at all: a task counts as done only once its file is
@@ -22,12 +23,15 @@ reader that finds a listed file gone reads the ledger again.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import platform
 import time
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -35,6 +39,7 @@ from campaign.errors import CampaignError
 
 IDENTITY_FIELDS = ("model", "params", "seed")
 DAMAGED_FOLDER = "ledger.damaged"
+LOCK_FILE = "campaign.lock"
 READ_ATTEMPTS = 20
 T = TypeVar("T")
 
@@ -110,15 +115,69 @@ class Ledger:
         self.output.mkdir(parents=True, exist_ok=True)
         write_atomic(self.manifest_path, json.dumps(identity, indent=2, sort_keys=True) + "\n")
 
-    def set_aside(self) -> Path | None:
-        """Move the current records aside (never delete them) so a new campaign can start."""
-        if not self.folder.exists():
+    def set_aside(self, also: Iterable[str] = ()) -> Path | None:
+        """Move the records, campaign.json and the named files of the output folder (its
+        results) into a new ``ledger.old-*`` folder, never deleting them, so that a new
+        campaign starts from nothing; returns that folder (None if there was nothing)."""
+        others = [self.manifest_path, self.output / DAMAGED_FOLDER]
+        others += [self.output / name for name in also]
+        others = [path for path in others if path.exists()]
+        if not self.folder.exists() and not others:
             return None
-        target = self.output / f"{self.folder.name}.old-{time.strftime('%Y%m%d-%H%M%S')}"
-        os.replace(self.folder, target)
-        if self.manifest_path.exists():
-            os.replace(self.manifest_path, target / "campaign.json")
+        target = self._aside_folder()
+        if self.folder.exists():
+            os.rename(self.folder, target)
+        else:
+            target.mkdir()
+        for path in others:
+            os.replace(path, target / path.name)
+        _fsync_dir(self.output)
         return target
+
+    def _aside_folder(self) -> Path:
+        """A new folder name for records set aside: the time, and a count if that is taken."""
+        first = self.output / f"{self.folder.name}.old-{time.strftime('%Y%m%d-%H%M%S')}"
+        target, count = first, 1
+        while target.exists():
+            count += 1
+            target = first.with_name(f"{first.name}-{count}")
+        return target
+
+    # -- lock -----------------------------------------------------------------------------
+    @contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold the output folder for one run: a second run on it stops with one line saying
+        who holds it. An advisory lock (``flock``) on ``OUTPUT/campaign.lock``: the system
+        releases it when the holder ends, however it ends."""
+        path = self.output / LOCK_FILE
+        try:
+            self.output.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as error:
+            raise CampaignError(
+                f"cannot use the output folder {self.output}: {error.strerror}"
+            ) from None
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.pread(fd, 1024, 0).decode(errors="replace").strip()
+                raise CampaignError(
+                    f"{self.output} is in use by another campaign run "
+                    f"({holder or 'holder unknown'}); wait for it to end, or use another "
+                    f"output folder"
+                ) from None
+            started = time.strftime("%Y-%m-%d %H:%M:%S %Z")
+            os.ftruncate(fd, 0)
+            os.pwrite(
+                fd, f"host {platform.node()}, pid {os.getpid()}, since {started}\n".encode(), 0
+            )
+            try:
+                yield
+            finally:
+                os.ftruncate(fd, 0)
+        finally:
+            os.close(fd)  # releases the lock
 
     # -- records --------------------------------------------------------------------------
     def has_records(self) -> bool:

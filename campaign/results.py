@@ -17,6 +17,7 @@ import os
 import platform
 import re
 import time
+import uuid
 from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
@@ -252,19 +253,24 @@ def metrics_of(dataset: xr.Dataset) -> list[str]:
 
 
 def write_netcdf(dataset: xr.Dataset, path: Path) -> Path:
-    """Write atomically, so a crash never leaves a half-written results file."""
+    """Write atomically, so a crash never leaves a half-written results file and a reader
+    opens the previous file or the whole new one."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
     encoding = {
         name: {"zlib": True, "complevel": 4}
         for name, variable in dataset.data_vars.items()
         if variable.dtype.kind in "fiu" and variable.ndim > 0
     }
-    dataset.to_netcdf(tmp, engine="netcdf4", format="NETCDF4", encoding=encoding)
-    with open(tmp, "rb+") as handle:
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    # a name of its own: concurrent writers never share one, readers never see it
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        dataset.to_netcdf(tmp, engine="netcdf4", format="NETCDF4", encoding=encoding)
+        with open(tmp, "rb+") as handle:
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
     return path
 
 

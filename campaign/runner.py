@@ -125,9 +125,45 @@ def run(
         raise CampaignError(f"--wait-workers must be >= 0 seconds, got {wait_workers}")
     check_cluster_options(scheduler, cluster, security)
     spec = as_spec(spec)
+    with Ledger(spec.output).lock():
+        return _run_holding_the_output(
+            spec,
+            workers=workers,
+            scheduler=scheduler,
+            retries=retries,
+            confidence=confidence,
+            new=new,
+            progress=progress,
+            say=say,
+            cluster=cluster,
+            security=security,
+            task_timeout=task_timeout,
+            wait_workers=wait_workers,
+            replicate_tail=replicate_tail,
+            locality=locality,
+        )
+
+
+def _run_holding_the_output(
+    spec: Spec,
+    workers: int | None,
+    scheduler: str | None,
+    retries: int,
+    confidence: float,
+    new: bool,
+    progress: bool,
+    say: Callable[[str], None],
+    cluster: str | Path | None,
+    security: str | Path | None,
+    task_timeout: float | None,
+    wait_workers: float,
+    replicate_tail: bool,
+    locality: bool,
+) -> xr.Dataset:
+    """The steps of `run`, while this process alone may write the output folder."""
     ledger = Ledger(spec.output)
     if new:
-        aside = ledger.set_aside()
+        aside = ledger.set_aside(also=[RESULTS_FILE])
         if aside:
             say(f"Earlier results set aside in {aside}")
     plan = make_plan(spec)

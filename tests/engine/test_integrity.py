@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
+
 import numpy as np
+import pytest
 import xarray as xr
 
 import campaign
 from campaign.cli import main
+from campaign.errors import CampaignError
+from campaign.ledger import Ledger
 from campaign.runner import make_plan
 
 MM1 = """
@@ -76,3 +85,145 @@ def test_a_damaged_campaign_json_stops_plan_and_run_with_one_line_and_new_recove
     code = main(["run", str(spec), "--scheduler", scheduler_address, "--quiet", "--new"])
     assert code == 0
     assert "8 tasks ok, 0 failed, 0 missing" in capsys.readouterr().out
+
+
+# -- one run per output folder ---------------------------------------------------------------
+BUSY = """
+name: locked
+model: busy
+factors:
+  duration_ms: [350, 360]
+replicates: 20
+seed: 8
+output: out
+"""
+
+
+def cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "campaign.cli", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+
+
+def test_a_second_run_refuses_in_one_line_naming_the_first_while_it_runs(write_spec):
+    spec = write_spec(BUSY)
+    lock = spec.parent / "out" / "campaign.lock"
+    first = subprocess.Popen(
+        [sys.executable, "-m", "campaign.cli", "run", str(spec), "--workers", "1", "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (lock.exists() and lock.read_text()):
+            assert first.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        for extra in ([], ["--new"]):
+            second = cli("run", str(spec), "--workers", "1", *extra)
+            assert second.returncode == 2
+            assert second.stderr.count("\n") == 1
+            assert f"{spec.parent / 'out'} is in use by another campaign run (host " in (
+                second.stderr
+            )
+            assert f", pid {first.pid}, since " in second.stderr
+        status = cli("status", str(spec))
+        assert status.returncode == 0 and "40 tasks:" in status.stdout
+        assert first.poll() is None, "the first run ended before the second tried: too fast"
+    finally:
+        out, err = first.communicate(timeout=300)
+    assert first.returncode == 0, err
+    assert "40 tasks ok, 0 failed, 0 missing" in out
+    assert not list((spec.parent / "out").glob("ledger.old-*"))
+    assert lock.read_text() == ""
+    again = cli("run", str(spec), "--workers", "1", "--quiet")
+    assert again.returncode == 0 and "40 already done, 0 to run" in again.stdout
+
+
+KILL_HOLDER = """
+import sys, time
+from campaign.ledger import Ledger
+with Ledger(sys.argv[1]).lock():
+    print("held", flush=True)
+    time.sleep(600)
+"""
+
+
+def test_the_lock_goes_with_its_holder_even_when_killed(tmp_path):
+    holder = subprocess.Popen(
+        [sys.executable, "-c", KILL_HOLDER, str(tmp_path)], stdout=subprocess.PIPE, text=True
+    )
+    assert holder.stdout.readline() == "held\n"
+    with pytest.raises(CampaignError, match=f"pid {holder.pid}, since "):
+        with Ledger(tmp_path).lock():
+            pass
+    holder.send_signal(signal.SIGKILL)
+    holder.wait()
+    with Ledger(tmp_path).lock():
+        with pytest.raises(CampaignError, match=f"pid {os.getpid()}, since "):
+            with Ledger(tmp_path).lock():
+                pass
+
+
+WRITE_RESULTS = """
+import sys, time
+import numpy as np, xarray as xr
+from campaign.results import write_netcdf
+value = float(sys.argv[2])
+dataset = xr.Dataset({"m": ("x", np.full(20000, value))}, attrs={"writer": value})
+end = time.monotonic() + 5
+while time.monotonic() < end:
+    write_netcdf(dataset, sys.argv[1])
+"""
+
+
+def test_concurrent_result_writes_and_reads_see_whole_files(tmp_path):
+    path = tmp_path / "results.nc"
+    writers = [
+        subprocess.Popen([sys.executable, "-c", WRITE_RESULTS, str(path), value])
+        for value in ("1", "2")
+    ]
+    reads = 0
+    try:
+        while any(w.poll() is None for w in writers):
+            if path.exists():
+                ds = xr.load_dataset(path)
+                assert ds.attrs["writer"] in (1.0, 2.0)
+                assert (ds["m"].values == ds.attrs["writer"]).all()
+                reads += 1
+    finally:
+        codes = [w.wait() for w in writers]
+    assert codes == [0, 0] and reads > 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.nc"]
+
+
+def test_new_twice_in_one_second_sets_each_campaign_aside_with_its_results(
+    write_spec, scheduler_address, capsys
+):
+    spec = write_spec(MM1)
+    output = spec.parent / "out"
+    campaign.run(spec, scheduler=scheduler_address, progress=False)
+    firsts = []
+    for customers in (600, 700):
+        firsts.append(xr.load_dataset(output / "results.nc").attrs["params"])
+        spec.write_text(MM1.replace("customers: 500", f"customers: {customers}"))
+        code = main(["run", str(spec), "--scheduler", scheduler_address, "--quiet", "--new"])
+        assert code == 0, capsys.readouterr().err
+    asides = sorted(output.glob("ledger.old-*"), key=lambda p: p.stat().st_mtime_ns)
+    assert len(asides) == 2
+    for aside, params in zip(asides, firsts):
+        assert xr.load_dataset(aside / "results.nc").attrs["params"] == params
+        assert (aside / "campaign.json").exists() and list(aside.glob("*.jsonl"))
+    assert '"customers":700' in xr.load_dataset(output / "results.nc").attrs["params"]
+
+
+def test_set_aside_twice_in_one_second_keeps_both(tmp_path):
+    ledger = Ledger(tmp_path)
+    names = []
+    for key in ("a", "b", "c"):
+        ledger.append([{"key": key, "status": "ok", "metrics": {"m": 1.0}}])
+        (tmp_path / "results.nc").write_text(key)
+        names.append(ledger.set_aside(also=["results.nc"]))
+    assert len(set(names)) == 3
+    assert [(n / "results.nc").read_text() for n in names] == ["a", "b", "c"]
+    assert [list(Ledger(tmp_path).load()) for _ in names] == [[], [], []]
+    assert not (tmp_path / "results.nc").exists()
