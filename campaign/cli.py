@@ -12,10 +12,6 @@ from pathlib import Path
 from campaign.errors import CampaignError
 
 EXIT_OK, EXIT_FAILED_TASKS, EXIT_USAGE = 0, 1, 2
-PRECISION_NOTE = (
-    "  (precision target: a cell gets replicates until its intervals are narrow enough, at "
-    "most {most}; 'missing' counts every replicate up to that maximum, most never run)"
-)
 
 
 def _say(message: str) -> None:
@@ -62,24 +58,31 @@ def cmd_plan(args) -> int:
         f"plan: {plan.done} done, {len(plan.failed)} failed (will be retried), "
         f"{len(plan.missing)} missing; {len(plan.to_run)} tasks would run"
     )
-    if plan.spec.precision is not None:
-        print(PRECISION_NOTE.format(most=plan.spec.replicates))
+    _print_precision(plan)
     return EXIT_OK
+
+
+def _print_precision(plan) -> None:
+    """With a precision target: one line on where the cells stand."""
+    from campaign.results import precision_state
+    from campaign.runner import precision_summary
+
+    if plan.rounds is not None:
+        state = precision_state(plan.rounds)
+        print(precision_summary(state, plan.rounds.target, plan.spec.replicates))
 
 
 def cmd_status(args) -> int:
     from campaign.runner import make_plan
 
     plan = make_plan(args.spec, check_identity=False)
-    total = plan.design.size
     print(
-        f"{plan.spec.name}: {total} tasks: {plan.done} done, {len(plan.failed)} failed, "
+        f"{plan.spec.name}: {plan.tasks} tasks: {plan.done} done, {len(plan.failed)} failed, "
         f"{len(plan.missing)} missing  (ledger {plan.ledger.folder})"
     )
     if plan.damaged:
         print(plan.damaged)
-    if plan.spec.precision is not None:
-        print(PRECISION_NOTE.format(most=plan.spec.replicates))
+    _print_precision(plan)
     listed = list(plan.design.tasks(plan.failed[: args.limit]))
     records = plan.ledger.load(only={task.key for task in listed})
     for task in listed:
@@ -109,7 +112,7 @@ def quiet_dask_logs() -> None:
 def cmd_run(args) -> int:
     from campaign.query import format_table, summary_table
     from campaign.results import metrics_of
-    from campaign.runner import RESULTS_FILE, run
+    from campaign.runner import RESULTS_FILE, precision_summary, run
     from campaign.spec import load_spec
 
     spec = load_spec(args.spec)
@@ -143,6 +146,9 @@ def cmd_run(args) -> int:
     missing = dataset.attrs["tasks_missing"]
     print()
     print(f"{ok} tasks ok, {failed} failed, {missing} missing")
+    if "precision_state" in dataset:
+        state, replicates = dataset["precision_state"], dataset["precision_replicates"]
+        print(precision_summary(state.values, replicates.values, spec.replicates))
     print(f"results: {spec.output / RESULTS_FILE}")
     if failed:
         print(f"{failed} tasks failed: `campaign status {args.spec}` lists them")

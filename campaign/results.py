@@ -6,6 +6,8 @@ One flat netCDF file, readable with plain ``xarray.open_dataset``:
 - ``<metric>``: raw value per factor levels x replicate (NaN where missing or failed);
 - ``status``: 0 missing, 1 ok, 2 failed per task; ``seed``: the task's seed;
 - ``<metric>_mean``, ``_std``, ``_n``, ``_ci_low``, ``_ci_high``: per-cell summary;
+- with a precision target, per cell: ``precision_met``, ``precision_state`` and
+  ``precision_replicates`` (the replicates its rounds gave it);
 - ``failure_*`` on dimension ``failure``: key, cell, replicate and error text of failed tasks;
 - global attributes: the spec text and digest, model, base seed, confidence, versions, time.
 """
@@ -29,7 +31,7 @@ import xarray as xr
 from campaign.design import Design, canonical
 from campaign.errors import CampaignError
 from campaign.models import model_reference
-from campaign.stats import replicates_needed, summarize
+from campaign.stats import Rounds, StoppingRule, precision_rounds, summarize
 
 STATUS_MISSING, STATUS_OK, STATUS_FAILED = 0, 1, 2
 VERSIONED_PACKAGES = ("campaign", "numpy", "xarray", "dask", "distributed", "netCDF4", "scipy")
@@ -57,39 +59,30 @@ def assemble(
     records: Mapping[str, dict[str, Any]],
     confidence: float,
     documented: Mapping[str, Mapping[str, str]] | None = None,
-    trim: bool = True,
 ) -> xr.Dataset:
     """The raw and summary Dataset of a design from the stored records (missing ones as NaN).
 
-    With a precision target and ``trim``, replicates that no cell ran are left out.
+    With a precision target, each cell holds the replicates its rounds gave it (see
+    `campaign.stats.precision_rounds`), and tasks and missing ones are counted within them.
     """
     spec = design.spec
     documented = documented or {}
     shape = (*design.shape, spec.replicates)
     dims = [f.name for f in spec.factors] + ["replicate"]
-    status = np.zeros(design.size, dtype=np.int8)
-    columns: dict[str, np.ndarray] = {}
-    failures = []
-    wanted = set(spec.metrics) if spec.metrics else None
-    for name in spec.metrics or ():
-        columns[name] = np.full(design.size, np.nan)
-
-    for index, key in enumerate(design.keys()):
-        record = records.get(key)
-        if record is None:
-            continue
-        if record["status"] != "ok":
-            status[index] = STATUS_FAILED
-            failures.append((design.task(index), record))
-            continue
-        status[index] = STATUS_OK
-        for name, value in record["metrics"].items():
-            column = columns.get(name)
-            if column is None:
-                if wanted is not None:
-                    continue
-                column = columns[name] = np.full(design.size, np.nan)
-            column[index] = value
+    status, columns, failures = task_table(design, records, spec.metrics)
+    rounds = None
+    planned = np.ones(design.size, dtype=bool)
+    if spec.precision is not None:
+        rounds = precision_rounds_of(spec, status, columns)
+        planned = (np.arange(spec.replicates) < rounds.target[:, None]).ravel()
+        # a result beyond its cell's rounds (left by other precision settings) is not part
+        # of this campaign's sample
+        status[~planned] = STATUS_MISSING
+        for column in columns.values():
+            column[~planned] = np.nan
+        failures = [(index, record) for index, record in failures if planned[index]]
+    failures = [(design.task(index), record) for index, record in failures]
+    provenance_status = status[planned]
     status = status.reshape(shape)
     seeds = design.seeds.reshape(shape)
     columns = {name: column.reshape(shape) for name, column in columns.items()}
@@ -120,55 +113,106 @@ def assemble(
             raw[factor.name].attrs["paired"] = "levels share seeds (common random numbers)"
     raw["replicate"].attrs["long_name"] = "replicate index"
 
-    if spec.precision is not None and trim:
-        raw = _trim_to_used_replicates(raw, spec.precision.min_replicates)
+    if rounds is not None:  # replicates beyond every cell's rounds are left out
+        raw = raw.isel(replicate=slice(0, int(rounds.target.max(initial=0))))
     summary = summarize(raw, list(columns), confidence)
-    if spec.precision is not None:
-        summary = summary.assign(precision_met=_precision_met(raw, spec.precision, confidence))
+    if rounds is not None:
+        summary = summary.assign(_precision_variables(rounds, raw, spec.precision))
     dataset = xr.merge([raw, summary], combine_attrs="override")
     dataset = dataset.assign(_failure_variables(failures, design))
-    dataset.attrs = provenance(design, confidence, status)
+    dataset.attrs = provenance(design, confidence, provenance_status)
     return dataset
 
 
-def _trim_to_used_replicates(raw: xr.Dataset, minimum: int) -> xr.Dataset:
-    """Drop trailing replicates that no cell ran (a precision target stopped them)."""
-    used = (
-        (raw["status"] != STATUS_MISSING)
-        .any([d for d in raw["status"].dims if d != "replicate"])
-        .values
-    )
-    last = int(np.nonzero(used)[0].max()) + 1 if used.any() else 0
-    return raw.isel(replicate=slice(0, max(last, minimum)))
+def task_table(
+    design: Design, records: Mapping[str, dict[str, Any]], wanted: tuple[str, ...] | None = None
+) -> tuple[np.ndarray, dict[str, np.ndarray], list[tuple[int, dict[str, Any]]]]:
+    """Per task (in task order) its status and metric values, and the failed tasks' records.
 
-
-def _precision_met(raw: xr.Dataset, precision, confidence: float) -> xr.DataArray:
-    dims = [d for d in raw["status"].dims if d != "replicate"]
-    met = np.ones(raw["status"].shape[:-1], dtype=bool)
-    for metric in precision.metrics:
-        if metric not in raw:
-            met[:] = False
+    With ``wanted``, only those metrics are kept (NaN where a task did not return one).
+    """
+    status = np.zeros(design.size, dtype=np.int8)
+    columns: dict[str, np.ndarray] = {name: np.full(design.size, np.nan) for name in wanted or ()}
+    failures = []
+    for index, key in enumerate(design.keys()):
+        record = records.get(key)
+        if record is None:
             continue
-        values = raw[metric].transpose(*dims, "replicate").values
-        _, cell_met = replicates_needed(
-            values.reshape(-1, values.shape[-1]),
-            precision.half_width,
-            precision.relative,
-            precision.min_replicates,
-            precision.max_replicates,
-            confidence,
-        )
-        met &= cell_met.reshape(met.shape)
-    target = f"{precision.half_width:g}" + (" x |mean|" if precision.relative else "")
-    return xr.DataArray(
-        met.astype(np.int8),
-        dims=dims,
-        attrs={
-            "long_name": "1 if every precision metric's interval half-width met the target",
-            "target_half_width": target,
-            "metrics": " ".join(precision.metrics),
-        },
+        if record["status"] != "ok":
+            status[index] = STATUS_FAILED
+            failures.append((index, record))
+            continue
+        status[index] = STATUS_OK
+        for name, value in record["metrics"].items():
+            column = columns.get(name)
+            if column is None:
+                if wanted is not None:
+                    continue
+                column = columns[name] = np.full(design.size, np.nan)
+            column[index] = value
+    return status, columns, failures
+
+
+def precision_rounds_of(spec, status: np.ndarray, columns: Mapping[str, np.ndarray]) -> Rounds:
+    """The rounds of a precision campaign from its tasks' statuses and metric columns."""
+    precision = spec.precision
+    grid = status.reshape(-1, spec.replicates)
+    metrics = [
+        columns[name].reshape(grid.shape) if name in columns else np.full(grid.shape, np.nan)
+        for name in precision.metrics
+    ]
+    rule = StoppingRule(
+        precision.half_width,
+        precision.relative,
+        precision.min_replicates,
+        precision.max_replicates,
+        precision.confidence,
     )
+    return precision_rounds(metrics, grid != STATUS_MISSING, grid == STATUS_FAILED, rule)
+
+
+PRECISION_STATES = {"running": 0, "met": 1, "at_max": 2, "waiting": 3}
+
+
+def precision_state(rounds: Rounds) -> np.ndarray:
+    """Per cell: 0 running, 1 met, 2 stopped at max_replicates, 3 waiting on failed tasks."""
+    state = np.zeros(rounds.target.shape, dtype=np.int8)
+    for name, code in PRECISION_STATES.items():
+        if name != "running":
+            state[getattr(rounds, name)] = code
+    return state
+
+
+def _precision_variables(rounds: Rounds, raw: xr.Dataset, precision) -> dict[str, xr.DataArray]:
+    dims = [d for d in raw["status"].dims if d != "replicate"]
+    shape = raw["status"].shape[:-1]
+    target = f"{precision.half_width:g}" + (" x |mean|" if precision.relative else "")
+    return {
+        "precision_met": xr.DataArray(
+            rounds.met.reshape(shape).astype(np.int8),
+            dims=dims,
+            attrs={
+                "long_name": "1 if every precision metric's interval half-width met the target",
+                "target_half_width": target,
+                "confidence": precision.confidence,
+                "metrics": " ".join(precision.metrics),
+            },
+        ),
+        "precision_state": xr.DataArray(
+            precision_state(rounds).reshape(shape),
+            dims=dims,
+            attrs={
+                "long_name": "where the cell stands against the precision target",
+                "flag_values": np.array(list(PRECISION_STATES.values()), dtype=np.int8),
+                "flag_meanings": "running met max_replicates waiting_on_failed_tasks",
+            },
+        ),
+        "precision_replicates": xr.DataArray(
+            rounds.target.reshape(shape),
+            dims=dims,
+            attrs={"long_name": "replicates the stopping rule gave the cell (0..n-1)"},
+        ),
+    }
 
 
 def _failure_variables(failures, design: Design) -> dict[str, Any]:

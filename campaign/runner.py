@@ -22,9 +22,18 @@ from campaign.execute import WAIT_WORKERS_SECONDS, Item, dispatch
 from campaign.ledger import Ledger
 from campaign.models import load_model
 from campaign.progress import Progress
-from campaign.results import STATUS_OK, assemble, metrics_of, write_netcdf
+from campaign.results import (
+    PRECISION_STATES,
+    STATUS_FAILED,
+    STATUS_MISSING,
+    STATUS_OK,
+    assemble,
+    precision_rounds_of,
+    task_table,
+    write_netcdf,
+)
 from campaign.spec import Spec, load_spec
-from campaign.stats import replicates_needed
+from campaign.stats import Rounds
 
 RESULTS_FILE = "results.nc"
 
@@ -40,6 +49,14 @@ class Plan:
     failed: list[int] = field(default_factory=list)
     missing: list[int] = field(default_factory=list)
     damaged: str | None = None  # one line on damaged ledger records skipped, if any
+    rounds: Rounds | None = None  # with a precision target: where each cell stands
+
+    @property
+    def tasks(self) -> int:
+        """Tasks of the design; with a precision target, those its rounds gave the cells so far."""
+        if self.rounds is None:
+            return self.design.size
+        return int(self.rounds.target.sum())
 
     @property
     def to_run(self) -> list[int]:
@@ -61,13 +78,20 @@ def as_spec(spec: str | Path | Spec) -> Spec:
 
 
 def make_plan(spec: str | Path | Spec, check_identity: bool = True) -> Plan:
-    """Classify every task of the design as done, failed or missing, from the ledger alone."""
+    """Classify every task of the design as done, failed or missing, from the ledger alone.
+
+    With a precision target, only the tasks of each cell's rounds so far count; the rounds
+    are replayed from the stored results (see `campaign.stats.precision_rounds`).
+    """
     spec = as_spec(spec)
     ledger = Ledger(spec.output)
     if check_identity:
         ledger.check_identity(identity(spec))
+    plan = Plan(spec=spec, design=Design(spec), ledger=ledger)
+    if spec.precision is not None:
+        return _plan_rounds(plan)
     statuses = ledger.statuses()
-    plan = Plan(spec=spec, design=Design(spec), ledger=ledger, damaged=ledger.damage_note())
+    plan.damaged = ledger.damage_note()
     for index, key in enumerate(plan.design.keys()):
         ok = statuses.get(key)
         if ok is None:
@@ -77,6 +101,61 @@ def make_plan(spec: str | Path | Spec, check_identity: bool = True) -> Plan:
         else:
             plan.failed.append(index)
     return plan
+
+
+def _plan_rounds(plan: Plan) -> Plan:
+    """Classify the tasks of a precision campaign's rounds so far, replayed from the ledger."""
+    spec = plan.spec
+    records = plan.ledger.load()
+    plan.damaged = plan.ledger.damage_note()
+    check_returned_metrics(spec, records)
+    status, columns, _ = task_table(plan.design, records, spec.precision.metrics)
+    plan.rounds = precision_rounds_of(spec, status, columns)
+    planned = np.flatnonzero(np.arange(spec.replicates) < plan.rounds.target[:, None])
+    plan.done = int(np.count_nonzero(status[planned] == STATUS_OK))
+    plan.failed = planned[status[planned] == STATUS_FAILED].tolist()
+    plan.missing = planned[status[planned] == STATUS_MISSING].tolist()
+    return plan
+
+
+def check_returned_metrics(spec: Spec, records: dict[str, dict[str, Any]]) -> None:
+    """Refuse precision metrics that a finished task did not return (a misspelt name)."""
+    for record in records.values():
+        if record["status"] != "ok":
+            continue
+        returned = record.get("metrics") or {}
+        for metric in spec.precision.metrics:
+            if metric not in returned:
+                raise CampaignError(
+                    f"{spec.path or 'spec'}: precision.metrics: {metric!r} is not a metric "
+                    f"model {spec.model} returns; it returned: {', '.join(returned) or 'none'}"
+                )
+        return
+
+
+def precision_summary(state: np.ndarray, replicates: np.ndarray, most: int) -> str:
+    """One line on where the cells stand against a precision target."""
+    state, replicates = np.ravel(state), np.ravel(replicates)
+    parts = []
+    met = replicates[state == PRECISION_STATES["met"]]
+    if met.size:
+        low, high = int(met.min()), int(met.max())
+        counts = f"{low}" if low == high else f"{low} to {high}"
+        parts.append(f"{_cells(met.size)} met the target with {counts} replicates")
+    at_max = np.count_nonzero(state == PRECISION_STATES["at_max"])
+    if at_max:
+        parts.append(f"{_cells(at_max)} stopped at max_replicates ({most}) without meeting it")
+    running = np.count_nonzero(state == PRECISION_STATES["running"])
+    if running:
+        parts.append(f"{_cells(running)} still running (later rounds follow their results)")
+    waiting = np.count_nonzero(state == PRECISION_STATES["waiting"])
+    if waiting:
+        parts.append(f"{_cells(waiting)} waiting on failed tasks (a rerun retries them)")
+    return "precision: " + "; ".join(parts)
+
+
+def _cells(count: int) -> str:
+    return f"{count} cell" if count == 1 else f"{count} cells"
 
 
 def run(
@@ -175,12 +254,15 @@ def _run_holding_the_output(
         f"{spec.name}: {plan.design.size} tasks ({len(plan.design.cells)} cells x "
         f"{spec.replicates} replicates); {plan.done} already done, {len(plan.to_run)} to run"
         if spec.precision is None
-        else f"{spec.name}: {len(plan.design.cells)} cells, replicates until each interval "
-        f"meets the precision target (at most {spec.replicates}); {plan.done} already done"
+        else f"{spec.name}: {len(plan.design.cells)} cells, replicates in rounds until each "
+        f"interval meets the precision target (at most {spec.replicates}); {plan.done} already "
+        f"done, {len(plan.to_run)} to run in this round"
     )
     run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
-    attempted: set[int] = set()
-    todo = plan.to_run if spec.precision is None else precision_round(plan, confidence, attempted)
+    attempted: set[int] = set()  # a task fails at most once per run; a rerun retries it
+    todo = plan.to_run
+    if spec.precision is not None and not plan.done and not declares_metrics(spec.model):
+        todo = todo[:1]  # one task first shows whether the precision metrics exist
     if todo:
         with open_client(
             scheduler=scheduler, workers=workers, cluster=cluster, security=security, say=say
@@ -202,7 +284,8 @@ def _run_holding_the_output(
                 )
                 if spec.precision is None:
                     break
-                todo = precision_round(plan, confidence, attempted)
+                plan = make_plan(spec, check_identity=False)
+                todo = [index for index in plan.to_run if index not in attempted]
     ledger.compact()
     return write_results(spec, confidence)
 
@@ -242,40 +325,9 @@ def execute_tasks(
         bar.finish()
 
 
-def precision_round(plan: Plan, confidence: float, attempted: set[int]) -> list[int]:
-    """Task indices of the next round of a precision-driven campaign (empty when done)."""
-    spec, design = plan.spec, plan.design
-    precision = spec.precision
-    dataset = assemble(design, plan.ledger.load(), confidence, trim=False)
-    replicates = spec.replicates
-    status = dataset["status"].values.reshape(-1, replicates)
-    need = np.zeros(len(design.cells), dtype=int)
-    for metric in precision.metrics:
-        if metric not in dataset and status.any():
-            raise CampaignError(
-                f"precision.metrics: {metric!r} is not a metric of model {spec.model}; "
-                f"metrics: {', '.join(metrics_of(dataset))}"
-            )
-        values = (
-            dataset[metric].values.reshape(-1, replicates)
-            if metric in dataset
-            else np.full(status.shape, np.nan)
-        )
-        cell_need, _ = replicates_needed(
-            values,
-            precision.half_width,
-            precision.relative,
-            precision.min_replicates,
-            precision.max_replicates,
-            confidence,
-        )
-        need = np.maximum(need, cell_need)
-    return [
-        cell * replicates + r
-        for cell in range(len(design.cells))
-        for r in range(int(need[cell]))
-        if status[cell, r] != STATUS_OK and cell * replicates + r not in attempted
-    ]
+def declares_metrics(model_name: str) -> bool:
+    """Whether a model declares its metrics (then a spec's metric names are checked early)."""
+    return bool(getattr(load_model(model_name), "metrics", None))
 
 
 def write_results(spec: Spec, confidence: float = 0.95) -> xr.Dataset:

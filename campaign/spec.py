@@ -34,22 +34,28 @@ KEYS = {
 REQUIRED = ("name", "model", "seed")
 PRECISION_KEYS = {
     "metrics": "metrics whose intervals must reach the target",
-    "half_width": "target half-width (> 0)",
+    "half_width": "target half-width (a finite number > 0)",
     "relative": "true: half_width is a fraction of |mean| (default); false: in metric units",
     "min_replicates": "replicates run before any interval is trusted (>= 2, default 5)",
     "max_replicates": "most replicates a cell may get",
+    "confidence": "confidence level of the intervals that must meet the target (default 0.95)",
 }
 
 
 @dataclass(frozen=True)
 class Precision:
-    """Run replicates per cell until every interval of ``metrics`` is at most ``half_width``."""
+    """Run replicates per cell until every interval of ``metrics`` is at most ``half_width``.
+
+    Part of the spec, ``confidence`` included: the rounds a campaign makes follow from the
+    spec and the stored results alone (see `campaign.stats.precision_rounds`).
+    """
 
     metrics: tuple[str, ...]
     half_width: float
     relative: bool
     min_replicates: int
     max_replicates: int
+    confidence: float = 0.95
 
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -231,6 +237,8 @@ def parse_spec(
         description=description,
         digest=hashlib.sha256(text.encode()).hexdigest(),
     )
+    if precision is not None:
+        _check_precision_metrics(spec, declared=None)
     if check_model:
         check_spec_model(spec)
     return spec
@@ -295,11 +303,17 @@ def _parse_precision(raw: Any, fail) -> Precision:
     metrics = raw.get("metrics")
     if isinstance(metrics, str):
         metrics = [metrics]
-    if not isinstance(metrics, list) or not metrics or not all(isinstance(m, str) for m in metrics):
+    if (
+        not isinstance(metrics, list)
+        or not metrics
+        or not all(isinstance(m, str) and m for m in metrics)
+    ):
         raise fail(f"precision.metrics: expected a list of metric names, got {metrics!r}")
+    if len(set(metrics)) != len(metrics):
+        raise fail(f"precision.metrics: metrics repeat: {metrics}")
     half_width = raw.get("half_width")
-    if isinstance(half_width, bool) or not isinstance(half_width, int | float) or half_width <= 0:
-        raise fail(f"precision.half_width: {half_width!r} is not allowed; use a number > 0")
+    if not _is_number(half_width) or not math.isfinite(half_width) or half_width <= 0:
+        raise fail(f"precision.half_width: {half_width!r} is not allowed; use a finite number > 0")
     relative = raw.get("relative", True)
     if not isinstance(relative, bool):
         raise fail(f"precision.relative: {relative!r} is not allowed; use true or false")
@@ -312,7 +326,40 @@ def _parse_precision(raw: Any, fail) -> Precision:
             f"precision.max_replicates: {high!r} is not allowed; use an integer >= "
             f"min_replicates ({low})"
         )
-    return Precision(tuple(metrics), float(half_width), relative, low, high)
+    confidence = raw.get("confidence", 0.95)
+    if not _is_number(confidence) or not 0 < confidence < 1:
+        raise fail(
+            f"precision.confidence: {confidence!r} is not allowed; use a number between 0 and 1"
+        )
+    return Precision(tuple(metrics), float(half_width), relative, low, high, float(confidence))
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _check_precision_metrics(spec: Spec, declared: Any) -> None:
+    """Refuse a precision metric the spec does not keep or the model does not declare."""
+    where = f"{spec.path or 'spec'}: precision.metrics"
+    for metric in spec.precision.metrics:
+        if spec.metrics and metric not in spec.metrics:
+            raise CampaignError(
+                f"{where}: {metric!r} is not among the kept metrics: {', '.join(spec.metrics)}"
+            )
+        if isinstance(declared, dict) and declared and not _declares(declared, metric):
+            raise CampaignError(
+                f"{where}: {metric!r} is not a metric of model {spec.model}; its metrics: "
+                f"{', '.join(map(str, declared))}"
+            )
+
+
+def _declares(declared: dict[str, Any], metric: str) -> bool:
+    """Whether a model's metrics table names ``metric`` (``{k}`` stands for a number)."""
+    for name in declared:
+        pattern = re.sub(r"\\\{[a-z_]+\\\}", r"\\d+", re.escape(str(name)))
+        if re.fullmatch(pattern, metric):
+            return True
+    return False
 
 
 def _scalar_kind(value: Any) -> str | None:
@@ -335,6 +382,8 @@ def check_spec_model(spec: Spec) -> None:
         model = load_model(spec.model)
     except ValueError as error:
         raise CampaignError(f"{spec.path or 'spec'}: model: {error}") from None
+    if spec.precision is not None:
+        _check_precision_metrics(spec, getattr(model, "metrics", None))
     check = getattr(model, "check", None)
     if check is None:
         return

@@ -9,6 +9,7 @@ over replicates. With fewer than two replicates no interval exists: its bounds a
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import xarray as xr
@@ -91,34 +92,106 @@ def paired_difference(
     return interval(diff, "replicate", confidence)
 
 
-def replicates_needed(
-    values: np.ndarray,
-    half_width: float,
-    relative: bool,
-    min_replicates: int,
-    max_replicates: int,
-    confidence: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Sequential stopping rule: how many replicates each cell needs, and whether it is met.
+@dataclass(frozen=True)
+class StoppingRule:
+    """A precision target: replicates are added to a cell until every interval is this narrow.
 
-    ``values`` is cells x replicates (NaN where not available). A cell below
-    ``min_replicates`` gets that many. Otherwise its interval half-width h is compared with the
-    target (``half_width``, times |mean| when ``relative``); a cell short of it gets the
-    classical estimate n (h / target)^2, at least one more and at most twice its current
-    count per round, never beyond ``max_replicates``. Stopping when an interval is first
-    narrow enough makes coverage slightly below nominal; a larger ``min_replicates`` limits it.
+    ``half_width`` is in metric units, or a fraction of |mean| when ``relative``; intervals are
+    Student-t at ``confidence``. A cell is judged first at ``min_replicates`` replicates and
+    never gets more than ``max_replicates``.
+    """
+
+    half_width: float
+    relative: bool
+    min_replicates: int
+    max_replicates: int
+    confidence: float = 0.95
+
+
+def stopping_rule(
+    values: np.ndarray, replicates: np.ndarray, rule: StoppingRule
+) -> tuple[np.ndarray, np.ndarray]:
+    """One decision per cell: its next replicate count and whether its interval is narrow enough.
+
+    ``values`` is cells x replicates, NaN where there is no value, and holds a cell's first
+    ``replicates`` replicates only (NaN beyond). A cell meets the target when it has at least
+    ``min_replicates`` values and its half-width h is at most the target; then it keeps its
+    count. Otherwise it gets the classical estimate ``replicates (h / target)^2``, at least one
+    more replicate and at most twice as many per round, never beyond ``max_replicates``.
+    Stopping when an interval is first narrow enough makes coverage slightly below nominal; a
+    larger ``min_replicates`` limits it.
     """
     values = np.asarray(values, dtype=float)
+    replicates = np.asarray(replicates, dtype=np.int64)
     n = np.sum(~np.isnan(values), axis=1)
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # cells with fewer than 2 values
-        mean = np.nanmean(np.where(n[:, None] > 0, values, 0.0), axis=1)
-        std = np.nanstd(values, axis=1, ddof=1) if values.shape[1] > 1 else np.full(len(n), np.nan)
-        half = t_quantile(confidence, n) * std / np.sqrt(n)
-        target = half_width * np.abs(mean) if relative else np.full(len(n), half_width)
-        met = (n >= min_replicates) & (half <= target)
-        estimate = np.ceil(n * (half / target) ** 2)
-    estimate = np.where(np.isfinite(estimate), estimate, 2 * n)
-    grow = np.clip(estimate, n + 1, 2 * np.maximum(n, 1))
-    need = np.where(n < min_replicates, min_replicates, np.where(met, n, grow))
-    return np.minimum(need, max_replicates).astype(int), met
+        mean = np.nanmean(values, axis=1)
+        std = np.nanstd(values, axis=1, ddof=1)
+        half = t_quantile(rule.confidence, n) * std / np.sqrt(n)
+        target = rule.half_width * np.abs(mean) if rule.relative else rule.half_width
+        met = (n >= rule.min_replicates) & (half <= target)
+        estimate = np.ceil(replicates * (half / target) ** 2)
+    estimate = np.where(np.isfinite(estimate), estimate, 2 * replicates)
+    grow = np.clip(estimate, replicates + 1, 2 * replicates).astype(np.int64)
+    return np.where(met, replicates, np.minimum(grow, rule.max_replicates)), met
+
+
+@dataclass(frozen=True)
+class Rounds:
+    """Where each cell of a precision campaign stands, decided from its stored results alone.
+
+    ``target``: how many replicates (indices 0..target-1) the cell has been given so far.
+    A cell is ``met`` (its target reached), ``at_max`` (``max_replicates`` run without meeting
+    it), ``waiting`` (a failed task among its replicates holds its next decision until a rerun
+    retries it) or else still running (some of its replicates are not run yet).
+    """
+
+    target: np.ndarray
+    met: np.ndarray
+    at_max: np.ndarray
+    waiting: np.ndarray
+
+    @property
+    def running(self) -> np.ndarray:
+        return ~(self.met | self.at_max | self.waiting)
+
+
+def precision_rounds(
+    metrics: list[np.ndarray], finished: np.ndarray, failed: np.ndarray, rule: StoppingRule
+) -> Rounds:
+    """Replay the stopping rule over stored results: the rounds any run of them would make.
+
+    ``metrics``: per precision metric a cells x replicates array (NaN where no value);
+    ``finished``: a task has a stored result (ok or failed); ``failed``: it failed. Every cell
+    starts at ``min_replicates``; once all its replicates below its target are finished
+    without failure, the rule decides from exactly those replicates whether it stops or how
+    many it gets next. A decision never looks at replicates beyond the target, so whatever
+    order tasks ran in, and wherever a run was interrupted, the same stored results give the
+    same rounds.
+    """
+    finished = np.asarray(finished, dtype=bool)
+    failed = np.asarray(failed, dtype=bool)
+    cells, width = finished.shape
+    target = np.full(cells, min(rule.min_replicates, width), dtype=np.int64)
+    met = np.zeros(cells, dtype=bool)
+    at_max = np.zeros(cells, dtype=bool)
+    columns = np.arange(width)
+    while True:
+        window = columns < target[:, None]
+        open_cells = ~(met | at_max)
+        complete = open_cells & ~(window & ~finished).any(axis=1)
+        waiting = complete & (window & failed).any(axis=1)
+        deciding = np.flatnonzero(complete & ~waiting)
+        if not deciding.size:
+            return Rounds(target, met, at_max, waiting)
+        following = target[deciding].copy()
+        all_met = np.ones(deciding.size, dtype=bool)
+        for values in metrics:
+            inside = np.where(window[deciding], values[deciding], np.nan)
+            need, cell_met = stopping_rule(inside, target[deciding], rule)
+            following = np.maximum(following, need)
+            all_met &= cell_met
+        met[deciding] = all_met
+        at_max[deciding] = ~all_met & (following == target[deciding])
+        target[deciding] = following
