@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -24,3 +25,20 @@ def test_demo_is_a_small_scheduling_campaign():
     spec = load_spec(Path(__file__).resolve().parents[1] / "specs" / "demo.yaml")
     assert spec.model == "jobs" and spec.params["workload"] == "synthetic"
     assert spec.tasks <= 200
+
+
+@pytest.mark.parametrize("path", SPECS, ids=[p.stem for p in SPECS])
+def test_ready_spec_names_the_source_design_it_reproduces(path, workloads):
+    """A study's spec names its source and what differs; the others say they reproduce none."""
+    description = " ".join(load_spec(path).description.split())
+    if not re.search(r"reproduces no (source study|single table)", description, re.IGNORECASE):
+        assert re.search(r"\bseed 00[0-4]\b", description), path.name
+        assert "What differs" in description, path.name
+
+
+def test_readme_lists_every_ready_spec():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    listed = readme.split("### Ready specs", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in listed.splitlines() if line.startswith("| `")]
+    named = set(re.findall(r"`([\w-]+\.yaml)`", "\n".join(rows)))
+    assert named == {path.name for path in SPECS}
