@@ -80,6 +80,7 @@ def cmd_status(args) -> int:
         f"{plan.spec.name}: {plan.tasks} tasks: {plan.done} done, {len(plan.failed)} failed, "
         f"{len(plan.missing)} missing  (ledger {plan.ledger.folder})"
     )
+    print(f"  output: {plan.spec.output}")
     if plan.damaged:
         print(plan.damaged)
     _print_precision(plan)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,13 @@ from typing import Any
 import yaml
 
 from campaign.errors import CampaignError
+from campaign.layout import (
+    LAYOUT_NAMES,
+    documented_name,
+    level_problem,
+    metric_name_problem,
+    name_clashes,
+)
 from campaign.models import BUILTIN_MODELS, load_model
 
 KEYS = {
@@ -29,7 +37,7 @@ KEYS = {
     "precision": "target confidence-interval half-width instead of a fixed replicate count",
     "seed": "integer >= 0",
     "metrics": "list of metric names to keep",
-    "output": "output folder",
+    "output": "output folder (default outputs/<name> in the current folder)",
 }
 REQUIRED = ("name", "model", "seed")
 PRECISION_KEYS = {
@@ -60,7 +68,12 @@ class Precision:
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 FACTOR_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-RESERVED_NAMES = {"replicate", "status", "seed", "cell"}
+RESERVED_NAMES = {*LAYOUT_NAMES, "cell"}
+MAX_SPEC_BYTES = 1 << 20  # a spec is a page of text; this bounds reading it
+MAX_SPEC_VALUES = 100_000  # values once YAML aliases are expanded (an alias bomb stops here)
+MAX_SPEC_DEPTH = 50  # nesting of mappings and lists
+MAX_TASKS = 10_000_000  # cells x replicates: a design's seeds and keys stay a few GB at most
+MERGE_TAG = "tag:yaml.org,2002:merge"  # the YAML merge key '<<', not a key of its own
 
 
 @dataclass(frozen=True)
@@ -111,18 +124,113 @@ class Spec:
 def load_spec(path: str | Path, check_model: bool = True) -> Spec:
     """Read a YAML spec file and validate it; relative paths are relative to the file."""
     path = Path(path)
+    text = _read_text(path)
     try:
-        text = path.read_text()
-    except OSError as error:
-        raise CampaignError(f"cannot read spec {path}: {error.strerror}") from None
-    try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_SpecLoader)
+    except _SpecProblem as problem:
+        raise CampaignError(f"{path}: line {problem.line}: {problem.message}") from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
         raise CampaignError(f"{path}:{where} is not valid YAML: {problem}") from None
+    except RecursionError:
+        raise CampaignError(
+            f"{path}: values are nested too deeply (at most {MAX_SPEC_DEPTH} levels)"
+        ) from None
     return parse_spec(data, text=text, path=path, check_model=check_model)
+
+
+def _read_text(path: Path) -> str:
+    """The spec file's text: UTF-8, at most `MAX_SPEC_BYTES`."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_SPEC_BYTES:
+            raise CampaignError(
+                f"{path}: the spec is {size:,} bytes; a spec file may have at most "
+                f"{MAX_SPEC_BYTES:,} bytes"
+            )
+        raw = path.read_bytes()
+    except OSError as error:
+        raise CampaignError(f"cannot read spec {path}: {error.strerror}") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise CampaignError(
+            f"{path}: line {line}: byte 0x{raw[error.start]:02x} is not UTF-8 text; save the "
+            "spec as UTF-8"
+        ) from None
+
+
+class _SpecProblem(Exception):
+    """A problem of the YAML document, at a line."""
+
+    def __init__(self, node: yaml.Node, message: str):
+        super().__init__(message)
+        self.line = node.start_mark.line + 1
+        self.message = message
+
+
+class _SpecLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing duplicate keys and documents that expand too far.
+
+    Aliases are counted where they are used, so a small document whose aliases nest into
+    an enormous value (an alias bomb) is refused before any value is built.
+    """
+
+    def get_single_data(self) -> Any:
+        node = self.get_single_node()
+        if node is None:
+            return None
+        self._sizes: dict[int, int] = {}
+        self._open: set[int] = set()
+        self._expanded_size(node, 0)
+        return self.construct_document(node)
+
+    def _expanded_size(self, node: yaml.Node, depth: int) -> int:
+        known = self._sizes.get(id(node))
+        if known is not None:
+            return known
+        if isinstance(node, yaml.ScalarNode):
+            return 1
+        if id(node) in self._open:
+            raise _SpecProblem(node, "a YAML alias is used inside its own anchored value")
+        if depth >= MAX_SPEC_DEPTH:
+            raise _SpecProblem(node, f"values are nested more than {MAX_SPEC_DEPTH} levels deep")
+        self._open.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            self._refuse_duplicate_keys(node)
+            children = [child for pair in node.value for child in pair]
+        else:
+            children = node.value
+        size = 1
+        for child in children:
+            size += self._expanded_size(child, depth + 1)
+            if size > MAX_SPEC_VALUES:
+                raise _SpecProblem(
+                    node,
+                    f"the spec expands to more than {MAX_SPEC_VALUES:,} values (YAML aliases "
+                    "repeat their value wherever they are used); write a smaller spec",
+                )
+        self._open.discard(id(node))
+        self._sizes[id(node)] = size
+        return size
+
+    def _refuse_duplicate_keys(self, node: yaml.MappingNode) -> None:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == MERGE_TAG:
+                continue
+            key = self.construct_object(key_node)
+            line = key_node.start_mark.line + 1
+            if key in seen:
+                raise _SpecProblem(
+                    key_node,
+                    f"key {key!r} appears twice in one mapping (first on line {seen[key]}); "
+                    "keep one",
+                )
+            seen[key] = line
 
 
 def parse_spec(
@@ -206,16 +314,25 @@ def parse_spec(
             or not all(isinstance(m, str) and m for m in metrics)
         ):
             raise fail(f"metrics: expected a non-empty list of metric names, got {metrics!r}")
+        for metric in metrics:
+            problem = metric_name_problem(metric)
+            if problem is not None:
+                raise fail(f"metrics: {problem}")
+        clashes = name_clashes(factor_names, metrics)
+        if clashes:
+            raise fail(f"metrics: {next(iter(clashes.values()))}; a results file cannot hold both")
         metrics = tuple(metrics)
 
-    base = path.parent if path else Path.cwd()
-    output = data.get("output")
-    if output is None:
-        output_path = Path("outputs") / name
-    elif isinstance(output, str) and output:
-        output_path = Path(output) if Path(output).is_absolute() else base / output
-    else:
-        raise fail(f"output: expected a folder path, got {output!r}")
+    cells = math.prod(len(f.labels) for f in factors)
+    if cells * replicates > MAX_TASKS:
+        what = "precision.max_replicates" if precision else "replicates"
+        raise fail(
+            f"the design has {cells:,} cells x {replicates:,} replicates ({what}) = "
+            f"{cells * replicates:,} tasks; at most {MAX_TASKS:,} tasks are allowed: use fewer "
+            "levels or replicates, or split the campaign"
+        )
+
+    output_path = _output_folder(data.get("output"), name, path, fail)
 
     description = data.get("description") or ""
     if not isinstance(description, str):
@@ -244,6 +361,21 @@ def parse_spec(
     return spec
 
 
+def _output_folder(output: Any, name: str, path: Path | None, fail) -> Path:
+    """The absolute output folder: ``output`` relative to the spec file (``~`` expanded), or
+    by default ``outputs/<name>`` in the current folder."""
+    if output is None:
+        return Path.cwd() / "outputs" / name
+    if not isinstance(output, str) or not output.strip():
+        raise fail(f"output: expected a folder path, got {output!r}")
+    try:
+        folder = Path(output).expanduser()
+    except RuntimeError:
+        raise fail(f"output: cannot expand the home folder in {output!r}") from None
+    base = path.parent if path else Path.cwd()
+    return Path(os.path.abspath(base / folder))
+
+
 def _parse_factors(raw: Any, params: dict[str, Any], fail) -> list[Factor]:
     if not isinstance(raw, dict):
         raise fail(f"factors: expected a mapping of factor: [levels], got {raw!r}")
@@ -267,6 +399,10 @@ def _parse_factors(raw: Any, params: dict[str, Any], fail) -> list[Factor]:
             values = tuple(levels.values())
             if len(set(labels)) != len(labels):
                 raise fail(f"factors.{name}: level labels repeat: {list(labels)}")
+            for label in labels:
+                problem = level_problem(label, False)
+                if problem is not None:
+                    raise fail(f"factors.{name}: level label {label!r} {problem}")
             factors.append(Factor(name, labels, values))
             continue
         if not isinstance(levels, list):
@@ -290,6 +426,14 @@ def _parse_factors(raw: Any, params: dict[str, Any], fail) -> list[Factor]:
             kind = level_kind
         if len(set(levels)) != len(levels):
             raise fail(f"factors.{name}: levels repeat: {levels}")
+        floats = any(isinstance(level, float) for level in levels)
+        for level in levels:
+            problem = level_problem(level, floats)
+            if problem is not None:
+                raise fail(
+                    f"factors.{name}: level {level!r} {problem}, so results cannot store it; "
+                    "write it as a string (quoted) or as a mapping label: value"
+                )
         factors.append(Factor(name, tuple(levels), tuple(levels)))
     return factors
 
@@ -382,6 +526,7 @@ def check_spec_model(spec: Spec) -> None:
         model = load_model(spec.model)
     except ValueError as error:
         raise CampaignError(f"{spec.path or 'spec'}: model: {error}") from None
+    check_declared_metrics(spec, getattr(model, "metrics", None))
     if spec.precision is not None:
         _check_precision_metrics(spec, getattr(model, "metrics", None))
     check = getattr(model, "check", None)
@@ -395,3 +540,29 @@ def check_spec_model(spec: Spec) -> None:
             where = ", ".join(f"{f.name}={f.labels[i]}" for f, i in zip(spec.factors, cell))
             cell_text = f" (cell {where})" if where else ""
             raise CampaignError(f"{spec.path or 'spec'}: params{cell_text}: {error}") from None
+
+
+def check_declared_metrics(spec: Spec, declared: dict[str, Any] | None) -> None:
+    """Refuse kept metrics the model does not declare, or that clash with the factors.
+
+    Without a declaration (``run.metrics``) the names are known only from results, where
+    the engine checks them as they arrive.
+    """
+    if not declared:
+        return
+    where = f"{spec.path or 'spec'}: "
+    documented = ", ".join(declared)
+    for metric in spec.metrics or ():
+        if documented_name(metric, declared) is None:
+            raise CampaignError(
+                f"{where}metrics: {metric!r} is not a metric of model {spec.model}; its metrics: "
+                f"{documented}"
+            )
+    kept = spec.metrics or [name for name in declared if "{" not in name]
+    clashes = name_clashes([f.name for f in spec.factors], kept)
+    if clashes:
+        reason = next(iter(clashes.values()))
+        hint = "" if spec.metrics else ": list the metrics to keep in 'metrics:', without it"
+        raise CampaignError(
+            f"{where}{reason} (model {spec.model}); a results file cannot hold both{hint}"
+        )

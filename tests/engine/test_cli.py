@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -59,6 +60,18 @@ def test_plan_and_status_report_done_from_the_ledger(finished, capsys):
     )
     assert main(["status", str(path)]) == 0
     assert "16 tasks: 16 done, 0 failed, 0 missing" in capsys.readouterr().out
+
+
+def test_validate_plan_and_status_print_the_absolute_output_folder(
+    finished, capsys, tmp_path, monkeypatch
+):
+    path, _ = finished
+    monkeypatch.chdir(tmp_path)
+    relative = os.path.relpath(path, tmp_path)
+    for command in ("validate", "plan", "status"):
+        assert main([command, str(relative)]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert f"  output: {path.parent / 'out'}" in lines, command
 
 
 def test_query_csv_pools_other_factors_per_replicate(finished, capsys):

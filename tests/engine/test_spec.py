@@ -44,7 +44,7 @@ def test_valid_spec_parses_every_key(tmp_path):
     assert spec.paired == ("label",)
     assert (spec.replicates, spec.seed, spec.metrics) == (3, 7, ("mean_wait",))
     assert spec.cells == 4 and spec.tasks == 12
-    assert spec.output == Path("outputs/demo")
+    assert spec.output == Path.cwd() / "outputs" / "demo"
     assert spec.text == textwrap.dedent(VALID)
 
 
@@ -69,6 +69,40 @@ def test_explicit_output_is_relative_to_the_spec_file(tmp_path):
         ("factors: {replicate: [1]}", "factors: 'replicate' is reserved"),
         ("factors: {customers: [1, 2]}", "'customers' is also a fixed parameter"),
         ("factors: {arrival_rate: [0.5, 0.5]}", "factors.arrival_rate: levels repeat"),
+        ("factors: {failure: [1, 2]}", "factors: 'failure' is reserved"),
+        ("factors: {seed: [1, 2]}", "factors: 'seed' is reserved"),
+        (
+            "factors: {arrival_rate: [18446744073709551616]}",
+            "level 18446744073709551616 does not fit a 64-bit integer, so results cannot store",
+        ),
+        (
+            "factors: {arrival_rate: [0.5, 9007199254740993]}",
+            "level 9007199254740993 is not exactly representable as a float",
+        ),
+        ('factors: {arrival_rate: {"a\\0b": 0.5}}', "level label 'a\\x00b' contains a NUL"),
+        ("metrics: [mean_wiat]", "metrics: 'mean_wiat' is not a metric of model mm1; its metrics:"),
+        ("metrics: ['a/b']", "metrics: metric name 'a/b' is not allowed; use letters, digits"),
+        ("metrics: [status]", "metric name 'status' is reserved by the results layout"),
+        ("metrics: [replicate]", "metric name 'replicate' is reserved by the results layout"),
+        (
+            "metrics: [mean_wait, mean_wait_mean]",
+            "metric 'mean_wait_mean' has the name of a summary variable of metric 'mean_wait'",
+        ),
+        ("metrics: [arrival_rate]", "metric 'arrival_rate' has the name of factor 'arrival_rate'"),
+        (
+            "factors: {utilization: [1, 2]}",
+            "metric 'utilization' has the name of factor 'utilization' (model mm1); a results "
+            "file cannot hold both: list the metrics to keep in 'metrics:', without it",
+        ),
+        (
+            "factors: {mean_wait_n: [1, 2]}",
+            "factor 'mean_wait_n' has the name of a summary variable of metric 'mean_wait'",
+        ),
+        (
+            "replicates: 100000000",
+            "the design has 2 cells x 100,000,000 replicates (replicates) = 200,000,000 tasks; "
+            "at most 10,000,000 tasks are allowed",
+        ),
     ],
 )
 def test_invalid_spec_names_key_value_and_allowed(tmp_path, edit, expected):
@@ -127,3 +161,101 @@ def test_yaml_syntax_error_gives_the_line(tmp_path):
     path = write(tmp_path, "name: d\nfactors: [a\nseed: 1\n")
     with pytest.raises(CampaignError, match="is not valid YAML"):
         load_spec(path)
+
+
+def test_duplicate_keys_are_refused_naming_the_key_and_both_lines(tmp_path):
+    text = VALID.replace("  customers: 100\n", "  customers: 100\n  customers: 200\n")
+    path = write(tmp_path, text)
+    with pytest.raises(CampaignError) as info:
+        load_spec(path, check_model=False)
+    assert str(info.value) == (
+        f"{path}: line 7: key 'customers' appears twice in one mapping (first on line 6); keep one"
+    )
+    top = write(tmp_path, VALID + "seed: 8\n")
+    with pytest.raises(CampaignError, match="line 14: key 'seed' appears twice .* line 12"):
+        load_spec(top, check_model=False)
+
+
+def test_yaml_merge_keys_are_not_duplicates(tmp_path):
+    text = VALID.replace(
+        "params:\n  service_rate: 1.0\n  customers: 100\n",
+        "params:\n  <<: {service_rate: 1.0, customers: 100}\n  customers: 200\n",
+    )
+    spec = load_spec(write(tmp_path, text), check_model=False)
+    assert spec.params == {"service_rate": 1.0, "customers": 200}
+
+
+def alias_bomb(levels: int) -> str:
+    lines = ["name: bomb", "model: 'tests.nowhere:run'", "replicates: 1", "seed: 1", "params:"]
+    lines.append("  a0: &a0 [x, x, x, x, x, x, x, x, x, x]")
+    for i in range(1, levels):
+        lines.append(f"  a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def test_an_alias_bomb_is_refused_before_any_value_is_built(tmp_path):
+    # Nine levels of ten aliases would expand to 10**9 values.
+    path = write(tmp_path, alias_bomb(9))
+    with pytest.raises(CampaignError) as info:
+        load_spec(path, check_model=False)
+    message = str(info.value)
+    assert message.startswith(f"{path}: line ")
+    assert message.endswith(
+        "the spec expands to more than 100,000 values (YAML aliases repeat their value wherever "
+        "they are used); write a smaller spec"
+    )
+    # Aliases within the limit still work and expand to their values.
+    spec = load_spec(write(tmp_path, alias_bomb(3)), check_model=False)
+    assert spec.params["a2"] == [[["x"] * 10] * 10] * 10
+
+
+def test_recursive_aliases_and_deep_nesting_are_refused(tmp_path):
+    path = write(tmp_path, VALID + "description: &d [1, *d]\n")
+    with pytest.raises(CampaignError, match="line 14: a YAML alias is used inside its own"):
+        load_spec(path, check_model=False)
+    path = write(tmp_path, VALID + "description: " + "[" * 60 + "]" * 60 + "\n")
+    with pytest.raises(CampaignError, match="values are nested more than 50 levels deep"):
+        load_spec(path, check_model=False)
+
+
+def test_a_spec_that_is_not_utf8_or_too_big_gets_one_line(tmp_path):
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes(VALID.encode() + "description: café\n".encode("latin-1"))
+    with pytest.raises(CampaignError) as info:
+        load_spec(path)
+    assert str(info.value) == (
+        f"{path}: line 14: byte 0xe9 is not UTF-8 text; save the spec as UTF-8"
+    )
+    big = write(tmp_path, VALID + "description: " + "x" * (1 << 20) + "\n")
+    with pytest.raises(CampaignError, match=r"may have at most 1,048,576 bytes"):
+        load_spec(big)
+
+
+def test_output_expands_home_and_every_output_folder_is_absolute(tmp_path, monkeypatch):
+    home, elsewhere = tmp_path / "home", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(elsewhere)
+    spec = load_spec(write(tmp_path, VALID + "output: ~/results/x\n"), check_model=False)
+    assert spec.output == home / "results" / "x"
+    # The default folder is outputs/<name> in the current folder, made absolute.
+    spec = load_spec(write(tmp_path, VALID), check_model=False)
+    assert spec.output == elsewhere / "outputs" / "demo"
+    # A relative output is relative to the spec file, wherever the command runs.
+    spec = load_spec(Path("..") / "spec.yaml", check_model=False)
+    assert spec.output == elsewhere / "outputs" / "demo"
+    relative = write(tmp_path, VALID + "output: ../up/here\n")
+    spec = load_spec(Path("..") / relative.name, check_model=False)
+    assert spec.output == tmp_path.parent / "up" / "here"
+
+
+def test_a_precision_target_with_too_many_replicates_is_refused_before_expansion(tmp_path):
+    text = VALID.replace(
+        "replicates: 3\n",
+        "precision: {metrics: [mean_wait], half_width: 0.1, max_replicates: 1000000000}\n",
+    )
+    with pytest.raises(CampaignError) as info:
+        load_spec(write(tmp_path, text), check_model=False)
+    assert "the design has 4 cells x 1,000,000,000 replicates (precision.max_replicates)" in str(
+        info.value
+    )

@@ -1,0 +1,141 @@
+"""What a results file can hold: the names its layout fixes and the names metrics may take.
+
+Beside one variable per metric, a results file has variables whose names the layout fixes
+(``status``, ``seed``, the ``failure_*`` table, ...) and, per metric, summary variables named
+by a suffix (``<metric>_mean``, ...). A factor or metric whose name collides with one of them,
+or that netCDF cannot store, would make the file unwritable after every task ran: these
+checks refuse such names before anything runs, or fail the task that returned them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+LAYOUT_NAMES = (
+    "replicate",
+    "status",
+    "seed",
+    "failure",
+    "failure_key",
+    "failure_cell",
+    "failure_replicate",
+    "failure_error",
+    "precision_met",
+)
+SUMMARY_SUFFIXES = ("_mean", "_std", "_n", "_nan", "_ci_low", "_ci_high")
+METRIC_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+@-]*$")
+METRIC_RULE = "letters, digits, '_', '.', '-', '+' and '@', starting with a letter or digit"
+
+
+def metric_name_problem(name: Any) -> str | None:
+    """Why ``name`` cannot name a metric in a results file; None when it can."""
+    if not isinstance(name, str):
+        return f"metric names must be strings, got {name!r} ({type(name).__name__})"
+    if not METRIC_PATTERN.match(name):
+        return f"metric name {name!r} is not allowed; use {METRIC_RULE}"
+    if name in LAYOUT_NAMES:
+        return (
+            f"metric name {name!r} is reserved by the results layout; reserved names: "
+            f"{', '.join(LAYOUT_NAMES)}"
+        )
+    return None
+
+
+def name_clashes(factors: Iterable[str], metrics: Iterable[str]) -> dict[str, str]:
+    """Metric names that a results file cannot hold beside the others, with the reason.
+
+    A metric clashes when it has a factor's name or the name of another metric's summary
+    variable (``x_mean`` beside ``x``); the metric that takes the other's name is blamed.
+    """
+    factors = set(factors)
+    metrics = list(dict.fromkeys(metrics))
+    kept = set(metrics)
+    clashes: dict[str, str] = {}
+    for metric in metrics:
+        if metric in factors:
+            clashes[metric] = f"metric {metric!r} has the name of factor {metric!r}"
+    for metric in metrics:
+        for suffix in SUMMARY_SUFFIXES:
+            derived = metric + suffix
+            owner = "factor" if derived in factors else "metric" if derived in kept else None
+            if owner is not None:
+                clashes.setdefault(
+                    derived,
+                    f"{owner} {derived!r} has the name of a summary variable of metric {metric!r}",
+                )
+    return clashes
+
+
+def metric_values(raw: Any) -> dict[str, float]:
+    """A model's result as ``{metric: float}``, or a clear error for what a file cannot hold.
+
+    NaN is a legitimate value (an undefined metric); no metrics at all, a name that is not
+    a string or that the layout reserves, a value that is not a number, or two names that
+    clash are errors of the task.
+    """
+    if not isinstance(raw, Mapping):
+        raise TypeError(f"the model returned {type(raw).__name__}, not a mapping metric: value")
+    if not raw:
+        raise ValueError("the model returned no metrics")
+    values = {}
+    for name, value in raw.items():
+        problem = metric_name_problem(name)
+        if problem is not None:
+            raise ValueError(problem)
+        values[name] = _as_float(name, value)
+    clashes = name_clashes((), values)
+    if clashes:
+        raise ValueError(next(iter(clashes.values())))
+    return values
+
+
+def _as_float(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not (
+        isinstance(value, int | float) or hasattr(value, "__float__")
+    ):
+        raise TypeError(f"metric {name!r} is not a number: {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError) as error:
+        raise TypeError(f"metric {name!r} is not a number: {value!r} ({error})") from None
+
+
+def documented_name(name: str, documented: Mapping[str, Any]) -> str | None:
+    """The entry of a model's ``metrics`` table that documents ``name`` (``{k}`` patterns ok)."""
+    if name in documented:
+        return name
+    for pattern in documented:
+        if "{" in pattern:
+            regex = re.sub(r"\\\{[a-z_]+\\\}", r"(\\d+)", re.escape(pattern))
+            if re.fullmatch(regex, name):
+                return pattern
+    return None
+
+
+def level_problem(level: Any, numbers_are_floats: bool) -> str | None:
+    """Why a factor level cannot be stored as a netCDF coordinate value; None when it can.
+
+    Integers are stored as 64-bit integers, or as floats beside float levels; strings as
+    UTF-8 text, which cannot hold a NUL character.
+    """
+    if isinstance(level, bool):
+        return None
+    if isinstance(level, int):
+        if not -(2**63) <= level < 2**63:
+            return "does not fit a 64-bit integer"
+        if numbers_are_floats and float(level) != level:
+            return "is not exactly representable as a float beside the float levels"
+        return None
+    if isinstance(level, float):
+        return None if not math.isnan(level) else "is NaN"
+    if isinstance(level, str):
+        if "\x00" in level:
+            return "contains a NUL character"
+        try:
+            level.encode("utf-8")
+        except UnicodeEncodeError:
+            return "is not valid UTF-8 text"
+    return None
