@@ -112,7 +112,7 @@ def quiet_dask_logs() -> None:
 
 def cmd_run(args) -> int:
     from campaign.query import format_table, summary_table
-    from campaign.results import metrics_of
+    from campaign.results import metrics_of, nan_note
     from campaign.runner import RESULTS_FILE, precision_summary, run
     from campaign.spec import load_spec
 
@@ -147,6 +147,9 @@ def cmd_run(args) -> int:
     missing = dataset.attrs["tasks_missing"]
     print()
     print(f"{ok} tasks ok, {failed} failed, {missing} missing")
+    note = nan_note(dataset)
+    if note:
+        print(note)
     if "precision_state" in dataset:
         state, replicates = dataset["precision_state"], dataset["precision_replicates"]
         print(precision_summary(state.values, replicates.values, spec.replicates))

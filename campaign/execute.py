@@ -27,6 +27,7 @@ from functools import lru_cache
 from typing import Any
 
 from campaign.errors import CampaignError
+from campaign.layout import metric_values
 from campaign.models import load_model
 from campaign.progress import Progress
 
@@ -76,7 +77,7 @@ def run_batch(
             start = time.perf_counter()
             try:
                 raw = model(params, seed)
-                metrics = {str(name): _as_float(name, value) for name, value in raw.items()}
+                metrics = metric_values(raw)
                 result = {"status": "ok", "metrics": metrics}
             except Exception as error:  # a model's failure is data, not a crash of the campaign
                 result = {
@@ -120,16 +121,6 @@ def end_worker_process() -> None:
     a fresh one, which joins the scheduler as a new worker.
     """
     os._exit(STOPPED_EXIT_CODE)
-
-
-def _as_float(name: str, value: Any) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        and not hasattr(value, "__float__")
-    ):
-        raise TypeError(f"metric {name!r} is not a number: {value!r}")
-    return float(value)
 
 
 # -- driver side ---------------------------------------------------------------------------------

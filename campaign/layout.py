@@ -24,6 +24,8 @@ LAYOUT_NAMES = (
     "failure_replicate",
     "failure_error",
     "precision_met",
+    "precision_state",
+    "precision_replicates",
 )
 SUMMARY_SUFFIXES = ("_mean", "_std", "_n", "_nan", "_ci_low", "_ci_high")
 METRIC_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+@-]*$")

@@ -10,7 +10,7 @@ import pandas as pd
 import xarray as xr
 
 from campaign.errors import CampaignError
-from campaign.results import factors_of, metrics_of
+from campaign.results import STATUS_OK, factors_of, metrics_of
 from campaign.stats import pooled
 
 SUMMARY_SUFFIXES = ("_mean", "_std", "_n", "_ci_low", "_ci_high")
@@ -70,7 +70,8 @@ def summary_table(
     """One row per group of ``by`` levels (default: every cell), columns per metric.
 
     Columns per metric: ``<m>_mean``, ``<m>_half_width``, ``<m>_ci_low``, ``<m>_ci_high``,
-    ``<m>_n``. Other factors are pooled replicate by replicate (see `campaign.stats.pooled`).
+    ``<m>_n`` and ``<m>_nan`` (finished tasks whose value is NaN, left out of the others).
+    Other factors are pooled replicate by replicate (see `campaign.stats.pooled`).
     """
     if confidence is None:
         confidence = float(dataset.attrs.get("confidence", 0.95))
@@ -92,6 +93,7 @@ def summary_table(
         result = pooled(selected[metric], by, confidence)
         for stat in ("mean", "half_width", "ci_low", "ci_high", "n"):
             columns[f"{metric}_{stat}"] = result[stat]
+        columns[f"{metric}_nan"] = nan_count(selected, metric, by)
     table = xr.Dataset(columns)
     if by:
         frame = table.to_dataframe().reset_index()
@@ -99,6 +101,12 @@ def summary_table(
     else:
         frame = pd.DataFrame({name: [value.item()] for name, value in table.items()})
     return frame
+
+
+def nan_count(dataset: xr.Dataset, metric: str, by: list[str]) -> xr.DataArray:
+    """Per group of ``by``, the finished tasks whose ``metric`` is NaN (an undefined value)."""
+    undefined = (dataset["status"] == STATUS_OK) & dataset[metric].isnull()
+    return undefined.sum([d for d in undefined.dims if d not in by]).astype("int64")
 
 
 def format_table(frame: pd.DataFrame, metrics: list[str], fmt: str, max_rows: int = 0) -> str:
@@ -115,7 +123,7 @@ def format_table(frame: pd.DataFrame, metrics: list[str], fmt: str, max_rows: in
         for c in frame.columns
         if not any(
             c.startswith(f"{m}_")
-            and c[len(m) + 1 :] in ("mean", "half_width", "ci_low", "ci_high", "n")
+            and c[len(m) + 1 :] in ("mean", "half_width", "ci_low", "ci_high", "n", "nan")
             for m in metrics
         )
     ]
@@ -143,6 +151,13 @@ def format_table(frame: pd.DataFrame, metrics: list[str], fmt: str, max_rows: in
     ]
     if len(shown) < len(frame):
         lines.append(f"... {len(frame) - len(shown)} more rows (campaign query shows them all)")
+    for metric in metrics:
+        undefined = int(frame[f"{metric}_nan"].sum()) if f"{metric}_nan" in frame else 0
+        if undefined:
+            lines.append(
+                f"{metric}: {undefined} values NaN (finished tasks, the value undefined); left "
+                "out of the means and n"
+            )
     return "\n".join(lines)
 
 

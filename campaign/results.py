@@ -6,6 +6,8 @@ One flat netCDF file, readable with plain ``xarray.open_dataset``:
 - ``<metric>``: raw value per factor levels x replicate (NaN where missing or failed);
 - ``status``: 0 missing, 1 ok, 2 failed per task; ``seed``: the task's seed;
 - ``<metric>_mean``, ``_std``, ``_n``, ``_ci_low``, ``_ci_high``: per-cell summary;
+- ``<metric>_nan``: per cell, the finished replicates whose value is NaN (undefined), which
+  the mean and ``_n`` leave out;
 - with a precision target, per cell: ``precision_met``, ``precision_state`` and
   ``precision_replicates`` (the replicates its rounds gave it);
 - ``failure_*`` on dimension ``failure``: key, cell, replicate and error text of failed tasks;
@@ -20,7 +22,7 @@ import platform
 import re
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,7 @@ import xarray as xr
 
 from campaign.design import Design, canonical
 from campaign.errors import CampaignError
+from campaign.layout import name_clashes
 from campaign.models import model_reference
 from campaign.stats import Rounds, StoppingRule, precision_rounds, summarize
 
@@ -69,6 +72,7 @@ def assemble(
     documented = documented or {}
     shape = (*design.shape, spec.replicates)
     dims = [f.name for f in spec.factors] + ["replicate"]
+    records = storable_records(records, spec)
     status, columns, failures = task_table(design, records, spec.metrics)
     rounds = None
     planned = np.ones(design.size, dtype=bool)
@@ -116,12 +120,129 @@ def assemble(
     if rounds is not None:  # replicates beyond every cell's rounds are left out
         raw = raw.isel(replicate=slice(0, int(rounds.target.max(initial=0))))
     summary = summarize(raw, list(columns), confidence)
+    summary = summary.assign(_nan_counts(raw, list(columns)))
     if rounds is not None:
         summary = summary.assign(_precision_variables(rounds, raw, spec.precision))
     dataset = xr.merge([raw, summary], combine_attrs="override")
     dataset = dataset.assign(_failure_variables(failures, design))
     dataset.attrs = provenance(design, confidence, provenance_status)
     return dataset
+
+
+def _nan_counts(raw: xr.Dataset, metrics: list[str]) -> dict[str, xr.DataArray]:
+    """Per cell and metric, the finished replicates whose value is NaN (an undefined value).
+
+    The mean and ``_n`` leave them out; this count says they exist.
+    """
+    finished = raw["status"].values == STATUS_OK
+    dims = raw["status"].dims[:-1]
+    counts = {}
+    for metric in metrics:
+        values = raw.variables[metric].values
+        counts[f"{metric}_nan"] = xr.DataArray(
+            np.count_nonzero(finished & np.isnan(values), axis=-1).astype(np.int64),
+            dims=dims,
+            attrs={
+                "long_name": f"finished replicates whose {metric} is NaN (undefined; left out "
+                "of the mean and n)",
+                "cell_methods": "replicate: count of NaN values of finished tasks",
+            },
+        )
+    return counts
+
+
+def refusal(
+    metrics: Mapping[str, float],
+    factors: list[str],
+    wanted: tuple[str, ...] | None,
+    others: Iterable[str] = (),
+) -> str | None:
+    """Why a finished task's metrics cannot go into the results file; None when they can.
+
+    A metric the spec keeps (``wanted``) must be there; without ``wanted`` every returned
+    name is kept, and none may take the name of a factor or of a summary variable of
+    another metric (``others``: the names other tasks returned).
+    """
+    if wanted:
+        missing = [name for name in wanted if name not in metrics]
+        if missing:
+            return (
+                f"the model returned no metric {missing[0]!r}, which the spec's metrics: "
+                f"keeps; it returned: {', '.join(metrics) or 'none'}"
+            )
+        return None
+    clashes = name_clashes(factors, [*others, *metrics])
+    for name in metrics:
+        if name in clashes:
+            return f"{clashes[name]}; a results file cannot hold both"
+    return None
+
+
+def as_failed(record: dict[str, Any], error: str) -> None:
+    """Turn a finished task's record into a failed one, in place (the driver counts it so)."""
+    record.pop("metrics", None)
+    record.update(status="failed", error=f"ValueError: {error}", traceback="")
+
+
+def storable_records(records: Mapping[str, dict[str, Any]], spec) -> Mapping[str, dict[str, Any]]:
+    """The records, with finished tasks whose metrics a results file cannot hold as failed.
+
+    Results stored before their names were checked (or that clash only with another
+    task's names) are caught here, so results.nc is always written.
+    """
+    factors = [f.name for f in spec.factors]
+    names: set[str] = set()
+    if not spec.metrics:
+        for record in records.values():
+            if record["status"] == "ok":
+                names.update(record["metrics"])
+    others = [] if spec.metrics else sorted(names)
+    if not spec.metrics and not name_clashes(factors, others):
+        return records
+    checked = dict(records)
+    for key, record in records.items():
+        if record["status"] != "ok":
+            continue
+        problem = refusal(record["metrics"], factors, spec.metrics, others)
+        if problem is not None:
+            checked[key] = failed = dict(record)
+            as_failed(failed, problem)
+    return checked
+
+
+class CheckedStore:
+    """Stores finished tasks' records through ``store`` (the ledger's ``append``), each ok
+    record first checked: one whose metrics a results file cannot hold is stored as failed,
+    saying why (so a rerun retries it once the model or spec is fixed).
+
+    A metric the spec keeps that a task did not return is most likely misspelt in
+    ``metrics:``: once that batch is stored, the run stops with one line.
+    """
+
+    def __init__(self, spec, store: Callable[[list[dict[str, Any]]], Any]):
+        self.spec = spec
+        self.store = store
+        self.factors = [f.name for f in spec.factors]
+        self.seen: set[str] = set()
+
+    def __call__(self, records: list[dict[str, Any]]) -> None:
+        stop = None
+        for record in records:
+            if record["status"] != "ok":
+                continue
+            problem = refusal(record["metrics"], self.factors, self.spec.metrics, self.seen)
+            if problem is None:
+                self.seen.update(record["metrics"])
+                continue
+            if self.spec.metrics and stop is None:
+                stop = f"{self.spec.path or 'spec'}: metrics: {problem} (model {self.spec.model})"
+            as_failed(record, problem)
+        self.store(records)
+        if stop is not None:
+            raise CampaignError(
+                f"{stop}; fix the name in metrics: and run again (a model returns NaN for an "
+                "undefined value, never leaves a metric out)"
+            )
 
 
 def task_table(
@@ -277,6 +398,7 @@ def provenance(design: Design, confidence: float, status: np.ndarray) -> dict[st
         "layout": (
             "raw metric per factor levels x replicate; status 0 missing 1 ok 2 failed; "
             "<metric>_mean/_std/_n/_ci_low/_ci_high per cell (Student t over replicates); "
+            "<metric>_nan per cell: finished replicates whose value is NaN; "
             "failure_* per failed task"
         ),
     }
@@ -294,6 +416,28 @@ def metrics_of(dataset: xr.Dataset) -> list[str]:
         for name, variable in dataset.data_vars.items()
         if variable.dims == dims and name not in ("status", "seed")
     ]
+
+
+NAN_NOTE_METRICS = 8  # a longer list is cut, saying how many more
+
+
+def nan_note(dataset: xr.Dataset) -> str | None:
+    """One line naming the metrics that finished tasks returned as NaN, with their counts."""
+    counts = [
+        (metric, int(dataset[f"{metric}_nan"].sum()))
+        for metric in metrics_of(dataset)
+        if f"{metric}_nan" in dataset
+    ]
+    counts = [(metric, count) for metric, count in counts if count]
+    if not counts:
+        return None
+    shown = ", ".join(f"{metric} {count}" for metric, count in counts[:NAN_NOTE_METRICS])
+    more = len(counts) - NAN_NOTE_METRICS
+    tail = f" and {more} more metrics (campaign query shows them)" if more > 0 else ""
+    return (
+        f"NaN values (undefined; left out of the means and n): {shown}{tail}; each "
+        "<metric>_nan in results.nc counts them per cell"
+    )
 
 
 def write_netcdf(dataset: xr.Dataset, path: Path) -> Path:

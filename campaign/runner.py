@@ -27,6 +27,7 @@ from campaign.results import (
     STATUS_FAILED,
     STATUS_MISSING,
     STATUS_OK,
+    CheckedStore,
     assemble,
     precision_rounds_of,
     task_table,
@@ -320,7 +321,8 @@ def execute_tasks(
         items.append(Item(key=task.key, params=params, seed=task.seed, meta=meta, group=group))
     bar = Progress(len(items), enabled=progress)
     try:
-        dispatch(client, spec.model, items, plan.ledger.append, retries, bar, **dispatch_options)
+        store = CheckedStore(spec, plan.ledger.append)
+        dispatch(client, spec.model, items, store, retries, bar, **dispatch_options)
     finally:
         bar.finish()
 

@@ -25,8 +25,11 @@ def t_quantile(confidence: float, n: np.ndarray) -> np.ndarray:
     return scipy_stats.t.ppf(0.5 + confidence / 2, dof)
 
 
-def interval(values: xr.DataArray, dim: str, confidence: float) -> xr.Dataset:
-    """Mean, sample std, n, half-width and bounds along ``dim``, ignoring NaN (missing) values."""
+def interval(values: xr.DataArray, dim: str, confidence: float) -> dict[str, xr.DataArray]:
+    """Mean, sample std, n, half-width and bounds along ``dim``, ignoring NaN (missing) values.
+
+    A mapping of plain arrays, not a Dataset: a factor may be named ``mean`` or ``n``.
+    """
     n = values.count(dim)
     mean = values.mean(dim, skipna=True)
     std = values.std(dim, ddof=1, skipna=True).where(n >= 2)
@@ -37,16 +40,14 @@ def interval(values: xr.DataArray, dim: str, confidence: float) -> xr.Dataset:
     mean = xr.where(same, low, mean)
     std = xr.where(same & (n >= 2), 0.0, std)
     half = xr.apply_ufunc(t_quantile, confidence, n) * std / np.sqrt(n.where(n > 0))
-    return xr.Dataset(
-        {
-            "mean": mean,
-            "std": std,
-            "n": n.astype("int64"),
-            "half_width": half,
-            "ci_low": mean - half,
-            "ci_high": mean + half,
-        }
-    )
+    return {
+        "mean": mean,
+        "std": std,
+        "n": n.astype("int64"),
+        "half_width": half,
+        "ci_low": mean - half,
+        "ci_high": mean + half,
+    }
 
 
 def summarize(raw: xr.Dataset, metrics: list[str], confidence: float) -> xr.Dataset:
@@ -77,7 +78,7 @@ STAT_METHODS = {
 }
 
 
-def pooled(values: xr.DataArray, by: list[str], confidence: float) -> xr.Dataset:
+def pooled(values: xr.DataArray, by: list[str], confidence: float) -> dict[str, xr.DataArray]:
     """Interval of the mean per combination of ``by``, pooling the other factors per replicate."""
     others = [d for d in values.dims if d not in by and d != "replicate"]
     per_replicate = values.mean(others, skipna=True) if others else values
@@ -86,7 +87,7 @@ def pooled(values: xr.DataArray, by: list[str], confidence: float) -> xr.Dataset
 
 def paired_difference(
     values: xr.DataArray, factor: str, a: object, b: object, confidence: float
-) -> xr.Dataset:
+) -> dict[str, xr.DataArray]:
     """Interval of (a - b) per cell, computed replicate by replicate (common random numbers)."""
     diff = values.sel({factor: a}) - values.sel({factor: b})
     return interval(diff, "replicate", confidence)

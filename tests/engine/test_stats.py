@@ -63,3 +63,13 @@ def test_paired_difference_is_tighter_than_unpaired_with_common_noise():
     diff = paired_difference(data, "s", "a", "b", 0.95)
     assert float(diff["mean"]) == pytest.approx(1.0)
     assert float(diff["half_width"]) < 1e-12
+
+
+def test_a_factor_may_be_named_like_a_statistic():
+    data = xr.DataArray(
+        np.arange(6.0).reshape(2, 3), dims=("mean", "replicate"), coords={"mean": [1.0, 5.0]}
+    )
+    result = interval(data, "replicate", 0.95)
+    assert result["mean"].values.tolist() == [1.0, 4.0]
+    assert result["n"].sel(mean=5.0).item() == 3
+    assert pooled(data.rename(mean="n"), ["n"], 0.95)["std"].values.tolist() == [1.0, 1.0]

@@ -1,0 +1,245 @@
+"""What a model returns, checked: names a results file cannot hold fail their task with the
+reason, a misspelt kept metric stops the run, NaN values are counted and shown, and
+results.nc is always written."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from campaign.design import Design
+from campaign.layout import metric_values
+from campaign.ledger import Ledger
+from campaign.results import assemble, write_netcdf
+from campaign.spec import parse_spec
+
+MODEL = '''
+"""A test model whose result depends on the level of its factor 'kind'."""
+
+import math
+
+import numpy as np
+
+RESULTS = {
+    "good": lambda v: {"v": v},
+    "status": lambda v: {"v": v, "status": 1.0},
+    "replicate": lambda v: {"replicate": v},
+    "empty": lambda v: {},
+    "int_key": lambda v: {1: v, "1": v},
+    "slash": lambda v: {"a/b": v},
+    "blank": lambda v: {"": v},
+    "summary_name": lambda v: {"v": v, "v_mean": v},
+    "factor_name": lambda v: {"kind": v},
+    "text": lambda v: {"v": "fast"},
+}
+
+
+def run(params, seed):
+    rng = np.random.default_rng(seed)
+    return RESULTS[params["kind"]](float(rng.random()))
+
+
+def undefined(params, seed):
+    """NaN for about a third of the seeds (an undefined value), else a number."""
+    rng = np.random.default_rng(seed)
+    value = float(params["mean"] + rng.standard_normal())
+    return {"v": math.nan if rng.random() < 0.35 else value, "w": value}
+'''
+
+EXPECTED_ERRORS = {
+    "status": "ValueError: metric name 'status' is reserved by the results layout; reserved "
+    "names: replicate, status, seed, failure, failure_key, failure_cell, failure_replicate, "
+    "failure_error, precision_met, precision_state, precision_replicates",
+    "replicate": "ValueError: metric name 'replicate' is reserved by the results layout; "
+    "reserved names: replicate, status, seed, failure, failure_key, failure_cell, "
+    "failure_replicate, failure_error, precision_met, precision_state, precision_replicates",
+    "empty": "ValueError: the model returned no metrics",
+    "int_key": "ValueError: metric names must be strings, got 1 (int)",
+    "slash": "ValueError: metric name 'a/b' is not allowed; use letters, digits, '_', '.', '-', "
+    "'+' and '@', starting with a letter or digit",
+    "blank": "ValueError: metric name '' is not allowed; use letters, digits, '_', '.', '-', '+' "
+    "and '@', starting with a letter or digit",
+    "summary_name": "ValueError: metric 'v_mean' has the name of a summary variable of metric 'v'",
+    "factor_name": "ValueError: metric 'kind' has the name of factor 'kind'; a results file "
+    "cannot hold both",
+    "text": "TypeError: metric 'v' is not a number: 'fast'",
+}
+
+SPEC = """
+name: names
+model: returns:{function}
+{params}
+factors:
+  {factor}
+replicates: {replicates}
+seed: 5
+{metrics}
+output: out
+"""
+
+
+def write(tmp_path, function, factor, replicates=2, params="", metrics=""):
+    (tmp_path / "returns.py").write_text(MODEL)
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        SPEC.format(
+            function=function, factor=factor, replicates=replicates, params=params, metrics=metrics
+        )
+    )
+    return spec
+
+
+def campaign_cli(tmp_path, *args):
+    """The `campaign` command in a process whose embedded cluster can import the test model."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp_path), env.get("PYTHONPATH")]))
+    command = [sys.executable, "-m", "campaign.cli", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+
+
+def test_names_a_results_file_cannot_hold_fail_their_task_and_results_are_written(tmp_path):
+    kinds = ["good", *EXPECTED_ERRORS]
+    spec = write(tmp_path, "run", f"kind: [{', '.join(kinds)}]")
+    result = campaign_cli(tmp_path, "run", str(spec), "--workers", "1", "--quiet", "--retries", "0")
+    assert result.returncode == 1, result.stderr
+    assert f"2 tasks ok, {2 * len(EXPECTED_ERRORS)} failed, 0 missing" in result.stdout
+    ds = xr.load_dataset(tmp_path / "out" / "results.nc")
+    assert ds["status"].sel(kind="good").values.tolist() == [1, 1]
+    assert (ds["status"].drop_sel(kind="good") == 2).all()
+    assert sorted(v for v in ds.data_vars if "failure" not in v) == [
+        "seed",
+        "status",
+        "v",
+        "v_ci_high",
+        "v_ci_low",
+        "v_mean",
+        "v_n",
+        "v_nan",
+        "v_std",
+    ]
+    errors = {}
+    for cell, error in zip(ds["failure_cell"].values, ds["failure_error"].values):
+        errors.setdefault(cell, set()).add(error)
+    assert errors == {f'{{"kind":"{kind}"}}': {error} for kind, error in EXPECTED_ERRORS.items()}
+    good = ds["v"].sel(kind="good").values
+    assert np.isfinite(good).all() and ds["v_n"].sel(kind="good").item() == 2
+
+
+def test_a_misspelt_kept_metric_stops_the_run_after_the_first_results(tmp_path):
+    spec = write(tmp_path, "run", "kind: [good]", replicates=20, metrics="metrics: [vv]")
+    result = campaign_cli(tmp_path, "run", str(spec), "--workers", "1", "--quiet")
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"campaign: error: {spec}: metrics: the model returned no metric 'vv', which the "
+        "spec's metrics: keeps; it returned: v (model returns:run); fix the name in metrics: "
+        "and run again (a model returns NaN for an undefined value, never leaves a metric "
+        "out)\n"
+    )
+    records = Ledger(tmp_path / "out").load()
+    assert 1 <= len(records) <= 2  # the first batches in flight, nothing more
+    assert {r["status"] for r in records.values()} == {"failed"}
+    # fixed, the rerun retries those tasks and runs the rest
+    spec.write_text(spec.read_text().replace("metrics: [vv]", "metrics: [v]"))
+    fixed = campaign_cli(tmp_path, "run", str(spec), "--workers", "1", "--quiet")
+    assert fixed.returncode == 0, fixed.stderr
+    assert "20 tasks ok, 0 failed, 0 missing" in fixed.stdout
+
+
+def test_nan_values_are_counted_per_cell_and_shown_by_run_and_query(tmp_path):
+    spec = write(tmp_path, "undefined", "mean: [1.0, 5.0]", replicates=12, params="params: {}")
+    result = campaign_cli(tmp_path, "run", str(spec), "--workers", "1", "--quiet")
+    assert result.returncode == 0, result.stderr
+    ds = xr.load_dataset(tmp_path / "out" / "results.nc")
+    assert (ds["status"] == 1).all()
+    sys.path.insert(0, str(tmp_path))
+    try:
+        from returns import undefined
+    finally:
+        sys.path.remove(str(tmp_path))
+    expected = {}
+    for mean in (1.0, 5.0):
+        seeds = ds["seed"].sel(mean=mean).values
+        values = [undefined({"mean": mean}, int(seed))["v"] for seed in seeds]
+        expected[mean] = sum(math.isnan(v) for v in values)
+        finite = [v for v in values if not math.isnan(v)]
+        assert ds["v_nan"].sel(mean=mean).item() == expected[mean]
+        assert ds["v_n"].sel(mean=mean).item() == len(finite) == 12 - expected[mean]
+        assert ds["v_mean"].sel(mean=mean).item() == pytest.approx(np.mean(finite), rel=1e-12)
+        assert ds["w_nan"].sel(mean=mean).item() == 0
+    total = sum(expected.values())
+    assert 0 < total < 24
+    lines = result.stdout.splitlines()
+    assert f"v: {total} values NaN (finished tasks, the value undefined); left out of the " in (
+        "\n".join(lines)
+    )
+    assert (
+        f"NaN values (undefined; left out of the means and n): v {total}; each <metric>_nan in "
+        "results.nc counts them per cell"
+    ) in lines
+    query = campaign_cli(
+        tmp_path, "query", str(tmp_path / "out"), "--metric", "v", "--by", "mean", "--format", "csv"
+    )
+    rows = list(csv.DictReader(io.StringIO(query.stdout)))
+    assert [int(row["v_nan"]) for row in rows] == [expected[1.0], expected[5.0]]
+
+
+def test_a_ledger_with_names_that_clash_still_gives_a_results_file(tmp_path):
+    spec = parse_spec(
+        {
+            "name": "c",
+            "model": "busy",
+            "factors": {"kind": ["a", "b", "c"]},
+            "replicates": 2,
+            "seed": 1,
+            "output": str(tmp_path),
+        },
+        check_model=False,
+    )
+    design = Design(spec)
+    returned = {"a": {"x": 1.5}, "b": {"x_mean": 2.5}, "c": {"kind": 3.5, "x": 4.5}}
+    records = {}
+    for task in design.tasks():
+        kind = spec.factors[0].labels[task.cell[0]]
+        records[task.key] = {"key": task.key, "status": "ok", "metrics": returned[kind]}
+    dataset = assemble(design, records, 0.95)
+    path = write_netcdf(dataset, tmp_path / "results.nc")
+    reopened = xr.load_dataset(path)
+    xr.testing.assert_identical(reopened, dataset)
+    assert reopened["status"].values.tolist() == [[1, 1], [2, 2], [2, 2]]
+    assert reopened["x"].sel(kind="a").values.tolist() == [1.5, 1.5]
+    assert "x_mean" in reopened and reopened["x_mean"].sel(kind="a").item() == 1.5
+    assert sorted(set(reopened["failure_error"].values)) == [
+        "ValueError: metric 'kind' has the name of factor 'kind'; a results file cannot hold both",
+        "ValueError: metric 'x_mean' has the name of a summary variable of metric 'x'; a results "
+        "file cannot hold both",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ({}, "the model returned no metrics"),
+        ([("v", 1.0)], "the model returned list, not a mapping metric: value"),
+        ({"v": True}, "metric 'v' is not a number: True"),
+        ({"v": 10**400}, "metric 'v' is not a number"),
+        ({"seed": 1.0}, "metric name 'seed' is reserved by the results layout"),
+        ({"x": 1.0, "x_nan": 0.0}, "metric 'x_nan' has the name of a summary variable of"),
+    ],
+)
+def test_metric_values_refuse_what_a_results_file_cannot_hold(raw, message):
+    with pytest.raises((TypeError, ValueError), match=message):
+        metric_values(raw)
+
+
+def test_metric_values_keep_nan_and_numpy_numbers():
+    values = metric_values({"a": np.float32(0.5), "b": np.int64(3), "c": math.nan})
+    assert values["a"] == 0.5 and values["b"] == 3.0 and math.isnan(values["c"])
+    assert all(type(v) is float for v in values.values())
