@@ -114,6 +114,9 @@ def test_workload_without_cleaning_keeps_every_job_with_a_size(tmp_path):
     assert workload.job_id.tolist() == [1, 2, 3, 4, 5, 6, 7, 10]
     assert workload.size.tolist() == [4, 2, 2, 2, 2, 2, 2, 1]
     assert workload.runtime[2] == 0  # unknown run time replays as 0 s
+    assert workload.unknown_runtime.tolist() == [False, False, True, *[False] * 5]
+    assert workload.unknown_runtimes == 1
+    assert workload.take(slice(3, None)).unknown_runtimes == 0
     assert np.isnan(workload.estimate[3])  # unknown estimate
     assert workload.processors == 16
 
@@ -123,3 +126,34 @@ def test_workload_with_cleaning(tmp_path):
     workload, counts = from_trace(trace, clean=True)
     assert workload.job_id.tolist() == [1, 2]
     assert counts["too_wide"] == 1 and counts["status"] == 3
+
+
+def test_a_trace_without_jobs_is_one_error(tmp_path):
+    path = write(tmp_path / "empty.swf", rows=[])
+    with pytest.raises(ValueError) as info:
+        read_swf(path)
+    assert str(info.value) == f"trace {path} has no jobs (no job line after its header)"
+
+
+def test_the_jobs_model_counts_the_jobs_it_replays_with_an_unknown_run_time(tmp_path):
+    from campaign.models.jobs import run
+
+    rows = [*ROWS[:2], ROWS[2], ROWS[2].replace("3 20 0 -1", "11 25 0 -7", 1), *ROWS[3:]]
+    path = write(tmp_path / "t.swf", rows=rows)
+    values = run({"trace": str(path)}, 1)
+    assert (values["jobs"], values["n_unknown_run_time"]) == (9, 2)
+    assert run({"trace": str(path), "jobs": 2}, 1)["n_unknown_run_time"] == 0
+    cleaned = run({"trace": str(path), "clean": True}, 1)
+    assert (cleaned["n_unknown_run_time"], cleaned["n_dropped_run_time"]) == (0, 2)
+
+
+def test_a_run_left_without_jobs_fails_instead_of_giving_nan(tmp_path):
+    from campaign.models.jobs import run
+
+    path = write(tmp_path / "t.swf")
+    with pytest.raises(ValueError) as info:
+        run({"trace": str(path), "warmup_days": 1}, 1)
+    assert str(info.value) == (
+        "no job is left to simulate (jobs dropped: 1 size, 1 too_wide; then warmup_days, days "
+        "and jobs shape the rest): every metric would be undefined"
+    )

@@ -247,6 +247,12 @@ def build_workload(
             str(params.get("window", "start")),
             workload_rng,
         )
+    if len(workload) == 0:
+        gone = ", ".join(f"{n} {reason}" for reason, n in dropped.items() if n) or "none"
+        raise ValueError(
+            f"no job is left to simulate (jobs dropped: {gone}; then warmup_days, days and "
+            "jobs shape the rest): every metric would be undefined"
+        )
     workload = scale_load(workload.rebased(), float(params.get("load", 1.0)))
     accuracy = params.get("estimate_accuracy")
     noise = params.get("estimate_noise")
@@ -278,7 +284,9 @@ def build_platform(params: Mapping[str, object], processors: int) -> Platform:
     return Platform(kinds, str(params.get("core_order", "fastest")))
 
 
-def _simulate(params: Mapping[str, object], seed: int) -> tuple[Schedule, int, dict[str, int]]:
+def _simulate(params: Mapping[str, object], seed: int) -> tuple[Schedule, int, dict[str, int], int]:
+    """The schedule, the site size, the jobs dropped per reason and the jobs replayed with
+    an unknown run time."""
     check(params)
     streams = np.random.SeedSequence(seed).spawn(5)
     workload, processors, dropped = build_workload(params, streams)
@@ -297,7 +305,7 @@ def _simulate(params: Mapping[str, object], seed: int) -> tuple[Schedule, int, d
         platform=platform,
         backfill_after_start=bool(params.get("backfill_after_start", True)),
     )
-    return result, processors, dropped
+    return result, processors, dropped, workload.unknown_runtimes
 
 
 def schedule(params: Mapping[str, object], seed: int) -> Schedule:
@@ -307,7 +315,7 @@ def schedule(params: Mapping[str, object], seed: int) -> Schedule:
 
 def run(params: Mapping[str, object], seed: int) -> dict[str, float]:
     """Simulate one site and return its metrics (see ``run.metrics``)."""
-    result, processors, dropped = _simulate(params, seed)
+    result, processors, dropped, unknown_runtimes = _simulate(params, seed)
     values = schedule_metrics(result, bool(params.get("bsld_floor_one", True)))
     if not params.get("energy", _datacenter(params)):
         values.update(NAN_METRICS)
@@ -330,6 +338,7 @@ def run(params: Mapping[str, object], seed: int) -> dict[str, float]:
         )
     values["processors"] = float(processors)
     values.update({f"n_dropped_{reason}": float(n) for reason, n in dropped.items()})
+    values["n_unknown_run_time"] = float(unknown_runtimes)
     return values
 
 
@@ -345,6 +354,10 @@ run.metrics = {
     **METRICS,
     **ENERGY_METRICS,
     "processors": {"units": "1", "long_name": "processors of the site"},
+    "n_unknown_run_time": {
+        "units": "1",
+        "long_name": "simulated jobs whose trace run time is unknown (negative), replayed as 0 s",
+    },
     **{
         f"n_dropped_{reason}": {
             "units": "1",

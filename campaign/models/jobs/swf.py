@@ -93,7 +93,8 @@ def read_swf(path: str | Path) -> SwfTrace:
     """Parse an SWF file (plain or gzip). A malformed line raises one ``ValueError``.
 
     The error names the file, the 1-based line number and the reason, because a trace with one
-    bad line silently shifted would corrupt every number computed from it.
+    bad line silently shifted would corrupt every number computed from it. A trace without
+    jobs is refused too: every metric of a run on it would be undefined.
     """
     path = Path(path)
     header: dict[str, str] = {}
@@ -114,6 +115,8 @@ def read_swf(path: str | Path) -> SwfTrace:
                 )
             rows.append(parts)
             numbers.append(number)
+    if not rows:
+        raise ValueError(f"trace {path} has no jobs (no job line after its header)")
     try:
         table = np.array(rows, dtype=np.float64).reshape(len(rows), 18)
     except ValueError:

@@ -24,7 +24,8 @@ class Workload:
     ``estimate`` is the user's requested time; ``nan`` where the trace does not know it.
     ``job_id`` is the trace's job number (or 1..n), kept to report schedules per job.
     ``ops``: operations each allocated core executes (datacenter workloads, datacenter.md
-    section 2); None when the runtime is all that is known.
+    section 2); None when the runtime is all that is known. ``unknown_runtime`` marks the
+    jobs whose trace did not know their run time (replayed as 0 s); None when all are known.
     """
 
     submit: np.ndarray
@@ -35,6 +36,7 @@ class Workload:
     job_id: np.ndarray
     processors: int | None = None
     ops: np.ndarray | None = None
+    unknown_runtime: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.submit)
@@ -50,7 +52,13 @@ class Workload:
             user=self.user[index],
             job_id=self.job_id[index],
             ops=None if self.ops is None else self.ops[index],
+            unknown_runtime=None if self.unknown_runtime is None else self.unknown_runtime[index],
         )
+
+    @property
+    def unknown_runtimes(self) -> int:
+        """Jobs whose trace did not know their run time (replayed as 0 s)."""
+        return 0 if self.unknown_runtime is None else int(np.count_nonzero(self.unknown_runtime))
 
     def rebased(self) -> Workload:
         """Shift submit times so that the first job arrives at time 0."""
@@ -97,8 +105,9 @@ def from_trace(
     """The workload of an SWF trace and the number of jobs dropped per reason.
 
     Without ``clean``, every job with a positive size is replayed (as peer simulators do); an
-    unknown run time counts as 0 s. Jobs wider than the site can never run and are always
-    dropped (``too_wide``).
+    unknown run time (negative: SWF writes -1) counts as 0 s, and ``unknown_runtime`` marks
+    those jobs so that runs report how many they replayed. Jobs wider than the site can never
+    run and are always dropped (``too_wide``).
     """
     size = job_sizes(trace)
     if clean:
@@ -111,14 +120,16 @@ def from_trace(
     counts["too_wide"] = int(too_wide.sum())
     keep &= ~too_wide
     requested = trace["requested_time"][keep]
+    runtime = trace["run_time"][keep]
     workload = Workload(
         submit=trace["submit_time"][keep].astype(np.float64),
         size=size[keep].astype(np.int64),
-        runtime=np.maximum(trace["run_time"][keep], 0.0),
+        runtime=np.maximum(runtime, 0.0),
         estimate=np.where(requested > 0, requested, np.nan),
         user=trace["user_id"][keep].astype(np.int64),
         job_id=trace["job_number"][keep].astype(np.int64),
         processors=site,
+        unknown_runtime=runtime < 0,
     )
     return workload.take(np.argsort(workload.submit, kind="stable")), counts
 
