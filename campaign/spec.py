@@ -24,7 +24,7 @@ from campaign.layout import (
     metric_name_problem,
     name_clashes,
 )
-from campaign.models import BUILTIN_MODELS, load_model
+from campaign.models import BUILTIN_MODELS, check_params, load_model
 
 KEYS = {
     "name": "campaign name (letters, digits, - _ .)",
@@ -529,13 +529,12 @@ def check_spec_model(spec: Spec) -> None:
     check_declared_metrics(spec, getattr(model, "metrics", None))
     if spec.precision is not None:
         _check_precision_metrics(spec, getattr(model, "metrics", None))
-    check = getattr(model, "check", None)
-    if check is None:
+    if getattr(model, "check", None) is None:
         return
     for cell in iter_cells(spec):
         params = cell_params(spec, cell)
         try:
-            check(params)
+            check_params(model, spec.model, params)
         except ValueError as error:
             where = ", ".join(f"{f.name}={f.labels[i]}" for f, i in zip(spec.factors, cell))
             cell_text = f" (cell {where})" if where else ""
