@@ -17,8 +17,11 @@ field (ledgers written before it existed) are parsed and checked instead. A dama
 skipped and reported, so its task counts as not done and runs again; `run` moves files holding
 damaged records to ``OUTPUT/ledger.damaged/`` (their sound records stay in the ledger).
 
-Readers never lock: a compaction writes its merged file before it removes the originals, so a
-reader that finds a listed file gone reads the ledger again.
+A compaction (merging many batch files into one) and the readers of the ledger never overlap:
+each holds ``ledger/.compaction.lock`` (``flock``), readers shared, a compaction exclusive, so a
+`status` or `query` during a run sees every record once. Where that lock cannot be taken (a
+read-only copy), a reader that finds a listed file gone reads the ledger again: a compaction
+writes its merged file before it removes the originals.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from campaign.errors import CampaignError
 IDENTITY_FIELDS = ("model", "params", "seed")
 DAMAGED_FOLDER = "ledger.damaged"
 LOCK_FILE = "campaign.lock"
+COMPACTION_LOCK = ".compaction.lock"
 READ_ATTEMPTS = 20
 T = TypeVar("T")
 
@@ -75,6 +79,7 @@ class Ledger:
         self.manifest_path = self.output / "campaign.json"
         self._counter = 0
         self.damaged: Counter[Path] = Counter()  # damaged records per file, of the last read
+        self._guarded = False  # this process holds the compaction lock
 
     # -- identity -------------------------------------------------------------------------
     def read_identity(self) -> dict[str, Any] | None:
@@ -254,14 +259,44 @@ class Ledger:
         return done
 
     def _read(self, read: Callable[[], T]) -> T:
-        """Run a read of every file, again if a compaction removed a file while it ran."""
-        for _ in range(READ_ATTEMPTS):
-            self.damaged = Counter()
-            try:
-                return read()
-            except FileNotFoundError:
-                continue  # the merged file holds its records: read again
+        """Run a read of every file while no compaction runs (again if, without the lock, a
+        compaction removed a file while it ran)."""
+        with self._compaction_guard(exclusive=False):
+            for _ in range(READ_ATTEMPTS):
+                self.damaged = Counter()
+                try:
+                    return read()
+                except FileNotFoundError:
+                    continue  # the merged file holds its records: read again
         raise CampaignError(f"the ledger {self.folder} kept changing while read; try again")
+
+    @contextmanager
+    def _compaction_guard(self, exclusive: bool) -> Iterator[None]:
+        """Keep readers (shared) and a compaction (exclusive) apart; a reader that cannot
+        open the lock file reads without it."""
+        if self._guarded or not self.folder.exists():
+            yield
+            return
+        path = self.folder / COMPACTION_LOCK
+        fd = None
+        for flags in (os.O_RDWR | os.O_CREAT, os.O_RDONLY):
+            try:
+                fd = os.open(path, flags, 0o644)
+                break
+            except OSError:
+                continue
+        if fd is None:
+            yield
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+            self._guarded = True
+            try:
+                yield
+            finally:
+                self._guarded = False
+        finally:
+            os.close(fd)  # releases the lock
 
     def damage_note(self) -> str | None:
         """One line on the damaged records the last read skipped, or None."""
@@ -284,12 +319,13 @@ class Ledger:
             return None
         target = self.output / DAMAGED_FOLDER
         target.mkdir(exist_ok=True)
-        for path in paths:
-            sound = [record for line in _lines(path) if (record := _record(line)) is not None]
-            if sound and keep_sound:
-                self.append(sound)
-            os.replace(path, target / path.name)
-        _fsync_dir(self.folder)
+        with self._compaction_guard(exclusive=True):
+            for path in paths:
+                sound = [record for line in _lines(path) if (record := _record(line)) is not None]
+                if sound and keep_sound:
+                    self.append(sound)
+                os.replace(path, target / path.name)
+            _fsync_dir(self.folder)
         return target
 
     def compact(self, min_files: int = 64) -> None:
@@ -302,12 +338,13 @@ class Ledger:
         files = self.files()
         if len(files) < min_files:
             return
-        records = self.load()
-        self.append(records.values())
-        self.set_damaged_aside(keep_sound=False)
-        for path in files:
-            path.unlink(missing_ok=True)
-        _fsync_dir(self.folder)
+        with self._compaction_guard(exclusive=True):
+            records = self.load()
+            self.append(records.values())
+            self.set_damaged_aside(keep_sound=False)
+            for path in files:
+                path.unlink(missing_ok=True)
+            _fsync_dir(self.folder)
 
 
 CRC_FIELD = b', "crc": "'

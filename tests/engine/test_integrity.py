@@ -88,54 +88,77 @@ def test_a_damaged_campaign_json_stops_plan_and_run_with_one_line_and_new_recove
 
 
 # -- one run per output folder ---------------------------------------------------------------
-BUSY = """
-name: locked
-model: busy
+GATED = """
+name: gated
+model: gated_model:run
 factors:
-  duration_ms: [350, 360]
+  x: [1, 2]
 replicates: 20
 seed: 8
 output: out
 """
 
+GATED_MODEL = """
+import os, time
 
-def cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+def run(params, seed):
+    # every task waits until the test opens the gate: the run is still going while probed
+    while not os.path.exists(os.environ["GATE_FILE"]):
+        time.sleep(0.02)
+    return {"value": float(params["x"])}
+"""
+
+
+def cli(*args: str, timeout: float = 300, env: dict | None = None) -> subprocess.CompletedProcess:
     command = [sys.executable, "-m", "campaign.cli", *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
 
 
-def test_a_second_run_refuses_in_one_line_naming_the_first_while_it_runs(write_spec):
-    spec = write_spec(BUSY)
+def test_a_second_run_refuses_in_one_line_naming_the_first_while_it_runs(write_spec, tmp_path):
+    spec = write_spec(GATED)
+    (tmp_path / "gated_model.py").write_text(GATED_MODEL)
+    gate = tmp_path / "gate"
+    env = {
+        **os.environ,
+        "GATE_FILE": str(gate),
+        "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]),
+    }
     lock = spec.parent / "out" / "campaign.lock"
     first = subprocess.Popen(
         [sys.executable, "-m", "campaign.cli", "run", str(spec), "--workers", "1", "--quiet"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env=env,
     )
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120
         while not (lock.exists() and lock.read_text()):
             assert first.poll() is None and time.monotonic() < deadline
             time.sleep(0.05)
         for extra in ([], ["--new"]):
-            second = cli("run", str(spec), "--workers", "1", *extra)
+            second = cli("run", str(spec), "--workers", "1", *extra, env=env)
             assert second.returncode == 2
             assert second.stderr.count("\n") == 1
             assert f"{spec.parent / 'out'} is in use by another campaign run (host " in (
                 second.stderr
             )
             assert f", pid {first.pid}, since " in second.stderr
-        status = cli("status", str(spec))
+        status = cli("status", str(spec), env=env)
         assert status.returncode == 0 and "40 tasks:" in status.stdout
-        assert first.poll() is None, "the first run ended before the second tried: too fast"
-    finally:
+        assert first.poll() is None  # the gate is closed: the first run cannot have ended
+        gate.write_text("open")
         out, err = first.communicate(timeout=300)
+    finally:
+        gate.write_text("open")
+        if first.poll() is None:
+            first.kill()
+            first.communicate()
     assert first.returncode == 0, err
     assert "40 tasks ok, 0 failed, 0 missing" in out
     assert not list((spec.parent / "out").glob("ledger.old-*"))
     assert lock.read_text() == ""
-    again = cli("run", str(spec), "--workers", "1", "--quiet")
+    again = cli("run", str(spec), "--workers", "1", "--quiet", env=env)
     assert again.returncode == 0 and "40 already done, 0 to run" in again.stdout
 
 
