@@ -1,4 +1,5 @@
-"""The `campaign` command: validate, plan, run, status, query, plot, report, workloads."""
+"""The `campaign` command: validate, plan, run, status, query, plot, report, models, and the
+commands models declare (``campaign workloads`` of the jobs model)."""
 
 from __future__ import annotations
 
@@ -176,26 +177,43 @@ def cmd_query(args) -> int:
     return EXIT_OK
 
 
+def _headline(dataset) -> list[str]:
+    """The headline metrics the results name; for a file made before they were recorded,
+    those its model declares (when it can still be loaded)."""
+    from campaign.models import load_model
+    from campaign.results import headline_metrics
+
+    if "headline_metrics" in dataset.attrs or "model" not in dataset.attrs:
+        return headline_metrics(dataset)
+    try:
+        return list(load_model(str(dataset.attrs["model"])).headline)
+    except ValueError:
+        return []
+
+
 def _rank(dataset, args) -> int:
     from campaign.query import parse_where
-    from campaign.ranking import DEFAULT_METRICS, degradation, format_ranking
+    from campaign.ranking import degradation, format_ranking
     from campaign.results import factors_of, metrics_of
 
     factors = factors_of(dataset)
     if args.rank not in factors:
         raise CampaignError(f"--rank {args.rank!r} is not a factor; factors: {', '.join(factors)}")
     available = metrics_of(dataset)
-    metrics = args.metric or [m for m in DEFAULT_METRICS if m in available]
+    headline = _headline(dataset)
+    metrics = args.metric or [m for m in headline if m in available]
     for metric in metrics:
         if metric not in available:
             raise CampaignError(
                 f"--metric {metric!r} is not in the results; metrics: {', '.join(available)}"
             )
     if not metrics:
-        raise CampaignError(
-            f"--rank needs --metric (the default metrics {', '.join(DEFAULT_METRICS)} are not "
-            f"in the results)"
+        reason = (
+            f"the headline metrics {', '.join(headline)} are not in the results"
+            if headline
+            else "the results name no headline metrics"
         )
+        raise CampaignError(f"--rank needs --metric ({reason}); metrics: {', '.join(available)}")
     selected = dataset.sel(parse_where(dataset, args.where))
     confidence = args.confidence or float(dataset.attrs.get("confidence", 0.95))
     instances = [f for f in factors if f != args.rank]
@@ -231,12 +249,30 @@ def cmd_report(args) -> int:
     return EXIT_OK
 
 
-def cmd_workloads(args) -> int:
+def cmd_models(args) -> int:
+    from campaign.models.describe import list_models, show
+
+    if args.action is None:
+        print(list_models())
+        return EXIT_OK
+    if args.action != "show" or args.name is None:
+        raise CampaignError("usage: campaign models [show NAME [--markdown]]")
     try:
-        from campaign.models.jobs.workloads import main as workloads_main
-    except ImportError as error:
-        raise CampaignError(f"workload tools are not available: {error}") from None
-    return workloads_main(args.rest)
+        print(show(args.name, markdown=args.markdown))
+    except ValueError as error:
+        raise CampaignError(str(error)) from None
+    return EXIT_OK
+
+
+def model_command(argv: list[str]):
+    """The model-declared command ``argv`` calls (``campaign workloads list``), or None."""
+    from campaign.models import find_command
+
+    words = [word for word in argv if word != "--debug"]
+    if not words or words[0].startswith("-") or words[0] in BUILTIN_COMMANDS:
+        return None
+    found = find_command(words[0])
+    return None if found is None else found[1]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -244,6 +280,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="campaign",
         description="Run simulation campaigns of scheduling strategies on Dask; results as "
         "netCDF with confidence intervals.",
+        epilog="Models add commands of their own (such as `campaign workloads`): "
+        "`campaign models` lists them.",
     )
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -368,7 +406,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--rank",
         metavar="FACTOR",
         help="rank the levels of FACTOR (e.g. strategy) by mean degradation from the best, "
-        "over --metric (default mean_wait, mean_bsld, swct_w) and the other factors' cells",
+        "over --metric (default: the model's headline metrics) and the other factors' cells",
     )
     p.add_argument(
         "--confidence",
@@ -394,19 +432,40 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="folder to write (default: report/ beside results.nc)")
     p.set_defaults(func=cmd_report)
 
-    p = sub.add_parser("workloads", help="list, show or fetch SWF workload traces", add_help=False)
-    p.add_argument("rest", nargs=argparse.REMAINDER)
-    p.set_defaults(func=cmd_workloads)
+    p = sub.add_parser(
+        "models",
+        help="list the models; `models show NAME`: its params, metrics with units, defaults",
+    )
+    p.add_argument("action", nargs="?", choices=["show"], help="show one model")
+    p.add_argument("name", nargs="?", help="the model to show")
+    p.add_argument(
+        "--markdown", action="store_true", help="print the documentation tables (Markdown)"
+    )
+    p.set_defaults(func=cmd_models)
     return parser
 
 
+BUILTIN_COMMANDS = ("validate", "plan", "run", "status", "query", "plot", "report", "models")
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = model_command(argv)
+    if command is not None:  # a model's own command takes the rest of the line as it is
+        debug = argv[0] == "--debug"
+        rest = argv[argv.index(command.name) + 1 :]
+        return _guarded(lambda: command.main(rest), debug)
     parser = build_parser()
     args = parser.parse_args(argv)
+    return _guarded(lambda: args.func(args), args.debug)
+
+
+def _guarded(call, debug: bool) -> int:
+    """Run a command: a CampaignError is one line (a traceback too with --debug)."""
     try:
-        return args.func(args)
+        return call()
     except CampaignError as error:
-        if args.debug:
+        if debug:
             traceback.print_exc()
         print(f"campaign: error: {error}", file=sys.stderr)
         return EXIT_USAGE

@@ -7,6 +7,9 @@ deg over the metrics; D_s the mean of D_{s,g} over instances; strategies are ran
 gives a Student-t interval for D_s (centred on the mean of the per-replicate D, reported as
 ``D_paired_mean``: with few replicates it may differ from D on cell means). A best value of 0
 gives deg 0 to the strategies at 0 and NaN (left out of the means) to the others.
+
+The metrics default to the model's headline metrics, which a results file names in its
+``headline_metrics`` attribute.
 """
 
 from __future__ import annotations
@@ -16,9 +19,8 @@ from collections.abc import Sequence
 import numpy as np
 import xarray as xr
 
+from campaign.results import headline_metrics
 from campaign.stats import interval
-
-DEFAULT_METRICS = ("mean_wait", "mean_bsld", "swct_w")
 
 
 def _deg(values: xr.DataArray, factor: str) -> xr.DataArray:
@@ -45,7 +47,7 @@ def _ranks(values: xr.DataArray, factor: str) -> xr.DataArray:
 def degradation(
     dataset: xr.Dataset,
     factor: str = "strategy",
-    metrics: Sequence[str] = DEFAULT_METRICS,
+    metrics: Sequence[str] | None = None,
     instance_dims: Sequence[str] | None = None,
     confidence: float = 0.95,
 ) -> xr.Dataset:
@@ -53,8 +55,14 @@ def degradation(
     and its rank; per instance: D and rank; per metric and instance: deg.
 
     ``dataset`` holds raw metrics with dimension ``factor``, optionally ``replicate``, and the
-    instance dimensions (default: every other dimension of the metrics).
+    instance dimensions (default: every other dimension of the metrics); ``metrics`` default
+    to its headline metrics.
     """
+    if metrics is None:
+        metrics = headline_metrics(dataset)
+        if not metrics:
+            raise ValueError("the dataset names no headline metrics: give the metrics to rank by")
+    metrics = list(metrics)
     missing = [m for m in metrics if m not in dataset]
     if missing:
         raise ValueError(

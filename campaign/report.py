@@ -2,7 +2,8 @@
 
 A plot shows one metric's mean and confidence interval against one factor, one line per level
 of another factor; the remaining factors are pooled replicate by replicate, as in a query.
-A report is a folder with one such plot per metric and a Markdown page of summary tables.
+A report is a folder with one such plot per metric and a Markdown page of summary tables,
+the model's headline metrics first.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import xarray as xr  # noqa: E402
 
 from campaign.errors import CampaignError  # noqa: E402
 from campaign.query import format_table, summary_table  # noqa: E402
-from campaign.results import factors_of, metrics_of  # noqa: E402
+from campaign.results import factors_of, headline_metrics, metrics_of  # noqa: E402
 
 
 def default_axes(dataset: xr.Dataset) -> tuple[str | None, str | None]:
@@ -85,10 +86,14 @@ def plot_metric(
 
 
 def write_report(dataset: xr.Dataset, folder: Path, metrics: list[str] | None = None) -> Path:
-    """A folder with a plot per metric and report.md holding the summary tables."""
+    """A folder with a plot per metric and report.md holding the summary tables (by default
+    every metric, the headline ones first)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    metrics = metrics or metrics_of(dataset)
+    if not metrics:
+        available = metrics_of(dataset)
+        headline = [m for m in headline_metrics(dataset) if m in available]
+        metrics = headline + [m for m in available if m not in headline]
     x, by = default_axes(dataset)
     lines = [
         f"# {dataset.attrs.get('title', 'campaign results')}",

@@ -11,7 +11,8 @@ One flat netCDF file, readable with plain ``xarray.open_dataset``:
 - with a precision target, per cell: ``precision_met``, ``precision_state`` and
   ``precision_replicates`` (the replicates its rounds gave it);
 - ``failure_*`` on dimension ``failure``: key, cell, replicate and error text of failed tasks;
-- global attributes: the spec text and digest, model, base seed, confidence, versions, time.
+- global attributes: the spec text and digest, model, base seed, confidence, versions, time,
+  and ``headline_metrics``: the model's headline metrics, which rankings use by default.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import platform
 import re
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -62,8 +63,12 @@ def assemble(
     records: Mapping[str, dict[str, Any]],
     confidence: float,
     documented: Mapping[str, Mapping[str, str]] | None = None,
+    headline: Sequence[str] = (),
 ) -> xr.Dataset:
     """The raw and summary Dataset of a design from the stored records (missing ones as NaN).
+
+    ``documented`` gives the metrics' units and long names, ``headline`` the model's headline
+    metrics (those in the results are named in the ``headline_metrics`` attribute).
 
     With a precision target, each cell holds the replicates its rounds gave it (see
     `campaign.stats.precision_rounds`), and tasks and missing ones are counted within them.
@@ -126,6 +131,7 @@ def assemble(
     dataset = xr.merge([raw, summary], combine_attrs="override")
     dataset = dataset.assign(_failure_variables(failures, design))
     dataset.attrs = provenance(design, confidence, provenance_status)
+    dataset.attrs["headline_metrics"] = " ".join(m for m in headline if m in columns)
     return dataset
 
 
@@ -416,6 +422,11 @@ def metrics_of(dataset: xr.Dataset) -> list[str]:
         for name, variable in dataset.data_vars.items()
         if variable.dims == dims and name not in ("status", "seed")
     ]
+
+
+def headline_metrics(dataset: xr.Dataset) -> list[str]:
+    """The model's headline metrics a results file names (none in files made before it did)."""
+    return str(dataset.attrs.get("headline_metrics", "")).split()
 
 
 NAN_NOTE_METRICS = 8  # a longer list is cut, saying how many more

@@ -302,7 +302,7 @@ def execute_tasks(
 ) -> None:
     """Run the given task indices on the cluster, storing each finished batch in the ledger."""
     spec, design = plan.spec, plan.design
-    inputs = getattr(load_model(spec.model), "inputs", None)
+    model = load_model(spec.model)
     params_by_cell: dict[tuple[int, ...], dict[str, Any]] = {}
     group_by_cell: dict[tuple[int, ...], Any] = {}
     items = []
@@ -310,7 +310,7 @@ def execute_tasks(
         params = params_by_cell.get(task.cell)
         if params is None:
             params = params_by_cell[task.cell] = cell_params(spec, task.cell)
-            group_by_cell[task.cell] = tuple(inputs(params)) if inputs else None
+            group_by_cell[task.cell] = model.heavy_inputs(params) if model.inputs else None
         meta = {
             "key": task.key,
             "cell": design.cell_label(task.cell),
@@ -329,13 +329,13 @@ def execute_tasks(
 
 def declares_metrics(model_name: str) -> bool:
     """Whether a model declares its metrics (then a spec's metric names are checked early)."""
-    return bool(getattr(load_model(model_name), "metrics", None))
+    return bool(load_model(model_name).metrics)
 
 
 def write_results(spec: Spec, confidence: float = 0.95) -> xr.Dataset:
     """Assemble results.nc from the ledger of a spec's output folder."""
     ledger = Ledger(spec.output)
     model = load_model(spec.model)
-    dataset = assemble(Design(spec), ledger.load(), confidence, getattr(model, "metrics", None))
+    dataset = assemble(Design(spec), ledger.load(), confidence, model.metrics, model.headline)
     write_netcdf(dataset, spec.output / RESULTS_FILE)
     return dataset

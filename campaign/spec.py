@@ -24,7 +24,7 @@ from campaign.layout import (
     metric_name_problem,
     name_clashes,
 )
-from campaign.models import BUILTIN_MODELS, check_params, load_model
+from campaign.models import check_params, load_model, model_names
 
 KEYS = {
     "name": "campaign name (letters, digits, - _ .)",
@@ -258,13 +258,13 @@ def parse_spec(
     model = data["model"]
     if not isinstance(model, str) or not model:
         raise fail(
-            f"model: {model!r} is not allowed; use a built-in model "
-            f"({', '.join(sorted(BUILTIN_MODELS))}) or 'package.module:function'"
+            f"model: {model!r} is not allowed; use a registered model "
+            f"({', '.join(model_names())}) or 'package.module:function'"
         )
-    if model not in BUILTIN_MODELS and ":" not in model:
+    if ":" not in model and model not in model_names():
         raise fail(
-            f"model: unknown model {model!r}; built-in models: "
-            f"{', '.join(sorted(BUILTIN_MODELS))}, or 'package.module:function'"
+            f"model: unknown model {model!r}; registered models: "
+            f"{', '.join(model_names())}, or 'package.module:function'"
         )
 
     params = data.get("params") or {}
@@ -526,10 +526,10 @@ def check_spec_model(spec: Spec) -> None:
         model = load_model(spec.model)
     except ValueError as error:
         raise CampaignError(f"{spec.path or 'spec'}: model: {error}") from None
-    check_declared_metrics(spec, getattr(model, "metrics", None))
+    check_declared_metrics(spec, model.metrics)
     if spec.precision is not None:
-        _check_precision_metrics(spec, getattr(model, "metrics", None))
-    if getattr(model, "check", None) is None:
+        _check_precision_metrics(spec, model.metrics)
+    if not model.checks:
         return
     for cell in iter_cells(spec):
         params = cell_params(spec, cell)
@@ -544,7 +544,7 @@ def check_spec_model(spec: Spec) -> None:
 def check_declared_metrics(spec: Spec, declared: dict[str, Any] | None) -> None:
     """Refuse kept metrics the model does not declare, or that clash with the factors.
 
-    Without a declaration (``run.metrics``) the names are known only from results, where
+    Without a declaration (a model's ``metrics``) the names are known only from results, where
     the engine checks them as they arrive.
     """
     if not declared:

@@ -1,60 +1,74 @@
-"""Simulation models and the registry of built-in model names.
+"""The registry of models: every model is found through the ``campaign.models`` entry points.
 
-A model is a plain picklable function ``run(params, seed) -> {metric: float}`` (see DESIGN.md).
-It may carry optional attributes that the engine uses without knowing the model:
+A package makes its models known in its metadata, and ``model: their_name`` then works in a
+spec with nothing else to change::
 
-- ``run.metrics``: ``{name: {"units": str, "long_name": str}}``; a name may contain ``{k}``
-  for per-entity metrics (``makespan_job{k}`` documents ``makespan_job1``, ``makespan_job2``...).
-- ``run.check(params)``: raises ``ValueError`` naming a bad or missing parameter, so a spec can
-  be refused before anything runs.
-- ``run.inputs(params)``: identifiers of the heavy inputs a run reads (trace files), so that
-  runs sharing them are batched together and sent where the inputs are already loaded.
+    [project.entry-points."campaign.models"]
+    their_name = "their_package.module:MODEL"     # a `campaign.models.contract.Model`
 
-Built-in models are named here; a user's own model is written ``package.module:function``.
+This package registers its own models the same way (pyproject.toml). Its entry points are also
+listed in `BUILTIN`, which a test keeps equal to pyproject.toml, so that a checkout whose
+installed metadata is older than its code still finds its own models; a built-in name cannot be
+taken by another package. For a quick experiment, ``model: package.module:function`` names a
+function (or a `Model`) directly; a plain function's optional ``check``, ``metrics`` and
+``inputs`` attributes are then its declaration.
 """
 
 from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Callable, Mapping
+from importlib.metadata import entry_points
 
-ModelFunction = Callable[[Mapping[str, object], int], Mapping[str, float]]
+from campaign.models.contract import Command, Model
 
-BUILTIN_MODELS: dict[str, str] = {
-    "mm1": "campaign.models.check:mm1",
-    "busy": "campaign.models.check:busy",
-    "jobs": "campaign.models.jobs:run",
-    "grid": "campaign.models.jobs.grid:run",
-    "bot": "campaign.models.bot:run",
-    "ownership": "campaign.models.ownership:run",
+GROUP = "campaign.models"
+
+BUILTIN: dict[str, str] = {
+    "mm1": "campaign.models.check:MM1",
+    "busy": "campaign.models.check:BUSY",
+    "jobs": "campaign.models.jobs:MODEL",
+    "grid": "campaign.models.jobs.grid:MODEL",
+    "bot": "campaign.models.bot:MODEL",
+    "ownership": "campaign.models.ownership:MODEL",
 }
-
 
 REFERENCE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
 
 
+def registered() -> dict[str, str]:
+    """Every registered model name and the ``module:attribute`` it refers to, by name."""
+    found = {ep.name: ep.value for ep in entry_points(group=GROUP)}
+    found.update(BUILTIN)
+    return dict(sorted(found.items()))
+
+
+def model_names() -> list[str]:
+    return list(registered())
+
+
 def model_reference(name: str) -> str:
-    """Return the ``module:function`` reference of a built-in name or of a reference itself."""
-    if name in BUILTIN_MODELS:
-        return BUILTIN_MODELS[name]
+    """The ``module:attribute`` of a registered name, or a reference itself."""
+    models = registered()
+    if name in models:
+        return models[name]
     if REFERENCE.fullmatch(name):
         return name
     raise ValueError(
-        f"unknown model {name!r}: use a built-in name ({', '.join(sorted(BUILTIN_MODELS))}) "
+        f"unknown model {name!r}: use a registered model ({', '.join(models)}) "
         "or 'package.module:function'"
     )
 
 
-def load_model(name: str) -> ModelFunction:
-    """Import and return the model function named by a built-in name or a reference.
+def load_model(name: str) -> Model:
+    """The declaration of the model a spec names (a registered name or a reference).
 
     Whatever goes wrong while importing the model's module (a missing module, a syntax error,
     an exception its top level raises, even ``sys.exit``) becomes one ``ValueError`` naming
     the model and the error, so that users see one line rather than a traceback.
     """
     reference = model_reference(name)
-    module_name, _, function_name = reference.partition(":")
+    module_name, _, attribute = reference.partition(":")
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
@@ -70,29 +84,43 @@ def load_model(name: str) -> ModelFunction:
         raise ValueError(
             f"model {name!r}: importing module {module_name!r} failed: {describe_error(error)}"
         ) from None
-    function = getattr(module, function_name, None)
-    if not callable(function):
-        raise ValueError(
-            f"model {name!r}: module {module_name!r} has no function {function_name!r}"
-        )
-    return function
+    target = getattr(module, attribute, None)
+    if isinstance(target, Model):
+        return target
+    if not callable(target):
+        raise ValueError(f"model {name!r}: module {module_name!r} has no function {attribute!r}")
+    try:
+        return Model.from_function(target, name)
+    except (Exception, SystemExit) as error:
+        raise ValueError(f"model {name!r}: {describe_error(error)}") from None
 
 
-def check_params(model: ModelFunction, name: str, params: Mapping[str, object]) -> None:
-    """Let a model refuse bad parameters through its optional ``check``.
+def check_params(model: Model, name: str, params: dict) -> None:
+    """Let a model refuse bad parameters.
 
     A ``ValueError`` is the model's answer about the parameters and passes through; any other
-    exception is a fault of ``check`` itself and becomes a ``ValueError`` naming the model.
+    exception is a fault of the model's check itself and becomes a ``ValueError`` naming it.
     """
-    check = getattr(model, "check", None)
-    if check is None:
-        return
     try:
-        check(params)
+        model.check(params)
     except ValueError:
         raise
     except (Exception, SystemExit) as error:
         raise ValueError(f"model {name!r}: check() failed: {describe_error(error)}") from None
+
+
+def find_command(command: str) -> tuple[str, Command] | None:
+    """The model that declares ``command`` and the command, or None; a model that fails to
+    load declares nothing here (running it says why)."""
+    for name in registered():
+        try:
+            model = load_model(name)
+        except ValueError:
+            continue
+        for declared in model.commands:
+            if declared.name == command:
+                return name, declared
+    return None
 
 
 def describe_error(error: BaseException) -> str:

@@ -14,40 +14,50 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
+from campaign.models.contract import Integer, Kind, Model, Number, Param, Params
 
-def _number(params: Mapping[str, object], name: str, default: float | None = None) -> float:
-    value = params.get(name, default)
-    if value is None:
-        raise ValueError(f"parameter {name!r} is required")
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"parameter {name!r} must be a number, got {value!r}")
-    return float(value)
+MM1_PARAMS = Params(
+    "mm1",
+    Param(
+        "arrival_rate",
+        Number(0, low_open=True),
+        doc="arrival rate lambda, < service_rate",
+        unit="1/s",
+    ),
+    Param("service_rate", Number(0, low_open=True), 1.0, "service rate mu", unit="1/s"),
+    Param("customers", Integer(1), 10_000, "customers simulated per run"),
+    Param(
+        "fail_above",
+        Number(),
+        None,
+        "fail a run whose first interarrival time exceeds this (tests failure records)",
+        unit="s",
+        default_text="never fail",
+    ),
+)
 
 
-MM1_PARAMS = {"arrival_rate", "service_rate", "customers", "fail_above"}
+@dataclass(frozen=True)
+class MM1Params:
+    arrival_rate: float
+    service_rate: float
+    customers: int
+    fail_above: float | None
 
 
-def mm1_check(params: Mapping[str, object]) -> None:
-    """Refuse unknown parameters and an unstable queue before anything runs."""
-    unknown = sorted(set(params) - MM1_PARAMS)
-    if unknown:
-        raise ValueError(
-            f"unknown parameter {unknown[0]!r} for model mm1; "
-            f"allowed: {', '.join(sorted(MM1_PARAMS))}"
-        )
-    arrival = _number(params, "arrival_rate")
-    service = _number(params, "service_rate", 1.0)
-    customers = _number(params, "customers", 10_000)
-    if not 0 < arrival < service:
+def mm1_parse(params: Mapping[str, object]) -> MM1Params:
+    """The params of a stable queue: 0 < arrival_rate < service_rate."""
+    p = MM1Params(**MM1_PARAMS.values(params))
+    if not p.arrival_rate < p.service_rate:
         raise ValueError(
             f"parameter 'arrival_rate' must satisfy 0 < arrival_rate < service_rate "
-            f"({service}) for a stable queue, got {arrival}"
+            f"({p.service_rate}) for a stable queue, got {p.arrival_rate}"
         )
-    if customers < 1 or customers != int(customers):
-        raise ValueError(f"parameter 'customers' must be a positive integer, got {customers}")
+    return p
 
 
 def mm1_mean_wait(arrival_rate: float, service_rate: float) -> float:
@@ -62,19 +72,16 @@ def mm1(params: Mapping[str, object], seed: int) -> dict[str, float]:
     ``fail_above`` (optional) raises an error when the first interarrival time exceeds it:
     a deterministic, seed-dependent failure for testing how failures are recorded.
     """
-    mm1_check(params)
-    arrival = _number(params, "arrival_rate")
-    service = _number(params, "service_rate", 1.0)
-    customers = int(_number(params, "customers", 10_000))
+    p = mm1_parse(params)
+    arrival, service, customers = p.arrival_rate, p.service_rate, p.customers
     rng = np.random.default_rng(seed)
     rho = arrival / service
     first_wait = rng.exponential(1.0 / (service - arrival)) if rng.random() < rho else 0.0
     interarrivals = rng.exponential(1.0 / arrival, customers)
     services = rng.exponential(1.0 / service, customers)
-    fail_above = params.get("fail_above")
-    if fail_above is not None and interarrivals[0] > float(fail_above):
+    if p.fail_above is not None and interarrivals[0] > p.fail_above:
         raise RuntimeError(
-            f"first interarrival {interarrivals[0]:.6f} exceeds fail_above={fail_above}"
+            f"first interarrival {interarrivals[0]:.6f} exceeds fail_above={p.fail_above}"
         )
     # Lindley: W[n+1] = max(0, W[n] + S[n] - A[n+1]), computed as a running maximum of a walk.
     steps = services[:-1] - interarrivals[1:]
@@ -87,16 +94,38 @@ def mm1(params: Mapping[str, object], seed: int) -> dict[str, float]:
     }
 
 
-mm1.check = mm1_check
-mm1.metrics = {
-    "mean_wait": {"units": "s", "long_name": "mean waiting time in queue"},
-    "max_wait": {"units": "s", "long_name": "maximum waiting time in queue"},
-    "utilization": {"units": "1", "long_name": "total service time / total interarrival time"},
-}
+MM1 = Model(
+    name="mm1",
+    run=mm1,
+    summary="check model: waiting times of a stationary M/M/1 queue, with a closed-form mean",
+    params=MM1_PARAMS,
+    parse=mm1_parse,
+    metrics={
+        "mean_wait": {"units": "s", "long_name": "mean waiting time in queue"},
+        "max_wait": {"units": "s", "long_name": "maximum waiting time in queue"},
+        "utilization": {
+            "units": "1",
+            "long_name": "total service time / total interarrival time",
+        },
+    },
+    headline=("mean_wait",),
+    example={"arrival_rate": 0.5, "customers": 1000},
+)
 
 
-BUSY_PARAMS = {"duration_ms", "stall_above", "stall_seconds", "tag"}
-NUMERIC_BUSY_PARAMS = BUSY_PARAMS - {"tag"}
+BUSY_PARAMS = Params(
+    "busy",
+    Param("duration_ms", Number(0), 1.0, "CPU time the whole call lasts", unit="ms"),
+    Param(
+        "stall_above",
+        Number(0),
+        None,
+        "sleep first when the seeded draw exceeds this: a task that hangs",
+        default_text="never stall",
+    ),
+    Param("stall_seconds", Number(0), 3600.0, "how long a stalled task sleeps", unit="s"),
+    Param("tag", Kind(), None, "ignored: labels otherwise identical runs", default_text="none"),
+)
 
 
 def busy(params: Mapping[str, object], seed: int) -> dict[str, float]:
@@ -109,29 +138,22 @@ def busy(params: Mapping[str, object], seed: int) -> dict[str, float]:
     (default one hour): a task that hangs, deterministically, for the same seeds every time.
     """
     started = time.perf_counter()
-    busy_check(params)
+    p = BUSY_PARAMS.values(params)
     value = float(np.random.default_rng(seed).random())
-    stall_above = params.get("stall_above")
-    if stall_above is not None and value > float(stall_above):
-        time.sleep(_number(params, "stall_seconds", 3600.0))
+    if p["stall_above"] is not None and value > p["stall_above"]:
+        time.sleep(p["stall_seconds"])
         started = time.perf_counter()
-    deadline = started + _number(params, "duration_ms", 1.0) / 1000.0
+    deadline = started + p["duration_ms"] / 1000.0
     while time.perf_counter() < deadline:
         pass
     return {"value": value}
 
 
-def busy_check(params: Mapping[str, object]) -> None:
-    unknown = sorted(set(params) - BUSY_PARAMS)
-    if unknown:
-        raise ValueError(
-            f"unknown parameter {unknown[0]!r} for model busy; "
-            f"allowed: {', '.join(sorted(BUSY_PARAMS))}"
-        )
-    for name in sorted(NUMERIC_BUSY_PARAMS & set(params)):
-        if _number(params, name) < 0:
-            raise ValueError(f"parameter {name!r} must be >= 0")
-
-
-busy.check = busy_check
-busy.metrics = {"value": {"units": "1", "long_name": "uniform random draw from the task seed"}}
+BUSY = Model(
+    name="busy",
+    run=busy,
+    summary="check model: burns a given CPU time (dispatch benchmarks, timeouts)",
+    params=BUSY_PARAMS,
+    metrics={"value": {"units": "1", "long_name": "uniform random draw from the task seed"}},
+    example={"duration_ms": 1},
+)

@@ -9,16 +9,16 @@ import numpy as np
 import pytest
 
 from campaign.models import load_model
-from campaign.models.bot import build, check, run
+from campaign.models.bot import MODEL, build, check, run
 
 QUICK = {"granularity_mb": 75, "jobs": 2}
 HEURISTICS = ["wqr", "xsufferage", "storage_affinity", "workqueue"]
 
 
-def test_registry_finds_the_model_with_its_attributes():
+def test_registry_finds_the_model_with_its_declaration():
     model = load_model("bot")
-    assert model is run
-    assert callable(model.check)
+    assert model is MODEL and model.run is run
+    assert model.checks and model.params is not None
     assert "makespan_job{k}" in model.metrics
 
 
@@ -70,8 +70,8 @@ def declared(name: str, metrics: dict) -> bool:
 def test_every_metric_is_declared_with_units_and_long_name():
     metrics = run({"heuristic": "wqr", **QUICK}, 3)
     assert all(isinstance(v, float) for v in metrics.values())
-    assert all(declared(name, run.metrics) for name in metrics)
-    assert all(set(doc) == {"units", "long_name"} for doc in run.metrics.values())
+    assert all(declared(name, MODEL.metrics) for name in metrics)
+    assert all(set(doc) == {"units", "long_name"} for doc in MODEL.metrics.values())
     assert {f"makespan_job{k}" for k in (1, 2)} <= set(metrics)
     assert "makespan_job3" not in metrics
     mean = (metrics["makespan_job1"] + metrics["makespan_job2"]) / 2

@@ -186,6 +186,20 @@ def test_report_writes_a_plot_per_metric_and_the_tables(finished, tmp_path):
     assert "name: cli-test" in text
 
 
+def test_a_report_shows_the_headline_metrics_first(finished, tmp_path):
+    from campaign.report import write_report
+    from campaign.results import open_results
+
+    path, dataset = finished
+    assert dataset.attrs["headline_metrics"] == "mean_wait"  # the model's, in results.nc
+    stored = open_results(path.parent / "out")
+    assert stored.attrs["headline_metrics"] == "mean_wait"
+    stored.attrs["headline_metrics"] = "utilization"
+    text = write_report(stored, tmp_path / "report").read_text()
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    assert headings == ["## utilization", "## mean_wait", "## max_wait", "## Spec"]
+
+
 def test_query_rank_orders_levels_by_mean_degradation(tmp_path, capsys):
     import xarray as xr
 
@@ -198,7 +212,9 @@ def test_query_rank_orders_levels_by_mean_degradation(tmp_path, capsys):
     }
     data["status"] = (("strategy", "replicate"), [[1]] * 3)
     path = tmp_path / "results.nc"
-    xr.Dataset(data, coords={"strategy": strategies, "replicate": [0]}).to_netcdf(path)
+    attrs = {"headline_metrics": "mean_wait mean_bsld swct_w"}
+    dataset = xr.Dataset(data, coords={"strategy": strategies, "replicate": [0]}, attrs=attrs)
+    dataset.to_netcdf(path)
     assert main(["query", str(path), "--rank", "strategy"]) == 0
     lines = capsys.readouterr().out.splitlines()
     rows = [line.split() for line in lines[2:]]
@@ -209,6 +225,17 @@ def test_query_rank_orders_levels_by_mean_degradation(tmp_path, capsys):
     ]
     assert main(["query", str(path), "--rank", "speed"]) == 2
     assert "--rank 'speed' is not a factor; factors: strategy" in capsys.readouterr().err
+    dataset.attrs = {"model": "mm1"}  # an older file: the headline metrics of its model
+    dataset.to_netcdf(path)
+    assert main(["query", str(path), "--rank", "strategy"]) == 0
+    assert "mean over mean_wait and over instances" in capsys.readouterr().out
+    dataset.attrs = {}
+    dataset.to_netcdf(path)
+    assert main(["query", str(path), "--rank", "strategy"]) == 2
+    assert capsys.readouterr().err == (
+        "campaign: error: --rank needs --metric (the results name no headline metrics); "
+        "metrics: mean_wait, mean_bsld, swct_w\n"
+    )
 
 
 def test_workers_with_an_existing_cluster_is_refused(finished, scheduler_address, capsys):

@@ -60,7 +60,7 @@ def test_explicit_output_is_relative_to_the_spec_file(tmp_path):
         ("factors: {arrival_rate: []}", "factors.arrival_rate: the level list is empty"),
         ("factors: {arrival_rate: [0.5, fast]}", "level 'fast' is a string but earlier levels"),
         ("factors: {arrival_rate: [[1, 2]]}", "level [1, 2] is not allowed; levels are numbers"),
-        ("model: nosuchmodel", "model: unknown model 'nosuchmodel'; built-in models:"),
+        ("model: nosuchmodel", "model: unknown model 'nosuchmodel'; registered models:"),
         ("model: 'nosuchpackage.mod:run'", "cannot import module 'nosuchpackage.mod'"),
         ("replicates: 0", "replicates: 0 is not allowed; use an integer >= 1"),
         ("replicates: ten", "replicates: 'ten' is not allowed; use an integer >= 1"),

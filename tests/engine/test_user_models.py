@@ -84,7 +84,7 @@ def test_a_missing_model_module_says_where_it_must_be_importable(tmp_path, capsy
 def test_a_malformed_model_reference_is_refused(tmp_path, capsys, model):
     assert validate(tmp_path, model) == 2
     err = capsys.readouterr().err
-    assert f"unknown model {model!r}: use a built-in name (" in err
+    assert f"unknown model {model!r}: use a registered model (" in err
     assert "or 'package.module:function'" in err and err.count("\n") == 1
 
 

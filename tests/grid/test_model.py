@@ -5,16 +5,16 @@ from __future__ import annotations
 import pytest
 
 from campaign.models import load_model
-from campaign.models.jobs.grid import check, run, schedule
+from campaign.models.jobs.grid import MODEL, check, run, schedule
 from campaign.models.jobs.grid.measure import check_grid_feasible
 
 KTH = "KTH-SP2-1996-2.1-cln.swf.gz"
 
 
 def test_registry_points_here():
-    assert load_model("grid") is run
-    assert {"lbal_size", "jobs_multisite", "multisite_work_frac", "mean_bsld"} <= set(run.metrics)
-    for attrs in run.metrics.values():
+    assert load_model("grid") is MODEL and MODEL.run is run
+    assert {"lbal_size", "jobs_multisite", "multisite_work_frac", "mean_bsld"} <= set(MODEL.metrics)
+    for attrs in MODEL.metrics.values():
         assert attrs["units"] and attrs["long_name"]
 
 

@@ -16,7 +16,9 @@ def example_e(replicates: int = 1) -> xr.Dataset:
     data = np.repeat(values[:, :, None], replicates, axis=2)
     coords = {"strategy": ["A", "B", "C"], "replicate": np.arange(replicates)}
     return xr.Dataset(
-        {m: (("strategy", "replicate"), data[:, k, :]) for k, m in enumerate(METRICS)}, coords
+        {m: (("strategy", "replicate"), data[:, k, :]) for k, m in enumerate(METRICS)},
+        coords,
+        attrs={"headline_metrics": " ".join(METRICS)},  # as a results file of the model has
     )
 
 
@@ -75,3 +77,13 @@ def test_zero_best_and_missing_values():
     assert np.isnan(result["D"].values[2]) and np.isnan(result["rank"].values[2])
     with pytest.raises(ValueError, match="awrt"):
         degradation(ds, metrics=("awrt",))
+
+
+def test_metrics_default_to_the_headline_metrics_the_results_name():
+    ds = example_e()
+    assert degradation(ds).attrs["metrics"] == "mean_wait,mean_bsld,swct_w"
+    ds.attrs["headline_metrics"] = "mean_wait"
+    assert degradation(ds)["deg"]["metric"].values.tolist() == ["mean_wait"]
+    del ds.attrs["headline_metrics"]
+    with pytest.raises(ValueError, match="names no headline metrics: give the metrics"):
+        degradation(ds)

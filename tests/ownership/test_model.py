@@ -8,22 +8,22 @@ import numpy as np
 import pytest
 
 from campaign.models import load_model
-from campaign.models.ownership import run, simulate
-from campaign.models.ownership.params import DEFAULTS, parse
+from campaign.models.ownership import MODEL, run, simulate
+from campaign.models.ownership.params import PARAMS, parse
 
 
 def test_registry_names_this_model():
-    assert load_model("ownership") is run
+    assert load_model("ownership") is MODEL and MODEL.run is run
 
 
 def test_metrics_are_documented_with_units():
     names = set(run({"shares": [5, 5]}, 0))
-    documented = {name.replace("{k}", "1") for name in run.metrics} | {"satisfaction_user2"}
+    documented = {name.replace("{k}", "1") for name in MODEL.metrics} | {"satisfaction_user2"}
     assert names == documented
-    for meta in run.metrics.values():
+    for meta in MODEL.metrics.values():
         assert meta["units"] and meta["long_name"]
-    assert run.metrics["policy_violation"]["units"] == "machine*s"
-    assert run.metrics["satisfaction_user{k}"]["units"] == "%"
+    assert MODEL.metrics["policy_violation"]["units"] == "machine*s"
+    assert MODEL.metrics["satisfaction_user{k}"]["units"] == "%"
 
 
 def test_four_users_give_four_satisfactions():
@@ -66,21 +66,21 @@ def test_four_users_give_four_satisfactions():
 )
 def test_check_names_the_bad_parameter(params, named):
     with pytest.raises(ValueError, match=named):
-        run.check(params)
+        MODEL.check(params)
 
 
 def test_check_lists_allowed_values():
     with pytest.raises(ValueError, match="osep, osep_checkpoint, fair_share"):
-        run.check({"policy": "fcfs"})
+        MODEL.check({"policy": "fcfs"})
     with pytest.raises(ValueError, match="allowed: .*checkpoint_cost_s"):
-        run.check({"speed": 2})
+        MODEL.check({"speed": 2})
 
 
 def test_defaults_and_documented_conversions():
     scenario = parse({"machines": 20, "shares_pct": [30, 40, 15, 15], "maxt": "all"})
     assert scenario.settings.shares == (6, 8, 3, 3)
     assert scenario.settings.maxt == math.inf
-    assert scenario.settings.offset == DEFAULTS["update_interval_s"] / 2
+    assert scenario.settings.offset == PARAMS["update_interval_s"].default / 2
     assert parse({"update_interval_s": 60}).settings.offset == 30
     assert parse({"machines": 40, "tasks_per_user": "machines"}).recipe.tasks_per_user == (40, 40)
     shares = {"machines": 20, "shares": [6, 8, 3, 3]}

@@ -9,12 +9,13 @@ whole simulation record and ``Simulator`` runs explicit platforms and workloads.
 from __future__ import annotations
 
 from .heuristics import StorageAffinity, Workqueue, XSufferage
-from .model import Setup, build, check, run, simulate
+from .model import MODEL, Setup, build, check, run, simulate
 from .platform import Platform, build_platform
 from .simulator import SimResult, Simulator
 from .workload import Workload, build_workload
 
 __all__ = [
+    "MODEL",
     "Platform",
     "Setup",
     "SimResult",

@@ -1,25 +1,8 @@
 """The ``bot`` model: build the grid, the workload and the heuristic from the seed, simulate.
 
-Parameters (defaults in brackets):
-
-- ``heuristic``: ``wqr``, ``xsufferage``, ``storage_affinity`` or ``workqueue`` (WQR without
-  replication, a baseline); required.
-- ``grid_heterogeneity`` [1]: 1, 2, 4 or 8; speeds from ``speed_table`` [``paper``] or
-  ``dissertation``.
-- ``app_heterogeneity`` [0.0]: Ha as a fraction, 0..1; ``granularity_mb`` [15]: mean input
-  per task in MiB; ``app_type`` [``visualization``] or ``pattern_search``.
-- ``jobs`` [6]: length of the sequence of jobs reusing the same files.
-- ``replication_cap`` [null = unlimited]: most simultaneous copies of a task under WQR and
-  Storage Affinity (ignored by ``workqueue``, which is always 1, and by XSufferage).
-- ``availability`` [``dedicated``] or ``synthetic``: every ``availability_period_s`` [600]
-  seconds each processor's and the link's availability is redrawn from
-  U(``availability_min`` [0.5], 1); progress is speed x availability, the link's capacity is
-  scaled and shared equally. The source's grid was non-dedicated (its availability traces
-  are not published): the ready specs that reproduce it use ``synthetic``.
-- ``scheduler_latency_s`` [0]: every copy holds its processor this long before its transfer
-  begins (an overhead; XSufferage's estimates include it).
-- ``information_error`` [0]: XSufferage estimates each task's cost as C x U(1 - e, 1 + e),
-  drawn per job and task; the other heuristics use no estimates.
+Parameters: the table in `params.py` (``campaign models show bot``); the source's grid was
+non-dedicated (its availability traces are not published): the ready specs that reproduce it
+use ``availability: synthetic``.
 
 Streams (SeedSequence(seed).spawn(5)): workload, platform, estimates, policy, availability.
 The platform and workload use only their own streams, so every heuristic sees the same grid
@@ -34,10 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from campaign.models.contract import Model
+
 from .availability import Availability, Dedicated, Synthetic
 from .heuristics import StorageAffinity, Workqueue, XSufferage
 from .metrics import METRICS, summarize
-from .params import BotParams, parse
+from .params import PARAMS, BotParams, parse
 from .platform import Platform, build_platform
 from .simulator import Heuristic, SimResult, Simulator
 from .workload import Workload, build_workload
@@ -106,7 +91,7 @@ def simulate(params: Mapping[str, object], seed: int) -> SimResult:
 
 
 def run(params: Mapping[str, object], seed: int) -> dict[str, float]:
-    """Metrics of one run: see ``run.metrics`` for names, units and meanings."""
+    """Metrics of one run: see `METRICS` for names, units and meanings."""
     return summarize(simulate(params, seed))
 
 
@@ -115,5 +100,14 @@ def check(params: Mapping[str, object]) -> None:
     parse(params)
 
 
-run.metrics = METRICS
-run.check = check
+MODEL = Model(
+    name="bot",
+    run=run,
+    summary="data-intensive bags of tasks on a heterogeneous grid: WQR, XSufferage, "
+    "Storage Affinity",
+    params=PARAMS,
+    parse=parse,
+    metrics=METRICS,
+    headline=("makespan",),
+    example={"heuristic": "wqr", "granularity_mb": 75, "jobs": 2},
+)

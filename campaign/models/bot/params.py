@@ -1,11 +1,12 @@
-"""Parameters of the ``bot`` model: validation with one clear error per bad value."""
+"""Parameters of the ``bot`` model: the table they are checked, defaulted and documented from."""
 
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from campaign.models.contract import Choice, Either, Integer, Null, Number, Param, Params
 
 from .platform import SPEED_TABLES
 from .workload import APP_TYPES
@@ -14,21 +15,56 @@ HEURISTICS = ("wqr", "xsufferage", "storage_affinity", "workqueue")
 GRID_LEVELS = (1, 2, 4, 8)
 AVAILABILITY = ("dedicated", "synthetic")
 
-DEFAULTS: dict[str, object] = {
-    "grid_heterogeneity": 1,
-    "app_heterogeneity": 0.0,
-    "granularity_mb": 15,
-    "app_type": "visualization",
-    "jobs": 6,
-    "replication_cap": None,
-    "availability": "dedicated",
-    "availability_min": 0.5,
-    "availability_period_s": 600.0,
-    "speed_table": "paper",
-    "scheduler_latency_s": 0.0,
-    "information_error": 0.0,
-}
-ALLOWED = ("heuristic", *DEFAULTS)
+PARAMS = Params(
+    "bot",
+    Param(
+        "heuristic",
+        Choice(*HEURISTICS),
+        doc="the scheduling heuristic; workqueue is WQR without replication (a baseline)",
+    ),
+    Param(
+        "grid_heterogeneity",
+        Choice(*GRID_LEVELS),
+        1,
+        "ratio of the fastest to the slowest processor speed range (speeds from speed_table)",
+    ),
+    Param("app_heterogeneity", Number(0, 1), 0.0, "Ha: spread of task costs, a fraction"),
+    Param("granularity_mb", Number(0.5, 2048), 15, "mean input per task", unit="MiB"),
+    Param("app_type", Choice(*APP_TYPES), "visualization", "how task costs vary from job to job"),
+    Param("jobs", Integer(1), 6, "length of the sequence of jobs reusing the same input files"),
+    Param(
+        "replication_cap",
+        Either(Integer(1, infinite=True), Null("unlimited")),
+        None,
+        "most simultaneous copies of a task under wqr and storage_affinity (workqueue is "
+        "always 1; xsufferage does not replicate)",
+        default_text="null (unlimited)",
+    ),
+    Param(
+        "availability",
+        Choice(*AVAILABILITY),
+        "dedicated",
+        "synthetic: every availability_period_s each processor's and the link's availability "
+        "is redrawn from U(availability_min, 1); progress is speed x availability",
+    ),
+    Param("availability_min", Number(0, 1, low_open=True), 0.5, "lowest synthetic availability"),
+    Param("availability_period_s", Number(1), 600.0, "synthetic availability period", unit="s"),
+    Param("speed_table", Choice(*SPEED_TABLES), "paper", "processor speed ranges per level"),
+    Param(
+        "scheduler_latency_s",
+        Number(0),
+        0.0,
+        "every copy holds its processor this long before its transfer begins (xsufferage's "
+        "estimates include it)",
+        unit="s",
+    ),
+    Param(
+        "information_error",
+        Number(0, 1, high_open=True),
+        0.0,
+        "e: xsufferage estimates a task's cost as C x U(1 - e, 1 + e), per job and task",
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -48,76 +84,9 @@ class BotParams:
     information_error: float
 
 
-def _number(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
-        raise ValueError(f"parameter {name!r} must be a number, got {value!r}")
-    return float(value)
-
-
-def _choice(name: str, value: object, allowed: tuple) -> object:
-    if value not in allowed or isinstance(value, bool):
-        raise ValueError(
-            f"parameter {name!r} must be one of {', '.join(map(str, allowed))}, got {value!r}"
-        )
-    return value
-
-
-def _whole(name: str, value: object, low: int) -> int:
-    number = _number(name, value)
-    if not math.isfinite(number) or number != int(number) or number < low:
-        raise ValueError(f"parameter {name!r} must be an integer >= {low}, got {value!r}")
-    return int(number)
-
-
 def parse(params: Mapping[str, object]) -> BotParams:
     """Check ``params`` and fill in defaults; raise ValueError naming the bad parameter."""
-    unknown = sorted(set(params) - set(ALLOWED))
-    if unknown:
-        raise ValueError(
-            f"unknown parameter {unknown[0]!r} for model bot; allowed: {', '.join(ALLOWED)}"
-        )
-    if "heuristic" not in params:
-        raise ValueError(f"parameter 'heuristic' is required; one of {', '.join(HEURISTICS)}")
-    p = {**DEFAULTS, **params}
-    heterogeneity = _number("grid_heterogeneity", p["grid_heterogeneity"])
-    _choice("grid_heterogeneity", heterogeneity, GRID_LEVELS)
-    app_heterogeneity = _number("app_heterogeneity", p["app_heterogeneity"])
-    if not 0 <= app_heterogeneity <= 1:
-        raise ValueError(
-            f"parameter 'app_heterogeneity' must lie in 0..1 (a fraction), got {app_heterogeneity}"
-        )
-    granularity = _number("granularity_mb", p["granularity_mb"])
-    if not 0.5 <= granularity <= 2048:  # at most ~8200 tasks per job
-        raise ValueError(
-            f"parameter 'granularity_mb' must lie in [0.5, 2048] MiB, got {granularity}"
-        )
-    cap = p["replication_cap"]
-    unlimited = cap is None or (isinstance(cap, numbers.Real) and cap == math.inf)
-    cap = math.inf if unlimited else _whole("replication_cap", cap, 1)
-    a_min = _number("availability_min", p["availability_min"])
-    if not 0 < a_min <= 1:
-        raise ValueError(f"parameter 'availability_min' must lie in (0, 1], got {a_min}")
-    period = _number("availability_period_s", p["availability_period_s"])
-    if not 1 <= period < math.inf:
-        raise ValueError(f"parameter 'availability_period_s' must be >= 1 s, got {period}")
-    latency = _number("scheduler_latency_s", p["scheduler_latency_s"])
-    if not 0 <= latency < math.inf:
-        raise ValueError(f"parameter 'scheduler_latency_s' must be >= 0, got {latency}")
-    error = _number("information_error", p["information_error"])
-    if not 0 <= error < 1:
-        raise ValueError(f"parameter 'information_error' must lie in [0, 1), got {error}")
-    return BotParams(
-        heuristic=str(_choice("heuristic", p["heuristic"], HEURISTICS)),
-        grid_heterogeneity=int(heterogeneity),
-        app_heterogeneity=app_heterogeneity,
-        granularity_mb=granularity,
-        app_type=str(_choice("app_type", p["app_type"], APP_TYPES)),
-        jobs=_whole("jobs", p["jobs"], 1),
-        replication_cap=cap,
-        availability=str(_choice("availability", p["availability"], AVAILABILITY)),
-        availability_min=a_min,
-        availability_period_s=period,
-        speed_table=str(_choice("speed_table", p["speed_table"], tuple(SPEED_TABLES))),
-        scheduler_latency_s=latency,
-        information_error=error,
-    )
+    values = PARAMS.values(params)
+    if values["replication_cap"] is None:
+        values["replication_cap"] = math.inf
+    return BotParams(**values)

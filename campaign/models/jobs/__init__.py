@@ -22,6 +22,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from campaign.models.contract import Command, Model
 from campaign.models.jobs.datacenter import EXPERIMENTS, reference_workload
 from campaign.models.jobs.energy import METRICS as ENERGY_METRICS
 from campaign.models.jobs.energy import NAN_METRICS, energy_metrics, platform_energy_metrics
@@ -40,8 +41,9 @@ from campaign.models.jobs.workload import (
     window,
 )
 from campaign.models.jobs.workloads import load_trace, locate
+from campaign.models.jobs.workloads import main as workloads_main
 
-__all__ = ["run", "schedule", "build_workload", "check", "PARAMS", "METRICS"]
+__all__ = ["MODEL", "run", "schedule", "build_workload", "check", "PARAMS", "METRICS"]
 
 DROP_REASONS = (*CLEANING_REASONS, "too_wide")
 
@@ -366,3 +368,17 @@ run.metrics = {
         for reason in DROP_REASONS
     },
 }
+
+
+MODEL = Model(
+    name="jobs",
+    run=run,
+    summary="rigid parallel jobs on one site: SWF traces, synthetic or datacenter workloads; "
+    "FCFS, EASY, conservative backfilling, SJF, Random; energy",
+    parse=check,
+    metrics=run.metrics,
+    headline=("mean_wait", "mean_bsld", "swct_w"),
+    inputs=inputs,
+    commands=(Command("workloads", "list, show or fetch SWF workload traces", workloads_main),),
+    example={"workload": "synthetic", "jobs": 300, "scheduler": "easy"},
+)

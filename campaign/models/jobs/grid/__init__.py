@@ -16,6 +16,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from campaign.models.contract import Model
 from campaign.models.jobs.grid.broker import SCOPES, STRATEGIES
 from campaign.models.jobs.grid.build import GridInput, build
 from campaign.models.jobs.grid.configs import CONFIGS, MACHINES, MIXES, resolve_logs
@@ -32,7 +33,7 @@ from campaign.models.jobs.site import POLICIES
 from campaign.models.jobs.swf import CLEANING_REASONS
 from campaign.models.jobs.workloads import locate, workloads_folder
 
-__all__ = ["run", "schedule", "check", "PARAMS", "GridSchedule"]
+__all__ = ["MODEL", "run", "schedule", "check", "PARAMS", "GridSchedule"]
 
 LOCAL_POLICIES = tuple(policy for policy in POLICIES if policy != "random")
 """Site schedulers of a grid: ``random`` needs a policy stream the grid does not hand out."""
@@ -294,3 +295,16 @@ run.metrics = {
         "long_name": "first 13 hex digits of the SHA-256 of trace file {k}, as an integer",
     },
 }
+
+
+MODEL = Model(
+    name="grid",
+    run=run,
+    summary="two-level grid: allocation strategies, runtime prediction from users' history, "
+    "local, job-sharing and multi-site co-allocation",
+    parse=check,
+    metrics=run.metrics,
+    headline=("mean_wait", "mean_bsld", "swct_w"),
+    inputs=inputs,
+    example={"trace": "KTH-SP2-1996-2.1-cln.swf.gz", "machines": [64, 36], "jobs": 300},
+)
