@@ -14,6 +14,7 @@ from campaign.results import STATUS_OK, factors_of, metrics_of
 from campaign.stats import pooled
 
 SUMMARY_SUFFIXES = ("_mean", "_std", "_n", "_ci_low", "_ci_high")
+COLUMN_STATS = ("mean", "half_width", "ci_low", "ci_high", "n", "nan", "left_out")
 
 
 def parse_where(dataset: xr.Dataset, clauses: list[str]) -> dict[str, list[Any]]:
@@ -70,8 +71,10 @@ def summary_table(
     """One row per group of ``by`` levels (default: every cell), columns per metric.
 
     Columns per metric: ``<m>_mean``, ``<m>_half_width``, ``<m>_ci_low``, ``<m>_ci_high``,
-    ``<m>_n`` and ``<m>_nan`` (finished tasks whose value is NaN, left out of the others).
-    Other factors are pooled replicate by replicate (see `campaign.stats.pooled`).
+    ``<m>_n``, ``<m>_nan`` (finished tasks whose value is NaN, left out of the others) and
+    ``<m>_left_out`` (replicates left out because only some of the pooled cells have a value
+    in them: failed, missing or NaN). Other factors are pooled replicate by replicate, over
+    complete replicates only (see `campaign.stats.pooled`); ``<m>_n`` counts those.
     """
     if confidence is None:
         confidence = float(dataset.attrs.get("confidence", 0.95))
@@ -94,6 +97,7 @@ def summary_table(
         for stat in ("mean", "half_width", "ci_low", "ci_high", "n"):
             columns[f"{metric}_{stat}"] = result[stat]
         columns[f"{metric}_nan"] = nan_count(selected, metric, by)
+        columns[f"{metric}_left_out"] = result["left_out"]
     table = xr.Dataset(columns)
     if by:
         frame = table.to_dataframe().reset_index()
@@ -121,22 +125,20 @@ def format_table(frame: pd.DataFrame, metrics: list[str], fmt: str, max_rows: in
     factor_columns = [
         c
         for c in frame.columns
-        if not any(
-            c.startswith(f"{m}_")
-            and c[len(m) + 1 :] in ("mean", "half_width", "ci_low", "ci_high", "n", "nan")
-            for m in metrics
-        )
+        if not any(c.startswith(f"{m}_") and c[len(m) + 1 :] in COLUMN_STATS for m in metrics)
     ]
     shown = frame if not max_rows or len(frame) <= max_rows else frame.head(max_rows)
+    left_out = {m: _column_total(frame, f"{m}_left_out") for m in metrics}
     rows = []
     for _, row in shown.iterrows():
         cells = [str(row[c]) for c in factor_columns]
         for metric in metrics:
             cells.append(_mean_pm(row[f"{metric}_mean"], row[f"{metric}_half_width"]))
-        n_values = {int(row[f"{m}_n"]) for m in metrics}
-        cells.append("/".join(str(n) for n in sorted(n_values)))
+        cells.append(_counts(row, metrics, "n"))
+        if any(left_out.values()):
+            cells.append(_counts(row, metrics, "left_out"))
         rows.append(cells)
-    header = [*factor_columns, *metrics, "n"]
+    header = [*factor_columns, *metrics, "n", *(["left out"] if any(left_out.values()) else [])]
     widths = [
         max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)
     ]
@@ -152,13 +154,30 @@ def format_table(frame: pd.DataFrame, metrics: list[str], fmt: str, max_rows: in
     if len(shown) < len(frame):
         lines.append(f"... {len(frame) - len(shown)} more rows (campaign query shows them all)")
     for metric in metrics:
-        undefined = int(frame[f"{metric}_nan"].sum()) if f"{metric}_nan" in frame else 0
+        if left_out[metric]:
+            lines.append(
+                f"{metric}: {left_out[metric]} replicates left out (some of the pooled cells "
+                "have no value in them: failed, missing or NaN); means and n are over complete "
+                "replicates"
+            )
+    for metric in metrics:
+        undefined = _column_total(frame, f"{metric}_nan")
         if undefined:
             lines.append(
                 f"{metric}: {undefined} values NaN (finished tasks, the value undefined); left "
                 "out of the means and n"
             )
     return "\n".join(lines)
+
+
+def _column_total(frame: pd.DataFrame, column: str) -> int:
+    return int(frame[column].sum()) if column in frame else 0
+
+
+def _counts(row: pd.Series, metrics: list[str], stat: str) -> str:
+    """One count per row: the metrics' counts joined by '/' when they differ."""
+    values = {int(row[f"{m}_{stat}"]) for m in metrics if f"{m}_{stat}" in row}
+    return "/".join(str(v) for v in sorted(values))
 
 
 def _json_value(value: Any) -> Any:

@@ -79,10 +79,23 @@ STAT_METHODS = {
 
 
 def pooled(values: xr.DataArray, by: list[str], confidence: float) -> dict[str, xr.DataArray]:
-    """Interval of the mean per combination of ``by``, pooling the other factors per replicate."""
+    """Interval of the mean per combination of ``by``, pooling the other factors per replicate.
+
+    A replicate enters only when every pooled cell has a value in it: averaging whatever
+    cells a replicate holds would mix different sets of cells (a failed cell's replicate
+    would count its other cells alone). ``left_out`` counts, per combination, the replicates
+    set aside because only some of their pooled cells have a value.
+    """
     others = [d for d in values.dims if d not in by and d != "replicate"]
-    per_replicate = values.mean(others, skipna=True) if others else values
-    return interval(per_replicate, "replicate", confidence)
+    if not others:
+        result = interval(values, "replicate", confidence)
+        return {**result, "left_out": xr.zeros_like(result["n"])}
+    present = values.notnull()
+    complete = present.all(others)
+    partial = present.any(others) & ~complete
+    per_replicate = values.mean(others, skipna=True).where(complete)
+    result = interval(per_replicate, "replicate", confidence)
+    return {**result, "left_out": partial.sum("replicate").astype("int64")}
 
 
 def paired_difference(
