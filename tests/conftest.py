@@ -1,36 +1,22 @@
-"""Shared test fixtures: where the real workload traces are."""
+"""Shared test fixtures: the tests' workloads folder, spec files."""
 
 from __future__ import annotations
 
-import os
 import textwrap
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-DEFAULT_WORKLOADS = REPO.parent / "shared" / "workloads"
+DATA = Path(__file__).resolve().parent / "data"
+"""Slices of real archive traces, under the traces' own names (scripts/make_test_slices.py)."""
 
 
-def workloads_folder() -> Path:
-    """The folder of real SWF traces: $CAMPAIGN_WORKLOADS, else ../shared/workloads."""
-    return Path(os.environ.get("CAMPAIGN_WORKLOADS", DEFAULT_WORKLOADS))
-
-
-@pytest.fixture(scope="session")
-def workloads() -> Path:
-    folder = workloads_folder()
-    if not any(folder.glob("*.swf*")):
-        pytest.skip(f"no SWF traces in {folder} (set CAMPAIGN_WORKLOADS to a folder of traces)")
-    os.environ.setdefault("CAMPAIGN_WORKLOADS", str(folder))
-    return folder
-
-
-def trace_path(folder: Path, name: str) -> Path:
-    path = folder / name
-    if not path.exists():
-        pytest.skip(f"trace {name} not found in {folder}")
-    return path
+@pytest.fixture
+def workloads(monkeypatch) -> Path:
+    """The workloads folder of a test: tests/data, whatever CAMPAIGN_WORKLOADS says outside, so
+    the numbers a test expects are those of the slices it ships with."""
+    monkeypatch.setenv("CAMPAIGN_WORKLOADS", str(DATA))
+    return DATA
 
 
 @pytest.fixture

@@ -99,7 +99,7 @@ def test_workloads_folder_commands(workloads, capsys, monkeypatch):
     assert KTH in capsys.readouterr().out
     assert main(["show", KTH]) == 0
     out = capsys.readouterr().out
-    assert "MaxProcs: 100" in out and "  jobs: 27992\n" in out and "digest: sha256:" in out
+    assert "MaxProcs: 100" in out and "  jobs: 3000\n" in out and "digest: sha256:" in out
     assert main(["show", "missing.swf"]) == 1
     assert "not found" in capsys.readouterr().err
 
