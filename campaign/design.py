@@ -1,8 +1,8 @@
 """Expand a spec into cells and tasks: the full factorial of the factors times the replicates.
 
-Seeds follow DESIGN.md: a task's seed comes from `numpy.random.SeedSequence` with the base seed
-as entropy and (replicate, levels of the unpaired factors) as spawn key (evaluated for all tasks
-at once by `campaign.seeds`). A level enters the key
+Seeds follow the README (Reproducibility): a task's seed comes from
+`numpy.random.SeedSequence` with the base seed as entropy and (replicate, levels of the unpaired
+factors) as spawn key (evaluated for all tasks at once by `campaign.seeds`). A level enters the key
 through a digest of its factor name and label, never its position, so adding levels or
 replicates to a spec leaves every existing task's seed (and key) unchanged. Paired factors are
 left out of the key: their levels share seeds (common random numbers).

@@ -13,6 +13,8 @@ processors, unknown estimates as the runtime). Peak memory is measured with trac
 (Python allocations during the simulation, the trace already loaded).
 
 Usage: python scripts/bench_jobs.py [--workloads DIR] [--skip-accasim] [--skip-hpc2n]
+(DIR holds the full traces; default: the workloads folder, ``$CAMPAIGN_WORKLOADS`` or the
+per-user cache that ``campaign workloads fetch NAME`` fills.)
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from campaign.models.jobs.metrics import schedule_metrics
 from campaign.models.jobs.simulate import run_schedule
 from campaign.models.jobs.swf import read_swf
 from campaign.models.jobs.workload import Workload, from_trace
+from campaign.models.jobs.workloads import workloads_folder
 
 KTH = "KTH-SP2-1996-2.1-cln.swf.gz"
 HPC2N = "HPC2N-2002-2.1-cln.swf.gz"
@@ -322,10 +325,7 @@ def bench_hpc2n(folder: Path) -> None:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    default = os.environ.get(
-        "CAMPAIGN_WORKLOADS", str(Path(__file__).resolve().parents[2] / "shared" / "workloads")
-    )
-    parser.add_argument("--workloads", type=Path, default=Path(default))
+    parser.add_argument("--workloads", type=Path, default=workloads_folder())
     parser.add_argument("--skip-accasim", action="store_true")
     parser.add_argument("--skip-hpc2n", action="store_true")
     args = parser.parse_args(argv)

@@ -7,14 +7,14 @@ already loaded it. Each run starts fresh worker processes (empty trace caches) a
 the end, how many traces each worker parsed.
 
 Usage: ``python scripts/bench_locality.py [--workers 2] [--replicates 6]``
-(traces from ``$CAMPAIGN_WORKLOADS``, default ``../shared/workloads``).
+(full traces from the workloads folder: ``$CAMPAIGN_WORKLOADS``, else the per-user cache that
+``campaign workloads fetch NAME`` fills).
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
-import os
 import tempfile
 import time
 from pathlib import Path
@@ -105,9 +105,6 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--replicates", type=int, default=6)
     args = parser.parse_args()
-    os.environ.setdefault(
-        "CAMPAIGN_WORKLOADS", str(Path(__file__).resolve().parents[2] / "shared" / "workloads")
-    )
     print(f"{len(TRACES)} traces x 2 schedulers x {args.replicates} replicates, 2000-job windows")
     print(f"{'locality':>9} {'tasks':>6} {'wall s':>7} {'traces parsed per worker':>26}")
     for locality in (True, False):

@@ -1,4 +1,4 @@
-"""Data-intensive bag of tasks on a heterogeneous grid (shared/models/bag-of-tasks.md).
+"""Data-intensive bag of tasks on a heterogeneous grid (bag-of-tasks.md).
 
 A grid of sites, each with processors and a data server, fed by one shared home link; a
 sequence of jobs reusing the same input files; WQR, XSufferage, Storage Affinity and a plain

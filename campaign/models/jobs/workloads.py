@@ -2,7 +2,8 @@
 
 The workloads folder is ``$CAMPAIGN_WORKLOADS``, by default a per-user cache folder
 (``$XDG_CACHE_HOME/campaign/workloads`` or ``~/.cache/campaign/workloads``) that ``fetch``
-fills from the Parallel Workloads Archive; the project never ships traces. A trace is named by
+fills from the Parallel Workloads Archive; the project ships no whole trace (its tests
+carry small slices in tests/data). A trace is named by
 a file name looked up in that folder, or by a path.
 
 Traces are parsed once per worker process: the cache is keyed by resolved path and file digest

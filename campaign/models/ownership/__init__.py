@@ -1,6 +1,6 @@
 """Owner-share enforcement (OSEP) versus Fair-Share on a shared pool of identical machines.
 
-Specification: shared/models/ownership.md. n identical machines are contributed by m users
+Definition: ownership.md (this folder). n identical machines are contributed by m users
 (owner shares p_u, Σ p_u = n); each user has a FIFO queue of independent tasks. OSEP
 preempts (kills, or checkpoints) the most over-share user's youngest task to give a machine
 to the most under-share user with ready tasks; Fair-Share matches idle machines by decayed

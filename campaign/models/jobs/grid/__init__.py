@@ -40,8 +40,8 @@ LOCAL_POLICIES = tuple(policy for policy in POLICIES if policy != "random")
 
 PARAMS: dict[str, str] = {
     "trace": "one SWF trace (file name in the workloads folder, or a path) for a machine config",
-    "config": f"named configuration: {', '.join(CONFIGS)} (pwa4, pwa3: mixes of the "
-    "traces of the shared workloads folder, see configs.py)",
+    "config": f"named configuration: {', '.join(CONFIGS)} (pwa4, pwa3: mixes of "
+    "four traces of the Parallel Workloads Archive, see configs.py)",
     "machines": "machine sizes (list of ints) for a single-trace run instead of a config",
     "sites": "list of {trace, processors, warmup_days}: one log and one site each, mixed",
     "clean": "single trace: apply the cleaning filters of section 1.2 (default false)",

@@ -56,7 +56,7 @@ MIXES: dict[str, LogMix] = {
             ("LANL-CM5-", 0),
         ),
     ),
-    # The four logs of the shared workloads folder (Thunder: no warm-up given, none removed).
+    # Four logs of the Parallel Workloads Archive (Thunder: no warm-up given, none removed).
     "pwa4": LogMix(
         sites=(100, 240, 1152, 4008),
         logs=(("KTH-SP2-", 8), ("HPC2N-", 20), ("SDSC-BLUE-", 6), ("LLNL-Thunder-", 0)),
