@@ -268,10 +268,9 @@ def model_command(argv: list[str]):
     """The model-declared command ``argv`` calls (``campaign workloads list``), or None."""
     from campaign.models import find_command
 
-    words = [word for word in argv if word != "--debug"]
-    if not words or words[0].startswith("-") or words[0] in BUILTIN_COMMANDS:
+    if not argv or argv[0].startswith("-") or argv[0] in BUILTIN_COMMANDS:
         return None
-    found = find_command(words[0])
+    found = find_command(argv[0])
     return None if found is None else found[1]
 
 
@@ -283,7 +282,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Models add commands of their own (such as `campaign workloads`): "
         "`campaign models` lists them.",
     )
-    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    parser.add_argument(
+        "--debug", action="store_true", help="show tracebacks on errors (anywhere on the line)"
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("validate", help="check a spec and print its design")
@@ -450,14 +451,17 @@ BUILTIN_COMMANDS = ("validate", "plan", "run", "status", "query", "plot", "repor
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    # --debug is the one option of every command: taken wherever it stands on the line
+    debug = "--debug" in argv
+    argv = [word for word in argv if word != "--debug"]
     command = model_command(argv)
     if command is not None:  # a model's own command takes the rest of the line as it is
-        debug = argv[0] == "--debug"
         rest = argv[argv.index(command.name) + 1 :]
         return _guarded(lambda: command.main(rest), debug)
     parser = build_parser()
     args = parser.parse_args(argv)
-    return _guarded(lambda: args.func(args), args.debug)
+    args.debug = debug
+    return _guarded(lambda: args.func(args), debug)
 
 
 def _guarded(call, debug: bool) -> int:

@@ -1,0 +1,62 @@
+"""Misuse of the `campaign` command is one line saying what is wrong and what is allowed,
+exit status 2, no traceback (unless --debug, which is taken anywhere on the line)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+import campaign
+from campaign.cli import main
+
+SPEC = """
+name: usage
+model: mm1
+params: {customers: 200}
+factors:
+  arrival_rate: [0.3, 0.6]
+  service_rate: {fast: 2.0, slow: 1.0}
+replicates: 3
+seed: 11
+output: out
+"""
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory, scheduler_address):
+    """The output folder of a finished campaign."""
+    folder = tmp_path_factory.mktemp("usage")
+    spec = folder / "spec.yaml"
+    spec.write_text(textwrap.dedent(SPEC))
+    campaign.run(spec, scheduler=scheduler_address, progress=False)
+    return folder / "out"
+
+
+def refused(capsys, *argv: str) -> str:
+    """The one error line of a command that must exit 2."""
+    assert main(list(argv)) == 2
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1 and "Traceback" not in captured.err, captured.err
+    assert captured.err.startswith("campaign: error: ")
+    return captured.err[len("campaign: error: ") : -1]
+
+
+def test_debug_is_taken_anywhere_on_the_line(results, tmp_path, capsys):
+    message = "--metric 'nope' is not in the results; metrics: mean_wait, max_wait, utilization"
+    assert refused(capsys, "query", str(results), "--metric", "nope") == message
+    for argv in (
+        ["--debug", "query", str(results), "--metric", "nope"],
+        ["query", "--debug", str(results), "--metric", "nope"],
+        ["query", str(results), "--metric", "nope", "--debug"],
+    ):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("Traceback (most recent call last):")
+        assert err.endswith(f"campaign: error: {message}\n")
+    spec = results.parent / "spec.yaml"
+    assert main(["validate", str(spec), "--debug"]) == 0
+    assert capsys.readouterr().out.endswith("spec is valid\n")
+    # a model's own command too
+    assert main(["workloads", "--folder", str(tmp_path), "list", "--debug"]) == 0
+    assert capsys.readouterr().out == f"no traces in {tmp_path}\n"
