@@ -162,9 +162,10 @@ def cmd_run(args) -> int:
 
 
 def cmd_query(args) -> int:
-    from campaign.query import format_table, summary_table
+    from campaign.query import check_confidence, format_table, summary_table
     from campaign.results import metrics_of, open_results
 
+    check_confidence(args.confidence)
     dataset = open_results(args.results)
     if args.rank:
         return _rank(dataset, args)
@@ -215,7 +216,9 @@ def _rank(dataset, args) -> int:
         )
         raise CampaignError(f"--rank needs --metric ({reason}); metrics: {', '.join(available)}")
     selected = dataset.sel(parse_where(dataset, args.where))
-    confidence = args.confidence or float(dataset.attrs.get("confidence", 0.95))
+    confidence = args.confidence
+    if confidence is None:
+        confidence = float(dataset.attrs.get("confidence", 0.95))
     instances = [f for f in factors if f != args.rank]
     result = degradation(selected, args.rank, metrics, instances, confidence)
     print(
@@ -227,9 +230,11 @@ def _rank(dataset, args) -> int:
 
 
 def cmd_plot(args) -> int:
+    from campaign.query import check_confidence
     from campaign.report import plot_metric
     from campaign.results import open_results
 
+    check_confidence(args.confidence)
     dataset = open_results(args.results)
     figure = plot_metric(dataset, args.metric, args.x, args.by, args.where, args.confidence)
     figure.savefig(args.out, dpi=110)

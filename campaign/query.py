@@ -17,6 +17,15 @@ SUMMARY_SUFFIXES = ("_mean", "_std", "_n", "_ci_low", "_ci_high")
 COLUMN_STATS = ("mean", "half_width", "ci_low", "ci_high", "n", "nan", "left_out")
 
 
+def check_confidence(confidence: float | None) -> None:
+    """Refuse a confidence level no interval has (None: the results' own level)."""
+    if confidence is not None and not 0 < confidence < 1:
+        raise CampaignError(
+            f"--confidence {confidence} is not allowed; use a number between 0 and 1 "
+            "(exclusive), such as 0.95"
+        )
+
+
 def parse_where(dataset: xr.Dataset, clauses: list[str]) -> dict[str, list[Any]]:
     """``factor=level[,level...]`` clauses -> selection, with levels typed like the coordinate."""
     selection: dict[str, list[Any]] = {}
@@ -76,6 +85,7 @@ def summary_table(
     in them: failed, missing or NaN). Other factors are pooled replicate by replicate, over
     complete replicates only (see `campaign.stats.pooled`); ``<m>_n`` counts those.
     """
+    check_confidence(confidence)
     if confidence is None:
         confidence = float(dataset.attrs.get("confidence", 0.95))
     all_metrics = metrics_of(dataset)

@@ -60,3 +60,22 @@ def test_debug_is_taken_anywhere_on_the_line(results, tmp_path, capsys):
     # a model's own command too
     assert main(["workloads", "--folder", str(tmp_path), "list", "--debug"]) == 0
     assert capsys.readouterr().out == f"no traces in {tmp_path}\n"
+
+
+@pytest.mark.parametrize("level", ["1.5", "0", "1", "-0.1", "nan"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["query"],
+        ["query", "--rank", "service_rate", "--metric", "mean_wait"],
+        ["plot", "--metric", "mean_wait"],
+    ],
+)
+def test_a_confidence_no_interval_has_is_refused(results, tmp_path, capsys, command, level):
+    out = ["--out", str(tmp_path / "p.png")] if command[0] == "plot" else []
+    argv = [command[0], str(results), *command[1:], *out, "--confidence", level]
+    assert refused(capsys, *argv) == (
+        f"--confidence {float(level)} is not allowed; use a number between 0 and 1 "
+        "(exclusive), such as 0.95"
+    )
+    assert not (tmp_path / "p.png").exists()
