@@ -23,9 +23,10 @@ from campaign.query import format_table, summary_table  # noqa: E402
 from campaign.results import factors_of, headline_metrics, metrics_of  # noqa: E402
 
 
-def default_axes(dataset: xr.Dataset) -> tuple[str | None, str | None]:
-    """The factor on the x axis (most levels, numeric first) and the one for the lines."""
-    factors = factors_of(dataset)
+def default_axes(dataset: xr.Dataset, lines: str | None = None) -> tuple[str | None, str | None]:
+    """The factor on the x axis (most levels, numeric first) and the one for the lines; the x
+    axis is never ``lines``, the factor already chosen for the lines."""
+    factors = [f for f in factors_of(dataset) if f != lines]
     if not factors:
         return None, None
     paired = dataset.attrs.get("paired", "").split()
@@ -49,10 +50,25 @@ def plot_metric(
     confidence: float | None = None,
 ):
     """A matplotlib Figure: mean of ``metric`` vs ``x`` with interval bars, a line per ``by``."""
-    default_x, default_by = default_axes(dataset)
+    factors = factors_of(dataset)
+    for option, name in (("--x", x), ("--by", by)):
+        if name is not None and name not in factors:
+            raise CampaignError(
+                f"{option} {name!r} is not a factor; factors: {', '.join(factors) or 'none'}"
+            )
+    if x is not None and x == by:
+        raise CampaignError(
+            f"--x and --by are both {x!r}: the lines need another factor than the x axis "
+            f"(factors: {', '.join(factors)}), or leave --by out"
+        )
+    default_x, default_by = default_axes(dataset, lines=by)
     x = x or default_x
     by = by if by is not None else (default_by if default_by != x else None)
     if x is None:
+        if by is not None:
+            raise CampaignError(
+                f"--by {by!r} leaves no factor for the x axis: the results have no other one"
+            )
         raise CampaignError("the results have no factors to plot against")
     groups = [x] + ([by] if by else [])
     table = summary_table(dataset, [metric], groups, where, confidence)

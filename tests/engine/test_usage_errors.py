@@ -79,3 +79,38 @@ def test_a_confidence_no_interval_has_is_refused(results, tmp_path, capsys, comm
         "(exclusive), such as 0.95"
     )
     assert not (tmp_path / "p.png").exists()
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            ["--x", "arrival_rate", "--by", "arrival_rate"],
+            "--x and --by are both 'arrival_rate': the lines need another factor than the x "
+            "axis (factors: arrival_rate, service_rate), or leave --by out",
+        ),
+        (["--x", "load"], "--x 'load' is not a factor; factors: arrival_rate, service_rate"),
+        (["--by", "load"], "--by 'load' is not a factor; factors: arrival_rate, service_rate"),
+    ],
+)
+def test_plot_axes_must_be_two_factors(results, tmp_path, capsys, options, message):
+    out = tmp_path / "p.png"
+    argv = ["plot", str(results), "--metric", "mean_wait", "--out", str(out), *options]
+    assert refused(capsys, *argv) == message
+    assert not out.exists()
+
+
+def test_plot_by_the_default_x_factor_puts_another_on_the_x_axis(results):
+    from campaign.report import plot_metric
+
+    dataset = campaign.open_results(results)
+    axes = plot_metric(dataset, "mean_wait", by="arrival_rate").axes[0]
+    assert axes.get_xlabel() == "service_rate"
+    assert [t.get_text() for t in axes.get_xticklabels()] == ["fast", "slow"]
+    assert [t.get_text() for t in axes.get_legend().get_texts()] == [
+        "arrival_rate=0.3",
+        "arrival_rate=0.6",
+    ]
+    for container, rate in zip(axes.containers, [0.3, 0.6]):
+        means = dataset["mean_wait"].sel(arrival_rate=rate).mean("replicate").values
+        assert container.lines[0].get_ydata().tolist() == pytest.approx(means.tolist(), rel=1e-12)
