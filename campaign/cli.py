@@ -231,25 +231,28 @@ def _rank(dataset, args) -> int:
 
 def cmd_plot(args) -> int:
     from campaign.query import check_confidence
-    from campaign.report import plot_metric
+    from campaign.report import image_path, plot_metric, save_figure
     from campaign.results import open_results
 
     check_confidence(args.confidence)
+    out = image_path(args.out)
     dataset = open_results(args.results)
     figure = plot_metric(dataset, args.metric, args.x, args.by, args.where, args.confidence)
-    figure.savefig(args.out, dpi=110)
-    print(f"plot: {args.out}")
+    save_figure(figure, out)
+    print(f"plot: {out}")
     return EXIT_OK
 
 
 def cmd_report(args) -> int:
-    from campaign.report import write_report
+    from campaign.report import check_folder, write_report
     from campaign.results import open_results
 
-    dataset = open_results(args.results)
     results = Path(args.results)
-    folder = args.out or (results if results.is_dir() else results.parent) / "report"
-    path = write_report(dataset, Path(folder), args.metric)
+    default = (results if results.is_dir() else results.parent) / "report"
+    folder = Path(args.out).expanduser() if args.out else default
+    check_folder(folder, f"--out {args.out}" if args.out else "report")
+    dataset = open_results(args.results)
+    path = write_report(dataset, folder, args.metric)
     print(f"report: {path}")
     return EXIT_OK
 
@@ -429,7 +432,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--by", help="one line per level of this factor (default: a paired factor)")
     p.add_argument("--where", action="append", default=[], metavar="FACTOR=LEVEL[,LEVEL]")
     p.add_argument("--confidence", type=float, default=None)
-    p.add_argument("--out", default="plot.png", help="image file to write (default plot.png)")
+    p.add_argument(
+        "--out",
+        default="plot.png",
+        help="image file to write, its suffix the format (default plot.png; the folder is made "
+        "if missing)",
+    )
     p.set_defaults(func=cmd_plot)
 
     p = sub.add_parser("report", help="a folder with a plot per metric and summary tables")

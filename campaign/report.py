@@ -17,10 +17,61 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import xarray as xr  # noqa: E402
+from matplotlib.backend_bases import FigureCanvasBase  # noqa: E402
 
 from campaign.errors import CampaignError  # noqa: E402
 from campaign.query import format_table, summary_table  # noqa: E402
 from campaign.results import factors_of, headline_metrics, metrics_of  # noqa: E402
+
+
+def image_path(out: str | Path) -> Path:
+    """Where ``plot --out`` writes: a file of an image format matplotlib writes (``.png`` added
+    to a name without a suffix) whose folder exists or can be made: checked before anything
+    is read (`save_figure` makes the folder)."""
+    path = Path(out).expanduser()
+    formats = sorted(FigureCanvasBase.get_supported_filetypes())
+    if path.is_dir():
+        raise CampaignError(
+            f"--out {out} is a folder; give an image file such as {path / 'plot.png'}"
+        )
+    if not path.suffix:
+        path = path.with_name(f"{path.name}.png")
+    if path.suffix[1:].lower() not in formats:
+        raise CampaignError(
+            f"--out {out}: {path.suffix!r} is not an image format matplotlib writes; use "
+            f"{', '.join('.' + f for f in formats)}"
+        )
+    check_folder(path.parent, f"--out {out}")
+    return path
+
+
+def check_folder(folder: Path, what: str) -> None:
+    """Refuse a folder path that a file blocks: the path itself or one of its parents."""
+    for place in (folder, *folder.parents):
+        if place.exists():
+            if not place.is_dir():
+                raise CampaignError(f"{what}: {place} is a file, not a folder")
+            return
+
+
+def make_folder(folder: Path, what: str) -> None:
+    """Make ``folder`` (and its parents) or say in one line why it cannot be."""
+    check_folder(folder, what)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise CampaignError(f"{what}: cannot make the folder {folder}: {error.strerror}") from None
+
+
+def save_figure(figure, path: Path) -> None:
+    """Write a figure (its folder made if missing) and close it."""
+    make_folder(path.parent, f"--out {path}")
+    try:
+        figure.savefig(path, dpi=110)
+    except OSError as error:
+        raise CampaignError(f"cannot write {path}: {error.strerror}") from None
+    finally:
+        plt.close(figure)
 
 
 def default_axes(dataset: xr.Dataset, lines: str | None = None) -> tuple[str | None, str | None]:
@@ -105,7 +156,7 @@ def write_report(dataset: xr.Dataset, folder: Path, metrics: list[str] | None = 
     """A folder with a plot per metric and report.md holding the summary tables (by default
     every metric, the headline ones first)."""
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folder(folder, "report")
     if not metrics:
         available = metrics_of(dataset)
         headline = [m for m in headline_metrics(dataset) if m in available]
@@ -121,9 +172,7 @@ def write_report(dataset: xr.Dataset, folder: Path, metrics: list[str] | None = 
     ]
     for metric in metrics:
         if x is not None:
-            figure = plot_metric(dataset, metric, x, by)
-            figure.savefig(folder / f"{metric}.png", dpi=110)
-            plt.close(figure)
+            save_figure(plot_metric(dataset, metric, x, by), folder / f"{metric}.png")
             lines += [f"## {metric}", "", f"![{metric}]({metric}.png)", ""]
         else:
             lines += [f"## {metric}", ""]
@@ -131,5 +180,8 @@ def write_report(dataset: xr.Dataset, folder: Path, metrics: list[str] | None = 
         lines += ["```", format_table(frame, [metric], "table"), "```", ""]
     lines += ["## Spec", "", "```yaml", dataset.attrs.get("spec", "").rstrip(), "```", ""]
     path = folder / "report.md"
-    path.write_text("\n".join(lines))
+    try:
+        path.write_text("\n".join(lines))
+    except OSError as error:
+        raise CampaignError(f"cannot write {path}: {error.strerror}") from None
     return path

@@ -114,3 +114,42 @@ def test_plot_by_the_default_x_factor_puts_another_on_the_x_axis(results):
     for container, rate in zip(axes.containers, [0.3, 0.6]):
         means = dataset["mean_wait"].sel(arrival_rate=rate).mean("replicate").values
         assert container.lines[0].get_ydata().tolist() == pytest.approx(means.tolist(), rel=1e-12)
+
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_out_makes_its_folder_and_names_the_file_it_wrote(results, tmp_path, capsys):
+    out = tmp_path / "figures" / "wait" / "p.png"
+    assert main(["plot", str(results), "--metric", "mean_wait", "--out", str(out)]) == 0
+    assert capsys.readouterr().out == f"plot: {out}\n"
+    assert out.read_bytes()[:8] == PNG
+    bare = tmp_path / "figures" / "bare"
+    assert main(["plot", str(results), "--metric", "mean_wait", "--out", str(bare)]) == 0
+    assert capsys.readouterr().out == f"plot: {bare}.png\n"
+    assert (tmp_path / "figures" / "bare.png").read_bytes()[:8] == PNG
+
+
+def test_plot_and_report_outputs_a_file_blocks_are_one_line(results, tmp_path, capsys):
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file, not a folder\n")
+    plot = ["plot", str(results), "--metric", "mean_wait", "--out"]
+    assert refused(capsys, *plot, f"{blocker}/p.png") == (
+        f"--out {blocker}/p.png: {blocker} is a file, not a folder"
+    )
+    assert refused(capsys, *plot, f"{blocker}/deeper/p.png") == (
+        f"--out {blocker}/deeper/p.png: {blocker} is a file, not a folder"
+    )
+    assert refused(capsys, *plot, str(tmp_path)) == (
+        f"--out {tmp_path} is a folder; give an image file such as {tmp_path / 'plot.png'}"
+    )
+    assert refused(capsys, *plot, str(tmp_path / "p.txt")).startswith(
+        f"--out {tmp_path / 'p.txt'}: '.txt' is not an image format matplotlib writes; use "
+        ".avif, .eps, "
+    )
+    for out in (blocker, blocker / "report"):
+        assert refused(capsys, "report", str(results), "--out", str(out)) == (
+            f"--out {out}: {blocker} is a file, not a folder"
+        )
+    assert blocker.read_text() == "a file, not a folder\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blocker"]
