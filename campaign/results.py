@@ -96,46 +96,49 @@ def assemble(
     seeds = design.seeds.reshape(shape)
     columns = {name: column.reshape(shape) for name, column in columns.items()}
 
-    coords: dict[str, Any] = {f.name: list(f.labels) for f in spec.factors}
-    coords["replicate"] = np.arange(spec.replicates)
-    data_vars: dict[str, Any] = {}
+    kept = spec.replicates  # replicates beyond every cell's rounds are left out
+    if rounds is not None:
+        kept = int(rounds.target.max(initial=0))
+    variables: dict[str, xr.Variable] = {}  # coordinates first: see `write_netcdf`
+    for factor in spec.factors:
+        attrs = {"long_name": f"factor {factor.name}"}
+        if factor.labelled:
+            attrs["level_values"] = canonical(dict(zip(factor.labels, factor.values)))
+        if factor.name in spec.paired:
+            attrs["paired"] = "levels share seeds (common random numbers)"
+        labels = xr.DataArray(list(factor.labels), dims=factor.name).variable
+        variables[factor.name] = labels.to_index_variable()
+        variables[factor.name].attrs = attrs
+    variables["replicate"] = xr.IndexVariable(
+        "replicate", np.arange(kept), {"long_name": "replicate index"}
+    )
     for name, column in columns.items():
-        data_vars[name] = (dims, column, metric_attributes(name, documented))
-    data_vars["status"] = (
+        variables[name] = xr.Variable(dims, column[..., :kept], metric_attributes(name, documented))
+    variables["status"] = xr.Variable(
         dims,
-        status,
+        status[..., :kept],
         {
             "long_name": "task status",
             "flag_values": np.array([STATUS_MISSING, STATUS_OK, STATUS_FAILED], dtype=np.int8),
             "flag_meanings": "missing ok failed",
         },
     )
-    data_vars["seed"] = (dims, seeds, {"long_name": "random seed of the task"})
-    raw = xr.Dataset(data_vars, coords=coords)
-    for factor in spec.factors:
-        raw[factor.name].attrs["long_name"] = f"factor {factor.name}"
-        if factor.labelled:
-            raw[factor.name].attrs["level_values"] = canonical(
-                dict(zip(factor.labels, factor.values))
-            )
-        if factor.name in spec.paired:
-            raw[factor.name].attrs["paired"] = "levels share seeds (common random numbers)"
-    raw["replicate"].attrs["long_name"] = "replicate index"
-
-    if rounds is not None:  # replicates beyond every cell's rounds are left out
-        raw = raw.isel(replicate=slice(0, int(rounds.target.max(initial=0))))
-    summary = summarize(raw, list(columns), confidence)
-    summary = summary.assign(_nan_counts(raw, list(columns)))
+    variables["seed"] = xr.Variable(
+        dims, seeds[..., :kept], {"long_name": "random seed of the task"}
+    )
+    raw = xr.Dataset(variables)
+    variables.update(summarize(raw, list(columns), confidence).variables)
+    variables.update(_nan_counts(raw, list(columns)))
     if rounds is not None:
-        summary = summary.assign(_precision_variables(rounds, raw, spec.precision))
-    dataset = xr.merge([raw, summary], combine_attrs="override")
-    dataset = dataset.assign(_failure_variables(failures, design))
-    dataset.attrs = provenance(design, confidence, provenance_status)
+        precision = _precision_variables(rounds, raw, spec.precision)
+        variables.update({name: array.variable for name, array in precision.items()})
+    variables.update(_failure_variables(failures, design))
+    dataset = xr.Dataset(variables, attrs=provenance(design, confidence, provenance_status))
     dataset.attrs["headline_metrics"] = " ".join(m for m in headline if m in columns)
     return dataset
 
 
-def _nan_counts(raw: xr.Dataset, metrics: list[str]) -> dict[str, xr.DataArray]:
+def _nan_counts(raw: xr.Dataset, metrics: list[str]) -> dict[str, xr.Variable]:
     """Per cell and metric, the finished replicates whose value is NaN (an undefined value).
 
     The mean and ``_n`` leave them out; this count says they exist.
@@ -145,10 +148,10 @@ def _nan_counts(raw: xr.Dataset, metrics: list[str]) -> dict[str, xr.DataArray]:
     counts = {}
     for metric in metrics:
         values = raw.variables[metric].values
-        counts[f"{metric}_nan"] = xr.DataArray(
+        counts[f"{metric}_nan"] = xr.Variable(
+            dims,
             np.count_nonzero(finished & np.isnan(values), axis=-1).astype(np.int64),
-            dims=dims,
-            attrs={
+            {
                 "long_name": f"finished replicates whose {metric} is NaN (undefined; left out "
                 "of the mean and n)",
                 "cell_methods": "replicate: count of NaN values of finished tasks",
@@ -453,24 +456,62 @@ def nan_note(dataset: xr.Dataset) -> str | None:
 
 def write_netcdf(dataset: xr.Dataset, path: Path) -> Path:
     """Write atomically, so a crash never leaves a half-written results file and a reader
-    opens the previous file or the whole new one."""
+    opens the previous file or the whole new one.
+
+    Written in time proportional to the number of variables, as far as netCDF-4 allows:
+    coordinates are defined first (a variable defined before its dimension's coordinate is
+    attached to the dimension twice) and every variable is defined before any data is
+    written (netCDF-4 otherwise leaves and re-enters its define mode for each variable, at a
+    cost growing with the variables already in the file).
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    encoding = {
+    dataset = _coordinates_first(dataset)
+    encoding = {  # Variables, not data_vars.items(): each DataArray built looks at every variable
         name: {"zlib": True, "complevel": 4}
-        for name, variable in dataset.data_vars.items()
-        if variable.dtype.kind in "fiu" and variable.ndim > 0
+        for name in dataset.data_vars
+        if (variable := dataset.variables[name]).dtype.kind in "fiu" and variable.ndim > 0
     }
     # a name of its own: concurrent writers never share one, readers never see it
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
     try:
-        dataset.to_netcdf(tmp, engine="netcdf4", format="NETCDF4", encoding=encoding)
+        store = xr.backends.NetCDF4DataStore.open(tmp, mode="w", format="NETCDF4")
+        try:
+            writes = _DeferredWrites()
+            dataset.dump_to_store(store, writer=writes, encoding=encoding)
+            writes.write()
+        finally:
+            store.close()
         with open(tmp, "rb+") as handle:
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
     return path
+
+
+def _coordinates_first(dataset: xr.Dataset) -> xr.Dataset:
+    """The dataset with its coordinates ahead of its data variables (the order written)."""
+    order = [*dataset.coords, *dataset.data_vars]
+    if list(dataset.variables) == order:
+        return dataset
+    ordered = xr.Dataset(coords=dataset.coords, attrs=dataset.attrs)
+    return ordered.assign({name: dataset.variables[name] for name in dataset.data_vars})
+
+
+class _DeferredWrites:
+    """Collects the data of the variables a netCDF store defines, to write once all are."""
+
+    def __init__(self) -> None:
+        self.pending: list[tuple[Any, Any, Any]] = []
+
+    def add(self, source: Any, target: Any, region: Any = None) -> None:
+        self.pending.append((source, target, ... if region is None else region))
+
+    def write(self) -> None:
+        for source, target, region in self.pending:
+            target[region] = source
+        self.pending.clear()
 
 
 def open_results(path: str | Path) -> xr.Dataset:

@@ -223,6 +223,52 @@ def test_a_ledger_with_names_that_clash_still_gives_a_results_file(tmp_path):
     ]
 
 
+def test_a_results_file_of_many_metrics_is_written_coordinates_first_and_reopens_whole(
+    tmp_path,
+):
+    """Coordinates are defined before the variables that use them (netCDF-4 would otherwise
+    attach every variable to its dimensions twice) and the file reopens as assembled."""
+    import netCDF4
+
+    spec = parse_spec(
+        {
+            "name": "many",
+            "model": "busy",
+            "factors": {"kind": ["a", "b", "c"], "load": [1, 2]},
+            "replicates": 3,
+            "seed": 1,
+            "output": str(tmp_path),
+        },
+        check_model=False,
+    )
+    design = Design(spec)
+    names = [f"metric_{i:03d}" for i in range(300)]
+    rng = np.random.default_rng(2)
+    records = {
+        key: {"key": key, "status": "ok", "metrics": dict(zip(names, rng.random(300).tolist()))}
+        for key in design.keys()
+    }
+    documented = {name: {"units": "s", "long_name": f"number {name[7:]}"} for name in names}
+    dataset = assemble(design, records, 0.95, documented)
+    path = write_netcdf(dataset, tmp_path / "results.nc")
+    with netCDF4.Dataset(path) as handle:
+        stored = list(handle.variables)
+    assert stored[:3] == ["kind", "load", "replicate"]
+    assert sorted(stored) == sorted(dataset.variables)
+    reopened = xr.load_dataset(path)
+    xr.testing.assert_identical(reopened, dataset)
+    assert len(reopened.data_vars) == 300 * 7 + 2 + 4
+    column = [records[key]["metrics"]["metric_299"] for key in design.keys()]
+    assert reopened["metric_299"].values.ravel().tolist() == column
+    assert reopened["metric_299"].attrs == {"units": "s", "long_name": "number 299"}
+    # A dataset built in another order is written coordinates first too.
+    shuffled = xr.Dataset({"v": (("kind", "replicate"), np.ones((3, 2)))})
+    shuffled = shuffled.assign_coords(kind=["a", "b", "c"], replicate=[0, 1])
+    with netCDF4.Dataset(write_netcdf(shuffled, tmp_path / "other.nc")) as handle:
+        assert list(handle.variables) == ["kind", "replicate", "v"]
+    xr.testing.assert_identical(xr.load_dataset(tmp_path / "other.nc"), shuffled)
+
+
 @pytest.mark.parametrize(
     ("raw", "message"),
     [

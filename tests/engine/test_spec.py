@@ -249,6 +249,40 @@ def test_output_expands_home_and_every_output_folder_is_absolute(tmp_path, monke
     assert spec.output == tmp_path.parent / "up" / "here"
 
 
+THOUSAND = "[" + ", ".join(str(i) for i in range(1000)) + "]"
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (
+            f"factors: {{arrival_rate: {THOUSAND}, a: {THOUSAND}, b: {THOUSAND}}}\nreplicates: 1",
+            "the design has 1,000,000,000 cells x 1 replicates (replicates) = 1,000,000,000 "
+            "tasks; at most 10,000,000 tasks are allowed: use fewer levels or replicates, or "
+            "split the campaign",
+        ),
+        (
+            "precision: {metrics: [mean_wait], half_width: 0.1, max_replicates: 1e9}",
+            "precision.max_replicates: '1e9' is not allowed; use an integer >= min_replicates (5)",
+        ),
+        (
+            "precision: {metrics: [mean_wait], half_width: 0.1, max_replicates: 1.0e+9}",
+            "precision.max_replicates: 1000000000.0 is not allowed; use an integer >= "
+            "min_replicates (5)",
+        ),
+    ],
+)
+def test_a_design_of_a_billion_tasks_is_refused_before_any_task_exists(tmp_path, edit, expected):
+    """Refused from the level counts alone: nothing of the size of the design is built."""
+    text = "name: big\nmodel: mm1\nparams: {service_rate: 1.0, customers: 10}\nseed: 1\n"
+    if not edit.startswith("factors"):
+        text += "factors: {arrival_rate: [0.5, 0.8]}\n"
+    path = write(tmp_path, text + edit + "\n")
+    with pytest.raises(CampaignError) as info:
+        load_spec(path)
+    assert str(info.value) == f"{path}: {expected}"
+
+
 def test_a_precision_target_with_too_many_replicates_is_refused_before_expansion(tmp_path):
     text = VALID.replace(
         "replicates: 3\n",

@@ -73,3 +73,36 @@ def test_a_factor_may_be_named_like_a_statistic():
     assert result["mean"].values.tolist() == [1.0, 4.0]
     assert result["n"].sel(mean=5.0).item() == 3
     assert pooled(data.rename(mean="n"), ["n"], 0.95)["std"].values.tolist() == [1.0, 1.0]
+
+
+def test_a_summary_of_metrics_in_blocks_equals_one_interval_per_metric(monkeypatch):
+    """Many metrics are summarised a block at a time; each value is the one `interval` gives
+    for that metric alone, bit for bit, across block boundaries, NaN and identical values."""
+    from campaign import stats as stats_module
+
+    rng = np.random.default_rng(3)
+    values = rng.normal(5.0, 2.0, size=(7, 3, 2, 4))
+    values[0, 1, 0, 1] = np.nan
+    values[2, 2, 1, :3] = np.nan  # a single value: no interval
+    values[4, 0, 0, :] = 1.25  # identical replicates: their value, zero std
+    names = [f"m{i}" for i in range(len(values))]
+    raw = xr.Dataset(
+        {
+            name: (("strategy", "load", "replicate"), column, {"units": "s"})
+            for name, column in zip(names, values)
+        },
+        coords={"strategy": ["a", "b", "c"], "load": [0.5, 1.0]},
+    )
+    monkeypatch.setattr(stats_module, "SUMMARY_BLOCK_VALUES", 3 * raw["m0"].size)
+    summary = stats_module.summarize(raw, names, 0.9)
+    for name in names:
+        alone = interval(raw[name], "replicate", 0.9)
+        for stat in ("mean", "std", "n", "ci_low", "ci_high"):
+            got = summary[f"{name}_{stat}"]
+            assert got.dims == ("strategy", "load")
+            assert got.dtype == alone[stat].dtype
+            assert np.array_equal(got.values, alone[stat].values, equal_nan=True), (name, stat)
+            assert got.attrs["cell_methods"].startswith("replicate: ")
+    assert summary["m4_std"].values[0, 0] == 0.0 and summary["m4_mean"].values[0, 0] == 1.25
+    assert summary["m2_n"].values[2, 1] == 1 and np.isnan(summary["m2_ci_low"].values[2, 1])
+    assert summary["m0_mean"].attrs["units"] == "s" and "units" not in summary["m0_n"].attrs
