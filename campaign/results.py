@@ -521,4 +521,17 @@ def open_results(path: str | Path) -> xr.Dataset:
         path = path / "results.nc"
     if not path.exists():
         raise CampaignError(f"no results file at {path}")
-    return xr.load_dataset(path, engine="netcdf4")
+    try:
+        dataset = xr.load_dataset(path, engine="netcdf4")
+    except (OSError, ValueError) as error:
+        reason = (getattr(error, "strerror", None) or str(error)).replace("\n", " ")
+        raise CampaignError(
+            f"{path} is not a readable netCDF file ({reason}); give the results.nc that "
+            "`campaign run` wrote, or its folder"
+        ) from None
+    if "status" not in dataset or "replicate" not in dataset["status"].dims:
+        raise CampaignError(
+            f"{path} is a netCDF file but not campaign results (no 'status' over 'replicate'); "
+            "give the results.nc that `campaign run` wrote, or its folder"
+        )
+    return dataset

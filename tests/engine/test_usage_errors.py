@@ -153,3 +153,32 @@ def test_plot_and_report_outputs_a_file_blocks_are_one_line(results, tmp_path, c
         )
     assert blocker.read_text() == "a file, not a folder\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["blocker"]
+
+
+def test_a_file_that_is_not_campaign_results_is_one_line(results, tmp_path, capsys):
+    import xarray as xr
+
+    text = tmp_path / "notes.nc"
+    text.write_text("not netCDF\n")
+    torn = tmp_path / "torn" / "results.nc"
+    torn.parent.mkdir()
+    torn.write_bytes((results / "results.nc").read_bytes()[:4000])
+    other = tmp_path / "other.nc"
+    xr.Dataset({"a": ("x", [1.0, 2.0])}).to_netcdf(other)
+    unreadable = "give the results.nc that `campaign run` wrote, or its folder"
+    cases = [
+        (text, f"{text} is not a readable netCDF file (NetCDF: Unknown file format); {unreadable}"),
+        (torn.parent, f"{torn} is not a readable netCDF file (NetCDF: HDF error); {unreadable}"),
+        (
+            other,
+            f"{other} is a netCDF file but not campaign results (no 'status' over 'replicate'); "
+            f"{unreadable}",
+        ),
+    ]
+    for path, message in cases:
+        assert refused(capsys, "query", str(path)) == message
+        assert refused(
+            capsys, "plot", str(path), "--metric", "a", "--out", str(tmp_path / "p.png")
+        ) == (message)
+        assert refused(capsys, "report", str(path), "--out", str(tmp_path / "report")) == message
+    assert not (tmp_path / "p.png").exists() and not (tmp_path / "report").exists()
