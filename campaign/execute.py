@@ -28,7 +28,7 @@ from typing import Any
 
 from campaign.errors import CampaignError
 from campaign.layout import metric_values
-from campaign.models import load_model
+from campaign.models import describe_error, load_model
 from campaign.progress import Progress
 
 TARGET_BATCH_SECONDS = 0.5
@@ -56,15 +56,22 @@ _SKIP: set[str] = set()
 
 def run_batch(
     model_name: str, items: list[tuple[str, dict[str, Any], int]], batch: str | None = None
-) -> tuple[str, list[dict]]:
+) -> tuple[str, list[dict] | str]:
     """Run a batch of (key, params, seed) on a worker; a model error fails only its task.
 
     Returns the worker's address and one result per item, in order (small: the driver knows
-    the keys). While it runs, `running_tasks` tells the driver which task of `batch` is
-    running and for how long, so that the driver can time out one task rather than a batch.
+    the keys); or, when the model cannot be loaded on this worker (its module fails to import
+    here only, say), the worker's address and that reason in one line. While it runs,
+    `running_tasks` tells the driver which task of `batch` is running and for how long, so
+    that the driver can time out one task rather than a batch.
     """
-    model = _model(model_name)
     worker = _worker_address()
+    try:
+        model = _model(model_name)
+    except ValueError as error:  # the same for every task: the driver stops the run
+        return worker, str(error)
+    except BaseException as error:  # what loading lets through (a CancelledError, say)
+        return worker, f"model {model_name!r}: loading it failed: {describe_error(error)}"
     results = []
     try:
         for index, (key, params, seed) in enumerate(items):
@@ -79,10 +86,11 @@ def run_batch(
                 raw = model(params, seed)
                 metrics = metric_values(raw)
                 result = {"status": "ok", "metrics": metrics}
-            except Exception as error:  # a model's failure is data, not a crash of the campaign
+            except BaseException as error:  # a model's failure is data, not a crash of the
+                # campaign, even sys.exit or a CancelledError, which Dask would not survive
                 result = {
                     "status": "failed",
-                    "error": f"{type(error).__name__}: {error}",
+                    "error": describe_error(error),
                     "traceback": traceback.format_exc(),
                 }
             result["elapsed"] = time.perf_counter() - start
@@ -515,13 +523,22 @@ class _Driver:
         from distributed.scheduler import KilledWorker
 
         try:
-            return future.result()
+            worker, results = future.result()
         except KilledWorker as error:
             message = f"KilledWorker: the worker process died while running this task ({error})"
         except (CancelledError, OSError) as error:
             raise self._lost(error) from None
         except Exception as error:  # the batch itself could not run (e.g. model not importable)
             message = f"{type(error).__name__}: {error}"
+        else:
+            if isinstance(results, str):  # the model cannot be loaded there: no task can run
+                saved = self.outcome.ok + self.outcome.failed
+                raise CampaignError(
+                    f"on Dask worker {worker}: {results}; the {saved} results finished in this "
+                    "run are saved: make the model importable on every worker (the same "
+                    "PYTHONPATH or installed package) and run the same command again"
+                )
+            return worker, results
         failure = {"status": "failed", "error": message, "traceback": "", "elapsed": 0.0}
         return "", [dict(failure) for _ in batch]
 

@@ -1,0 +1,73 @@
+"""The fault-injection suite: campaigns of the `faulty` model run by `campaign run` in a fresh
+process, on the embedded cluster, as a user runs them, beside an undisturbed reference run."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import xarray as xr
+import yaml
+
+FOLDER = Path(__file__).resolve().parent
+REPO = FOLDER.parents[1]
+# the campaign and its worker processes import this checkout's `campaign` and the models here
+ENV = {
+    **os.environ,
+    "PYTHONPATH": os.pathsep.join([str(REPO), str(FOLDER), os.environ.get("PYTHONPATH", "")]),
+}
+
+
+def spec_text(name: str, factor: str = "level", levels=(1, 2), **fields) -> str:
+    """A spec of the faulty model (``fields`` override params and the other keys)."""
+    params = {"fault": "none", "above": 1.0, "duration_ms": 2}
+    params.update({key: fields.pop(key) for key in list(fields) if key in params})
+    params.pop(factor, None)
+    spec = {
+        "name": name,
+        "model": "faulty:run",
+        "params": params,
+        "factors": {factor: list(levels)},
+        "paired": [factor],  # every level sees the same seeds
+        "replicates": 10,
+        "seed": 11,
+        "output": name,
+        **fields,
+    }
+    return yaml.safe_dump(spec, sort_keys=False)
+
+
+class Runner:
+    """Writes specs into the test's folder and runs `campaign run` on them in a new process."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+
+    def spec(self, name: str, **fields) -> Path:
+        path = self.folder / f"{name}.yaml"
+        path.write_text(spec_text(name, **fields))
+        return path
+
+    def run(self, spec: Path, *options: str, env: dict | None = None, timeout: float = 300):
+        command = [sys.executable, "-m", "campaign.cli", "run", str(spec), "--quiet", *options]
+        return subprocess.run(
+            command, env={**ENV, **(env or {})}, capture_output=True, text=True, timeout=timeout
+        )
+
+    def results(self, spec: Path) -> xr.Dataset:
+        return xr.load_dataset(self.folder / spec.stem / "results.nc")
+
+    @staticmethod
+    def draws(dataset: xr.Dataset) -> np.ndarray:
+        """Every task's seeded draw: what the faulty model returns when it does not fault."""
+        seeds = dataset["seed"].values
+        return np.vectorize(lambda seed: np.random.default_rng(int(seed)).random())(seeds)
+
+
+@pytest.fixture
+def runner(tmp_path) -> Runner:
+    return Runner(tmp_path)
