@@ -181,13 +181,20 @@ def scheduler_address(address: str, security: Any | None) -> str:
             "--scheduler is empty: give tcp://HOST:PORT (or tls://HOST:PORT with --security), "
             "or leave it out to use the embedded cluster"
         )
+    given = address
     if "://" not in address:
-        return f"{'tls' if security is not None else 'tcp'}://{address}"
+        address = f"{'tls' if security is not None else 'tcp'}://{address}"
     protocol, _, rest = address.partition("://")
-    if protocol not in SCHEDULER_SCHEMES or not rest:
-        what = f"unknown scheme {protocol!r}" if protocol not in SCHEDULER_SCHEMES else "no host"
+    problem = (
+        f"unknown scheme {protocol!r}"
+        if protocol not in SCHEDULER_SCHEMES
+        else "no host"
+        if not rest
+        else _host_port_problem(rest)
+    )
+    if problem:
         raise CampaignError(
-            f"--scheduler {address}: {what}; allowed: tcp://HOST:PORT, or tls://HOST:PORT "
+            f"--scheduler {given}: {problem}; allowed: tcp://HOST:PORT, or tls://HOST:PORT "
             "with --security"
         )
     if protocol == "tls" and security is None:
@@ -201,6 +208,26 @@ def scheduler_address(address: str, security: Any | None) -> str:
             "with --tls-ca-file, --tls-cert and --tls-key (see cluster/README.md)"
         )
     return address
+
+
+def _host_port_problem(location: str) -> str | None:
+    """What is wrong with ``HOST:PORT`` (``[IPv6]:PORT``), or None."""
+    if location.startswith("["):
+        host, bracket, port = location[1:].partition("]")
+        port = port[1:] if bracket and port.startswith(":") else None
+    else:
+        host, colon, port = location.rpartition(":")
+        if not colon:
+            host, port = location, None
+        elif ":" in host:
+            return "write an IPv6 address in brackets, [ADDRESS]:PORT"
+    if not host:
+        return "no host"
+    if port is None:
+        return "no port"
+    if not (port.isascii() and port.isdigit() and 1 <= int(port) <= 65535):
+        return f"port {port!r} is not a number from 1 to 65535"
+    return None
 
 
 # -- batch-system clusters -----------------------------------------------------------------------

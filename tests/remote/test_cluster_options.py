@@ -38,6 +38,23 @@ def refused(spec, capsys, *options: str) -> list[str]:
         (["--scheduler", "foo://x:1"], f"--scheduler foo://x:1: unknown scheme 'foo'; {ALLOWED}"),
         (["--scheduler", "ucx://x:1"], f"--scheduler ucx://x:1: unknown scheme 'ucx'; {ALLOWED}"),
         (["--scheduler", "tcp://"], f"--scheduler tcp://: no host; {ALLOWED}"),
+        (["--scheduler", "tcp://:8786"], f"--scheduler tcp://:8786: no host; {ALLOWED}"),
+        (["--scheduler", "tcp://10.0.0.1"], f"--scheduler tcp://10.0.0.1: no port; {ALLOWED}"),
+        (["--scheduler", "10.0.0.1"], f"--scheduler 10.0.0.1: no port; {ALLOWED}"),
+        (["--scheduler", "tcp://[::1]"], f"--scheduler tcp://[::1]: no port; {ALLOWED}"),
+        (
+            ["--scheduler", "tcp://h:port"],
+            f"--scheduler tcp://h:port: port 'port' is not a number from 1 to 65535; {ALLOWED}",
+        ),
+        (
+            ["--scheduler", "tcp://h:65536"],
+            f"--scheduler tcp://h:65536: port '65536' is not a number from 1 to 65535; {ALLOWED}",
+        ),
+        (
+            ["--scheduler", "tcp://::1:8786"],
+            "--scheduler tcp://::1:8786: write an IPv6 address in brackets, [ADDRESS]:PORT; "
+            f"{ALLOWED}",
+        ),
         (
             ["--scheduler", ""],
             "--scheduler is empty: give tcp://HOST:PORT (or tls://HOST:PORT with --security), "
