@@ -136,9 +136,12 @@ def check_tls_files(path: Path, ca: str, cert: str, key: str | None) -> None:
         try:
             context.load_cert_chain(cert, key, password=lambda: b"")
         except ssl.SSLError as error:
+            # a key of another type than the certificate's (RSA beside EC) makes OpenSSL drop
+            # the certificate: NO_CERTIFICATE_ASSIGNED, a mismatch all the same
+            mismatch = ("KEY_VALUES_MISMATCH", "NO_CERTIFICATE_ASSIGNED")
             problem = (
                 f"is not the private key of {cert}"
-                if "KEY_VALUES_MISMATCH" in str(error)
+                if any(reason in str(error) for reason in mismatch)
                 else f"is not an unencrypted PEM private key ({_ssl_reason(error)})"
             )
             raise CampaignError(f"security file {path}: key file {key or cert} {problem}") from None

@@ -77,6 +77,8 @@ def test_unusable_tls_files_are_one_line_before_the_embedded_cluster_starts(
     certs = remote.make_certs(tmp_path / "certs")
     other = remote.make_certs(tmp_path / "other")  # another authority's certificate and key
     (tmp_path / "garbage-key.pem").write_text("not a key\n")
+    rsa = tmp_path / "rsa-key.pem"  # the certificates' keys are EC: a key of another type
+    subprocess.run(["openssl", "genrsa", "-out", str(rsa), "2048"], check=True, capture_output=True)
     spec = write_spec(SPEC)
     ca, cert, key = certs / "ca.pem", certs / "cluster.pem", certs / "cluster-key.pem"
     cases = [
@@ -87,6 +89,10 @@ def test_unusable_tls_files_are_one_line_before_the_embedded_cluster_starts(
         (
             f"ca: {ca}\ncert: {cert}\nkey: {other / 'cluster-key.pem'}\n",
             f"key file {other / 'cluster-key.pem'} is not the private key of {cert}",
+        ),
+        (
+            f"ca: {ca}\ncert: {cert}\nkey: {rsa}\n",
+            f"key file {rsa} is not the private key of {cert}",
         ),
         (
             f"ca: {ca}\ncert: {other / 'cluster.pem'}\nkey: {other / 'cluster-key.pem'}\n",
