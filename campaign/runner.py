@@ -205,6 +205,7 @@ def run(
         raise CampaignError(f"--wait-workers must be >= 0 seconds, got {wait_workers}")
     check_cluster_options(scheduler, cluster, security)
     spec = as_spec(spec)
+    check_output(spec)
     with Ledger(spec.output).lock():
         return _run_holding_the_output(
             spec,
@@ -221,6 +222,24 @@ def run(
             wait_workers=wait_workers,
             replicate_tail=replicate_tail,
             locality=locality,
+        )
+
+
+def check_output(spec: Spec) -> None:
+    """Refuse, before any work, an output folder a file stands in for (or in the way of), and
+    a results.nc that is not a file."""
+    where = f"{spec.path or 'spec'}: output: "
+    for place in (spec.output, *spec.output.parents):
+        if place.exists():
+            if not place.is_dir():
+                raise CampaignError(
+                    f"{where}{place} is a file; output must name a folder (made if missing)"
+                )
+            break
+    results = spec.output / RESULTS_FILE
+    if results.exists() and not results.is_file():
+        raise CampaignError(
+            f"{where}{results} is not a file; move it away, `run` writes its results there"
         )
 
 
@@ -337,5 +356,11 @@ def write_results(spec: Spec, confidence: float = 0.95) -> xr.Dataset:
     ledger = Ledger(spec.output)
     model = load_model(spec.model)
     dataset = assemble(Design(spec), ledger.load(), confidence, model.metrics, model.headline)
-    write_netcdf(dataset, spec.output / RESULTS_FILE)
+    try:
+        write_netcdf(dataset, spec.output / RESULTS_FILE)
+    except OSError as error:
+        raise CampaignError(
+            f"cannot write {spec.output / RESULTS_FILE}: {error.strerror or error}; every "
+            "finished result is kept in the ledger: fix this and run again (nothing reruns)"
+        ) from None
     return dataset

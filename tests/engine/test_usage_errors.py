@@ -182,3 +182,24 @@ def test_a_file_that_is_not_campaign_results_is_one_line(results, tmp_path, caps
         ) == (message)
         assert refused(capsys, "report", str(path), "--out", str(tmp_path / "report")) == message
     assert not (tmp_path / "p.png").exists() and not (tmp_path / "report").exists()
+
+
+def test_an_output_folder_a_file_blocks_is_one_line_before_any_work(
+    tmp_path, scheduler_address, capsys
+):
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file\n")
+    spec = tmp_path / "spec.yaml"
+    for output in (blocker, blocker / "campaign"):
+        spec.write_text(textwrap.dedent(SPEC).replace("output: out", f"output: {output}"))
+        assert refused(capsys, "run", str(spec), "--scheduler", scheduler_address) == (
+            f"{spec}: output: {blocker} is a file; output must name a folder (made if missing)"
+        )
+    assert blocker.read_text() == "a file\n"
+    (tmp_path / "out" / "results.nc").mkdir(parents=True)
+    spec.write_text(textwrap.dedent(SPEC))
+    assert refused(capsys, "run", str(spec), "--scheduler", scheduler_address) == (
+        f"{spec}: output: {tmp_path / 'out' / 'results.nc'} is not a file; move it away, "
+        "`run` writes its results there"
+    )
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["results.nc"]
