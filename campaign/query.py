@@ -140,7 +140,7 @@ def format_table(frame: pd.DataFrame, metrics: list[str], fmt: str, max_rows: in
     shown = frame if not max_rows or len(frame) <= max_rows else frame.head(max_rows)
     left_out = {m: _column_total(frame, f"{m}_left_out") for m in metrics}
     rows = []
-    for _, row in shown.iterrows():
+    for row in shown.to_dict("records"):  # iterrows would turn integer levels into floats
         cells = [str(row[c]) for c in factor_columns]
         for metric in metrics:
             cells.append(_mean_pm(row[f"{metric}_mean"], row[f"{metric}_half_width"]))
@@ -184,7 +184,7 @@ def _column_total(frame: pd.DataFrame, column: str) -> int:
     return int(frame[column].sum()) if column in frame else 0
 
 
-def _counts(row: pd.Series, metrics: list[str], stat: str) -> str:
+def _counts(row: dict[str, Any], metrics: list[str], stat: str) -> str:
     """One count per row: the metrics' counts joined by '/' when they differ."""
     values = {int(row[f"{m}_{stat}"]) for m in metrics if f"{m}_{stat}" in row}
     return "/".join(str(v) for v in sorted(values))

@@ -117,6 +117,10 @@ def test_the_table_shows_the_replicates_left_out(failed_some):
         "v: 3 replicates left out (some of the pooled cells have no value in them: failed, "
         "missing or NaN); means and n are over complete replicates"
     )
+    by_level = campaign_cli(folder, "query", str(folder / "out"), "--by", "level")
+    rows = [line.split() for line in by_level.stdout.splitlines()[2:5]]
+    assert [row[0] for row in rows] == ["1", "2", "3"]  # integer levels shown as written
+    assert [row[-2:] for row in rows] == [["5", "1"], ["5", "1"], ["5", "1"]]
     # without pooling nothing is left out, and the table says nothing of it
     cells = campaign_cli(folder, "query", str(folder / "out"))
     assert cells.stdout.splitlines()[0].split() == ["level", "kind", "v", "n"]
