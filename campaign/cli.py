@@ -226,6 +226,12 @@ def _rank(dataset, args) -> int:
         f"instances ({', '.join(instances) or 'one'}); interval over paired replicates"
     )
     print(format_ranking(result))
+    left_out = int(result["D_left_out"].sum())
+    if left_out:
+        print(
+            f"{left_out} replicates left out of the paired interval (some {args.rank}, metric "
+            "or instance has no value in them: failed, missing or NaN)"
+        )
     return EXIT_OK
 
 

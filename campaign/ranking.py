@@ -54,6 +54,10 @@ def degradation(
     """Per level of ``factor``: D (mean degradation, %), its interval over paired replicates
     and its rank; per instance: D and rank; per metric and instance: deg.
 
+    The interval takes only complete replicates, in which every level, metric and instance has
+    a value (the best level of a replicate is otherwise judged among whichever levels ran);
+    ``D_left_out`` counts the replicates set aside.
+
     ``dataset`` holds raw metrics with dimension ``factor``, optionally ``replicate``, and the
     instance dimensions (default: every other dimension of the metrics); ``metrics`` default
     to its headline metrics.
@@ -93,6 +97,12 @@ def degradation(
     per_replicate = _deg(stacked, factor).mean("metric", skipna=True)
     if instance_dims:
         per_replicate = per_replicate.mean(instance_dims, skipna=True)
+    # a replicate is paired only where every level, metric and instance has a value in it
+    present = stacked.notnull()
+    reduced = ["metric", factor, *instance_dims]
+    complete = present.all(reduced)
+    left_out = (present.any(reduced) & ~complete).sum("replicate").astype("int64")
+    per_replicate = per_replicate.where(complete)
     d = d.transpose(factor, ...)
     per_replicate = per_replicate.transpose(factor, ...)
     other = [x for x in d.dims if x != factor]
@@ -104,6 +114,7 @@ def degradation(
             "D_ci_low": spread["ci_low"],
             "D_ci_high": spread["ci_high"],
             "D_n": spread["n"],
+            "D_left_out": left_out,
             "rank": _ranks(d, factor),
             "D_instance": d_instance,
             "rank_instance": _ranks(d_instance, factor),

@@ -151,3 +151,31 @@ def test_pooled_leaves_out_replicates_missing_a_cell_but_not_empty_ones():
     unpooled = pooled(data, ["b"], 0.95)
     assert unpooled["n"].values.tolist() == [3, 3]
     assert unpooled["left_out"].values.tolist() == [0, 0]
+
+
+def test_rank_pairs_complete_replicates_only(failed_some):
+    folder, values = failed_some
+    result = campaign_cli(folder, "query", str(folder / "out"), "--rank", "kind", "--metric", "v")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    # by hand: in each replicate where all six cells ran, a level's degradation from the best
+    # kind at each level, averaged over the levels
+    complete = [0, 2, 4, 5]
+    v = values.transpose("kind", "level", "replicate").values[:, :, complete]
+    per_replicate = (100 * (v / v.min(axis=0) - 1)).mean(axis=1)  # kind x replicate
+    rows = {line.split()[1]: line.split() for line in lines[2:4]}
+    for index, kind in enumerate(["a", "b"]):
+        mean = per_replicate[index].mean()
+        half = stats.t.ppf(0.975, 3) * per_replicate[index].std(ddof=1) / 2
+        assert [float(x) for x in rows[kind][3:]] == pytest.approx(
+            [round(mean, 2), round(mean - half, 2), round(mean + half, 2)], abs=0.0051
+        )
+    assert lines[4] == (
+        "2 replicates left out of the paired interval (some kind, metric or instance has no "
+        "value in them: failed, missing or NaN)"
+    )
+    from campaign.ranking import degradation
+
+    ranked = degradation(campaign.open_results(folder / "out"), "kind", ["v"], ["level"])
+    assert ranked["D_n"].values.tolist() == [4, 4] and int(ranked["D_left_out"]) == 2
+    assert ranked["D_paired_mean"].values == pytest.approx(per_replicate.mean(axis=1), rel=1e-12)
