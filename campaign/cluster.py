@@ -411,6 +411,7 @@ def open_client(
         return
     count = workers or default_workers()
     local = start_local_cluster(count, tls)
+    stop_keeping = keep_workers(local)
     try:
         client = Client(local, security=tls)
         try:
@@ -419,6 +420,7 @@ def open_client(
         finally:
             client.close()
     finally:
+        stop_keeping()
         local.close()
 
 
@@ -440,3 +442,36 @@ def start_local_cluster(workers: int, security: Any | None) -> Any:
     except (RuntimeError, OSError) as error:
         reason = str(error).replace("\n", " ")
         raise CampaignError(f"the embedded Dask cluster did not start: {reason}") from error
+
+
+KEEP_WORKERS_SECONDS = 1.0
+
+
+def keep_workers(local: Any, every: float = KEEP_WORKERS_SECONDS) -> Callable[[], None]:
+    """Keep the embedded cluster at its full set of worker processes until the returned
+    function is called.
+
+    A nanny starts a fresh worker process when its worker dies, but the cluster closes a nanny
+    whose worker was away when it looked (``distributed.deploy.lost-worker-timeout`` after a
+    death), which tasks that keep ending their processes (crashes, timeouts) soon bring about;
+    and a nanny may fail to start its worker. Then the campaign would run on fewer workers,
+    and stop at none. So, every `every` seconds on the cluster's event loop, nannies that
+    closed are dropped and the cluster is scaled back to its size: it starts new ones.
+    """
+    from distributed.core import Status
+    from tornado.ioloop import PeriodicCallback
+
+    size = len(local.worker_spec)
+
+    def check() -> None:
+        if local.status != Status.running:
+            return
+        for name, nanny in list(local.workers.items()):
+            if nanny.status in (Status.closed, Status.failed):
+                del local.workers[name]
+        if len(local.workers) < size:
+            local.scale(size)
+
+    keeper = PeriodicCallback(check, every * 1000)
+    local.loop.add_callback(keeper.start)
+    return lambda: local.loop.add_callback(keeper.stop)

@@ -308,6 +308,9 @@ class _Driver:
         self.target: dict[str, str] = {}  # batch key -> the worker it was sent to
         self.sent_to: dict[str, int] = {}  # worker -> batches in flight sent to it
         self.replicas: set[str] = set()  # keys of batches that copy a straggling task
+        # keys of batches cancelled while they may still run: a cancelled task's thread goes
+        # on, so one stuck past the timeout still has its worker process ended
+        self.abandoned: set[str] = set()
 
     # -- the loop ---------------------------------------------------------------------------
     def run(self, items: list[Item]) -> Outcome:
@@ -447,6 +450,7 @@ class _Driver:
                 item.copies -= 1
             self._landed(other)
             other.cancel()
+            self.abandoned.add(other.key)
 
     # -- tail replication -------------------------------------------------------------------
     def _replicate_tail(self) -> None:
@@ -602,15 +606,23 @@ class _Driver:
         by_key = {future.key: future for future in self.in_flight}
         stop = set()
         requeued = self.outcome.requeued
+        running = set()
         for worker, batches in reports.items():
             if not isinstance(batches, dict):
                 continue
+            running.update(batches)
             for key, (index, elapsed) in batches.items():
+                if elapsed <= self.task_timeout:
+                    continue
+                if key in self.abandoned:  # cancelled, but its thread is stuck in a model
+                    stop.add(worker)
+                    continue
                 future = by_key.get(key)
-                if elapsed <= self.task_timeout or future is None or future.done():
+                if future is None or future.done():
                     continue
                 self._time_out(future, index, elapsed)
                 stop.add(worker)
+        self.abandoned &= running
         if stop:
             self.outcome.stopped_workers += len(stop)
             self.say(
@@ -627,6 +639,7 @@ class _Driver:
         batch = self.in_flight.pop(future)
         self._landed(future)
         future.cancel()
+        self.abandoned.add(future.key)  # until its worker process has ended
         for item in batch:
             item.copies -= 1
         stuck = batch[index]

@@ -71,3 +71,23 @@ class Runner:
 @pytest.fixture
 def runner(tmp_path) -> Runner:
     return Runner(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def undisturbed(tmp_path_factory):
+    """The results of a spec's undisturbed run: no fault (``above`` 1.0), same design and seeds;
+    each design is run once per session."""
+    done: dict[str, xr.Dataset] = {}
+
+    def results(**fields) -> xr.Dataset:
+        fields = {**fields, "fault": "none", "above": 1.0}
+        key = spec_text("undisturbed", **fields)
+        if key not in done:
+            runner = Runner(tmp_path_factory.mktemp("undisturbed"))
+            spec = runner.spec("undisturbed", **fields)
+            ran = runner.run(spec, "--workers", "2")
+            assert ran.returncode == 0, ran.stderr
+            done[key] = runner.results(spec)
+        return done[key]
+
+    return results

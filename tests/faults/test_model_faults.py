@@ -16,11 +16,9 @@ ERRORS = {
 }
 
 
-def test_raise_garbage_sys_exit_and_cancelled_error_fail_only_their_tasks(runner):
+def test_raise_garbage_sys_exit_and_cancelled_error_fail_only_their_tasks(runner, undisturbed):
     fields = {"factor": "fault", "levels": KINDS, "replicates": 10}
-    clean_spec = runner.spec("clean", fault="none", **fields)
-    assert runner.run(clean_spec, "--workers", "2").returncode == 0
-    clean = runner.results(clean_spec)
+    clean = undisturbed(**fields)
 
     spec = runner.spec("faults", above=0.6, **fields)
     done = runner.run(spec, "--workers", "2", "--retries", "0")
