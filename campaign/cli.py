@@ -288,8 +288,18 @@ def model_command(argv: list[str]):
     return None if found is None else found[1]
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """Usage errors in one line like every other error: what is wrong, and where the allowed
+    options are listed (argparse would print the whole usage first)."""
+
+    def error(self, message: str):
+        self.exit(
+            EXIT_USAGE, f"{self.prog}: error: {message}; `{self.prog} --help` lists the options\n"
+        )
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="campaign",
         description="Run simulation campaigns of scheduling strategies on Dask; results as "
         "netCDF with confidence intervals.",

@@ -203,3 +203,36 @@ def test_an_output_folder_a_file_blocks_is_one_line_before_any_work(
         "`run` writes its results there"
     )
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["results.nc"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["query", "RESULTS", "--format", "xml"],
+            "campaign query: error: argument --format: invalid choice: 'xml' (choose from "
+            "'table', 'csv', 'json'); `campaign query --help` lists the options",
+        ),
+        (
+            ["query", "RESULTS", "--confidence", "high"],
+            "campaign query: error: argument --confidence: invalid float value: 'high'; "
+            "`campaign query --help` lists the options",
+        ),
+        (
+            ["run"],
+            "campaign run: error: the following arguments are required: spec; "
+            "`campaign run --help` lists the options",
+        ),
+        (
+            ["--debug"],
+            "campaign: error: the following arguments are required: COMMAND; "
+            "`campaign --help` lists the options",
+        ),
+    ],
+)
+def test_options_argparse_refuses_are_one_line_too(results, capsys, argv, message):
+    argv = [str(results) if word == "RESULTS" else word for word in argv]
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err == f"{message}\n"
