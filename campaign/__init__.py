@@ -29,4 +29,11 @@ def open_results(path):
     return _open(path)
 
 
-__all__ = ["run", "open_results", "__version__"]
+def open_failures(path):
+    """The failed tasks of a results file (or its folder), one row each, with their errors."""
+    from campaign.results import open_failures as _open
+
+    return _open(path)
+
+
+__all__ = ["run", "open_results", "open_failures", "__version__"]

@@ -263,6 +263,18 @@ def cmd_report(args) -> int:
     return EXIT_OK
 
 
+def cmd_export(args) -> int:
+    from campaign.export import export
+    from campaign.results import open_failures, open_results, results_file
+
+    dataset = open_results(args.results)
+    fmt = args.format
+    out = Path(args.out) if args.out else results_file(args.results).with_suffix(f".{fmt or 'csv'}")
+    for path in export(dataset, open_failures(args.results), out, fmt):
+        print(f"wrote {path}")
+    return EXIT_OK
+
+
 def cmd_models(args) -> int:
     from campaign.models.describe import list_models, show
 
@@ -463,6 +475,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser(
+        "export",
+        help="the results as one table, a row per task (factors, replicate, seed, status, "
+        "metrics, error), units kept",
+    )
+    p.add_argument("results", help="results.nc (or its folder)")
+    p.add_argument(
+        "--format",
+        choices=["csv", "parquet"],
+        default=None,
+        help="csv (units in a sidecar NAME.units.csv) or parquet (units as column metadata); "
+        "default: from the suffix of -o, else csv",
+    )
+    p.add_argument(
+        "-o",
+        "--out",
+        metavar="FILE",
+        help="file to write (default: results.csv or results.parquet beside results.nc)",
+    )
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser(
         "models",
         help="list the models; `models show NAME`: its params, metrics with units, defaults",
     )
@@ -475,7 +508,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-BUILTIN_COMMANDS = ("validate", "plan", "run", "status", "query", "plot", "report", "models")
+BUILTIN_COMMANDS = (
+    "validate",
+    "plan",
+    "run",
+    "status",
+    "query",
+    "plot",
+    "report",
+    "export",
+    "models",
+)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,9 +10,14 @@ One flat netCDF file, readable with plain ``xarray.open_dataset``:
   the mean and ``_n`` leave out;
 - with a precision target, per cell: ``precision_met``, ``precision_state`` and
   ``precision_replicates`` (the replicates its rounds gave it);
-- ``failure_*`` on dimension ``failure``: key, cell, replicate and error text of failed tasks;
 - global attributes: the spec text and digest, model, base seed, confidence, versions, time,
   and ``headline_metrics``: the model's headline metrics, which rankings use by default.
+
+Every variable of the root group lies on the factors (and ``replicate``), so
+``to_dataframe()`` gives one row per task. The failed tasks' error texts live in the netCDF
+group ``failures`` (one row per failed task: key, cell, replicate, error text and the factor
+levels), where their own dimension does not multiply out the task table;
+`open_failures` reads it.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import netCDF4
 import numpy as np
 import xarray as xr
 
@@ -78,7 +84,7 @@ def assemble(
     shape = (*design.shape, spec.replicates)
     dims = [f.name for f in spec.factors] + ["replicate"]
     records = storable_records(records, spec)
-    status, columns, failures = task_table(design, records, spec.metrics)
+    status, columns, _ = task_table(design, records, spec.metrics)
     rounds = None
     planned = np.ones(design.size, dtype=bool)
     if spec.precision is not None:
@@ -89,8 +95,6 @@ def assemble(
         status[~planned] = STATUS_MISSING
         for column in columns.values():
             column[~planned] = np.nan
-        failures = [(index, record) for index, record in failures if planned[index]]
-    failures = [(design.task(index), record) for index, record in failures]
     provenance_status = status[planned]
     status = status.reshape(shape)
     seeds = design.seeds.reshape(shape)
@@ -109,8 +113,11 @@ def assemble(
         labels = xr.DataArray(list(factor.labels), dims=factor.name).variable
         variables[factor.name] = labels.to_index_variable()
         variables[factor.name].attrs = attrs
+    # the replicates are an ensemble: CF's standard name lets summaries name it in cell_methods
     variables["replicate"] = xr.IndexVariable(
-        "replicate", np.arange(kept), {"long_name": "replicate index"}
+        "replicate",
+        np.arange(kept),
+        {"long_name": "replicate index", "standard_name": "realization", "units": "1"},
     )
     for name, column in columns.items():
         variables[name] = xr.Variable(dims, column[..., :kept], metric_attributes(name, documented))
@@ -132,7 +139,6 @@ def assemble(
     if rounds is not None:
         precision = _precision_variables(rounds, raw, spec.precision)
         variables.update({name: array.variable for name, array in precision.items()})
-    variables.update(_failure_variables(failures, design))
     dataset = xr.Dataset(variables, attrs=provenance(design, confidence, provenance_status))
     dataset.attrs["headline_metrics"] = " ".join(m for m in headline if m in columns)
     return dataset
@@ -154,7 +160,7 @@ def _nan_counts(raw: xr.Dataset, metrics: list[str]) -> dict[str, xr.Variable]:
             {
                 "long_name": f"finished replicates whose {metric} is NaN (undefined; left out "
                 "of the mean and n)",
-                "cell_methods": "replicate: count of NaN values of finished tasks",
+                "cell_methods": "realization: sum (count of finished replicates with a NaN value)",
             },
         )
     return counts
@@ -345,43 +351,73 @@ def _precision_variables(rounds: Rounds, raw: xr.Dataset, precision) -> dict[str
     }
 
 
-def _failure_variables(failures, design: Design) -> dict[str, Any]:
-    return {
-        "failure_key": (
+FAILURES_GROUP = "failures"
+
+
+def failure_table(
+    dataset: xr.Dataset, design: Design, records: Mapping[str, dict[str, Any]]
+) -> xr.Dataset:
+    """The failed tasks of an assembled Dataset (status 2), one row each on dimension
+    ``failure``: task key, cell (its levels as JSON), replicate, error text, and one variable
+    per factor holding the task's level, so that its ``to_dataframe()`` is tidy too."""
+    spec = design.spec
+    records = storable_records(records, spec)
+    status = dataset["status"].values.reshape(len(design.cells), -1)
+    cells, replicates = np.nonzero(status == STATUS_FAILED)
+    tasks = [design.task(int(c) * spec.replicates + int(r)) for c, r in zip(cells, replicates)]
+    factor_levels = {
+        factor.name: (
             "failure",
-            np.array([t.key for t, _ in failures], dtype=object),
-            {"long_name": "task key of a failed task"},
-        ),
-        "failure_cell": (
-            "failure",
-            np.array([canonical(design.cell_label(t.cell)) for t, _ in failures], dtype=object),
-            {"long_name": "factor levels of a failed task"},
-        ),
-        "failure_replicate": (
-            "failure",
-            np.array([t.replicate for t, _ in failures], dtype=np.int64),
-            {"long_name": "replicate of a failed task"},
-        ),
-        "failure_error": (
-            "failure",
-            np.array([r.get("error", "") for _, r in failures], dtype=object),
-            {"long_name": "error message of a failed task"},
-        ),
+            dataset[factor.name].values[[task.cell[axis] for task in tasks]],
+            {"long_name": f"factor {factor.name} of a failed task"},
+        )
+        for axis, factor in enumerate(spec.factors)
     }
+    return xr.Dataset(
+        {
+            "failure_key": (
+                "failure",
+                np.array([t.key for t in tasks], dtype=object),
+                {"long_name": "task key of a failed task"},
+            ),
+            "failure_cell": (
+                "failure",
+                np.array([canonical(design.cell_label(t.cell)) for t in tasks], dtype=object),
+                {"long_name": "factor levels of a failed task"},
+            ),
+            "failure_replicate": (
+                "failure",
+                np.array([t.replicate for t in tasks], dtype=np.int64),
+                {"long_name": "replicate of a failed task"},
+            ),
+            "failure_error": (
+                "failure",
+                np.array([records[t.key].get("error", "") for t in tasks], dtype=object),
+                {"long_name": "error message of a failed task"},
+            ),
+            **factor_levels,
+        },
+        attrs={"title": "failed tasks and their error texts, one row per failed task"},
+    )
+
+
+def package_version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "not installed"
 
 
 def package_versions() -> dict[str, str]:
     versions = {"python": platform.python_version()}
     for package in VERSIONED_PACKAGES:
-        try:
-            versions[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:
-            versions[package] = "not installed"
+        versions[package] = package_version(package)
     return versions
 
 
 def provenance(design: Design, confidence: float, status: np.ndarray) -> dict[str, Any]:
     spec = design.spec
+    created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     return {
         "title": f"campaign {spec.name}",
         "campaign_name": spec.name,
@@ -401,14 +437,17 @@ def provenance(design: Design, confidence: float, status: np.ndarray) -> dict[st
         "spec": spec.text,
         "spec_digest": "sha256:" + spec.digest,
         "versions": json.dumps(package_versions(), sort_keys=True),
-        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "created": created,
         "host": platform.node(),
-        "Conventions": "CF-1.8",
+        "Conventions": "CF-1.11",
+        "history": f"{created} created by campaign {package_version('campaign')} from spec "
+        f"{spec.name} (sha256:{spec.digest[:12]})",
         "layout": (
-            "raw metric per factor levels x replicate; status 0 missing 1 ok 2 failed; "
+            "raw metric per factor levels x replicate (one row per task in to_dataframe); "
+            "status 0 missing 1 ok 2 failed; "
             "<metric>_mean/_std/_n/_ci_low/_ci_high per cell (Student t over replicates); "
             "<metric>_nan per cell: finished replicates whose value is NaN; "
-            "failure_* per failed task"
+            "group failures: failure_* and the factor levels per failed task"
         ),
     }
 
@@ -454,9 +493,10 @@ def nan_note(dataset: xr.Dataset) -> str | None:
     )
 
 
-def write_netcdf(dataset: xr.Dataset, path: Path) -> Path:
+def write_netcdf(dataset: xr.Dataset, path: Path, failures: xr.Dataset | None = None) -> Path:
     """Write atomically, so a crash never leaves a half-written results file and a reader
-    opens the previous file or the whole new one.
+    opens the previous file or the whole new one. ``failures`` (see `failure_table`) goes
+    into the group ``failures``.
 
     Written in time proportional to the number of variables, as far as netCDF-4 allows:
     coordinates are defined first (a variable defined before its dimension's coordinate is
@@ -472,6 +512,8 @@ def write_netcdf(dataset: xr.Dataset, path: Path) -> Path:
         for name in dataset.data_vars
         if (variable := dataset.variables[name]).dtype.kind in "fiu" and variable.ndim > 0
     }
+    # CF: coordinate variables hold no missing values, so no _FillValue
+    encoding.update({name: {"_FillValue": None} for name in dataset.coords})
     # a name of its own: concurrent writers never share one, readers never see it
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
     try:
@@ -482,6 +524,10 @@ def write_netcdf(dataset: xr.Dataset, path: Path) -> Path:
             writes.write()
         finally:
             store.close()
+        if failures is not None:
+            failures.to_netcdf(
+                tmp, mode="a", group=FAILURES_GROUP, engine="netcdf4", format="NETCDF4"
+            )
         with open(tmp, "rb+") as handle:
             os.fsync(handle.fileno())
         os.replace(tmp, path)
@@ -514,13 +560,27 @@ class _DeferredWrites:
         self.pending.clear()
 
 
-def open_results(path: str | Path) -> xr.Dataset:
-    """Reopen a results file fully in memory (the file is closed afterwards)."""
+LEGACY_FAILURE_VARIABLES = ("failure_key", "failure_cell", "failure_replicate", "failure_error")
+
+
+def results_file(path: str | Path) -> Path:
+    """The results file named by ``path``: the file itself or results.nc in that folder."""
     path = Path(path)
     if path.is_dir():
         path = path / "results.nc"
     if not path.exists():
         raise CampaignError(f"no results file at {path}")
+    return path
+
+
+def open_results(path: str | Path) -> xr.Dataset:
+    """Reopen a results file fully in memory (the file is closed afterwards).
+
+    Files written before failures had a group of their own held them on a ``failure``
+    dimension of the root; they are left out here (`open_failures` reads them), so every
+    results file gives one row per task.
+    """
+    path = results_file(path)
     try:
         dataset = xr.load_dataset(path, engine="netcdf4")
     except (OSError, ValueError) as error:
@@ -534,4 +594,29 @@ def open_results(path: str | Path) -> xr.Dataset:
             f"{path} is a netCDF file but not campaign results (no 'status' over 'replicate'); "
             "give the results.nc that `campaign run` wrote, or its folder"
         )
-    return dataset
+    legacy = [name for name in LEGACY_FAILURE_VARIABLES if name in dataset]
+    return dataset.drop_vars(legacy) if legacy else dataset
+
+
+def open_failures(path: str | Path) -> xr.Dataset:
+    """The failed tasks of a results file: one row per failed task on dimension ``failure``
+    (``failure_key``, ``failure_cell``, ``failure_replicate``, ``failure_error`` and, in files
+    that have them, the factor levels)."""
+    path = results_file(path)
+    with netCDF4.Dataset(path) as handle:
+        grouped = FAILURES_GROUP in handle.groups
+    if grouped:
+        return xr.load_dataset(path, group=FAILURES_GROUP, engine="netcdf4")
+    root = xr.load_dataset(path, engine="netcdf4")
+    legacy = [name for name in LEGACY_FAILURE_VARIABLES if name in root]
+    if legacy:
+        return root[legacy]
+    empty = np.array([], dtype=object)
+    return xr.Dataset(
+        {
+            "failure_key": ("failure", empty),
+            "failure_cell": ("failure", empty),
+            "failure_replicate": ("failure", np.array([], dtype=np.int64)),
+            "failure_error": ("failure", empty),
+        }
+    )

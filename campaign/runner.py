@@ -29,6 +29,7 @@ from campaign.results import (
     STATUS_OK,
     CheckedStore,
     assemble,
+    failure_table,
     precision_rounds_of,
     task_table,
     write_netcdf,
@@ -355,9 +356,11 @@ def write_results(spec: Spec, confidence: float = 0.95) -> xr.Dataset:
     """Assemble results.nc from the ledger of a spec's output folder."""
     ledger = Ledger(spec.output)
     model = load_model(spec.model)
-    dataset = assemble(Design(spec), ledger.load(), confidence, model.metrics, model.headline)
+    design, records = Design(spec), ledger.load()
+    dataset = assemble(design, records, confidence, model.metrics, model.headline)
+    failures = failure_table(dataset, design, records)
     try:
-        write_netcdf(dataset, spec.output / RESULTS_FILE)
+        write_netcdf(dataset, spec.output / RESULTS_FILE, failures)
     except OSError as error:
         raise CampaignError(
             f"cannot write {spec.output / RESULTS_FILE}: {error.strerror or error}; every "

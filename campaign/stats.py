@@ -78,7 +78,7 @@ def summarize(raw: xr.Dataset, metrics: list[str], confidence: float) -> xr.Data
                 variable.attrs = {
                     **({"units": attrs["units"]} if "units" in attrs and stat != "n" else {}),
                     "long_name": f"{stat} over replicates of {attrs.get('long_name', metric)}",
-                    "cell_methods": f"replicate: {STAT_METHODS[stat]}",
+                    "cell_methods": f"realization: {STAT_METHODS[stat]}",
                 }
                 if stat in ("ci_low", "ci_high"):
                     variable.attrs["confidence"] = confidence

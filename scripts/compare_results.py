@@ -6,8 +6,9 @@ provenance attributes (creation time, versions, digests) are not compared.
 
     python scripts/compare_results.py OUT_A OUT_B [OUT_C OUT_D ...]
 
-Pairs are compared in order (A with B, C with D, ...). Exit status 0 when every pair is
-identical, 1 otherwise, with one line per difference.
+The failed tasks (the ``failures`` group, or the ``failure_*`` variables of older files)
+are compared too. Pairs are compared in order (A with B, C with D, ...). Exit status 0 when
+every pair is identical, 1 otherwise, with one line per difference.
 """
 
 from __future__ import annotations
@@ -36,22 +37,29 @@ def identical(a: xr.DataArray, b: xr.DataArray) -> bool:
 
 def differences(path_a: Path, path_b: Path) -> list[str]:
     """One line per variable or coordinate that differs between the two files."""
+    from campaign.results import open_failures, open_results
+
+    lines = dataset_differences(open_results(path_a), open_results(path_b), path_a, path_b)
+    failures = dataset_differences(open_failures(path_a), open_failures(path_b), path_a, path_b)
+    return lines + [f"failures: {line}" for line in failures]
+
+
+def dataset_differences(a: xr.Dataset, b: xr.Dataset, path_a: Path, path_b: Path) -> list[str]:
     lines = []
-    with xr.open_dataset(path_a) as a, xr.open_dataset(path_b) as b:
-        for kind, names_a, names_b in (
-            ("coordinate", set(a.coords), set(b.coords)),
-            ("variable", set(a.data_vars), set(b.data_vars)),
-        ):
-            for name in sorted(names_a ^ names_b):
-                where = path_a if name in names_a else path_b
-                lines.append(f"{kind} {name} only in {where}")
-            for name in sorted(names_a & names_b):
-                if not identical(a[name], b[name]):
-                    detail = ""
-                    if a[name].shape == b[name].shape and a[name].dtype.kind in "fi":
-                        delta = np.abs(a[name].values.astype(float) - b[name].values.astype(float))
-                        detail = f" (max |difference| {np.nanmax(delta, initial=0.0):.3g})"
-                    lines.append(f"{kind} {name} differs{detail}")
+    for kind, names_a, names_b in (
+        ("coordinate", set(a.coords), set(b.coords)),
+        ("variable", set(a.data_vars), set(b.data_vars)),
+    ):
+        for name in sorted(names_a ^ names_b):
+            where = path_a if name in names_a else path_b
+            lines.append(f"{kind} {name} only in {where}")
+        for name in sorted(names_a & names_b):
+            if not identical(a[name], b[name]):
+                detail = ""
+                if a[name].shape == b[name].shape and a[name].dtype.kind in "fi":
+                    delta = np.abs(a[name].values.astype(float) - b[name].values.astype(float))
+                    detail = f" (max |difference| {np.nanmax(delta, initial=0.0):.3g})"
+                lines.append(f"{kind} {name} differs{detail}")
     return lines
 
 

@@ -15,10 +15,11 @@ import numpy as np
 import pytest
 import xarray as xr
 
+import campaign
 from campaign.design import Design
 from campaign.layout import metric_values
 from campaign.ledger import Ledger
-from campaign.results import assemble, write_netcdf
+from campaign.results import assemble, failure_table, write_netcdf
 from campaign.spec import parse_spec
 
 MODEL = '''
@@ -114,7 +115,7 @@ def test_names_a_results_file_cannot_hold_fail_their_task_and_results_are_writte
     ds = xr.load_dataset(tmp_path / "out" / "results.nc")
     assert ds["status"].sel(kind="good").values.tolist() == [1, 1]
     assert (ds["status"].drop_sel(kind="good") == 2).all()
-    assert sorted(v for v in ds.data_vars if "failure" not in v) == [
+    assert sorted(ds.data_vars) == [
         "seed",
         "status",
         "v",
@@ -126,7 +127,9 @@ def test_names_a_results_file_cannot_hold_fail_their_task_and_results_are_writte
         "v_std",
     ]
     errors = {}
-    for cell, error in zip(ds["failure_cell"].values, ds["failure_error"].values):
+    failures = campaign.open_failures(tmp_path / "out")
+    assert failures["kind"].values.tolist() == [c for c in kinds[1:] for _ in range(2)]
+    for cell, error in zip(failures["failure_cell"].values, failures["failure_error"].values):
         errors.setdefault(cell, set()).add(error)
     assert errors == {f'{{"kind":"{kind}"}}': {error} for kind, error in EXPECTED_ERRORS.items()}
     good = ds["v"].sel(kind="good").values
@@ -210,13 +213,15 @@ def test_a_ledger_with_names_that_clash_still_gives_a_results_file(tmp_path):
         kind = spec.factors[0].labels[task.cell[0]]
         records[task.key] = {"key": task.key, "status": "ok", "metrics": returned[kind]}
     dataset = assemble(design, records, 0.95)
-    path = write_netcdf(dataset, tmp_path / "results.nc")
+    failures = failure_table(dataset, design, records)
+    path = write_netcdf(dataset, tmp_path / "results.nc", failures)
     reopened = xr.load_dataset(path)
     xr.testing.assert_identical(reopened, dataset)
+    xr.testing.assert_identical(xr.load_dataset(path, group="failures"), failures)
     assert reopened["status"].values.tolist() == [[1, 1], [2, 2], [2, 2]]
     assert reopened["x"].sel(kind="a").values.tolist() == [1.5, 1.5]
     assert "x_mean" in reopened and reopened["x_mean"].sel(kind="a").item() == 1.5
-    assert sorted(set(reopened["failure_error"].values)) == [
+    assert sorted(set(failures["failure_error"].values)) == [
         "ValueError: metric 'kind' has the name of factor 'kind'; a results file cannot hold both",
         "ValueError: metric 'x_mean' has the name of a summary variable of metric 'x'; a results "
         "file cannot hold both",

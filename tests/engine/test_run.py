@@ -120,8 +120,11 @@ def test_failures_are_recorded_retried_and_do_not_stop_the_campaign(
     failed = expected.count(2)
     assert 0 < failed < 12
     assert code == 1 and f"{failed} failed" in out
-    assert ds.sizes["failure"] == failed
-    assert all("exceeds fail_above=1.0" in e for e in ds["failure_error"].values)
+    failures = campaign.open_failures(path.parent / "out")
+    assert failures.sizes["failure"] == failed
+    assert failures["failure_replicate"].values.tolist() == np.flatnonzero(status == 2).tolist()
+    assert all("exceeds fail_above=1.0" in e for e in failures["failure_error"].values)
+    assert len(ds.to_dataframe()) == 12  # one row per task, failed ones included
     assert np.isnan(ds["mean_wait"].values[0][status == 2]).all()
     records = make_plan(path).ledger.load().values()
     assert {r["attempts"] for r in records if r["status"] == "failed"} == {3}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import xarray as xr
 
 KINDS = ["raise", "garbage", "sysexit", "cancel"]
 ERRORS = {
@@ -36,7 +37,8 @@ def test_raise_garbage_sys_exit_and_cancelled_error_fail_only_their_tasks(runner
     assert np.array_equal(faulty["seed"].values, clean["seed"].values)
 
     errors = {}
-    for cell, error in zip(faulty["failure_cell"].values, faulty["failure_error"].values):
+    failures = xr.load_dataset(runner.folder / spec.stem / "results.nc", group="failures")
+    for cell, error in zip(failures["failure_cell"].values, failures["failure_error"].values):
         errors.setdefault(json.loads(str(cell))["fault"], []).append(str(error))
     for kind, row in zip(KINDS, expected_failed):
         assert len(errors.get(kind, [])) == row.sum() > 0, kind

@@ -1,0 +1,144 @@
+"""The results as one tidy table, one row per task, for tools outside xarray (R, a spreadsheet).
+
+Columns: the factors, ``replicate``, ``seed``, ``status`` (ok, failed or missing), the metrics
+and ``error`` (the error text of a failed task, empty otherwise). With a precision target, a
+cell's rows are the replicates its rounds gave it. Units and long names go with the table:
+as field metadata in Parquet, and in CSV as a sidecar file ``<name>.units.csv`` (columns
+``column``, ``units``, ``long_name``) beside the table, so the table itself stays a plain CSV.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from campaign.errors import CampaignError
+from campaign.results import STATUS_FAILED, factors_of, metrics_of
+
+FORMATS = ("csv", "parquet")
+STATUS_NAMES = {0: "missing", 1: "ok", 2: "failed"}
+
+
+def tidy(dataset: xr.Dataset, failures: xr.Dataset | None = None) -> pd.DataFrame:
+    """One row per task: factors, replicate, seed, status, metrics and error text."""
+    factors = factors_of(dataset)
+    metrics = metrics_of(dataset)
+    frame = dataset[["seed", "status", *metrics]].to_dataframe().reset_index()
+    frame = frame[[*factors, "replicate", "seed", "status", *metrics]]
+    if "precision_replicates" in dataset:
+        given = dataset["precision_replicates"].to_dataframe().reset_index()
+        frame = frame.merge(given, on=factors, how="left") if factors else frame
+        if not factors:
+            frame["precision_replicates"] = int(dataset["precision_replicates"])
+        frame = frame[frame["replicate"] < frame.pop("precision_replicates")]
+    frame["status"] = frame["status"].map(STATUS_NAMES)
+    frame["error"] = _errors(frame, failures)
+    return frame.reset_index(drop=True)
+
+
+def _errors(frame: pd.DataFrame, failures: xr.Dataset | None) -> pd.Series:
+    """The error text of each failed row, joined on the factor levels and the replicate."""
+    errors = pd.Series("", index=frame.index, dtype=object)
+    if failures is None or not failures.sizes.get("failure"):
+        return errors
+    factors = list(frame.columns[: frame.columns.get_loc("replicate")])
+    cells = [json.loads(str(cell)) for cell in failures["failure_cell"].values]
+    table = {}
+    for factor in factors:  # files that lack the factor columns hold the levels as JSON
+        if factor in failures:
+            table[factor] = failures[factor].values
+        else:
+            table[factor] = np.array([cell[factor] for cell in cells])
+        table[factor] = pd.Series(table[factor]).astype(frame[factor].dtype).to_numpy()
+    table["replicate"] = failures["failure_replicate"].values.astype(frame["replicate"].dtype)
+    table["error"] = failures["failure_error"].values.astype(str)
+    joined = frame[[*factors, "replicate"]].merge(
+        pd.DataFrame(table), on=[*factors, "replicate"], how="left"
+    )
+    failed = (frame["status"] == STATUS_NAMES[STATUS_FAILED]).to_numpy()
+    errors[failed] = joined["error"].fillna("").to_numpy()[failed]
+    return errors
+
+
+def column_attributes(dataset: xr.Dataset) -> dict[str, dict[str, str]]:
+    """Units and long name of every column of the tidy table."""
+    columns = {}
+    for factor in factors_of(dataset):
+        columns[factor] = _attrs(dataset[factor].attrs, f"factor {factor}")
+    columns["replicate"] = {"units": "1", "long_name": "replicate index"}
+    columns["seed"] = {"units": "", "long_name": "random seed of the task"}
+    columns["status"] = {"units": "", "long_name": "task status: ok, failed or missing"}
+    for metric in metrics_of(dataset):
+        columns[metric] = _attrs(dataset[metric].attrs, metric)
+    columns["error"] = {"units": "", "long_name": "error message of a failed task"}
+    return columns
+
+
+def _attrs(attrs, default_name: str) -> dict[str, str]:
+    return {
+        "units": str(attrs.get("units", "")),
+        "long_name": str(attrs.get("long_name", default_name)),
+    }
+
+
+def units_sidecar(path: Path) -> Path:
+    """Where the units of a CSV table go: ``results.csv`` -> ``results.units.csv``."""
+    return path.with_name(f"{path.stem}.units.csv")
+
+
+def export(
+    dataset: xr.Dataset,
+    failures: xr.Dataset | None,
+    path: str | Path,
+    fmt: str | None = None,
+) -> list[Path]:
+    """Write the tidy table to ``path`` as CSV or Parquet (default: from the file's suffix);
+    returns the files written."""
+    path = Path(path)
+    if fmt is None:
+        fmt = path.suffix.lstrip(".").lower() or "csv"
+        if fmt not in FORMATS:
+            raise CampaignError(
+                f"-o {path}: cannot tell the format from the suffix; give --format csv or parquet"
+            )
+    if fmt not in FORMATS:
+        raise CampaignError(f"--format {fmt!r} is not allowed; use {' or '.join(FORMATS)}")
+    frame = tidy(dataset, failures)
+    attributes = column_attributes(dataset)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if fmt == "csv":
+        frame.to_csv(path, index=False)
+        sidecar = units_sidecar(path)
+        pd.DataFrame([{"column": name, **attributes[name]} for name in frame.columns]).to_csv(
+            sidecar, index=False
+        )
+        return [path, sidecar]
+    _write_parquet(frame, attributes, dataset.attrs, path)
+    return [path]
+
+
+PROVENANCE_KEYS = ("title", "model", "base_seed", "confidence", "spec_digest", "created")
+
+
+def _write_parquet(frame: pd.DataFrame, attributes, provenance, path: Path) -> None:
+    """Parquet with each column's units and long name as field metadata, and the results'
+    provenance (spec, model, seed, ...) as table metadata."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    fields = [
+        field.with_metadata({key: value for key, value in attributes[field.name].items()})
+        for field in table.schema
+    ]
+    metadata = dict(table.schema.metadata or {})
+    metadata[b"campaign"] = json.dumps(
+        {key: str(provenance[key]) for key in PROVENANCE_KEYS if key in provenance}
+        | {"spec": str(provenance.get("spec", ""))}
+    ).encode()
+    table = table.cast(pa.schema(fields, metadata=metadata))
+    pq.write_table(table, path)
