@@ -267,9 +267,12 @@ def cmd_export(args) -> int:
     from campaign.export import export
     from campaign.results import open_failures, open_results, results_file
 
-    dataset = open_results(args.results)
     fmt = args.format
-    out = Path(args.out) if args.out else results_file(args.results).with_suffix(f".{fmt or 'csv'}")
+    if args.out:
+        out = Path(args.out).expanduser()
+    else:
+        out = results_file(args.results).with_suffix(f".{fmt or 'csv'}")
+    dataset = open_results(args.results)
     for path in export(dataset, open_failures(args.results), out, fmt):
         print(f"wrote {path}")
     return EXIT_OK

@@ -107,18 +107,32 @@ def export(
             )
     if fmt not in FORMATS:
         raise CampaignError(f"--format {fmt!r} is not allowed; use {' or '.join(FORMATS)}")
+    check_target(path)
     frame = tidy(dataset, failures)
     attributes = column_attributes(dataset)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if fmt == "csv":
-        frame.to_csv(path, index=False)
-        sidecar = units_sidecar(path)
-        pd.DataFrame([{"column": name, **attributes[name]} for name in frame.columns]).to_csv(
-            sidecar, index=False
-        )
-        return [path, sidecar]
-    _write_parquet(frame, attributes, dataset.attrs, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if fmt == "csv":
+            frame.to_csv(path, index=False)
+            sidecar = units_sidecar(path)
+            units = [{"column": name, **attributes[name]} for name in frame.columns]
+            pd.DataFrame(units).to_csv(sidecar, index=False)
+            return [path, sidecar]
+        _write_parquet(frame, attributes, dataset.attrs, path)
+    except OSError as error:
+        raise CampaignError(f"cannot write {path}: {error.strerror or error}") from None
     return [path]
+
+
+def check_target(path: Path) -> None:
+    """Refuse, before any work, a file path that is a folder or whose folder a file blocks."""
+    if path.is_dir():
+        raise CampaignError(f"-o {path} is a folder; give a file such as {path / 'results.csv'}")
+    for place in path.parents:
+        if place.exists():
+            if not place.is_dir():
+                raise CampaignError(f"-o {path}: {place} is a file, not a folder")
+            return
 
 
 PROVENANCE_KEYS = ("title", "model", "base_seed", "confidence", "spec_digest", "created")

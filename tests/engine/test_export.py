@@ -211,7 +211,11 @@ def test_results_follow_the_cf_conventions(failing):
 
     suite = CheckSuite()
     suite.checkers = {"cf:1.11": CF1_11Check}
-    results, crashed = suite.run_all(suite.load_dataset(str(failing)), ["cf:1.11"], [])["cf:1.11"]
+    opened = suite.load_dataset(str(failing))
+    try:
+        results, crashed = suite.run_all(opened, ["cf:1.11"], [])["cf:1.11"]
+    finally:
+        opened.close()
     assert set(crashed) <= {"check_coordinate_variables_strict_monotonicity"}
     failed = []
     for result in results:
@@ -231,3 +235,15 @@ def test_results_follow_the_cf_conventions(failing):
         assert ds["replicate"].attrs["standard_name"] == "realization"
         assert ds["mean_wait_mean"].attrs["cell_methods"] == "realization: mean"
         assert ds.attrs["Conventions"] == "CF-1.11"
+
+
+def test_export_refuses_a_folder_or_a_file_in_the_way(failing, tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    for out, message in (
+        (tmp_path, f"-o {tmp_path} is a folder; give a file such as {tmp_path / 'results.csv'}"),
+        (blocker / "t.csv", f"-o {blocker / 't.csv'}: {blocker} is a file, not a folder"),
+    ):
+        assert main(["export", str(failing), "-o", str(out)]) == 2
+        assert capsys.readouterr().err == f"campaign: error: {message}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
