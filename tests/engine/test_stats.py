@@ -102,7 +102,7 @@ def test_a_summary_of_metrics_in_blocks_equals_one_interval_per_metric(monkeypat
             assert got.dims == ("strategy", "load")
             assert got.dtype == alone[stat].dtype
             assert np.array_equal(got.values, alone[stat].values, equal_nan=True), (name, stat)
-            assert got.attrs["cell_methods"].startswith("replicate: ")
+            assert got.attrs["cell_methods"].startswith("realization: ")
     assert summary["m4_std"].values[0, 0] == 0.0 and summary["m4_mean"].values[0, 0] == 1.25
     assert summary["m2_n"].values[2, 1] == 1 and np.isnan(summary["m2_ci_low"].values[2, 1])
     assert summary["m0_mean"].attrs["units"] == "s" and "units" not in summary["m0_n"].attrs
