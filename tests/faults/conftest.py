@@ -61,6 +61,10 @@ class Runner:
     def results(self, spec: Path) -> xr.Dataset:
         return xr.load_dataset(self.folder / spec.stem / "results.nc")
 
+    def failures(self, spec: Path) -> xr.Dataset:
+        """The failed tasks of the results, one row each (the file's group ``failures``)."""
+        return xr.load_dataset(self.folder / spec.stem / "results.nc", group="failures")
+
     @staticmethod
     def draws(dataset: xr.Dataset) -> np.ndarray:
         """Every task's seeded draw: what the faulty model returns when it does not fault."""

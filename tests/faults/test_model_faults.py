@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import xarray as xr
 
 KINDS = ["raise", "garbage", "sysexit", "cancel"]
 ERRORS = {
@@ -37,7 +36,7 @@ def test_raise_garbage_sys_exit_and_cancelled_error_fail_only_their_tasks(runner
     assert np.array_equal(faulty["seed"].values, clean["seed"].values)
 
     errors = {}
-    failures = xr.load_dataset(runner.folder / spec.stem / "results.nc", group="failures")
+    failures = runner.failures(spec)
     for cell, error in zip(failures["failure_cell"].values, failures["failure_error"].values):
         errors.setdefault(json.loads(str(cell))["fault"], []).append(str(error))
     for kind, row in zip(KINDS, expected_failed):
