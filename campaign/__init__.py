@@ -36,4 +36,18 @@ def open_failures(path):
     return _open(path)
 
 
-__all__ = ["run", "open_results", "open_failures", "__version__"]
+def compare(results, factor, baseline, metric, **options):
+    """Each level of ``factor`` against ``baseline``: difference and ratio of the means of
+    ``metric`` with intervals over replicates (paired when the levels share seeds).
+
+    ``results``: a Dataset, a results file or its folder. Options: ``by``, ``where``,
+    ``confidence``, ``paired`` (see ``campaign.comparison.compare``). Returns an xarray Dataset.
+    """
+    from campaign.comparison import compare as _compare
+
+    if not hasattr(results, "data_vars"):
+        results = open_results(results)
+    return _compare(results, factor, baseline, metric, **options)
+
+
+__all__ = ["run", "open_results", "open_failures", "compare", "__version__"]

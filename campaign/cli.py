@@ -263,6 +263,28 @@ def cmd_report(args) -> int:
     return EXIT_OK
 
 
+def cmd_compare(args) -> int:
+    from campaign.comparison import compare, format_comparison
+    from campaign.query import check_confidence
+    from campaign.results import open_results
+
+    check_confidence(args.confidence)
+    dataset = open_results(args.results)
+    by = None if args.by is None else [b for item in args.by for b in item.split(",") if b]
+    result = compare(
+        dataset,
+        args.factor,
+        args.baseline,
+        args.metric,
+        by=by,
+        where=args.where,
+        confidence=args.confidence,
+        paired=False if args.unpaired else None,
+    )
+    print(format_comparison(result, args.format))
+    return EXIT_OK
+
+
 def cmd_export(args) -> int:
     from campaign.export import export
     from campaign.results import open_failures, open_results, results_file
@@ -478,6 +500,48 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser(
+        "compare",
+        help="each level of a factor against a baseline level: difference and ratio of the "
+        "means with confidence intervals (paired when the levels share seeds)",
+        description="For every level of --factor other than --baseline, per cell of the other "
+        "factors (or per group of --by, pooling the rest replicate by replicate): the means, "
+        "their difference (level - baseline) and ratio (level / baseline) with confidence "
+        "intervals over replicates. A paired factor (its levels share seeds: common random "
+        "numbers) gets intervals over the per-replicate differences; any other factor Welch "
+        "intervals from each level's replicates. The output says which.",
+    )
+    p.add_argument("results", help="results.nc (or its folder)")
+    p.add_argument("--factor", required=True, help="the factor whose levels are compared")
+    p.add_argument("--baseline", required=True, metavar="LEVEL", help="the level compared with")
+    p.add_argument("--metric", required=True, help="the metric compared")
+    p.add_argument(
+        "--by",
+        action="append",
+        help="factors to group by (repeatable or comma-separated; default: every other "
+        "factor); the others are pooled replicate by replicate",
+    )
+    p.add_argument(
+        "--where",
+        action="append",
+        default=[],
+        metavar="FACTOR=LEVEL[,LEVEL]",
+        help="keep only these levels (repeatable)",
+    )
+    p.add_argument(
+        "--unpaired",
+        action="store_true",
+        help="Welch intervals even for a paired factor (shows what the pairing gains)",
+    )
+    p.add_argument("--format", default="table", choices=["table", "csv", "json"])
+    p.add_argument(
+        "--confidence",
+        type=float,
+        default=None,
+        help="confidence level (default: the one the results were made with)",
+    )
+    p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser(
         "export",
         help="the results as one table, a row per task (factors, replicate, seed, status, "
         "metrics, error), units kept",
@@ -519,6 +583,7 @@ BUILTIN_COMMANDS = (
     "query",
     "plot",
     "report",
+    "compare",
     "export",
     "models",
 )

@@ -1,0 +1,324 @@
+"""Compare the levels of one factor with a baseline level: difference and ratio of the means,
+with confidence intervals over replicates.
+
+Paired factors share seeds across their levels (common random numbers): level L and the
+baseline B saw the same random inputs in replicate r, so the interval of the difference is
+taken over the per-replicate differences y_L,r - y_B,r (replicates where both have a value),
+which removes the variation the two share. Other factors' levels have seeds of their own: L
+and B are independent samples, and the difference gets a Welch interval (each level's own
+variance, Welch-Satterthwaite degrees of freedom).
+
+The ratio is the ratio of the means R = mean_L / mean_B, its interval by the delta method:
+the standard error of mean_L - R mean_B, divided by |mean_B| (paired: over the per-replicate
+values y_L,r - R y_B,r; unpaired: Welch). A baseline mean of 0 has no ratio (NaN).
+
+With ``by``, the factors left out of ``by`` are pooled replicate by replicate, as in a
+query: a replicate enters only when every pooled cell has a value in it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from campaign.errors import CampaignError
+from campaign.query import _json_value, _typed_level, check_confidence, parse_where
+from campaign.results import factors_of, metrics_of
+from campaign.stats import t_quantile
+
+VARIABLES = (
+    "baseline_mean",
+    "mean",
+    "difference",
+    "difference_half_width",
+    "difference_low",
+    "difference_high",
+    "ratio",
+    "ratio_low",
+    "ratio_high",
+    "n",
+    "n_baseline",
+    "dof",
+)
+FEW_REPLICATES = 5  # below this, an interval rests mostly on the normality assumption
+
+
+def is_paired(dataset: xr.Dataset, factor: str) -> bool:
+    """Whether the results were made with ``factor``'s levels sharing seeds."""
+    return factor in str(dataset.attrs.get("paired", "")).split()
+
+
+def compare(
+    dataset: xr.Dataset,
+    factor: str,
+    baseline: Any,
+    metric: str,
+    by: list[str] | None = None,
+    where: list[str] | None = None,
+    confidence: float | None = None,
+    paired: bool | None = None,
+) -> xr.Dataset:
+    """Per group of ``by`` (default: every cell of the other factors) and per level of
+    ``factor`` other than ``baseline``: the means, their difference and ratio, with intervals.
+
+    ``paired`` defaults to whether the factor's levels share seeds in these results;
+    ``paired=False`` on a paired factor gives the Welch interval that ignores the pairing
+    (to see what it gains). A paired analysis of a factor that is not paired is refused.
+    """
+    check_confidence(confidence)
+    if confidence is None:
+        confidence = float(dataset.attrs.get("confidence", 0.95))
+    factors = factors_of(dataset)
+    if factor not in factors:
+        raise CampaignError(f"--factor {factor!r} is not a factor; factors: {', '.join(factors)}")
+    metrics = metrics_of(dataset)
+    if metric not in metrics:
+        raise CampaignError(
+            f"--metric {metric!r} is not in the results; metrics: {', '.join(metrics)}"
+        )
+    levels = dataset[factor].values
+    typed = _typed_level(str(baseline), levels)
+    if typed is None:
+        raise CampaignError(
+            f"--baseline {baseline!r} is not a level of {factor}; levels: "
+            f"{', '.join(str(v) for v in levels)}"
+        )
+    if len(levels) < 2:
+        raise CampaignError(f"--factor {factor!r} has one level: nothing to compare it with")
+    others = [f for f in factors if f != factor]
+    groups = others if by is None else list(by)
+    for name in groups:
+        if name not in factors:
+            raise CampaignError(f"--by {name!r} is not a factor; factors: {', '.join(factors)}")
+        if name == factor:
+            raise CampaignError(f"--by {name!r} is the compared factor; give another factor")
+        if name in VARIABLES:
+            raise CampaignError(
+                f"--by {name!r}: a factor with this name cannot be a dimension of the "
+                f"comparison, whose variables are {', '.join(VARIABLES)}"
+            )
+    natural = is_paired(dataset, factor)
+    if paired is None:
+        paired = natural
+    elif paired and not natural:
+        raise CampaignError(
+            f"{factor!r} is not paired in these results (its levels have seeds of their own): "
+            "only an unpaired (Welch) comparison is meaningful"
+        )
+    selection = parse_where(dataset, where or [])
+    if factor in selection and typed not in selection[factor]:
+        selection[factor] = [typed, *selection[factor]]
+    values = dataset[metric].sel(selection)
+    pooled_dims = [f for f in others if f not in groups]
+    if pooled_dims:  # complete replicates only, as a query pools them
+        complete = values.notnull().all(pooled_dims)
+        values = values.mean(pooled_dims, skipna=True).where(complete)
+    base = values.sel({factor: typed}, drop=True)
+    rest = values.drop_sel({factor: [typed]})
+    if rest.sizes[factor] == 0:
+        raise CampaignError(f"--where leaves no level of {factor} besides the baseline")
+    result = _paired(rest, base, confidence) if paired else _welch(rest, base, confidence)
+    order = [*groups, factor]
+    out = xr.Dataset({name: result[name].transpose(*order) for name in VARIABLES})
+    units = dataset[metric].attrs.get("units")
+    for name in VARIABLES[:6]:  # the means and differences are in the metric's units
+        if units:
+            out[name].attrs["units"] = units
+    out.attrs = {
+        "metric": metric,
+        "factor": factor,
+        "baseline": str(typed),
+        "paired": int(paired),
+        "method": method_text(paired, natural, confidence),
+        "confidence": confidence,
+        "pooled": " ".join(pooled_dims),
+    }
+    return out
+
+
+def method_text(paired: bool, natural: bool, confidence: float) -> str:
+    """One line saying how the intervals were made (printed above the table)."""
+    level = f"{confidence:.0%}"
+    if paired:
+        return (
+            f"paired: the levels share seeds (common random numbers), so each interval "
+            f"({level}, Student t) is over the per-replicate differences; n counts the pairs"
+        )
+    if natural:
+        return (
+            f"unpaired on request: Welch intervals ({level}) from each level's replicates, "
+            "ignoring that the levels share seeds"
+        )
+    return (
+        f"unpaired: the levels have seeds of their own, so each interval ({level}) is Welch's, "
+        "from each level's replicates"
+    )
+
+
+def _paired(rest: xr.DataArray, base: xr.DataArray, confidence: float) -> dict[str, Any]:
+    both = rest.notnull() & base.notnull()
+    y, x = rest.where(both), base.where(both)
+    n = both.sum("replicate")
+    mean_y, mean_x = y.mean("replicate"), x.mean("replicate")
+    quantile = xr.apply_ufunc(t_quantile, confidence, n)
+    diff_std = (y - x).std("replicate", ddof=1).where(n >= 2)
+    half = quantile * diff_std / np.sqrt(n.where(n > 0))
+    ratio = (mean_y / mean_x).where(mean_x != 0)
+    linear_std = (y - ratio * x).std("replicate", ddof=1).where(n >= 2)
+    ratio_half = quantile * linear_std / np.sqrt(n.where(n > 0)) / abs(mean_x)
+    return _assemble(mean_x, mean_y, half, ratio, ratio_half, n, n, (n - 1).where(n >= 2))
+
+
+def _welch(rest: xr.DataArray, base: xr.DataArray, confidence: float) -> dict[str, Any]:
+    n_y, n_x = rest.count("replicate"), base.count("replicate")
+    mean_y, mean_x = rest.mean("replicate"), base.mean("replicate")
+    var_y = rest.var("replicate", ddof=1).where(n_y >= 2) / n_y.where(n_y > 0)
+    var_x = base.var("replicate", ddof=1).where(n_x >= 2) / n_x.where(n_x > 0)
+    half, dof = _welch_half(var_y, var_x, n_y, n_x, confidence)
+    ratio = (mean_y / mean_x).where(mean_x != 0)
+    ratio_half, _ = _welch_half(var_y, ratio**2 * var_x, n_y, n_x, confidence)
+    return _assemble(mean_x, mean_y, half, ratio, ratio_half / abs(mean_x), n_y, n_x, dof)
+
+
+def _welch_half(a, b, n_a, n_b, confidence: float):
+    """Half-width and Welch-Satterthwaite degrees of freedom of a difference whose two
+    independent parts have variances ``a`` and ``b`` (of the means) from n_a, n_b values."""
+    total = a + b
+    dof = total**2 / (a**2 / (n_a - 1) + b**2 / (n_b - 1))
+    dof = xr.where(total == 0, n_a + n_b - 2, dof).where(total.notnull())
+    quantile = xr.apply_ufunc(_t_from_dof, confidence, dof)
+    return quantile * np.sqrt(total), dof
+
+
+def _t_from_dof(confidence: float, dof: np.ndarray) -> np.ndarray:
+    from scipy import stats as scipy_stats
+
+    dof = np.asarray(dof, dtype=float)
+    return scipy_stats.t.ppf(0.5 + confidence / 2, np.where(dof > 0, dof, np.nan))
+
+
+def _assemble(mean_x, mean_y, half, ratio, ratio_half, n, n_base, dof) -> dict[str, Any]:
+    difference = mean_y - mean_x
+    return {
+        "baseline_mean": mean_x.broadcast_like(mean_y),
+        "mean": mean_y,
+        "difference": difference,
+        "difference_half_width": half,
+        "difference_low": difference - half,
+        "difference_high": difference + half,
+        "ratio": ratio,
+        "ratio_low": ratio - ratio_half,
+        "ratio_high": ratio + ratio_half,
+        "n": n.astype("int64"),
+        "n_baseline": n_base.broadcast_like(n).astype("int64"),
+        "dof": dof.astype(float),
+    }
+
+
+def comparison_table(result: xr.Dataset) -> pd.DataFrame:
+    """One row per group and level: the factors' levels, then the variables."""
+    dims = list(result["difference"].dims)
+    frame = result[list(VARIABLES)].to_dataframe().reset_index()
+    return frame[[*dims, *VARIABLES]]
+
+
+def notes(result: xr.Dataset) -> list[str]:
+    """Warnings a reader of the comparison needs: too few replicates, no ratio."""
+    lines = []
+    n = result["n"].values
+    fewest = int(n.min()) if n.size else 0
+    if fewest < FEW_REPLICATES:
+        lines.append(
+            f"warning: some intervals rest on {fewest} replicate(s) (fewer than "
+            f"{FEW_REPLICATES}): too few for an interval to say much; add replicates"
+        )
+    no_ratio = int((result["baseline_mean"] == 0).sum())
+    if no_ratio:
+        lines.append(f"note: {no_ratio} row(s) have a baseline mean of 0: no ratio (nan)")
+    return lines
+
+
+def format_comparison(result: xr.Dataset, fmt: str = "table") -> str:
+    """The comparison as aligned text with its method line and warnings, or CSV or JSON."""
+    frame = comparison_table(result)
+    if fmt == "csv":
+        return frame.to_csv(index=False).rstrip("\n")
+    if fmt == "json":
+        records = [{k: _json_value(v) for k, v in row.items()} for row in frame.to_dict("records")]
+        return json.dumps(records, indent=2)
+    if fmt != "table":
+        raise CampaignError(f"--format {fmt!r} is not allowed; use table, csv or json")
+    attrs = result.attrs
+    factor, baseline = attrs["factor"], attrs["baseline"]
+    dims = list(result["difference"].dims)
+    units = result["mean"].attrs.get("units")
+    unit_text = f" [{units}]" if units else ""
+    header = [
+        *dims,
+        "n",
+        f"{baseline} (baseline)",
+        "mean",
+        f"difference{unit_text}",
+        "difference interval",
+        "ratio",
+        "ratio interval",
+    ]
+    rows = []
+    for row in frame.itertuples(index=False):
+        record = row._asdict()
+        count = (
+            f"{record['n']}"
+            if attrs["paired"] or record["n"] == record["n_baseline"]
+            else f"{record['n']}/{record['n_baseline']}"
+        )
+        rows.append(
+            [
+                *(str(record[d]) for d in dims),
+                count,
+                _number(record["baseline_mean"]),
+                _number(record["mean"]),
+                _pm(record["difference"], record["difference_half_width"]),
+                _bounds(record["difference_low"], record["difference_high"]),
+                _number(record["ratio"], 4),
+                _bounds(record["ratio_low"], record["ratio_high"], 4),
+            ]
+        )
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    left = len(dims)
+    lines = [
+        f"{attrs['metric']}: each level of {factor} against {baseline}; difference = level - "
+        f"{baseline}, ratio = level / {baseline} (ratio of the means)",
+        attrs["method"],
+    ]
+    if attrs.get("pooled"):
+        lines.append(f"pooled replicate by replicate over: {attrs['pooled']}")
+    lines.append("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+    lines.append("  ".join("-" * w for w in widths))
+    for row in rows:
+        lines.append(
+            "  ".join(
+                c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))
+            )
+        )
+    lines += notes(result)
+    return "\n".join(lines)
+
+
+def _number(value: float, digits: int = 6) -> str:
+    return "nan" if np.isnan(value) else f"{value:.{digits}g}"
+
+
+def _pm(value: float, half: float) -> str:
+    if np.isnan(value):
+        return "nan"
+    return _number(value) if np.isnan(half) else f"{value:.6g} ± {half:.3g}"
+
+
+def _bounds(low: float, high: float, digits: int = 4) -> str:
+    if np.isnan(low) or np.isnan(high):
+        return "-"
+    return f"[{low:.{digits}g}, {high:.{digits}g}]"
