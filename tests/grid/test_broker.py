@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from campaign.models.jobs.grid.broker import Broker
-from campaign.models.jobs.site import Site
+from campaign.models.rigid.site import Site
 
 # Jobs a..e already at the sites, j the new one: (size, est); all arrive at t = 0.
 SIZE = [2, 4, 2, 12, 8, 4]

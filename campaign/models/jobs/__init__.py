@@ -29,7 +29,6 @@ from campaign.models.jobs.energy import NAN_METRICS, energy_metrics, platform_en
 from campaign.models.jobs.metrics import METRICS, schedule_metrics
 from campaign.models.jobs.platform import CORE_ORDERS, Platform, ProcessorType, mixed_processors
 from campaign.models.jobs.simulate import Schedule, run_schedule
-from campaign.models.jobs.site import POLICIES
 from campaign.models.jobs.swf import CLEANING_REASONS
 from campaign.models.jobs.synthetic import lublin_feitelson
 from campaign.models.jobs.workload import (
@@ -42,6 +41,7 @@ from campaign.models.jobs.workload import (
 )
 from campaign.models.jobs.workloads import load_trace, locate
 from campaign.models.jobs.workloads import main as workloads_main
+from campaign.models.rigid.policies import POLICIES
 
 __all__ = ["MODEL", "run", "schedule", "build_workload", "check", "PARAMS", "METRICS"]
 

@@ -1,33 +1,26 @@
-"""The discrete-event loop that replays a workload on one or more sites.
+"""One site replaying a workload: the jobs' times, the event loop, the whole schedule.
 
-At one time t: (1) all completions (ordered by job index), (2) all arrivals in input order,
-each placed on a site at once, (3) one scheduling pass per site in site index order
-(parallel-jobs.md section 3). The loop knows nothing about policies: it only calls
-``Site.submit``, ``Site.complete`` and ``Site.schedule``, so a grid broker plugs in as the
-``place`` function. On a core-level platform whose cores differ, a job's runtime depends on
-the cores it gets: an ``execution`` (see ``platform.py``) then gives the runtime when the job
-starts and frees its cores when it ends; without one the loop reads a runtime array.
+On a core-level platform whose cores differ, a job's runtime depends on the cores it gets: an
+``execution`` (see ``platform.py``) then gives the runtime when the job starts and frees its
+cores when it ends; without one the loop reads a runtime array.
 """
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from campaign.models.jobs.platform import Execution, Platform
-from campaign.models.jobs.site import Site
 from campaign.models.jobs.workload import Workload
+from campaign.models.rigid.loop import replay
+from campaign.models.rigid.site import Site
 
 Predictor = Callable[[int, Sequence[int]], float]
 """Runtime predictor: ``predictor(job, history) -> estimate`` where ``history`` lists the same
 user's jobs completed before the job's arrival, newest completion first (ties: job index
 descending). Jobs are indices into the simulated workload."""
-
-Placement = Callable[[int, float, Sequence[Site]], int]
-"""Broker: ``place(job, t, sites) -> site index`` called once per arrival."""
 
 
 @dataclass(frozen=True)
@@ -81,82 +74,6 @@ def job_times(
     return runtime, est, limit, killed
 
 
-def simulate(
-    workload: Workload,
-    sites: Sequence[Site],
-    runtime: np.ndarray,
-    estimate: list[float],
-    place: Placement | None = None,
-    predictor: Predictor | None = None,
-    execution: Execution | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Run the event loop; returns start, end and site index per job.
-
-    ``estimate`` is the list the sites read (shared with them); with a ``predictor`` the
-    entry of each job is overwritten at its arrival. With an ``execution`` (one site only),
-    ``execution.begin(job, t)`` gives each job's runtime as it starts (``runtime`` is then
-    ignored) and ``execution.end(job)`` is called as it ends.
-    """
-    if execution is not None and len(sites) != 1:
-        raise ValueError("an execution on a core-level platform drives one site only")
-    n = len(workload)
-    submit = workload.submit.tolist()
-    run = runtime.tolist()
-    start = [0.0] * n
-    end = [0.0] * n
-    where = [0] * n
-    begin = execution.begin if execution is not None else None
-    finish = execution.end if execution is not None else None
-    user = workload.user.tolist() if predictor is not None else None
-    history: dict[int, list[int]] = {}
-    single = sites[0] if len(sites) == 1 and place is None else None
-    heap: list[tuple[float, int]] = []
-    pop = heapq.heappop
-    push = heapq.heappush
-    i = 0
-    t = 0.0
-    while True:
-        if heap and (i >= n or heap[0][0] <= submit[i]):
-            t = heap[0][0]
-        elif i < n:
-            t = submit[i]
-        else:
-            wakeups = [w for w in (site.wakeup(t) for site in sites) if w is not None]
-            if not wakeups:
-                break
-            t = min(wakeups)
-        while heap and heap[0][0] == t:
-            _, job = pop(heap)
-            end[job] = t
-            sites[where[job]].complete(job, t)
-            if finish is not None:
-                finish(job)
-            if user is not None:
-                history.setdefault(user[job], []).append(job)
-        while i < n and submit[i] == t:
-            if predictor is not None:
-                done = history.get(user[i], [])
-                estimate[i] = float(predictor(i, done[::-1]))
-            if single is not None:
-                single.submit(i, t)
-            else:
-                k = place(i, t, sites) if place is not None else 0
-                where[i] = k
-                sites[k].submit(i, t)
-            i += 1
-        for site in sites:
-            if site.queue:
-                if begin is None:
-                    for job in site.schedule(t):
-                        start[job] = t
-                        push(heap, (t + run[job], job))
-                else:
-                    for job in site.schedule(t):
-                        start[job] = t
-                        push(heap, (t + begin(job, t), job))
-    return np.array(start), np.array(end), np.array(where, dtype=np.int64)
-
-
 def run_schedule(
     workload: Workload,
     processors: int,
@@ -194,13 +111,31 @@ def run_schedule(
         if platform.idle != platform.cores:
             raise ValueError("the platform has busy cores left from another simulation")
         execution = Execution(platform, sizes, workload.ops.tolist(), limit.tolist())
-    start, end, where = simulate(
-        workload,
+    duration = completed = None
+    if execution is not None:
+        begin = execution.begin
+        finish = execution.end
+
+        def duration(job: int, unit: int, t: float) -> float:
+            return begin(job, t)
+
+        def completed(job: int, unit: int, t: float) -> None:
+            finish(job)
+
+    predict = None
+    if estimate == "predicted":
+
+        def predict(job: int, history: list[int]) -> None:
+            estimates[job] = float(predictor(job, history[::-1]))
+
+    start, end, where = replay(
+        workload.submit.tolist(),
         [site],
-        runtime,
-        estimates,
-        predictor=predictor if estimate == "predicted" else None,
-        execution=execution,
+        runtime=runtime.tolist() if execution is None else None,
+        duration=duration,
+        user=workload.user.tolist() if predict is not None else None,
+        predict=predict,
+        completed=completed,
     )
     cores = None
     if execution is not None:

@@ -29,9 +29,9 @@ from campaign.models.jobs.grid.schedule import (
     GridSchedule,
     simulate_grid,
 )
-from campaign.models.jobs.site import POLICIES
 from campaign.models.jobs.swf import CLEANING_REASONS
 from campaign.models.jobs.workloads import locate, workloads_folder
+from campaign.models.rigid.policies import POLICIES
 
 __all__ = ["MODEL", "run", "schedule", "check", "PARAMS", "GridSchedule"]
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from campaign.models.jobs.site import Site
+from campaign.models.rigid.site import Site
 
 STRATEGIES = (
     "random",

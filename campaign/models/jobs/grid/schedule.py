@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from campaign.models.jobs.grid.broker import Broker
-from campaign.models.jobs.grid.loop import run_loop
 from campaign.models.jobs.grid.pool import Pool
 from campaign.models.jobs.grid.predict import (
     history_predictor,
@@ -20,8 +19,9 @@ from campaign.models.jobs.grid.predict import (
     scaled_estimates,
 )
 from campaign.models.jobs.simulate import Schedule, job_times
-from campaign.models.jobs.site import Site
 from campaign.models.jobs.workload import Workload
+from campaign.models.rigid.loop import replay
+from campaign.models.rigid.site import Site
 
 SHARING = ("broker", "local", "job_sharing", "multisite")
 ESTIMATES = ("user", "exact", "predicted")
@@ -160,6 +160,7 @@ def simulate_grid(
     submit = workload.submit.tolist()
     run = runtime.tolist()
     hooks = {}
+    duration = None
     if o.sharing in ("broker", "local"):
         units = [Site(m, o.local_scheduler, size, local, index=k) for k, m in enumerate(machines)]
         if o.sharing == "broker":
@@ -186,9 +187,6 @@ def simulate_grid(
             def place(job: int, t: float) -> int:
                 return home[job]
 
-        def duration(job: int, unit: int) -> float:
-            return run[job]
-
     else:
         if o.local_scheduler != "easy":
             raise ValueError(
@@ -208,16 +206,17 @@ def simulate_grid(
         def place(job: int, t: float) -> int:
             return 0
 
-        def duration(job: int, unit: int) -> float:
+        def duration(job: int, unit: int, t: float) -> float:
             return run[job] * pool.factor(job)
 
-    start, end, where = run_loop(
+    start, end, where = replay(
         submit,
-        duration,
         units,
-        place,
-        workload.user.tolist() if predict is not None else None,
-        predict,
+        runtime=run if duration is None else None,
+        duration=duration,
+        place=place,
+        user=workload.user.tolist() if predict is not None else None,
+        predict=predict,
         **hooks,
     )
     if o.sharing in ("broker", "local"):

@@ -1,0 +1,109 @@
+"""The discrete-event loop that replays a workload on one site or a grid of sites.
+
+At one time t: (1) all completions (ties: job index), (2) all arrivals in input order, each
+predicted (if asked) and placed on a unit at once, (3) one scheduling pass per unit in index
+order (parallel-jobs.md section 3). A unit is anything driven like a
+:class:`~campaign.models.rigid.site.Site` (``queue``, ``submit``, ``complete``, ``schedule``,
+``wakeup``), such as a grid's pool of machines behind one queue. The loop knows nothing about
+policies or brokers: a broker plugs in as ``place``, a runtime predictor as ``predict``.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+import numpy as np
+
+
+class Unit(Protocol):
+    queue: list[int]
+
+    def submit(self, job: int, t: float) -> None: ...
+
+    def complete(self, job: int, t: float) -> None: ...
+
+    def schedule(self, t: float) -> list[int]: ...
+
+    def wakeup(self, t: float) -> float | None: ...
+
+
+def replay(
+    submit: Sequence[float],
+    units: Sequence[Unit],
+    runtime: Sequence[float] | None = None,
+    duration: Callable[[int, int, float], float] | None = None,
+    place: Callable[[int, float], int] | None = None,
+    user: Sequence[int] | None = None,
+    predict: Callable[[int, list[int]], None] | None = None,
+    started: Callable[[int, float], None] | None = None,
+    completed: Callable[[int, int, float], None] | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Simulate; returns start, end and unit index per job.
+
+    A job runs ``runtime[job]`` seconds, or, with ``duration``, ``duration(job, unit, t)``
+    seconds asked when it starts at t on that unit. ``place(job, t) -> unit index`` is called
+    once per arrival (default: every job on unit 0). ``predict(job, history)`` is called at
+    arrival, before ``place``, with the same user's (``user[job]``) completed jobs in
+    completion order, oldest first (same-time completions by job index). ``started(job, t)``
+    and ``completed(job, unit, t)`` are told of every start and end.
+    """
+    if (runtime is None) == (duration is None):
+        raise ValueError("give exactly one of runtime and duration")
+    n = len(submit)
+    start = [0.0] * n
+    end = [0.0] * n
+    where = [0] * n
+    history: dict[int, list[int]] = {}
+    heap: list[tuple[float, int]] = []
+    pop = heapq.heappop
+    push = heapq.heappush
+    single = units[0] if len(units) == 1 and place is None else None
+    numbered = list(enumerate(units))
+    i = 0
+    t = 0.0
+    while True:
+        if heap and (i >= n or heap[0][0] <= submit[i]):
+            t = heap[0][0]
+        elif i < n:
+            t = submit[i]
+        else:
+            # Nothing left to happen; a unit may still ask for a pass (accasim_easy).
+            wakeups = [w for w in (unit.wakeup(t) for unit in units) if w is not None]
+            if not wakeups:
+                break
+            t = min(wakeups)
+        while heap and heap[0][0] == t:
+            _, job = pop(heap)
+            end[job] = t
+            units[where[job]].complete(job, t)
+            if completed is not None:
+                completed(job, where[job], t)
+            if user is not None:
+                history.setdefault(user[job], []).append(job)
+        while i < n and submit[i] == t:
+            if predict is not None:
+                predict(i, history.get(user[i], []))
+            if single is not None:
+                single.submit(i, t)
+            else:
+                k = place(i, t) if place is not None else 0
+                where[i] = k
+                units[k].submit(i, t)
+            i += 1
+        for k, unit in numbered:
+            if unit.queue:
+                if duration is None:
+                    for job in unit.schedule(t):
+                        start[job] = t
+                        if started is not None:
+                            started(job, t)
+                        push(heap, (t + runtime[job], job))
+                else:
+                    for job in unit.schedule(t):
+                        start[job] = t
+                        if started is not None:
+                            started(job, t)
+                        push(heap, (t + duration(job, k, t), job))
+    return np.array(start), np.array(end), np.array(where, dtype=np.int64)

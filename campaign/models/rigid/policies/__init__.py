@@ -1,0 +1,43 @@
+"""The local scheduling policies of a site, one class per file, found by name here.
+
+A new policy is a subclass of :class:`Policy` in its own file and one line in ``POLICIES``;
+the site, the event loop and the models then offer it under that name.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from campaign.models.rigid.policies.accasim_easy import AccasimEasy
+from campaign.models.rigid.policies.base import Options, Policy
+from campaign.models.rigid.policies.conservative import Conservative
+from campaign.models.rigid.policies.easy import Easy
+from campaign.models.rigid.policies.fcfs import Fcfs
+from campaign.models.rigid.policies.random import Random
+from campaign.models.rigid.policies.sjf import Sjf
+
+if TYPE_CHECKING:
+    from campaign.models.rigid.site import Site
+
+__all__ = ["POLICIES", "Options", "Policy", "make_policy"]
+
+POLICIES: dict[str, type[Policy]] = {
+    "fcfs": Fcfs,
+    "easy": Easy,
+    "conservative": Conservative,
+    "accasim_easy": AccasimEasy,
+    "sjf": Sjf,
+    "random": Random,
+}
+"""Every policy by the name a spec gives it, in the order documentation lists them."""
+
+
+def make_policy(name: str, site: Site, options: Options) -> Policy:
+    """The policy ``name`` for ``site``; one ``ValueError`` for an unknown name or a missing
+    policy stream."""
+    kind = POLICIES.get(name)
+    if kind is None:
+        raise ValueError(f"unknown scheduler {name!r}; allowed: {', '.join(POLICIES)}")
+    if kind.needs_rng and options.rng is None:
+        raise ValueError(f"scheduler {name!r} needs a random generator (the policy stream)")
+    return kind.create(site, options)

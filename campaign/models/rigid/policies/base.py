@@ -1,0 +1,60 @@
+"""The interface every local scheduling policy of a :class:`~campaign.models.rigid.site.Site`
+implements.
+
+A site keeps the machine state (free processors, the queue in arrival order, the running jobs
+and their planned ends) and tells its policy what happens; the policy keeps whatever it needs
+to decide (reservations, a sorted queue, a memo) and, once per pass, starts jobs through
+``site.start_job``. A policy never changes the queue itself: the site removes the started jobs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from campaign.models.rigid.site import Site
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a run hands to every policy; each takes the options it understands."""
+
+    rng: np.random.Generator | None = None
+    """The policy stream (only policies that draw need it)."""
+    backfill_after_start: bool = True
+    """EASY: backfill in a pass that started the queue head (false: the datacenter reference
+    simulator's rule)."""
+
+
+class Policy:
+    """Decides which queued jobs start at a site. Subclasses set ``name`` and ``select``."""
+
+    name: ClassVar[str] = ""
+    needs_rng: ClassVar[bool] = False
+    """Whether the policy draws from the policy stream (``Options.rng``)."""
+
+    def __init__(self, site: Site) -> None:
+        self.site = site
+
+    @classmethod
+    def create(cls, site: Site, options: Options) -> Policy:
+        """The policy for ``site`` under ``options`` (a subclass may pick a variant)."""
+        return cls(site)
+
+    def submitted(self, job: int, t: float) -> None:
+        """``job`` joined the queue at t (after the completions of t, before the pass)."""
+
+    def completed(self, job: int, t: float, planned: float) -> None:
+        """A running job ended at t; it was planned to end at ``planned`` (start + estimate)."""
+
+    def select(self, t: float) -> list[int]:
+        """One pass at t over a non-empty queue: start jobs (``site.start_job``) and return
+        them in start order."""
+        raise NotImplementedError
+
+    def wakeup(self, t: float) -> float | None:
+        """When the site wants another pass although no event is left (None: never)."""
+        return None

@@ -1,0 +1,223 @@
+"""Conservative backfilling: every queued job holds a reservation in an availability profile;
+the reservations are compressed every pass (parallel-jobs.md section 3)."""
+
+from __future__ import annotations
+
+from bisect import bisect_right, insort
+
+from campaign.models.rigid.policies.base import Policy
+from campaign.models.rigid.profile import Profile
+
+_LAST = float("inf")
+"""Sorts after every job index: (t, _LAST) bisects past all entries (t, job)."""
+
+
+class Conservative(Policy):
+    """A job arriving is booked at its earliest feasible start given the running jobs and
+    every reservation; a pass re-inserts every queued job in order of reservation start
+    (ties: arrival) at its earliest start, then starts the jobs whose reservation is due."""
+
+    name = "conservative"
+
+    def __init__(self, site) -> None:
+        super().__init__(site)
+        self.reservation: dict[int, float] = {}
+        """Reservation start per queued job."""
+        self._order: list[tuple[float, int]] = []
+        """The queued jobs in compression order: sorted (reservation start, job)."""
+        self.profile = Profile(0.0, site.processors)
+        self._freed: list[tuple[float, float, int]] = []
+        """Spans [a, b) freed since the last compression, with the most free processors
+        they had when freed."""
+        self._rebuild = False
+
+    def submitted(self, job: int, t: float) -> None:
+        site = self.site
+        profile = self.profile
+        profile.prune(t)
+        if site.ends and site.ends[0][0] < t:
+            self._refresh_profile(t)
+        est = site.estimate[job]
+        width = site.size[job]
+        begin = profile.earliest(width, est)
+        profile.add(begin, est, -width)
+        self.reservation[job] = begin
+        insort(self._order, (begin, job))
+
+    def completed(self, job: int, t: float, planned: float) -> None:
+        if t < planned:
+            # Ended before its estimate: its processors are free earlier than planned.
+            self.profile.prune(t)
+            self.profile.add(t, planned - t, self.site.size[job])
+            if self.site.queue:  # later arrivals are placed knowing these processors are free
+                self._freed.append((t, planned, 0))
+
+    def select(self, t: float) -> list[int]:
+        site = self.site
+        self.profile.prune(t)
+        self._compress(t)
+        reservation = self.reservation
+        order = self._order
+        due = bisect_right(order, (t, _LAST))
+        if due == 0:
+            return []
+        started = []
+        waiting = []
+        size = site.size
+        for job in sorted(job for _, job in order[:due]):  # arrival order
+            if size[job] <= site.free:
+                site.start_job(job, t)
+                del reservation[job]
+                started.append(job)
+            else:
+                # Only possible when a running job overran its estimate: plan again next pass.
+                self._rebuild = True
+                waiting.append((reservation[job], job))
+        order[:due] = sorted(waiting)
+        return started
+
+    def _refresh_profile(self, t: float) -> None:
+        """Rebuild the profile from the running jobs (ending at max(s + est, t)) and the
+        reservations where they stand."""
+        site = self.site
+        profile = self.profile
+        profile.reset(t, site.free, site.ends, site.size)
+        for job, begin in self.reservation.items():
+            profile.add(begin, site.estimate[job], -site.size[job])
+
+    def _compress(self, t: float) -> None:
+        """Re-insert every queued job, in order of reservation start (ties: arrival), at
+        its earliest feasible start given the running jobs and the jobs re-inserted before.
+
+        Exact shortcut: a job already at its earliest start stays there unless processors
+        were freed (an early completion, an earlier job moving up) somewhere before its
+        reservation start; such jobs are skipped. A running job past its estimate or
+        a reservation left in the past (behind such a job) forces the literal re-insertion of
+        all jobs.
+        """
+        site = self.site
+        profile = self.profile
+        reservation = self.reservation
+        order = self._order
+        size = site.size
+        estimate = site.estimate
+        ends = site.ends
+        overran = bool(ends) and ends[0][0] < t
+        stale = bool(order) and order[0][0] < t
+        if overran or stale or self._rebuild:
+            profile.reset(t, site.free, ends, size)
+            for _, job in order:
+                begin = profile.earliest(size[job], estimate[job])
+                profile.add(begin, estimate[job], -size[job])
+                reservation[job] = begin
+            self._order = sorted((reservation[job], job) for _, job in order)
+            self._freed.clear()
+            self._rebuild = False
+            return
+        # Only points before the last reservation start matter (p < old for every job):
+        # bound each span by its current free counts up to there.
+        horizon = order[-1][0] if order else t
+        most_free = profile.most_free
+        freed = [
+            (a, b, most_free(a, min(b, horizon)))
+            for a, b, _ in self._freed
+            if b > t and a < horizon
+        ]
+        self._freed = []
+        if not freed:
+            return
+        add = profile.add
+        first_fit_before = profile.first_fit_before
+        known = len(freed)
+        low = min(span[0] for span in freed)
+        top = max(span[2] for span in freed)
+        failed: dict[int, tuple[float, float, float]] = {}
+        spans: dict[int, tuple[float | None, float, float]] = {}
+        # Jobs starting by ``low`` cannot move; ``low`` only drops when a job after them moves.
+        moved = False
+        for position in range(bisect_right(order, (low, _LAST)), len(order)):
+            old, job = order[position]
+            duration = estimate[job]
+            end = old + duration
+            width = size[job]
+            if old <= low or width > top:
+                continue
+            # A start s < old only needs free processors over [s, min(s + est, old)): the
+            # rest of its window lies in the job's own span. It was infeasible when the job
+            # was last placed or checked, so it can only have become feasible through a
+            # point p < old freed since then, where the free count now reaches the width;
+            # the maximum free count a span had when freed bounds every later value in it.
+            # (reach, until) of a width stay valid while ``freed`` is unchanged and ``old``
+            # (non-decreasing along the order) stays below the next span that could qualify.
+            cached = spans.get(width)
+            if cached is not None and old <= cached[2]:
+                reach, until, _ = cached
+            else:
+                reach = None
+                until = t
+                valid = _LAST
+                for a, b, most in freed:
+                    if most >= width:
+                        if a < old:
+                            if reach is None or a < reach:
+                                reach = a
+                            if b > until:
+                                until = b
+                        elif a < valid:
+                            valid = a
+                spans[width] = (reach, until, valid)
+            if reach is None:
+                continue
+            after = reach - duration
+            if after < t:
+                after = t
+            before = until if until < old else old
+            # If no start in [after, before) fits a job of this width, none fits a later job
+            # (larger old) with an estimate at least as long and an ``after`` at least as
+            # late, until something moves.
+            scan = after
+            memo = failed.get(width)
+            if memo is not None and duration >= memo[0] and after >= memo[1]:
+                if memo[2] >= before:
+                    continue
+                if memo[2] > after:
+                    scan = memo[2]
+            begin = first_fit_before(width, duration, scan, before, old)
+            if begin is None:
+                failed[width] = (duration, after, before)
+                continue
+            if begin != old:
+                failed.clear()
+                if begin + duration > old:  # the spans overlap: only the ends change
+                    add(begin, old - begin, -width)
+                    add(begin + duration, old - begin, width)
+                else:
+                    add(old, duration, width)
+                    add(begin, duration, -width)
+                reservation[job] = begin
+                order[position] = (begin, job)  # the order is restored after the loop
+                moved = True
+                freed_from = begin + duration
+                if freed_from < old:
+                    freed_from = old
+                if end > freed_from:
+                    most = most_free(freed_from, end if end < horizon else horizon)
+                    if freed_from < low:
+                        low = freed_from
+                    if most > top:
+                        top = most
+                    spans.clear()
+                    # Coalesce with an overlapping span freed in this compression (a
+                    # coarser span only lets more jobs through the filter, never fewer).
+                    for k in range(known, len(freed)):
+                        a, b, m = freed[k]
+                        if a <= end and freed_from <= b:
+                            freed[k] = (min(a, freed_from), max(b, end), max(m, most))
+                            break
+                    else:
+                        freed.append((freed_from, end, most))
+        if moved:
+            order.sort()
+        # Spans freed during this compression may let jobs checked before them move up at
+        # the next pass: keep them for the next compression.
+        self._freed = freed[known:]

@@ -1,0 +1,71 @@
+"""EASY backfilling: only the queue head is protected; its shadow time is recomputed every
+pass (parallel-jobs.md section 3)."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from itertools import islice
+
+from campaign.models.rigid.policies.base import Options, Policy
+from campaign.models.rigid.policies.fcfs import start_heads
+
+
+class Easy(Policy):
+    """After the leading jobs that fit, a later job starts iff it ends by the blocked head's
+    shadow time or fits in the processors left over at that time."""
+
+    name = "easy"
+    backfill_after_start = True
+    """Whether a pass that started the queue head still backfills."""
+
+    @classmethod
+    def create(cls, site, options: Options) -> Policy:
+        if not options.backfill_after_start:
+            from campaign.models.rigid.policies.datacenter_easy import DatacenterEasy
+
+            return DatacenterEasy(site)
+        return cls(site)
+
+    def __init__(self, site) -> None:
+        super().__init__(site)
+        self._memo: tuple[int, float, int, int, int] | None = None
+        """(blocked head, shadow time, left-over processors, last job examined, jobs ended
+        at the site by then)."""
+
+    def select(self, t: float) -> list[int]:
+        site = self.site
+        started = start_heads(site, t)
+        queue = site.queue
+        if len(started) == len(queue) or site.free == 0:
+            self._memo = None
+            return started
+        if started and not self.backfill_after_start:
+            self._memo = None
+            return started
+        head = queue[len(started)]
+        memo = self._memo
+        if memo is not None and memo[0] == head and memo[1] >= t and memo[4] == site.ended:
+            # Nothing ended since the last pass and the shadow time is still ahead: the jobs
+            # rejected then are rejected now (t only grew), so only newcomers are candidates.
+            _, shadow, extra, last, _ = memo
+            first = bisect_right(queue, last)
+        else:
+            shadow, extra = site.shadow(head, t)
+            first = len(started) + 1
+        size = site.size
+        estimate = site.estimate
+        for job in islice(queue, first, None):
+            width = size[job]
+            if width > site.free:
+                continue
+            if t + estimate[job] <= shadow:
+                site.start_job(job, t)
+                started.append(job)
+            elif width <= extra:
+                extra -= width
+                site.start_job(job, t)
+                started.append(job)
+            if site.free == 0:
+                break
+        self._memo = (head, shadow, extra, queue[-1], site.ended) if site.free > 0 else None
+        return started

@@ -1,0 +1,37 @@
+"""Random: each pass draws a waiting job uniformly from the policy stream and starts it while
+it fits; a pass draws only while a processor is free, since no draw could start a job
+otherwise."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from campaign.models.rigid.policies.base import Options, Policy
+
+
+class Random(Policy):
+    name = "random"
+    needs_rng = True
+
+    def __init__(self, site, rng: np.random.Generator) -> None:
+        super().__init__(site)
+        self.rng = rng
+
+    @classmethod
+    def create(cls, site, options: Options) -> Policy:
+        return cls(site, options.rng)
+
+    def select(self, t: float) -> list[int]:
+        site = self.site
+        waiting = list(site.queue)
+        draw = self.rng.integers
+        size = site.size
+        started = []
+        while waiting and site.free > 0:
+            job = waiting[int(draw(len(waiting)))]
+            if size[job] > site.free:
+                break
+            waiting.remove(job)
+            site.start_job(job, t)
+            started.append(job)
+        return started

@@ -1,0 +1,144 @@
+"""An availability profile: free processors over future time, as a step function.
+
+Conservative backfilling books every queued job into it (a reservation) and asks it for the
+earliest start where a job fits. Breakpoints ``times`` ascending, ``free[k]`` processors free
+over [times[k], times[k + 1]); the last step lasts forever. The profile starts at its origin
+``times[0]``: the past is not tracked.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+
+
+class Profile:
+    def __init__(self, origin: float, free: int) -> None:
+        self.times: list[float] = [origin]
+        self.free: list[int] = [free]
+
+    def reset(
+        self, t: float, free: int, ends: Sequence[tuple[float, int]], size: Sequence[int]
+    ) -> None:
+        """The profile of running jobs alone: ``free`` processors now, and each job of ``ends``
+        ((planned end, job), ascending) giving back its ``size`` at max(planned end, t)."""
+        times = [t]
+        counts = [free]
+        for planned, job in ends:
+            if planned <= t:
+                counts[0] += size[job]
+            elif planned == times[-1]:
+                counts[-1] += size[job]
+            else:
+                times.append(planned)
+                counts.append(counts[-1] + size[job])
+        self.times = times
+        self.free = counts
+
+    def prune(self, t: float) -> None:
+        """Forget the profile before t (the profile then starts at t)."""
+        times = self.times
+        if times[0] >= t:
+            return
+        k = bisect_right(times, t) - 1
+        if k > 0:
+            del times[:k]
+            del self.free[:k]
+        times[0] = t
+
+    def earliest(self, width: int, duration: float) -> float:
+        """Earliest start >= the origin where ``width`` processors stay free for ``duration``
+        (for a zero duration: free at that instant); the last step must hold ``width``."""
+        times = self.times
+        free = self.free
+        n = len(times)
+        i = 0
+        while True:
+            if free[i] < width:
+                i += 1
+                continue
+            here = times[i]
+            end = here + duration
+            j = i + 1
+            while j < n and times[j] < end:
+                if free[j] < width:
+                    break
+                j += 1
+            else:
+                return here
+            i = j + 1
+
+    def first_fit_before(
+        self, width: int, duration: float, after: float, before: float, clip: float
+    ) -> float | None:
+        """Earliest breakpoint s in [after, before) (the scan starts in the segment holding
+        ``after``) with ``width`` free processors over [s, min(s + duration, clip))."""
+        times = self.times
+        free = self.free
+        n = len(times)
+        i = bisect_right(times, after) - 1
+        if i < 0:
+            i = 0
+        while i < n:
+            here = times[i]
+            if here >= before:
+                return None
+            if free[i] < width:
+                i += 1
+                continue
+            end = here + duration
+            if end > clip:
+                end = clip
+            j = i + 1
+            while j < n and times[j] < end:
+                if free[j] < width:
+                    break
+                j += 1
+            else:
+                return here
+            i = j + 1
+        return None
+
+    def add(self, begin: float, duration: float, delta: int) -> None:
+        """Add ``delta`` free processors over [begin, begin + duration) (clipped to the
+        origin)."""
+        times = self.times
+        origin = times[0]
+        if begin < origin:
+            duration -= origin - begin
+            begin = origin
+        if duration <= 0:
+            return
+        free = self.free
+        # Breakpoints at both ends (the origin is <= begin, so first >= 1 if new).
+        first = bisect_left(times, begin)
+        if first == len(times) or times[first] != begin:
+            times.insert(first, begin)
+            free.insert(first, free[first - 1])
+        finish = begin + duration
+        last = bisect_left(times, finish, first)
+        if last == len(times) or times[last] != finish:
+            times.insert(last, finish)
+            free.insert(last, free[last - 1])
+        for k in range(first, last):
+            free[k] += delta
+        # Merge equal neighbours at both ends so the profile stays short.
+        if last < len(free) and free[last] == free[last - 1]:
+            del times[last]
+            del free[last]
+        if first > 0 and free[first] == free[first - 1]:
+            del times[first]
+            del free[first]
+
+    def most_free(self, begin: float, end: float) -> int:
+        """Most free processors at any instant of [begin, end)."""
+        times = self.times
+        free = self.free
+        k = max(bisect_right(times, begin) - 1, 0)
+        most = free[k]
+        k += 1
+        while k < len(times) and times[k] < end:
+            if free[k] > most:
+                most = free[k]
+            k += 1
+        return most

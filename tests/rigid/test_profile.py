@@ -1,0 +1,47 @@
+"""The availability profile conservative backfilling books reservations into, by hand."""
+
+from __future__ import annotations
+
+from campaign.models.rigid.profile import Profile
+
+
+def test_bookings_and_earliest_starts():
+    profile = Profile(0.0, 4)
+    profile.add(0.0, 10.0, -3)  # 3 processors busy over [0, 10)
+    assert (profile.times, profile.free) == ([0.0, 10.0], [1, 4])
+    assert profile.earliest(2, 5.0) == 10.0
+    assert profile.earliest(1, 5.0) == 0.0
+    profile.add(10.0, 5.0, -4)  # all busy over [10, 15)
+    assert (profile.times, profile.free) == ([0.0, 10.0, 15.0], [1, 0, 4])
+    assert profile.earliest(1, 20.0) == 15.0  # [0, 20) crosses the full step at 10
+    assert profile.earliest(1, 10.0) == 0.0  # [0, 10) ends where that step begins
+    assert profile.earliest(4, 0.0) == 15.0
+    assert profile.most_free(0.0, 12.0) == 1
+    assert profile.most_free(5.0, 20.0) == 4
+
+
+def test_prune_clips_later_bookings_and_merges_equal_steps():
+    profile = Profile(0.0, 4)
+    profile.add(0.0, 10.0, -3)
+    profile.add(10.0, 5.0, -4)
+    profile.prune(12.0)
+    assert (profile.times, profile.free) == ([12.0, 15.0], [0, 4])
+    profile.add(5.0, 10.0, 2)  # [5, 15) clipped to [12, 15)
+    assert (profile.times, profile.free) == ([12.0, 15.0], [2, 4])
+    profile.add(12.0, 3.0, 2)  # now equal to the last step: merged
+    assert (profile.times, profile.free) == ([12.0], [4])
+
+
+def test_first_fit_before_a_bound():
+    profile = Profile(12.0, 2)
+    profile.add(15.0, 100.0, 2)
+    assert profile.first_fit_before(3, 5.0, 12.0, 20.0, 30.0) == 15.0
+    assert profile.first_fit_before(3, 5.0, 12.0, 15.0, 30.0) is None
+    assert profile.first_fit_before(2, 5.0, 13.0, 20.0, 30.0) == 12.0  # scan from 13's step
+
+
+def test_reset_from_running_jobs():
+    profile = Profile(0.0, 8)
+    # free 2 now (t = 5); jobs 0, 1, 2 of sizes 3, 1, 2 planned to end at 4 (overran), 9, 9.
+    profile.reset(5.0, 2, [(4.0, 0), (9.0, 1), (9.0, 2)], [3, 1, 2])
+    assert (profile.times, profile.free) == ([5.0, 9.0], [5, 8])
