@@ -50,4 +50,17 @@ def compare(results, factor, baseline, metric, **options):
     return _compare(results, factor, baseline, metric, **options)
 
 
-__all__ = ["run", "open_results", "open_failures", "compare", "__version__"]
+def effects(results, metric, where=None):
+    """Which factors matter for ``metric``: main effects and two-factor interactions, each
+    with its share of the variance and an F test (an xarray Dataset, one row per term).
+
+    ``results``: a Dataset, a results file or its folder; ``where``: ``factor=level`` clauses.
+    """
+    from campaign.anova import effects as _effects
+
+    if not hasattr(results, "data_vars"):
+        results = open_results(results)
+    return _effects(results, metric, where)
+
+
+__all__ = ["run", "open_results", "open_failures", "compare", "effects", "__version__"]

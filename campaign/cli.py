@@ -285,6 +285,15 @@ def cmd_compare(args) -> int:
     return EXIT_OK
 
 
+def cmd_effects(args) -> int:
+    from campaign.anova import effects, format_effects
+    from campaign.results import open_results
+
+    dataset = open_results(args.results)
+    print(format_effects(effects(dataset, args.metric, args.where), args.format))
+    return EXIT_OK
+
+
 def cmd_export(args) -> int:
     from campaign.export import export
     from campaign.results import open_failures, open_results, results_file
@@ -542,6 +551,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser(
+        "effects",
+        help="which factors matter: main effects and two-factor interactions, their share of "
+        "the variance and an F test, ranked",
+        description="An analysis of variance of one metric over the replicates: every main "
+        "effect and two-factor interaction with its degrees of freedom, its share of the total "
+        "sum of squares (type II, so unequal replicate counts are fine), an F test and its "
+        "rank; then each factor's level means against the mean of all cells. With paired "
+        "factors, tasks that share a seed form blocks (a split-plot analysis).",
+    )
+    p.add_argument("results", help="results.nc (or its folder)")
+    p.add_argument("--metric", required=True, help="the metric analysed")
+    p.add_argument(
+        "--where",
+        action="append",
+        default=[],
+        metavar="FACTOR=LEVEL[,LEVEL]",
+        help="keep only these levels (repeatable)",
+    )
+    p.add_argument("--format", default="table", choices=["table", "csv", "json"])
+    p.set_defaults(func=cmd_effects)
+
+    p = sub.add_parser(
         "export",
         help="the results as one table, a row per task (factors, replicate, seed, status, "
         "metrics, error), units kept",
@@ -584,6 +615,7 @@ BUILTIN_COMMANDS = (
     "plot",
     "report",
     "compare",
+    "effects",
     "export",
     "models",
 )
