@@ -13,6 +13,17 @@ from pathlib import Path
 from campaign.errors import CampaignError
 
 EXIT_OK, EXIT_FAILED_TASKS, EXIT_USAGE = 0, 1, 2
+RANK_COLUMNS = (  # the columns of `query --rank` (argparse help: %% is a percent sign)
+    "rank: 1 = the smallest D_means; D_means (%%): the degradation from the best level, "
+    "100 (value / best - 1), on cell means, averaged over the metrics and the instances (cells "
+    "of the other factors); D_replicates (%%): the same within each replicate, averaged over "
+    "the replicates; ci_low, ci_high (%%): the Student-t interval of D_replicates over the "
+    "replicates (paired when the factor's levels share seeds); n: the replicates in it (those "
+    "where every level, metric and instance has a value). Warnings follow when the factor is "
+    "not paired, when fewer than 5 replicates make the interval, or when a best value near 0 "
+    "makes degradations explode; with 3 levels or more and 2 instances or more, a Friedman "
+    "test of the levels across instances."
+)
 
 
 def _say(message: str) -> None:
@@ -193,8 +204,11 @@ def _headline(dataset) -> list[str]:
 
 
 def _rank(dataset, args) -> int:
+    import textwrap
+
+    from campaign.comparison import is_paired
     from campaign.query import parse_where
-    from campaign.ranking import degradation, format_ranking
+    from campaign.ranking import LEGEND, degradation, format_ranking, ranking_notes
     from campaign.results import factors_of, metrics_of
 
     factors = factors_of(dataset)
@@ -221,17 +235,26 @@ def _rank(dataset, args) -> int:
         confidence = float(dataset.attrs.get("confidence", 0.95))
     instances = [f for f in factors if f != args.rank]
     result = degradation(selected, args.rank, metrics, instances, confidence)
+    paired = is_paired(dataset, args.rank)
+    over = (
+        f"paired replicates (the levels of {args.rank} share seeds)"
+        if paired
+        else f"replicates, not paired (the levels of {args.rank} have seeds of their own)"
+    )
     print(
         f"degradation from the best {args.rank} (%), mean over {', '.join(metrics)} and over "
-        f"instances ({', '.join(instances) or 'one'}); interval over paired replicates"
+        f"instances ({', '.join(instances) or 'one'}); {confidence:.0%} interval over {over}"
     )
     print(format_ranking(result))
+    print(textwrap.fill(LEGEND, 100, subsequent_indent="  "))
     left_out = int(result["D_left_out"].sum())
     if left_out:
         print(
-            f"{left_out} replicates left out of the paired interval (some {args.rank}, metric "
+            f"{left_out} replicates left out of the interval (some {args.rank}, metric "
             "or instance has no value in them: failed, missing or NaN)"
         )
+    for line in ranking_notes(result, paired):
+        print(textwrap.fill(line, 100, subsequent_indent="  "))
     return EXIT_OK
 
 
@@ -477,7 +500,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--rank",
         metavar="FACTOR",
         help="rank the levels of FACTOR (e.g. strategy) by mean degradation from the best, "
-        "over --metric (default: the model's headline metrics) and the other factors' cells",
+        "over --metric (default: the model's headline metrics) and the other factors' cells. "
+        "Columns: " + RANK_COLUMNS,
     )
     p.add_argument(
         "--confidence",

@@ -9,7 +9,9 @@ gives a Student-t interval for D_s (centred on the mean of the per-replicate D, 
 gives deg 0 to the strategies at 0 and NaN (left out of the means) to the others.
 
 The metrics default to the model's headline metrics, which a results file names in its
-``headline_metrics`` attribute.
+``headline_metrics`` attribute. `ranking_notes` says what a reader must know before trusting
+the interval: an unpaired factor, too few replicates, a best value near 0 (``near_zero``:
+degradations above 9900% per metric and instance), and a Friedman test across instances.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import xarray as xr
+from scipy import stats as scipy_stats
 
 from campaign.results import headline_metrics
 from campaign.stats import interval
@@ -94,7 +97,8 @@ def degradation(
     deg = deg.transpose("metric", factor, ...)
     d_instance = deg.mean("metric", skipna=True)
     d = d_instance.mean(instance_dims, skipna=True) if instance_dims else d_instance
-    per_replicate = _deg(stacked, factor).mean("metric", skipna=True)
+    replicate_deg = _deg(stacked, factor)
+    per_replicate = replicate_deg.mean("metric", skipna=True)
     if instance_dims:
         per_replicate = per_replicate.mean(instance_dims, skipna=True)
     # a replicate is paired only where every level, metric and instance has a value in it
@@ -119,6 +123,8 @@ def degradation(
             "D_instance": d_instance,
             "rank_instance": _ranks(d_instance, factor),
             "deg": deg,
+            "near_zero": _near_zero(stacked.mean("replicate", skipna=True), deg, factor)
+            | _near_zero(stacked, replicate_deg, factor).any("replicate"),
         }
     )
     out["D"].attrs = {
@@ -137,9 +143,93 @@ def degradation(
     return out
 
 
+NEAR_ZERO = 0.01  # a best value below 1% of another level's: degradations above 9900%
+FEW_REPLICATES = 5  # below this, an interval rests mostly on the normality assumption
+
+
+def _near_zero(values: xr.DataArray, deg: xr.DataArray, factor: str) -> xr.DataArray:
+    """Where the best level's value is near 0 against the others' (deg above 9900%, or a best
+    of 0 beside a level that is not), so relative degradations explode."""
+    exploded = (deg > 100.0 * (1 / NEAR_ZERO - 1)).any(factor)
+    zero_best = (values.min(factor) == 0) & (values > 0).any(factor)
+    return exploded | zero_best
+
+
+LEGEND = (
+    "D_means: degradation from the best, 100 (value / best - 1), on cell means, averaged over "
+    "metrics and instances; D_replicates: the same within each replicate, averaged; ci_low, "
+    "ci_high: its interval; n: replicates in it (campaign query --help)"
+)
+
+
+def ranking_notes(result: xr.Dataset, paired: bool) -> list[str]:
+    """Warnings a reader of the ranking needs: an unpaired factor, too few replicates, a best
+    value near 0, and the Friedman test across instances when there are some."""
+    factor = result.attrs["factor"]
+    lines = []
+    if not paired:
+        lines.append(
+            f"warning: {factor} is not paired (its levels have seeds of their own): each "
+            "replicate's D compares independent runs, so D_replicates may differ from D_means "
+            f"and its interval is wide; list {factor} under paired: in the spec to rank its "
+            "levels on common random numbers"
+        )
+    counts = result["D_n"].values
+    fewest = int(counts.min()) if counts.size else 0
+    if fewest < 2:
+        lines.append(
+            f"warning: no interval (nan) where fewer than 2 replicates have a value for every "
+            f"level, metric and instance ({fewest} here); add replicates"
+        )
+    elif fewest < FEW_REPLICATES:
+        lines.append(
+            f"warning: the intervals rest on {fewest} replicates (fewer than {FEW_REPLICATES}): "
+            "too few for an interval to mean much; add replicates"
+        )
+    near = result["near_zero"]
+    for metric in near["metric"].values:
+        flagged = near.sel(metric=metric)
+        if bool(flagged.any()):
+            where = ""
+            if flagged.ndim:
+                first = flagged.where(flagged, drop=True)
+                labels = ", ".join(f"{d}={first[d].values[0]}" for d in first.dims)
+                where = f" in {int(flagged.sum())} of {flagged.size} instances (e.g. {labels})"
+            lines.append(
+                f"warning: {metric}:{where} the best {factor}'s value is below "
+                f"{NEAR_ZERO:.0%} of another level's (on cell means or within a replicate): "
+                f"degradations there exceed {100 * (1 / NEAR_ZERO - 1):.0f}% and dominate D; "
+                "relative degradations explode near 0: rank on a metric away from 0, or compare "
+                "differences with `campaign compare`"
+            )
+    friedman = friedman_test(result)
+    if friedman is not None:
+        statistic, p_value, instances = friedman
+        lines.append(
+            f"Friedman test over {instances} instances (the levels ranked by D within each): "
+            f"chi-square {statistic:.4g}, p = {p_value:.3g}"
+        )
+    return lines
+
+
+def friedman_test(result: xr.Dataset) -> tuple[float, float, int] | None:
+    """The Friedman test of the levels' D across instances (complete instances only), when
+    there are at least 3 levels and 2 instances; None otherwise."""
+    factor = result.attrs["factor"]
+    table = result["D_instance"]
+    others = [d for d in table.dims if d != factor]
+    if not others:
+        return None
+    table = table.stack(instance=others).transpose("instance", factor).values
+    table = table[~np.isnan(table).any(axis=1)]
+    if table.shape[1] < 3 or table.shape[0] < 2:
+        return None
+    statistic, p_value = scipy_stats.friedmanchisquare(*table.T)
+    return float(statistic), float(p_value), int(table.shape[0])
+
+
 def format_ranking(result: xr.Dataset) -> str:
-    """A plain-text table sorted by rank: level, D on cell means (%), mean of the paired
-    per-replicate D and its interval."""
+    """A plain-text table sorted by rank, its columns named as in `COLUMNS`."""
     factor = result.attrs.get("factor", next(iter(result["D"].dims)))
     if result["D"].ndim != 1:
         raise ValueError("format_ranking needs D over the factor only (give instance_dims)")
@@ -154,14 +244,16 @@ def format_ranking(result: xr.Dataset) -> str:
                 float(pick["D_paired_mean"]),
                 float(pick["D_ci_low"]),
                 float(pick["D_ci_high"]),
+                int(pick["D_n"]),
             )
         )
     rows.sort(key=lambda r: (np.inf if np.isnan(r[0]) else r[0], r[1]))
     width = max(len(factor), *(len(r[1]) for r in rows))
-    head = f"{'rank':>4}  {factor:<{width}}  {'D (%)':>10}  {'paired':>10}"
-    lines = [f"{head}  {'ci_low':>10}  {'ci_high':>10}"]
-    for rank, level, value, paired, low, high in rows:
+    names = ("D_means(%)", "D_replicates(%)", "ci_low(%)", "ci_high(%)")
+    head = f"{'rank':>4}  {factor:<{width}}  " + "  ".join(f"{name:>{len(name)}}" for name in names)
+    lines = [f"{head}  {'n':>4}"]
+    for rank, level, *numbers, count in rows:
         rank_text = "-" if np.isnan(rank) else f"{int(rank)}"
-        numbers = "  ".join(f"{x:>10.2f}" for x in (value, paired, low, high))
-        lines.append(f"{rank_text:>4}  {level:<{width}}  {numbers}")
+        text = "  ".join(f"{x:>{len(name)}.2f}" for x, name in zip(numbers, names))
+        lines.append(f"{rank_text:>4}  {level:<{width}}  {text}  {count:>4}")
     return "\n".join(lines)

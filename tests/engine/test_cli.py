@@ -217,12 +217,38 @@ def test_query_rank_orders_levels_by_mean_degradation(tmp_path, capsys):
     dataset.to_netcdf(path)
     assert main(["query", str(path), "--rank", "strategy"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    rows = [line.split() for line in lines[2:]]
+    assert lines[1].split() == [
+        "rank", "strategy", "D_means(%)", "D_replicates(%)", "ci_low(%)", "ci_high(%)", "n"
+    ]  # fmt: skip
+    rows = [line.split() for line in lines[2:5]]
     assert [row[:3] for row in rows] == [
         ["1", "A", "11.11"],
         ["2", "B", "16.67"],
         ["3", "C", "136.67"],
     ]
+    assert lines[0].endswith(
+        "95% interval over replicates, not paired (the levels of strategy have seeds of their own)"
+    )
+    assert lines[5].startswith("D_means: degradation from the best, 100 (value / best - 1)")
+    warnings = [line for line in lines if line.startswith("warning: ")]
+    assert [line.split(" (")[0] for line in warnings] == [
+        "warning: strategy is not paired",
+        "warning: no interval",
+    ]
+    dataset.attrs["paired"] = "strategy"
+    dataset.to_netcdf(path)
+    assert main(["query", str(path), "--rank", "strategy"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].endswith(
+        "95% interval over paired replicates (the levels of strategy share seeds)"
+    )
+    assert not any("is not paired" in line for line in lines)
+    with pytest.raises(SystemExit):
+        main(["query", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "D_replicates (%): the same within each replicate, averaged over the replicates;" in text
+    assert "n: the replicates in it" in text
+    dataset.attrs = attrs
     assert main(["query", str(path), "--rank", "speed"]) == 2
     assert "--rank 'speed' is not a factor; factors: strategy" in capsys.readouterr().err
     dataset.attrs = {"model": "mm1"}  # an older file: the headline metrics of its model

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import xarray as xr
+from scipy import stats
 
-from campaign.ranking import degradation, format_ranking
+from campaign.ranking import degradation, format_ranking, friedman_test, ranking_notes
 
 METRICS = ("mean_wait", "mean_bsld", "swct_w")
 
@@ -31,7 +32,7 @@ def test_example_e():
     assert result["rank"].values.tolist() == [1, 2, 3]
     assert np.isnan(result["D_ci_low"]).all()  # one replicate: no interval
     table = format_ranking(result)
-    assert table.splitlines()[1].split() == ["1", "A", "11.11", "11.11", "nan", "nan"]
+    assert table.splitlines()[1].split() == ["1", "A", "11.11", "11.11", "nan", "nan", "1"]
     assert table.splitlines()[3].split()[:4] == ["3", "C", "136.67", "136.67"]
 
 
@@ -87,3 +88,72 @@ def test_metrics_default_to_the_headline_metrics_the_results_name():
     del ds.attrs["headline_metrics"]
     with pytest.raises(ValueError, match="names no headline metrics: give the metrics"):
         degradation(ds)
+
+
+def replicated(values: np.ndarray, paired: str = "strategy") -> xr.Dataset:
+    """mean_wait per strategy x grid x replicate, as a results file holds it."""
+    strategies, grids, replicates = values.shape
+    return xr.Dataset(
+        {"mean_wait": (("strategy", "grid", "replicate"), values)},
+        {
+            "strategy": ["A", "B", "C"][:strategies],
+            "grid": [f"g{i}" for i in range(grids)],
+            "replicate": np.arange(replicates),
+        },
+        attrs={"headline_metrics": "mean_wait", "paired": paired},
+    )
+
+
+def test_notes_warn_of_unpaired_levels_few_replicates_and_a_best_near_zero():
+    rng = np.random.default_rng(1)
+    base = 100 + rng.random((3, 2, 2))
+    result = degradation(replicated(base * [[[1]], [[2]], [[3]]]))
+    notes = ranking_notes(result, paired=False)
+    assert notes[0].startswith("warning: strategy is not paired (its levels have seeds of their")
+    assert notes[1] == (
+        "warning: the intervals rest on 2 replicates (fewer than 5): too few for an interval to "
+        "mean much; add replicates"
+    )
+    assert notes[2].startswith("Friedman test over 2 instances") and len(notes) == 3
+    # five replicates, paired, one instance (no Friedman test): nothing to say
+    enough = degradation(replicated(100 + rng.random((3, 1, 5))))
+    assert ranking_notes(enough, paired=True) == []
+    # A's value near 0 on g1 (0.5 against 100): degradations of 19900%
+    values = 100 + rng.random((3, 2, 5))
+    values[0, 1] = 0.5
+    notes = ranking_notes(degradation(replicated(values)), paired=True)
+    assert notes[:-1] == [
+        "warning: mean_wait: in 1 of 2 instances (e.g. grid=g1) the best strategy's value is "
+        "below 1% of another level's (on cell means or within a replicate): degradations there "
+        "exceed 9900% and dominate D; relative degradations explode near 0: rank on a metric "
+        "away from 0, or compare differences with `campaign compare`"
+    ]
+    # within one replicate only: B at 0.2 in replicate 3 of g0
+    values = 100 + rng.random((3, 2, 5))
+    values[1, 0, 3] = 0.2
+    result = degradation(replicated(values))
+    assert result["near_zero"].sel(metric="mean_wait").values.tolist() == [True, False]
+    # a best of exactly 0 beside a level that is not
+    values[1, 0, 3] = 0.0
+    assert bool(degradation(replicated(values))["near_zero"].sel(grid="g0").item())
+
+
+def test_friedman_test_across_instances():
+    rng = np.random.default_rng(2)
+    values = 100 + rng.random((3, 4, 5)) * 10
+    values[2] += 50  # C worst everywhere
+    result = degradation(replicated(values))
+    statistic, p_value, instances = friedman_test(result)
+    table = result["D_instance"].transpose("grid", "strategy").values
+    expected = stats.friedmanchisquare(*table.T)
+    assert (statistic, p_value, instances) == (
+        pytest.approx(expected.statistic),
+        pytest.approx(expected.pvalue),
+        4,
+    )
+    assert ranking_notes(result, paired=True)[-1] == (
+        f"Friedman test over 4 instances (the levels ranked by D within each): chi-square "
+        f"{statistic:.4g}, p = {p_value:.3g}"
+    )
+    assert friedman_test(degradation(replicated(values[:2]))) is None  # two levels
+    assert friedman_test(degradation(replicated(values[:, :1]))) is None  # one instance
