@@ -34,6 +34,7 @@ from typing import Any
 
 import yaml
 
+from campaign.dashboard import dashboard
 from campaign.errors import CampaignError
 
 SECURITY_FIELDS = ("ca", "cert", "key")
@@ -382,7 +383,7 @@ def open_client(
                 nworkers = len(client.nthreads())
             except OSError as error:
                 raise CampaignError(f"lost the Dask scheduler at {address}: {error}") from None
-            say(f"Dask scheduler {address} ({nworkers} workers); dashboard {client.dashboard_link}")
+            say(f"Dask scheduler {address} ({nworkers} workers); {dashboard(client)}")
             yield client
         finally:
             client.close()
@@ -401,7 +402,7 @@ def open_client(
             try:
                 say(
                     f"{type(started).__name__} from {spec.path}: scheduler "
-                    f"{started.scheduler_address}; dashboard {client.dashboard_link}"
+                    f"{started.scheduler_address}; {dashboard(client)}"
                 )
                 yield client
             finally:
@@ -415,7 +416,7 @@ def open_client(
     try:
         client = Client(local, security=tls)
         try:
-            say(f"Local Dask cluster: {count} worker processes; dashboard {client.dashboard_link}")
+            say(f"Local Dask cluster: {count} worker processes; {dashboard(client)}")
             yield client
         finally:
             client.close()
