@@ -27,7 +27,9 @@ RANK_COLUMNS = (  # the columns of `query --rank` (argparse help: %% is a percen
 
 
 def _say(message: str) -> None:
-    print(message, flush=True)
+    from campaign.progress import say  # above a live progress bar, if one is drawn
+
+    say(message)
 
 
 def describe_spec(spec) -> str:
@@ -464,7 +466,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="set earlier results of this output folder aside and start afresh",
     )
-    p.add_argument("--quiet", action="store_true", help="no progress display")
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress display (else a live bar on a terminal, a line every 10 s in a log)",
+    )
     p.add_argument(
         "--show-metrics",
         type=int,

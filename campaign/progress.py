@@ -1,10 +1,21 @@
-"""Progress of a running campaign: a live bar on a terminal, plain log lines otherwise."""
+"""Progress of a running campaign: one live bar on a terminal, a plain line now and then in a
+log (so a log holds a readable history rather than a bar's redraws)."""
 
 from __future__ import annotations
 
+import os
 import sys
 import time
+from collections.abc import Callable
 from typing import TextIO
+
+from tqdm import tqdm
+
+# The bar redraws at most this often: updates in between only add to the counts.
+REFRESH_SECONDS = 0.2
+# The bar's line never gets wider than this, however wide the terminal.
+MAX_COLUMNS = 120
+BAR_FORMAT = "{desc} |{bar}| {rate_noinv_fmt}, elapsed {elapsed}, ETA {remaining}"
 
 
 def format_duration(seconds: float) -> str:
@@ -16,8 +27,34 @@ def format_duration(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
+def format_rate(per_second: float) -> str:
+    """Tasks per second, or per minute when that reads better (long tasks)."""
+    if per_second >= 1:
+        return f"{per_second:.1f} tasks/s"
+    return f"{per_second * 60:.1f} tasks/min"
+
+
+def screen(stream: TextIO) -> tuple[int, int]:
+    """The terminal's columns and lines, 100 x 24 where it reports none (a fresh pseudo-terminal
+    says 0 x 0, and tqdm would then neither size the bar nor trim the line)."""
+    try:
+        size = os.get_terminal_size(stream.fileno())
+    except (AttributeError, OSError, ValueError):
+        return 100, 24
+    return size.columns or 100, size.lines or 24
+
+
+def say(message: str) -> None:
+    """Print a line on stdout without breaking a live bar: the bar is cleared, the line
+    printed, and the bar drawn again below it."""
+    tqdm.write(message, file=sys.stdout)
+    sys.stdout.flush()
+
+
 class Progress:
-    """Counts finished tasks of this run and shows done, failed, remaining and time left."""
+    """Counts the finished tasks of this run and shows done, ok, failed, remaining, the rate
+    and the time left: a tqdm bar redrawn in place on a terminal; elsewhere a line every
+    `log_every` seconds (by `clock`) and a last one when the run ends."""
 
     def __init__(
         self,
@@ -25,6 +62,7 @@ class Progress:
         stream: TextIO | None = None,
         enabled: bool = True,
         log_every: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
     ):
         self.total = total
         self.ok = 0
@@ -33,49 +71,73 @@ class Progress:
         self.enabled = enabled and total > 0
         self.live = self.enabled and hasattr(self.stream, "isatty") and self.stream.isatty()
         self.log_every = log_every
-        self.start = time.monotonic()
-        self._last = 0.0
+        self.clock = clock
+        self.start = clock()
+        self._last = self.start
         self._finished = False
+        self._bar: tqdm | None = None
+        if self.live:
+            columns, lines = screen(self.stream)
+            self._bar = tqdm(
+                total=total,
+                file=self.stream,
+                bar_format=BAR_FORMAT,
+                unit=" tasks",
+                ascii=" #",
+                mininterval=REFRESH_SECONDS,
+                ncols=min(columns, MAX_COLUMNS),
+                nrows=lines,
+                desc=self.counts(),
+            )
 
     @property
     def done(self) -> int:
         return self.ok + self.failed
 
+    def counts(self) -> str:
+        remaining = self.total - self.done
+        return (
+            f"{self.done}/{self.total} done ({self.ok} ok, {self.failed} failed), "
+            f"{remaining} remaining"
+        )
+
     def update(self, ok: int = 0, failed: int = 0) -> None:
         self.ok += ok
         self.failed += failed
-        now = time.monotonic()
-        interval = 0.2 if self.live else self.log_every
-        if self.done < self.total and now - self._last < interval:
+        if not self.enabled or self._finished:
             return
-        self._last = now
-        self._show(final=False)
+        if self.done >= self.total:
+            self.finish()
+        elif self._bar is not None:
+            # tqdm redraws only when REFRESH_SECONDS have passed, with the counts of then
+            self._bar.set_description_str(self.counts(), refresh=False)
+            self._bar.update(ok + failed)
+        elif self.clock() - self._last >= self.log_every:
+            self._last = self.clock()
+            self._write()
 
     def finish(self) -> None:
-        if self.enabled and not self._finished:
-            self._show(final=True)
+        """Show the last state (all done, or where an interrupted run stopped), once."""
+        if not self.enabled or self._finished:
+            return
+        self._finished = True
+        if self._bar is not None:
+            self._bar.set_description_str(self.counts(), refresh=False)
+            self._bar.update(self.done - self._bar.n)
+            self._bar.close()  # draws the last state and leaves the bar on its line
+        else:
+            self._write()
 
     def line(self) -> str:
-        elapsed = time.monotonic() - self.start
+        elapsed = self.clock() - self.start
         remaining = self.total - self.done
         rate = self.done / elapsed if elapsed > 0 else 0.0
         left = remaining / rate if rate > 0 else float("nan")
         return (
-            f"{self.done}/{self.total} done ({self.failed} failed), {remaining} remaining, "
-            f"elapsed {format_duration(elapsed)}, left {format_duration(left)}"
+            f"{self.counts()}, {format_rate(rate)}, elapsed {format_duration(elapsed)}, "
+            f"ETA {format_duration(left)}"
         )
 
-    def _show(self, final: bool) -> None:
-        if not self.enabled:
-            return
-        final = final or self.done >= self.total
-        self._finished = final
-        if self.live:
-            width = 30
-            filled = int(width * self.done / self.total) if self.total else width
-            bar = "#" * filled + "-" * (width - filled)
-            end = "\n" if final else ""
-            self.stream.write(f"\r[{bar}] {self.line()}\033[K{end}")
-        else:
-            self.stream.write(f"progress: {self.line()}\n")
+    def _write(self) -> None:
+        self.stream.write(f"progress: {self.line()}\n")
         self.stream.flush()
