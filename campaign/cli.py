@@ -177,6 +177,7 @@ def cmd_run(args) -> int:
 def cmd_query(args) -> int:
     from campaign.query import check_confidence, format_table, summary_table
     from campaign.results import metrics_of, open_results
+    from campaign.tables import TABLE_FORMATS, render
 
     check_confidence(args.confidence)
     dataset = open_results(args.results)
@@ -187,6 +188,11 @@ def cmd_query(args) -> int:
     frame = summary_table(
         dataset, metrics=metrics, by=by, where=args.where, confidence=args.confidence
     )
+    if args.format in TABLE_FORMATS:
+        confidence = args.confidence or float(dataset.attrs.get("confidence", 0.95))
+        units = {m: dataset[m].attrs.get("units", "") for m in metrics}
+        print(render(frame, metrics, args.format, units, confidence), end="")
+        return EXIT_OK
     print(format_table(frame, metrics, args.format))
     return EXIT_OK
 
@@ -261,29 +267,40 @@ def _rank(dataset, args) -> int:
 
 
 def cmd_plot(args) -> int:
+    from campaign.figures import plot_metric, save_figure, write_figures
+    from campaign.outputs import check_folder, image_path
     from campaign.query import check_confidence
-    from campaign.report import image_path, plot_metric, save_figure
-    from campaign.results import open_results
+    from campaign.results import open_results, results_file
 
     check_confidence(args.confidence)
-    out = image_path(args.out)
+    if args.out:
+        out = image_path(args.out)
+    else:
+        folder = results_file(args.results).parent / "figures"
+        check_folder(folder, "figures")
     dataset = open_results(args.results)
-    figure = plot_metric(dataset, args.metric, args.x, args.by, args.where, args.confidence)
-    save_figure(figure, out)
-    print(f"plot: {out}")
+    figure = plot_metric(
+        dataset, args.metric, args.x, args.by, args.where, args.confidence, args.log
+    )
+    if args.out:
+        save_figure(figure, out)
+        print(f"plot: {out}")
+    else:
+        for path in write_figures(figure, folder, args.metric):
+            print(f"plot: {path}")
     return EXIT_OK
 
 
 def cmd_report(args) -> int:
-    from campaign.report import check_folder, write_report
-    from campaign.results import open_results
+    from campaign.outputs import check_folder
+    from campaign.report import write_report
+    from campaign.results import open_failures, open_results, results_file
 
-    results = Path(args.results)
-    default = (results if results.is_dir() else results.parent) / "report"
+    default = results_file(args.results).parent
     folder = Path(args.out).expanduser() if args.out else default
     check_folder(folder, f"--out {args.out}" if args.out else "report")
     dataset = open_results(args.results)
-    path = write_report(dataset, folder, args.metric)
+    path = write_report(dataset, folder, args.metric, open_failures(args.results))
     print(f"report: {path}")
     return EXIT_OK
 
@@ -501,7 +518,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FACTOR=LEVEL[,LEVEL]",
         help="keep only these levels (repeatable)",
     )
-    p.add_argument("--format", default="table", choices=["table", "csv", "json"])
+    p.add_argument(
+        "--format",
+        default="table",
+        choices=["table", "csv", "json", "markdown", "latex", "html"],
+        help="table (text), csv, json, or for a paper or a page: markdown, latex (booktabs), "
+        "html; each metric as mean ± half-width and its interval",
+    )
     p.add_argument(
         "--rank",
         metavar="FACTOR",
@@ -521,21 +544,35 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("results", help="results.nc (or its folder)")
     p.add_argument("--metric", required=True)
     p.add_argument("--x", help="factor on the x axis (default: the one with most levels)")
-    p.add_argument("--by", help="one line per level of this factor (default: a paired factor)")
+    p.add_argument("--by", help="one series per level of this factor (default: a paired factor)")
     p.add_argument("--where", action="append", default=[], metavar="FACTOR=LEVEL[,LEVEL]")
     p.add_argument("--confidence", type=float, default=None)
     p.add_argument(
+        "--log",
+        nargs="?",
+        const="y",
+        default="auto",
+        choices=["auto", "x", "y", "xy", "none"],
+        help="logarithmic axes: --log alone is y; default auto: an axis whose positive values "
+        "span a factor of 10 or more; none: linear",
+    )
+    p.add_argument(
         "--out",
-        default="plot.png",
-        help="image file to write, its suffix the format (default plot.png; the folder is made "
-        "if missing)",
+        help="image file to write, its suffix the format (the folder is made if missing); "
+        "default: figures/METRIC.png, .pdf and .svg beside results.nc",
     )
     p.set_defaults(func=cmd_plot)
 
-    p = sub.add_parser("report", help="a folder with a plot per metric and summary tables")
+    p = sub.add_parser(
+        "report",
+        help="one self-contained HTML page: design, figures, summary tables, failures, provenance",
+    )
     p.add_argument("results", help="results.nc (or its folder)")
     p.add_argument("--metric", action="append", help="metrics to include (default all)")
-    p.add_argument("--out", help="folder to write (default: report/ beside results.nc)")
+    p.add_argument(
+        "--out",
+        help="folder to write report.html and figures/ into (default: the folder of results.nc)",
+    )
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser(

@@ -1,187 +1,237 @@
-"""Plots and a readable report of a results Dataset.
+"""A report of a results file: one self-contained HTML page, readable offline and printable.
 
-A plot shows one metric's mean and confidence interval against one factor, one line per level
-of another factor; the remaining factors are pooled replicate by replicate, as in a query.
-A report is a folder with one such plot per metric and a Markdown page of summary tables,
-the model's headline metrics first.
+The page holds the design, a figure and a summary table (means and intervals) per metric,
+the metrics left out of the figures and why, the failed tasks with their error line, and the
+provenance the results file records (spec, seeds, versions, digests). Figures are embedded as
+PNG data, so the page is one file to mail or archive; the same figures are written beside it
+as PNG, PDF and SVG for a paper.
 """
 
 from __future__ import annotations
 
+import base64
+import html
+import json
 from pathlib import Path
 
-import matplotlib
+import xarray as xr
 
-matplotlib.use("Agg")
+from campaign.figures import default_axes, figure_metrics, left_out_metrics, plot_metric
+from campaign.figures import write_figures as write_figure_files
+from campaign.outputs import make_folder, write_text
+from campaign.query import summary_table
+from campaign.results import factors_of, headline_metrics, metrics_of
+from campaign.tables import render
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import xarray as xr  # noqa: E402
-from matplotlib.backend_bases import FigureCanvasBase  # noqa: E402
-
-from campaign.errors import CampaignError  # noqa: E402
-from campaign.query import format_table, summary_table  # noqa: E402
-from campaign.results import factors_of, headline_metrics, metrics_of  # noqa: E402
-
-
-def image_path(out: str | Path) -> Path:
-    """Where ``plot --out`` writes: a file of an image format matplotlib writes (``.png`` added
-    to a name without a suffix) whose folder exists or can be made: checked before anything
-    is read (`save_figure` makes the folder)."""
-    path = Path(out).expanduser()
-    formats = sorted(FigureCanvasBase.get_supported_filetypes())
-    if path.is_dir():
-        raise CampaignError(
-            f"--out {out} is a folder; give an image file such as {path / 'plot.png'}"
-        )
-    if not path.suffix:
-        path = path.with_name(f"{path.name}.png")
-    if path.suffix[1:].lower() not in formats:
-        raise CampaignError(
-            f"--out {out}: {path.suffix!r} is not an image format matplotlib writes; use "
-            f"{', '.join('.' + f for f in formats)}"
-        )
-    check_folder(path.parent, f"--out {out}")
-    return path
+STYLE = """
+body { font-family: sans-serif; max-width: 70em; margin: 1em auto; padding: 0 1em; color: #222; }
+h1 { font-size: 1.5em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
+table { border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }
+th, td { padding: 0.2em 0.6em; border-bottom: 1px solid #ddd; vertical-align: top; }
+th { text-align: left; border-bottom: 2px solid #888; }
+td.number, th.number { text-align: right; font-variant-numeric: tabular-nums; }
+img { max-width: 100%; height: auto; }
+pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; white-space: pre-wrap; }
+.note { color: #555; font-size: 0.9em; }
+section.metric { break-inside: avoid; }
+@media print { body { max-width: none; } h2 { break-after: avoid; } }
+"""
 
 
-def check_folder(folder: Path, what: str) -> None:
-    """Refuse a folder path that a file blocks: the path itself or one of its parents."""
-    for place in (folder, *folder.parents):
-        if place.exists():
-            if not place.is_dir():
-                raise CampaignError(f"{what}: {place} is a file, not a folder")
-            return
+def report_metrics(dataset: xr.Dataset, metrics: list[str] | None = None) -> list[str]:
+    """The metrics of a report, the model's headline ones first (default: all)."""
+    if metrics:
+        return list(metrics)
+    available = metrics_of(dataset)
+    headline = [m for m in headline_metrics(dataset) if m in available]
+    return headline + [m for m in available if m not in headline]
 
 
-def make_folder(folder: Path, what: str) -> None:
-    """Make ``folder`` (and its parents) or say in one line why it cannot be."""
-    check_folder(folder, what)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise CampaignError(f"{what}: cannot make the folder {folder}: {error.strerror}") from None
-
-
-def save_figure(figure, path: Path) -> None:
-    """Write a figure (its folder made if missing) and close it."""
-    make_folder(path.parent, f"--out {path}")
-    try:
-        figure.savefig(path, dpi=110)
-    except OSError as error:
-        raise CampaignError(f"cannot write {path}: {error.strerror}") from None
-    finally:
-        plt.close(figure)
-
-
-def default_axes(dataset: xr.Dataset, lines: str | None = None) -> tuple[str | None, str | None]:
-    """The factor on the x axis (most levels, numeric first) and the one for the lines; the x
-    axis is never ``lines``, the factor already chosen for the lines."""
-    factors = [f for f in factors_of(dataset) if f != lines]
-    if not factors:
-        return None, None
-    paired = dataset.attrs.get("paired", "").split()
-    ranked = sorted(
-        factors,
-        key=lambda f: (dataset[f].dtype.kind not in "fiu", -dataset.sizes[f], factors.index(f)),
-    )
-    x = next((f for f in ranked if f not in paired), ranked[0])
-    by = next((f for f in paired if f != x), None)
-    if by is None:
-        by = next((f for f in factors if f != x), None)
-    return x, by
-
-
-def plot_metric(
+def write_report(
     dataset: xr.Dataset,
-    metric: str,
-    x: str | None = None,
-    by: str | None = None,
-    where: list[str] | None = None,
-    confidence: float | None = None,
-):
-    """A matplotlib Figure: mean of ``metric`` vs ``x`` with interval bars, a line per ``by``."""
-    factors = factors_of(dataset)
-    for option, name in (("--x", x), ("--by", by)):
-        if name is not None and name not in factors:
-            raise CampaignError(
-                f"{option} {name!r} is not a factor; factors: {', '.join(factors) or 'none'}"
-            )
-    if x is not None and x == by:
-        raise CampaignError(
-            f"--x and --by are both {x!r}: the lines need another factor than the x axis "
-            f"(factors: {', '.join(factors)}), or leave --by out"
-        )
-    default_x, default_by = default_axes(dataset, lines=by)
-    x = x or default_x
-    by = by if by is not None else (default_by if default_by != x else None)
-    if x is None:
-        if by is not None:
-            raise CampaignError(
-                f"--by {by!r} leaves no factor for the x axis: the results have no other one"
-            )
-        raise CampaignError("the results have no factors to plot against")
-    groups = [x] + ([by] if by else [])
-    table = summary_table(dataset, [metric], groups, where, confidence)
-    attrs = dataset[metric].attrs
-    figure, axes = plt.subplots(figsize=(7, 4.5))
-    numeric = dataset[x].dtype.kind in "fiu"
-    levels = list(dict.fromkeys(table[x]))
-    positions = {level: (level if numeric else i) for i, level in enumerate(levels)}
-    for label, rows in table.groupby(by, sort=False) if by else [(None, table)]:
-        xs = [positions[v] for v in rows[x]]
-        axes.errorbar(
-            xs,
-            rows[f"{metric}_mean"],
-            yerr=np.nan_to_num(rows[f"{metric}_half_width"].to_numpy(dtype=float)),
-            marker="o",
-            capsize=3,
-            label=None if label is None else f"{by}={label}",
-        )
-    if not numeric:
-        axes.set_xticks(range(len(levels)), [str(v) for v in levels])
-    units = attrs.get("units")
-    axes.set_xlabel(x)
-    axes.set_ylabel(f"{attrs.get('long_name', metric)}" + (f" [{units}]" if units else ""))
-    level = confidence or float(dataset.attrs.get("confidence", 0.95))
-    axes.set_title(f"{metric}: mean and {level:.0%} interval", fontsize=10)
-    if by:
-        axes.legend(fontsize=8)
-    axes.grid(alpha=0.3)
-    figure.tight_layout()
-    return figure
-
-
-def write_report(dataset: xr.Dataset, folder: Path, metrics: list[str] | None = None) -> Path:
-    """A folder with a plot per metric and report.md holding the summary tables (by default
-    every metric, the headline ones first)."""
+    folder: Path,
+    metrics: list[str] | None = None,
+    failures: xr.Dataset | None = None,
+) -> Path:
+    """Write ``folder/report.html`` and the figures in ``folder/figures``; return the page."""
     folder = Path(folder)
     make_folder(folder, "report")
-    if not metrics:
-        available = metrics_of(dataset)
-        headline = [m for m in headline_metrics(dataset) if m in available]
-        metrics = headline + [m for m in available if m not in headline]
+    chosen = report_metrics(dataset, metrics)
+    if metrics:
+        for metric in metrics:
+            summary_table(dataset, [metric])  # an unknown metric: one line before any figure
     x, by = default_axes(dataset)
-    lines = [
-        f"# {dataset.attrs.get('title', 'campaign results')}",
-        "",
-        f"Model `{dataset.attrs.get('model')}`, base seed {dataset.attrs.get('base_seed')}, "
-        f"{dataset.attrs.get('tasks_ok')} of {dataset.attrs.get('tasks')} tasks ok "
-        f"({dataset.attrs.get('tasks_failed')} failed), created {dataset.attrs.get('created')}.",
-        "",
-    ]
-    for metric in metrics:
+    sections = []
+    for metric in figure_metrics(dataset, chosen):
+        image = None
         if x is not None:
-            save_figure(plot_metric(dataset, metric, x, by), folder / f"{metric}.png")
-            lines += [f"## {metric}", "", f"![{metric}]({metric}.png)", ""]
-        else:
-            lines += [f"## {metric}", ""]
-        frame = summary_table(dataset, [metric])
-        lines += ["```", format_table(frame, [metric], "table"), "```", ""]
-    lines += ["## Spec", "", "```yaml", dataset.attrs.get("spec", "").rstrip(), "```", ""]
-    path = folder / "report.md"
+            paths = write_figure_files(
+                plot_metric(dataset, metric, x, by), folder / "figures", metric
+            )
+            image = paths[0].read_bytes()
+        sections.append(metric_section(dataset, metric, image))
+    skipped = {m: r for m, r in left_out_metrics(dataset).items() if m in chosen}
+    page = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{esc(dataset.attrs.get('title', 'campaign results'))}</title>",
+        f"<style>{STYLE}</style></head><body>",
+        f"<h1>{esc(dataset.attrs.get('title', 'campaign results'))}</h1>",
+        f"<p>{esc(overview(dataset))}</p>",
+        design_section(dataset),
+        '<h2 id="metrics">Metrics</h2>',
+        *sections,
+        left_out_section(skipped),
+        failures_section(failures),
+        provenance_section(dataset),
+        "</body></html>",
+    ]
+    return write_text(folder / "report.html", "\n".join(page) + "\n")
+
+
+def esc(value: object) -> str:
+    return html.escape(str(value))
+
+
+def overview(dataset: xr.Dataset) -> str:
+    attrs = dataset.attrs
+    return (
+        f"Model {attrs.get('model')}, base seed {attrs.get('base_seed')}: "
+        f"{attrs.get('tasks_ok')} of {attrs.get('tasks')} tasks ok, "
+        f"{attrs.get('tasks_failed')} failed, {attrs.get('tasks_missing', 0)} missing; "
+        f"created {attrs.get('created')}."
+    )
+
+
+def design_section(dataset: xr.Dataset) -> str:
+    paired = str(dataset.attrs.get("paired", "")).split()
+    rows = [
+        f"<tr><td>{esc(f)}</td><td>{esc(', '.join(str(v) for v in dataset[f].values))}</td>"
+        f'<td class="number">{dataset.sizes[f]}</td><td>{"yes" if f in paired else "no"}</td></tr>'
+        for f in factors_of(dataset)
+    ]
+    cells = int(dataset["status"].size // max(dataset.sizes["replicate"], 1))
+    replicates = (
+        "replicates per cell: precision target (see precision_replicates in results.nc)"
+        if "precision_replicates" in dataset
+        else f"replicates per cell: {dataset.sizes['replicate']}"
+    )
+    params = dataset.attrs.get("params", "")
+    return "\n".join(
+        [
+            '<h2 id="design">Design</h2>',
+            "<table><thead><tr><th>factor</th><th>levels</th>"
+            '<th class="number">count</th><th>paired (shared seeds)</th></tr></thead>',
+            "<tbody>",
+            *rows,
+            "</tbody></table>",
+            f"<p>{cells} cells; {esc(replicates)}; {int(dataset['status'].size)} tasks.</p>",
+            f"<p>Fixed params: <code>{esc(params)}</code></p>" if params else "",
+        ]
+    )
+
+
+def metric_section(dataset: xr.Dataset, metric: str, image: bytes | None) -> str:
+    attrs = dataset[metric].attrs
+    confidence = float(dataset.attrs.get("confidence", 0.95))
+    frame = summary_table(dataset, [metric])
+    table = render(frame, [metric], "html", {metric: attrs.get("units", "")}, confidence)
+    units = attrs.get("units")
+    parts = [
+        f'<section class="metric" id="metric-{esc(metric)}">',
+        f"<h3>{esc(metric)}</h3>",
+        f'<p class="note">{esc(attrs.get("long_name", metric))}'
+        + (f" [{esc(units)}]" if units else "")
+        + "</p>",
+    ]
+    if image is not None:
+        data = base64.b64encode(image).decode("ascii")
+        parts.append(
+            f'<img class="figure" alt="{esc(metric)}: mean and interval" '
+            f'src="data:image/png;base64,{data}">'
+        )
+    parts += [table, "</section>"]
+    return "\n".join(parts)
+
+
+def left_out_section(skipped: dict[str, str]) -> str:
+    if not skipped:
+        return ""
+    items = "".join(f"<li><code>{esc(m)}</code>: {esc(r)}</li>" for m, r in skipped.items())
+    return (
+        '<h2 id="left-out">Metrics without a figure</h2>'
+        f"<p>Left out of the figures and tables:</p><ul>{items}</ul>"
+    )
+
+
+def error_line(text: str) -> str:
+    """The line of an error text that says what went wrong: its last non-empty line."""
+    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def failures_section(failures: xr.Dataset | None) -> str:
+    head = '<h2 id="failures">Failed tasks</h2>'
+    if failures is None or failures.sizes.get("failure", 0) == 0:
+        return head + "<p>No task failed.</p>"
+    rows = [
+        f"<tr><td>{esc(cell)}</td><td class='number'>{int(replicate)}</td>"
+        f"<td><code>{esc(error_line(error))}</code></td><td><code>{esc(key)}</code></td></tr>"
+        for key, cell, replicate, error in zip(
+            failures["failure_key"].values,
+            failures["failure_cell"].values,
+            failures["failure_replicate"].values,
+            failures["failure_error"].values,
+        )
+    ]
+    return "\n".join(
+        [
+            head,
+            f"<p>{len(rows)} tasks failed.</p>",
+            '<table class="failures"><thead><tr><th>levels</th><th class="number">replicate'
+            "</th><th>error</th><th>task key</th></tr></thead><tbody>",
+            *rows,
+            "</tbody></table>",
+        ]
+    )
+
+
+def provenance_section(dataset: xr.Dataset) -> str:
+    attrs = dataset.attrs
     try:
-        path.write_text("\n".join(lines))
-    except OSError as error:
-        raise CampaignError(f"cannot write {path}: {error.strerror}") from None
-    return path
+        versions = json.loads(attrs.get("versions", "{}"))
+    except ValueError:
+        versions = {"versions": attrs.get("versions")}
+    facts = [
+        ("model", attrs.get("model")),
+        ("model reference", attrs.get("model_reference")),
+        ("base seed", attrs.get("base_seed")),
+        ("paired factors (shared seeds)", attrs.get("paired") or "none"),
+        (
+            "task seeds",
+            "SeedSequence(base seed, replicate, unpaired levels); each task's in "
+            "the variable seed of results.nc",
+        ),  # fmt: skip
+        *(
+            (name.replace("_", " "), value)
+            for name, value in attrs.items()
+            if name.endswith("_digest")
+        ),
+        ("confidence level", attrs.get("confidence")),
+        ("created", attrs.get("created")),
+        ("host", attrs.get("host")),
+        ("history", attrs.get("history")),
+    ]
+    facts += [(f"version of {name}", value) for name, value in sorted(versions.items())]
+    rows = [f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in facts if v is not None]
+    spec = attrs.get("spec", "")
+    return "\n".join(
+        [
+            '<h2 id="provenance">Provenance</h2>',
+            '<table class="provenance"><tbody>',
+            *rows,
+            "</tbody></table>",
+            "<h3>Spec</h3>",
+            f'<pre class="spec">{esc(spec.rstrip())}</pre>',
+        ]
+    )

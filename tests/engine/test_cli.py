@@ -155,38 +155,48 @@ def test_summary_values_match_numpy(finished):
     assert np.array_equal(ds["mean_wait_mean"].values, ds["mean_wait"].values.mean(axis=-1))
 
 
-def test_plot_draws_one_line_per_level_with_interval_bars(finished, tmp_path, capsys):
-    from campaign.report import plot_metric
+def test_plot_draws_a_line_per_level_with_its_interval_band(finished, tmp_path, capsys):
+    from campaign.figures import plot_metric
 
     path, ds = finished
     figure = plot_metric(ds, "mean_wait", x="arrival_rate", by="service_rate")
     axes = figure.axes[0]
-    assert len(axes.containers) == 2
-    for container, level in zip(axes.containers, ["fast", "slow"]):
-        line, _, (bars,) = container.lines
+    assert axes.get_xscale() == "linear"  # 0.3 and 0.6: no decade spanned
+    bands = [c for c in axes.collections if (c.get_gid() or "").endswith("-interval")]
+    for i, level in enumerate(["fast", "slow"]):
+        (line,) = [line for line in axes.lines if line.get_gid() == f"series{i}"]
         values = ds["mean_wait"].sel(service_rate=level)
         assert np.allclose(line.get_ydata(), values.mean("replicate").values, rtol=1e-12)
         assert np.allclose(line.get_xdata(), [0.3, 0.6])
         half = stats.t.ppf(0.975, 3) * values.std("replicate", ddof=1).values / 2
-        lengths = [segment[1][1] - segment[0][1] for segment in bars.get_segments()]
-        assert np.allclose(lengths, 2 * half, rtol=1e-9)
+        mean = values.mean("replicate").values
+        low_high = bands[i].get_paths()[0].vertices[:, 1]
+        assert np.allclose(
+            sorted(set(np.round(low_high, 9))),
+            sorted(np.round([*(mean - half), *(mean + half)], 9)),
+        )
+    assert [t.get_text() for t in figure.legends[0].get_texts()] == ["fast", "slow"]
     out = tmp_path / "p.png"
     assert main(["plot", str(path.parent / "out"), "--metric", "mean_wait", "--out", str(out)]) == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_report_writes_a_plot_per_metric_and_the_tables(finished, tmp_path):
+def test_report_writes_one_page_with_a_figure_and_a_table_per_metric(finished, tmp_path):
     path, _ = finished
     folder = tmp_path / "report"
     assert main(["report", str(path.parent / "out"), "--out", str(folder)]) == 0
-    text = (folder / "report.md").read_text()
+    text = (folder / "report.html").read_text()
     for metric in ("mean_wait", "max_wait", "utilization"):
-        assert (folder / f"{metric}.png").stat().st_size > 1000
-        assert f"![{metric}]({metric}.png)" in text
+        for fmt in ("png", "pdf", "svg"):
+            assert (folder / "figures" / f"{metric}.{fmt}").stat().st_size > 1000
+        assert f'<section class="metric" id="metric-{metric}">' in text
+    assert text.count('src="data:image/png;base64,') == 3
     assert "name: cli-test" in text
 
 
 def test_a_report_shows_the_headline_metrics_first(finished, tmp_path):
+    import re
+
     from campaign.report import write_report
     from campaign.results import open_results
 
@@ -196,8 +206,11 @@ def test_a_report_shows_the_headline_metrics_first(finished, tmp_path):
     assert stored.attrs["headline_metrics"] == "mean_wait"
     stored.attrs["headline_metrics"] = "utilization"
     text = write_report(stored, tmp_path / "report").read_text()
-    headings = [line for line in text.splitlines() if line.startswith("## ")]
-    assert headings == ["## utilization", "## mean_wait", "## max_wait", "## Spec"]
+    assert re.findall(r'<section class="metric" id="metric-(\w+)">', text) == [
+        "utilization",
+        "mean_wait",
+        "max_wait",
+    ]
 
 
 def test_query_rank_orders_levels_by_mean_degradation(tmp_path, capsys):

@@ -101,19 +101,20 @@ def test_plot_axes_must_be_two_factors(results, tmp_path, capsys, options, messa
 
 
 def test_plot_by_the_default_x_factor_puts_another_on_the_x_axis(results):
-    from campaign.report import plot_metric
+    from campaign.figures import plot_metric
 
     dataset = campaign.open_results(results)
-    axes = plot_metric(dataset, "mean_wait", by="arrival_rate").axes[0]
+    figure = plot_metric(dataset, "mean_wait", by="arrival_rate")
+    axes = figure.axes[0]
     assert axes.get_xlabel() == "service_rate"
     assert [t.get_text() for t in axes.get_xticklabels()] == ["fast", "slow"]
-    assert [t.get_text() for t in axes.get_legend().get_texts()] == [
-        "arrival_rate=0.3",
-        "arrival_rate=0.6",
-    ]
-    for container, rate in zip(axes.containers, [0.3, 0.6]):
+    assert [t.get_text() for t in figure.legends[0].get_texts()] == ["0.3", "0.6"]
+    assert figure.legends[0].get_title().get_text() == "arrival_rate"
+    for i, rate in enumerate([0.3, 0.6]):
+        (points,) = [line for line in axes.lines if line.get_gid() == f"series{i}"]
         means = dataset["mean_wait"].sel(arrival_rate=rate).mean("replicate").values
-        assert container.lines[0].get_ydata().tolist() == pytest.approx(means.tolist(), rel=1e-12)
+        assert points.get_ydata().tolist() == pytest.approx(means.tolist(), rel=1e-12)
+        assert points.get_xdata().tolist() == pytest.approx([-0.2 + 0.4 * i, 0.8 + 0.4 * i])
 
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -211,7 +212,8 @@ def test_an_output_folder_a_file_blocks_is_one_line_before_any_work(
         (
             ["query", "RESULTS", "--format", "xml"],
             "campaign query: error: argument --format: invalid choice: 'xml' (choose from "
-            "'table', 'csv', 'json'); `campaign query --help` lists the options",
+            "'table', 'csv', 'json', 'markdown', 'latex', 'html'); `campaign query --help` "
+            "lists the options",
         ),
         (
             ["query", "RESULTS", "--confidence", "high"],

@@ -1,0 +1,238 @@
+"""Figures for a paper: one metric's mean and confidence interval against a factor.
+
+A categorical factor on the x axis gets dodged points with interval bars (one offset per
+series, so bars never hide each other); a numeric one gets lines with interval bands. An axis
+is logarithmic on request, and by default when its positive values span a factor of 10 or more
+(a flat line next to one 20 times larger says nothing). Colours come from a qualitative
+palette and markers cycle with a period prime to its size, so 14 or more series stay apart;
+the legend sits outside the axes and the layout is constrained, so nothing is clipped.
+
+Only measurements are drawn: a metric that is the digest of an input, or that has one value
+everywhere, is left out (`figure_metrics` says which and why).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import textwrap
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import xarray as xr  # noqa: E402
+
+from campaign.errors import CampaignError  # noqa: E402
+from campaign.outputs import make_folder  # noqa: E402
+from campaign.query import summary_table  # noqa: E402
+from campaign.results import factors_of, metrics_of  # noqa: E402
+
+FIGURE_FORMATS = ("png", "pdf", "svg")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X")  # 7: prime to the palettes' 10 and 20 colours
+LOG_SPAN = 10.0  # an axis whose positive values span this factor or more is logarithmic
+LOG_CHOICES = ("auto", "x", "y", "xy", "none")
+IDENTIFIER = re.compile(r"digest|checksum|sha-?\d+", re.IGNORECASE)
+
+plt.rcParams["svg.fonttype"] = "none"  # text stays text in SVG: searchable, editable
+
+
+def left_out_metrics(dataset: xr.Dataset) -> dict[str, str]:
+    """Metrics a figure would mislead on, each with the reason: a digest identifies an input
+    (its name or long name says so) and measures nothing; a metric with one value everywhere
+    (or none) has no variation to show."""
+    reasons = {}
+    for metric in metrics_of(dataset):
+        long_name = str(dataset[metric].attrs.get("long_name", ""))
+        if IDENTIFIER.search(metric) or IDENTIFIER.search(long_name):
+            reasons[metric] = "digest of an input, not a measurement"
+            continue
+        values = dataset[metric].values
+        finite = values[np.isfinite(values)]
+        if finite.size == 0:
+            reasons[metric] = "no value"
+        elif finite.min() == finite.max():
+            reasons[metric] = f"constant: {finite[0]:.6g} everywhere"
+    return reasons
+
+
+def figure_metrics(dataset: xr.Dataset, metrics: list[str] | None = None) -> list[str]:
+    """The metrics worth a figure, in the given order (default: all of them)."""
+    skipped = left_out_metrics(dataset)
+    return [m for m in (metrics or metrics_of(dataset)) if m not in skipped]
+
+
+def default_axes(dataset: xr.Dataset, lines: str | None = None) -> tuple[str | None, str | None]:
+    """The factor on the x axis (most levels, numeric first) and the one for the series; the x
+    axis is never ``lines``, the factor already chosen for the series."""
+    factors = [f for f in factors_of(dataset) if f != lines]
+    if not factors:
+        return None, None
+    paired = dataset.attrs.get("paired", "").split()
+    ranked = sorted(
+        factors,
+        key=lambda f: (dataset[f].dtype.kind not in "fiu", -dataset.sizes[f], factors.index(f)),
+    )
+    x = next((f for f in ranked if f not in paired), ranked[0])
+    by = next((f for f in paired if f != x), None)
+    if by is None:
+        by = next((f for f in factors if f != x), None)
+    return x, by
+
+
+def spans_decades(values) -> bool:
+    """Whether positive values span a factor of `LOG_SPAN` or more (any value <= 0 rules a
+    log axis out)."""
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values)]
+    if values.size < 2 or values.min() <= 0:
+        return False
+    return values.max() / values.min() >= LOG_SPAN
+
+
+def style(count: int) -> list[tuple[tuple[float, ...], str]]:
+    """(colour, marker) of each of ``count`` series, all different: a qualitative palette of
+    10 colours (20 beyond 10 series), markers cycling with a period of 7."""
+    if count <= 10:
+        colours = list(plt.get_cmap("tab10").colors)
+    else:
+        tab20 = list(plt.get_cmap("tab20").colors)
+        colours = tab20[0::2] + tab20[1::2]  # the strong shades first
+    return [(colours[i % len(colours)], MARKERS[i % len(MARKERS)]) for i in range(count)]
+
+
+def check_axes(dataset: xr.Dataset, x: str | None, by: str | None) -> tuple[str, str | None]:
+    """The x factor and the series factor to draw: given ones checked, missing ones chosen."""
+    factors = factors_of(dataset)
+    for option, name in (("--x", x), ("--by", by)):
+        if name is not None and name not in factors:
+            raise CampaignError(
+                f"{option} {name!r} is not a factor; factors: {', '.join(factors) or 'none'}"
+            )
+    if x is not None and x == by:
+        raise CampaignError(
+            f"--x and --by are both {x!r}: the lines need another factor than the x axis "
+            f"(factors: {', '.join(factors)}), or leave --by out"
+        )
+    default_x, default_by = default_axes(dataset, lines=by)
+    x = x or default_x
+    by = by if by is not None else (default_by if default_by != x else None)
+    if x is None:
+        if by is not None:
+            raise CampaignError(
+                f"--by {by!r} leaves no factor for the x axis: the results have no other one"
+            )
+        raise CampaignError("the results have no factors to plot against")
+    return x, by
+
+
+def check_metric(dataset: xr.Dataset, metric: str) -> None:
+    """Refuse a metric that is not in the results or that a figure would mislead on."""
+    available = metrics_of(dataset)
+    if metric not in available:
+        raise CampaignError(
+            f"--metric {metric!r} is not in the results; metrics: {', '.join(available)}"
+        )
+    reason = left_out_metrics(dataset).get(metric)
+    if reason is not None:
+        shown = ", ".join(figure_metrics(dataset)) or "none"
+        raise CampaignError(
+            f"--metric {metric!r} has nothing to plot ({reason}); metrics to plot: {shown}"
+        )
+
+
+def plot_metric(
+    dataset: xr.Dataset,
+    metric: str,
+    x: str | None = None,
+    by: str | None = None,
+    where: list[str] | None = None,
+    confidence: float | None = None,
+    log: str = "auto",
+):
+    """A matplotlib Figure: mean of ``metric`` against ``x`` with its interval, a series per
+    level of ``by``; the other factors pooled replicate by replicate, as in a query.
+    ``log``: ``auto`` (an axis spanning decades), ``x``, ``y``, ``xy`` or ``none``."""
+    if log not in LOG_CHOICES:
+        raise CampaignError(f"--log {log!r} is not allowed; use {', '.join(LOG_CHOICES)}")
+    x, by = check_axes(dataset, x, by)
+    check_metric(dataset, metric)
+    table = summary_table(dataset, [metric], [x] + ([by] if by else []), where, confidence)
+    numeric = dataset[x].dtype.kind in "fiu"
+    if log in ("x", "xy") and not numeric:
+        raise CampaignError(f"--log {log}: the x axis ({x}) is not numeric")
+    levels = list(dict.fromkeys(table[x]))
+    series = list(table.groupby(by, sort=False)) if by else [(None, table)]
+    figure, axes = plt.subplots(figsize=(7, 4.5), layout="constrained")
+    width = 0.8 if len(series) > 1 else 0.0
+    for i, ((label, rows), (colour, marker)) in enumerate(zip(series, style(len(series)))):
+        mean = rows[f"{metric}_mean"].to_numpy(dtype=float)
+        low = rows[f"{metric}_ci_low"].to_numpy(dtype=float)
+        high = rows[f"{metric}_ci_high"].to_numpy(dtype=float)
+        name = None if label is None else str(label)
+        gid = f"series{i}"
+        if numeric:
+            xs = rows[x].to_numpy(dtype=float)
+            axes.plot(xs, mean, color=colour, marker=marker, label=name, gid=gid)
+            band = axes.fill_between(xs, low, high, color=colour, alpha=0.18, linewidth=0)
+            band.set_gid(f"{gid}-interval")
+        else:
+            offset = (i - (len(series) - 1) / 2) * width / len(series)
+            xs = np.array([levels.index(v) for v in rows[x]], dtype=float) + offset
+            errors = np.nan_to_num(np.vstack([mean - low, high - mean]))
+            bars = axes.errorbar(
+                xs, mean, yerr=errors, color=colour, marker=marker, linestyle="none",
+                capsize=2, markersize=5, label=name,
+            )  # fmt: skip
+            bars.lines[0].set_gid(gid)
+    if not numeric:
+        axes.set_xticks(range(len(levels)), [str(v) for v in levels])
+        if len(levels) > 6 or max(len(str(v)) for v in levels) > 8:
+            axes.tick_params(axis="x", labelrotation=45)
+            for tick in axes.get_xticklabels():
+                tick.set_horizontalalignment("right")
+        axes.set_xlim(-0.6, len(levels) - 0.4)
+    if log in ("x", "xy") or (log == "auto" and numeric and spans_decades(levels)):
+        axes.set_xscale("log")
+    if log in ("y", "xy") or (log == "auto" and spans_decades(table[f"{metric}_mean"])):
+        axes.set_yscale("log")
+    units = dataset[metric].attrs.get("units")
+    axes.set_xlabel(x)
+    label = f"{dataset[metric].attrs.get('long_name', metric)}" + (f" [{units}]" if units else "")
+    axes.set_ylabel(textwrap.fill(label, 45))  # a long name on one line outgrows the figure
+    level = confidence or float(dataset.attrs.get("confidence", 0.95))
+    axes.set_title(f"{metric}: mean and {level:.0%} interval", fontsize=10)
+    if by:
+        columns = math.ceil(len(series) / 18)
+        figure.legend(loc="outside right upper", fontsize=8, ncols=columns, title=by)
+    axes.grid(alpha=0.3)
+    return figure
+
+
+def save_figure(figure, path: Path) -> None:
+    """Write a figure (its folder made if missing) and close it; the tight bounding box
+    keeps every label and the legend inside the image."""
+    make_folder(path.parent, f"--out {path}")
+    try:
+        figure.savefig(path, dpi=150, bbox_inches="tight")
+    except OSError as error:
+        raise CampaignError(f"cannot write {path}: {error.strerror}") from None
+    finally:
+        plt.close(figure)
+
+
+def write_figures(figure, folder: Path, name: str, formats=FIGURE_FORMATS) -> list[Path]:
+    """Write one figure as ``folder/name.<format>`` for each format; close it."""
+    make_folder(folder, f"figures folder {folder}")
+    paths = [folder / f"{name}.{fmt}" for fmt in formats]
+    try:
+        for path in paths:
+            figure.savefig(path, dpi=150, bbox_inches="tight")
+    except OSError as error:
+        raise CampaignError(f"cannot write {path}: {error.strerror}") from None
+    finally:
+        plt.close(figure)
+    return paths
