@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import TextIO
@@ -54,7 +55,10 @@ def say(message: str) -> None:
 class Progress:
     """Counts the finished tasks of this run and shows done, ok, failed, remaining, the rate
     and the time left: a tqdm bar redrawn in place on a terminal; elsewhere a line every
-    `log_every` seconds (by `clock`) and a last one when the run ends."""
+    `log_every` seconds (by `clock`) and a last one when the run ends.
+
+    Tasks may take minutes: so that the bar's clock runs and the log's lines come while none
+    finishes, a thread calls `tick` every `tick_every` seconds (None: only updates show)."""
 
     def __init__(
         self,
@@ -63,6 +67,7 @@ class Progress:
         enabled: bool = True,
         log_every: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
+        tick_every: float | None = 1.0,
     ):
         self.total = total
         self.ok = 0
@@ -75,6 +80,8 @@ class Progress:
         self.start = clock()
         self._last = self.start
         self._finished = False
+        self._lock = threading.RLock()  # updates come from the run, ticks from the thread
+        self._stop = threading.Event()
         self._bar: tqdm | None = None
         if self.live:
             columns, lines = screen(self.stream)
@@ -89,6 +96,9 @@ class Progress:
                 nrows=lines,
                 desc=self.counts(),
             )
+        if self.enabled and tick_every is not None:
+            ticker = threading.Thread(target=self._ticks, args=(tick_every,), daemon=True)
+            ticker.start()
 
     @property
     def done(self) -> int:
@@ -102,31 +112,48 @@ class Progress:
         )
 
     def update(self, ok: int = 0, failed: int = 0) -> None:
-        self.ok += ok
-        self.failed += failed
-        if not self.enabled or self._finished:
-            return
-        if self.done >= self.total:
-            self.finish()
-        elif self._bar is not None:
-            # tqdm redraws only when REFRESH_SECONDS have passed, with the counts of then
-            self._bar.set_description_str(self.counts(), refresh=False)
-            self._bar.update(ok + failed)
-        elif self.clock() - self._last >= self.log_every:
-            self._last = self.clock()
-            self._write()
+        with self._lock:
+            self.ok += ok
+            self.failed += failed
+            if not self.enabled or self._finished:
+                return
+            if self.done >= self.total:
+                self.finish()
+            elif self._bar is not None:
+                # tqdm redraws only when REFRESH_SECONDS have passed, with the counts of then
+                self._bar.set_description_str(self.counts(), refresh=False)
+                self._bar.update(ok + failed)
+            else:
+                self.tick()
+
+    def tick(self) -> None:
+        """Show the time going by: redraw the bar, or write the log's line when it is due."""
+        with self._lock:
+            if not self.enabled or self._finished:
+                return
+            if self._bar is not None:
+                self._bar.refresh()
+            elif self.clock() - self._last >= self.log_every:
+                self._last = self.clock()
+                self._write()
 
     def finish(self) -> None:
         """Show the last state (all done, or where an interrupted run stopped), once."""
-        if not self.enabled or self._finished:
-            return
-        self._finished = True
-        if self._bar is not None:
-            self._bar.set_description_str(self.counts(), refresh=False)
-            self._bar.update(self.done - self._bar.n)
-            self._bar.close()  # draws the last state and leaves the bar on its line
-        else:
-            self._write()
+        with self._lock:
+            if not self.enabled or self._finished:
+                return
+            self._finished = True
+            self._stop.set()
+            if self._bar is not None:
+                self._bar.set_description_str(self.counts(), refresh=False)
+                self._bar.update(self.done - self._bar.n)
+                self._bar.close()  # draws the last state and leaves the bar on its line
+            else:
+                self._write()
+
+    def _ticks(self, every: float) -> None:
+        while not self._stop.wait(every):
+            self.tick()
 
     def line(self) -> str:
         elapsed = self.clock() - self.start

@@ -8,6 +8,7 @@ import io
 import os
 import re
 import sys
+import threading
 
 import campaign
 from campaign.cli import main
@@ -24,7 +25,7 @@ class Clock:
 
 def test_log_gets_a_line_every_log_every_seconds_and_a_last_one():
     clock, log = Clock(), io.StringIO()
-    progress = Progress(10, stream=log, log_every=10, clock=clock)
+    progress = Progress(10, stream=log, log_every=10, clock=clock, tick_every=None)
     for at, ok, failed in [(4, 2, 0), (10, 1, 1), (15, 2, 0), (25, 1, 0), (30, 3, 0)]:
         clock.now = 1000 + at
         progress.update(ok=ok, failed=failed)
@@ -41,7 +42,7 @@ def test_log_gets_a_line_every_log_every_seconds_and_a_last_one():
 
 def test_an_interrupted_run_ends_its_log_where_it_stopped():
     clock, log = Clock(), io.StringIO()
-    progress = Progress(90000, stream=log, log_every=60, clock=clock)
+    progress = Progress(90000, stream=log, log_every=60, clock=clock, tick_every=None)
     clock.now += 20
     progress.update(ok=3000)  # first line only once 60 s have passed
     clock.now += 40
@@ -56,6 +57,55 @@ def test_an_interrupted_run_ends_its_log_where_it_stopped():
         "progress: 6000/90000 done (5995 ok, 5 failed), 84000 remaining, 66.7 tasks/s, "
         "elapsed 1:30, ETA 21:00",
     ]
+
+
+def test_log_gets_its_lines_while_no_task_finishes():
+    clock, log = Clock(), io.StringIO()
+    progress = Progress(4, stream=log, log_every=10, clock=clock, tick_every=None)
+    progress.update(ok=1)
+    clock.now += 5
+    progress.tick()  # not yet due
+    clock.now += 5
+    progress.tick()
+    clock.now += 9
+    progress.tick()
+    clock.now += 1
+    progress.tick()
+    assert log.getvalue().splitlines() == [
+        "progress: 1/4 done (1 ok, 0 failed), 3 remaining, 6.0 tasks/min, elapsed 0:10, ETA 0:30",
+        "progress: 1/4 done (1 ok, 0 failed), 3 remaining, 3.0 tasks/min, elapsed 0:20, ETA 1:00",
+    ]
+
+
+class Log(io.StringIO):
+    """A log that says when a line arrives."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.arrived = threading.Event()
+
+    def write(self, text: str) -> int:
+        written = super().write(text)
+        self.arrived.set()
+        return written
+
+
+def test_a_thread_ticks_so_lines_come_with_no_update_at_all():
+    log = Log()
+    progress = Progress(3, stream=log, log_every=0, tick_every=0.01)
+    assert log.arrived.wait(timeout=120), "the ticking thread wrote nothing"
+    progress.finish()
+    lines = log.getvalue().splitlines()
+    assert len(lines) >= 2
+    for line in lines:
+        assert re.fullmatch(
+            r"progress: 0/3 done \(0 ok, 0 failed\), 3 remaining, 0\.0 tasks/min, "
+            r"elapsed \d+:\d\d, ETA \?",
+            line,
+        )
+    log.arrived.clear()
+    progress.tick()  # finished: the ticks are over
+    assert not log.arrived.is_set()
 
 
 def test_quiet_progress_and_nothing_to_do_show_nothing():
@@ -139,12 +189,13 @@ def test_run_into_a_pipe_ends_with_a_progress_line_and_quiet_prints_none(
 ):
     path = write_spec(SPEC)
     campaign.run(path, scheduler=scheduler_address)
-    [line] = capsys.readouterr().err.splitlines()  # a short run: the last line only
+    *earlier, last = capsys.readouterr().err.splitlines()  # earlier: if it took 10 s or more
     assert re.fullmatch(
         r"progress: 6/6 done \(6 ok, 0 failed\), 0 remaining, [\d.]+ tasks/(s|min), "
         r"elapsed \d+:\d\d, ETA 0:00",
-        line,
+        last,
     )
+    assert all(re.match(r"progress: [0-5]/6 done", line) for line in earlier)
     quiet = write_spec(SPEC.replace("output: out", "output: quiet"), "quiet.yaml")
     assert main(["run", str(quiet), "--scheduler", scheduler_address, "--quiet"]) == 0
     captured = capsys.readouterr()
