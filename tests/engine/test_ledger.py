@@ -174,14 +174,17 @@ def test_a_damaged_campaign_json_gives_one_line_saying_what_to_do(tmp_path, text
 
 
 # -- readers during compaction ---------------------------------------------------------------
+# Splits the ledger into many files and compacts them again, round after round, until the stop
+# file exists and at least the given number of rounds ran (readers run meanwhile, however slow
+# the machine is).
 SPLIT_AND_COMPACT = """
-import sys, time
+import os, sys
 from campaign.ledger import Ledger
 ledger = Ledger(sys.argv[1])
 records = ledger.load()
-end = time.monotonic() + float(sys.argv[2])
+stop, least = sys.argv[2], int(sys.argv[3])
 rounds = 0
-while time.monotonic() < end:
+while rounds < least or not os.path.exists(stop):
     for r in records.values():
         ledger.append([r])
     ledger.compact(min_files=2)
@@ -200,7 +203,7 @@ def test_readers_see_every_record_while_another_process_compacts(tmp_path):
         ]
     )
     writer = subprocess.Popen(
-        [sys.executable, "-c", SPLIT_AND_COMPACT, str(tmp_path), "6"],
+        [sys.executable, "-c", SPLIT_AND_COMPACT, str(tmp_path), str(tmp_path / "stop"), "3"],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -211,7 +214,10 @@ def test_readers_see_every_record_while_another_process_compacts(tmp_path):
             assert ledger.damage_note() is None
             assert {k: r["status"] == "ok" for k, r in ledger.load().items()} == expected
             reads += 1
+            if reads == 3:
+                (tmp_path / "stop").touch()
     finally:
+        (tmp_path / "stop").touch()
         writer.wait()
     assert writer.returncode == 0
     assert int(writer.stdout.read()) >= 3 and reads >= 3
@@ -237,7 +243,14 @@ def test_status_command_during_compaction_reports_every_task(tmp_path, write_spe
     plan.ledger.write_identity(identity(plan.spec))
     plan.ledger.append([record(key) for key in keys])
     writer = subprocess.Popen(
-        [sys.executable, "-c", SPLIT_AND_COMPACT, str(plan.spec.output), "10"]
+        [
+            sys.executable,
+            "-c",
+            SPLIT_AND_COMPACT,
+            str(plan.spec.output),
+            str(tmp_path / "stop"),
+            "3",
+        ]
     )
     calls = 0
     try:
@@ -251,6 +264,9 @@ def test_status_command_during_compaction_reports_every_task(tmp_path, write_spe
             assert result.returncode == 0, result.stderr
             assert "150 tasks: 150 done, 0 failed, 0 missing" in result.stdout
             calls += 1
+            if calls == 3:
+                (tmp_path / "stop").touch()
     finally:
+        (tmp_path / "stop").touch()
         writer.wait()
     assert writer.returncode == 0 and calls >= 3
