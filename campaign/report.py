@@ -174,12 +174,20 @@ def failures_section(failures: xr.Dataset | None) -> str:
     head = '<h2 id="failures">Failed tasks</h2>'
     if failures is None or failures.sizes.get("failure", 0) == 0:
         return head + "<p>No task failed.</p>"
+    factors = [name for name in failures.data_vars if not name.startswith("failure_")]
+    if factors:  # the levels as factor=level, in the order of the design
+        cells = [
+            ", ".join(f"{f}={failures[f].values[i]}" for f in factors)
+            for i in range(failures.sizes["failure"])
+        ]
+    else:  # files made before the failures kept their levels: the cell as JSON
+        cells = [str(cell) for cell in failures["failure_cell"].values]
     rows = [
         f"<tr><td>{esc(cell)}</td><td class='number'>{int(replicate)}</td>"
         f"<td><code>{esc(error_line(error))}</code></td><td><code>{esc(key)}</code></td></tr>"
         for key, cell, replicate, error in zip(
             failures["failure_key"].values,
-            failures["failure_cell"].values,
+            cells,
             failures["failure_replicate"].values,
             failures["failure_error"].values,
         )

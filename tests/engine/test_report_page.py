@@ -1,0 +1,169 @@
+"""`campaign report`: one self-contained HTML page, opened in a real headless browser
+(Debian's chromium): every figure decodes at the size of its file, and the tables show the
+numbers of results.nc, the failed tasks with their error line and the provenance."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+import struct
+import subprocess
+
+import numpy as np
+import pytest
+from matplotlib import image
+
+import campaign
+from campaign.cli import main
+
+BROWSER_FLAGS = [
+    "--headless",
+    "--no-sandbox",  # the tests may run as root
+    "--disable-gpu",
+    "--disable-background-networking",  # the machine has no network to speak of
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
+    "--virtual-time-budget=10000",  # let the page finish: virtual time, not a clock
+]
+# Appended to a copy of the page: after the load event, what the browser made of it, written
+# into the DOM (images: decoded size; tables: the text as rendered).
+PROBE = """<script>
+window.addEventListener("load", () => {
+  const images = [...document.images].map(i => ({
+    alt: i.alt, complete: i.complete, width: i.naturalWidth, height: i.naturalHeight}));
+  const tables = [...document.querySelectorAll("table")].map(t =>
+    [...t.rows].map(r => [...r.cells].map(c => c.innerText)));
+  const out = document.createElement("pre");
+  out.id = "probe";
+  out.textContent = JSON.stringify({images, tables});
+  document.body.appendChild(out);
+});
+</script>"""
+LEVELS = [(a, s) for a in (0.05, 0.3, 0.9) for s in ("fast", "slow")]
+
+
+def chromium() -> str:
+    path = shutil.which("chromium")
+    assert path, "Debian's chromium is needed for this test: apt-get install chromium"
+    return path
+
+
+def browse(page, tmp_path, *options: str) -> str:
+    """Run headless chromium on a file; its standard output."""
+    done = subprocess.run(
+        [chromium(), *BROWSER_FLAGS, f"--user-data-dir={tmp_path / 'profile'}", *options,
+         page.resolve().as_uri()],
+        capture_output=True, text=True, timeout=600, check=True,
+    )  # fmt: skip
+    return done.stdout
+
+
+def png_size(path) -> tuple[int, int]:
+    width, height = struct.unpack(">II", path.read_bytes()[16:24])  # the IHDR chunk
+    return width, height
+
+
+@pytest.fixture(scope="module")
+def report(paper_results):
+    """The report of the M/M/1 campaign with 4 failed tasks, written by the command."""
+    assert main(["report", str(paper_results)]) == 0
+    return paper_results / "report.html"
+
+
+def test_the_page_is_one_file_with_no_outside_reference(report):
+    text = report.read_text()
+    assert "<script" not in text and "<link" not in text
+    sources = re.findall(r'src="([^"]*)"', text)
+    assert len(sources) == 3 and all(s.startswith("data:image/png;base64,") for s in sources)
+    assert not re.search(r'(href|src)="(https?:|file:|/)', text)
+
+
+def test_the_browser_renders_every_figure_and_the_numbers_of_the_results(report, tmp_path):
+    results = report.parent
+    dataset = campaign.open_results(results)
+    failures = campaign.open_failures(results)
+    probed = tmp_path / "probed.html"
+    probed.write_text(report.read_text().replace("</body>", PROBE + "</body>"))
+    dom = browse(probed, tmp_path, "--dump-dom")
+    seen = json.loads(html.unescape(re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S)[1]))
+
+    metrics = ["mean_wait", "max_wait", "utilization"]  # the headline metric first
+    assert [i["alt"] for i in seen["images"]] == [f"{m}: mean and interval" for m in metrics]
+    for shown, metric in zip(seen["images"], metrics):
+        size = png_size(results / "figures" / f"{metric}.png")
+        assert shown["complete"] and (shown["width"], shown["height"]) == size
+        assert size[0] > 600 and size[1] > 300
+
+    design, *summaries, failed, provenance = seen["tables"]
+    assert design == [
+        ["factor", "levels", "count", "paired (shared seeds)"],
+        ["arrival_rate", "0.05, 0.3, 0.9", "3", "no"],
+        ["service_rate", "fast, slow", "2", "yes"],
+    ]
+    assert len(summaries) == 3
+    for table, metric in zip(summaries, metrics):
+        unit = dataset[metric].attrs["units"]
+        assert table[0] == [
+            "arrival_rate",
+            "service_rate",
+            metric if unit == "1" else f"{metric} [{unit}]",
+            "95% interval",
+            "n",
+        ]
+        rows = []
+        for rate, level in LEVELS:
+            cell = dataset.sel(arrival_rate=rate, service_rate=level)
+            low, high = float(cell[f"{metric}_ci_low"]), float(cell[f"{metric}_ci_high"])
+            mean = float(cell[f"{metric}_mean"])
+            rows.append(
+                [
+                    str(rate),
+                    level,
+                    f"{mean:.6g} ± {(high - low) / 2:.3g}",
+                    f"[{low:.6g}, {high:.6g}]",
+                    str(int(cell[f"{metric}_n"])),
+                ]
+            )
+        assert table[1:] == rows
+
+    assert failures.sizes["failure"] == 4  # this seed's failures, all at the lowest rate
+    assert failed[0] == ["levels", "replicate", "error", "task key"]
+    cells = [
+        f"arrival_rate={rate}, service_rate={level}"
+        for rate, level in zip(failures["arrival_rate"].values, failures["service_rate"].values)
+    ]
+    expected = sorted(
+        [c, str(int(r)), str(e), str(k)]
+        for c, r, e, k in zip(
+            cells,
+            failures["failure_replicate"].values,
+            failures["failure_error"].values,
+            failures["failure_key"].values,
+        )
+    )
+    assert sorted(failed[1:]) == expected
+    assert all(
+        re.fullmatch(r"RuntimeError: first interarrival \S+ exceeds fail_above=40.0", r[2])
+        for r in failed[1:]
+    )
+
+    facts = dict(provenance)
+    versions = json.loads(dataset.attrs["versions"])
+    assert facts["base seed"] == "8" and facts["paired factors (shared seeds)"] == "service_rate"
+    assert facts["spec digest"] == dataset.attrs["spec_digest"]
+    assert facts["version of numpy"] == versions["numpy"] == np.__version__
+    assert "name: paper\nmodel: mm1" in dom  # the spec, whole
+
+
+def test_a_screenshot_shows_the_figures(report, tmp_path):
+    shot = tmp_path / "page.png"
+    browse(report, tmp_path, f"--screenshot={shot}", "--window-size=1200,1600")
+    pixels = (image.imread(shot)[:, :, :3] * 255).round()
+    # the series colours of the figures (tab10 blue and orange); nothing else on the page
+    # has them, so they are there only if the embedded figures were decoded and drawn
+    for colour in ([31, 119, 180], [255, 127, 14]):
+        assert (np.abs(pixels - colour).max(axis=2) <= 2).sum() > 500, colour
