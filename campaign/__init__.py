@@ -14,8 +14,9 @@ def run(spec, **options):
     """Run what is missing of a campaign spec and return its results Dataset.
 
     Options: ``workers``, ``scheduler``, ``cluster``, ``security``, ``retries``,
-    ``task_timeout``, ``wait_workers``, ``confidence``, ``new``, ``progress``
-    (see ``campaign.runner.run`` and cluster/README.md).
+    ``task_timeout``, ``wait_workers``, ``confidence``, ``new``, ``progress``, ``on_change``
+    ("rerun" or "accept" stored results computed before the model's code or an input file
+    changed; see ``campaign.runner.run`` and cluster/README.md).
     """
     from campaign.runner import run as _run
 

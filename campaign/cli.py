@@ -64,13 +64,20 @@ def cmd_validate(args) -> int:
 def cmd_plan(args) -> int:
     from campaign.runner import make_plan
 
-    plan = make_plan(args.spec)
+    plan = make_plan(args.spec, on_change=args.on_change)
     print(describe_spec(plan.spec))
     if plan.damaged:
         print(plan.damaged)
+    if plan.changed:
+        what = "would run again" if plan.rerun_changed else "would be kept as they are"
+        print(
+            f"{len(plan.changed)} stored results were computed before "
+            f"{plan.change.describe(plan.spec.model)}: they {what}"
+        )
+    changed = f", {len(plan.changed)} to compute again" if plan.rerun_changed else ""
     print(
         f"plan: {plan.done} done, {len(plan.failed)} failed (will be retried), "
-        f"{len(plan.missing)} missing; {len(plan.to_run)} tasks would run"
+        f"{len(plan.missing)} missing{changed}; {len(plan.to_run)} tasks would run"
     )
     _print_precision(plan)
     return EXIT_OK
@@ -148,6 +155,7 @@ def cmd_run(args) -> int:
         wait_workers=args.wait_workers,
         replicate_tail=args.tail_replication,
         locality=args.locality,
+        on_change=args.on_change,
     )
     per_entity = re.compile(r"_[a-z]+\d+(_|$)")  # makespan_job3, satisfaction_user2: not headline
     headline = [m for m in metrics_of(dataset) if not per_entity.search(m)]
@@ -386,6 +394,40 @@ class OneLineParser(argparse.ArgumentParser):
         )
 
 
+def add_change_options(parser: argparse.ArgumentParser, plan: bool = False) -> None:
+    """--rerun-changed / --accept-changed: what to do with stored results computed before the
+    model's code or an input file changed (without either, such results stop the command)."""
+    changed = (
+        "stored results computed before the model's code or one of their input files (traces) "
+        "changed"
+    )
+    rerun = (
+        f"count the tasks of {changed} as to run, as run --rerun-changed would"
+        if plan
+        else f"run again the tasks of {changed} (the earlier records are kept in "
+        "OUTPUT/ledger.changed-*); without this or --accept-changed, such results stop the run "
+        "before anything runs, with one line naming the changed file"
+    )
+    accept = (
+        "count such results as done, as run --accept-changed would"
+        if plan
+        else "keep such results as they are; the choice and the new digests are recorded in "
+        "campaign.json and in results.nc (attribute source_changes)"
+    )
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--rerun-changed",
+        dest="on_change",
+        action="store_const",
+        const="rerun",
+        default="refuse",
+        help=rerun,
+    )
+    group.add_argument(
+        "--accept-changed", dest="on_change", action="store_const", const="accept", help=accept
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog="campaign",
@@ -405,6 +447,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("plan", help="show what would run and what is already done")
     p.add_argument("spec")
+    add_change_options(p, plan=True)
     p.set_defaults(func=cmd_plan)
 
     p = sub.add_parser("run", help="run the missing tasks of a campaign, then write results.nc")
@@ -481,8 +524,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--new",
         action="store_true",
-        help="set earlier results of this output folder aside and start afresh",
+        help="set earlier results of this output folder aside (ledger, campaign.json and "
+        "results.nc, into OUTPUT/ledger.old-*) and start afresh",
     )
+    add_change_options(p)
     p.add_argument(
         "--quiet",
         action="store_true",

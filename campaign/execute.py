@@ -30,6 +30,7 @@ from campaign.errors import CampaignError
 from campaign.layout import metric_values
 from campaign.models import describe_error, load_model
 from campaign.progress import Progress
+from campaign.sources import code_digest
 
 TARGET_BATCH_SECONDS = 0.5
 BATCHES_PER_WORKER = 2
@@ -45,7 +46,9 @@ log = logging.getLogger("campaign")
 # -- worker side --------------------------------------------------------------------------------
 @lru_cache(maxsize=16)
 def _model(name: str):
-    return load_model(name)
+    """A model, and the digest of its code as this process loaded it (a long-lived worker may
+    hold code that has changed on disk since)."""
+    return load_model(name), code_digest(name)
 
 
 # batch key -> (index of the task it is running, time.monotonic() when that task started)
@@ -56,22 +59,23 @@ _SKIP: set[str] = set()
 
 def run_batch(
     model_name: str, items: list[tuple[str, dict[str, Any], int]], batch: str | None = None
-) -> tuple[str, list[dict] | str]:
+) -> tuple[str, list[dict] | str, str | None]:
     """Run a batch of (key, params, seed) on a worker; a model error fails only its task.
 
-    Returns the worker's address and one result per item, in order (small: the driver knows
-    the keys); or, when the model cannot be loaded on this worker (its module fails to import
-    here only, say), the worker's address and that reason in one line. While it runs,
-    `running_tasks` tells the driver which task of `batch` is running and for how long, so
-    that the driver can time out one task rather than a batch.
+    Returns the worker's address, one result per item, in order (small: the driver knows
+    the keys), and the digest of the model's code the worker runs; or, when the model cannot
+    be loaded on this worker (its module fails to import here only, say), the worker's
+    address, that reason in one line and None. While it runs, `running_tasks` tells the
+    driver which task of `batch` is running and for how long, so that the driver can time
+    out one task rather than a batch.
     """
     worker = _worker_address()
     try:
-        model = _model(model_name)
+        model, code = _model(model_name)
     except ValueError as error:  # the same for every task: the driver stops the run
-        return worker, str(error)
+        return worker, str(error), None
     except BaseException as error:  # what loading lets through (a CancelledError, say)
-        return worker, f"model {model_name!r}: loading it failed: {describe_error(error)}"
+        return worker, f"model {model_name!r}: loading it failed: {describe_error(error)}", None
     results = []
     try:
         for index, (key, params, seed) in enumerate(items):
@@ -98,7 +102,7 @@ def run_batch(
     finally:
         if batch is not None:
             _RUNNING.pop(batch, None)
-    return worker, results
+    return worker, results, code
 
 
 def _worker_address() -> str:
@@ -194,6 +198,7 @@ def dispatch(
     say: Callable[[str], None] | None = None,
     replicate_tail: bool = True,
     locality: bool = True,
+    code: str | None = None,
 ) -> Outcome:
     """Run every item on the cluster; store each finished batch before counting it.
 
@@ -209,10 +214,14 @@ def dispatch(
     `locality`: a batch holds tasks of one item ``group`` (the same heavy inputs), and each
     worker keeps to the groups it already has, whose inputs its cache holds, taking a new
     group only when its own are exhausted (see `_submit_by_group`).
+    `code`: the digest of the model's code the results must come from (see
+    `campaign.sources`): a batch a worker ran with other code (loaded before the code changed,
+    or another version) stops the run, and its results are not stored.
     """
     driver = _Driver(client, model_name, store, retries, progress, task_timeout, wait_workers, say)
     driver.replicate_tail = replicate_tail
     driver.locality = locality
+    driver.code = code
     return driver.run(items)
 
 
@@ -304,6 +313,7 @@ class _Driver:
         self.poll = POLL_SECONDS if task_timeout is None else min(POLL_SECONDS, task_timeout / 4)
         self.replicate_tail = True
         self.locality = True
+        self.code: str | None = None  # the digest of the model's code results must come from
         self.owned: dict[str, list[Any]] = {}  # worker -> groups it was given (warm caches)
         self.target: dict[str, str] = {}  # batch key -> the worker it was sent to
         self.sent_to: dict[str, int] = {}  # worker -> batches in flight sent to it
@@ -419,7 +429,14 @@ class _Driver:
     def _finish(self, future: Any) -> None:
         batch = self.in_flight.pop(future)
         self._landed(future)
-        worker, results = self._collect(future, batch)
+        worker, results, code = self._collect(future, batch)
+        if self.code is not None and code is not None and code != self.code:
+            raise CampaignError(
+                f"the Dask worker {worker} runs other code of model {self.model_name} than "
+                "this machine has (it loaded the model before its code changed, or has "
+                "another version): restart the workers (or install the same code on them) and "
+                "run again; the results it computed were not stored"
+            )
         final: list[dict[str, Any]] = []
         for item, result in zip(batch, results):
             item.copies -= 1
@@ -522,12 +539,14 @@ class _Driver:
         self.outcome.failed += len(final) - ok
         self.progress.update(ok=ok, failed=len(final) - ok)
 
-    def _collect(self, future: Any, batch: list[Item]) -> tuple[str, list[dict[str, Any]]]:
+    def _collect(
+        self, future: Any, batch: list[Item]
+    ) -> tuple[str, list[dict[str, Any]], str | None]:
         """The batch's worker and results, or one failure per task when it could not run."""
         from distributed.scheduler import KilledWorker
 
         try:
-            worker, results = future.result()
+            worker, results, code = future.result()
         except KilledWorker as error:
             message = f"KilledWorker: the worker process died while running this task ({error})"
         except (CancelledError, OSError) as error:
@@ -542,9 +561,9 @@ class _Driver:
                     "run are saved: make the model importable on every worker (the same "
                     "PYTHONPATH or installed package) and run the same command again"
                 )
-            return worker, results
+            return worker, results, code
         failure = {"status": "failed", "error": message, "traceback": "", "elapsed": 0.0}
-        return "", [dict(failure) for _ in batch]
+        return "", [dict(failure) for _ in batch], None
 
     def _lost(self, error: BaseException) -> CampaignError:
         address = getattr(getattr(self.client, "scheduler", None), "address", "?")

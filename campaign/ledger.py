@@ -116,6 +116,14 @@ class Ledger:
                 f"(kept in {self.folder.name}.old-*) or choose another output folder"
             )
 
+    def same_campaign(self, identity: dict[str, Any]) -> bool:
+        """Whether campaign.json describes the campaign ``identity`` describes."""
+        stored = self.read_identity()
+        return stored is not None and all(
+            _canonical(stored.get(field)) == _canonical(identity.get(field))
+            for field in IDENTITY_FIELDS
+        )
+
     def write_identity(self, identity: dict[str, Any]) -> None:
         self.output.mkdir(parents=True, exist_ok=True)
         write_atomic(self.manifest_path, json.dumps(identity, indent=2, sort_keys=True) + "\n")
@@ -139,9 +147,39 @@ class Ledger:
         _fsync_dir(self.output)
         return target
 
-    def _aside_folder(self) -> Path:
+    def set_records_aside(self, affected: Callable[[str], bool]) -> tuple[int, Path | None]:
+        """Move the records of the tasks ``affected`` names (by key) out of the ledger, into a
+        new ``ledger.changed-*`` folder (never deleting them), so that those tasks count as
+        not done; returns how many records moved and where.
+
+        A file holding such records moves whole, after its other records are stored again:
+        a crash in between leaves those records twice, which `load` resolves.
+        """
+        moved, target = 0, None
+        with self._compaction_guard(exclusive=True):
+            for path in self.files():
+                keys = [_key(line) for line in _lines(path)]
+                hits = sum(key is not None and affected(key) for key in keys)
+                if not hits:
+                    continue
+                kept = [
+                    record
+                    for line in _lines(path)
+                    if (record := _record(line)) is not None and not affected(record["key"])
+                ]
+                if kept:
+                    self.append(kept)
+                if target is None:
+                    target = self._aside_folder("changed")
+                    target.mkdir()
+                os.replace(path, target / path.name)
+                moved += hits
+            _fsync_dir(self.folder)
+        return moved, target
+
+    def _aside_folder(self, kind: str = "old") -> Path:
         """A new folder name for records set aside: the time, and a count if that is taken."""
-        first = self.output / f"{self.folder.name}.old-{time.strftime('%Y%m%d-%H%M%S')}"
+        first = self.output / f"{self.folder.name}.{kind}-{time.strftime('%Y%m%d-%H%M%S')}"
         target, count = first, 1
         while target.exists():
             count += 1
@@ -399,6 +437,15 @@ def _head(line: bytes) -> tuple[str, bool] | None:
     if b"\\" in key:
         return None  # an escaped key: leave it to the JSON parser
     return key.decode("ascii"), line.startswith(b'ok"', start)
+
+
+def _key(line: bytes) -> str | None:
+    """The task key of a line (None if the line is damaged)."""
+    head = _head(line) if _is_sealed(line) else None
+    if head is not None:
+        return head[0]
+    record = _record(line)
+    return None if record is None else record["key"]
 
 
 def _record(line: bytes) -> dict[str, Any] | None:

@@ -452,6 +452,21 @@ def provenance(design: Design, confidence: float, status: np.ndarray) -> dict[st
     }
 
 
+def source_provenance(identity: Mapping[str, Any]) -> dict[str, str]:
+    """Global attributes saying what the results were computed from (campaign.json): digests
+    of the model's code and of the input files, and any choice made when they changed."""
+    sources = identity.get("sources")
+    if not sources:
+        return {}
+    algorithm = sources.get("algorithm", "")
+    return {
+        "model_code_digest": f"{algorithm}:{sources.get('model_code', '')}",
+        "model_code_files": json.dumps(sources.get("model_files") or {}, sort_keys=True),
+        "input_digests": json.dumps(sources.get("inputs") or {}, sort_keys=True),
+        "source_changes": json.dumps(identity.get("source_changes") or []),
+    }
+
+
 def factors_of(dataset: xr.Dataset) -> list[str]:
     return [d for d in dataset["status"].dims if d != "replicate"]
 

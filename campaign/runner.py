@@ -31,9 +31,11 @@ from campaign.results import (
     assemble,
     failure_table,
     precision_rounds_of,
+    source_provenance,
     task_table,
     write_netcdf,
 )
+from campaign.sources import ON_CHANGE, Change, Sources, compare, current_sources, task_inputs
 from campaign.spec import Spec, load_spec
 from campaign.stats import Rounds
 
@@ -52,6 +54,10 @@ class Plan:
     missing: list[int] = field(default_factory=list)
     damaged: str | None = None  # one line on damaged ledger records skipped, if any
     rounds: Rounds | None = None  # with a precision target: where each cell stands
+    sources: Sources | None = None  # digests of the model's code and inputs, as of now
+    change: Change | None = None  # how they differ from those of the stored results
+    changed: list[int] = field(default_factory=list)  # done tasks computed from other sources
+    rerun_changed: bool = False  # the changed tasks count as to run
 
     @property
     def tasks(self) -> int:
@@ -62,8 +68,9 @@ class Plan:
 
     @property
     def to_run(self) -> list[int]:
-        """Missing tasks and failed ones (a rerun retries failures, e.g. after a model fix)."""
-        return self.failed + self.missing
+        """Missing tasks and failed ones (a rerun retries failures, e.g. after a model fix),
+        and with --rerun-changed those computed from other sources than now."""
+        return self.failed + self.missing + (self.changed if self.rerun_changed else [])
 
     @property
     def results_path(self) -> Path:
@@ -79,30 +86,75 @@ def as_spec(spec: str | Path | Spec) -> Spec:
     return spec if isinstance(spec, Spec) else load_spec(spec)
 
 
-def make_plan(spec: str | Path | Spec, check_identity: bool = True) -> Plan:
+def make_plan(
+    spec: str | Path | Spec, check_identity: bool = True, on_change: str = "refuse"
+) -> Plan:
     """Classify every task of the design as done, failed or missing, from the ledger alone.
+
+    With ``check_identity``, the stored results must mean what the spec asks for: same model,
+    params and seed, computed from the same model code and input files. Done tasks computed
+    from other sources are refused in one line, unless ``on_change`` says to run them again
+    ("rerun": they count as to run) or to keep them ("accept").
 
     With a precision target, only the tasks of each cell's rounds so far count; the rounds
     are replayed from the stored results (see `campaign.stats.precision_rounds`).
     """
+    if on_change not in ON_CHANGE:
+        raise CampaignError(f"on_change must be one of {', '.join(ON_CHANGE)}, got {on_change!r}")
     spec = as_spec(spec)
     ledger = Ledger(spec.output)
+    plan = Plan(spec=spec, design=Design(spec), ledger=ledger)
     if check_identity:
         ledger.check_identity(identity(spec))
-    plan = Plan(spec=spec, design=Design(spec), ledger=ledger)
+        plan.sources = design_sources(plan.design)
+        stored = ledger.read_identity() if ledger.has_records() else None
+        plan.change = compare((stored or {}).get("sources"), plan.sources)
     if spec.precision is not None:
-        return _plan_rounds(plan)
-    statuses = ledger.statuses()
-    plan.damaged = ledger.damage_note()
-    for index, key in enumerate(plan.design.keys()):
-        ok = statuses.get(key)
-        if ok is None:
-            plan.missing.append(index)
-        elif ok:
-            plan.done += 1
-        else:
-            plan.failed.append(index)
+        _plan_rounds(plan)
+    else:
+        statuses = ledger.statuses()
+        plan.damaged = ledger.damage_note()
+        change = plan.change
+        for index, key in enumerate(plan.design.keys()):
+            ok = statuses.get(key)
+            if ok is None:
+                plan.missing.append(index)
+            elif not ok:
+                plan.failed.append(index)
+            elif change is not None and change.affects(key):
+                plan.changed.append(index)
+            else:
+                plan.done += 1
+    if plan.changed:
+        keys = plan.design.keys()
+        plan.change = plan.change.narrowed({keys[i][:16] for i in plan.changed}, plan.sources)
+        if on_change == "refuse":
+            raise CampaignError(changed_refusal(plan))
+        plan.rerun_changed = on_change == "rerun"
+        if not plan.rerun_changed:
+            plan.done += len(plan.changed)
     return plan
+
+
+def design_sources(design: Design) -> Sources:
+    """Digests of the model's code and of the input files of every cell of the design."""
+    spec = design.spec
+    cells = (
+        (digest, cell_params(spec, cell)) for digest, cell in zip(design.cell_digests, design.cells)
+    )
+    return current_sources(spec.model, cells)
+
+
+def changed_refusal(plan: Plan) -> str:
+    """One line: which stored results were computed from other sources, and what to do."""
+    count = len(plan.changed)
+    results = "1 stored result was" if count == 1 else f"{count} stored results were"
+    return (
+        f"{plan.spec.output}: {results} computed before {plan.change.describe(plan.spec.model)}; "
+        "rerun with --rerun-changed to compute them again (the earlier ones are kept in "
+        "ledger.changed-*), or with --accept-changed to keep them as they are (recorded in "
+        "results.nc)"
+    )
 
 
 def _plan_rounds(plan: Plan) -> Plan:
@@ -114,7 +166,13 @@ def _plan_rounds(plan: Plan) -> Plan:
     status, columns, _ = task_table(plan.design, records, spec.precision.metrics)
     plan.rounds = precision_rounds_of(spec, status, columns)
     planned = np.flatnonzero(np.arange(spec.replicates) < plan.rounds.target[:, None])
-    plan.done = int(np.count_nonzero(status[planned] == STATUS_OK))
+    done = planned[status[planned] == STATUS_OK]
+    if plan.change is not None:
+        keys = plan.design.keys()
+        changed = np.array([plan.change.affects(keys[i]) for i in done], dtype=bool)
+        plan.changed = done[changed].tolist()
+        done = done[~changed]
+    plan.done = int(done.size)
     plan.failed = planned[status[planned] == STATUS_FAILED].tolist()
     plan.missing = planned[status[planned] == STATUS_MISSING].tolist()
     return plan
@@ -175,6 +233,7 @@ def run(
     wait_workers: float | None = None,
     replicate_tail: bool = True,
     locality: bool = True,
+    on_change: str = "refuse",
 ) -> xr.Dataset:
     """Run what is missing of a campaign and return its results (also written to results.nc).
 
@@ -184,9 +243,14 @@ def run(
     fails tasks running longer (seconds); `wait_workers` is how long to wait while there is no
     worker (default 60 s, no limit with a cluster file, whose batch jobs may queue for long).
     `replicate_tail` and `locality` switch tail work stealing / straggler replication and
-    input locality of batches (see `campaign.execute.dispatch`).
+    input locality of batches (see `campaign.execute.dispatch`). `on_change` says what to do
+    with stored results computed before the model's code or an input file changed: "refuse"
+    (one error line, nothing runs), "rerun" (set them aside and compute them again) or
+    "accept" (keep them; the choice is recorded in results.nc).
     """
     say = say or (lambda message: None)
+    if on_change not in ON_CHANGE:
+        raise CampaignError(f"on_change must be one of {', '.join(ON_CHANGE)}, got {on_change!r}")
     if retries < 0:
         raise CampaignError(f"--retries must be >= 0, got {retries}")
     if not 0 < confidence < 1:
@@ -223,6 +287,7 @@ def run(
             wait_workers=wait_workers,
             replicate_tail=replicate_tail,
             locality=locality,
+            on_change=on_change,
         )
 
 
@@ -259,6 +324,7 @@ def _run_holding_the_output(
     wait_workers: float,
     replicate_tail: bool,
     locality: bool,
+    on_change: str,
 ) -> xr.Dataset:
     """The steps of `run`, while this process alone may write the output folder."""
     ledger = Ledger(spec.output)
@@ -266,11 +332,24 @@ def _run_holding_the_output(
         aside = ledger.set_aside(also=[RESULTS_FILE])
         if aside:
             say(f"Earlier results set aside in {aside}")
-    plan = make_plan(spec)
+    plan = make_plan(spec, on_change=on_change)
     if plan.damaged:
         kept = plan.ledger.set_damaged_aside()
         say(f"{plan.damaged} (their files are kept in {kept})")
-    ledger.write_identity(identity(spec))
+    sources, choice = plan.sources, None
+    if plan.changed:
+        choice = source_choice(plan, on_change)
+        if plan.rerun_changed:
+            moved, folder = ledger.set_records_aside(plan.change.affects)
+            say(f"{choice['change']}: {moved} stored results set aside in {folder}; they run again")
+            plan = make_plan(spec, check_identity=False)
+        else:
+            say(
+                f"{choice['change']}: {choice['results']} stored results kept as they are "
+                "(--accept-changed; recorded in results.nc)"
+            )
+    earlier = ledger.read_identity() if ledger.same_campaign(identity(spec)) else None
+    ledger.write_identity(stored_identity(spec, sources, earlier, choice))
     say(
         f"{spec.name}: {plan.design.size} tasks ({len(plan.design.cells)} cells x "
         f"{spec.replicates} replicates); {plan.done} already done, {len(plan.to_run)} to run"
@@ -302,6 +381,7 @@ def _run_holding_the_output(
                     say=say,
                     replicate_tail=replicate_tail,
                     locality=locality,
+                    code=sources.code_digest,
                 )
                 if spec.precision is None:
                     break
@@ -309,6 +389,43 @@ def _run_holding_the_output(
                 todo = [index for index in plan.to_run if index not in attempted]
     ledger.compact()
     return write_results(spec, confidence)
+
+
+def source_choice(plan: Plan, on_change: str) -> dict[str, Any]:
+    """What a run did with stored results computed from other sources, for the provenance."""
+    return {
+        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "choice": "rerun" if on_change == "rerun" else "accept",
+        "change": plan.change.describe(plan.spec.model),
+        "results": len(plan.changed),
+    }
+
+
+def stored_identity(
+    spec: Spec,
+    sources: Sources | None,
+    stored: dict[str, Any] | None,
+    choice: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """campaign.json: what the stored results mean and what they were computed from.
+
+    From ``stored`` (campaign.json of the same campaign, if any), input digests of files the
+    design no longer reads are kept (a level removed and added back is no change), and every
+    choice made about changed sources is listed.
+    """
+    stored = stored or {}
+    record = identity(spec)
+    if sources is not None:
+        current = sources.stored()
+        earlier = (stored.get("sources") or {}).get("inputs") or {}
+        current["inputs"] = dict(sorted({**earlier, **current["inputs"]}.items()))
+        record["sources"] = current
+    changes = list(stored.get("source_changes") or [])
+    if choice is not None:
+        changes.append(choice)
+    if changes:
+        record["source_changes"] = changes
+    return record
 
 
 def execute_tasks(
@@ -330,7 +447,7 @@ def execute_tasks(
         params = params_by_cell.get(task.cell)
         if params is None:
             params = params_by_cell[task.cell] = cell_params(spec, task.cell)
-            group_by_cell[task.cell] = model.heavy_inputs(params) if model.inputs else None
+            group_by_cell[task.cell] = task_inputs(model, params) if model.inputs else None
         meta = {
             "key": task.key,
             "cell": design.cell_label(task.cell),
@@ -358,6 +475,7 @@ def write_results(spec: Spec, confidence: float = 0.95) -> xr.Dataset:
     model = load_model(spec.model)
     design, records = Design(spec), ledger.load()
     dataset = assemble(design, records, confidence, model.metrics, model.headline)
+    dataset.attrs.update(source_provenance(ledger.read_identity() or {}))
     failures = failure_table(dataset, design, records)
     try:
         write_netcdf(dataset, spec.output / RESULTS_FILE, failures)

@@ -16,9 +16,14 @@ function (or a `Model`) directly; a plain function's optional ``check``, ``metri
 
 from __future__ import annotations
 
+import ast
 import importlib
+import importlib.machinery
+import os
 import re
+import sys
 from importlib.metadata import entry_points
+from pathlib import Path
 
 from campaign.models.contract import Command, Model
 
@@ -93,6 +98,99 @@ def load_model(name: str) -> Model:
         return Model.from_function(target, name)
     except (Exception, SystemExit) as error:
         raise ValueError(f"model {name!r}: {describe_error(error)}") from None
+
+
+CODE_SUFFIXES = (*importlib.machinery.SOURCE_SUFFIXES, *importlib.machinery.EXTENSION_SUFFIXES)
+
+
+def source_files(name: str) -> tuple[Path, list[Path]]:
+    """The files of a model's code, and the folder their names are taken relative to.
+
+    A model's code is the whole package that holds it, since a model imports its own
+    modules: for a model of this package, its package below ``campaign.models`` (or its one
+    module there); for another, the outermost regular package of its module (every code file
+    below it), or the module alone when it is not in one. Libraries shared by models (packages
+    below ``campaign.models`` such as ``rigid``) that this code imports, directly or through
+    each other, are part of it too: their files are named relative to ``campaign/models``.
+    The model is loaded first (its import errors are one ``ValueError``).
+    """
+    load_model(name)
+    module_name = model_reference(name).partition(":")[0]
+    parts = module_name.split(".")
+    first = 3 if module_name.startswith(f"{__name__}.") else 1
+    for end in range(first, len(parts) + 1):
+        module = sys.modules[".".join(parts[:end])]
+        file = getattr(module, "__file__", None)
+        if file is None:
+            continue  # a namespace package: look further down
+        if hasattr(module, "__path__"):
+            folder = Path(file).parent
+            return folder.parent, _with_libraries(_code_files(folder))
+        return Path(file).parent, _with_libraries([Path(file)])
+    return Path.cwd(), []
+
+
+MODELS_FOLDER = Path(__file__).resolve().parent
+
+
+def _code_files(folder: Path) -> list[Path]:
+    files = []
+    for root, folders, names in os.walk(folder):
+        folders[:] = sorted(f for f in folders if not f.startswith((".", "__pycache__")))
+        files += [Path(root) / n for n in sorted(names) if n.endswith(CODE_SUFFIXES)]
+    return files
+
+
+def _with_libraries(files: list[Path]) -> list[Path]:
+    """The files, and those of every package below ``campaign.models`` they import."""
+    files = list(files)
+    seen = {path.resolve() for path in files}
+    pending = list(files)
+    while pending:
+        for package in _imported_packages(pending.pop()):
+            for path in _code_files(MODELS_FOLDER / package):
+                if path.resolve() not in seen:
+                    seen.add(path.resolve())
+                    files.append(path)
+                    pending.append(path)
+    return files
+
+
+def _imported_packages(path: Path) -> set[str]:
+    """The packages directly below ``campaign.models`` a code file imports (by name)."""
+    if path.suffix != ".py":
+        return set()
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except (OSError, SyntaxError, ValueError):
+        return set()  # its digest still says when it changes
+    try:
+        relative = path.resolve().relative_to(MODELS_FOLDER)
+        here = [*__name__.split("."), *relative.parent.parts]
+    except ValueError:
+        here = None  # outside campaign.models: its relative imports stay in its own package
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                base = node.module or ""
+            elif here is None or node.level - 1 > len(here):
+                continue
+            else:
+                kept = here[: len(here) - (node.level - 1)]
+                base = ".".join([*kept, *([node.module] if node.module else [])])
+            names += [base] + [f"{base}.{alias.name}" for alias in node.names]
+    prefix = __name__.split(".")
+    packages = set()
+    for name in names:
+        parts = name.split(".")
+        if parts[: len(prefix)] == prefix and len(parts) > len(prefix):
+            package = parts[len(prefix)]
+            if (MODELS_FOLDER / package / "__init__.py").is_file():
+                packages.add(package)
+    return packages
 
 
 def check_params(model: Model, name: str, params: dict) -> None:

@@ -12,8 +12,9 @@ A model is a plain picklable function ``run(params, seed) -> {metric: float}`` a
 - ``metrics``: ``{name: {"units": str, "long_name": str}}``; ``{k}`` in a name stands for a
   number (``makespan_job{k}`` documents ``makespan_job1``, ``makespan_job2``...).
 - ``headline``: the metrics rankings and reports use by default (smaller is better).
-- ``inputs(params)``: the heavy files a run reads (traces), so runs sharing them are batched
-  together and sent where they are already loaded.
+- ``inputs(params)``: the paths of the files a run reads (traces), so runs sharing them are
+  batched together and sent where they are already loaded, and so their digests go with the
+  results: a file rewritten in place never hides behind results stored before.
 - ``commands``: commands of the model's own (``campaign NAME ...``), such as a tool for its
   input files.
 - ``example``: the params of a small run that takes a second or less, for the checks every

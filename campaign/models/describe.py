@@ -53,7 +53,11 @@ def _text(name: str, model: Model) -> str:
     if model.headline:
         lines += ["", f"headline metrics (rankings and reports): {', '.join(model.headline)}"]
     if model.inputs is not None:
-        lines += ["", "heavy inputs: declared (runs reading the same files are batched together)"]
+        lines += [
+            "",
+            "input files: declared (runs reading the same files are batched together; a file "
+            "changed since results were stored is refused)",
+        ]
     for command in model.commands:
         lines += ["", f"command: campaign {command.name} ...: {command.help}"]
     if model.example:

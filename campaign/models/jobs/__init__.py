@@ -345,9 +345,10 @@ def run(params: Mapping[str, object], seed: int) -> dict[str, float]:
 
 
 def inputs(params: Mapping[str, object]) -> tuple[str, ...]:
-    """The heavy input a run reads (its trace), so runs on one trace can share a worker."""
+    """The file a run reads (its trace): runs on one trace share a worker, and a trace
+    rewritten in place is never hidden behind results stored before."""
     trace = params.get("trace")
-    return () if trace is None else (str(trace),)
+    return () if trace is None else (str(locate(str(trace))),)
 
 
 run.check = check

@@ -27,7 +27,7 @@ from campaign.models.jobs.swf import SwfTrace, clean_mask, job_sizes, read_swf
 ARCHIVE = "https://www.cs.huji.ac.il/labs/parallel/workload"
 SUFFIXES = (".swf", ".swf.gz")
 
-_DIGESTS: dict[tuple[str, int, int], str] = {}
+_DIGESTS: dict[tuple[str, int, int, int, int, int], str] = {}
 _TRACES: dict[tuple[str, str], SwfTrace] = {}
 
 
@@ -67,9 +67,21 @@ def list_traces(folder: Path | None = None) -> list[Path]:
 
 
 def file_digest(path: Path) -> str:
-    """SHA-256 of a file, memoised by (path, size, modification time)."""
+    """SHA-256 of a file, memoised by path, size, modification and change times and inode.
+
+    The change time (ctime) cannot be set back the way the modification time can (``touch
+    -d``, ``cp -p``, a tar extraction): a file rewritten in place with its size and mtime
+    kept is still read again.
+    """
     stat = path.stat()
-    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    key = (
+        str(path.resolve()),
+        stat.st_size,
+        stat.st_mtime_ns,
+        stat.st_ctime_ns,
+        stat.st_ino,
+        stat.st_dev,
+    )
     digest = _DIGESTS.get(key)
     if digest is None:
         sha = hashlib.sha256()

@@ -275,11 +275,18 @@ def run(params: Mapping[str, object], seed: int) -> dict[str, float]:
 
 
 def inputs(params: Mapping[str, object]) -> tuple[str, ...]:
-    """The heavy inputs a run reads (traces), so runs sharing them can share a worker."""
-    sites = params.get("sites") or ()
-    traces = [str(site.get("trace")) for site in sites if isinstance(site, Mapping)]
-    named = [str(params[name]) for name in ("trace", "config") if params.get(name) is not None]
-    return tuple(named + traces)
+    """The files a run reads (its traces): runs sharing them share a worker, and a trace
+    rewritten in place is never hidden behind results stored before."""
+    files = []
+    if params.get("trace") is not None:
+        files.append(locate(str(params["trace"])))
+    config = params.get("config")
+    if isinstance(config, str) and config in MIXES:
+        files += resolve_logs(MIXES[config], workloads_folder())
+    for site in params.get("sites") or ():
+        if isinstance(site, Mapping) and site.get("trace") is not None:
+            files.append(locate(str(site["trace"])))
+    return tuple(str(file) for file in files)
 
 
 run.check = check

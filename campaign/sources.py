@@ -1,0 +1,197 @@
+"""What stored results were computed from: digests of the model's code and of its input files.
+
+Stored results stay true only while the code that computed them and the files it read stay the
+same. So before anything runs, a run takes a digest (BLAKE2b) of every file of the model's code
+(`campaign.models.source_files`) and of every input file a task names (the model's
+``inputs(params)``), keeps them in ``campaign.json`` beside the params, and compares them with
+those the stored results were computed from: a change is refused in one line naming the file,
+unless the run is told to compute the results it affects again or to keep them, and that
+choice is kept with the digests (and written into results.nc).
+
+Each distinct file is read once per run. A task's input is known by its path; an input found
+under another path with the content of a stored one (a workloads folder moved) is no change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from campaign.errors import CampaignError
+from campaign.models import MODELS_FOLDER, describe_error, load_model, source_files
+
+ALGORITHM = "blake2b-256"
+ON_CHANGE = ("refuse", "rerun", "accept")
+
+
+def file_digest(path: str | os.PathLike[str]) -> str:
+    """BLAKE2b-256 of a file's bytes, read in blocks (traces may be hundreds of MB)."""
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, lambda: hashlib.blake2b(digest_size=32)).hexdigest()
+
+
+def combined_digest(files: Mapping[str, str]) -> str:
+    """One digest of named file digests (names sorted)."""
+    text = "".join(f"{name}\0{digest}\n" for name, digest in sorted(files.items()))
+    return hashlib.blake2b(text.encode(), digest_size=32).hexdigest()
+
+
+def code_files(model_name: str) -> dict[str, str]:
+    """Each file of a model's code (named relative to its package's folder) -> its digest."""
+    folder, files = source_files(model_name)
+    return {_code_name(path, folder): _digest(path) for path in files}
+
+
+def _code_name(path: Path, folder: Path) -> str:
+    """A code file's name: relative to the model's folder, or for a library of
+    ``campaign.models`` outside it, relative to the folder that holds ``campaign``."""
+    try:
+        return path.relative_to(folder).as_posix()
+    except ValueError:
+        return path.relative_to(MODELS_FOLDER.parent.parent).as_posix()
+
+
+def code_digest(model_name: str) -> str:
+    """One digest of a model's code, as its files are now."""
+    return combined_digest(code_files(model_name))
+
+
+@dataclass
+class Sources:
+    """The digests of what a campaign's results are computed from, as of now.
+
+    ``code``: each file of the model's code (named relative to its package's folder) -> digest;
+    ``inputs``: each input file (absolute path) -> digest; ``cell_inputs``: per cell (by the
+    cell's digest, the first part of its task keys) the input files its tasks read.
+    """
+
+    code: dict[str, str]
+    inputs: dict[str, str]
+    cell_inputs: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def code_digest(self) -> str:
+        return combined_digest(self.code)
+
+    def stored(self) -> dict[str, Any]:
+        """What campaign.json keeps."""
+        return {
+            "algorithm": ALGORITHM,
+            "model_code": self.code_digest,
+            "model_files": dict(sorted(self.code.items())),
+            "inputs": dict(sorted(self.inputs.items())),
+        }
+
+
+def task_inputs(model: Any, params: Mapping[str, Any]) -> tuple[str, ...]:
+    """The input files (absolute paths) a run with these params reads, per the model."""
+    if model.inputs is None:
+        return ()
+    try:
+        named = model.heavy_inputs(params)
+        return tuple(os.path.abspath(os.fspath(path)) for path in named)
+    except ValueError as error:
+        raise CampaignError(f"model {model.name}: {error}") from None
+    except Exception as error:
+        raise CampaignError(
+            f"model {model.name}: inputs() failed: {describe_error(error)}"
+        ) from None
+
+
+def current_sources(model_name: str, cells: Iterable[tuple[str, Mapping[str, Any]]]) -> Sources:
+    """Digest the model's code and every input file of the cells ((cell digest, params)),
+    each file once."""
+    model = load_model(model_name)
+    code = code_files(model_name)
+    cell_inputs: dict[str, tuple[str, ...]] = {}
+    inputs: dict[str, str] = {}
+    if model.inputs is not None:
+        for cell, params in cells:
+            paths = task_inputs(model, params)
+            cell_inputs[cell] = paths
+            for path in paths:
+                if path not in inputs:
+                    inputs[path] = _input_digest(model_name, path)
+    return Sources(code=code, inputs=inputs, cell_inputs=cell_inputs)
+
+
+def _digest(path: Path) -> str:
+    try:
+        return file_digest(path)
+    except OSError as error:
+        raise CampaignError(f"cannot read {path} to take its digest: {error.strerror}") from None
+
+
+def _input_digest(model_name: str, path: str) -> str:
+    if not os.path.isfile(path):
+        raise CampaignError(f"model {model_name}: input file {path} does not exist")
+    return _digest(Path(path))
+
+
+@dataclass
+class Change:
+    """How the current sources differ from those of the stored results."""
+
+    code_files: list[str]  # files of the model's code changed, added or removed
+    input_files: list[str]  # input files whose content is not the stored one
+    cells: set[str] | None  # digests of the cells whose results it affects (None: every cell)
+
+    def narrowed(self, cells: set[str], sources: Sources) -> Change:
+        """The change as far as it concerns these cells (those with stored results)."""
+        if self.cells is None:
+            return self
+        read = {path for cell in cells for path in sources.cell_inputs.get(cell, ())}
+        files = [path for path in self.input_files if path in read]
+        return Change(self.code_files, files, self.cells & cells)
+
+    def affects(self, key: str) -> bool:
+        """Whether the task with this key was computed from other sources than now."""
+        return self.cells is None or key[:16] in self.cells
+
+    def describe(self, model: str) -> str:
+        parts = []
+        if self.code_files:
+            parts.append(f"the code of model {model} changed ({_listed(self.code_files)})")
+        if self.input_files:
+            noun = "input file" if len(self.input_files) == 1 else "input files"
+            parts.append(f"{noun} {_listed(self.input_files)} changed")
+        return " and ".join(parts)
+
+
+def compare(stored: Mapping[str, Any] | None, current: Sources) -> Change | None:
+    """The change between stored digests (campaign.json) and the current ones, or None."""
+    if not stored:
+        return None  # results stored before digests were kept: nothing to compare
+    old_code = stored.get("model_files") or {}
+    code_files = sorted(
+        name
+        for name in set(old_code) | set(current.code)
+        if old_code.get(name) != current.code.get(name)
+    )
+    if stored.get("model_code") != current.code_digest and not code_files:
+        code_files = ["its files"]
+    old_inputs = stored.get("inputs") or {}
+    known = set(old_inputs.values())
+    changed = sorted(
+        path
+        for path, digest in current.inputs.items()
+        if old_inputs.get(path, digest if digest in known else None) != digest
+    )
+    if not code_files and not changed:
+        return None
+    cells = None
+    if not code_files:
+        changed_set = set(changed)
+        cells = {
+            cell for cell, paths in current.cell_inputs.items() if changed_set.intersection(paths)
+        }
+    return Change(code_files=code_files, input_files=changed, cells=cells)
+
+
+def _listed(names: list[str], most: int = 3) -> str:
+    shown = ", ".join(names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")

@@ -1,0 +1,407 @@
+"""Stored results never outlive the code or the input files they were computed from.
+
+A model's code edited, or a trace rewritten at the same path, is refused in one line naming the
+file before anything runs; --rerun-changed computes exactly the affected tasks again (results
+equal to a fresh run's), --accept-changed keeps them, and results.nc records the digests and
+the choice. Runs go through the `campaign` command with its embedded cluster, in a process
+whose workers can import the test's own model.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from campaign.cli import main
+from campaign.models import source_files
+from campaign.models.jobs import inputs as jobs_inputs
+from campaign.models.jobs.grid import inputs as grid_inputs
+from campaign.sources import Sources, code_files, combined_digest, compare, file_digest
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+MODEL = """
+import numpy as np
+
+SHIFT = {shift}
+
+
+def run(params, seed):
+    rng = np.random.default_rng(seed)
+    return {{"value": SHIFT + params["level"] + rng.random()}}
+"""
+
+SPEC = """
+name: edited
+model: edited_model:run
+factors:
+  level: [0, 10]
+replicates: 2
+seed: 5
+output: {output}
+"""
+
+TRACE_SPEC = """
+name: traces
+model: jobs
+params: {{jobs: 100, scheduler: easy}}
+factors:
+  trace: [traces/a.swf, traces/b.swf]
+replicates: 2
+seed: 3
+output: {output}
+"""
+
+
+def campaign_cli(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    """The `campaign` command in a process whose embedded cluster can import the test model."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(folder), env.get("PYTHONPATH")]))
+    command = [sys.executable, "-m", "campaign.cli", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, env=env, cwd=folder)
+
+
+def run_ok(folder: Path, spec: Path, *options: str) -> str:
+    done = campaign_cli(folder, "run", str(spec), "--workers", "1", "--quiet", *options)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def refused(folder: Path, spec: Path) -> str:
+    done = campaign_cli(folder, "run", str(spec), "--workers", "1", "--quiet")
+    assert done.returncode == 2, done.stdout
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    return done.stderr
+
+
+def write_model(folder: Path, shift: float) -> Path:
+    path = folder / "edited_model.py"
+    path.write_text(textwrap.dedent(MODEL.format(shift=shift)))
+    return path
+
+
+def blake2b(path: Path) -> str:
+    return hashlib.blake2b(path.read_bytes(), digest_size=32).hexdigest()
+
+
+def set_aside_records(output: Path) -> list[dict]:
+    """The records kept in the output folder's ledger.changed-* folders."""
+    files = sorted(output.glob("ledger.changed-*/*.jsonl"))
+    return [json.loads(line) for path in files for line in path.read_text().splitlines()]
+
+
+def test_an_edited_model_is_refused_then_kept_or_computed_again(tmp_path):
+    source = write_model(tmp_path, 0.0)
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(SPEC.format(output="out"))
+    run_ok(tmp_path, spec)
+    first = xr.load_dataset(tmp_path / "out" / "results.nc")
+    assert first.attrs["model_code_files"] == json.dumps({"edited_model.py": blake2b(source)})
+    assert first.attrs["model_code_digest"] == "blake2b-256:" + combined_digest(
+        {"edited_model.py": blake2b(source)}
+    )
+    assert json.loads(first.attrs["source_changes"]) == []
+    # Unchanged: nothing runs.
+    assert "4 already done, 0 to run" in run_ok(tmp_path, spec)
+
+    write_model(tmp_path, 100.0)
+    assert refused(tmp_path, spec) == (
+        f"campaign: error: {tmp_path / 'out'}: 4 stored results were computed before the code "
+        "of model edited_model:run changed (edited_model.py); rerun with --rerun-changed to "
+        "compute them again (the earlier ones are kept in ledger.changed-*), or with "
+        "--accept-changed to keep them as they are (recorded in results.nc)\n"
+    )
+    # Kept as they are: nothing runs, the values stay, the choice is recorded.
+    out = run_ok(tmp_path, spec, "--accept-changed")
+    assert "edited_model.py): 4 stored results kept as they are" in out
+    assert "4 already done, 0 to run" in out
+    kept = xr.load_dataset(tmp_path / "out" / "results.nc")
+    assert np.array_equal(kept["value"].values, first["value"].values)
+    [accepted] = json.loads(kept.attrs["source_changes"])
+    assert accepted["choice"] == "accept" and accepted["results"] == 4
+    assert accepted["change"] == "the code of model edited_model:run changed (edited_model.py)"
+    assert "4 already done, 0 to run" in run_ok(tmp_path, spec)
+
+    # Edited again: refused again; computed again, the results are those of a fresh run.
+    write_model(tmp_path, 1000.0)
+    assert "changed (edited_model.py); rerun with --rerun-changed" in refused(tmp_path, spec)
+    out = run_ok(tmp_path, spec, "--rerun-changed")
+    assert re.search(r"4 stored results set aside in .*ledger\.changed-[-\d]+; they run again", out)
+    assert "0 already done, 4 to run" in out
+    assert len(set_aside_records(tmp_path / "out")) == 4
+    rerun = xr.load_dataset(tmp_path / "out" / "results.nc")
+    fresh_spec = tmp_path / "fresh.yaml"
+    fresh_spec.write_text(SPEC.format(output="fresh"))
+    run_ok(tmp_path, fresh_spec)
+    fresh = xr.load_dataset(tmp_path / "fresh" / "results.nc")
+    assert np.array_equal(rerun["value"].values, fresh["value"].values)
+    assert np.array_equal(rerun["value"].values - first["value"].values, np.full((2, 2), 1000.0))
+    assert rerun.attrs["model_code_digest"] == fresh.attrs["model_code_digest"]
+    changes = json.loads(rerun.attrs["source_changes"])
+    assert [c["choice"] for c in changes] == ["accept", "rerun"]
+
+    # Edited again and started afresh with --new: the earlier campaign (ledger, campaign.json
+    # with its digests and choices, results.nc) moves aside whole; the new one has none of it.
+    source = write_model(tmp_path, 7.0)
+    out = run_ok(tmp_path, spec, "--new")
+    assert "0 already done, 4 to run" in out
+    [old] = (tmp_path / "out").glob("ledger.old-*")
+    assert (
+        xr.load_dataset(old / "results.nc").attrs["source_changes"] == rerun.attrs["source_changes"]
+    )
+    assert len(json.loads((old / "campaign.json").read_text())["source_changes"]) == 2
+    new = xr.load_dataset(tmp_path / "out" / "results.nc")
+    assert json.loads(new.attrs["source_changes"]) == []
+    assert new.attrs["model_code_files"] == json.dumps({"edited_model.py": blake2b(source)})
+    assert np.allclose(new["value"].values - first["value"].values, 7.0, rtol=0, atol=1e-9)
+
+
+def test_a_trace_rewritten_at_the_same_path_reruns_exactly_its_tasks(
+    tmp_path, scheduler_address, capsys
+):
+    def run(spec: Path, *options: str) -> str:
+        code = main(["run", str(spec), "--scheduler", scheduler_address, "--quiet", *options])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        return out
+
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    for name, source in (("a", "KTH-SP2-1996-2.1-cln"), ("b", "HPC2N-2002-2.1-cln")):
+        (traces / f"{name}.swf").write_bytes(
+            gzip.decompress((DATA / f"{source}.swf.gz").read_bytes())
+        )
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(TRACE_SPEC.format(output="out"))
+    run(spec)
+    first = xr.load_dataset(tmp_path / "out" / "results.nc")
+    a, b = traces / "a.swf", traces / "b.swf"
+    assert json.loads(first.attrs["input_digests"]) == {str(a): blake2b(a), str(b): blake2b(b)}
+    assert "4 already done, 0 to run" in run(spec)
+
+    # Rewrite trace a in place: same size, same modification time, other run times.
+    text, stat = a.read_text(), a.stat()
+    lines = text.splitlines(keepends=True)
+    jobs = [i for i, line in enumerate(lines) if line.strip() and not line.startswith(";")]
+    for i in jobs[:50]:  # the run time, the fourth field, with its digits 1 made 2
+        parts = re.split(r"(\s+)", lines[i])
+        field = [k for k, part in enumerate(parts) if part and not part.isspace()][3]
+        parts[field] = parts[field].replace("1", "2")
+        lines[i] = "".join(parts)
+    a.write_text("".join(lines))
+    os.utime(a, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert a.stat().st_size == stat.st_size and a.read_text() != text
+
+    assert main(["run", str(spec), "--scheduler", scheduler_address, "--quiet"]) == 2
+    assert capsys.readouterr().err == (
+        f"campaign: error: {tmp_path / 'out'}: 2 stored results were computed before input "
+        f"file {a} changed; rerun with --rerun-changed to compute them again (the earlier ones "
+        "are kept in ledger.changed-*), or with --accept-changed to keep them as they are "
+        "(recorded in results.nc)\n"
+    )
+    assert main(["plan", str(spec), "--rerun-changed"]) == 0
+    out = capsys.readouterr().out
+    assert f"2 stored results were computed before input file {a} changed: they would run" in out
+    assert "plan: 2 done, 0 failed (will be retried), 0 missing, 2 to compute again; 2 tasks" in out
+    out = run(spec, "--rerun-changed")
+    assert f"input file {a} changed: 2 stored results set aside in" in out
+    assert "2 already done, 2 to run" in out
+    assert len(set_aside_records(tmp_path / "out")) == 2
+    rerun = xr.load_dataset(tmp_path / "out" / "results.nc")
+    fresh_spec = tmp_path / "fresh.yaml"
+    fresh_spec.write_text(TRACE_SPEC.format(output="fresh"))
+    run(fresh_spec)
+    fresh = xr.load_dataset(tmp_path / "fresh" / "results.nc")
+    metrics = [name for name in fresh.data_vars if fresh[name].dims == fresh["status"].dims]
+    for name in metrics:
+        assert np.array_equal(rerun[name].values, fresh[name].values, equal_nan=True), name
+
+    def same(name: str, cell: int) -> bool:
+        return np.array_equal(first[name].values[cell], rerun[name].values[cell], equal_nan=True)
+
+    assert not all(same(name, 0) for name in metrics)  # trace a: computed again, other values
+    assert all(same(name, 1) for name in metrics)  # trace b: kept
+    assert json.loads(rerun.attrs["input_digests"]) == {str(a): blake2b(a), str(b): blake2b(b)}
+    assert rerun.attrs["input_digests"] == fresh.attrs["input_digests"]
+    [change] = json.loads(rerun.attrs["source_changes"])
+    assert (change["choice"], change["results"]) == ("rerun", 2)
+
+
+STALE_WORKERS = """
+import logging, sys
+from distributed import LocalCluster
+import campaign
+from campaign.errors import CampaignError
+
+if __name__ == "__main__":
+    cluster = LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                           host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR)
+    campaign.run("spec.yaml", scheduler=cluster.scheduler_address, progress=False)
+    open("edited_model.py", "w").write(sys.argv[1])
+    try:
+        campaign.run("spec.yaml", scheduler=cluster.scheduler_address, progress=False,
+                     on_change="rerun")
+    except CampaignError as error:
+        print(error)
+    cluster.close()
+"""
+
+
+def test_workers_still_running_the_old_code_stop_the_run_and_store_nothing(tmp_path):
+    """A long-lived cluster's workers keep the code they loaded: their results would claim
+    the new code's digest, so the run stops with one line and stores none of them."""
+    write_model(tmp_path, 0.0)
+    (tmp_path / "spec.yaml").write_text(SPEC.format(output="out"))
+    (tmp_path / "stale.py").write_text(STALE_WORKERS)
+    edited = textwrap.dedent(MODEL.format(shift=7.0))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp_path), env.get("PYTHONPATH")]))
+    done = subprocess.run(
+        [sys.executable, "stale.py", edited],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert re.fullmatch(
+        r"the Dask worker tcp://127\.0\.0\.1:\d+ runs other code of model edited_model:run than "
+        r"this machine has \(it loaded the model before its code changed, or has another "
+        r"version\): restart the workers \(or install the same code on them\) and run again; "
+        r"the results it computed were not stored\n",
+        done.stdout,
+    )
+    assert not list((tmp_path / "out" / "ledger").glob("*.jsonl"))  # set aside, none stored
+    assert len(set_aside_records(tmp_path / "out")) == 4
+
+
+def sources(code: dict[str, str], inputs: dict[str, str], cells: dict) -> Sources:
+    return Sources(code=code, inputs=inputs, cell_inputs=cells)
+
+
+def test_a_change_names_its_files_and_the_cells_that_read_them():
+    stored = sources({"m/a.py": "1", "m/b.py": "2"}, {"/w/x.swf": "x1", "/w/y.swf": "y1"}, {})
+    stored = stored.stored()
+    cells = {"c" * 16: ("/w/x.swf",), "d" * 16: ("/w/y.swf",), "e" * 16: ()}
+    same = sources({"m/a.py": "1", "m/b.py": "2"}, {"/w/x.swf": "x1", "/w/y.swf": "y1"}, cells)
+    assert compare(stored, same) is None
+    assert compare(None, same) is None  # results stored before digests were kept
+    # The workloads folder moved: other paths, same contents.
+    moved = sources({"m/a.py": "1", "m/b.py": "2"}, {"/v/x.swf": "x1", "/v/y.swf": "y1"}, cells)
+    assert compare(stored, moved) is None
+    # One trace rewritten: only the cells reading it are affected.
+    rewritten = sources({"m/a.py": "1", "m/b.py": "2"}, {"/w/x.swf": "x2", "/w/y.swf": "y1"}, cells)
+    change = compare(stored, rewritten)
+    assert (change.code_files, change.input_files, change.cells) == ([], ["/w/x.swf"], {"c" * 16})
+    assert change.affects("c" * 16 + "0123") and not change.affects("d" * 16 + "0123")
+    assert change.describe("jobs") == "input file /w/x.swf changed"
+    # Code edited, added or removed: every cell is affected.
+    edited = sources({"m/a.py": "9", "m/c.py": "3"}, {"/w/x.swf": "x1", "/w/y.swf": "y1"}, cells)
+    change = compare(stored, edited)
+    assert (change.code_files, change.input_files, change.cells) == (
+        ["m/a.py", "m/b.py", "m/c.py"],
+        [],
+        None,
+    )
+    assert change.affects("e" * 16 + "0123")
+    assert change.describe("jobs") == "the code of model jobs changed (m/a.py, m/b.py, m/c.py)"
+
+
+def test_a_models_code_is_its_whole_package(tmp_path, monkeypatch):
+    folder, files = source_files("jobs")
+    names = [path.relative_to(folder).as_posix() for path in files]
+    assert "jobs/__init__.py" in names and "jobs/swf.py" in names
+    # The libraries below campaign.models it imports (the rigid-job site and policies) too:
+    # an edited policy changes the schedules of every model that replays one.
+    assert "rigid/loop.py" in names and "rigid/policies/easy.py" in names
+    assert "bot/model.py" not in names and "contract.py" not in names
+    grid_folder, grid_files = source_files("grid")
+    grid_names = {path.relative_to(grid_folder).as_posix() for path in grid_files}
+    assert {"rigid/site.py", "jobs/swf.py"} <= grid_names
+    assert grid_names & {"grid/broker.py", "jobs/grid/broker.py"}
+    assert [p.relative_to(folder).as_posix() for p in source_files("mm1")[1]] == ["check.py"]
+    # A user's package: every module below its top-level package; a lone module: itself.
+    package = tmp_path / "mypkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "helpers.py").write_text("SCALE = 2\n")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "sub" / "model.py").write_text(
+        "from mypkg.helpers import SCALE\n\ndef run(params, seed):\n    return {'x': SCALE}\n"
+    )
+    (package / "notes.txt").write_text("not code\n")
+    (package / "policy.py").write_text("from campaign.models.rigid.policies import POLICIES\n")
+    (tmp_path / "lone.py").write_text("def run(params, seed):\n    return {'x': 1.0}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    folder, files = source_files("mypkg.sub.model:run")
+    assert folder == tmp_path
+    own = [p.relative_to(folder).as_posix() for p in files if p.is_relative_to(folder)]
+    assert own == [
+        "mypkg/__init__.py",
+        "mypkg/helpers.py",
+        "mypkg/policy.py",
+        "mypkg/sub/__init__.py",
+        "mypkg/sub/model.py",
+    ]
+    # A library of campaign.models it imports is named from the folder holding campaign.
+    shared = set(code_files("mypkg.sub.model:run")) - set(own)
+    assert "campaign/models/rigid/policies/easy.py" in shared
+    assert all(name.startswith("campaign/models/rigid/") for name in shared)
+    assert source_files("lone:run") == (tmp_path, [tmp_path / "lone.py"])
+    assert file_digest(tmp_path / "lone.py") == blake2b(tmp_path / "lone.py")
+
+
+def test_the_trace_models_name_the_files_they_read(workloads):
+    kth = str(workloads / "KTH-SP2-1996-2.1-cln.swf.gz")
+    assert jobs_inputs({"trace": "KTH-SP2-1996-2.1-cln.swf.gz"}) == (kth,)
+    assert jobs_inputs({"workload": "synthetic"}) == ()
+    assert grid_inputs({"trace": "KTH-SP2-1996-2.1-cln.swf.gz", "config": "m64"}) == (kth,)
+    assert grid_inputs({"config": "pwa3"}) == tuple(
+        str(workloads / name)
+        for name in (
+            "KTH-SP2-1996-2.1-cln.swf.gz",
+            "HPC2N-2002-2.1-cln.swf.gz",
+            "SDSC-BLUE-2000-4.2-cln.swf.gz",
+        )
+    )
+    with pytest.raises(ValueError, match="not found in the workloads folder"):
+        jobs_inputs({"trace": "missing.swf"})
+
+
+def test_records_of_changed_tasks_are_set_aside_whole_files_and_the_rest_kept(tmp_path):
+    from campaign.ledger import Ledger
+
+    ledger = Ledger(tmp_path)
+
+    def record(key: str, status: str = "ok") -> dict:
+        return (
+            {"key": key, "status": status, "metrics": {"v": 1.0}}
+            if status == "ok"
+            else {
+                "key": key,
+                "status": status,
+                "error": "E",
+            }
+        )
+
+    mixed = ledger.append([record("a" * 16 + "1"), record("b" * 16 + "1")])
+    untouched = ledger.append([record("b" * 16 + "2"), record("b" * 16 + "3", "failed")])
+    only_changed = ledger.append([record("a" * 16 + "2", "failed")])
+    moved, folder = ledger.set_records_aside(lambda key: key.startswith("a" * 16))
+    assert moved == 2 and folder.name.startswith("ledger.changed-")
+    assert sorted(path.name for path in folder.iterdir()) == sorted([mixed.name, only_changed.name])
+    assert untouched.exists()
+    assert ledger.statuses() == {"b" * 16 + "1": True, "b" * 16 + "2": True, "b" * 16 + "3": False}
+    assert ledger.set_records_aside(lambda key: key.startswith("a" * 16)) == (0, None)
