@@ -308,7 +308,7 @@ def cmd_report(args) -> int:
     folder = Path(args.out).expanduser() if args.out else default
     check_folder(folder, f"--out {args.out}" if args.out else "report")
     dataset = open_results(args.results)
-    path = write_report(dataset, folder, args.metric, open_failures(args.results))
+    path = write_report(dataset, folder, args.metric, open_failures(args.results), args.baseline)
     print(f"report: {path}")
     return EXIT_OK
 
@@ -617,6 +617,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--out",
         help="folder to write report.html and figures/ into (default: the folder of results.nc)",
+    )
+    p.add_argument(
+        "--baseline",
+        metavar="FACTOR=LEVEL",
+        help="rank FACTOR's levels and compare each with LEVEL, for the headline metrics "
+        "(default: the first level of the first paired factor)",
     )
     p.set_defaults(func=cmd_report)
 

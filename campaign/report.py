@@ -1,7 +1,8 @@
 """A report of a results file: one self-contained HTML page, readable offline and printable.
 
 The page holds the design, a figure and a summary table (means and intervals) per metric,
-the metrics left out of the figures and why, the failed tasks with their error line, and the
+the metrics left out of the figures and why, which factors matter, a ranking and comparisons
+against a baseline (`campaign.report_analysis`), the failed tasks with their error line, and the
 provenance the results file records (spec, seeds, versions, digests). Figures are embedded as
 PNG data, so the page is one file to mail or archive; the same figures are written beside it
 as PNG, PDF and SVG for a paper.
@@ -20,6 +21,7 @@ from campaign.figures import default_axes, figure_metrics, left_out_metrics, plo
 from campaign.figures import write_figures as write_figure_files
 from campaign.outputs import make_folder, write_text
 from campaign.query import summary_table
+from campaign.report_analysis import analysis_section, parse_baseline
 from campaign.results import factors_of, headline_metrics, metrics_of
 from campaign.tables import render
 
@@ -52,9 +54,13 @@ def write_report(
     folder: Path,
     metrics: list[str] | None = None,
     failures: xr.Dataset | None = None,
+    baseline: str | None = None,
 ) -> Path:
-    """Write ``folder/report.html`` and the figures in ``folder/figures``; return the page."""
+    """Write ``folder/report.html`` and the figures in ``folder/figures``; return the page.
+    ``baseline`` (``FACTOR=LEVEL``, default the first level of a paired factor) is what the
+    ranking and the comparisons are against."""
     folder = Path(folder)
+    against = parse_baseline(dataset, baseline)  # a bad one: one line before anything is written
     make_folder(folder, "report")
     chosen = report_metrics(dataset, metrics)
     if metrics:
@@ -82,6 +88,7 @@ def write_report(
         '<h2 id="metrics">Metrics</h2>',
         *sections,
         left_out_section(skipped),
+        analysis_section(dataset, against),
         failures_section(failures),
         provenance_section(dataset),
         "</body></html>",
@@ -240,6 +247,6 @@ def provenance_section(dataset: xr.Dataset) -> str:
             *rows,
             "</tbody></table>",
             "<h3>Spec</h3>",
-            f'<pre class="spec">{esc(spec.rstrip())}</pre>',
+            f'<pre class="spec">{esc(spec.strip())}</pre>',
         ]
     )

@@ -16,7 +16,9 @@ import pytest
 from matplotlib import image
 
 import campaign
+from campaign.anova import format_effects
 from campaign.cli import main
+from campaign.comparison import format_comparison
 
 BROWSER_FLAGS = [
     "--headless",
@@ -37,9 +39,10 @@ window.addEventListener("load", () => {
     alt: i.alt, complete: i.complete, width: i.naturalWidth, height: i.naturalHeight}));
   const tables = [...document.querySelectorAll("table")].map(t =>
     [...t.rows].map(r => [...r.cells].map(c => c.innerText)));
+  const blocks = [...document.querySelectorAll("pre")].map(p => p.innerText);
   const out = document.createElement("pre");
   out.id = "probe";
-  out.textContent = JSON.stringify({images, tables});
+  out.textContent = JSON.stringify({images, tables, blocks});
   document.body.appendChild(out);
 });
 </script>"""
@@ -156,7 +159,17 @@ def test_the_browser_renders_every_figure_and_the_numbers_of_the_results(report,
     assert facts["base seed"] == "8" and facts["paired factors (shared seeds)"] == "service_rate"
     assert facts["spec digest"] == dataset.attrs["spec_digest"]
     assert facts["version of numpy"] == versions["numpy"] == np.__version__
-    assert "name: paper\nmodel: mm1" in dom  # the spec, whole
+    assert seen["blocks"][-1] == dataset.attrs["spec"].strip()  # the spec, whole
+
+    # the analysis says what the commands say: effects, the ranking of the paired factor and
+    # each of its levels against the first one, for the headline metric
+    effects, ranking, comparison = seen["blocks"][:3]
+    assert effects == format_effects(campaign.effects(dataset, "mean_wait"))
+    assert effects.splitlines()[4].split()[:2] == ["1", "arrival_rate"]
+    assert ranking.startswith("degradation from the best service_rate (%), mean over mean_wait")
+    assert comparison == format_comparison(
+        campaign.compare(dataset, "service_rate", "fast", "mean_wait")
+    )
 
 
 def test_a_screenshot_shows_the_figures(report, tmp_path):
@@ -167,3 +180,24 @@ def test_a_screenshot_shows_the_figures(report, tmp_path):
     # has them, so they are there only if the embedded figures were decoded and drawn
     for colour in ([31, 119, 180], [255, 127, 14]):
         assert (np.abs(pixels - colour).max(axis=2) <= 2).sum() > 500, colour
+
+
+def test_a_baseline_that_is_not_a_level_is_one_line_before_anything_is_written(
+    paper_results, tmp_path, capsys
+):
+    out = tmp_path / "report"
+    for baseline, message in [
+        ("service_rate=medium", "'medium' is not a level of service_rate; levels: fast, slow"),
+        ("speed=fast", "write FACTOR=LEVEL with a factor of arrival_rate, service_rate"),
+    ]:
+        argv = ["report", str(paper_results), "--out", str(out), "--baseline", baseline]
+        assert main(argv) == 2
+        assert capsys.readouterr().err == f"campaign: error: --baseline {baseline!r}: {message}\n"
+    assert not out.exists()
+    assert (
+        main(["report", str(paper_results), "--out", str(out), "--baseline", "arrival_rate=0.3"])
+        == 0
+    )
+    page = (out / "report.html").read_text()
+    assert "<h3>mean_wait: each arrival_rate against 0.3</h3>" in page
+    assert "<h3>Ranking of arrival_rate</h3>" in page

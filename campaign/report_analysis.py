@@ -1,0 +1,110 @@
+"""The analysis part of the report: which factors matter, the ranking of a factor's levels,
+and each level against a baseline, for the model's headline metrics.
+
+The texts are those of `campaign effects`, `campaign query --rank` and `campaign compare`, so
+the page says what the commands say; an analysis the results cannot carry (a single factor
+level, too few replicates) is one line in its place, not a failed report.
+"""
+
+from __future__ import annotations
+
+import html
+import textwrap
+
+import xarray as xr
+
+from campaign.anova import effects, format_effects
+from campaign.comparison import compare, format_comparison, is_paired
+from campaign.errors import CampaignError
+from campaign.figures import figure_metrics
+from campaign.query import _typed_level
+from campaign.ranking import LEGEND, degradation, format_ranking, ranking_notes
+from campaign.results import factors_of, headline_metrics
+
+
+def analysis_metrics(dataset: xr.Dataset) -> list[str]:
+    """The headline metrics worth analysing, else the first metric that varies."""
+    shown = figure_metrics(dataset)
+    headline = [m for m in headline_metrics(dataset) if m in shown]
+    return headline or shown[:1]
+
+
+def parse_baseline(dataset: xr.Dataset, text: str | None) -> tuple[str, object] | None:
+    """``FACTOR=LEVEL`` -> (factor, level), checked against the results before any work;
+    without it, the first level of the first paired factor (or None without one)."""
+    factors = factors_of(dataset)
+    if text is None:
+        paired = [f for f in str(dataset.attrs.get("paired", "")).split() if f in factors]
+        return (paired[0], dataset[paired[0]].values[0]) if paired else None
+    factor, sep, level = text.partition("=")
+    if not sep or factor not in factors:
+        raise CampaignError(
+            f"--baseline {text!r}: write FACTOR=LEVEL with a factor of {', '.join(factors)}"
+        )
+    typed = _typed_level(level, dataset[factor].values)
+    if typed is None:
+        levels = ", ".join(str(v) for v in dataset[factor].values)
+        raise CampaignError(
+            f"--baseline {text!r}: {level!r} is not a level of {factor}; levels: {levels}"
+        )
+    return factor, typed
+
+
+def block(title: str, text: str) -> str:
+    return f"<h3>{html.escape(title)}</h3>\n<pre>{html.escape(text)}</pre>"
+
+
+def attempt(title: str, make) -> str:
+    """A block of ``make()``'s text, or the one line saying why the results cannot give it."""
+    try:
+        return block(title, make())
+    except (CampaignError, ValueError) as error:
+        return f'<h3>{html.escape(title)}</h3>\n<p class="note">{html.escape(str(error))}</p>'
+
+
+def ranking_text(dataset: xr.Dataset, factor: str, metrics: list[str]) -> str:
+    confidence = float(dataset.attrs.get("confidence", 0.95))
+    instances = [f for f in factors_of(dataset) if f != factor]
+    result = degradation(dataset, factor, metrics, instances, confidence)
+    paired = is_paired(dataset, factor)
+    lines = [
+        f"degradation from the best {factor} (%), mean over {', '.join(metrics)} and over "
+        f"instances ({', '.join(instances) or 'one'}); {confidence:.0%} interval over "
+        + ("paired replicates" if paired else "replicates, not paired"),
+        format_ranking(result),
+        textwrap.fill(LEGEND, 100, subsequent_indent="  "),
+    ]
+    lines += [textwrap.fill(n, 100, subsequent_indent="  ") for n in ranking_notes(result, paired)]
+    return "\n".join(lines)
+
+
+def analysis_section(dataset: xr.Dataset, baseline: tuple[str, object] | None) -> str:
+    metrics = analysis_metrics(dataset)
+    if not metrics or not factors_of(dataset):
+        return ""
+    parts = ['<h2 id="analysis">Analysis</h2>']
+    for metric in metrics:
+        parts.append(
+            attempt(
+                f"Which factors matter: {metric}",
+                lambda m=metric: format_effects(effects(dataset, m)),
+            )
+        )
+    if baseline is not None:
+        factor, level = baseline
+        parts.append(
+            attempt(f"Ranking of {factor}", lambda: ranking_text(dataset, factor, metrics))
+        )
+        for metric in metrics:
+            parts.append(
+                attempt(
+                    f"{metric}: each {factor} against {level}",
+                    lambda m=metric: format_comparison(compare(dataset, factor, level, m)),
+                )
+            )
+    else:
+        parts.append(
+            '<p class="note">No paired factor: give --baseline FACTOR=LEVEL for a ranking and '
+            "comparisons against a baseline.</p>"
+        )
+    return "\n".join(parts)
