@@ -211,6 +211,25 @@ def failures_section(failures: xr.Dataset | None) -> str:
     )
 
 
+def digests(attrs: dict) -> list[tuple[str, str]]:
+    """The digests a results file records: of the spec, of the model's code, of each input
+    file (``input_digests``, a JSON map of file to digest), and choices made on changes."""
+    facts = []
+    for name, value in attrs.items():
+        if name.endswith("_digest"):
+            facts.append((name.replace("_", " "), value))
+        elif name in ("input_digests", "source_changes"):
+            try:
+                parsed = json.loads(value)
+            except ValueError:
+                parsed = value
+            if isinstance(parsed, dict):
+                facts += [(f"input {file}", digest) for file, digest in sorted(parsed.items())]
+            elif parsed:
+                facts.append((name.replace("_", " "), json.dumps(parsed)))
+    return facts
+
+
 def provenance_section(dataset: xr.Dataset) -> str:
     attrs = dataset.attrs
     try:
@@ -227,11 +246,7 @@ def provenance_section(dataset: xr.Dataset) -> str:
             "SeedSequence(base seed, replicate, unpaired levels); each task's in "
             "the variable seed of results.nc",
         ),  # fmt: skip
-        *(
-            (name.replace("_", " "), value)
-            for name, value in attrs.items()
-            if name.endswith("_digest")
-        ),
+        *digests(attrs),
         ("confidence level", attrs.get("confidence")),
         ("created", attrs.get("created")),
         ("host", attrs.get("host")),

@@ -158,6 +158,8 @@ def test_the_browser_renders_every_figure_and_the_numbers_of_the_results(report,
     versions = json.loads(dataset.attrs["versions"])
     assert facts["base seed"] == "8" and facts["paired factors (shared seeds)"] == "service_rate"
     assert facts["spec digest"] == dataset.attrs["spec_digest"]
+    assert facts["model code digest"] == dataset.attrs["model_code_digest"]
+    assert dataset.attrs["model_code_digest"].startswith("blake2b-256:")
     assert facts["version of numpy"] == versions["numpy"] == np.__version__
     assert seen["blocks"][-1] == dataset.attrs["spec"].strip()  # the spec, whole
 
