@@ -33,12 +33,12 @@ from pathlib import Path
 
 import numpy as np
 
-from campaign.models.jobs.feasibility import check_feasible
-from campaign.models.jobs.metrics import schedule_metrics
-from campaign.models.jobs.simulate import run_schedule
-from campaign.models.jobs.swf import read_swf
-from campaign.models.jobs.workload import Workload, from_trace
-from campaign.models.jobs.workloads import workloads_folder
+from campaign.models.rigid.feasibility import check_feasible
+from campaign.models.rigid.metrics import schedule_metrics
+from campaign.models.rigid.simulate import run_schedule
+from campaign.models.rigid.swf import read_swf
+from campaign.models.rigid.workload import Workload, from_trace
+from campaign.models.rigid.workloads import workloads_folder
 
 KTH = "KTH-SP2-1996-2.1-cln.swf.gz"
 HPC2N = "HPC2N-2002-2.1-cln.swf.gz"

@@ -37,7 +37,7 @@ TRACES = [
 
 
 def traces_loaded() -> int:
-    from campaign.models.jobs import workloads
+    from campaign.models.rigid import workloads
 
     return len(workloads._TRACES)
 

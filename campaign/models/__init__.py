@@ -33,7 +33,7 @@ BUILTIN: dict[str, str] = {
     "mm1": "campaign.models.check:MM1",
     "busy": "campaign.models.check:BUSY",
     "jobs": "campaign.models.jobs:MODEL",
-    "grid": "campaign.models.jobs.grid:MODEL",
+    "grid": "campaign.models.grid:MODEL",
     "bot": "campaign.models.bot:MODEL",
     "ownership": "campaign.models.ownership:MODEL",
 }

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from campaign.models.jobs.grid.broker import Broker
+from campaign.models.grid.broker import Broker
 from campaign.models.rigid.site import Site
 
 # Jobs a..e already at the sites, j the new one: (size, est); all arrive at t = 0.

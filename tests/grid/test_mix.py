@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from campaign.models.jobs.grid.mix import align, mix, utc_offset
-from campaign.models.jobs.swf import clean_mask, read_swf
+from campaign.models.grid.mix import align, mix, utc_offset
+from campaign.models.rigid.swf import clean_mask, read_swf
 
 DAY = 86400
 # 2024-01-01 was a Monday; 00:00 on the US/Pacific clock (UTC-8) is 08:00 UTC.

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from campaign.models import load_model
-from campaign.models.jobs.grid import MODEL, check, run, schedule
-from campaign.models.jobs.grid.measure import check_grid_feasible
+from campaign.models.grid import MODEL, check, run, schedule
+from campaign.models.grid.measure import check_grid_feasible
 
 KTH = "KTH-SP2-1996-2.1-cln.swf.gz"
 
@@ -126,7 +126,7 @@ def test_random_window_offset_replays_other_weeks(workloads):
 
 @pytest.mark.parametrize("scheduler", ["easy", "conservative"])
 def test_one_site_grid_equals_the_jobs_simulator(workloads, scheduler):
-    from campaign.models.jobs.simulate import run_schedule
+    from campaign.models.rigid.simulate import run_schedule
 
     params = {"trace": KTH, "machines": [100], "jobs": 1500, "local_scheduler": scheduler}
     grid = schedule(params, 1)
@@ -138,7 +138,7 @@ def test_one_site_grid_equals_the_jobs_simulator(workloads, scheduler):
 def test_machine_configurations_match_the_table():
     import numpy as np
 
-    from campaign.models.jobs.grid.configs import MACHINES
+    from campaign.models.grid.configs import MACHINES
 
     cv = {"m64": 0.763, "m64-8": 0, "m128": 0, "m256": 0, "m256-5": 0.750, "m384": 1.579, "m512": 0}
     largest = {"m64": 0.125, "m64-8": 0.125, "m128": 0.25, "m256": 0.5, "m256-5": 0.5, "m384": 0.75}

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from campaign.models.jobs.grid.predict import (
+from campaign.models.grid.predict import (
     history_predictor,
     ratio_constants,
     scaled_estimates,
 )
-from campaign.models.jobs.grid.schedule import GridOptions, simulate_grid
-from campaign.models.jobs.workload import from_arrays
+from campaign.models.grid.schedule import GridOptions, simulate_grid
+from campaign.models.rigid.workload import from_arrays
 
 # h1..h4 (newest first) are jobs 0..3; the new job is 4.
 RUNTIME = [100.0, 50.0, 300.0, 80.0, 999.0]

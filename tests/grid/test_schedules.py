@@ -7,10 +7,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from campaign.models.jobs.feasibility import InfeasibleSchedule
-from campaign.models.jobs.grid.measure import check_grid_feasible, grid_metrics
-from campaign.models.jobs.grid.schedule import GridOptions, GridSchedule, simulate_grid
-from campaign.models.jobs.workload import from_arrays
+from campaign.models.grid.measure import check_grid_feasible, grid_metrics
+from campaign.models.grid.schedule import GridOptions, GridSchedule, simulate_grid
+from campaign.models.rigid.feasibility import InfeasibleSchedule
+from campaign.models.rigid.workload import from_arrays
 
 
 def run(jobs, machines, **options) -> GridSchedule:

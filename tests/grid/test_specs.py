@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from campaign.design import Design, cell_params
-from campaign.models.jobs.grid import check
+from campaign.models.grid import check
 from campaign.spec import load_spec
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"

@@ -7,15 +7,15 @@ import pytest
 
 from campaign.models.jobs import run, schedule
 from campaign.models.jobs.datacenter import reference_workload
-from campaign.models.jobs.feasibility import check_feasible
-from campaign.models.jobs.platform import (
+from campaign.models.rigid.feasibility import check_feasible
+from campaign.models.rigid.platform import (
     REFERENCE,
     Platform,
     ProcessorType,
     mixed_processors,
 )
-from campaign.models.jobs.simulate import run_schedule
-from campaign.models.jobs.workload import from_arrays
+from campaign.models.rigid.simulate import run_schedule
+from campaign.models.rigid.workload import from_arrays
 
 FAST = ProcessorType(cores=2, clock_rate=0.002, static_power=40, dynamic_power=200)
 SLOW = ProcessorType(cores=2, clock_rate=0.001, static_power=20, dynamic_power=100)

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from campaign.models.jobs.energy import energy_metrics, platform_energy_metrics
-from campaign.models.jobs.feasibility import check_feasible
-from campaign.models.jobs.platform import Platform, ProcessorType
-from campaign.models.jobs.simulate import run_schedule
-from campaign.models.jobs.workload import from_arrays
+from campaign.models.rigid.feasibility import check_feasible
+from campaign.models.rigid.platform import Platform, ProcessorType
+from campaign.models.rigid.simulate import run_schedule
+from campaign.models.rigid.workload import from_arrays
 
 GOOD = [10, 12, 8, 5]
 BAD = [10, 12, 8, 8]

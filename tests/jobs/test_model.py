@@ -8,8 +8,8 @@ import pickle
 import pytest
 
 from campaign.models.jobs import run, schedule
-from campaign.models.jobs.feasibility import InfeasibleSchedule, check_feasible
-from campaign.models.jobs.workloads import archive_url, list_traces, locate, main
+from campaign.models.rigid.feasibility import InfeasibleSchedule, check_feasible
+from campaign.models.rigid.workloads import archive_url, list_traces, locate, main
 
 KTH = "KTH-SP2-1996-2.1-cln.swf.gz"
 SYNTHETIC = {"workload": "synthetic", "jobs": 300, "load": 1.2}
@@ -105,7 +105,7 @@ def test_workloads_folder_commands(workloads, capsys, monkeypatch):
 
 
 def test_default_workloads_folder_is_a_user_cache(monkeypatch, tmp_path):
-    from campaign.models.jobs.workloads import workloads_folder
+    from campaign.models.rigid.workloads import workloads_folder
 
     monkeypatch.delenv("CAMPAIGN_WORKLOADS", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))

@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from campaign.models.jobs.feasibility import check_feasible
-from campaign.models.jobs.simulate import run_schedule
-from campaign.models.jobs.workload import from_arrays
+from campaign.models.rigid.feasibility import check_feasible
 from campaign.models.rigid.policies import POLICIES, Policy
 from campaign.models.rigid.policies.datacenter_easy import DatacenterEasy
 from campaign.models.rigid.policies.easy import Easy
+from campaign.models.rigid.simulate import run_schedule
 from campaign.models.rigid.site import Site
+from campaign.models.rigid.workload import from_arrays
 
 
 class Lifo(Policy):

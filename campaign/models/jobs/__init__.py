@@ -6,7 +6,7 @@ conservative backfilling, SJF or Random and returns the metrics of parallel-jobs
 (plus energy). ``schedule(params, seed)`` returns the whole simulated schedule (per-job
 arrays) for plots.
 
-The datacenter configuration is this model with a core-level platform (``platform.py``):
+The datacenter configuration is this model with a core-level platform (``rigid/platform.py``):
 chosen by ``workload: datacenter_exp1|2|3`` or a heterogeneous mix (``hetero_fraction`` > 0)
 on any workload; jobs then run ops / (slowest allocated core's speed) seconds.
 
@@ -26,12 +26,13 @@ from campaign.models.contract import Command, Model
 from campaign.models.jobs.datacenter import EXPERIMENTS, reference_workload
 from campaign.models.jobs.energy import METRICS as ENERGY_METRICS
 from campaign.models.jobs.energy import NAN_METRICS, energy_metrics, platform_energy_metrics
-from campaign.models.jobs.metrics import METRICS, schedule_metrics
-from campaign.models.jobs.platform import CORE_ORDERS, Platform, ProcessorType, mixed_processors
-from campaign.models.jobs.simulate import Schedule, run_schedule
-from campaign.models.jobs.swf import CLEANING_REASONS
-from campaign.models.jobs.synthetic import lublin_feitelson
-from campaign.models.jobs.workload import (
+from campaign.models.rigid.metrics import METRICS, schedule_metrics
+from campaign.models.rigid.platform import CORE_ORDERS, Platform, ProcessorType, mixed_processors
+from campaign.models.rigid.policies import POLICIES
+from campaign.models.rigid.simulate import Schedule, run_schedule
+from campaign.models.rigid.swf import CLEANING_REASONS
+from campaign.models.rigid.synthetic import lublin_feitelson
+from campaign.models.rigid.workload import (
     Workload,
     drop_warmup,
     estimates_from_runtime,
@@ -39,9 +40,8 @@ from campaign.models.jobs.workload import (
     scale_load,
     window,
 )
-from campaign.models.jobs.workloads import load_trace, locate
-from campaign.models.jobs.workloads import main as workloads_main
-from campaign.models.rigid.policies import POLICIES
+from campaign.models.rigid.workloads import load_trace, locate
+from campaign.models.rigid.workloads import main as workloads_main
 
 __all__ = ["MODEL", "run", "schedule", "build_workload", "check", "PARAMS", "METRICS"]
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from campaign.models.jobs.platform import REFERENCE
-from campaign.models.jobs.workload import Workload
+from campaign.models.rigid.platform import REFERENCE
+from campaign.models.rigid.workload import Workload
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ power of all cores from 0 to the makespan; EDP = energy * makespan. ``edp_stepwi
 the reference simulator's code computes instead: the sum of P * dt^2 over its simulation
 steps, which end at every arrival, start, job end and core finish.
 
-On a core-level platform (``platform.py``) the schedule records which cores each job ran on
+On a core-level platform (``rigid/platform.py``) the schedule records which cores each job ran on
 and every processor type has its own S and D: :func:`platform_energy_metrics`.
 """
 
@@ -18,7 +18,7 @@ import heapq
 
 import numpy as np
 
-from campaign.models.jobs.simulate import Schedule
+from campaign.models.rigid.simulate import Schedule
 
 IDLE_FACTOR = 0.05
 

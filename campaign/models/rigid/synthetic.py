@@ -33,7 +33,7 @@ import math
 import numpy as np
 from scipy.stats import gamma as gamma_distribution
 
-from campaign.models.jobs.workload import Workload, from_arrays
+from campaign.models.rigid.workload import Workload, from_arrays
 
 BUCKETS = 48
 SECONDS_IN_BUCKET = 86400 // BUCKETS

@@ -7,8 +7,8 @@ import gzip
 import numpy as np
 import pytest
 
-from campaign.models.jobs.swf import FIELDS, clean_mask, read_swf
-from campaign.models.jobs.workload import from_trace
+from campaign.models.rigid.swf import FIELDS, clean_mask, read_swf
+from campaign.models.rigid.workload import from_trace
 
 HEADER = """; Version: 2.2
 ; Computer: Test machine

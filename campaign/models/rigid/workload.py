@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from campaign.models.jobs.swf import SwfTrace, clean_mask, job_sizes
+from campaign.models.rigid.swf import SwfTrace, clean_mask, job_sizes
 
 DAY = 86400.0
 

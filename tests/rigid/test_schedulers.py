@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from campaign.models.jobs.feasibility import check_feasible
-from campaign.models.jobs.metrics import schedule_metrics
-from campaign.models.jobs.simulate import run_schedule
-from campaign.models.jobs.workload import from_arrays
+from campaign.models.rigid.feasibility import check_feasible
+from campaign.models.rigid.metrics import schedule_metrics
+from campaign.models.rigid.simulate import run_schedule
+from campaign.models.rigid.workload import from_arrays
 
 
 def simulate(jobs, processors, scheduler, **options):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from campaign.models.jobs.synthetic import lublin_feitelson
-from campaign.models.jobs.workload import DAY, drop_warmup, from_arrays, scale_load, window
+from campaign.models.rigid.synthetic import lublin_feitelson
+from campaign.models.rigid.workload import DAY, drop_warmup, from_arrays, scale_load, window
 
 
 def jobs(submit):

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from campaign.models.jobs.swf import SwfTrace, clean_mask, job_sizes, read_swf
+from campaign.models.rigid.swf import SwfTrace, clean_mask, job_sizes, read_swf
 
 ARCHIVE = "https://www.cs.huji.ac.il/labs/parallel/workload"
 SUFFIXES = (".swf", ".swf.gz")

@@ -13,10 +13,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from campaign.models.jobs.grid.configs import MACHINES, MIXES, LogMix, resolve_logs
-from campaign.models.jobs.grid.mix import WEEK, mix
-from campaign.models.jobs.workload import Workload, drop_warmup, from_trace, scale_load, window
-from campaign.models.jobs.workloads import file_digest, load_trace, locate, workloads_folder
+from campaign.models.grid.configs import MACHINES, MIXES, LogMix, resolve_logs
+from campaign.models.grid.mix import WEEK, mix
+from campaign.models.rigid.workload import Workload, drop_warmup, from_trace, scale_load, window
+from campaign.models.rigid.workloads import file_digest, load_trace, locate, workloads_folder
 
 DEFAULT_MIX_DAYS = 180.0
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from campaign.models.jobs.feasibility import (
+from campaign.models.grid.schedule import GridSchedule
+from campaign.models.rigid.feasibility import (
     InfeasibleSchedule,
     check_job_times,
     check_runtime_limits,
 )
-from campaign.models.jobs.grid.schedule import GridSchedule
-from campaign.models.jobs.metrics import METRICS, schedule_metrics
+from campaign.models.rigid.metrics import METRICS, schedule_metrics
 
 GRID_METRICS: dict[str, dict[str, str]] = {
     **METRICS,

@@ -16,8 +16,8 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
-from campaign.models.jobs.swf import SwfTrace, clean_mask, job_sizes
-from campaign.models.jobs.workload import DAY, Workload
+from campaign.models.rigid.swf import SwfTrace, clean_mask, job_sizes
+from campaign.models.rigid.workload import DAY, Workload
 
 WEEK = 7 * DAY
 

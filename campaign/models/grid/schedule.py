@@ -11,17 +11,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from campaign.models.jobs.grid.broker import Broker
-from campaign.models.jobs.grid.pool import Pool
-from campaign.models.jobs.grid.predict import (
+from campaign.models.grid.broker import Broker
+from campaign.models.grid.pool import Pool
+from campaign.models.grid.predict import (
     history_predictor,
     ratio_constants,
     scaled_estimates,
 )
-from campaign.models.jobs.simulate import Schedule, job_times
-from campaign.models.jobs.workload import Workload
 from campaign.models.rigid.loop import replay
+from campaign.models.rigid.simulate import Schedule, job_times
 from campaign.models.rigid.site import Site
+from campaign.models.rigid.workload import Workload
 
 SHARING = ("broker", "local", "job_sharing", "multisite")
 ESTIMATES = ("user", "exact", "predicted")

@@ -17,21 +17,21 @@ from collections.abc import Mapping
 import numpy as np
 
 from campaign.models.contract import Model
-from campaign.models.jobs.grid.broker import SCOPES, STRATEGIES
-from campaign.models.jobs.grid.build import GridInput, build
-from campaign.models.jobs.grid.configs import CONFIGS, MACHINES, MIXES, resolve_logs
-from campaign.models.jobs.grid.measure import GRID_METRICS, check_grid_feasible, grid_metrics
-from campaign.models.jobs.grid.predict import MATCHES, PREDICTORS
-from campaign.models.jobs.grid.schedule import (
+from campaign.models.grid.broker import SCOPES, STRATEGIES
+from campaign.models.grid.build import GridInput, build
+from campaign.models.grid.configs import CONFIGS, MACHINES, MIXES, resolve_logs
+from campaign.models.grid.measure import GRID_METRICS, check_grid_feasible, grid_metrics
+from campaign.models.grid.predict import MATCHES, PREDICTORS
+from campaign.models.grid.schedule import (
     ESTIMATES,
     SHARING,
     GridOptions,
     GridSchedule,
     simulate_grid,
 )
-from campaign.models.jobs.swf import CLEANING_REASONS
-from campaign.models.jobs.workloads import locate, workloads_folder
 from campaign.models.rigid.policies import POLICIES
+from campaign.models.rigid.swf import CLEANING_REASONS
+from campaign.models.rigid.workloads import locate, workloads_folder
 
 __all__ = ["MODEL", "run", "schedule", "check", "PARAMS", "GridSchedule"]
 

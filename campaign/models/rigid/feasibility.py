@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from campaign.models.jobs.simulate import Schedule
+from campaign.models.rigid.simulate import Schedule
 
 
 class InfeasibleSchedule(AssertionError):

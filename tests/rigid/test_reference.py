@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from campaign.models.jobs.feasibility import check_feasible
-from campaign.models.jobs.simulate import job_times, run_schedule
-from campaign.models.jobs.workload import from_arrays
+from campaign.models.rigid.feasibility import check_feasible
+from campaign.models.rigid.simulate import job_times, run_schedule
+from campaign.models.rigid.workload import from_arrays
 
 
 def _usage(intervals, x):

@@ -12,10 +12,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from campaign.models.jobs.platform import Execution, Platform
-from campaign.models.jobs.workload import Workload
 from campaign.models.rigid.loop import replay
+from campaign.models.rigid.platform import Execution, Platform
 from campaign.models.rigid.site import Site
+from campaign.models.rigid.workload import Workload
 
 Predictor = Callable[[int, Sequence[int]], float]
 """Runtime predictor: ``predictor(job, history) -> estimate`` where ``history`` lists the same
