@@ -7,7 +7,8 @@ provenance attributes (creation time, versions, digests) are not compared.
     python scripts/compare_results.py OUT_A OUT_B [OUT_C OUT_D ...]
 
 The failed tasks (the ``failures`` group, or the ``failure_*`` variables of older files)
-are compared too. Pairs are compared in order (A with B, C with D, ...). Exit status 0 when
+are compared too; against an older file, on the columns it has (it names a failure's cell, not
+its factor levels). Pairs are compared in order (A with B, C with D, ...). Exit status 0 when
 every pair is identical, 1 otherwise, with one line per difference.
 """
 
@@ -37,10 +38,19 @@ def identical(a: xr.DataArray, b: xr.DataArray) -> bool:
 
 def differences(path_a: Path, path_b: Path) -> list[str]:
     """One line per variable or coordinate that differs between the two files."""
-    from campaign.results import open_failures, open_results
+    from campaign.results import LEGACY_FAILURE_VARIABLES, open_failures, open_results
 
     lines = dataset_differences(open_results(path_a), open_results(path_b), path_a, path_b)
-    failures = dataset_differences(open_failures(path_a), open_failures(path_b), path_a, path_b)
+    fail_a, fail_b = open_failures(path_a), open_failures(path_b)
+    if set(fail_a.data_vars) <= set(LEGACY_FAILURE_VARIABLES) or set(fail_b.data_vars) <= set(
+        LEGACY_FAILURE_VARIABLES
+    ):
+        # An older file names a failure's cell but not its factor levels: compare what both say.
+        fail_a, fail_b = (
+            fail_a[list(LEGACY_FAILURE_VARIABLES)],
+            fail_b[list(LEGACY_FAILURE_VARIABLES)],
+        )
+    failures = dataset_differences(fail_a, fail_b, path_a, path_b)
     return lines + [f"failures: {line}" for line in failures]
 
 
