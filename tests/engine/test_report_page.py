@@ -10,9 +10,11 @@ import re
 import shutil
 import struct
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 from matplotlib import image
 
 import campaign
@@ -47,6 +49,7 @@ window.addEventListener("load", () => {
 });
 </script>"""
 LEVELS = [(a, s) for a in (0.05, 0.3, 0.9) for s in ("fast", "slow")]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def chromium() -> str:
@@ -203,3 +206,27 @@ def test_a_baseline_that_is_not_a_level_is_one_line_before_anything_is_written(
     page = (out / "report.html").read_text()
     assert "<h3>mean_wait: each arrival_rate against 0.3</h3>" in page
     assert "<h3>Ranking of arrival_rate</h3>" in page
+
+
+def test_the_demos_report_in_the_browser(tmp_path, scheduler_address):
+    """The README's demo spec, made small (400 jobs, 4 replicates): its page shows the three
+    schedulers' series in the first figure, and names the scheduler as what matters most."""
+    spec = yaml.safe_load((REPO / "specs" / "demo.yaml").read_text())
+    spec["params"]["jobs"] = 400
+    spec.update(replicates=4, output="out")
+    (tmp_path / "demo.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    campaign.run(tmp_path / "demo.yaml", scheduler=scheduler_address, progress=False)
+    assert main(["report", str(tmp_path / "out")]) == 0
+    page = tmp_path / "out" / "report.html"
+    text = page.read_text()
+    assert "<h3>Which factors matter: mean_wait</h3>" in text
+    effects = html.unescape(text.split("<h3>Which factors matter: mean_wait</h3>\n<pre>")[1])
+    assert effects.splitlines()[4].split()[:2] == ["1", "scheduler"]
+    assert "<h3>mean_wait: each scheduler against fcfs</h3>" in text
+    shot = tmp_path / "demo.png"
+    browse(page, tmp_path, f"--screenshot={shot}", "--window-size=1200,1300")
+    pixels = (image.imread(shot)[:, :, :3] * 255).round()
+    # the first figure (mean_wait) is in view: fcfs, easy and conservative in tab10's first
+    # three colours
+    for colour in ([31, 119, 180], [255, 127, 14], [44, 160, 44]):
+        assert (np.abs(pixels - colour).max(axis=2) <= 2).sum() > 300, colour
