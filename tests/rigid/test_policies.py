@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from campaign.models.rigid.feasibility import check_feasible
-from campaign.models.rigid.policies import POLICIES, Policy
+from campaign.models.rigid.policies import LIST_MODES, POLICIES, SCHEDULERS, Options, Policy
 from campaign.models.rigid.policies.datacenter_easy import DatacenterEasy
 from campaign.models.rigid.policies.easy import Easy
 from campaign.models.rigid.simulate import run_schedule
@@ -32,7 +32,18 @@ class Lifo(Policy):
 
 
 def test_every_policy_is_registered_under_its_own_name():
-    assert list(POLICIES) == ["fcfs", "easy", "conservative", "accasim_easy", "sjf", "random"]
+    assert list(POLICIES) == [
+        "fcfs",
+        "easy",
+        "conservative",
+        "accasim_easy",
+        "sjf",
+        "random",
+        "list_none",
+        "list_easy",
+        "list_conservative",
+        "list_greedy",
+    ]
     for name, kind in POLICIES.items():
         assert issubclass(kind, Policy) and kind.name == name
 
@@ -53,7 +64,8 @@ def test_unknown_policy_names_every_allowed_one():
     with pytest.raises(ValueError) as error:
         Site(4, "lifo", [1], [1.0])
     assert str(error.value) == (
-        "unknown scheduler 'lifo'; allowed: fcfs, easy, conservative, accasim_easy, sjf, random"
+        "unknown scheduler 'lifo'; allowed: fcfs, easy, conservative, accasim_easy, sjf, "
+        "random, list_none, list_easy, list_conservative, list_greedy"
     )
 
 
@@ -67,3 +79,19 @@ def test_only_drawing_policies_need_the_policy_stream():
     assert [name for name, kind in POLICIES.items() if kind.needs_rng] == ["random"]
     site = Site(2, "random", [1], [1.0], rng=np.random.default_rng(0))
     assert site.policy.rng is not None
+
+
+def test_list_policies_take_their_order_from_the_options():
+    assert SCHEDULERS == ("fcfs", "easy", "conservative", "accasim_easy", "sjf", "random")
+    assert LIST_MODES == {
+        "none": "list_none",
+        "easy": "list_easy",
+        "conservative": "list_conservative",
+        "greedy": "list_greedy",
+    }
+    with pytest.raises(ValueError) as error:
+        Site(4, "list_easy", [1], [1.0], options=Options(order="lifo"))
+    assert str(error.value) == "unknown order 'lifo'; allowed: fcfs, psrs, smart_ffia, smart_nfiw"
+    with pytest.raises(ValueError) as error:
+        Site(4, "list_easy", [1], [1.0], options=Options(weight="area"))
+    assert str(error.value) == "unknown weight 'area'; allowed: unit, work"

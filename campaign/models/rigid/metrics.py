@@ -102,3 +102,39 @@ def schedule_metrics(schedule: Schedule, bsld_floor_one: bool = True) -> dict[st
         "jobs_killed": float(schedule.killed.sum()),
         "jobs_backfilled": float(schedule.jobs_backfilled),
     }
+
+
+LIST_METRICS: dict[str, dict[str, str]] = {
+    "mean_work_response": {
+        "units": "proc*s^2",
+        "long_name": "mean response time weighted by work size*runtime (divided by jobs)",
+    },
+    "total_flow": {"units": "s", "long_name": "sum of response times (end - submit)"},
+    "total_wflow": {
+        "units": "proc*s^2",
+        "long_name": "sum of response times weighted by work size*runtime",
+    },
+    "orders_computed": {
+        "units": "1",
+        "long_name": "computations of a PSRS or SMART order of the waiting jobs",
+    },
+}
+"""Flow metrics of list-scheduling.md section 6 (the source's weighted and unweighted
+response-time sums) and the order count of the list policies."""
+
+
+def list_metrics(schedule: Schedule) -> dict[str, float]:
+    """Every metric of :data:`LIST_METRICS` for one schedule."""
+    w = schedule.workload
+    if len(w) == 0:
+        values = dict.fromkeys(LIST_METRICS, float("nan"))
+        values.update(total_flow=0.0, total_wflow=0.0, orders_computed=0.0)
+        return values
+    response = schedule.end - w.submit
+    weighted = w.size.astype(np.float64) * schedule.runtime * response
+    return {
+        "mean_work_response": float(weighted.mean()),
+        "total_flow": float(response.sum()),
+        "total_wflow": float(weighted.sum()),
+        "orders_computed": float(schedule.orders_computed),
+    }

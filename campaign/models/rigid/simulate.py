@@ -14,6 +14,7 @@ import numpy as np
 
 from campaign.models.rigid.loop import replay
 from campaign.models.rigid.platform import Execution, Platform
+from campaign.models.rigid.policies import Options
 from campaign.models.rigid.site import Site
 from campaign.models.rigid.workload import Workload
 
@@ -46,6 +47,8 @@ class Schedule:
     limit) and ``workload.ops`` its operation count per core."""
     cores: tuple[tuple[int, ...], ...] | None = None
     """The cores each job ran on (with a platform)."""
+    orders_computed: int = 0
+    """Computations of a list order (list policies)."""
 
     @property
     def wait(self) -> np.ndarray:
@@ -84,6 +87,7 @@ def run_schedule(
     rng: np.random.Generator | None = None,
     platform: Platform | None = None,
     backfill_after_start: bool = True,
+    options: Options | None = None,
 ) -> Schedule:
     """Simulate one site and return the whole schedule (for metrics, checks and plots).
 
@@ -92,16 +96,16 @@ def run_schedule(
     operation counts (``workload.ops``), from which each job's runtime follows at its start.
     Schedulers still plan with the estimates (``workload.runtime`` for ``exact``).
     ``backfill_after_start``: see :class:`Site` (false: an EASY pass that started the head
-    backfills nothing).
+    backfills nothing). ``options``: the list policies' order, weight and trigger (its
+    stream and EASY rule are replaced by ``rng`` and ``backfill_after_start``).
     """
     runtime, est, limit, killed = job_times(workload, estimate, kill_at_estimate)
     if estimate == "predicted" and predictor is None:
         raise ValueError("estimate 'predicted' needs a predictor")
     sizes = workload.size.tolist()
     estimates = est.tolist()
-    site = Site(
-        processors, scheduler, sizes, estimates, rng=rng, backfill_after_start=backfill_after_start
-    )
+    options = replace(options or Options(), rng=rng, backfill_after_start=backfill_after_start)
+    site = Site(processors, scheduler, sizes, estimates, options=options)
     execution = None
     if platform is not None:
         if platform.cores != processors:
@@ -157,4 +161,5 @@ def run_schedule(
         jobs_backfilled=site.jobs_backfilled,
         platform=platform,
         cores=cores,
+        orders_computed=site.policy.orders_computed,
     )

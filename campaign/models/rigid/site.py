@@ -30,6 +30,8 @@ class Site:
     draw (``random``) only, so every other policy stays deterministic without one.
     ``backfill_after_start`` false gives ``easy`` the rule of the datacenter reference
     simulator: a pass that started a job at the head of the queue backfills nothing.
+    ``options`` (with the policy stream and that rule in it) replaces both for policies that
+    take more options (the list policies' order and weight).
     """
 
     def __init__(
@@ -41,6 +43,7 @@ class Site:
         index: int = 0,
         rng: np.random.Generator | None = None,
         backfill_after_start: bool = True,
+        options: Options | None = None,
     ) -> None:
         self.processors = int(processors)
         self.index = index
@@ -55,7 +58,9 @@ class Site:
         self.jobs_backfilled = 0
         self.ended = 0
         """Jobs ended here so far (a policy's memo can tell whether anything ended since)."""
-        self.policy = make_policy(policy, self, Options(rng, backfill_after_start))
+        if options is None:
+            options = Options(rng, backfill_after_start)
+        self.policy = make_policy(policy, self, options)
         if processors <= 0:
             raise ValueError(f"a site needs at least one processor, got {processors}")
         kind = type(self.policy)
@@ -63,6 +68,7 @@ class Site:
         self._submitted = self.policy.submitted if kind.submitted is not Policy.submitted else None
         self._completed = self.policy.completed if kind.completed is not Policy.completed else None
         self._select = self.policy.select
+        self._count = not kind.counts_backfilled
 
     # ------------------------------------------------------------------ state for brokers
     def planned_end(self, job: int, t: float) -> float:
@@ -131,7 +137,7 @@ class Site:
             if k < len(started):  # else every job started was ahead of those left
                 for job in started[k:]:  # the queue is sorted (index order)
                     del queue[bisect_left(queue, job)]
-                if queue:
+                if queue and self._count:
                     head = queue[0]
                     self.jobs_backfilled += sum(1 for job in started if job > head)
         return started

@@ -13,13 +13,18 @@ from campaign.models.rigid.policies.base import Options, Policy
 from campaign.models.rigid.policies.conservative import Conservative
 from campaign.models.rigid.policies.easy import Easy
 from campaign.models.rigid.policies.fcfs import Fcfs
+from campaign.models.rigid.policies.list_conservative import ListConservative
+from campaign.models.rigid.policies.list_easy import ListEasy
+from campaign.models.rigid.policies.list_greedy import ListGreedy
+from campaign.models.rigid.policies.list_none import ListNone
+from campaign.models.rigid.policies.listed import ListPolicy
 from campaign.models.rigid.policies.random import Random
 from campaign.models.rigid.policies.sjf import Sjf
 
 if TYPE_CHECKING:
     from campaign.models.rigid.site import Site
 
-__all__ = ["POLICIES", "Options", "Policy", "make_policy"]
+__all__ = ["LIST_MODES", "POLICIES", "SCHEDULERS", "Options", "Policy", "make_policy"]
 
 POLICIES: dict[str, type[Policy]] = {
     "fcfs": Fcfs,
@@ -28,8 +33,20 @@ POLICIES: dict[str, type[Policy]] = {
     "accasim_easy": AccasimEasy,
     "sjf": Sjf,
     "random": Random,
+    "list_none": ListNone,
+    "list_easy": ListEasy,
+    "list_conservative": ListConservative,
+    "list_greedy": ListGreedy,
 }
 """Every policy by the name a spec gives it, in the order documentation lists them."""
+
+SCHEDULERS = tuple(name for name, kind in POLICIES.items() if not issubclass(kind, ListPolicy))
+"""The policies a spec names as ``scheduler`` (arrival order)."""
+
+LIST_MODES: dict[str, str] = {
+    kind.mode: name for name, kind in POLICIES.items() if issubclass(kind, ListPolicy)
+}
+"""The list policies by the backfilling mode a spec names with an ``order``."""
 
 
 def make_policy(name: str, site: Site, options: Options) -> Policy:

@@ -27,6 +27,15 @@ class Options:
     backfill_after_start: bool = True
     """EASY: backfill in a pass that started the queue head (false: the datacenter reference
     simulator's rule)."""
+    order: str = "fcfs"
+    """List policies: the order of the waiting jobs (``rigid.orders``; fcfs = arrival)."""
+    weight: str = "unit"
+    """List policies: scheduler weight of a job, ``unit`` (1) or ``work`` (size * estimate)."""
+    reorder_ratio: float | None = 2 / 3
+    """List policies: recompute the order at an arrival once more than this share of the
+    last computed order has started (None: at every arrival)."""
+    smart_gamma: float = 2.0
+    """SMART orders: ratio of consecutive estimate bins."""
 
 
 class Policy:
@@ -35,6 +44,12 @@ class Policy:
     name: ClassVar[str] = ""
     needs_rng: ClassVar[bool] = False
     """Whether the policy draws from the policy stream (``Options.rng``)."""
+    counts_backfilled: ClassVar[bool] = False
+    """Whether the policy counts ``site.jobs_backfilled`` itself (else the site counts the
+    jobs started while an earlier-arrived job still waits)."""
+
+    orders_computed: int = 0
+    """Computations of a list order so far (list policies; 0 for arrival order)."""
 
     def __init__(self, site: Site) -> None:
         self.site = site

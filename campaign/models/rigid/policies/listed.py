@@ -1,0 +1,102 @@
+"""What every list policy shares: the list L of waiting jobs in a computed order, recomputed
+on-line by the re-ordering trigger (list-scheduling.md section 2.4), and the count of jobs
+started ahead of their turn in L."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from campaign.models.rigid.orders import ORDERS
+from campaign.models.rigid.policies.base import Options, Policy
+
+WEIGHTS = ("unit", "work")
+
+
+class ListPolicy(Policy):
+    """A policy that serves the waiting jobs in the order of ``Options.order``; subclasses
+    set ``mode`` (the backfilling mode a spec names) and ``select``."""
+
+    mode: ClassVar[str] = ""
+    counts_backfilled = True
+
+    @classmethod
+    def create(cls, site, options: Options) -> Policy:
+        return cls(site, options)
+
+    def __init__(self, site, options: Options) -> None:
+        super().__init__(site)
+        if options.order != "fcfs" and options.order not in ORDERS:
+            raise ValueError(f"unknown order {options.order!r}; allowed: fcfs, {', '.join(ORDERS)}")
+        if options.weight not in WEIGHTS:
+            raise ValueError(f"unknown weight {options.weight!r}; allowed: {', '.join(WEIGHTS)}")
+        self._order = ORDERS.get(options.order)
+        self._work = options.weight == "work"
+        self._ratio = options.reorder_ratio
+        self._gamma = options.smart_gamma
+        self._rank: dict[int, int] = {}
+        """Position in the last computed order O of its jobs still waiting."""
+        self._computed_size = 0  # N
+        self._used = 0  # U
+        self._arrived = False
+        self.orders_computed = 0
+        self.recomputed = False
+        """Whether the last ``listing`` recomputed the order."""
+
+    def submitted(self, job: int, t: float) -> None:
+        self._arrived = True
+
+    def listing(self, t: float) -> list[int]:
+        """L at this pass: the jobs of O still waiting in O's order, then the other waiting
+        jobs in arrival order; O is recomputed first if the trigger fires."""
+        queue = self.site.queue
+        self.recomputed = False
+        if self._order is None:
+            return list(queue)
+        if self._arrived:
+            self._arrived = False
+            n = self._computed_size
+            if n == 0 or self._ratio is None or self._used > self._ratio * n:
+                self._compute(queue)
+        rank = self._rank
+        if len(rank) == len(queue):
+            return sorted(queue, key=rank.__getitem__)
+        inside = sorted((job for job in queue if job in rank), key=rank.__getitem__)
+        return inside + [job for job in queue if job not in rank]
+
+    def _compute(self, queue: list[int]) -> None:
+        site = self.site
+        size = site.size
+        estimate = site.estimate
+        if self._work:
+            weight = {job: size[job] * estimate[job] for job in queue}
+        else:
+            weight = dict.fromkeys(queue, 1.0)
+        order = self._order(queue, size, estimate, weight, site.processors, self._gamma)
+        self._rank = {job: k for k, job in enumerate(order)}
+        self._computed_size = len(queue)
+        self._used = 0
+        self.orders_computed += 1
+        self.recomputed = True
+
+    def started(self, listing: list[int], started: list[int]) -> list[int]:
+        """Book-keeping after a pass over ``listing`` that started ``started``: U grows by
+        the jobs of O among them, and every started job with a job ahead of it in L still
+        waiting counts as backfilled. Returns ``started``."""
+        if not started:
+            return started
+        rank = self._rank
+        if rank:
+            for job in started:
+                if rank.pop(job, None) is not None:
+                    self._used += 1
+        begun = set(started)
+        waiting = False
+        count = 0
+        for job in listing:
+            if job in begun:
+                if waiting:
+                    count += 1
+            else:
+                waiting = True
+        self.site.jobs_backfilled += count
+        return started
