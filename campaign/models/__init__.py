@@ -109,28 +109,31 @@ def source_files(name: str) -> tuple[Path, list[Path]]:
     A model's code is the whole package that holds it, since a model imports its own
     modules: for a model of this package, its package below ``campaign.models`` (or its one
     module there); for another, the outermost regular package of its module (every code file
-    below it), or the module alone when it is not in one. Libraries shared by models (packages
-    below ``campaign.models`` such as ``rigid``) that this code imports, directly or through
-    each other, are part of it too: their files are named relative to ``campaign/models``.
-    The model is loaded first (its import errors are one ``ValueError``).
+    below it), or the module alone when it is not in one. What this code imports, directly
+    or through each other, is part of it too: libraries shared by models (packages below
+    ``campaign.models`` such as ``rigid``, named relative to ``campaign/models``) and, for
+    another model, the modules and packages beside it (a helper module next to a model's
+    module), unless they are installed ones (``site-packages``). The model is loaded first
+    (its import errors are one ``ValueError``).
     """
     load_model(name)
     module_name = model_reference(name).partition(":")[0]
     parts = module_name.split(".")
-    first = 3 if module_name.startswith(f"{__name__}.") else 1
-    for end in range(first, len(parts) + 1):
+    builtin = module_name.startswith(f"{__name__}.")
+    for end in range(3 if builtin else 1, len(parts) + 1):
         module = sys.modules[".".join(parts[:end])]
         file = getattr(module, "__file__", None)
         if file is None:
             continue  # a namespace package: look further down
         if hasattr(module, "__path__"):
             folder = Path(file).parent
-            return folder.parent, _with_libraries(_code_files(folder))
-        return Path(file).parent, _with_libraries([Path(file)])
+            return folder.parent, _with_imports(_code_files(folder), folder.parent, builtin)
+        return Path(file).parent, _with_imports([Path(file)], Path(file).parent, builtin)
     return Path.cwd(), []
 
 
 MODELS_FOLDER = Path(__file__).resolve().parent
+INSTALLED = ("site-packages", "dist-packages")
 
 
 def _code_files(folder: Path) -> list[Path]:
@@ -141,14 +144,15 @@ def _code_files(folder: Path) -> list[Path]:
     return files
 
 
-def _with_libraries(files: list[Path]) -> list[Path]:
-    """The files, and those of every package below ``campaign.models`` they import."""
+def _with_imports(files: list[Path], root: Path, builtin: bool) -> list[Path]:
+    """The files, and those of the libraries they import, each library once."""
+    beside = None if builtin or root.name in INSTALLED else root
     files = list(files)
     seen = {path.resolve() for path in files}
     pending = list(files)
     while pending:
-        for package in _imported_packages(pending.pop()):
-            for path in _code_files(MODELS_FOLDER / package):
+        for library in _imported_libraries(pending.pop(), beside):
+            for path in _code_files(library) if library.is_dir() else [library]:
                 if path.resolve() not in seen:
                     seen.add(path.resolve())
                     files.append(path)
@@ -156,14 +160,33 @@ def _with_libraries(files: list[Path]) -> list[Path]:
     return files
 
 
-def _imported_packages(path: Path) -> set[str]:
-    """The packages directly below ``campaign.models`` a code file imports (by name)."""
+def _imported_libraries(path: Path, beside: Path | None) -> set[Path]:
+    """What a code file imports that is model code: packages below ``campaign.models`` and,
+    with ``beside``, the modules (files) and packages (folders) in that folder."""
+    prefix = __name__.split(".")
+    libraries = set()
+    for name in _imported_names(path):
+        parts = name.split(".")
+        if parts[: len(prefix)] == prefix and len(parts) > len(prefix):
+            package = MODELS_FOLDER / parts[len(prefix)]
+            if (package / "__init__.py").is_file():
+                libraries.add(package)
+        elif beside is not None and parts[0]:
+            if (beside / parts[0] / "__init__.py").is_file():
+                libraries.add(beside / parts[0])
+            elif (beside / f"{parts[0]}.py").is_file():
+                libraries.add(beside / f"{parts[0]}.py")
+    return libraries
+
+
+def _imported_names(path: Path) -> list[str]:
+    """The absolute names of the modules a code file imports, as far as they can be told."""
     if path.suffix != ".py":
-        return set()
+        return []
     try:
         tree = ast.parse(path.read_bytes(), filename=str(path))
     except (OSError, SyntaxError, ValueError):
-        return set()  # its digest still says when it changes
+        return []  # its digest still says when it changes
     try:
         relative = path.resolve().relative_to(MODELS_FOLDER)
         here = [*__name__.split("."), *relative.parent.parts]
@@ -182,15 +205,7 @@ def _imported_packages(path: Path) -> set[str]:
                 kept = here[: len(here) - (node.level - 1)]
                 base = ".".join([*kept, *([node.module] if node.module else [])])
             names += [base] + [f"{base}.{alias.name}" for alias in node.names]
-    prefix = __name__.split(".")
-    packages = set()
-    for name in names:
-        parts = name.split(".")
-        if parts[: len(prefix)] == prefix and len(parts) > len(prefix):
-            package = parts[len(prefix)]
-            if (MODELS_FOLDER / package / "__init__.py").is_file():
-                packages.add(package)
-    return packages
+    return names
 
 
 def check_params(model: Model, name: str, params: dict) -> None:

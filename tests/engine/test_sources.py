@@ -361,6 +361,23 @@ def test_a_models_code_is_its_whole_package(tmp_path, monkeypatch):
     assert "campaign/models/rigid/policies/easy.py" in shared
     assert all(name.startswith("campaign/models/rigid/") for name in shared)
     assert source_files("lone:run") == (tmp_path, [tmp_path / "lone.py"])
+    # A module's helpers beside it, imported directly or through each other, are its code too;
+    # what is installed (numpy) is not.
+    (tmp_path / "helper.py").write_text("import numpy\nimport mypkg.helpers\n\nSCALE = 3\n")
+    (tmp_path / "lone2.py").write_text(
+        "from helper import SCALE\n\ndef run(params, seed):\n    return {'x': SCALE}\n"
+    )
+    folder, files = source_files("lone2:run")
+    assert folder == tmp_path
+    assert [p.relative_to(folder).as_posix() for p in files if p.is_relative_to(folder)] == [
+        "lone2.py",
+        "helper.py",
+        "mypkg/__init__.py",
+        "mypkg/helpers.py",
+        "mypkg/policy.py",
+        "mypkg/sub/__init__.py",
+        "mypkg/sub/model.py",
+    ]
     assert file_digest(tmp_path / "lone.py") == blake2b(tmp_path / "lone.py")
 
 
