@@ -390,6 +390,7 @@ CRC_END = b'"}'
 SEAL_LENGTH = len(CRC_FIELD) + 8 + len(CRC_END)
 KEY_PREFIX = b'{"key": "'
 STATUS_INFIX = b'", "status": "'
+METRICS_FIELD = b', "metrics": {'
 
 
 def _sealed_line(record: dict[str, Any]) -> str:
@@ -436,7 +437,10 @@ def _head(line: bytes) -> tuple[str, bool] | None:
     key = line[len(KEY_PREFIX) : end]
     if b"\\" in key:
         return None  # an escaped key: leave it to the JSON parser
-    return key.decode("ascii"), line.startswith(b'ok"', start)
+    ok = line.startswith(b'ok"', start)
+    if ok and METRICS_FIELD not in line:
+        return None  # a success without its metrics: the JSON parser refuses it, as `load` does
+    return key.decode("ascii"), ok
 
 
 def _key(line: bytes) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import zlib
 
 import pytest
 
@@ -133,6 +134,22 @@ def test_hand_made_lines_without_checksum_are_checked_field_by_field(tmp_path):
     assert ledger.statuses() == {"good": True, "failed": False}
     assert ledger.load() == {"good": lines[0], "failed": lines[1]}
     assert ledger.damaged == {ledger.folder / "old.jsonl": 4}
+
+
+def test_a_success_without_metrics_under_a_sound_checksum_counts_as_not_done(tmp_path):
+    """`plan` and `status` read a checksummed line's key and status without its JSON: a success
+    without metrics must not count as done there while `load` (the results) skips it, or the
+    task would never run again and its result stay missing."""
+    ledger = Ledger(tmp_path)
+    ledger.append([record("a"), record("failed", status="failed")])
+    lines = []
+    for fields in ({"key": "b", "status": "ok", "seed": 3}, {"key": "c", "status": "ok"}):
+        body = json.dumps(fields)[:-1]
+        lines.append(f'{body}, "crc": "{zlib.crc32(body.encode()):08x}"}}\n')
+    (ledger.folder / "sealed.jsonl").write_text("".join(lines))
+    assert ledger.statuses() == {"a": True, "failed": False}
+    assert ledger.damaged == {ledger.folder / "sealed.jsonl": 2}
+    assert sorted(ledger.load()) == ["a", "failed"]
 
 
 def test_damaged_files_are_moved_aside_keeping_their_sound_records(tmp_path):
