@@ -58,6 +58,11 @@ class Runner:
             command, env={**ENV, **(env or {})}, capture_output=True, text=True, timeout=timeout
         )
 
+    def command(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+        """Another `campaign` command (plan, status, query) in a new process."""
+        command = [sys.executable, "-m", "campaign.cli", *args]
+        return subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=timeout)
+
     def results(self, spec: Path) -> xr.Dataset:
         return xr.load_dataset(self.folder / spec.stem / "results.nc")
 
@@ -95,3 +100,19 @@ def undisturbed(tmp_path_factory):
         return done[key]
 
     return results
+
+
+def assert_same_results(left: xr.Dataset, right: xr.Dataset) -> None:
+    """Every variable and coordinate of two results equal, value for value, with NaN where
+    the other has NaN: what "bit for bit" means for a campaign's results."""
+    assert sorted(left.variables) == sorted(right.variables)
+    for name in left.variables:
+        a, b = left[name].values, right[name].values
+        assert a.dtype == b.dtype and a.shape == b.shape, name
+        assert np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"), name
+
+
+@pytest.fixture
+def same_results():
+    """`assert_same_results`, for the test modules (imported by path, not as a package)."""
+    return assert_same_results
