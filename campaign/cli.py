@@ -53,16 +53,18 @@ def describe_spec(spec) -> str:
 
 
 def cmd_validate(args) -> int:
+    from campaign.plan import check_model
     from campaign.spec import load_spec
 
     spec = load_spec(args.spec)
+    check_model(spec)
     print(describe_spec(spec))
     print("spec is valid")
     return EXIT_OK
 
 
 def cmd_plan(args) -> int:
-    from campaign.runner import make_plan
+    from campaign.plan import make_plan
 
     plan = make_plan(args.spec, on_change=args.on_change)
     print(describe_spec(plan.spec))
@@ -85,8 +87,8 @@ def cmd_plan(args) -> int:
 
 def _print_precision(plan) -> None:
     """With a precision target: one line on where the cells stand."""
+    from campaign.plan import precision_summary
     from campaign.results import precision_state
-    from campaign.runner import precision_summary
 
     if plan.rounds is not None:
         state = precision_state(plan.rounds)
@@ -94,7 +96,7 @@ def _print_precision(plan) -> None:
 
 
 def cmd_status(args) -> int:
-    from campaign.runner import make_plan
+    from campaign.plan import make_plan
 
     plan = make_plan(args.spec, check_identity=False)
     print(
@@ -132,9 +134,10 @@ def quiet_dask_logs() -> None:
 
 
 def cmd_run(args) -> int:
+    from campaign.plan import RESULTS_FILE, precision_summary
     from campaign.query import format_table, summary_table
     from campaign.results import metrics_of, nan_note
-    from campaign.runner import RESULTS_FILE, precision_summary, run
+    from campaign.runner import run
     from campaign.spec import load_spec
 
     spec = load_spec(args.spec)

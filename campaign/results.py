@@ -41,7 +41,7 @@ from campaign.design import Design, canonical
 from campaign.errors import CampaignError
 from campaign.layout import name_clashes
 from campaign.models import model_reference
-from campaign.stats import Rounds, StoppingRule, precision_rounds, summarize
+from campaign.stats import Rounds, summarize
 
 STATUS_MISSING, STATUS_OK, STATUS_FAILED = 0, 1, 2
 VERSIONED_PACKAGES = ("campaign", "numpy", "xarray", "dask", "distributed", "netCDF4", "scipy")
@@ -70,25 +70,27 @@ def assemble(
     confidence: float,
     documented: Mapping[str, Mapping[str, str]] | None = None,
     headline: Sequence[str] = (),
+    rounds: Rounds | None = None,
 ) -> xr.Dataset:
     """The raw and summary Dataset of a design from the stored records (missing ones as NaN).
 
     ``documented`` gives the metrics' units and long names, ``headline`` the model's headline
     metrics (those in the results are named in the ``headline_metrics`` attribute).
 
-    With a precision target, each cell holds the replicates its rounds gave it (see
-    `campaign.stats.precision_rounds`), and tasks and missing ones are counted within them.
+    With a precision target, ``rounds`` says where each cell stands, decided from the same
+    records (`campaign.plan.replay_rounds`): each cell holds the replicates its rounds gave
+    it, and tasks and missing ones are counted within them.
     """
     spec = design.spec
+    if (spec.precision is None) != (rounds is None):
+        raise ValueError("a campaign's rounds go with its precision target, and only with it")
     documented = documented or {}
     shape = (*design.shape, spec.replicates)
     dims = [f.name for f in spec.factors] + ["replicate"]
     records = storable_records(records, spec)
     status, columns, _ = task_table(design, records, spec.metrics)
-    rounds = None
     planned = np.ones(design.size, dtype=bool)
-    if spec.precision is not None:
-        rounds = precision_rounds_of(spec, status, columns)
+    if rounds is not None:
         planned = (np.arange(spec.replicates) < rounds.target[:, None]).ravel()
         # a result beyond its cell's rounds (left by other precision settings) is not part
         # of this campaign's sample
@@ -287,24 +289,6 @@ def task_table(
                 column = columns[name] = np.full(design.size, np.nan)
             column[index] = value
     return status, columns, failures
-
-
-def precision_rounds_of(spec, status: np.ndarray, columns: Mapping[str, np.ndarray]) -> Rounds:
-    """The rounds of a precision campaign from its tasks' statuses and metric columns."""
-    precision = spec.precision
-    grid = status.reshape(-1, spec.replicates)
-    metrics = [
-        columns[name].reshape(grid.shape) if name in columns else np.full(grid.shape, np.nan)
-        for name in precision.metrics
-    ]
-    rule = StoppingRule(
-        precision.half_width,
-        precision.relative,
-        precision.min_replicates,
-        precision.max_replicates,
-        precision.confidence,
-    )
-    return precision_rounds(metrics, grid != STATUS_MISSING, grid == STATUS_FAILED, rule)
 
 
 PRECISION_STATES = {"running": 0, "met": 1, "at_max": 2, "waiting": 3}

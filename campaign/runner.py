@@ -1,4 +1,4 @@
-"""Tie the data flow together: spec -> design -> ledger -> dispatch -> results.nc.
+"""Tie the data flow together: spec -> plan -> dispatch -> ledger -> results.nc.
 
 This is the one place that knows the order of the steps; each step lives in its own module.
 """
@@ -8,214 +8,28 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import xarray as xr
 
 from campaign.cluster import check_cluster_options, open_client
-from campaign.design import Design, cell_params
+from campaign.design import cell_params
 from campaign.errors import CampaignError
 from campaign.execute import WAIT_WORKERS_SECONDS, Item, dispatch
 from campaign.ledger import Ledger
-from campaign.models import load_model
+from campaign.models.contract import Model
+from campaign.plan import RESULTS_FILE, Plan, as_spec, check_model, identity, make_plan
 from campaign.progress import Progress
 from campaign.results import (
-    PRECISION_STATES,
-    STATUS_FAILED,
-    STATUS_MISSING,
-    STATUS_OK,
     CheckedStore,
     assemble,
     failure_table,
-    precision_rounds_of,
     source_provenance,
-    task_table,
     write_netcdf,
 )
-from campaign.sources import ON_CHANGE, Change, Sources, compare, current_sources, task_inputs
-from campaign.spec import Spec, load_spec
-from campaign.stats import Rounds
-
-RESULTS_FILE = "results.nc"
-
-
-@dataclass
-class Plan:
-    """What a spec asks for, against what its output folder already holds (task indices)."""
-
-    spec: Spec
-    design: Design
-    ledger: Ledger
-    done: int = 0
-    failed: list[int] = field(default_factory=list)
-    missing: list[int] = field(default_factory=list)
-    damaged: str | None = None  # one line on damaged ledger records skipped, if any
-    rounds: Rounds | None = None  # with a precision target: where each cell stands
-    sources: Sources | None = None  # digests of the model's code and inputs, as of now
-    change: Change | None = None  # how they differ from those of the stored results
-    changed: list[int] = field(default_factory=list)  # done tasks computed from other sources
-    rerun_changed: bool = False  # the changed tasks count as to run
-
-    @property
-    def tasks(self) -> int:
-        """Tasks of the design; with a precision target, those its rounds gave the cells so far."""
-        if self.rounds is None:
-            return self.design.size
-        return int(self.rounds.target.sum())
-
-    @property
-    def to_run(self) -> list[int]:
-        """Missing tasks and failed ones (a rerun retries failures, e.g. after a model fix),
-        and with --rerun-changed those computed from other sources than now."""
-        return self.failed + self.missing + (self.changed if self.rerun_changed else [])
-
-    @property
-    def results_path(self) -> Path:
-        return self.spec.output / RESULTS_FILE
-
-
-def identity(spec: Spec) -> dict[str, Any]:
-    """What stored results depend on; an edit of any of these makes them mean something else."""
-    return {"model": spec.model, "params": spec.params, "seed": spec.seed, "name": spec.name}
-
-
-def as_spec(spec: str | Path | Spec) -> Spec:
-    return spec if isinstance(spec, Spec) else load_spec(spec)
-
-
-def make_plan(
-    spec: str | Path | Spec, check_identity: bool = True, on_change: str = "refuse"
-) -> Plan:
-    """Classify every task of the design as done, failed or missing, from the ledger alone.
-
-    With ``check_identity``, the stored results must mean what the spec asks for: same model,
-    params and seed, computed from the same model code and input files. Done tasks computed
-    from other sources are refused in one line, unless ``on_change`` says to run them again
-    ("rerun": they count as to run) or to keep them ("accept").
-
-    With a precision target, only the tasks of each cell's rounds so far count; the rounds
-    are replayed from the stored results (see `campaign.stats.precision_rounds`).
-    """
-    if on_change not in ON_CHANGE:
-        raise CampaignError(f"on_change must be one of {', '.join(ON_CHANGE)}, got {on_change!r}")
-    spec = as_spec(spec)
-    ledger = Ledger(spec.output)
-    plan = Plan(spec=spec, design=Design(spec), ledger=ledger)
-    if check_identity:
-        ledger.check_identity(identity(spec))
-        plan.sources = design_sources(plan.design)
-        stored = ledger.read_identity() if ledger.has_records() else None
-        plan.change = compare((stored or {}).get("sources"), plan.sources)
-    if spec.precision is not None:
-        _plan_rounds(plan)
-    else:
-        statuses = ledger.statuses()
-        plan.damaged = ledger.damage_note()
-        change = plan.change
-        for index, key in enumerate(plan.design.keys()):
-            ok = statuses.get(key)
-            if ok is None:
-                plan.missing.append(index)
-            elif not ok:
-                plan.failed.append(index)
-            elif change is not None and change.affects(key):
-                plan.changed.append(index)
-            else:
-                plan.done += 1
-    if plan.changed:
-        keys = plan.design.keys()
-        plan.change = plan.change.narrowed({keys[i][:16] for i in plan.changed}, plan.sources)
-        if on_change == "refuse":
-            raise CampaignError(changed_refusal(plan))
-        plan.rerun_changed = on_change == "rerun"
-        if not plan.rerun_changed:
-            plan.done += len(plan.changed)
-    return plan
-
-
-def design_sources(design: Design) -> Sources:
-    """Digests of the model's code and of the input files of every cell of the design."""
-    spec = design.spec
-    cells = (
-        (digest, cell_params(spec, cell)) for digest, cell in zip(design.cell_digests, design.cells)
-    )
-    return current_sources(spec.model, cells)
-
-
-def changed_refusal(plan: Plan) -> str:
-    """One line: which stored results were computed from other sources, and what to do."""
-    count = len(plan.changed)
-    results = "1 stored result was" if count == 1 else f"{count} stored results were"
-    return (
-        f"{plan.spec.output}: {results} computed before {plan.change.describe(plan.spec.model)}; "
-        "rerun with --rerun-changed to compute them again (the earlier ones are kept in "
-        "ledger.changed-*), or with --accept-changed to keep them as they are (recorded in "
-        "results.nc)"
-    )
-
-
-def _plan_rounds(plan: Plan) -> Plan:
-    """Classify the tasks of a precision campaign's rounds so far, replayed from the ledger."""
-    spec = plan.spec
-    records = plan.ledger.load()
-    plan.damaged = plan.ledger.damage_note()
-    check_returned_metrics(spec, records)
-    status, columns, _ = task_table(plan.design, records, spec.precision.metrics)
-    plan.rounds = precision_rounds_of(spec, status, columns)
-    planned = np.flatnonzero(np.arange(spec.replicates) < plan.rounds.target[:, None])
-    done = planned[status[planned] == STATUS_OK]
-    if plan.change is not None:
-        keys = plan.design.keys()
-        changed = np.array([plan.change.affects(keys[i]) for i in done], dtype=bool)
-        plan.changed = done[changed].tolist()
-        done = done[~changed]
-    plan.done = int(done.size)
-    plan.failed = planned[status[planned] == STATUS_FAILED].tolist()
-    plan.missing = planned[status[planned] == STATUS_MISSING].tolist()
-    return plan
-
-
-def check_returned_metrics(spec: Spec, records: dict[str, dict[str, Any]]) -> None:
-    """Refuse precision metrics that a finished task did not return (a misspelt name)."""
-    for record in records.values():
-        if record["status"] != "ok":
-            continue
-        returned = record.get("metrics") or {}
-        for metric in spec.precision.metrics:
-            if metric not in returned:
-                raise CampaignError(
-                    f"{spec.path or 'spec'}: precision.metrics: {metric!r} is not a metric "
-                    f"model {spec.model} returns; it returned: {', '.join(returned) or 'none'}"
-                )
-        return
-
-
-def precision_summary(state: np.ndarray, replicates: np.ndarray, most: int) -> str:
-    """One line on where the cells stand against a precision target."""
-    state, replicates = np.ravel(state), np.ravel(replicates)
-    parts = []
-    met = replicates[state == PRECISION_STATES["met"]]
-    if met.size:
-        low, high = int(met.min()), int(met.max())
-        counts = f"{low}" if low == high else f"{low} to {high}"
-        parts.append(f"{_cells(met.size)} met the target with {counts} replicates")
-    at_max = np.count_nonzero(state == PRECISION_STATES["at_max"])
-    if at_max:
-        parts.append(f"{_cells(at_max)} stopped at max_replicates ({most}) without meeting it")
-    running = np.count_nonzero(state == PRECISION_STATES["running"])
-    if running:
-        parts.append(f"{_cells(running)} still running (later rounds follow their results)")
-    waiting = np.count_nonzero(state == PRECISION_STATES["waiting"])
-    if waiting:
-        parts.append(f"{_cells(waiting)} waiting on failed tasks (a rerun retries them)")
-    return "precision: " + "; ".join(parts)
-
-
-def _cells(count: int) -> str:
-    return f"{count} cell" if count == 1 else f"{count} cells"
+from campaign.sources import ON_CHANGE, Sources, task_inputs
+from campaign.spec import Spec
 
 
 def run(
@@ -270,10 +84,14 @@ def run(
         raise CampaignError(f"--wait-workers must be >= 0 seconds, got {wait_workers}")
     check_cluster_options(scheduler, cluster, security)
     spec = as_spec(spec)
+    model = check_model(spec)  # every cell, before anything runs
     check_output(spec)
-    with Ledger(spec.output).lock():
+    ledger = Ledger(spec.output)
+    with ledger.lock():
         return _run_holding_the_output(
             spec,
+            model,
+            ledger,
             workers=workers,
             scheduler=scheduler,
             retries=retries,
@@ -311,6 +129,8 @@ def check_output(spec: Spec) -> None:
 
 def _run_holding_the_output(
     spec: Spec,
+    model: Model,
+    ledger: Ledger,
     workers: int | None,
     scheduler: str | None,
     retries: int,
@@ -327,12 +147,11 @@ def _run_holding_the_output(
     on_change: str,
 ) -> xr.Dataset:
     """The steps of `run`, while this process alone may write the output folder."""
-    ledger = Ledger(spec.output)
     if new:
         aside = ledger.set_aside(also=[RESULTS_FILE])
         if aside:
             say(f"Earlier results set aside in {aside}")
-    plan = make_plan(spec, on_change=on_change)
+    plan = make_plan(spec, on_change=on_change, model=model, ledger=ledger)
     if plan.damaged:
         kept = plan.ledger.set_damaged_aside()
         say(f"{plan.damaged} (their files are kept in {kept})")
@@ -342,7 +161,7 @@ def _run_holding_the_output(
         if plan.rerun_changed:
             moved, folder = ledger.set_records_aside(plan.change.affects)
             say(f"{choice['change']}: {moved} stored results set aside in {folder}; they run again")
-            plan = make_plan(spec, check_identity=False)
+            plan = make_plan(spec, check_identity=False, model=model, ledger=ledger)
         else:
             say(
                 f"{choice['change']}: {choice['results']} stored results kept as they are "
@@ -361,7 +180,7 @@ def _run_holding_the_output(
     run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
     attempted: set[int] = set()  # a task fails at most once per run; a rerun retries it
     todo = plan.to_run
-    if spec.precision is not None and not plan.done and not declares_metrics(spec.model):
+    if spec.precision is not None and not plan.done and not model.metrics:
         todo = todo[:1]  # one task first shows whether the precision metrics exist
     if todo:
         with open_client(
@@ -385,10 +204,10 @@ def _run_holding_the_output(
                 )
                 if spec.precision is None:
                     break
-                plan = make_plan(spec, check_identity=False)
+                plan.next_round()
                 todo = [index for index in plan.to_run if index not in attempted]
     ledger.compact()
-    return write_results(spec, confidence)
+    return write_results(plan, confidence)
 
 
 def source_choice(plan: Plan, on_change: str) -> dict[str, Any]:
@@ -437,13 +256,15 @@ def execute_tasks(
     progress: bool,
     **dispatch_options: Any,
 ) -> None:
-    """Run the given task indices on the cluster, storing each finished batch in the ledger."""
-    spec, design = plan.spec, plan.design
-    model = load_model(spec.model)
+    """Run the given task indices on the cluster, storing each finished batch in the ledger
+    (and, with a precision target, in the plan's task table)."""
+    spec, design, model = plan.spec, plan.design, plan.model
     params_by_cell: dict[tuple[int, ...], dict[str, Any]] = {}
     group_by_cell: dict[tuple[int, ...], Any] = {}
     items = []
-    for task in design.tasks(todo):
+    indices: dict[str, int] = {}
+    for index, task in zip(todo, design.tasks(todo)):
+        indices[task.key] = index
         params = params_by_cell.get(task.cell)
         if params is None:
             params = params_by_cell[task.cell] = cell_params(spec, task.cell)
@@ -457,25 +278,26 @@ def execute_tasks(
         group = group_by_cell[task.cell]  # dispatch batches tasks of one group together
         items.append(Item(key=task.key, params=params, seed=task.seed, meta=meta, group=group))
     bar = Progress(len(items), enabled=progress)
+
+    def stored(records: list[dict[str, Any]]) -> None:
+        plan.ledger.append(records)
+        plan.stored(records, indices)
+
     try:
-        store = CheckedStore(spec, plan.ledger.append)
+        store = CheckedStore(spec, stored)
         dispatch(client, spec.model, items, store, retries, bar, **dispatch_options)
     finally:
         bar.finish()
 
 
-def declares_metrics(model_name: str) -> bool:
-    """Whether a model declares its metrics (then a spec's metric names are checked early)."""
-    return bool(load_model(model_name).metrics)
-
-
-def write_results(spec: Spec, confidence: float = 0.95) -> xr.Dataset:
-    """Assemble results.nc from the ledger of a spec's output folder."""
-    ledger = Ledger(spec.output)
-    model = load_model(spec.model)
-    design, records = Design(spec), ledger.load()
-    dataset = assemble(design, records, confidence, model.metrics, model.headline)
-    dataset.attrs.update(source_provenance(ledger.read_identity() or {}))
+def write_results(plan: Plan, confidence: float = 0.95) -> xr.Dataset:
+    """Assemble results.nc from the ledger of a plan's output folder."""
+    spec, design, model = plan.spec, plan.design, plan.model
+    records = plan.ledger.load()
+    if spec.precision is not None:
+        plan.replay(records)
+    dataset = assemble(design, records, confidence, model.metrics, model.headline, plan.rounds)
+    dataset.attrs.update(source_provenance(plan.ledger.read_identity() or {}))
     failures = failure_table(dataset, design, records)
     try:
         write_netcdf(dataset, spec.output / RESULTS_FILE, failures)

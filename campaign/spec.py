@@ -1,7 +1,9 @@
 """Load and validate a campaign spec file into a `Spec`.
 
-Every problem is reported as one `CampaignError` line naming the key, the bad value and what
-is allowed, before anything runs.
+Everything that can be checked without the model is checked here: YAML syntax, keys, types,
+names and limits. Every problem is reported as one `CampaignError` line naming the key, the
+bad value and what is allowed, before anything runs. The model itself is not imported: the
+plan checks every cell against it (`campaign.plan.check_model`).
 """
 
 from __future__ import annotations
@@ -19,12 +21,11 @@ import yaml
 from campaign.errors import CampaignError
 from campaign.layout import (
     LAYOUT_NAMES,
-    documented_name,
     level_problem,
     metric_name_problem,
     name_clashes,
 )
-from campaign.models import check_params, load_model, model_names
+from campaign.models import model_names
 
 KEYS = {
     "name": "campaign name (letters, digits, - _ .)",
@@ -121,7 +122,7 @@ class Spec:
         return self.cells * self.replicates
 
 
-def load_spec(path: str | Path, check_model: bool = True) -> Spec:
+def load_spec(path: str | Path) -> Spec:
     """Read a YAML spec file and validate it; relative paths are relative to the file."""
     path = Path(path)
     text = _read_text(path)
@@ -138,7 +139,7 @@ def load_spec(path: str | Path, check_model: bool = True) -> Spec:
         raise CampaignError(
             f"{path}: values are nested too deeply (at most {MAX_SPEC_DEPTH} levels)"
         ) from None
-    return parse_spec(data, text=text, path=path, check_model=check_model)
+    return parse_spec(data, text=text, path=path)
 
 
 def _read_text(path: Path) -> str:
@@ -233,10 +234,8 @@ class _SpecLoader(yaml.SafeLoader):
             seen[key] = line
 
 
-def parse_spec(
-    data: Any, text: str = "", path: Path | None = None, check_model: bool = True
-) -> Spec:
-    """Validate already-parsed spec data (a mapping) into a `Spec`."""
+def parse_spec(data: Any, text: str = "", path: Path | None = None) -> Spec:
+    """Validate already-parsed spec data (a mapping) into a `Spec`, without the model."""
     where = f"{path}: " if path else ""
 
     def fail(message: str) -> CampaignError:
@@ -355,9 +354,7 @@ def parse_spec(
         digest=hashlib.sha256(text.encode()).hexdigest(),
     )
     if precision is not None:
-        _check_precision_metrics(spec, declared=None)
-    if check_model:
-        check_spec_model(spec)
+        _check_precision_metrics(spec)
     return spec
 
 
@@ -482,28 +479,14 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _check_precision_metrics(spec: Spec, declared: Any) -> None:
-    """Refuse a precision metric the spec does not keep or the model does not declare."""
+def _check_precision_metrics(spec: Spec) -> None:
+    """Refuse a precision metric the spec does not keep."""
     where = f"{spec.path or 'spec'}: precision.metrics"
     for metric in spec.precision.metrics:
         if spec.metrics and metric not in spec.metrics:
             raise CampaignError(
                 f"{where}: {metric!r} is not among the kept metrics: {', '.join(spec.metrics)}"
             )
-        if isinstance(declared, dict) and declared and not _declares(declared, metric):
-            raise CampaignError(
-                f"{where}: {metric!r} is not a metric of model {spec.model}; its metrics: "
-                f"{', '.join(map(str, declared))}"
-            )
-
-
-def _declares(declared: dict[str, Any], metric: str) -> bool:
-    """Whether a model's metrics table names ``metric`` (``{k}`` stands for a number)."""
-    for name in declared:
-        pattern = re.sub(r"\\\{[a-z_]+\\\}", r"\\d+", re.escape(str(name)))
-        if re.fullmatch(pattern, metric):
-            return True
-    return False
 
 
 def _scalar_kind(value: Any) -> str | None:
@@ -516,52 +499,3 @@ def _scalar_kind(value: Any) -> str | None:
     if isinstance(value, str):
         return "string"
     return None
-
-
-def check_spec_model(spec: Spec) -> None:
-    """Import the model and let it refuse bad parameters for every cell before anything runs."""
-    from campaign.design import cell_params, iter_cells
-
-    try:
-        model = load_model(spec.model)
-    except ValueError as error:
-        raise CampaignError(f"{spec.path or 'spec'}: model: {error}") from None
-    check_declared_metrics(spec, model.metrics)
-    if spec.precision is not None:
-        _check_precision_metrics(spec, model.metrics)
-    if not model.checks:
-        return
-    for cell in iter_cells(spec):
-        params = cell_params(spec, cell)
-        try:
-            check_params(model, spec.model, params)
-        except ValueError as error:
-            where = ", ".join(f"{f.name}={f.labels[i]}" for f, i in zip(spec.factors, cell))
-            cell_text = f" (cell {where})" if where else ""
-            raise CampaignError(f"{spec.path or 'spec'}: params{cell_text}: {error}") from None
-
-
-def check_declared_metrics(spec: Spec, declared: dict[str, Any] | None) -> None:
-    """Refuse kept metrics the model does not declare, or that clash with the factors.
-
-    Without a declaration (a model's ``metrics``) the names are known only from results, where
-    the engine checks them as they arrive.
-    """
-    if not declared:
-        return
-    where = f"{spec.path or 'spec'}: "
-    documented = ", ".join(declared)
-    for metric in spec.metrics or ():
-        if documented_name(metric, declared) is None:
-            raise CampaignError(
-                f"{where}metrics: {metric!r} is not a metric of model {spec.model}; its metrics: "
-                f"{documented}"
-            )
-    kept = spec.metrics or [name for name in declared if "{" not in name]
-    clashes = name_clashes([f.name for f in spec.factors], kept)
-    if clashes:
-        reason = next(iter(clashes.values()))
-        hint = "" if spec.metrics else ": list the metrics to keep in 'metrics:', without it"
-        raise CampaignError(
-            f"{where}{reason} (model {spec.model}); a results file cannot hold both{hint}"
-        )

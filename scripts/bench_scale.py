@@ -49,13 +49,17 @@ if step == "fill":
                       for k in keys[first:first + 10000])
     detail = f"{len(keys)} records"
 elif step == "plan":
-    from campaign.runner import make_plan
+    from campaign.plan import make_plan
     plan = make_plan(spec_path)
     detail = f"{plan.done} done, {len(plan.missing)} missing"
 elif step == "assemble":
+    from campaign.design import Design
+    from campaign.ledger import Ledger
+    from campaign.plan import Plan, check_model
     from campaign.runner import write_results
     from campaign.spec import load_spec
-    dataset = write_results(load_spec(spec_path))
+    spec = load_spec(spec_path)
+    dataset = write_results(Plan(spec, check_model(spec), Design(spec), Ledger(spec.output)))
     detail = f"{dataset.attrs['tasks_ok']} results assembled and written"
 seconds = time.perf_counter() - start
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from campaign.design import Design
+from campaign.plan import check_model
 from campaign.spec import load_spec
 
 SPECS = sorted((Path(__file__).resolve().parents[1] / "specs").glob("*.yaml"))
@@ -16,6 +17,7 @@ SPECS = sorted((Path(__file__).resolve().parents[1] / "specs").glob("*.yaml"))
 @pytest.mark.parametrize("path", SPECS, ids=[p.stem for p in SPECS])
 def test_ready_spec_validates(path, workloads):
     spec = load_spec(path)
+    check_model(spec)
     design = Design(spec)
     assert design.size == spec.tasks > 0
     assert len(set(design.keys())) == design.size

@@ -34,7 +34,7 @@ def tiny_results(tmp_path, values, paired="arrival_rate"):
     (arrival_rate, customers) -> the three replicates' values."""
     path = tmp_path / "tiny.yaml"
     path.write_text(TINY.format(paired=paired))
-    design = Design(load_spec(path, check_model=False))
+    design = Design(load_spec(path))
     records = {}
     for task in design.tasks():
         label = design.cell_label(task.cell)
@@ -178,7 +178,7 @@ CELLS = 400
 def analytic_results(tmp_path, paired: str):
     path = tmp_path / "analytic.yaml"
     path.write_text(ANALYTIC.format(cells=", ".join(map(str, range(CELLS))), paired=paired))
-    design = Design(load_spec(path, check_model=False))
+    design = Design(load_spec(path))
     records = {
         task.key: {
             "key": task.key,

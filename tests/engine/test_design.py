@@ -20,7 +20,6 @@ def make(factors, paired=(), replicates=3, seed=11, params=None):
                 "replicates": replicates,
                 "seed": seed,
             },
-            check_model=False,
         )
     )
 

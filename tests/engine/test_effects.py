@@ -16,6 +16,7 @@ import campaign
 from campaign.anova import BLOCKS, HIGHER, RESIDUAL, effects
 from campaign.cli import main
 from campaign.design import Design, cell_params
+from campaign.plan import replay_rounds
 from campaign.results import assemble, write_netcdf
 from campaign.spec import load_spec
 
@@ -49,7 +50,7 @@ def results(tmp_path, paired="", common=0.0, replicates="replicates: 6", drop=0.
     (at random, fixed seed) for unequal replicate counts."""
     path = tmp_path / "known.yaml"
     path.write_text(SPEC.format(paired=paired, common=common, replicates=replicates))
-    design = Design(load_spec(path, check_model=False))
+    design = Design(load_spec(path))
     gone = np.random.default_rng(3).random(design.size) < drop
     records = {}
     for index, task in enumerate(design.tasks()):
@@ -57,7 +58,7 @@ def results(tmp_path, paired="", common=0.0, replicates="replicates: 6", drop=0.
             continue
         metrics = known(cell_params(design.spec, task.cell), task.seed)
         records[task.key] = {"key": task.key, "status": "ok", "metrics": metrics}
-    return assemble(design, records, 0.95)
+    return assemble(design, records, 0.95, rounds=replay_rounds(design, records))
 
 
 def frame_of(dataset) -> pd.DataFrame:

@@ -16,6 +16,7 @@ from campaign.cli import main
 from campaign.design import Design, cell_params
 from campaign.export import tidy
 from campaign.models.check import mm1
+from campaign.plan import replay_rounds
 from campaign.results import assemble, failure_table, write_netcdf
 from campaign.spec import load_spec
 
@@ -188,7 +189,8 @@ def test_export_of_a_precision_campaign_has_each_cells_replicates_only(tmp_path)
         "precision: {metrics: [mean_wait], half_width: 0.2, min_replicates: 3, max_replicates: 12}",
     )
     design = Design(spec_file(tmp_path, text))
-    dataset = assemble(design, run_in_process(design), 0.95)
+    records = run_in_process(design)
+    dataset = assemble(design, records, 0.95, rounds=replay_rounds(design, records))
     given = dataset["precision_replicates"].values
     assert len(set(given.ravel())) > 1  # cells got different numbers of replicates
     frame = tidy(dataset)

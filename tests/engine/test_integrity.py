@@ -16,7 +16,7 @@ import campaign
 from campaign.cli import main
 from campaign.errors import CampaignError
 from campaign.ledger import Ledger
-from campaign.runner import make_plan
+from campaign.plan import make_plan
 
 MM1 = """
 name: integrity

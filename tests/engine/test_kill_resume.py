@@ -13,7 +13,7 @@ import numpy as np
 import xarray as xr
 
 import campaign
-from campaign.runner import make_plan
+from campaign.plan import make_plan
 
 SPEC = """
 name: killme

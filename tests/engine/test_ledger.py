@@ -253,7 +253,7 @@ def test_status_command_during_compaction_reports_every_task(tmp_path, write_spe
         output: out
         """
     )
-    from campaign.runner import identity, make_plan
+    from campaign.plan import identity, make_plan
 
     plan = make_plan(spec)
     keys = list(plan.design.keys())

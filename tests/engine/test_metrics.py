@@ -204,7 +204,6 @@ def test_a_ledger_with_names_that_clash_still_gives_a_results_file(tmp_path):
             "seed": 1,
             "output": str(tmp_path),
         },
-        check_model=False,
     )
     design = Design(spec)
     returned = {"a": {"x": 1.5}, "b": {"x_mean": 2.5}, "c": {"kind": 3.5, "x": 4.5}}
@@ -244,7 +243,6 @@ def test_a_results_file_of_many_metrics_is_written_coordinates_first_and_reopens
             "seed": 1,
             "output": str(tmp_path),
         },
-        check_model=False,
     )
     design = Design(spec)
     names = [f"metric_{i:03d}" for i in range(300)]

@@ -65,7 +65,7 @@ def failed_some(tmp_path_factory):
     (folder / "chosen.py").write_text(MODEL)
     spec = folder / "spec.yaml"
     spec.write_text(SPEC.format(fail="[]"))
-    design = Design(load_spec(spec, check_model=False))
+    design = Design(load_spec(spec))
     labels = [f.labels for f in design.spec.factors]
     fail = [
         task.seed

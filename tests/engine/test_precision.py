@@ -19,7 +19,7 @@ from scipy import stats
 import campaign
 from campaign.cli import main
 from campaign.errors import CampaignError
-from campaign.runner import make_plan
+from campaign.plan import make_plan
 from campaign.spec import parse_spec
 from campaign.stats import StoppingRule, precision_rounds, stopping_rule
 
@@ -128,10 +128,10 @@ def test_a_decision_never_looks_beyond_the_round_it_closes():
 def test_precision_errors(precision, message):
     data = {"name": "p", "model": "mm1", "seed": 1, "precision": precision}
     with pytest.raises(CampaignError) as info:
-        parse_spec(data, check_model=False)
+        parse_spec(data)
     assert message in str(info.value)
     with pytest.raises(CampaignError, match="replicates .* or precision .*, not both"):
-        parse_spec({**data, "replicates": 3}, check_model=False)
+        parse_spec({**data, "replicates": 3})
 
 
 def test_precision_yaml_nan_is_refused_in_one_line_before_anything_runs(write_spec, capsys):
@@ -172,7 +172,7 @@ def test_misspelt_precision_metric_of_a_declaring_model_is_refused_by_validate(w
     precision = {"metrics": ["max_wait"], "half_width": 0.1, "max_replicates": 9}
     data = {"name": "k", "model": "mm1", "seed": 1, "metrics": ["mean_wait"]}
     with pytest.raises(CampaignError, match="'max_wait' is not among the kept metrics: mean_wait"):
-        parse_spec({**data, "precision": precision}, check_model=False)
+        parse_spec({**data, "precision": precision})
 
 
 def test_campaign_runs_until_every_interval_meets_the_target(write_spec, scheduler_address, capsys):

@@ -10,7 +10,7 @@ import xarray as xr
 import campaign
 from campaign.cli import main
 from campaign.models.check import mm1, mm1_mean_wait
-from campaign.runner import make_plan
+from campaign.plan import make_plan
 
 MM1 = """
 name: mm1-test

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from campaign.cli import main
 from campaign.errors import CampaignError
+from campaign.plan import check_model
 from campaign.spec import load_spec
 
 VALID = """
@@ -33,8 +35,8 @@ def write(tmp_path: Path, text: str) -> Path:
 
 
 def test_valid_spec_parses_every_key(tmp_path):
-    # 'label' is not an mm1 parameter, so skip the model check for this structural test.
-    spec = load_spec(write(tmp_path, VALID), check_model=False)
+    # 'label' is not an mm1 parameter: loading a spec never asks the model (the plan does)
+    spec = load_spec(write(tmp_path, VALID))
     assert spec.name == "demo" and spec.model == "mm1"
     assert spec.params == {"service_rate": 1.0, "customers": 100}
     assert [f.name for f in spec.factors] == ["arrival_rate", "label"]
@@ -49,8 +51,16 @@ def test_valid_spec_parses_every_key(tmp_path):
 
 
 def test_explicit_output_is_relative_to_the_spec_file(tmp_path):
-    spec = load_spec(write(tmp_path, VALID + "output: results/here\n"), check_model=False)
+    spec = load_spec(write(tmp_path, VALID + "output: results/here\n"))
     assert spec.output == tmp_path / "results" / "here"
+
+
+ASKS_THE_MODEL = {
+    "model: 'nosuchpackage.mod:run'",
+    "metrics: [mean_wiat]",
+    "factors: {utilization: [1, 2]}",
+    "factors: {mean_wait_n: [1, 2]}",
+}
 
 
 @pytest.mark.parametrize(
@@ -117,8 +127,13 @@ def test_invalid_spec_names_key_value_and_allowed(tmp_path, edit, expected):
     key = edit.split(":")[0]
     base[key] = edit
     path = write(tmp_path, "\n".join(base.values()) + "\n")
-    with pytest.raises(CampaignError) as info:
-        load_spec(path)
+    if edit in ASKS_THE_MODEL:
+        spec = load_spec(path)  # well formed: the model refuses it when the plan is made
+        with pytest.raises(CampaignError) as info:
+            check_model(spec)
+    else:
+        with pytest.raises(CampaignError) as info:
+            load_spec(path)
     message = str(info.value)
     assert expected in message
     assert "\n" not in message
@@ -131,7 +146,7 @@ def test_missing_required_key(tmp_path):
         load_spec(path)
 
 
-def test_model_refuses_bad_params_naming_the_cell(tmp_path):
+def test_model_refuses_bad_params_naming_the_cell(tmp_path, capsys):
     path = write(
         tmp_path,
         """
@@ -143,18 +158,28 @@ def test_model_refuses_bad_params_naming_the_cell(tmp_path):
         seed: 1
         """,
     )
+    spec = load_spec(path)  # the spec itself is well formed
     with pytest.raises(CampaignError) as info:
-        load_spec(path)
-    assert "cell arrival_rate=1.5" in str(info.value)
-    assert "0 < arrival_rate < service_rate" in str(info.value)
+        check_model(spec)
+    message = str(info.value)
+    assert message.startswith(f"{path}: params (cell arrival_rate=1.5): ")
+    assert "0 < arrival_rate < service_rate" in message and "\n" not in message
+    assert main(["validate", str(path)]) == 2
+    assert capsys.readouterr().err == f"campaign: error: {message}\n"
 
 
-def test_model_refuses_unknown_param(tmp_path):
+def test_model_refuses_unknown_param(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the default output folder, outputs/d, is made nowhere
     path = write(
         tmp_path, "name: d\nmodel: mm1\nparams: {arival_rate: 0.5}\nreplicates: 1\nseed: 1\n"
     )
     with pytest.raises(CampaignError, match="unknown parameter 'arival_rate' for model mm1"):
-        load_spec(path)
+        check_model(load_spec(path))
+    for command in ("validate", "plan", "status", "run"):
+        assert main([command, str(path)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"campaign: error: {path}: params: unknown parameter 'arival_rate'")
+    assert not (tmp_path / "outputs").exists()
 
 
 def test_yaml_syntax_error_gives_the_line(tmp_path):
@@ -167,13 +192,13 @@ def test_duplicate_keys_are_refused_naming_the_key_and_both_lines(tmp_path):
     text = VALID.replace("  customers: 100\n", "  customers: 100\n  customers: 200\n")
     path = write(tmp_path, text)
     with pytest.raises(CampaignError) as info:
-        load_spec(path, check_model=False)
+        load_spec(path)
     assert str(info.value) == (
         f"{path}: line 7: key 'customers' appears twice in one mapping (first on line 6); keep one"
     )
     top = write(tmp_path, VALID + "seed: 8\n")
     with pytest.raises(CampaignError, match="line 14: key 'seed' appears twice .* line 12"):
-        load_spec(top, check_model=False)
+        load_spec(top)
 
 
 def test_yaml_merge_keys_are_not_duplicates(tmp_path):
@@ -181,7 +206,7 @@ def test_yaml_merge_keys_are_not_duplicates(tmp_path):
         "params:\n  service_rate: 1.0\n  customers: 100\n",
         "params:\n  <<: {service_rate: 1.0, customers: 100}\n  customers: 200\n",
     )
-    spec = load_spec(write(tmp_path, text), check_model=False)
+    spec = load_spec(write(tmp_path, text))
     assert spec.params == {"service_rate": 1.0, "customers": 200}
 
 
@@ -197,7 +222,7 @@ def test_an_alias_bomb_is_refused_before_any_value_is_built(tmp_path):
     # Nine levels of ten aliases would expand to 10**9 values.
     path = write(tmp_path, alias_bomb(9))
     with pytest.raises(CampaignError) as info:
-        load_spec(path, check_model=False)
+        load_spec(path)
     message = str(info.value)
     assert message.startswith(f"{path}: line ")
     assert message.endswith(
@@ -205,17 +230,17 @@ def test_an_alias_bomb_is_refused_before_any_value_is_built(tmp_path):
         "they are used); write a smaller spec"
     )
     # Aliases within the limit still work and expand to their values.
-    spec = load_spec(write(tmp_path, alias_bomb(3)), check_model=False)
+    spec = load_spec(write(tmp_path, alias_bomb(3)))
     assert spec.params["a2"] == [[["x"] * 10] * 10] * 10
 
 
 def test_recursive_aliases_and_deep_nesting_are_refused(tmp_path):
     path = write(tmp_path, VALID + "description: &d [1, *d]\n")
     with pytest.raises(CampaignError, match="line 14: a YAML alias is used inside its own"):
-        load_spec(path, check_model=False)
+        load_spec(path)
     path = write(tmp_path, VALID + "description: " + "[" * 60 + "]" * 60 + "\n")
     with pytest.raises(CampaignError, match="values are nested more than 50 levels deep"):
-        load_spec(path, check_model=False)
+        load_spec(path)
 
 
 def test_a_spec_that_is_not_utf8_or_too_big_gets_one_line(tmp_path):
@@ -236,16 +261,16 @@ def test_output_expands_home_and_every_output_folder_is_absolute(tmp_path, monke
     elsewhere.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.chdir(elsewhere)
-    spec = load_spec(write(tmp_path, VALID + "output: ~/results/x\n"), check_model=False)
+    spec = load_spec(write(tmp_path, VALID + "output: ~/results/x\n"))
     assert spec.output == home / "results" / "x"
     # The default folder is outputs/<name> in the current folder, made absolute.
-    spec = load_spec(write(tmp_path, VALID), check_model=False)
+    spec = load_spec(write(tmp_path, VALID))
     assert spec.output == elsewhere / "outputs" / "demo"
     # A relative output is relative to the spec file, wherever the command runs.
-    spec = load_spec(Path("..") / "spec.yaml", check_model=False)
+    spec = load_spec(Path("..") / "spec.yaml")
     assert spec.output == elsewhere / "outputs" / "demo"
     relative = write(tmp_path, VALID + "output: ../up/here\n")
-    spec = load_spec(Path("..") / relative.name, check_model=False)
+    spec = load_spec(Path("..") / relative.name)
     assert spec.output == tmp_path.parent / "up" / "here"
 
 
@@ -289,7 +314,7 @@ def test_a_precision_target_with_too_many_replicates_is_refused_before_expansion
         "precision: {metrics: [mean_wait], half_width: 0.1, max_replicates: 1000000000}\n",
     )
     with pytest.raises(CampaignError) as info:
-        load_spec(write(tmp_path, text), check_model=False)
+        load_spec(write(tmp_path, text))
     assert "the design has 4 cells x 1,000,000,000 replicates (precision.max_replicates)" in str(
         info.value
     )

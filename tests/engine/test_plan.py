@@ -1,0 +1,141 @@
+"""The plan: a spec checked against its model, and where each task stands by the ledger.
+
+Loading a spec never imports the model (nor the design): the plan does, once. With a
+precision target, a run enters each stored batch into the plan's task table; the rounds it
+decides from it must be those `make_plan` replays from the ledger, or a rerun would not
+continue where the run stopped.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+
+from campaign.ledger import Ledger
+from campaign.plan import make_plan
+
+ENGINE = Path(__file__).resolve().parents[2] / "campaign"
+
+PRECISE = """
+name: tally
+model: busy
+params: {duration_ms: 0}
+factors:
+  tag: [steady, noisy, broken]
+precision: {metrics: [value], half_width: 0.1, relative: false, min_replicates: 3,
+            max_replicates: 12}
+seed: 5
+output: out
+"""
+
+
+def engine_imports() -> dict[str, set[str]]:
+    """Per engine module (campaign/*.py), the engine modules it imports, wherever it does."""
+    modules = {path.stem for path in ENGINE.glob("*.py")} - {"__init__"}
+    graph = {}
+    for module in modules:
+        tree = ast.parse((ENGINE / f"{module}.py").read_text())
+        names = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        names |= {
+            alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Import)
+            for alias in node.names
+        }
+        graph[module] = {name.split(".")[1] for name in names if name and name.count(".") == 1}
+        graph[module] &= modules
+    return graph
+
+
+def test_engine_modules_import_each_other_in_one_direction():
+    graph = engine_imports()
+    assert "design" not in graph["spec"] and "plan" in graph["runner"]
+    done: set[str] = set()
+
+    def visit(module: str, path: tuple[str, ...]) -> None:
+        assert module not in path, "import cycle: " + " -> ".join((*path, module))
+        if module not in done:
+            for imported in sorted(graph[module]):
+                visit(imported, (*path, module))
+            done.add(module)
+
+    for module in sorted(graph):
+        visit(module, ())
+
+
+def test_loading_a_spec_imports_neither_the_model_nor_the_design(tmp_path):
+    path = tmp_path / "spec.yaml"
+    path.write_text(
+        "name: s\nmodel: mm1\nfactors: {arrival_rate: [0.5, 9]}\nreplicates: 2\nseed: 1\n"
+    )
+    code = textwrap.dedent(
+        f"""
+        import json, sys
+        from campaign.spec import load_spec
+        spec = load_spec({str(path)!r})  # arrival_rate 9 is the model's to refuse, not here
+        print(json.dumps([spec.tasks, sorted(m for m in sys.modules if m.startswith("campaign"))]))
+        """
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    tasks, modules = json.loads(result.stdout)
+    assert tasks == 4
+    assert "campaign.spec" in modules
+    assert not {"campaign.design", "campaign.plan", "campaign.models.check"} & set(modules)
+
+
+def record(key: str, value: float | None) -> dict:
+    """A ledger record as a run stores it: ok with a value, or failed (``value`` None)."""
+    if value is None:
+        return {"key": key, "status": "failed", "error": "RuntimeError: x", "attempts": 1}
+    return {"key": key, "status": "ok", "metrics": {"value": value}, "attempts": 1}
+
+
+def test_a_run_decides_the_rounds_make_plan_replays_from_the_ledger(tmp_path):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(PRECISE)
+    plan = make_plan(spec)
+    ledger = Ledger(plan.spec.output)
+    replicates = plan.spec.replicates
+    assert plan.rounds.target.tolist() == [3, 3, 3] and len(plan.missing) == 9
+    rounds = 0
+    while plan.to_run:
+        rounds += 1
+        batch, indices = [], {}
+        for index in plan.to_run:
+            cell, replicate = divmod(index, replicates)
+            key = plan.design.task(index).key
+            indices[key] = index
+            if cell == 0:  # the same value: its interval is 0 wide at once
+                batch.append(record(key, 1.0))
+            elif cell == 1:  # alternating: never narrow enough, 3 -> 6 -> 12 replicates
+                batch += [record(key, None), record(key, 10.0 * (replicate % 2))]
+            elif rounds == 1 and replicate == 1:  # fails in the first run: holds the cell
+                batch.append(record(key, None))
+            else:
+                batch += [record(key, 0.5), record(key, None)]  # a success beats a failure
+        ledger.append(batch)
+        plan.stored(batch, indices)
+        plan.next_round()
+        replayed = make_plan(spec)
+        for name in ("target", "met", "at_max", "waiting"):
+            assert np.array_equal(getattr(plan.rounds, name), getattr(replayed.rounds, name))
+        assert (plan.done, plan.failed, plan.missing) == (
+            replayed.done,
+            replayed.failed,
+            replayed.missing,
+        )
+        if rounds == 1:
+            assert plan.rounds.waiting.tolist() == [False, False, True]
+            assert plan.failed == [2 * replicates + 1]
+    assert rounds == 3
+    assert plan.rounds.target.tolist() == [3, 12, 3]
+    assert plan.rounds.met.tolist() == [True, False, True]
+    assert plan.rounds.at_max.tolist() == [False, True, False]
+    assert plan.done == 18 and not plan.failed and not plan.missing
