@@ -2,7 +2,8 @@
 
 ``run(params, seed)`` replays an SWF trace (or a synthetic Lublin-Feitelson workload, or a
 reference workload of the heterogeneous datacenter, datacenter.md) with FCFS, EASY,
-conservative backfilling, SJF or Random and returns the metrics of parallel-jobs.md section 7
+conservative backfilling, SJF or Random, or a list order (PSRS, SMART; list-scheduling.md)
+with a backfilling mode, and returns the metrics of parallel-jobs.md section 7
 (plus energy). ``schedule(params, seed)`` returns the whole simulated schedule (per-job
 arrays) for plots.
 
@@ -26,9 +27,10 @@ from campaign.models.contract import Command, Model
 from campaign.models.jobs.datacenter import EXPERIMENTS, reference_workload
 from campaign.models.jobs.energy import METRICS as ENERGY_METRICS
 from campaign.models.jobs.energy import NAN_METRICS, energy_metrics, platform_energy_metrics
-from campaign.models.rigid.metrics import METRICS, schedule_metrics
+from campaign.models.rigid.metrics import LIST_METRICS, METRICS, list_metrics, schedule_metrics
+from campaign.models.rigid.orders import ORDER_NAMES
 from campaign.models.rigid.platform import CORE_ORDERS, Platform, ProcessorType, mixed_processors
-from campaign.models.rigid.policies import POLICIES
+from campaign.models.rigid.policies import LIST_MODES, SCHEDULERS, Options
 from campaign.models.rigid.simulate import Schedule, run_schedule
 from campaign.models.rigid.swf import CLEANING_REASONS
 from campaign.models.rigid.synthetic import lublin_feitelson
@@ -64,7 +66,16 @@ PARAMS: dict[str, str] = {
     "load": "divide inter-arrival times by this factor (default 1)",
     "processors": "site size (default: the trace's MaxProcs; synthetic 128; datacenter "
     "workloads: their platform's cores)",
-    "scheduler": f"{', '.join(POLICIES)} (default easy); random draws from the policy stream",
+    "scheduler": f"{', '.join(SCHEDULERS)} (default easy); random draws from the policy stream",
+    "order": f"list order of the waiting jobs (list-scheduling.md): {', '.join(ORDER_NAMES)} "
+    "(default fcfs); with 'backfill', replaces 'scheduler'",
+    "backfill": f"backfilling over the list order: {', '.join(LIST_MODES)} (default easy; "
+    "greedy with fcfs = Garey & Graham)",
+    "weight": "scheduler weight of a job in the list orders: unit (default) or work "
+    "(size * estimate)",
+    "reorder_ratio": "recompute a PSRS or SMART order at an arrival once more than this share "
+    "of the last computed order has started (default 2/3; null: at every arrival)",
+    "smart_gamma": "ratio of consecutive estimate bins of the SMART orders (default 2)",
     "estimate": "what schedulers plan with: user (default) or exact",
     "estimate_accuracy": "user estimates EET = a * p with p the runtime on a reference core "
     "(datacenter workloads default to their table's EET, i.e. a = 1.4)",
@@ -174,7 +185,8 @@ def check(params: Mapping[str, object]) -> None:
     _get(params, "warmup_days", (int, float), 0, lambda v: v >= 0)
     _get(params, "load", (int, float), 1.0, lambda v: v > 0)
     _get(params, "processors", (int,), None, lambda v: v >= 1)
-    _choice(params, "scheduler", POLICIES, "easy")
+    _choice(params, "scheduler", SCHEDULERS, "easy")
+    _check_list(params)
     _choice(params, "estimate", ESTIMATES, "user")
     accuracy = _get(params, "estimate_accuracy", (int, float), None, lambda v: v > 0)
     _get(params, "estimate_noise", (int, float), None, lambda v: v >= 1)
@@ -196,6 +208,53 @@ def check(params: Mapping[str, object]) -> None:
     _get(params, "hetero_clock", (int, float), 2.0, lambda v: v > 0)
     _get(params, "hetero_dynamic_power", (int, float), 2.0, lambda v: v >= 0)
     _choice(params, "core_order", CORE_ORDERS, "fastest")
+
+
+LIST_PARAMS = ("order", "backfill", "weight", "reorder_ratio", "smart_gamma")
+
+
+def _listed(params: Mapping[str, object]) -> bool:
+    """Whether a list order with a backfilling mode replaces the ``scheduler``."""
+    return "order" in params or "backfill" in params
+
+
+def _check_list(params: Mapping[str, object]) -> None:
+    if not _listed(params):
+        for name in LIST_PARAMS:
+            if name in params:
+                raise ValueError(
+                    f"parameter {name!r} applies to list scheduling: give 'order' and/or 'backfill'"
+                )
+        return
+    if "scheduler" in params:
+        raise ValueError(
+            "parameter 'scheduler' excludes 'order' and 'backfill' (fcfs with none, easy or "
+            "conservative is scheduler fcfs, easy or conservative)"
+        )
+    _choice(params, "order", ORDER_NAMES, "fcfs")
+    _choice(params, "backfill", tuple(LIST_MODES), "easy")
+    _choice(params, "weight", ("unit", "work"), "unit")
+    _get(params, "reorder_ratio", (int, float), 2 / 3, lambda v: 0 <= v < 1)
+    _get(params, "smart_gamma", (int, float), 2.0, lambda v: v > 1)
+
+
+def _policy(params: Mapping[str, object]) -> tuple[str, Options]:
+    """The policy name and its options (a list order, or the arrival-order scheduler it is
+    equivalent to)."""
+    if not _listed(params):
+        return str(params.get("scheduler", "easy")), Options()
+    order = str(params.get("order", "fcfs"))
+    backfill = str(params.get("backfill", "easy"))
+    if order == "fcfs" and backfill in ("none", "easy", "conservative"):
+        return {"none": "fcfs"}.get(backfill, backfill), Options()
+    ratio = params["reorder_ratio"] if "reorder_ratio" in params else 2 / 3
+    options = Options(
+        order=order,
+        weight=str(params.get("weight", "unit")),
+        reorder_ratio=None if ratio is None else float(ratio),
+        smart_gamma=float(params.get("smart_gamma", 2.0)),
+    )
+    return LIST_MODES[backfill], options
 
 
 def _base_type(params: Mapping[str, object]) -> ProcessorType:
@@ -297,15 +356,17 @@ def _simulate(params: Mapping[str, object], seed: int) -> tuple[Schedule, int, d
         platform = build_platform(params, processors)
         if workload.ops is None:  # a trace's runtime is its time on a reference core
             workload = replace(workload, ops=workload.runtime * _base_type(params).speed)
+    policy, options = _policy(params)
     result = run_schedule(
         workload,
         processors,
-        str(params.get("scheduler", "easy")),
+        policy,
         str(params.get("estimate", "user")),
         _kill(params),
         rng=np.random.default_rng(streams[3]),
         platform=platform,
         backfill_after_start=bool(params.get("backfill_after_start", True)),
+        options=options,
     )
     return result, processors, dropped, workload.unknown_runtimes
 
@@ -319,6 +380,7 @@ def run(params: Mapping[str, object], seed: int) -> dict[str, float]:
     """Simulate one site and return its metrics (see ``run.metrics``)."""
     result, processors, dropped, unknown_runtimes = _simulate(params, seed)
     values = schedule_metrics(result, bool(params.get("bsld_floor_one", True)))
+    values.update(list_metrics(result))
     if not params.get("energy", _datacenter(params)):
         values.update(NAN_METRICS)
     elif result.platform is not None:
@@ -355,6 +417,7 @@ run.check = check
 run.inputs = inputs
 run.metrics = {
     **METRICS,
+    **LIST_METRICS,
     **ENERGY_METRICS,
     "processors": {"units": "1", "long_name": "processors of the site"},
     "n_unknown_run_time": {
@@ -375,7 +438,8 @@ MODEL = Model(
     name="jobs",
     run=run,
     summary="rigid parallel jobs on one site: SWF traces, synthetic or datacenter workloads; "
-    "FCFS, EASY, conservative backfilling, SJF, Random; energy",
+    "FCFS, EASY, conservative backfilling, SJF, Random; list orders PSRS and SMART with "
+    "no, EASY, conservative or greedy backfilling; energy",
     parse=check,
     metrics=run.metrics,
     headline=("mean_wait", "mean_bsld", "swct_w"),
