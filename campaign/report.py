@@ -89,7 +89,7 @@ def write_report(
         *sections,
         left_out_section(skipped),
         analysis_section(dataset, against),
-        failures_section(failures),
+        failures_section(failures, int(dataset.attrs.get("tasks_failed", 0))),
         provenance_section(dataset),
         "</body></html>",
     ]
@@ -177,9 +177,18 @@ def error_line(text: str) -> str:
     return lines[-1] if lines else ""
 
 
-def failures_section(failures: xr.Dataset | None) -> str:
+def failures_section(failures: xr.Dataset | None, failed: int) -> str:
+    """The failed tasks, one row each (``failed``: their count the results record, said when
+    the failures themselves were not given)."""
     head = '<h2 id="failures">Failed tasks</h2>'
-    if failures is None or failures.sizes.get("failure", 0) == 0:
+    if failures is None:
+        if failed:
+            return head + (
+                f"<p>{failed} tasks failed; their error texts are in the group failures of "
+                "results.nc (campaign.open_failures).</p>"
+            )
+        return head + "<p>No task failed.</p>"
+    if failures.sizes.get("failure", 0) == 0:
         return head + "<p>No task failed.</p>"
     factors = [name for name in failures.data_vars if not name.startswith("failure_")]
     if factors:  # the levels as factor=level, in the order of the design

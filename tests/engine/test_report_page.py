@@ -230,3 +230,13 @@ def test_the_demos_report_in_the_browser(tmp_path, scheduler_address):
     # three colours
     for colour in ([31, 119, 180], [255, 127, 14], [44, 160, 44]):
         assert (np.abs(pixels - colour).max(axis=2) <= 2).sum() > 300, colour
+
+
+def test_a_report_made_without_the_failures_still_counts_them(paper_results, tmp_path):
+    from campaign.report import write_report
+
+    page = write_report(campaign.open_results(paper_results), tmp_path / "r").read_text()
+    assert (
+        '<h2 id="failures">Failed tasks</h2><p>4 tasks failed; their error texts are in the '
+        "group failures of results.nc (campaign.open_failures).</p>"
+    ) in page
