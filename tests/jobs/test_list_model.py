@@ -28,6 +28,13 @@ def same(a: dict, b: dict) -> bool:
         ({"order": "psrs", "reorder_ratio": 1}, "'reorder_ratio' is out of range"),
         ({"order": "smart_ffia", "smart_gamma": 1}, "'smart_gamma' is out of range"),
         ({"scheduler": "list_easy"}, "'scheduler' must be one of fcfs, easy, conservative"),
+        ({"pfcfs_delay_s": 60}, "'pfcfs_delay_s' needs 'scheduler: pfcfs'"),
+        ({"scheduler": "pfcfs", "pfcfs_preset": "pfcfs4"}, "'pfcfs_preset' must be one of"),
+        ({"scheduler": "pfcfs", "pfcfs_wide": 0}, "'pfcfs_wide' is out of range"),
+        ({"scheduler": "pfcfs", "pfcfs_max_preemptions": 1.5}, "'pfcfs_max_preemptions' must"),
+        ({"scheduler": "pfcfs", "pfcfs_slice_s": 0}, "'pfcfs_slice_s' is out of range"),
+        ({"scheduler": "pfcfs", "pfcfs_preempt": "some"}, "'pfcfs_preempt' must be one of"),
+        ({"scheduler": "pfcfs", "hetero_fraction": 0.5}, "pfcfs runs on identical processors"),
     ],
 )
 def test_list_params_fail_on_one_line(params, message):
@@ -60,3 +67,36 @@ def test_greedy_and_list_orders_on_a_kth_slice(workloads, monkeypatch):
                 assert (values["orders_computed"] > 0) == (order != "fcfs")
                 if backfill == "none":
                     assert values["jobs_backfilled"] == 0
+
+
+def test_pfcfs_params_and_presets(workloads, monkeypatch):
+    """Presets set the parameters, explicit ones override them; n = 0 is FCFS; the KTH
+    slice's preempted schedules are feasible and count their preemptions."""
+    monkeypatch.setenv("CAMPAIGN_WORKLOADS", str(workloads))
+    base = {"trace": KTH, "jobs": 1500, "scheduler": "pfcfs"}
+    fcfs = run({"trace": KTH, "jobs": 1500, "scheduler": "fcfs"}, 2)
+    never = run({**base, "pfcfs_max_preemptions": 0}, 2)
+    assert never["n_preemptions"] == 0
+    assert {k: v for k, v in never.items() if k != "n_preemptions"} == {
+        k: v for k, v in fcfs.items() if k != "n_preemptions"
+    }
+    default = run(base, 2)
+    assert same(default, run({**base, "pfcfs_preset": "pfcfs1"}, 2))
+    assert same(
+        run({**base, "pfcfs_preset": "theory", "pfcfs_delay_s": 300}, 2),
+        run(
+            {
+                **base,
+                "pfcfs_delay_s": 300,
+                "pfcfs_slice_s": "delay",
+                "pfcfs_preempt": "all",
+                "pfcfs_wait_half": True,
+            },
+            2,
+        ),
+    )
+    for preset in ("pfcfs1", "pfcfs2", "pfcfs3", "theory"):
+        params = {**base, "pfcfs_preset": preset}
+        check_feasible(schedule(params, 2))
+        values = run(params, 2)
+        assert values["n_preemptions"] >= values["jobs_preempted"] > 0

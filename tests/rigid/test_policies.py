@@ -39,6 +39,7 @@ def test_every_policy_is_registered_under_its_own_name():
         "accasim_easy",
         "sjf",
         "random",
+        "pfcfs",
         "list_none",
         "list_easy",
         "list_conservative",
@@ -65,7 +66,7 @@ def test_unknown_policy_names_every_allowed_one():
         Site(4, "lifo", [1], [1.0])
     assert str(error.value) == (
         "unknown scheduler 'lifo'; allowed: fcfs, easy, conservative, accasim_easy, sjf, "
-        "random, list_none, list_easy, list_conservative, list_greedy"
+        "random, pfcfs, list_none, list_easy, list_conservative, list_greedy"
     )
 
 
@@ -82,7 +83,7 @@ def test_only_drawing_policies_need_the_policy_stream():
 
 
 def test_list_policies_take_their_order_from_the_options():
-    assert SCHEDULERS == ("fcfs", "easy", "conservative", "accasim_easy", "sjf", "random")
+    assert SCHEDULERS == ("fcfs", "easy", "conservative", "accasim_easy", "sjf", "random", "pfcfs")
     assert LIST_MODES == {
         "none": "list_none",
         "easy": "list_easy",

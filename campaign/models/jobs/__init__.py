@@ -3,9 +3,9 @@
 ``run(params, seed)`` replays an SWF trace (or a synthetic Lublin-Feitelson workload, or a
 reference workload of the heterogeneous datacenter, datacenter.md) with FCFS, EASY,
 conservative backfilling, SJF or Random, or a list order (PSRS, SMART; list-scheduling.md)
-with a backfilling mode, and returns the metrics of parallel-jobs.md section 7
-(plus energy). ``schedule(params, seed)`` returns the whole simulated schedule (per-job
-arrays) for plots.
+with a backfilling mode, or preemptive FCFS (PFCFS), and returns the metrics of
+parallel-jobs.md section 7 (plus energy). ``schedule(params, seed)`` returns the whole
+simulated schedule (per-job arrays) for plots.
 
 The datacenter configuration is this model with a core-level platform (``rigid/platform.py``):
 chosen by ``workload: datacenter_exp1|2|3`` or a heterogeneous mix (``hetero_fraction`` > 0)
@@ -31,6 +31,7 @@ from campaign.models.rigid.metrics import LIST_METRICS, METRICS, list_metrics, s
 from campaign.models.rigid.orders import ORDER_NAMES
 from campaign.models.rigid.platform import CORE_ORDERS, Platform, ProcessorType, mixed_processors
 from campaign.models.rigid.policies import LIST_MODES, SCHEDULERS, Options
+from campaign.models.rigid.policies.pfcfs import PRESETS, PfcfsParams
 from campaign.models.rigid.simulate import Schedule, run_schedule
 from campaign.models.rigid.swf import CLEANING_REASONS
 from campaign.models.rigid.synthetic import lublin_feitelson
@@ -76,6 +77,16 @@ PARAMS: dict[str, str] = {
     "reorder_ratio": "recompute a PSRS or SMART order at an arrival once more than this share "
     "of the last computed order has started (default 2/3; null: at every arrival)",
     "smart_gamma": "ratio of consecutive estimate bins of the SMART orders (default 2)",
+    "pfcfs_preset": f"scheduler pfcfs: {', '.join(PRESETS)} (default pfcfs1); the pfcfs_* "
+    "params given override it",
+    "pfcfs_wide": "scheduler pfcfs: a job is wide iff size > this * processors (0 < x <= 1)",
+    "pfcfs_max_preemptions": "scheduler pfcfs: switches per wide job (int >= 0; null: no limit)",
+    "pfcfs_delay_s": "scheduler pfcfs: wait of a wide job at the head before it preempts (s)",
+    "pfcfs_slice_s": "scheduler pfcfs: gang length between switches (s > 0, or 'delay')",
+    "pfcfs_penalty_s": "scheduler pfcfs: time each switch costs the jobs it makes run (s)",
+    "pfcfs_preempt": "scheduler pfcfs: victims greedy (few jobs) or all (every running job)",
+    "pfcfs_wait_half": "scheduler pfcfs: start a wide job's clock only once half the "
+    "processors are free",
     "estimate": "what schedulers plan with: user (default) or exact",
     "estimate_accuracy": "user estimates EET = a * p with p the runtime on a reference core "
     "(datacenter workloads default to their table's EET, i.e. a = 1.4)",
@@ -187,6 +198,7 @@ def check(params: Mapping[str, object]) -> None:
     _get(params, "processors", (int,), None, lambda v: v >= 1)
     _choice(params, "scheduler", SCHEDULERS, "easy")
     _check_list(params)
+    _check_pfcfs(params)
     _choice(params, "estimate", ESTIMATES, "user")
     accuracy = _get(params, "estimate_accuracy", (int, float), None, lambda v: v > 0)
     _get(params, "estimate_noise", (int, float), None, lambda v: v >= 1)
@@ -238,9 +250,60 @@ def _check_list(params: Mapping[str, object]) -> None:
     _get(params, "smart_gamma", (int, float), 2.0, lambda v: v > 1)
 
 
+PFCFS_PARAMS = {
+    "pfcfs_wide": "wide",
+    "pfcfs_max_preemptions": "max_preemptions",
+    "pfcfs_delay_s": "delay",
+    "pfcfs_slice_s": "slice",
+    "pfcfs_penalty_s": "penalty",
+    "pfcfs_preempt": "preempt",
+    "pfcfs_wait_half": "wait_half",
+}
+
+
+def _check_pfcfs(params: Mapping[str, object]) -> None:
+    given = [name for name in ("pfcfs_preset", *PFCFS_PARAMS) if name in params]
+    if params.get("scheduler") != "pfcfs":
+        if given:
+            raise ValueError(f"parameter {given[0]!r} needs 'scheduler: pfcfs'")
+        return
+    if _on_platform(params):
+        raise ValueError(
+            "scheduler pfcfs runs on identical processors: not with datacenter workloads or "
+            "hetero_fraction > 0"
+        )
+    if params.get("pfcfs_preset") is not None:
+        _choice(params, "pfcfs_preset", tuple(PRESETS), "pfcfs1")
+    _get(params, "pfcfs_wide", (int, float), 0.5, lambda v: 0 < v <= 1)
+    _get(params, "pfcfs_max_preemptions", (int,), None, lambda v: v >= 0)
+    _get(params, "pfcfs_delay_s", (int, float), 600.0, lambda v: v >= 0)
+    if params.get("pfcfs_slice_s") != "delay":
+        _get(params, "pfcfs_slice_s", (int, float), 600.0, lambda v: v > 0)
+    _get(params, "pfcfs_penalty_s", (int, float), 0.0, lambda v: v >= 0)
+    _choice(params, "pfcfs_preempt", ("greedy", "all"), "greedy")
+    _get(params, "pfcfs_wait_half", (bool,), False)
+
+
+def _pfcfs(params: Mapping[str, object]) -> PfcfsParams:
+    """The preset (default pfcfs1) with the explicit pfcfs_* params over it."""
+    preset = params.get("pfcfs_preset") or "pfcfs1"
+    changes = {}
+    for name, field in PFCFS_PARAMS.items():
+        if name in params:
+            value = params[name]
+            if name == "pfcfs_slice_s":
+                value = None if value == "delay" else float(value)
+            elif isinstance(value, (int, float)) and not isinstance(value, bool):
+                value = value if name == "pfcfs_max_preemptions" else float(value)
+            changes[field] = value
+    return replace(PRESETS[str(preset)], **changes)
+
+
 def _policy(params: Mapping[str, object]) -> tuple[str, Options]:
     """The policy name and its options (a list order, or the arrival-order scheduler it is
     equivalent to)."""
+    if params.get("scheduler") == "pfcfs":
+        return "pfcfs", Options(pfcfs=_pfcfs(params))
     if not _listed(params):
         return str(params.get("scheduler", "easy")), Options()
     order = str(params.get("order", "fcfs"))
@@ -439,7 +502,7 @@ MODEL = Model(
     run=run,
     summary="rigid parallel jobs on one site: SWF traces, synthetic or datacenter workloads; "
     "FCFS, EASY, conservative backfilling, SJF, Random; list orders PSRS and SMART with "
-    "no, EASY, conservative or greedy backfilling; energy",
+    "no, EASY, conservative or greedy backfilling; preemptive FCFS; energy",
     parse=check,
     metrics=run.metrics,
     headline=("mean_wait", "mean_bsld", "swct_w"),

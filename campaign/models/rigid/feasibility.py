@@ -55,8 +55,12 @@ def check_feasible(schedule: Schedule, atol: float = 1e-9) -> None:
     Rules: every job starts and ends exactly once with finite times; no job starts before its
     submission; every job runs exactly its executed time, which never exceeds its kill limit
     nor its actual runtime; at no instant does a site use more processors than it has (jobs
-    occupy [start, end); a job never runs on a site narrower than itself).
+    occupy [start, end); a job never runs on a site narrower than itself). A schedule of a
+    preemptive policy is checked by :func:`check_segments`.
     """
+    if schedule.segments is not None:
+        check_segments(schedule, atol)
+        return
     w = schedule.workload
     n = len(w)
     for name in ("start", "end", "runtime", "site"):
@@ -87,3 +91,48 @@ def check_feasible(schedule: Schedule, atol: float = 1e-9) -> None:
             raise InfeasibleSchedule(
                 f"site {index} uses {usage.max()} processors at t = {at}, it has {processors}"
             )
+
+
+def check_segments(schedule: Schedule, atol: float = 1e-9) -> None:
+    """The rules of a schedule whose jobs may be suspended (one site, numbered processors):
+    every job executes in time-ordered, disjoint segments within [start, end] that add up to
+    exactly its executed time, each on ``size`` distinct processors of the site, the last
+    ending at its end; no processor ever executes two jobs at once."""
+    w = schedule.workload
+    n = len(w)
+    segments = schedule.segments
+    if len(segments) != n:
+        raise InfeasibleSchedule(f"segments has {len(segments)} entries, {n} jobs")
+    if n == 0:
+        return
+    (processors,) = schedule.processors
+    length = np.array([sum(b - a for a, b, _ in parts) for parts in segments])
+    check_job_times(w, schedule.start, schedule.start + length, schedule.runtime, atol)
+    check_runtime_limits(w, schedule.runtime, schedule.limit, atol)
+    busy: dict[int, list[tuple[float, float, int]]] = {}
+    for job, parts in enumerate(segments):
+        name = w.job_id[job]
+        if not parts:
+            raise InfeasibleSchedule(f"job {name} never executes")
+        if parts[0][0] < schedule.start[job] - atol or abs(parts[-1][1] - schedule.end[job]) > atol:
+            raise InfeasibleSchedule(f"job {name} executes outside [start, end]")
+        before = -np.inf
+        for a, b, procs in parts:
+            if a < before - atol or b < a - atol:
+                raise InfeasibleSchedule(f"job {name} has overlapping or reversed segments")
+            before = b
+            if len(set(procs)) != w.size[job] or not all(0 <= p < processors for p in procs):
+                raise InfeasibleSchedule(
+                    f"job {name} executes on {len(set(procs))} processors of the site, "
+                    f"its size is {w.size[job]}"
+                )
+            if b > a:
+                for p in procs:
+                    busy.setdefault(p, []).append((a, b, job))
+    for p, spans in busy.items():
+        spans.sort()
+        for (_, b0, j0), (a1, _, j1) in zip(spans, spans[1:], strict=False):
+            if a1 < b0 - atol:
+                raise InfeasibleSchedule(
+                    f"processor {p} executes jobs {w.job_id[j0]} and {w.job_id[j1]} at t = {a1}"
+                )

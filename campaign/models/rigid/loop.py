@@ -6,6 +6,11 @@ order (parallel-jobs.md section 3). A unit is anything driven like a
 :class:`~campaign.models.rigid.site.Site` (``queue``, ``submit``, ``complete``, ``schedule``,
 ``wakeup``), such as a grid's pool of machines behind one queue. The loop knows nothing about
 policies or brokers: a broker plugs in as ``place``, a runtime predictor as ``predict``.
+
+A unit whose ``preemptive`` is true may suspend and resume running jobs: it gets a pass at
+every event time (even with an empty queue), reports after each pass ``take_moves()``, the
+jobs suspended now (job, None) and resumed (job, time their execution goes on), and asks for
+passes of its own at ``timer()``. A suspended job's end is postponed by the time it waits.
 """
 
 from __future__ import annotations
@@ -61,9 +66,26 @@ def replay(
     push = heapq.heappush
     single = units[0] if len(units) == 1 and place is None else None
     numbered = list(enumerate(units))
+    movers = [unit for unit in units if getattr(unit, "preemptive", False)]
+    void: dict[tuple[float, int], int] = {}
+    """End events of suspended jobs, no longer due (count per event)."""
+    due: dict[int, float] = {}
+    """End of every job resumed at least once (others end at start + runtime)."""
+    left: dict[int, float] = {}
+    """Remaining time of every suspended job."""
+    if movers and runtime is None:
+        raise ValueError("a preemptive unit needs runtimes, not durations asked at start")
     i = 0
     t = 0.0
     while True:
+        timers = []
+        if movers:
+            while void and heap and heap[0] in void:
+                event = pop(heap)
+                void[event] -= 1
+                if not void[event]:
+                    del void[event]
+            timers = [w for w in (unit.timer() for unit in movers) if w is not None]
         if heap and (i >= n or heap[0][0] <= submit[i]):
             t = heap[0][0]
         elif i < n:
@@ -71,11 +93,20 @@ def replay(
         else:
             # Nothing left to happen; a unit may still ask for a pass (accasim_easy).
             wakeups = [w for w in (unit.wakeup(t) for unit in units) if w is not None]
+            wakeups += timers
             if not wakeups:
                 break
             t = min(wakeups)
+        if timers and min(timers) < t:
+            t = min(timers)
         while heap and heap[0][0] == t:
-            _, job = pop(heap)
+            event = pop(heap)
+            job = event[1]
+            if void and event in void:
+                void[event] -= 1
+                if not void[event]:
+                    del void[event]
+                continue
             end[job] = t
             units[where[job]].complete(job, t)
             if completed is not None:
@@ -93,7 +124,7 @@ def replay(
                 units[k].submit(i, t)
             i += 1
         for k, unit in numbered:
-            if unit.queue:
+            if unit.queue or unit in movers:
                 if duration is None:
                     for job in unit.schedule(t):
                         start[job] = t
@@ -106,4 +137,16 @@ def replay(
                         if started is not None:
                             started(job, t)
                         push(heap, (t + duration(job, k, t), job))
+                if movers and unit in movers:
+                    for job, at in unit.take_moves():
+                        if at is None:
+                            end_at = due.pop(job, None)
+                            if end_at is None:
+                                end_at = start[job] + runtime[job]
+                            void[(end_at, job)] = void.get((end_at, job), 0) + 1
+                            left[job] = end_at - t
+                        else:
+                            end_at = at + left.pop(job)
+                            due[job] = end_at
+                            push(heap, (end_at, job))
     return np.array(start), np.array(end), np.array(where, dtype=np.int64)

@@ -118,9 +118,11 @@ LIST_METRICS: dict[str, dict[str, str]] = {
         "units": "1",
         "long_name": "computations of a PSRS or SMART order of the waiting jobs",
     },
+    "n_preemptions": {"units": "1", "long_name": "suspensions of running jobs, per job and event"},
+    "jobs_preempted": {"units": "1", "long_name": "jobs suspended at least once"},
 }
 """Flow metrics of list-scheduling.md section 6 (the source's weighted and unweighted
-response-time sums) and the order count of the list policies."""
+response-time sums), the order count of the list policies and the preemptions of PFCFS."""
 
 
 def list_metrics(schedule: Schedule) -> dict[str, float]:
@@ -128,7 +130,13 @@ def list_metrics(schedule: Schedule) -> dict[str, float]:
     w = schedule.workload
     if len(w) == 0:
         values = dict.fromkeys(LIST_METRICS, float("nan"))
-        values.update(total_flow=0.0, total_wflow=0.0, orders_computed=0.0)
+        values.update(
+            total_flow=0.0,
+            total_wflow=0.0,
+            orders_computed=0.0,
+            n_preemptions=0.0,
+            jobs_preempted=0.0,
+        )
         return values
     response = schedule.end - w.submit
     weighted = w.size.astype(np.float64) * schedule.runtime * response
@@ -137,4 +145,6 @@ def list_metrics(schedule: Schedule) -> dict[str, float]:
         "total_flow": float(response.sum()),
         "total_wflow": float(weighted.sum()),
         "orders_computed": float(schedule.orders_computed),
+        "n_preemptions": float(schedule.n_preemptions),
+        "jobs_preempted": float(schedule.jobs_preempted),
     }

@@ -49,6 +49,13 @@ class Schedule:
     """The cores each job ran on (with a platform)."""
     orders_computed: int = 0
     """Computations of a list order (list policies)."""
+    n_preemptions: int = 0
+    """Suspensions, per job and event (preemptive policies)."""
+    jobs_preempted: int = 0
+    """Jobs suspended at least once."""
+    segments: tuple[tuple[tuple[float, float, tuple[int, ...]], ...], ...] | None = None
+    """Preemptive policies: per job its executions (begin, end, processors); a job's start
+    and end then bound these, and ``end - start`` may exceed its runtime."""
 
     @property
     def wait(self) -> np.ndarray:
@@ -162,4 +169,17 @@ def run_schedule(
         platform=platform,
         cores=cores,
         orders_computed=site.policy.orders_computed,
+        n_preemptions=site.policy.n_preemptions,
+        jobs_preempted=len(site.policy.preempted),
+        segments=_segments(site.policy.segments, len(workload)),
+    )
+
+
+def _segments(segments: dict[int, list[list]] | None, n: int):
+    """A preemptive policy's executions as an immutable per-job tuple."""
+    if segments is None:
+        return None
+    return tuple(
+        tuple((float(a), float(b), tuple(procs)) for a, b, procs in segments.get(job, ()))
+        for job in range(n)
     )

@@ -69,6 +69,11 @@ class Site:
         self._completed = self.policy.completed if kind.completed is not Policy.completed else None
         self._select = self.policy.select
         self._count = not kind.counts_backfilled
+        self.preemptive = kind.preemptive
+        """Whether the policy suspends and resumes running jobs (see ``loop.replay``)."""
+        self.moves: list[tuple[int, float | None]] = []
+        """Jobs suspended (job, None) or resumed (job, time it runs again) since the loop
+        last asked."""
 
     # ------------------------------------------------------------------ state for brokers
     def planned_end(self, job: int, t: float) -> float:
@@ -125,7 +130,7 @@ class Site:
 
     def schedule(self, t: float) -> list[int]:
         """One scheduling pass at time t; returns the jobs started now, in start order."""
-        if not self.queue:
+        if not self.queue and not self.preemptive:
             return []
         started = self._select(t)
         if started:
@@ -141,6 +146,16 @@ class Site:
                     head = queue[0]
                     self.jobs_backfilled += sum(1 for job in started if job > head)
         return started
+
+    def timer(self) -> float | None:
+        """When a preemptive policy wants a pass of its own (None: no timer)."""
+        return self.policy.timer()
+
+    def take_moves(self) -> list[tuple[int, float | None]]:
+        """The suspensions and resumptions since the last call (a preemptive policy's)."""
+        moves = self.moves
+        self.moves = []
+        return moves
 
     def start_job(self, job: int, t: float) -> None:
         """Start a queued job now (a policy's pass calls this; the site then dequeues it)."""

@@ -18,6 +18,7 @@ from campaign.models.rigid.policies.list_easy import ListEasy
 from campaign.models.rigid.policies.list_greedy import ListGreedy
 from campaign.models.rigid.policies.list_none import ListNone
 from campaign.models.rigid.policies.listed import ListPolicy
+from campaign.models.rigid.policies.pfcfs import Pfcfs
 from campaign.models.rigid.policies.random import Random
 from campaign.models.rigid.policies.sjf import Sjf
 
@@ -33,6 +34,7 @@ POLICIES: dict[str, type[Policy]] = {
     "accasim_easy": AccasimEasy,
     "sjf": Sjf,
     "random": Random,
+    "pfcfs": Pfcfs,
     "list_none": ListNone,
     "list_easy": ListEasy,
     "list_conservative": ListConservative,

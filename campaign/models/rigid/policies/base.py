@@ -36,6 +36,8 @@ class Options:
     last computed order has started (None: at every arrival)."""
     smart_gamma: float = 2.0
     """SMART orders: ratio of consecutive estimate bins."""
+    pfcfs: object = None
+    """PFCFS: its parameters (``policies.pfcfs.PfcfsParams``; None: preset pfcfs1)."""
 
 
 class Policy:
@@ -44,12 +46,21 @@ class Policy:
     name: ClassVar[str] = ""
     needs_rng: ClassVar[bool] = False
     """Whether the policy draws from the policy stream (``Options.rng``)."""
+    preemptive: ClassVar[bool] = False
+    """Whether the policy suspends and resumes running jobs (``site.moves``, ``timer``);
+    such a policy gets a pass at every event time, even with an empty queue."""
     counts_backfilled: ClassVar[bool] = False
     """Whether the policy counts ``site.jobs_backfilled`` itself (else the site counts the
     jobs started while an earlier-arrived job still waits)."""
 
     orders_computed: int = 0
     """Computations of a list order so far (list policies; 0 for arrival order)."""
+    n_preemptions: int = 0
+    """Suspensions so far, per job and event (preemptive policies)."""
+    preempted: frozenset[int] | set[int] = frozenset()
+    """Jobs suspended at least once (preemptive policies)."""
+    segments: dict[int, list[list]] | None = None
+    """Preemptive policies: every job's executions [begin, end, processors]."""
 
     def __init__(self, site: Site) -> None:
         self.site = site
@@ -69,6 +80,10 @@ class Policy:
         """One pass at t over a non-empty queue: start jobs (``site.start_job``) and return
         them in start order."""
         raise NotImplementedError
+
+    def timer(self) -> float | None:
+        """A preemptive policy's next timer, when it wants a pass of its own (None: none)."""
+        return None
 
     def wakeup(self, t: float) -> float | None:
         """When the site wants another pass although no event is left (None: never)."""
