@@ -4,13 +4,23 @@ Fourteen strategies at three information levels: level 1 sees sizes and the jobs
 level 2 adds the broker's estimates, level 3 adds the sites' schedules (a tentative strict-FCFS
 schedule per site). Every strategy minimises a score over the admissible feasible sites; ties
 go to the smallest site index. Scores are exposed (``scores``) so tests can check them.
+
+Speed: a site's running jobs change far less often than jobs arrive, so what the scores need
+from them (their planned ends in order, free processors, the running part of every sum) is
+kept per site until a job starts or ends there; each arrival then only plans the queue and
+the new job. Every sum adds the same terms in the same order as the plain computation
+(``reference=True``, kept to check against), so the scores are bit for bit the same.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
+from bisect import bisect_left, insort
 from collections.abc import Sequence
+from functools import reduce
+from itertools import chain
+from operator import add
 
 import numpy as np
 
@@ -51,8 +61,120 @@ LEVEL = {
 SCOPES = ("active", "cumulative")
 
 
+_COLUMN = {"mwt": 1, "mwwt_s": 2, "mwwt_t": 3, "mwwt_w": 4}
+
+
 def _end(entry: tuple[int, float, float]) -> float:
     return entry[2]
+
+
+class _Running:
+    """What one strategy's scores need from one site's running jobs, brought up to date
+    from the jobs that started or ended there since it was last asked (``key``: jobs ended
+    there, jobs running there, changes with every start and end)."""
+
+    def __init__(self, broker: Broker, site: Site) -> None:
+        self.site = site
+        self.size = broker.size
+        self.estimate = broker.estimate
+        self.submit = broker.submit
+        strategy = broker.strategy
+        self.kind = strategy[-1] if strategy.startswith("lbal_") else strategy
+        self.column = _COLUMN.get(strategy, 0)
+        self.level = LEVEL[strategy]
+        self.key = (-1, -1)
+        self.begin: dict[int, float] = {}
+        """The running jobs seen and their starts."""
+        self.jobs: list[int] = []
+        """Level 3: the running jobs in job order (the order the plain sums add them)."""
+        self.ends: list[tuple[float, int]] = []
+        """Level 3: (planned end s + est, processors) ascending: a valid heap as it is."""
+        self.free = site.processors
+        self.terms: list[float] = []
+        """Level 3: per running job in job order, its term of the strategy's sum."""
+        self.plan: list[tuple[float, int, float]] = []
+        """MSWCT_w: (planned end, processors, estimate) per running job in job order."""
+        self.by_start: dict[int, float] = {}
+        """Levels 1-2: per running job in start order (the site's order), its term."""
+        self._total: float | None = 0.0
+        self.queued: tuple | None = None
+        """Level 3: the site's queue planned behind the running jobs (``Broker._queued``);
+        LBAL: (key, the site's load)."""
+
+    def update(self) -> _Running:
+        site = self.site
+        key = (site.ended, len(site.start))
+        if key == self.key:
+            return self
+        self.key = key
+        running = site.start
+        seen = self.begin
+        for job in seen.keys() - running.keys():
+            self._remove(job, seen.pop(job))
+        new = running.keys() - seen.keys()
+        if len(new) > 1:
+            new = [job for job in running if job in new]  # the site's (start) order
+        for job in new:
+            seen[job] = running[job]
+            self._add(job, running[job])
+        self._total = None
+        return self
+
+    def _term(self, job: int, begin: float) -> float:
+        if self.level <= 2:
+            kind = self.kind
+            if kind in ("mpl", "s"):
+                return self.size[job] if kind == "mpl" else float(self.size[job])
+            if kind == "mlb":
+                return self.size[job] * self.estimate[job]
+            if kind == "t":
+                return float(self.estimate[job])
+            return float(self.size[job] * self.estimate[job])  # lbal_w
+        if self.kind == "mswct_w":
+            return (begin + self.estimate[job]) * self.size[job] * self.estimate[job]
+        wait = begin - self.submit[job]
+        column = self.column
+        if column == 2:
+            wait *= self.size[job]
+        elif column == 3:
+            wait *= self.estimate[job]
+        elif column == 4:
+            wait *= self.size[job] * self.estimate[job]
+        return wait
+
+    def _add(self, job: int, begin: float) -> None:
+        if self.level <= 2:
+            self.by_start[job] = self._term(job, begin)
+            return
+        width = self.size[job]
+        end = begin + self.estimate[job]
+        self.free -= width
+        insort(self.ends, (end, width))
+        position = bisect_left(self.jobs, job)
+        self.jobs.insert(position, job)
+        self.terms.insert(position, self._term(job, begin))
+        if self.kind == "mswct_w":
+            self.plan.insert(position, (end, width, self.estimate[job]))
+
+    def _remove(self, job: int, begin: float) -> None:
+        if self.level <= 2:
+            del self.by_start[job]
+            return
+        width = self.size[job]
+        self.free += width
+        del self.ends[bisect_left(self.ends, (begin + self.estimate[job], width))]
+        position = bisect_left(self.jobs, job)
+        del self.jobs[position]
+        del self.terms[position]
+        if self.kind == "mswct_w":
+            del self.plan[position]
+
+    @property
+    def total(self) -> float:
+        """MWT family: the running jobs' waits added one by one in job order, from 0.0."""
+        if self._total is None:
+            self._total = reduce(add, self.terms, 0.0)
+        return self._total
 
 
 class Broker:
@@ -73,6 +195,7 @@ class Broker:
         include_new_job: bool = True,
         tentative_scope: str = "active",
         admissibility: float | None = None,
+        reference: bool = False,
     ) -> None:
         if strategy not in STRATEGIES:
             raise ValueError(f"unknown strategy {strategy!r}; allowed: {', '.join(STRATEGIES)}")
@@ -96,6 +219,10 @@ class Broker:
         # (1, size, est, size * est), largest end, sum of end * size * est.
         self._done = [[0, 0.0, 0.0, 0.0, 0.0, -math.inf, 0.0] for _ in self.sites]
         self._start: dict[int, float] = {}
+        self.reference = reference
+        """Score with the plain code (every running job walked at every arrival)."""
+        self._running: list[_Running | None] = [None] * len(self.sites)
+        """Per site: what the scores need from its running jobs, while they stay the same."""
 
     # ------------------------------------------------------------------ loop hooks
     def place(self, job: int, t: float, sites: Sequence[Site]) -> int:
@@ -155,11 +282,17 @@ class Broker:
         if candidates is None:
             candidates = self.candidates(job)
         strategy = self.strategy
+        if self.reference:
+            if strategy.startswith("lbal_"):
+                return self._lbal(job, candidates, strategy[-1])
+            if LEVEL[strategy] <= 2:
+                return {i: self._load(job, i) for i in candidates}
+            return {i: self._tentative(job, i, t) for i in candidates}
         if strategy.startswith("lbal_"):
-            return self._lbal(job, candidates, strategy[-1])
+            return self._lbal_fast(job, candidates, strategy[-1])
         if LEVEL[strategy] <= 2:
-            return {i: self._load(job, i) for i in candidates}
-        return {i: self._tentative(job, i, t) for i in candidates}
+            return {i: self._load_fast(job, i) for i in candidates}
+        return {i: self._tentative_fast(job, i, t) for i in candidates}
 
     def _active(self, i: int) -> list[int]:
         site = self.sites[i]
@@ -178,6 +311,47 @@ class Broker:
             if self.include:
                 value += self.size[job] * self.estimate[job]
         return value / self.processors[i]
+
+    def _load_fast(self, job: int, i: int) -> float:
+        """``_load`` with the running jobs' terms kept from one arrival to the next."""
+        site = self.sites[i]
+        strategy = self.strategy
+        if strategy == "mlp":
+            value = len(site.start) + len(site.queue) + (1 if self.include else 0)
+        else:
+            terms = self._summary(i).by_start.values()
+            size = self.size
+            if strategy == "mpl":
+                queued = (size[k] for k in site.queue)
+                value = sum(chain(terms, queued)) + (size[job] if self.include else 0)
+            else:  # mlb
+                est = self.estimate
+                value = sum(chain(terms, (size[k] * est[k] for k in site.queue)))
+                if self.include:
+                    value += size[job] * est[job]
+        return value / self.processors[i]
+
+    def _lbal_fast(self, job: int, candidates: Sequence[int], kind: str) -> dict[int, float]:
+        """``_lbal`` with the running jobs' terms kept, every candidate in one array."""
+        measure = self._measure
+        base = []
+        for i, site in enumerate(self.sites):
+            summary = self._summary(i)
+            key = (summary.key, len(site.queue))
+            if summary.queued is None or summary.queued[0] != key:
+                queued = (measure(k, kind) for k in site.queue)
+                summary.queued = (key, sum(chain(summary.by_start.values(), queued)))
+            base.append(summary.queued[1])
+        extra = measure(job, kind)
+        rows = [
+            [
+                (b + (extra if i == q else 0.0)) / m
+                for i, (b, m) in enumerate(zip(base, self.processors))
+            ]
+            for q in candidates
+        ]
+        spread = np.array(rows).std(axis=1).tolist()
+        return dict(zip(candidates, spread))
 
     def _measure(self, k: int, kind: str) -> float:
         if kind == "s":
@@ -239,6 +413,130 @@ class Broker:
             push(ends, (end, width))
             free -= width
         return plan
+
+    def _summary(self, i: int) -> _Running:
+        summary = self._running[i]
+        if summary is None:
+            summary = self._running[i] = _Running(self, self.sites[i])
+        return summary.update()
+
+    def _queued(self, summary: _Running, i: int, t: float) -> tuple:
+        """Site i's queue planned strict FCFS behind its running jobs at t: (key, t, bound,
+        free, now, left, last, terms, total), where ``left`` is the heap left (sorted),
+        ``now`` the last queued start (None: no queue), ``last`` the latest queued end,
+        ``terms`` the queued jobs' MSWCT_w terms and ``total`` the MWT family's sum over the
+        running and queued jobs. Which jobs a start waits for does not depend on t, only the
+        starts do, through the first one: the plan holds for any t up to ``bound``, the end
+        after t the first queued job waits for (the order among equal planned ends does not
+        change any start)."""
+        site = self.sites[i]
+        queue = site.queue
+        key = (summary.key, len(queue))
+        plan = summary.queued
+        if plan is not None and plan[0] == key and (t == plan[1] or t <= plan[2]):
+            return plan
+        size = self.size
+        est = self.estimate
+        free = summary.free
+        heap = None
+        now = t
+        bound = -math.inf
+        last = -math.inf
+        terms = []
+        strategy = self.strategy
+        column = _COLUMN.get(strategy, 0)
+        total = summary.total if column else 0.0
+        submit = self.submit
+        for position, k in enumerate(queue):
+            width = size[k]
+            if free < width:
+                if heap is None:
+                    heap = summary.ends.copy()
+                while free < width:
+                    end, released = heapq.heappop(heap)
+                    if end > now:
+                        now = end
+                    free += released
+                if position == 0 and now > t:
+                    bound = now
+            end = now + est[k]
+            if heap is None:
+                heap = summary.ends.copy()
+            heapq.heappush(heap, (end, width))
+            free -= width
+            if end > last:
+                last = end
+            if strategy == "mswct_w":
+                terms.append(end * size[k] * est[k])
+            elif column:
+                wait = now - submit[k]
+                if column == 2:
+                    wait *= size[k]
+                elif column == 3:
+                    wait *= est[k]
+                elif column == 4:
+                    wait *= size[k] * est[k]
+                total += wait
+        left = sorted(heap) if heap is not None else summary.ends
+        plan = (key, t, bound, free, now if queue else None, left, last, terms, total)
+        summary.queued = plan
+        return plan
+
+    def _tentative_fast(self, job: int, i: int, t: float) -> float:
+        """``_tentative`` from the site's running summary and its planned queue: only the new
+        job is planned at each arrival."""
+        summary = self._summary(i)
+        _, _, _, free, now, left, last, terms, total = self._queued(summary, i, t)
+        if now is None:
+            now = t
+        width = self.size[job]
+        if free < width:
+            for end, released in left:
+                free += released
+                if free >= width:
+                    if end > now:
+                        now = end
+                    break
+        strategy = self.strategy
+        if strategy == "mst":
+            return now
+        size = self.size
+        est = self.estimate
+        finish = now + est[job]
+        done = self._done[i] if self.cumulative else None
+        running = summary.ends
+        if strategy == "mct":
+            value = finish
+            if last > value:
+                value = last
+            if running:  # the running jobs end at max(s + est, t)
+                ending = running[-1][0]
+                if ending < t:
+                    ending = t
+                if ending > value:
+                    value = ending
+            return max(value, done[5]) if done is not None else value
+        if strategy == "mswct_w":
+            if not running or running[0][0] >= t:
+                before = summary.terms
+            else:
+                before = [(end if end >= t else t) * w * x for end, w, x in summary.plan]
+            value = sum(chain(before, terms, (finish * size[job] * est[job],)))
+            return value + done[6] if done is not None else value
+        column = _COLUMN[strategy]
+        wait = now - self.submit[job]
+        if column == 2:
+            wait *= size[job]
+        elif column == 3:
+            wait *= est[job]
+        elif column == 4:
+            wait *= size[job] * est[job]
+        total += wait
+        count = len(summary.jobs) + len(self.sites[i].queue) + 1
+        if done is not None:
+            total += done[column]
+            count += done[0]
+        return total / count
 
     def _tentative(self, job: int, i: int, t: float) -> float:
         plan = self.tentative(job, i, t)

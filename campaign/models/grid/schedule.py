@@ -51,6 +51,8 @@ class GridOptions:
     include_new_job: bool = True
     tentative_scope: str = "active"
     home: Sequence[int] | None = field(default=None, repr=False)
+    reference: bool = False
+    """Broker scores by the plain computation (slow; the fast one is checked against it)."""
 
 
 @dataclass(frozen=True)
@@ -174,6 +176,7 @@ def simulate_grid(
                 o.include_new_job,
                 o.tentative_scope,
                 o.admissibility,
+                o.reference,
             )
 
             def place(job: int, t: float) -> int:
