@@ -30,6 +30,7 @@ import fcntl
 import json
 import os
 import platform
+import shutil
 import time
 import zlib
 from collections import Counter
@@ -59,14 +60,27 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def room_left(folder: Path) -> str:
+    """How much room is left where a write failed (a full disk is the usual cause)."""
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        return ""
+    return f" ({free / 2**20:.1f} MiB free on its disk)"
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write a file so that readers see the old content or the whole new one, never a part."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # a part written before a full disk is nobody's file
+        raise
     _fsync_dir(path.parent)
 
 
@@ -126,7 +140,14 @@ class Ledger:
 
     def write_identity(self, identity: dict[str, Any]) -> None:
         self.output.mkdir(parents=True, exist_ok=True)
-        write_atomic(self.manifest_path, json.dumps(identity, indent=2, sort_keys=True) + "\n")
+        text = json.dumps(identity, indent=2, sort_keys=True) + "\n"
+        try:
+            write_atomic(self.manifest_path, text)
+        except OSError as error:
+            raise CampaignError(
+                f"cannot write {self.manifest_path}: {error.strerror or error}"
+                f"{room_left(self.output)}; nothing has run: make room and run again"
+            ) from None
 
     def set_aside(self, also: Iterable[str] = ()) -> Path | None:
         """Move the records, campaign.json and the named files of the output folder (its
@@ -232,7 +253,14 @@ class Ledger:
         self._counter += 1
         name = f"{time.time_ns():020d}-{os.getpid()}-{self._counter:06d}.jsonl"
         path = self.folder / name
-        write_atomic(path, "".join(_sealed_line(record) for record in records))
+        try:
+            write_atomic(path, "".join(_sealed_line(record) for record in records))
+        except OSError as error:
+            raise CampaignError(
+                f"cannot store finished results in {self.folder}: {error.strerror or error}"
+                f"{room_left(self.folder)}; the results stored before are kept: make room and "
+                "run the same command again to finish the rest"
+            ) from None
         return path
 
     def files(self) -> list[Path]:
