@@ -9,35 +9,16 @@ file order) up to the horizon, a log exhausted early being repeated shifted by i
 
 from __future__ import annotations
 
-import datetime
 import math
 from dataclasses import dataclass
-from zoneinfo import ZoneInfo
 
 import numpy as np
 
+from campaign.models.rigid.clock import utc_offset
 from campaign.models.rigid.swf import SwfTrace, clean_mask, job_sizes
 from campaign.models.rigid.workload import DAY, Workload
 
 WEEK = 7 * DAY
-
-
-def utc_offset(trace: SwfTrace) -> float:
-    """Seconds east of UTC of the log's clock: the TimeZone header, else TimeZoneString read
-    at the log's start, else 0 (UTC)."""
-    offset = trace.header_int("TimeZone")
-    if offset is not None:
-        return float(offset)
-    name = trace.header.get("TimeZoneString")
-    start = trace.header_int("UnixStartTime")
-    if name and start is not None:
-        try:
-            zone = ZoneInfo(name.strip())
-        except (KeyError, ValueError, OSError):
-            return 0.0
-        moment = datetime.datetime.fromtimestamp(start, datetime.UTC).astimezone(zone)
-        return moment.utcoffset().total_seconds()
-    return 0.0
 
 
 def next_monday(moment: float) -> float:

@@ -27,6 +27,8 @@ from campaign.models.contract import Command, Model
 from campaign.models.jobs.datacenter import EXPERIMENTS, reference_workload
 from campaign.models.jobs.energy import METRICS as ENERGY_METRICS
 from campaign.models.jobs.energy import NAN_METRICS, energy_metrics, platform_energy_metrics
+from campaign.models.rigid.clock import month_slice, month_start
+from campaign.models.rigid.generated import fit_workload, probabilistic, randomized
 from campaign.models.rigid.metrics import LIST_METRICS, METRICS, list_metrics, schedule_metrics
 from campaign.models.rigid.orders import ORDER_NAMES
 from campaign.models.rigid.platform import CORE_ORDERS, Platform, ProcessorType, mixed_processors
@@ -51,11 +53,18 @@ __all__ = ["MODEL", "run", "schedule", "build_workload", "check", "PARAMS", "MET
 DROP_REASONS = (*CLEANING_REASONS, "too_wide")
 
 DATACENTER = tuple(EXPERIMENTS)
-WORKLOADS = ("synthetic", *DATACENTER)
+DRAWN = ("randomized", "probabilistic")
+"""Workloads of list-scheduling.md section 7 (M = processors, default 256; 50,000 jobs)."""
+WORKLOADS = ("synthetic", *DATACENTER, *DRAWN)
 
 PARAMS: dict[str, str] = {
     "trace": "SWF file name in the workloads folder, or a path",
-    "workload": "'synthetic' for a Lublin-Feitelson workload instead of a trace; "
+    "month": "YYYY-MM: only the trace's jobs submitted in that month on its clock "
+    "(list-scheduling.md 7.3), re-based to 0",
+    "max_gap_s": "workload randomized: gaps between submissions are U(0, this) s (default 3600)",
+    "fit_trace": "workload probabilistic: the SWF trace its distributions are fitted to",
+    "workload": "'synthetic' for a Lublin-Feitelson workload instead of a trace; 'randomized' "
+    "or 'probabilistic' (fitted to 'fit_trace') for those of list-scheduling.md section 7; "
     f"{', '.join(DATACENTER)} for the reference workloads of datacenter.md section 4 (on "
     "their platform: 160, 200, 200 cores of the reference type)",
     "overestimate": "synthetic user estimates p' = p * U(1, overestimate) (default 3)",
@@ -65,6 +74,8 @@ PARAMS: dict[str, str] = {
     "window": "'start' (default) or 'random': window start drawn from the workload stream",
     "warmup_days": "drop the jobs of the trace's first days (default 0)",
     "load": "divide inter-arrival times by this factor (default 1)",
+    "max_processors": "cut a trace's site to at most this many processors (wider jobs "
+    "dropped): min(this, MaxProcs); not with 'processors'",
     "processors": "site size (default: the trace's MaxProcs; synthetic 128; datacenter "
     "workloads: their platform's cores)",
     "scheduler": f"{', '.join(SCHEDULERS)} (default easy); random draws from the policy stream",
@@ -161,7 +172,7 @@ def check(params: Mapping[str, object]) -> None:
     if has_trace == generated:
         raise ValueError(
             "model jobs needs exactly one of 'trace' (a file) or 'workload' (synthetic, "
-            f"{', '.join(DATACENTER)})"
+            f"{', '.join(DATACENTER)}, {', '.join(DRAWN)})"
         )
     if generated:
         kind = _choice(params, "workload", WORKLOADS, "synthetic")
@@ -174,6 +185,10 @@ def check(params: Mapping[str, object]) -> None:
                     raise ValueError(
                         f"parameter {name!r} does not apply to 'workload: {kind}' (fixed jobs)"
                     )
+        elif kind in DRAWN:
+            for name in ("overestimate", "estimate_noise", "estimate_accuracy", "warmup_days"):
+                if name in params:
+                    raise ValueError(f"parameter {name!r} does not apply to 'workload: {kind}'")
         elif "estimate_noise" in params:
             raise ValueError(
                 "parameter 'estimate_noise' does not apply to 'workload: synthetic': "
@@ -188,6 +203,25 @@ def check(params: Mapping[str, object]) -> None:
         locate(trace)
         if "overestimate" in params:
             raise ValueError("parameter 'overestimate' applies to 'workload: synthetic' only")
+        if params.get("month") is not None:
+            for name in ("jobs", "days", "window", "warmup_days"):
+                if name in params:
+                    raise ValueError(f"parameter {name!r} does not apply with 'month'")
+            if not isinstance(params["month"], str):
+                raise ValueError(f"parameter 'month' must be YYYY-MM, got {params['month']!r}")
+            month_start(params["month"])
+    if params.get("workload") != "randomized" and "max_gap_s" in params:
+        raise ValueError("parameter 'max_gap_s' applies to 'workload: randomized' only")
+    if params.get("workload") == "probabilistic":
+        fit = params.get("fit_trace")
+        if not isinstance(fit, str):
+            raise ValueError("'workload: probabilistic' needs 'fit_trace' (an SWF file name)")
+        locate(fit)
+    elif "fit_trace" in params:
+        raise ValueError("parameter 'fit_trace' applies to 'workload: probabilistic' only")
+    if params.get("month") is not None and not has_trace:
+        raise ValueError("parameter 'month' applies to traces")
+    _get(params, "max_gap_s", (int, float), 3600.0, lambda v: v > 0)
     _get(params, "overestimate", (int, float), 3.0, lambda v: v >= 1)
     _get(params, "clean", (bool,), False)
     _get(params, "jobs", (int,), None, lambda v: v >= 1)
@@ -196,6 +230,9 @@ def check(params: Mapping[str, object]) -> None:
     _get(params, "warmup_days", (int, float), 0, lambda v: v >= 0)
     _get(params, "load", (int, float), 1.0, lambda v: v > 0)
     _get(params, "processors", (int,), None, lambda v: v >= 1)
+    _get(params, "max_processors", (int,), None, lambda v: v >= 1)
+    if "max_processors" in params and ("processors" in params or not has_trace):
+        raise ValueError("parameter 'max_processors' cuts a trace's site: not with 'processors'")
     _choice(params, "scheduler", SCHEDULERS, "easy")
     _check_list(params)
     _check_pfcfs(params)
@@ -348,6 +385,17 @@ def build_workload(
             float(params.get("overestimate", 3.0)),
         )
         workload = drop_warmup(workload, float(params.get("warmup_days", 0)))
+    elif kind == "randomized":
+        processors = int(processors or 256)
+        jobs = int(params.get("jobs") or 50000)
+        gap = float(params.get("max_gap_s", 3600.0))
+        workload = randomized(jobs, processors, gap, workload_rng)
+    elif kind == "probabilistic":
+        processors = int(processors or 256)
+        jobs = int(params.get("jobs") or 50000)
+        fit_trace = load_trace(str(params["fit_trace"]))
+        fit = fit_workload(from_trace(fit_trace, False, processors)[0], processors)
+        workload = probabilistic(fit, jobs, processors, workload_rng)
     elif kind in DATACENTER:
         workload = reference_workload(str(kind), _base_type(params).speed)
         processors = int(processors or workload.processors)
@@ -356,6 +404,9 @@ def build_workload(
         workload = workload.take(~too_wide)
     else:
         trace = load_trace(str(params["trace"]))
+        cap = params.get("max_processors")
+        if cap is not None:
+            processors = min(int(cap), trace.max_procs or int(cap))
         workload, counts = from_trace(trace, bool(params.get("clean", False)), processors)
         dropped.update(counts)
         if workload.processors is None:
@@ -363,6 +414,8 @@ def build_workload(
                 f"trace {params['trace']!r} has no MaxProcs header: give parameter 'processors'"
             )
         processors = workload.processors
+        if params.get("month") is not None:
+            workload = month_slice(workload, trace, str(params["month"]))
         workload = drop_warmup(workload, float(params.get("warmup_days", 0)))
         workload = window(
             workload,
@@ -472,8 +525,8 @@ def run(params: Mapping[str, object], seed: int) -> dict[str, float]:
 def inputs(params: Mapping[str, object]) -> tuple[str, ...]:
     """The file a run reads (its trace): runs on one trace share a worker, and a trace
     rewritten in place is never hidden behind results stored before."""
-    trace = params.get("trace")
-    return () if trace is None else (str(locate(str(trace))),)
+    names = (params.get("trace"), params.get("fit_trace"))
+    return tuple(str(locate(str(name))) for name in names if name is not None)
 
 
 run.check = check
