@@ -76,7 +76,8 @@ def write_report(
             )
             image = paths[0].read_bytes()
         sections.append(metric_section(dataset, metric, image))
-    skipped = {m: r for m, r in left_out_metrics(dataset).items() if m in chosen}
+    reasons = left_out_metrics(dataset)
+    skipped = {m: reasons[m] for m in chosen if m in reasons}  # in the report's order
     page = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',

@@ -191,3 +191,21 @@ def test_a_metric_with_nothing_to_plot_is_one_line(grid, tmp_path, capsys):
         "campaign: error: --log x: the x axis (local_scheduler) is not numeric\n"
     )
     assert not out.exists()
+
+
+def test_the_report_draws_no_figure_of_a_digest_or_a_constant(grid, tmp_path):
+    from campaign.report import write_report
+
+    dataset = campaign.open_results(grid)
+    chosen = ["mean_wait", "sites", "digest_log1", "n_dropped_size"]
+    page = write_report(dataset, tmp_path / "r", metrics=chosen).read_text()
+    written = sorted(p.name for p in (tmp_path / "r" / "figures").iterdir())
+    assert written == ["mean_wait.pdf", "mean_wait.png", "mean_wait.svg"]
+    assert re.findall(r'<section class="metric" id="metric-(\w+)">', page) == ["mean_wait"]
+    assert page.count('src="data:image/png;base64,') == 1
+    left_out = page[page.index('<h2 id="left-out">') :].split("</ul>")[0]
+    assert re.findall(r"<li><code>(\w+)</code>: ([^<]*)</li>", left_out) == [
+        ("sites", "constant: 2 everywhere"),
+        ("digest_log1", "digest of an input, not a measurement"),
+        ("n_dropped_size", "constant: 0 everywhere"),
+    ]
