@@ -8,6 +8,7 @@ Columns are kept as whole arrays so that slicing, shaping and metrics stay vecto
 from __future__ import annotations
 
 import gzip
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -98,31 +99,39 @@ def read_swf(path: str | Path) -> SwfTrace:
     """
     path = Path(path)
     header: dict[str, str] = {}
-    rows: list[list[str]] = []
+    rows: list[str] = []
     numbers: list[int] = []
     with _open_text(path) as stream:
-        for number, line in enumerate(stream, start=1):
-            stripped = line.strip()
-            if not stripped:
-                continue
-            if stripped.startswith(";"):
-                _parse_header_line(stripped, header)
-                continue
-            parts = stripped.split()
-            if len(parts) != 18:
-                raise ValueError(
-                    f"{path}: line {number}: expected 18 SWF fields, found {len(parts)}"
-                )
-            rows.append(parts)
-            numbers.append(number)
+        text = stream.read()  # newlines already translated to \n
+    for number, line in enumerate(text.split("\n"), start=1):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith(";"):
+            _parse_header_line(stripped, header)
+            continue
+        count = len(stripped.split())
+        if count != 18:
+            raise ValueError(f"{path}: line {number}: expected 18 SWF fields, found {count}")
+        rows.append(stripped)
+        numbers.append(number)
     if not rows:
         raise ValueError(f"trace {path} has no jobs (no job line after its header)")
+    # numpy reads every field in C, correctly rounded as float() does; a field it cannot
+    # read (an error, or a short array in older numpy) is named by the loop below.
     try:
-        table = np.array(rows, dtype=np.float64).reshape(len(rows), 18)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            table = np.fromstring(" ".join(rows), dtype=np.float64, sep=" ")
     except ValueError:
         table = None
+    if table is not None and table.size == 18 * len(rows):
+        table = table.reshape(len(rows), 18)
+    else:
+        table = None
     if table is None or not np.isfinite(table).all():
-        for parts, number in zip(rows, numbers, strict=True):
+        for line, number in zip(rows, numbers, strict=True):
+            parts = line.split()
             for k, text in enumerate(parts):
                 try:
                     value = float(text)
@@ -133,6 +142,8 @@ def read_swf(path: str | Path) -> SwfTrace:
                         f"{path}: line {number}: field {k + 1} ({FIELDS[k]}) is not a number: "
                         f"{text!r}"
                     ) from None
+        if table is None:  # fields float() reads but strtod does not (such as 1_000)
+            table = np.array([[float(text) for text in line.split()] for line in rows])
     columns = {name: np.ascontiguousarray(table[:, k]) for k, name in enumerate(FIELDS)}
     return SwfTrace(str(path), header, columns, np.asarray(numbers, dtype=np.int64))
 
