@@ -42,10 +42,20 @@ def describe_spec(spec) -> str:
         paired = " (paired)" if factor.name in spec.paired else ""
         levels = ", ".join(str(label) for label in factor.labels)
         lines.append(f"  factor {factor.name}{paired}: {len(factor.labels)} levels: {levels}")
-    lines.append(
-        f"  design: {spec.cells} cells x {spec.replicates} replicates = {spec.tasks} tasks; "
-        f"seed {spec.seed}"
-    )
+    if spec.precision is None:
+        lines.append(
+            f"  design: {spec.cells} cells x {spec.replicates} replicates = {spec.tasks} tasks; "
+            f"seed {spec.seed}"
+        )
+    else:
+        from campaign.plan import precision_target
+
+        least = spec.precision.min_replicates
+        lines.append(
+            f"  design: {spec.cells} cells x {least} to {spec.replicates} replicates = "
+            f"{spec.cells * least} to {spec.tasks} tasks; seed {spec.seed}"
+        )
+        lines.append(f"  {precision_target(spec.precision)}")
     if spec.metrics:
         lines.append(f"  metrics: {', '.join(spec.metrics)}")
     lines.append(f"  output: {spec.output}")
@@ -86,13 +96,15 @@ def cmd_plan(args) -> int:
 
 
 def _print_precision(plan) -> None:
-    """With a precision target: one line on where the cells stand."""
-    from campaign.plan import precision_summary
+    """With a precision target: where the cells stand, and per precision metric how far."""
+    from campaign.plan import precision_progress, precision_summary
     from campaign.results import precision_state
 
     if plan.rounds is not None:
         state = precision_state(plan.rounds)
         print(precision_summary(state, plan.rounds.target, plan.spec.replicates))
+        for line in precision_progress(plan):
+            print(line)
 
 
 def cmd_status(args) -> int:

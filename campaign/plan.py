@@ -36,7 +36,7 @@ from campaign.results import (
 )
 from campaign.sources import ON_CHANGE, Change, Sources, compare, current_sources
 from campaign.spec import Precision, Spec, load_spec
-from campaign.stats import Rounds, StoppingRule, precision_rounds
+from campaign.stats import Rounds, StoppingRule, judge, precision_rounds
 
 RESULTS_FILE = "results.nc"
 
@@ -359,3 +359,60 @@ def precision_summary(state: np.ndarray, replicates: np.ndarray, most: int) -> s
 
 def _cells(count: int) -> str:
     return f"{count} cell" if count == 1 else f"{count} cells"
+
+
+def precision_target(precision: Precision) -> str:
+    """The precision target in words, for `campaign validate` and `plan`."""
+    return (
+        f"precision: interval half-width at most {_bound(precision)} at "
+        f"{precision.confidence * 100:g}% confidence, for {', '.join(precision.metrics)}"
+    )
+
+
+def _bound(precision: Precision) -> str:
+    if precision.relative:
+        return f"{precision.half_width * 100:g}% of |mean|"
+    return f"{precision.half_width:g}"
+
+
+def precision_progress(plan: Plan) -> list[str]:
+    """Per precision metric, one line on where the cells stand against the target now: how
+    many meet it (the stopping rule's test, `campaign.stats.judge`) and the widest interval,
+    over the replicates of each cell's rounds so far."""
+    spec, rounds, tally = plan.spec, plan.rounds, plan.tally
+    precision = spec.precision
+    shape = (len(plan.design.cells), spec.replicates)
+    window = np.arange(spec.replicates) < rounds.target[:, None]
+    lines = []
+    for metric in precision.metrics:
+        values = np.where(window, tally.values[metric].reshape(shape), np.nan)
+        judged = judge(values, stopping_rule_of(precision))
+        measured = np.flatnonzero(judged.n >= 2)
+        line = f"  {metric}: "
+        if measured.size:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                ratio = judged.half_width[measured] / judged.target[measured]
+            cell = measured[np.argmax(np.where(np.isnan(ratio), -np.inf, ratio))]
+            half = judged.half_width[cell]
+            if precision.relative:
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    widest = f"{100 * half / abs(judged.mean[cell]):.3g}%"
+            else:
+                widest = f"{half:.3g}"
+            levels = plan.design.cell_label(plan.design.cells[cell])
+            where = ", ".join(f"{name}={label}" for name, label in levels.items())
+            line += (
+                f"{np.count_nonzero(judged.met)} of {shape[0]} {_plural(shape[0], 'cell')} "
+                f"within {_bound(precision)}; widest {widest} ({where or 'the single cell'}, "
+                f"{judged.n[cell]} replicates)"
+            )
+        unmeasured = shape[0] - measured.size
+        if unmeasured:
+            few = f"{unmeasured} {_plural(unmeasured, 'cell')} with fewer than 2 results"
+            line += f"; {few}" if measured.size else f"no interval yet ({few})"
+        lines.append(line)
+    return lines
+
+
+def _plural(count: int, word: str) -> str:
+    return word if count == 1 else word + "s"

@@ -152,8 +152,34 @@ def stopping_rule(
     Stopping when an interval is first narrow enough makes coverage slightly below nominal; a
     larger ``min_replicates`` limits it.
     """
-    values = np.asarray(values, dtype=float)
     replicates = np.asarray(replicates, dtype=np.int64)
+    judged = judge(values, rule)
+    half, target, met = judged.half_width, judged.target, judged.met
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        estimate = np.ceil(replicates * (half / target) ** 2)
+    estimate = np.where(np.isfinite(estimate), estimate, 2 * replicates)
+    grow = np.clip(estimate, replicates + 1, 2 * replicates).astype(np.int64)
+    return np.where(met, replicates, np.minimum(grow, rule.max_replicates)), met
+
+
+@dataclass(frozen=True)
+class Judged:
+    """Per cell: its values' count n, mean, interval half-width, the target half-width (in
+    metric units) and whether the cell meets it (NaN half-width with fewer than 2 values)."""
+
+    n: np.ndarray
+    mean: np.ndarray
+    half_width: np.ndarray
+    target: np.ndarray
+    met: np.ndarray
+
+
+def judge(values: np.ndarray, rule: StoppingRule) -> Judged:
+    """Each cell's interval against the target of ``rule``: the test `stopping_rule` stops a
+    cell on, and what `campaign plan` reports. ``values``: cells x replicates, NaN where
+    there is no value."""
+    values = np.asarray(values, dtype=float)
     n = np.sum(~np.isnan(values), axis=1)
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # cells with fewer than 2 values
@@ -162,10 +188,7 @@ def stopping_rule(
         half = t_quantile(rule.confidence, n) * std / np.sqrt(n)
         target = rule.half_width * np.abs(mean) if rule.relative else rule.half_width
         met = (n >= rule.min_replicates) & (half <= target)
-        estimate = np.ceil(replicates * (half / target) ** 2)
-    estimate = np.where(np.isfinite(estimate), estimate, 2 * replicates)
-    grow = np.clip(estimate, replicates + 1, 2 * replicates).astype(np.int64)
-    return np.where(met, replicates, np.minimum(grow, rule.max_replicates)), met
+    return Judged(n, mean, half, np.broadcast_to(target, n.shape), met)
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,11 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+from scipy import stats
 
+from campaign.cli import main
 from campaign.ledger import Ledger
-from campaign.plan import make_plan
+from campaign.plan import make_plan, precision_progress
 
 ENGINE = Path(__file__).resolve().parents[2] / "campaign"
 
@@ -134,8 +136,35 @@ def test_a_run_decides_the_rounds_make_plan_replays_from_the_ledger(tmp_path):
         if rounds == 1:
             assert plan.rounds.waiting.tolist() == [False, False, True]
             assert plan.failed == [2 * replicates + 1]
+            # steady meets 0.1 with 3 equal values; noisy (0, 10, 0) is widest; broken has
+            # two values: an interval, but fewer than min_replicates
+            half = stats.t.ppf(0.975, 2) * np.std([0, 10, 0], ddof=1) / np.sqrt(3)
+            assert precision_progress(plan) == [
+                f"  value: 1 of 3 cells within 0.1; widest {half:.3g} (tag=noisy, 3 replicates)"
+            ]
     assert rounds == 3
     assert plan.rounds.target.tolist() == [3, 12, 3]
     assert plan.rounds.met.tolist() == [True, False, True]
     assert plan.rounds.at_max.tolist() == [False, True, False]
     assert plan.done == 18 and not plan.failed and not plan.missing
+    assert precision_progress(plan) == [
+        "  value: 2 of 3 cells within 0.1; widest "
+        f"{stats.t.ppf(0.975, 11) * np.std([0, 10] * 6, ddof=1) / np.sqrt(12):.3g} "
+        "(tag=noisy, 12 replicates)"
+    ]
+
+
+def test_validate_and_plan_say_the_precision_target_and_where_each_metric_stands(tmp_path, capsys):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(PRECISE.replace("relative: false", "relative: true, confidence: 0.9"))
+    assert main(["validate", str(spec)]) == 0
+    out = capsys.readouterr().out
+    assert "  design: 3 cells x 3 to 12 replicates = 9 to 36 tasks; seed 5\n" in out
+    target = "  precision: interval half-width at most 10% of |mean| at 90% confidence, for value\n"
+    assert target in out
+    assert main(["plan", str(spec)]) == 0
+    assert capsys.readouterr().out.endswith(
+        "plan: 0 done, 0 failed (will be retried), 9 missing; 9 tasks would run\n"
+        "precision: 3 cells still running (later rounds follow their results)\n"
+        "  value: no interval yet (3 cells with fewer than 2 results)\n"
+    )
