@@ -85,7 +85,10 @@ def replay(
                 void[event] -= 1
                 if not void[event]:
                     del void[event]
-            timers = [w for w in (unit.timer() for unit in movers) if w is not None]
+            for unit in movers:
+                moment = unit.timer()
+                if moment is not None:
+                    timers.append(moment)
         if heap and (i >= n or heap[0][0] <= submit[i]):
             t = heap[0][0]
         elif i < n:

@@ -38,12 +38,18 @@ class ListPolicy(Policy):
         self._computed_size = 0  # N
         self._used = 0  # U
         self._arrived = False
+        self._list: list[int] = []
+        """L as of the last pass, without the jobs started since."""
+        self._newcomers: list[int] = []
+        self._order_now: list[int] = []
+        """Jobs arrived since the last pass, in arrival order."""
         self.orders_computed = 0
         self.recomputed = False
         """Whether the last ``listing`` recomputed the order."""
 
     def submitted(self, job: int, t: float) -> None:
         self._arrived = True
+        self._newcomers.append(job)
 
     def listing(self, t: float) -> list[int]:
         """L at this pass: the jobs of O still waiting in O's order, then the other waiting
@@ -51,17 +57,20 @@ class ListPolicy(Policy):
         queue = self.site.queue
         self.recomputed = False
         if self._order is None:
-            return list(queue)
+            self._newcomers.clear()
+            return queue  # read only: the site dequeues after the pass
         if self._arrived:
             self._arrived = False
             n = self._computed_size
             if n == 0 or self._ratio is None or self._used > self._ratio * n:
                 self._compute(queue)
-        rank = self._rank
-        if len(rank) == len(queue):
-            return sorted(queue, key=rank.__getitem__)
-        inside = sorted((job for job in queue if job in rank), key=rank.__getitem__)
-        return inside + [job for job in queue if job not in rank]
+                self._list = list(self._order_now)
+                self._newcomers.clear()
+        if self._newcomers:
+            # Jobs not in O follow O's jobs in arrival order: newcomers go at the end.
+            self._list.extend(self._newcomers)
+            self._newcomers.clear()
+        return self._list
 
     def _compute(self, queue: list[int]) -> None:
         site = self.site
@@ -72,6 +81,7 @@ class ListPolicy(Policy):
         else:
             weight = dict.fromkeys(queue, 1.0)
         order = self._order(queue, size, estimate, weight, site.processors, self._gamma)
+        self._order_now = order
         self._rank = {job: k for k, job in enumerate(order)}
         self._computed_size = len(queue)
         self._used = 0
@@ -99,4 +109,6 @@ class ListPolicy(Policy):
             else:
                 waiting = True
         self.site.jobs_backfilled += count
+        if self._order is not None:
+            self._list = [job for job in self._list if job not in begun]
         return started

@@ -7,6 +7,7 @@ on their processors, alternating with them every ``slice`` seconds for at most
 from __future__ import annotations
 
 import math
+from bisect import insort
 from dataclasses import dataclass
 
 from campaign.models.rigid.policies.base import Options, Policy
@@ -61,6 +62,8 @@ class Pfcfs(Policy):
         self.use = [0] * m
         """Running or suspended jobs whose processors include each processor (a wide job
         shares its victims'); a processor is free at 0."""
+        self.free = list(range(m))
+        """The free processors, ascending."""
         self.procs: dict[int, list[int]] = {}
         """Processors of every running or suspended job (h: the ones it runs on)."""
         self.running: dict[int, float] = {}
@@ -81,13 +84,18 @@ class Pfcfs(Policy):
 
     # ------------------------------------------------------------------ processors
     def _free(self) -> list[int]:
-        return [p for p, users in enumerate(self.use) if not users]
+        return self.free
 
     def _sync(self) -> None:
-        self.site.free = self.use.count(0)
+        self.site.free = len(self.free)
 
     def _run(self, job: int, at: float) -> None:
-        self.segments.setdefault(job, []).append([at, None, tuple(self.procs[job])])
+        segment = [at, None, self.procs[job]]  # a job's processors never change
+        parts = self.segments.get(job)
+        if parts is None:
+            self.segments[job] = [segment]
+        else:
+            parts.append(segment)
 
     def _stop(self, job: int, t: float) -> None:
         self.segments[job][-1][1] = t
@@ -96,8 +104,18 @@ class Pfcfs(Policy):
         """Start ``job`` from the queue on ``procs`` (the site dequeues it)."""
         self.site.start_job(job, t)
         self.procs[job] = procs
+        use = self.use
+        taken = False
         for p in procs:
-            self.use[p] += 1
+            if not use[p]:
+                taken = True
+            use[p] += 1
+        if taken:
+            free = self.free
+            if free[: len(procs)] == procs:
+                del free[: len(procs)]
+            else:
+                self.free = [p for p in free if not use[p]]
         self.running[job] = t
         self.first[job] = t
         self._run(job, t)
@@ -121,8 +139,11 @@ class Pfcfs(Policy):
     def completed(self, job: int, t: float, planned: float) -> None:
         del self.running[job]
         self._stop(job, t)
+        use = self.use
         for p in self.procs.pop(job):
-            self.use[p] -= 1
+            use[p] -= 1
+            if not use[p]:
+                insort(self.free, p)
         self._sync()
 
     def timer(self) -> float | None:
@@ -193,7 +214,7 @@ class Pfcfs(Policy):
                     victims = self._victims(size[h] - len(free))
                     for job in victims:
                         self._suspend(job, t)
-                    procs = free + [p for job in victims for p in sorted(self.procs[job])]
+                    procs = list(free) + [p for job in victims for p in sorted(self.procs[job])]
                     self._start(h, t, sorted(procs[: size[h]]))
                     started.append(h)
                     if self.params.penalty > 0:
