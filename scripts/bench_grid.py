@@ -1,0 +1,247 @@
+"""Benchmark the grid studies' tasks and conservative backfilling against older code, in one run.
+
+Each side runs in its own fresh process: the current checkout, and the reference commit
+(default: the code before the speed-ups) checked out for the run in a temporary detached git
+worktree. Printed side by side with the load average, since only figures measured in the same
+run on the same machine compare:
+
+1. trace loading: the four logs of the pwa4 mix parsed (what every worker does once);
+2. grid tasks: full-size ``grid-allocation`` tasks (180 days of the pwa3/pwa4 mixes, one
+   replicate's random week offset) under every strategy, and ``grid-history`` tasks (pwa3,
+   predicted estimates); seconds per task, the metrics of both sides compared exactly, and the
+   study's wall time estimated as (its tasks x the mean seconds per task) / workers + loading;
+3. conservative backfilling on the whole HPC2N trace, start times compared job by job.
+
+Usage: python scripts/bench_grid.py [--ref COMMIT] [--workloads DIR] [--only allocation,history,
+conservative] [--configs pwa4,pwa3] [--strategies mlp,mct,...] [--history-sample N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE = "4908c2e"
+"""The code before the broker, trace and backfilling speed-ups."""
+
+STRATEGIES = (
+    "random",
+    "mlp",
+    "mpl",
+    "lbal_s",
+    "lbal_t",
+    "lbal_w",
+    "mlb",
+    "mct",
+    "mwt",
+    "mwwt_s",
+    "mwwt_t",
+    "mwwt_w",
+    "mst",
+    "mswct_w",
+)
+HISTORY_STRATEGIES = STRATEGIES[4:]
+"""The strategies of grid-history (levels 2 and 3)."""
+ALLOCATION_TASKS = len(STRATEGIES) * 2 * 5  # x configs x replicates
+HISTORY_TASKS = 10 * 4 * len(HISTORY_STRATEGIES)  # history x match x strategy
+
+
+def allocation_params(strategy: str, config: str) -> dict:
+    return {
+        "days": 180,
+        "window_offset": "random",
+        "local_scheduler": "easy",
+        "strategy": strategy,
+        "config": config,
+    }
+
+
+def history_params(strategy: str, history: int, match: str) -> dict:
+    return {
+        "config": "pwa3",
+        "days": 180,
+        "predictor": "hk",
+        "search": 0,
+        "local_estimate": "predicted",
+        "broker_estimate": "predicted",
+        "history": history,
+        "match": match,
+        "strategy": strategy,
+    }
+
+
+# ---------------------------------------------------------------------- child side
+def child(plan_file: str) -> None:
+    """Run the plan with the code on PYTHONPATH; print one JSON line per measurement."""
+    plan = json.loads(Path(plan_file).read_text())
+    from campaign.models.grid import run
+    from campaign.models.grid.configs import MIXES, resolve_logs
+    from campaign.models.rigid.workloads import load_trace, workloads_folder
+
+    def emit(**record) -> None:
+        print(json.dumps(record), flush=True)
+
+    if plan["grid"]:
+        begin = time.perf_counter()
+        for path in resolve_logs(MIXES["pwa4"], workloads_folder()):
+            load_trace(str(path))
+        emit(kind="load", seconds=time.perf_counter() - begin)
+    for label, params in plan["grid"]:
+        begin = time.perf_counter()
+        values = run(params, plan["seed"])
+        seconds = time.perf_counter() - begin
+        emit(kind="task", label=label, seconds=seconds, metrics=values)
+    if plan["conservative"]:
+        from campaign.models.rigid.simulate import run_schedule
+        from campaign.models.rigid.swf import read_swf
+        from campaign.models.rigid.workload import from_trace
+
+        workload, _ = from_trace(read_swf(Path(workloads_folder()) / plan["conservative"]))
+        begin = time.perf_counter()
+        result = run_schedule(workload, workload.processors, "conservative", "user", True)
+        seconds = time.perf_counter() - begin
+        starts = result.start.tolist()
+        emit(
+            kind="conservative",
+            seconds=seconds,
+            jobs=len(starts),
+            digest=hashlib.sha256(result.start.tobytes()).hexdigest(),
+            start=starts,
+        )
+
+
+# ---------------------------------------------------------------------- driver side
+def run_side(checkout: Path, plan_file: Path, workloads: Path) -> list[dict]:
+    env = dict(os.environ, PYTHONPATH=str(checkout), CAMPAIGN_WORKLOADS=str(workloads))
+    command = [sys.executable, str(Path(__file__).resolve()), "--child", str(plan_file)]
+    out = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise SystemExit(f"{checkout}: the benchmark failed:\n{out.stderr[-3000:]}")
+    return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+
+
+def load_text() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} ({os.cpu_count()} CPUs)"
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--ref", default=REFERENCE, help="commit of the older code")
+    parser.add_argument("--workloads", type=Path, default=None)
+    parser.add_argument("--only", default="allocation,history,conservative")
+    parser.add_argument("--configs", default="pwa4,pwa3")
+    parser.add_argument("--strategies", default=",".join(STRATEGIES))
+    parser.add_argument("--history-sample", type=int, default=4, help="grid-history tasks run")
+    parser.add_argument("--seed", type=int, default=20260101)
+    args = parser.parse_args(argv)
+    if args.child:
+        child(args.child)
+        return 0
+    from campaign.models.rigid.workloads import workloads_folder
+
+    workloads = args.workloads or workloads_folder()
+    only = set(args.only.split(","))
+    grid: list[tuple[str, dict]] = []
+    if "allocation" in only:
+        for config in args.configs.split(","):
+            for strategy in args.strategies.split(","):
+                grid.append(
+                    (f"allocation {config} {strategy}", allocation_params(strategy, config))
+                )
+    if "history" in only:
+        # Spread over the design: k, match condition and strategy all vary.
+        matches = ("none", "estimate", "size", "both")
+        for n in range(args.history_sample):
+            strategy = HISTORY_STRATEGIES[(3 * n) % len(HISTORY_STRATEGIES)]
+            history, match = 1 + (7 * n) % 10, matches[n % 4]
+            grid.append(
+                (
+                    f"history k={history} {match} {strategy}",
+                    history_params(strategy, history, match),
+                )
+            )
+    plan = {
+        "grid": grid,
+        "seed": args.seed,
+        "conservative": "HPC2N-2002-2.1-cln.swf.gz" if "conservative" in only else None,
+    }
+    print(f"python {sys.version.split()[0]}; before: {args.ref}; now: {ROOT}; {load_text()}")
+    with tempfile.TemporaryDirectory() as tmp:
+        reference = Path(tmp) / "reference"
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(reference), args.ref],
+            check=True,
+            capture_output=True,
+        )
+        try:
+            plan_file = Path(tmp) / "plan.json"
+            plan_file.write_text(json.dumps(plan))
+            before = run_side(reference, plan_file, workloads)
+            now = run_side(ROOT, plan_file, workloads)
+        finally:
+            subprocess.run(
+                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(reference)],
+                check=False,
+                capture_output=True,
+            )
+    report(before, now, args)
+    print(load_text())
+    return 0
+
+
+def report(before: list[dict], now: list[dict], args) -> None:
+    def of(records, kind):
+        return [r for r in records if r["kind"] == kind]
+
+    if of(now, "load"):
+        b, n = of(before, "load")[0]["seconds"], of(now, "load")[0]["seconds"]
+        print(f"\ntrace loading (4 logs of pwa4): before {b:.2f} s, now {n:.2f} s (x{b / n:.2f})")
+    tasks_b, tasks_n = of(before, "task"), of(now, "task")
+    if tasks_n:
+        print(f"\n{'task':40} {'before s':>9} {'now s':>7} {'speed-up':>8}  same metrics")
+        sums = {}
+        for b, n in zip(tasks_b, tasks_n, strict=True):
+            same = json.dumps(b["metrics"], sort_keys=True) == json.dumps(
+                n["metrics"], sort_keys=True
+            )
+            ratio = b["seconds"] / n["seconds"]
+            print(f"{n['label']:40} {b['seconds']:9.2f} {n['seconds']:7.2f} {ratio:8.2f}  {same}")
+            study = n["label"].split()[0]
+            total = sums.setdefault(study, [0.0, 0.0, 0])
+            total[0] += b["seconds"]
+            total[1] += n["seconds"]
+            total[2] += 1
+        load_b = of(before, "load")[0]["seconds"]
+        load_n = of(now, "load")[0]["seconds"]
+        for study, (b, n, count) in sums.items():
+            tasks = ALLOCATION_TASKS if study == "allocation" else HISTORY_TASKS
+            est_b = (b / count * tasks) / 2 + load_b
+            est_n = (n / count * tasks) / 2 + load_n
+            print(
+                f"{study}: {count} tasks, before {b:.1f} s, now {n:.1f} s (x{b / n:.2f}); "
+                f"the whole study ({tasks} tasks on 2 workers) estimated at {est_b / 60:.1f} min "
+                f"before, {est_n / 60:.1f} min now"
+            )
+    cons_b, cons_n = of(before, "conservative"), of(now, "conservative")
+    if cons_n:
+        b, n = cons_b[0], cons_n[0]
+        same = sum(1 for x, y in zip(b["start"], n["start"], strict=True) if x == y)
+        print(
+            f"\nconservative, HPC2N ({n['jobs']} jobs): before {b['seconds']:.2f} s, now "
+            f"{n['seconds']:.2f} s (x{b['seconds'] / n['seconds']:.2f}); {same}/{n['jobs']} "
+            "jobs start at the same time"
+        )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
