@@ -427,7 +427,11 @@ def open_client(
 
 def start_local_cluster(workers: int, security: Any | None) -> Any:
     """The embedded cluster: scheduler, dashboard, nannies and workers all listen on 127.0.0.1
-    only, so nothing outside this machine can reach them (TLS with `security`)."""
+    only, so nothing outside this machine can reach them (TLS with `security`).
+
+    Its processes log only critical lines: the errors Dask logs with tracebacks (a heartbeat
+    that meets a closing scheduler on a loaded machine, a worker ended for its memory) are about
+    Dask's own processes, and the campaign reports each task they touch in one line itself."""
     from distributed import LocalCluster
 
     try:
@@ -437,7 +441,7 @@ def start_local_cluster(workers: int, security: Any | None) -> Any:
             processes=True,
             host=LOOPBACK,
             dashboard_address=f"{LOOPBACK}:0",
-            silence_logs=logging.ERROR,
+            silence_logs=logging.CRITICAL,
             security=security,
         )
     except (RuntimeError, OSError) as error:
