@@ -428,26 +428,38 @@ class Broker:
         running and queued jobs. Which jobs a start waits for does not depend on t, only the
         starts do, through the first one: the plan holds for any t up to ``bound``, the end
         after t the first queued job waits for (the order among equal planned ends does not
-        change any start)."""
+        change any start). Jobs joining the queue are planned after those already planned."""
         site = self.sites[i]
         queue = site.queue
         key = (summary.key, len(queue))
         plan = summary.queued
-        if plan is not None and plan[0] == key and (t == plan[1] or t <= plan[2]):
-            return plan
-        size = self.size
-        est = self.estimate
-        free = summary.free
-        heap = None
-        now = t
-        bound = -math.inf
-        last = -math.inf
-        terms = []
+        planned = 0
+        if plan is not None and plan[0][0] == summary.key and (t == plan[1] or t <= plan[2]):
+            planned = plan[0][1]
+            if planned == len(queue):
+                return plan
         strategy = self.strategy
         column = _COLUMN.get(strategy, 0)
-        total = summary.total if column else 0.0
+        if 0 < planned < len(queue):
+            # No job started here since: the queue only grew, so plan just the newcomers.
+            _, begin, bound, free, now, heap, last, terms, total = plan
+            heap = heap.copy()
+            terms = terms.copy()
+        else:
+            planned = 0
+            begin = t
+            bound = -math.inf
+            free = summary.free
+            now = t
+            heap = None
+            last = -math.inf
+            terms = []
+            total = summary.total if column else 0.0
+        size = self.size
+        est = self.estimate
         submit = self.submit
-        for position, k in enumerate(queue):
+        for position in range(planned, len(queue)):
+            k = queue[position]
             width = size[k]
             if free < width:
                 if heap is None:
@@ -478,7 +490,7 @@ class Broker:
                     wait *= size[k] * est[k]
                 total += wait
         left = sorted(heap) if heap is not None else summary.ends
-        plan = (key, t, bound, free, now if queue else None, left, last, terms, total)
+        plan = (key, begin, bound, free, now if queue else None, left, last, terms, total)
         summary.queued = plan
         return plan
 
