@@ -457,7 +457,9 @@ class Broker:
             total = summary.total if column else 0.0
         size = self.size
         est = self.estimate
-        submit = self.submit
+        pop = heapq.heappop
+        push = heapq.heappush
+        starts = []
         for position in range(planned, len(queue)):
             k = queue[position]
             width = size[k]
@@ -465,7 +467,7 @@ class Broker:
                 if heap is None:
                     heap = summary.ends.copy()
                 while free < width:
-                    end, released = heapq.heappop(heap)
+                    end, released = pop(heap)
                     if end > now:
                         now = end
                     free += released
@@ -474,14 +476,17 @@ class Broker:
             end = now + est[k]
             if heap is None:
                 heap = summary.ends.copy()
-            heapq.heappush(heap, (end, width))
+            push(heap, (end, width))
             free -= width
             if end > last:
                 last = end
-            if strategy == "mswct_w":
-                terms.append(end * size[k] * est[k])
-            elif column:
-                wait = now - submit[k]
+            starts.append((k, now, end))
+        if strategy == "mswct_w":
+            terms += [end * size[k] * est[k] for k, _, end in starts]
+        elif column:
+            submit = self.submit
+            for k, begin_k, _ in starts:
+                wait = begin_k - submit[k]
                 if column == 2:
                     wait *= size[k]
                 elif column == 3:
