@@ -246,7 +246,8 @@ class Custom(Kind):
 @dataclass(frozen=True)
 class Param:
     """One parameter. A default of None that the kind does not accept means the model decides
-    (``default_text`` says how: "the trace's MaxProcs"); an explicit null then means the same."""
+    (``default_text`` says how: "the trace's MaxProcs"). A null value means the default, unless
+    the kind accepts null (`Null`: "at every arrival"), where it is that value."""
 
     name: str
     kind: Kind
@@ -267,13 +268,20 @@ class Param:
             return self.default_text
         return text_of(self.default)
 
+    @property
+    def takes_null(self) -> bool:
+        """Whether null is a value of its own here (else it stands for the default)."""
+        try:
+            self.kind.convert(None)
+        except (ValueError, TypeError):
+            return False
+        return True
+
     def convert(self, value: object) -> object:
         """The value as the model uses it, or one ValueError naming the parameter."""
         try:
             return self.kind.convert(value)
         except ValueError as error:
-            if value is None and self.default is None:
-                return None
             unit = f" ({self.unit})" if self.unit and self.unit != "1" else ""
             detail = f": {error}" if str(error) else ""
             raise ValueError(
@@ -310,8 +318,10 @@ class Params:
     def values(self, params: Mapping[str, object]) -> dict[str, object]:
         """Every parameter's value (given, else its default), checked and converted.
 
-        Raises one ``ValueError`` for the first problem: an unknown parameter (the allowed
-        names listed), a missing required one, or a value its kind refuses.
+        A null value (YAML ``null`` or nothing) stands for the default, unless the parameter's
+        kind takes null as a value of its own. Raises one
+        ``ValueError`` for the first problem: an unknown parameter (the allowed names listed),
+        a missing required one, or a value its kind refuses.
         """
         unknown = [name for name in params if name not in self.params]
         if unknown:
@@ -321,7 +331,8 @@ class Params:
             )
         out: dict[str, object] = {}
         for param in self:
-            if param.name in params:
+            given = params.get(param.name)
+            if given is not None or (param.name in params and param.takes_null):
                 out[param.name] = param.convert(params[param.name])
             elif param.required:
                 raise ValueError(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from campaign.models.jobs import run, schedule
+from campaign.models.jobs import MODEL, run, schedule
 from campaign.models.jobs.datacenter import reference_workload
 from campaign.models.rigid.feasibility import check_feasible
 from campaign.models.rigid.platform import (
@@ -170,14 +170,14 @@ def test_noisy_estimates_come_from_the_estimates_stream():
 
 def test_accuracy_below_one_with_kills_is_refused_and_never_kills_by_default():
     with pytest.raises(ValueError, match="'estimate_accuracy' 0.5 < 1 would kill every job"):
-        run.check(
+        MODEL.check(
             {"workload": "datacenter_exp1", "estimate_accuracy": 0.5, "kill_at_estimate": True}
         )
     m = run({"workload": "datacenter_exp1", "estimate_accuracy": 0.5, "scheduler": "easy"}, 1)
     assert m["jobs_killed"] == 0
     # On a trace-like synthetic workload the kill default stays true.
     with pytest.raises(ValueError, match="'estimate_accuracy' 0.5 < 1"):
-        run.check({"workload": "synthetic", "estimate_accuracy": 0.5})
+        MODEL.check({"workload": "synthetic", "estimate_accuracy": 0.5})
 
 
 def test_kill_at_estimate_on_slow_cores():
@@ -246,8 +246,8 @@ def test_experiment_1_easy_first_pass(backfill_after_start, at_zero):
 
 
 def test_backfill_after_start_must_be_a_flag():
-    with pytest.raises(ValueError, match="'backfill_after_start' must be bool"):
-        run.check({"workload": "datacenter_exp1", "backfill_after_start": "no"})
+    with pytest.raises(ValueError, match="'backfill_after_start' must be true or false"):
+        MODEL.check({"workload": "datacenter_exp1", "backfill_after_start": "no"})
 
 
 def test_heterogeneity_speeds_jobs_up_at_an_equal_core_count():
@@ -286,16 +286,22 @@ def test_random_policy_uses_the_policy_stream():
             {"workload": "datacenter_exp1", "estimate_accuracy": 2, "estimate_noise": 2},
             "'estimate_accuracy' and 'estimate_noise' exclude each other",
         ),
-        ({"workload": "datacenter_exp1", "estimate_noise": 0.5}, "'estimate_noise' is out of"),
-        ({"workload": "datacenter_exp1", "hetero_fraction": 1.5}, "'hetero_fraction' is out of"),
-        ({"workload": "datacenter_exp1", "hetero_clock": 0}, "'hetero_clock' is out of range"),
+        (
+            {"workload": "datacenter_exp1", "estimate_noise": 0.5},
+            "'estimate_noise' must be a number >= 1",
+        ),
+        (
+            {"workload": "datacenter_exp1", "hetero_fraction": 1.5},
+            r"'hetero_fraction' must be a number in \[0, 1\]",
+        ),
+        ({"workload": "datacenter_exp1", "hetero_clock": 0}, "'hetero_clock' must be a number > 0"),
         ({"workload": "datacenter_exp1", "core_order": "slowest"}, "'core_order' must be one of"),
         ({"workload": "datacenter_exp1", "scheduler": "lifo"}, "fcfs, easy, conservative"),
     ],
 )
 def test_check_names_the_bad_datacenter_parameter(params, message):
     with pytest.raises(ValueError, match=message):
-        run.check(params)
+        MODEL.check(params)
 
 
 def test_cores_per_processor_must_divide_a_core_level_site():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.models.jobs import run, schedule
+from campaign.models.jobs import MODEL, parse, run, schedule
 from campaign.models.rigid.feasibility import check_feasible
 
 KTH = "KTH-SP2-1996-2.1-cln.swf.gz"
@@ -25,21 +25,37 @@ def same(a: dict, b: dict) -> bool:
         ({"order": "lifo"}, "'order' must be one of fcfs, psrs, smart_ffia, smart_nfiw"),
         ({"backfill": "all"}, "'backfill' must be one of none, easy, conservative, greedy"),
         ({"order": "psrs", "weight": "area"}, "'weight' must be one of unit, work"),
-        ({"order": "psrs", "reorder_ratio": 1}, "'reorder_ratio' is out of range"),
-        ({"order": "smart_ffia", "smart_gamma": 1}, "'smart_gamma' is out of range"),
+        (
+            {"order": "psrs", "reorder_ratio": 1},
+            r"'reorder_ratio' must be a number in \[0, 1\) or null",
+        ),
+        ({"order": "smart_ffia", "smart_gamma": 1}, "'smart_gamma' must be a number > 1"),
         ({"scheduler": "list_easy"}, "'scheduler' must be one of fcfs, easy, conservative"),
         ({"pfcfs_delay_s": 60}, "'pfcfs_delay_s' needs 'scheduler: pfcfs'"),
         ({"scheduler": "pfcfs", "pfcfs_preset": "pfcfs4"}, "'pfcfs_preset' must be one of"),
-        ({"scheduler": "pfcfs", "pfcfs_wide": 0}, "'pfcfs_wide' is out of range"),
+        ({"scheduler": "pfcfs", "pfcfs_wide": 0}, r"'pfcfs_wide' must be a number in \(0, 1\]"),
         ({"scheduler": "pfcfs", "pfcfs_max_preemptions": 1.5}, "'pfcfs_max_preemptions' must"),
-        ({"scheduler": "pfcfs", "pfcfs_slice_s": 0}, "'pfcfs_slice_s' is out of range"),
+        (
+            {"scheduler": "pfcfs", "pfcfs_slice_s": 0},
+            "'pfcfs_slice_s' must be a number > 0 or 'delay'",
+        ),
         ({"scheduler": "pfcfs", "pfcfs_preempt": "some"}, "'pfcfs_preempt' must be one of"),
         ({"scheduler": "pfcfs", "hetero_fraction": 0.5}, "pfcfs runs on identical processors"),
     ],
 )
 def test_list_params_fail_on_one_line(params, message):
     with pytest.raises(ValueError, match=message):
-        run.check({"workload": "synthetic", **params})
+        MODEL.check({"workload": "synthetic", **params})
+
+
+def test_a_null_reorder_ratio_reorders_at_every_arrival():
+    """null is a value of its own for reorder_ratio; for the others it means the default."""
+    base = {"workload": "synthetic", "order": "psrs"}
+    assert parse(base).policy()[1].reorder_ratio == 2 / 3
+    assert parse({**base, "reorder_ratio": None}).policy()[1].reorder_ratio is None
+    assert parse({**base, "smart_gamma": None}).smart_gamma == 2.0
+    assert parse({**base, "backfill": "greedy"}).policy()[0] == "list_greedy"
+    assert parse({"workload": "synthetic", "order": "fcfs"}).policy()[0] == "easy"
 
 
 @pytest.mark.parametrize(("backfill", "scheduler"), [("none", "fcfs"), ("easy", "easy")])

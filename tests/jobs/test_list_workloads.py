@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import yaml
 
-from campaign.models.jobs import run, schedule
+from campaign.models.jobs import MODEL, run, schedule
 from campaign.models.rigid.feasibility import check_feasible
 from campaign.models.rigid.generated import Fit, fit_workload, probabilistic, time_bin
 from campaign.models.rigid.workload import from_arrays
@@ -140,7 +140,7 @@ def test_max_processors_cuts_the_site(workloads, monkeypatch):
 def test_workload_params_fail_on_one_line(params, message, workloads, monkeypatch):
     monkeypatch.setenv("CAMPAIGN_WORKLOADS", str(workloads))
     with pytest.raises(ValueError, match=message):
-        run.check(params)
+        MODEL.check(params)
 
 
 @pytest.mark.parametrize("name", ["list-orders.yaml", "list-orders-quick.yaml"])
@@ -148,8 +148,8 @@ def test_list_orders_specs_pass_the_model_check(name, workloads, monkeypatch):
     monkeypatch.setenv("CAMPAIGN_WORKLOADS", str(workloads))
     spec = yaml.safe_load((SPECS / name).read_text())
     assert spec["model"] == "jobs" and "seed 002" in spec["description"]
-    assert set(spec["metrics"]) <= set(run.metrics)
+    assert set(spec["metrics"]) <= set(MODEL.metrics)
     assert spec["factors"]["order"] == ["fcfs", "psrs", "smart_ffia", "smart_nfiw"]
     assert spec["factors"]["backfill"] == ["none", "conservative", "easy", "greedy"]
     for levels in itertools.product(*spec["factors"].values()):
-        run.check({**spec["params"], **dict(zip(spec["factors"], levels, strict=True))})
+        MODEL.check({**spec["params"], **dict(zip(spec["factors"], levels, strict=True))})

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from campaign.models.jobs import run
+from campaign.models.jobs import MODEL, run
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 
@@ -19,9 +19,9 @@ def test_spec_cells_pass_the_model_check(name, workloads, monkeypatch):
     spec = yaml.safe_load((SPECS / name).read_text())
     assert spec["model"] == "jobs"
     assert set(spec["paired"]) <= set(spec["factors"])
-    assert set(spec["metrics"]) <= set(run.metrics)
+    assert set(spec["metrics"]) <= set(MODEL.metrics)
     for levels in itertools.product(*spec["factors"].values()):
-        run.check({**spec["params"], **dict(zip(spec["factors"], levels, strict=True))})
+        MODEL.check({**spec["params"], **dict(zip(spec["factors"], levels, strict=True))})
 
 
 def test_synthetic_demo_cell_runs_quickly():

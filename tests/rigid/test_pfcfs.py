@@ -114,11 +114,11 @@ def test_penalty_delays_the_jobs_a_switch_makes_run():
 
 @pytest.fixture
 def kth(workloads, monkeypatch):
-    from campaign.models.jobs import build_workload
+    from campaign.models.jobs import build_workload, parse
 
     monkeypatch.setenv("CAMPAIGN_WORKLOADS", str(workloads))
     workload, processors, _ = build_workload(
-        {"trace": KTH, "jobs": 1500}, np.random.SeedSequence(1).spawn(5)
+        parse({"trace": KTH, "jobs": 1500}), np.random.SeedSequence(1).spawn(5)
     )
     return workload, processors
 
