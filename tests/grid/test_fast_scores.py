@@ -10,6 +10,7 @@ import pytest
 
 from campaign.models.grid.broker import STRATEGIES, Broker
 from campaign.models.grid.build import build
+from campaign.models.grid.params import parse
 from campaign.models.grid.schedule import GridOptions, simulate_grid
 
 KTH = "KTH-SP2-1996-2.1-cln.swf.gz"
@@ -21,7 +22,7 @@ def workload():
 
     # Load 1.5 on three sites keeps queues long enough for the tentative schedules.
     params = {"trace": str(DATA / KTH), "machines": [32, 64, 100], "jobs": 1200, "load": 1.5}
-    return build(params, np.random.default_rng(1))
+    return build(parse(params), np.random.default_rng(1))
 
 
 CASES = [

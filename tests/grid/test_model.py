@@ -27,6 +27,10 @@ def test_registry_points_here():
         ({"trace": KTH}, "exactly one of 'machines' or 'config'"),
         ({"config": "m64"}, "needs 'trace'"),
         ({"trace": KTH, "config": "m64", "history": 0}, "'history' must be"),
+        (
+            {"trace": KTH, "config": "m64", "local_scheduler": "pfcfs"},
+            "'local_scheduler' must be one of fcfs, easy, conservative, accasim_easy, sjf, got",
+        ),
         ({"trace": KTH, "config": "m64", "match": "user"}, "'match' must be one of"),
         ({"trace": KTH, "config": "m64", "admissibility": 1.5}, "'admissibility'"),
         ({"trace": KTH, "config": "m64", "max_width": "local"}, "needs sharing: local"),
@@ -120,7 +124,9 @@ def test_random_window_offset_replays_other_weeks(workloads):
     runs = [run(params, seed) for seed in (1, 2, 3)]
     assert len({r["jobs"] for r in runs}) > 1
     assert run(params, 2) == runs[1]
-    with pytest.raises(ValueError, match="'window_offset' must be an int >= 0, got 'random'"):
+    with pytest.raises(
+        ValueError, match="'window_offset' must be an integer >= 0 on a single trace"
+    ):
         check({"trace": KTH, "config": "m64", "window_offset": "random"})
 
 
@@ -155,3 +161,33 @@ def test_trace_digests_are_recorded(workloads):
     values = run({"trace": KTH, "config": "m128", "jobs": 50}, 1)
     digest = hashlib.sha256((workloads / KTH).read_bytes()).hexdigest()
     assert values["digest_log1"] == float(int(digest[:13], 16))
+
+
+def test_parse_resolves_every_default_once(workloads):
+    from campaign.models.grid import parse
+    from campaign.models.grid.params import Site
+    from campaign.models.grid.schedule import GridOptions
+
+    single = parse({"trace": KTH, "config": "m64", "jobs": 2.0, "admissibility": None})
+    assert single.options() == GridOptions()  # the simulation options' defaults, unchanged
+    assert (single.jobs, single.days, single.window_offset, single.load) == (2, None, 0, 1.0)
+    mix = parse({"sites": [{"trace": KTH}, {"trace": KTH, "processors": 50, "warmup_days": 2}]})
+    assert mix.is_mix and mix.days == 180.0 and mix.jobs is None
+    assert mix.sites == (Site(KTH, None, 0.0), Site(KTH, 50, 2.0))
+    assert parse({"config": "pwa4", "jobs": 100}).days is None
+
+
+@pytest.mark.parametrize(
+    ("sites", "needle"),
+    [
+        ([], "'sites' must be a non-empty list of {trace, processors, warmup_days}, got []"),
+        ([{"processors": 4}], "every entry needs a 'trace'"),
+        ([{"trace": KTH, "size": 4}], "unknown key 'size'; allowed: trace, processors, warmup"),
+        ([{"trace": KTH, "processors": 0}], "'processors' must be an integer >= 1 or null, got 0"),
+        ([{"trace": "nothing.swf"}], "trace 'nothing.swf' not found"),
+    ],
+)
+def test_a_bad_site_is_one_line_naming_it(workloads, sites, needle):
+    with pytest.raises(ValueError) as caught:
+        check({"sites": sites})
+    assert needle in str(caught.value) and "\n" not in str(caught.value)

@@ -1,0 +1,335 @@
+"""The parameters of the ``grid`` model: their table, and the run they describe.
+
+The table (`PARAMS`) holds each parameter's kind, default, unit and meaning; the simulation
+options take their defaults from `GridOptions` (parallel-jobs.md section 10), so each default
+is written once. `parse` adds the rules that tie parameters together (a mix of logs or one
+trace on machines, options of one sharing mode only) and resolves the defaults that depend on
+the workload source, into one frozen `GridParams`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from campaign.models.contract import (
+    Choice,
+    Custom,
+    Either,
+    Flag,
+    Integer,
+    ListOf,
+    Null,
+    Number,
+    Param,
+    Params,
+    Text,
+)
+from campaign.models.grid.broker import SCOPES, STRATEGIES
+from campaign.models.grid.configs import CONFIGS, MACHINES, MIXES, resolve_logs
+from campaign.models.grid.predict import MATCHES, PREDICTORS
+from campaign.models.grid.schedule import ESTIMATES, SHARING, GridOptions
+from campaign.models.rigid.policies import POLICIES, SCHEDULERS
+from campaign.models.rigid.workloads import locate, workloads_folder
+
+LOCAL_POLICIES = tuple(
+    name for name in SCHEDULERS if name != "random" and not POLICIES[name].preemptive
+)
+"""Site schedulers of a grid: ``random`` needs a policy stream the grid does not hand out, and
+the grid's schedule does not follow preempted jobs (``pfcfs``)."""
+
+SINGLE_TRACE = ("trace", "machines", "clean", "skip_jobs", "window", "warmup_days")
+POOLED = ("job_sharing", "multisite")
+DEFAULT_MIX_DAYS = 180.0
+OPTIONS = GridOptions()
+POSITIVE = Number(0, low_open=True)
+
+
+@dataclass(frozen=True)
+class Site:
+    """One log of a mix and the site it runs on (``processors`` None: the log's MaxProcs)."""
+
+    trace: str
+    processors: int | None
+    warmup_days: float
+
+
+SITE_KEYS = {"trace": Text(), "processors": Either(Integer(1), Null()), "warmup_days": Number(0)}
+
+
+def _sites(value: object) -> tuple[Site, ...]:
+    if not isinstance(value, list | tuple) or not value:
+        raise ValueError
+    sites = []
+    for entry in value:
+        if not isinstance(entry, Mapping) or "trace" not in entry:
+            raise ValueError(f"every entry needs a 'trace', got {entry!r}")
+        extra = sorted(set(entry) - set(SITE_KEYS))
+        if extra:
+            raise ValueError(f"unknown key {extra[0]!r}; allowed: {', '.join(SITE_KEYS)}")
+        values = {}
+        for key, kind in SITE_KEYS.items():
+            try:
+                values[key] = kind.convert(entry.get(key, 0 if key == "warmup_days" else None))
+            except ValueError:
+                raise ValueError(
+                    f"{key!r} must be {kind.allowed}, got {entry.get(key)!r}"
+                ) from None
+        sites.append(Site(**values))
+    return tuple(sites)
+
+
+PARAMS = Params(
+    "grid",
+    Param(
+        "trace",
+        Text("an SWF file name in the workloads folder, or a path"),
+        None,
+        "one trace on machines (with a machine config or 'machines')",
+        default_text="none",
+    ),
+    Param(
+        "config",
+        Choice(*CONFIGS),
+        None,
+        "named configuration: machine sizes (m64 ... m512, with 'trace') or a mix of logs "
+        "(grid1, grid2, pwa4, pwa3: see configs.py)",
+        default_text="none",
+    ),
+    Param(
+        "machines",
+        ListOf(Integer(1), "machine sizes (integers >= 1)"),
+        None,
+        "machine sizes for a single-trace run instead of a config",
+        default_text="none",
+    ),
+    Param(
+        "sites",
+        Custom("a non-empty list of {trace, processors, warmup_days}", _sites),
+        None,
+        "a mix of logs, one site each: processors default to the log's MaxProcs, warmup_days to 0",
+        default_text="none",
+    ),
+    Param("clean", Flag(), False, "single trace: apply the cleaning filters of section 1.2"),
+    Param(
+        "jobs",
+        Integer(1),
+        None,
+        "number of jobs (horizon of a mix, or extract length of a trace)",
+        default_text="all (a mix: those of 'days')",
+    ),
+    Param(
+        "days",
+        POSITIVE,
+        None,
+        "horizon in days",
+        unit="d",
+        default_text="a mix without 'jobs': 180; a trace: all",
+    ),
+    Param("skip_jobs", Integer(0), 0, "single trace: start the extract at this job index"),
+    Param(
+        "window",
+        Choice("start", "random"),
+        "start",
+        "single trace: where the extract starts; random draws it from the workload stream",
+    ),
+    Param("warmup_days", Number(0), 0, "single trace: drop the first days", unit="d"),
+    Param(
+        "window_offset",
+        Either(Integer(0), Choice("random")),
+        0,
+        "start this many weeks later (a mix also takes 'random': drawn per seed)",
+    ),
+    Param("load", POSITIVE, 1.0, "divide inter-arrival times by this factor"),
+    Param(
+        "max_width",
+        Either(Integer(1), Choice("largest", "local"), Null("no cap")),
+        None,
+        "wide-job cap: jobs wider are split into parts (local: the home machine's size)",
+    ),
+    Param(
+        "sharing",
+        Choice(*SHARING),
+        OPTIONS.sharing,
+        "broker: a broker places each job on one site; local: the job at position i (from 0) "
+        "runs on machine i mod M; job_sharing, multisite: one central queue (multisite "
+        "co-allocates a job over several machines)",
+    ),
+    Param("strategy", Choice(*STRATEGIES), OPTIONS.strategy, "broker allocation strategy"),
+    Param(
+        "local_scheduler",
+        Choice(*LOCAL_POLICIES),
+        OPTIONS.local_scheduler,
+        "site scheduler (job_sharing and multisite: easy only)",
+    ),
+    Param("overhead", Number(0), OPTIONS.overhead, "multi-site runtime stretch o"),
+    Param(
+        "max_parts",
+        Integer(1),
+        OPTIONS.max_parts,
+        "multisite: most machines one job may span",
+        default_text="all",
+    ),
+    Param(
+        "place_on_arrival",
+        Flag(),
+        OPTIONS.place_on_arrival,
+        "job_sharing, multisite: start a job when it arrives if it can start now (BestFit, "
+        "else co-allocated), even ahead of queued jobs, as the source's grid scheduler did; "
+        "only a job that cannot start waits in the EASY queue",
+    ),
+    Param("local_estimate", Choice(*ESTIMATES), OPTIONS.local_estimate, "what sites plan with"),
+    Param(
+        "broker_estimate", Choice(*ESTIMATES), OPTIONS.broker_estimate, "what the broker plans with"
+    ),
+    Param("predictor", Choice(*PREDICTORS), OPTIONS.predictor, "runtime predictor"),
+    Param("history", Integer(1), OPTIONS.history, "history window k"),
+    Param("search", Integer(-1), OPTIONS.search, "search extension w of Hk (-1: all)"),
+    Param("match", Choice(*MATCHES), OPTIONS.match, "match condition of the history"),
+    Param("match_lo", Number(0, 100), OPTIONS.match_lo, "lower match tolerance", unit="%"),
+    Param("match_hi", Number(0), OPTIONS.match_hi, "upper match tolerance", unit="%"),
+    Param("c2", Number(0, 1, low_open=True), OPTIONS.c2, "constant factor of predictor c2"),
+    Param(
+        "admissibility",
+        Either(Number(0, 1, low_open=True), Null("all feasible sites")),
+        OPTIONS.admissibility,
+        "alpha: the sites a broker considers",
+    ),
+    Param("include_new_job", Flag(), OPTIONS.include_new_job, "MLp, MPL, MLB count the new job"),
+    Param(
+        "tentative_scope",
+        Choice(*SCOPES),
+        OPTIONS.tentative_scope,
+        "the jobs of a site's tentative schedule",
+    ),
+    Param("kill_at_estimate", Flag(), OPTIONS.kill_at_estimate, "kill a job at its user estimate"),
+    Param("bsld_floor_one", Flag(), True, "floor the bounded slowdown at 1"),
+)
+
+
+@dataclass(frozen=True)
+class GridParams:
+    """One run's parameters, every default resolved."""
+
+    trace: str | None
+    config: str | None
+    machines: tuple[int, ...] | None
+    sites: tuple[Site, ...] | None
+    clean: bool
+    jobs: int | None
+    days: float | None
+    skip_jobs: int
+    window: str
+    warmup_days: float
+    window_offset: int | str
+    load: float
+    max_width: int | str | None
+    sharing: str
+    strategy: str
+    local_scheduler: str
+    overhead: float
+    max_parts: int | None
+    place_on_arrival: bool
+    local_estimate: str
+    broker_estimate: str
+    predictor: str
+    history: int
+    search: int
+    match: str
+    match_lo: float
+    match_hi: float
+    c2: float
+    admissibility: float | None
+    include_new_job: bool
+    tentative_scope: str
+    kill_at_estimate: bool
+    bsld_floor_one: bool
+
+    @property
+    def is_mix(self) -> bool:
+        """Whether the jobs come from a mix of logs (else from one trace on machines)."""
+        return self.sites is not None or self.config in MIXES
+
+    def options(self, home: Sequence[int] | None = None) -> GridOptions:
+        """The simulation options, ``home`` the home machine of every job."""
+        return GridOptions(
+            sharing=self.sharing,
+            strategy=self.strategy,
+            local_scheduler=self.local_scheduler,
+            overhead=self.overhead,
+            max_parts=self.max_parts,
+            place_on_arrival=self.place_on_arrival,
+            local_estimate=self.local_estimate,
+            broker_estimate=self.broker_estimate,
+            kill_at_estimate=self.kill_at_estimate,
+            predictor=self.predictor,
+            history=self.history,
+            search=self.search,
+            match=self.match,
+            match_lo=self.match_lo,
+            match_hi=self.match_hi,
+            c2=self.c2,
+            admissibility=self.admissibility,
+            include_new_job=self.include_new_job,
+            tentative_scope=self.tentative_scope,
+            home=home,
+        )
+
+
+def _source_rules(params: Mapping[str, object], values: dict[str, object]) -> None:
+    """A mix of logs, or one trace on machines; each trace found before anything runs."""
+    config, sites = values["config"], values["sites"]
+    if sites is not None and config is not None:
+        raise ValueError("give either 'sites' or 'config', not both")
+    if sites is not None or config in MIXES:
+        for name in SINGLE_TRACE:
+            if params.get(name) is not None:
+                raise ValueError(
+                    f"parameter {name!r} applies to single-trace runs, not to a mix of logs "
+                    "('sites' or config grid1, grid2, pwa4, pwa3)"
+                )
+        if config in MIXES:
+            resolve_logs(MIXES[config], workloads_folder())  # one error naming missing logs
+        for site in sites or ():
+            locate(site.trace)
+        if values["jobs"] is None and values["days"] is None:
+            values["days"] = DEFAULT_MIX_DAYS
+        return
+    if values["trace"] is None:
+        raise ValueError(
+            "model grid needs 'trace' with a machine config (m64 ...) or 'machines', "
+            "or a mix of logs: 'sites' or config grid1, grid2, pwa4, pwa3"
+        )
+    locate(values["trace"])
+    if (config is None) == (values["machines"] is None):
+        raise ValueError(
+            "a single-trace run needs exactly one of 'machines' or 'config' "
+            f"({', '.join(MACHINES)})"
+        )
+    if values["window_offset"] == "random":
+        raise ValueError(
+            "parameter 'window_offset' must be an integer >= 0 on a single trace "
+            "('random' is for a mix of logs), got 'random'"
+        )
+
+
+def _sharing_rules(values: dict[str, object]) -> None:
+    sharing = values["sharing"]
+    if values["max_width"] == "local" and sharing != "local":
+        raise ValueError("parameter 'max_width': 'local' (home machine size) needs sharing: local")
+    if sharing in POOLED and values["local_scheduler"] != "easy":
+        raise ValueError(f"parameter 'local_scheduler' must be easy with sharing {sharing}")
+    if values["max_parts"] is not None and sharing != "multisite":
+        raise ValueError("parameter 'max_parts' applies to sharing: multisite only")
+    if values["place_on_arrival"] and sharing not in POOLED:
+        raise ValueError(
+            "parameter 'place_on_arrival' applies to sharing: job_sharing or multisite only"
+        )
+
+
+def parse(params: Mapping[str, object]) -> GridParams:
+    """Check ``params`` (one ValueError naming the parameter) and resolve every default."""
+    values = PARAMS.values(params)
+    _source_rules(params, values)
+    _sharing_rules(values)
+    return GridParams(**values)
