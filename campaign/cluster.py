@@ -443,6 +443,7 @@ def start_local_cluster(workers: int, security: Any | None) -> Any:
             dashboard_address=f"{LOOPBACK}:0",
             silence_logs=logging.CRITICAL,
             security=security,
+            preload=["campaign.worker_setup"],  # Ctrl-C is for `run`, not each worker
         )
     except (RuntimeError, OSError) as error:
         reason = str(error).replace("\n", " ")

@@ -19,6 +19,7 @@ import xarray as xr
 import yaml
 from distributed import Client
 
+from campaign.cluster import start_local_cluster
 from campaign.ledger import Ledger
 
 FOLDER = Path(__file__).resolve().parent
@@ -202,3 +203,73 @@ def test_a_killed_scheduler_stops_the_run_in_one_line_and_a_new_cluster_finishes
     after = Ledger(output).load()
     assert all(after[key] == record for key, record in before.items() if record["status"] == "ok")
     same_results(runner.results(spec), clean)
+
+
+def test_hung_tasks_without_a_timeout_interrupted_by_ctrl_c_keep_the_results_and_leave_no_process(
+    runner, transient, same_results
+):
+    switch, clean = transient
+    spec = transient_spec(runner, "interrupted", switch)
+    output = runner.folder / "interrupted"
+    command = [sys.executable, "-m", "campaign.cli", "run", str(spec), "--quiet"]
+    command += ["--workers", "2", "--retries", "0"]
+    process = subprocess.Popen(
+        command,
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        guard = time.monotonic() + 600  # against a hang of the test, not a time limit
+        while ledger_lines(output) < 1:
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < guard, "the campaign stored nothing"
+            time.sleep(0.05)
+        # Ctrl-C on a terminal: SIGINT to the whole foreground group (the cluster's too).
+        os.killpg(process.pid, signal.SIGINT)
+        out, err = process.communicate(timeout=300)
+        while True:  # every process of the run (nannies, hung workers) ends with it
+            try:
+                os.killpg(process.pid, 0)
+            except ProcessLookupError:
+                break
+            assert time.monotonic() < guard, "processes of the interrupted run remain"
+            time.sleep(0.1)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    assert process.returncode == 130, out + err
+    assert err == (
+        "campaign: interrupted; finished results are saved, run the same command again to "
+        "finish the rest\n"
+    )
+    before = Ledger(output).load()
+    assert 1 <= len(before) < 24
+
+    switch.unlink()
+    rerun = runner.run(spec, "--workers", "2", "--retries", "0")
+    assert rerun.returncode == 0, rerun.stderr
+    ok = sum(record["status"] == "ok" for record in before.values())
+    assert f"{ok} already done, {24 - ok} to run" in rerun.stdout
+    after = Ledger(output).load()
+    assert all(after[key] == record for key, record in before.items() if record["status"] == "ok")
+    same_results(runner.results(spec), clean)
+
+
+def test_the_embedded_clusters_workers_leave_ctrl_c_to_run():
+    """Each worker process ignores SIGINT (else each prints a KeyboardInterrupt traceback
+    over run's one line when Ctrl-C reaches the whole group), and a worker the cluster starts
+    again later does too: `run` handles Ctrl-C and closes the cluster."""
+    cluster = start_local_cluster(2, None)
+    try:
+        with Client(cluster) as client:
+            handlers = client.run(lambda: signal.getsignal(signal.SIGINT))
+            assert list(handlers.values()) == [signal.SIG_IGN] * 2
+            client.restart()
+            handlers = client.run(lambda: signal.getsignal(signal.SIGINT))
+            assert list(handlers.values()) == [signal.SIG_IGN] * 2
+    finally:
+        cluster.close()
