@@ -133,3 +133,26 @@ def test_reorder_ratio_null_recomputes_at_every_arrival():
         options=Options(order="psrs", reorder_ratio=None),
     )
     assert schedule.orders_computed == 3
+
+
+@pytest.mark.parametrize(
+    ("mode", "scheduler"), [("none", "fcfs"), ("easy", "easy"), ("conservative", "conservative")]
+)
+def test_fcfs_list_policies_replay_the_kth_slice_as_the_arrival_order_ones(
+    workloads, monkeypatch, mode, scheduler
+):
+    """The list policies with the FCFS order give the schedules of FCFS, EASY and
+    conservative job by job on 1,500 real jobs (early completions, overrunning none)."""
+    import numpy as np
+
+    from campaign.models.jobs import build_workload
+
+    monkeypatch.setenv("CAMPAIGN_WORKLOADS", str(workloads))
+    workload, processors, _ = build_workload(
+        {"trace": "KTH-SP2-1996-2.1-cln.swf.gz", "jobs": 1500, "window": "random"},
+        np.random.SeedSequence(5).spawn(5),
+    )
+    reference = run_schedule(workload, processors, scheduler)
+    listed = run_schedule(workload, processors, LIST_MODES[mode], options=Options())
+    assert listed.start.tolist() == reference.start.tolist()
+    assert listed.jobs_backfilled == reference.jobs_backfilled

@@ -20,6 +20,14 @@ class ListConservative(ListPolicy):
         super().__init__(site, options)
         self.reservation: dict[int, float] = {}
         """Reservation start per waiting job."""
+        self._ended = True
+        """Whether a job ended since the last compression: without an end, a rebuild or a
+        running job past its estimate, a compression moves nothing (every reservation is
+        where the last one left it, and newcomers were booked around them), so it is
+        skipped."""
+
+    def completed(self, job: int, t: float, planned: float) -> None:
+        self._ended = True
 
     def _running(self, t: float) -> Profile:
         """The profile of the running jobs alone (each frees its processors at max(s + est,
@@ -59,8 +67,11 @@ class ListConservative(ListPolicy):
         listing = self.listing(t)
         if self.recomputed:
             self._place(listing, t)
-        position = {job: k for k, job in enumerate(listing)}
-        self._place(sorted(listing, key=lambda job: (reservation[job], position[job])), t)
+        ends = site.ends
+        if self.recomputed or self._ended or (ends and ends[0][0] < t):
+            position = {job: k for k, job in enumerate(listing)}
+            self._place(sorted(listing, key=lambda job: (reservation[job], position[job])), t)
+            self._ended = False
         started = []
         for job in listing:
             if reservation[job] <= t and size[job] <= site.free:
