@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from campaign.models.jobs import _policy, build_workload
+from campaign.models.jobs import build_workload, parse
 from campaign.models.rigid.simulate import run_schedule
 
 ORDERS = ("fcfs", "psrs", "smart_ffia", "smart_nfiw")
@@ -24,7 +24,7 @@ PRESETS = ("pfcfs1", "pfcfs2", "pfcfs3", "theory")
 
 
 def timed(workload, processors: int, params: dict) -> float:
-    policy, options = _policy(params)
+    policy, options = parse({"workload": "synthetic", **params}).policy()
     begin = time.process_time()
     run_schedule(workload, processors, policy, "user", True, options=options)
     return time.process_time() - begin
@@ -42,7 +42,7 @@ def main() -> None:
         params = {"trace": trace}
         if args.jobs:
             params["jobs"] = args.jobs
-        workload, processors, _ = build_workload(params, np.random.SeedSequence(0).spawn(5))
+        workload, processors, _ = build_workload(parse(params), np.random.SeedSequence(0).spawn(5))
         print(f"\n{trace}: {len(workload)} jobs, {processors} processors")
         print(f"{'order':<12}{'mode':<14}{'cpu s':>9}{'x fcfs':>9}")
         worst = 0.0

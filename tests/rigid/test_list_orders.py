@@ -145,11 +145,11 @@ def test_fcfs_list_policies_replay_the_kth_slice_as_the_arrival_order_ones(
     conservative job by job on 1,500 real jobs (early completions, overrunning none)."""
     import numpy as np
 
-    from campaign.models.jobs import build_workload
+    from campaign.models.jobs import build_workload, parse
 
     monkeypatch.setenv("CAMPAIGN_WORKLOADS", str(workloads))
     workload, processors, _ = build_workload(
-        {"trace": "KTH-SP2-1996-2.1-cln.swf.gz", "jobs": 1500, "window": "random"},
+        parse({"trace": "KTH-SP2-1996-2.1-cln.swf.gz", "jobs": 1500, "window": "random"}),
         np.random.SeedSequence(5).spawn(5),
     )
     reference = run_schedule(workload, processors, scheduler)
