@@ -1,0 +1,7 @@
+"""`python -m campaign` is the `campaign` command, for environments without its script."""
+
+import sys
+
+from campaign.cli import main
+
+sys.exit(main())
