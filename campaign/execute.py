@@ -54,7 +54,7 @@ def _model(name: str):
 # batch key -> (index of the task it is running, time.monotonic() when that task started)
 _RUNNING: dict[str, tuple[int, float]] = {}
 # task keys another worker took over (tail work stealing): batches here skip them
-_SKIP: set[str] = set()
+_SKIP: dict[str, set[str]] = {}  # per running batch, the tasks another worker took
 
 
 def run_batch(
@@ -79,8 +79,7 @@ def run_batch(
     results = []
     try:
         for index, (key, params, seed) in enumerate(items):
-            if key in _SKIP:
-                _SKIP.discard(key)
+            if key in _SKIP.get(batch, ()):
                 results.append({"status": "skipped", "elapsed": 0.0})
                 continue
             if batch is not None:
@@ -102,6 +101,7 @@ def run_batch(
     finally:
         if batch is not None:
             _RUNNING.pop(batch, None)
+            _SKIP.pop(batch, None)
     return worker, results, code
 
 
@@ -114,9 +114,14 @@ def _worker_address() -> str:
         return ""
 
 
-def skip_tasks(keys: list[str]) -> None:
-    """On a worker: skip these tasks in the batches running there (another worker has them)."""
-    _SKIP.update(keys)
+def skip_tasks(batch: str, keys: list[str]) -> None:
+    """On a worker: skip these tasks in this batch if it still runs (another worker has them).
+
+    Scoped to the batch, so a request arriving after the batch ended leaves nothing behind
+    that would skip a later batch's task of the same key (a rerun, another campaign).
+    """
+    if batch in _RUNNING:
+        _SKIP.setdefault(batch, set()).update(keys)
 
 
 def running_tasks() -> dict[str, tuple[int, float]]:
@@ -492,26 +497,30 @@ class _Driver:
                     running[key] = (worker, index, elapsed)
         mean = self.sizer.seconds / self.sizer.count if self.sizer.count else math.inf
         for idle_worker in idle:
-            steal: tuple[str, list[Item]] | None = None
+            steal: tuple[str, str, list[Item]] | None = None
             straggler: tuple[float, Item] | None = None
             for future, batch in self.in_flight.items():
                 if future.key not in running:
                     continue
                 worker, index, elapsed = running[future.key]
                 rest = [i for i in batch[index + 1 :] if not i.done and i.copies == 1]
-                if len(rest) > (len(steal[1]) if steal else 0):
-                    steal = (worker, rest)
+                if len(rest) > (len(steal[2]) if steal else 0):
+                    steal = (worker, future.key, rest)
                 current = batch[index]
                 slow = elapsed > STRAGGLER_FACTOR * mean
                 if not current.done and current.copies == 1 and slow:
                     if straggler is None or elapsed > straggler[0]:
                         straggler = (elapsed, current)
             if steal is not None:
-                worker, rest = steal
+                worker, batch_key, rest = steal
                 taken = rest[len(rest) // 2 :]
                 try:
                     self.client.run(
-                        skip_tasks, [i.key for i in taken], workers=[worker], on_error="ignore"
+                        skip_tasks,
+                        batch_key,
+                        [i.key for i in taken],
+                        workers=[worker],
+                        on_error="ignore",
                     )
                 except (OSError, CancelledError, RuntimeError) as error:
                     raise self._lost(error) from None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from distributed import Client
 
-from campaign.execute import Item, _Driver
+from campaign.execute import Item, _Driver, run_batch, skip_tasks
 from campaign.ledger import Ledger
 from campaign.models.check import busy
 from campaign.progress import Progress
@@ -116,3 +116,13 @@ def test_batches_never_mix_input_groups(client, tmp_path):
         for group in (("a",), ("b",))
     }
     assert all(len(w) == 1 for w in workers.values()) and workers[("a",)] != workers[("b",)]
+
+
+def test_a_skip_request_arriving_after_its_batch_ended_skips_nothing_later():
+    # the batch the request names is no longer running: a later batch with the same task key
+    # (a rerun, another campaign on the same workers) must still run that task
+    skip_tasks("campaign-ended", ["t01"])
+    params = {"duration_ms": 1}
+    worker, results, _ = run_batch("busy", [("t01", params, 1)], "campaign-ended")
+    assert [r["status"] for r in results] == ["ok"]
+    assert results[0]["metrics"] == busy(params, 1)
