@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from campaign.models.grid.configs import MACHINES, MIXES, LogMix, resolve_logs
+from campaign.models.grid.economic import EconomicGrid
 from campaign.models.grid.mix import WEEK, mix
 from campaign.models.grid.params import GridParams
 from campaign.models.rigid.workload import Workload, drop_warmup, from_trace, scale_load, window
@@ -68,6 +69,28 @@ def _mix_spec(p: GridParams) -> tuple[tuple[int, ...], list[tuple[str, float]]]:
     return mixdef.sites, [(str(f), w) for f, (_, w) in zip(files, mixdef.logs, strict=True)]
 
 
+def _too_wide(
+    p: GridParams, size: np.ndarray, home: np.ndarray, machines: tuple[int, ...]
+) -> np.ndarray:
+    """The jobs no placement of the sharing mode could ever hold, even on idle machines."""
+    if p.sharing == "economic":
+        grid = EconomicGrid(machines, [], [], [], [], p.options().economic, 0.0, p.max_parts)
+        fits = {}
+        for key in zip(size.tolist(), home.tolist(), strict=True):
+            if key not in fits:
+                fits[key] = grid.placeable(*key)
+        keys = zip(size.tolist(), home.tolist(), strict=True)
+        return np.array([not fits[key] for key in keys], dtype=bool)
+    if p.sharing == "multisite":
+        parts = p.max_parts or len(machines)
+        limit = sum(sorted(machines, reverse=True)[:parts])
+    elif p.sharing == "local":
+        return size > np.array(machines)[home]
+    else:
+        limit = max(machines)
+    return size > limit
+
+
 def build(p: GridParams, workload_rng: np.random.Generator) -> GridInput:
     """The jobs and machines of one run."""
     dropped: dict[str, int] = {}
@@ -75,7 +98,7 @@ def build(p: GridParams, workload_rng: np.random.Generator) -> GridInput:
         machines, logs = _mix_spec(p)
         traces = [load_trace(name) for name, _ in logs]
         digests = tuple(file_digest(locate(name)) for name, _ in logs)
-        widest = sum(machines) if p.sharing == "multisite" else max(machines)
+        widest = sum(machines) if p.sharing in ("multisite", "economic") else max(machines)
         if p.max_width is not None or p.max_parts is not None:
             widest = sum(machines) * 1000  # split or capped below
         workload, origin, dropped = mix(
@@ -115,14 +138,7 @@ def build(p: GridParams, workload_rng: np.random.Generator) -> GridInput:
         workload, source = split_wide(workload, cap)
         home = home[source]
         origin = origin[source]
-    if p.sharing == "multisite":
-        parts = p.max_parts or len(machines)
-        limit = np.full(len(workload), sum(sorted(machines, reverse=True)[:parts]))
-    elif p.sharing == "local":
-        limit = machines_arr[home]
-    else:
-        limit = np.full(len(workload), max(machines))
-    wide = workload.size > limit
+    wide = _too_wide(p, workload.size, home, machines)
     dropped["too_wide"] = dropped.get("too_wide", 0) + int(wide.sum())
     if wide.any():
         workload = workload.take(~wide)

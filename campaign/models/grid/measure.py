@@ -40,6 +40,19 @@ GRID_METRICS: dict[str, dict[str, str]] = {
         "units": "1",
         "long_name": "work (size*runtime) of co-allocated jobs / total work",
     },
+    "utilization_machine{k}": {
+        "units": "1",
+        "long_name": "executed work of the parts on machine k / (its processors * makespan)",
+    },
+    "work_share_machine{k}": {
+        "units": "1",
+        "long_name": "executed work of the parts on machine k / executed work of all parts",
+    },
+    "jobs_remote": {"units": "1", "long_name": "jobs with a part outside their home machine"},
+    "offers_made": {
+        "units": "1",
+        "long_name": "offers generated, summed over requests (0 outside sharing economic)",
+    },
     "sites": {"units": "1", "long_name": "number of sites (machines)"},
     "processors": {"units": "1", "long_name": "processors of all sites together"},
 }
@@ -55,11 +68,17 @@ def grid_metrics(schedule: GridSchedule, bsld_floor_one: bool = True) -> dict[st
     time_load = np.zeros(m)
     work_load = np.zeros(m)
     p = schedule.runtime
+    executed_load = np.zeros(m)
+    remote = 0
+    home = schedule.home
     for j, parts in enumerate(schedule.parts):
         for machine, nodes in parts:
             size_load[machine] += nodes
             time_load[machine] += p[j]
             work_load[machine] += nodes * p[j]
+            executed_load[machine] += nodes * schedule.executed[j]
+        if home is not None and any(machine != home[j] for machine, _ in parts):
+            remote += 1
     multisite = schedule.multisite
     work = schedule.workload.size * p
     nan = float("nan")
@@ -78,6 +97,20 @@ def grid_metrics(schedule: GridSchedule, bsld_floor_one: bool = True) -> dict[st
             "multisite_work_frac": float(work[multisite].sum() / work.sum())
             if work.sum() > 0
             else nan,
+            **{
+                f"utilization_machine{k}": float(executed_load[k - 1] / (machines[k - 1] * cmax))
+                if n and cmax > 0
+                else nan
+                for k in range(1, m + 1)
+            },
+            **{
+                f"work_share_machine{k}": float(executed_load[k - 1] / executed_load.sum())
+                if executed_load.sum() > 0
+                else nan
+                for k in range(1, m + 1)
+            },
+            "jobs_remote": float(remote) if home is not None else nan,
+            "offers_made": float(schedule.offers_made),
             "sites": float(m),
             "processors": float(machines.sum()),
         }
@@ -90,7 +123,9 @@ def check_grid_feasible(schedule: GridSchedule, atol: float = 1e-9) -> None:
 
     Every job starts once, not before its submission, holds its processors for exactly its
     executed time, uses exactly its size over its parts; at no instant does a machine hold
-    more processors than it has (each part of a co-allocated job counted on its machine).
+    more processors than it has (each part of a co-allocated job counted on its machine);
+    when the schedule names the processors of every part, each part holds distinct processors
+    of its machine and no processor runs two jobs at once.
     """
     w = schedule.workload
     n = len(w)
@@ -118,3 +153,33 @@ def check_grid_feasible(schedule: GridSchedule, atol: float = 1e-9) -> None:
             raise InfeasibleSchedule(
                 f"machine {machine} uses {usage.max()} processors at t = {at}, it has {capacity}"
             )
+    if schedule.nodes is not None:
+        check_processors(schedule, atol)
+
+
+def check_processors(schedule: GridSchedule, atol: float = 1e-9) -> None:
+    """The processor-level rules of a schedule that names the processors of every part."""
+    w = schedule.workload
+    busy: dict[tuple[int, int], list[tuple[float, float, int]]] = {}
+    for j, (parts, nodes) in enumerate(zip(schedule.parts, schedule.nodes, strict=True)):
+        for (machine, count), processors in zip(parts, nodes, strict=True):
+            if len(set(processors)) != count or not all(
+                0 <= q < schedule.machines[machine] for q in processors
+            ):
+                raise InfeasibleSchedule(
+                    f"job {w.job_id[j]} holds processors {processors} of machine {machine} "
+                    f"for a part of {count}"
+                )
+            if schedule.end[j] > schedule.start[j]:
+                for q in processors:
+                    busy.setdefault((machine, q), []).append(
+                        (schedule.start[j], schedule.end[j], j)
+                    )
+    for (machine, q), spans in busy.items():
+        spans.sort()
+        for (_, b0, j0), (a1, _, j1) in zip(spans, spans[1:], strict=False):
+            if a1 < b0 - atol:
+                raise InfeasibleSchedule(
+                    f"processor {q} of machine {machine} runs jobs {w.job_id[j0]} and "
+                    f"{w.job_id[j1]} at t = {a1}"
+                )

@@ -27,6 +27,9 @@ from campaign.models.contract import (
 )
 from campaign.models.grid.broker import SCOPES, STRATEGIES
 from campaign.models.grid.configs import CONFIGS, MACHINES, MIXES, resolve_logs
+from campaign.models.grid.economic import MULTISITE, EconomicOptions
+from campaign.models.grid.economic.criteria import OWNER_FUNCTIONS, USER_FUNCTIONS
+from campaign.models.grid.economic.domains import TOPOLOGIES
 from campaign.models.grid.predict import MATCHES, PREDICTORS
 from campaign.models.grid.schedule import ESTIMATES, SHARING, GridOptions
 from campaign.models.rigid.policies import POLICIES, SCHEDULERS
@@ -42,6 +45,17 @@ SINGLE_TRACE = ("trace", "machines", "clean", "skip_jobs", "window", "warmup_day
 POOLED = ("job_sharing", "multisite")
 DEFAULT_MIX_DAYS = 180.0
 OPTIONS = GridOptions()
+ECONOMIC = EconomicOptions()
+ECONOMIC_ONLY = (
+    "hops",
+    "topology",
+    "offers_per_machine",
+    "shifts",
+    "multisite",
+    "min_multisite",
+    "max_multisite",
+)
+"""Settings of sharing economic alone (mf and uf are ignored elsewhere, see `_sharing_rules`)."""
 POSITIVE = Number(0, low_open=True)
 
 
@@ -153,7 +167,8 @@ PARAMS = Params(
         OPTIONS.sharing,
         "broker: a broker places each job on one site; local: the job at position i (from 0) "
         "runs on machine i mod M; job_sharing, multisite: one central queue (multisite "
-        "co-allocates a job over several machines)",
+        "co-allocates a job over several machines); economic: each job books the best offer "
+        "of the domains its request reaches (economic.md)",
     ),
     Param("strategy", Choice(*STRATEGIES), OPTIONS.strategy, "broker allocation strategy"),
     Param(
@@ -167,8 +182,50 @@ PARAMS = Params(
         "max_parts",
         Integer(1),
         OPTIONS.max_parts,
-        "multisite: most machines one job may span",
+        "multisite, economic: most machines one job may span (economic: at least 2)",
         default_text="all",
+    ),
+    Param(
+        "mf",
+        Choice(*OWNER_FUNCTIONS),
+        ECONOMIC.mf,
+        "economic: owner function MF1-MF6, the price of an offer (other sharing modes ignore it)",
+    ),
+    Param(
+        "uf",
+        Choice(*USER_FUNCTIONS),
+        ECONOMIC.uf,
+        "economic: user function UF1-UF5 that picks the offer (other sharing modes ignore it)",
+    ),
+    Param(
+        "hops", Integer(0), ECONOMIC.hops, "economic: a request reaches domains this many hops away"
+    ),
+    Param("topology", Choice(*TOPOLOGIES), ECONOMIC.topology, "economic: the domain graph"),
+    Param(
+        "offers_per_machine",
+        Integer(1),
+        ECONOMIC.offers_per_machine,
+        "economic: K, offers of one machine (and multi-site offers) per request",
+    ),
+    Param("shifts", Integer(1), ECONOMIC.shifts, "economic: Z, start shifts tried per offer"),
+    Param(
+        "multisite",
+        Choice(*MULTISITE),
+        ECONOMIC.multisite,
+        "economic: multi-site offers only for jobs no reached machine can take alone, for "
+        "every job, or never",
+    ),
+    Param(
+        "min_multisite",
+        Integer(1),
+        ECONOMIC.min_multisite,
+        "economic: MinMS, fewest processors of a multi-site part",
+    ),
+    Param(
+        "max_multisite",
+        Either(Integer(1), Null("no cap")),
+        ECONOMIC.max_multisite,
+        "economic: MaxMS, most processors of a multi-site part and of a single-machine job",
     ),
     Param(
         "place_on_arrival",
@@ -244,6 +301,15 @@ class GridParams:
     tentative_scope: str
     kill_at_estimate: bool
     bsld_floor_one: bool
+    mf: int
+    uf: int
+    hops: int
+    topology: str
+    offers_per_machine: int
+    shifts: int
+    multisite: str
+    min_multisite: int
+    max_multisite: int | None
 
     @property
     def is_mix(self) -> bool:
@@ -272,6 +338,17 @@ class GridParams:
             admissibility=self.admissibility,
             include_new_job=self.include_new_job,
             tentative_scope=self.tentative_scope,
+            economic=EconomicOptions(
+                mf=self.mf,
+                uf=self.uf,
+                hops=self.hops,
+                topology=self.topology,
+                offers_per_machine=self.offers_per_machine,
+                shifts=self.shifts,
+                multisite=self.multisite,
+                min_multisite=self.min_multisite,
+                max_multisite=self.max_multisite,
+            ),
             home=home,
         )
 
@@ -313,14 +390,39 @@ def _source_rules(params: Mapping[str, object], values: dict[str, object]) -> No
         )
 
 
+def _economic_rules(params: Mapping[str, object], values: dict[str, object]) -> None:
+    """The economic settings go with sharing economic (mf and uf are ignored elsewhere, so a
+    spec may cross them with ``sharing``); reservations must outlast their jobs."""
+    if values["sharing"] != "economic":
+        for name in ECONOMIC_ONLY:
+            if params.get(name) is not None:
+                raise ValueError(f"parameter {name!r} applies to sharing: economic only")
+        return
+    if values["max_parts"] is not None and values["max_parts"] < 2:
+        raise ValueError("parameter 'max_parts' must be an integer >= 2 with sharing economic")
+    high = values["max_multisite"]
+    if high is not None and high < values["min_multisite"]:
+        raise ValueError("parameter 'max_multisite' must be at least 'min_multisite'")
+    if values["local_estimate"] == "predicted":
+        raise ValueError(
+            "parameter 'local_estimate' must be user or exact with sharing economic "
+            "(a reservation must outlast its job)"
+        )
+    if not values["kill_at_estimate"] and values["local_estimate"] != "exact":
+        raise ValueError(
+            "parameter 'kill_at_estimate' must be true with sharing economic unless "
+            "local_estimate is exact (a reservation must outlast its job)"
+        )
+
+
 def _sharing_rules(values: dict[str, object]) -> None:
     sharing = values["sharing"]
     if values["max_width"] == "local" and sharing != "local":
         raise ValueError("parameter 'max_width': 'local' (home machine size) needs sharing: local")
     if sharing in POOLED and values["local_scheduler"] != "easy":
         raise ValueError(f"parameter 'local_scheduler' must be easy with sharing {sharing}")
-    if values["max_parts"] is not None and sharing != "multisite":
-        raise ValueError("parameter 'max_parts' applies to sharing: multisite only")
+    if values["max_parts"] is not None and sharing not in ("multisite", "economic"):
+        raise ValueError("parameter 'max_parts' applies to sharing: multisite or economic only")
     if values["place_on_arrival"] and sharing not in POOLED:
         raise ValueError(
             "parameter 'place_on_arrival' applies to sharing: job_sharing or multisite only"
@@ -332,4 +434,5 @@ def parse(params: Mapping[str, object]) -> GridParams:
     values = PARAMS.values(params)
     _source_rules(params, values)
     _sharing_rules(values)
+    _economic_rules(params, values)
     return GridParams(**values)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from campaign.models.grid.broker import Broker
+from campaign.models.grid.economic import EconomicOptions, economic_grid, simulate
 from campaign.models.grid.pool import Pool
 from campaign.models.grid.predict import (
     history_predictor,
@@ -23,7 +24,7 @@ from campaign.models.rigid.simulate import Schedule, job_times
 from campaign.models.rigid.site import Site
 from campaign.models.rigid.workload import Workload
 
-SHARING = ("broker", "local", "job_sharing", "multisite")
+SHARING = ("broker", "local", "job_sharing", "multisite", "economic")
 ESTIMATES = ("user", "exact", "predicted")
 
 
@@ -50,6 +51,8 @@ class GridOptions:
     admissibility: float | None = None
     include_new_job: bool = True
     tentative_scope: str = "active"
+    economic: EconomicOptions = EconomicOptions()
+    """The economic scenario's settings (sharing: economic)."""
     home: Sequence[int] | None = field(default=None, repr=False)
     reference: bool = False
     """Broker scores by the plain computation (slow; the fast one is checked against it)."""
@@ -75,6 +78,12 @@ class GridSchedule:
     parts: tuple[tuple[tuple[int, int], ...], ...]
     """(machine, processors) per job; more than one pair for a co-allocated job."""
     jobs_backfilled: int
+    home: np.ndarray | None = None
+    """Home machine of every job (0-based)."""
+    nodes: tuple[tuple[tuple[int, ...], ...], ...] | None = None
+    """Processor numbers of every part, when the scheduler names them (economic)."""
+    offers_made: int = 0
+    """Offers generated (economic), summed over requests."""
 
     @property
     def multisite(self) -> np.ndarray:
@@ -161,6 +170,9 @@ def simulate_grid(
     size = workload.size.tolist()
     submit = workload.submit.tolist()
     run = runtime.tolist()
+    home = list(o.home) if o.home is not None else [k % len(machines) for k in range(n)]
+    if o.sharing == "economic":
+        return _economic(workload, machines, o, runtime, local, broker, limit, killed, home)
     hooks = {}
     duration = None
     if o.sharing in ("broker", "local"):
@@ -185,7 +197,6 @@ def simulate_grid(
             if o.tentative_scope == "cumulative":
                 hooks = {"started": chooser.started, "completed": chooser.completed}
         else:
-            home = list(o.home) if o.home is not None else [k % len(machines) for k in range(n)]
 
             def place(job: int, t: float) -> int:
                 return home[job]
@@ -243,4 +254,46 @@ def simulate_grid(
         killed=killed,
         parts=parts,
         jobs_backfilled=int(backfilled),
+        home=np.array(home, dtype=np.int64),
+    )
+
+
+def _economic(
+    workload: Workload,
+    machines: tuple[int, ...],
+    o: GridOptions,
+    runtime: np.ndarray,
+    local: list[float],
+    broker: list[float],
+    limit: np.ndarray,
+    killed: np.ndarray,
+    home: list[int],
+) -> GridSchedule:
+    """The economic scenario: every request booked at its arrival (economic.md)."""
+    if o.local_estimate == "predicted":
+        raise ValueError("sharing economic plans with local_estimate user or exact")
+    size = workload.size.tolist()
+    grid = economic_grid(
+        machines, size, local, runtime.tolist(), home, o.economic, o.overhead, o.max_parts
+    )
+    start, winners = simulate(grid, workload.submit.tolist())
+    stretch = np.array([grid.stretch(w) for w in winners])
+    executed = runtime * stretch
+    prior = np.maximum.accumulate(np.concatenate(([-np.inf], start)))[:-1]
+    return GridSchedule(
+        workload=workload,
+        machines=machines,
+        start=start,
+        end=start + executed,
+        runtime=runtime,
+        executed=executed,
+        estimate=np.array(local),
+        broker_estimate=np.array(broker),
+        limit=limit,
+        killed=killed,
+        parts=tuple(tuple((k, len(p)) for k, p in w.parts) for w in winners),
+        jobs_backfilled=int((start < prior).sum()),
+        home=np.array(home, dtype=np.int64),
+        nodes=tuple(tuple(tuple(p.tolist()) for _, p in w.parts) for w in winners),
+        offers_made=grid.offers_made,
     )

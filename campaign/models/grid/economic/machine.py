@@ -1,0 +1,138 @@
+"""The reservations of one machine and what offers ask of them (economic.md sections 1, 3, 4).
+
+A reservation holds a set of processors over [b, e). Reservations of finished jobs lie before
+every later request (``now``) and change nothing it asks, so `release` drops them; what is
+left is stored as arrays (begin, end, processors as a boolean row), and every question is a
+few array operations over the reservations rather than a loop over processors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+CHUNK = 32
+"""Candidate start times tested together."""
+
+
+class MachineSchedule:
+    """Reservations of one machine of ``processors`` identical processors numbered 0.."""
+
+    def __init__(self, processors: int) -> None:
+        self.processors = int(processors)
+        self.count = 0
+        capacity = 16
+        self.begin = np.empty(capacity)
+        self.end = np.empty(capacity)
+        self.done = np.empty(capacity)
+        """When the reservation's job really ends (its reservation shrinks to it then)."""
+        self.width = np.empty(capacity)
+        self.hold = np.zeros((capacity, self.processors), dtype=bool)
+        self.weight = np.zeros((capacity, self.processors), dtype=np.float32)
+        """``hold`` as 0/1 numbers, for the matrix product that finds free processors."""
+
+    # ------------------------------------------------------------------ bookkeeping
+    def book(self, processors: np.ndarray, begin: float, end: float, done: float) -> None:
+        """Reserve ``processors`` (numbers) over [begin, end); the job really ends at
+        ``done``. An empty window holds nothing and is not stored."""
+        if end <= begin:
+            return
+        if self.count == len(self.begin):
+            self._grow()
+        r = self.count
+        self.begin[r], self.end[r], self.done[r] = begin, end, done
+        self.width[r] = len(processors)
+        self.hold[r] = False
+        self.hold[r, processors] = True
+        self.weight[r] = self.hold[r]
+        self.count += 1
+
+    def _grow(self) -> None:
+        capacity = 2 * len(self.begin)
+        for name in ("begin", "end", "done", "width"):
+            old = getattr(self, name)
+            new = np.empty(capacity)
+            new[: self.count] = old[: self.count]
+            setattr(self, name, new)
+        for name, kind in (("hold", bool), ("weight", np.float32)):
+            new = np.zeros((capacity, self.processors), dtype=kind)
+            new[: self.count] = getattr(self, name)[: self.count]
+            setattr(self, name, new)
+
+    def release(self, now: float) -> None:
+        """Forget the reservations of jobs finished by ``now`` (completions come first)."""
+        n = self.count
+        keep = self.done[:n] > now
+        if keep.all():
+            return
+        index = np.flatnonzero(keep)
+        m = len(index)
+        for name in ("begin", "end", "done", "width", "hold", "weight"):
+            array = getattr(self, name)
+            array[:m] = array[index]
+        self.count = m
+
+    # ------------------------------------------------------------------ questions
+    def horizon(self, now: float) -> float:
+        """H_k: the end of the schedule, max(now, largest reservation end)."""
+        n = self.count
+        return max(now, float(self.end[:n].max())) if n else now
+
+    def starts(self, now: float) -> np.ndarray:
+        """T_k: now and every reservation end after it, ascending."""
+        n = self.count
+        return np.unique(np.concatenate(([now], self.end[:n][self.end[:n] > now])))
+
+    def free(self, times: np.ndarray, length: float) -> np.ndarray:
+        """Per time x of ``times`` (rows), which processors are free over [x, x + length)."""
+        n = self.count
+        if n == 0 or length <= 0:
+            return np.ones((len(times), self.processors), dtype=bool)
+        clash = (self.begin[None, :n] < times[:, None] + length) & (
+            self.end[None, :n] > times[:, None]
+        )
+        return (clash.astype(np.float32) @ self.weight[:n]) == 0
+
+    def feasible(self, times: np.ndarray, length: float, size: int, wanted: int):
+        """The first ``wanted`` times of ``times`` at which ``size`` processors are free over
+        [x, x + length), with their free processors (mask per time)."""
+        found: list[tuple[float, np.ndarray]] = []
+        for first in range(0, len(times), CHUNK):
+            chunk = times[first : first + CHUNK]
+            masks = self.free(chunk, length)
+            for i in np.flatnonzero(masks.sum(axis=1) >= size):
+                found.append((float(chunk[i]), masks[i]))
+                if len(found) == wanted:
+                    return found
+        return found
+
+    def last_end(self, x: float, now: float) -> np.ndarray:
+        """a_q(x) for every processor: max(now, latest end <= x of a reservation holding q)."""
+        n = self.count
+        ends = np.where(self.hold[:n] & (self.end[:n] <= x)[:, None], self.end[:n, None], now)
+        return ends.max(axis=0, initial=now)
+
+    def next_begin(self, x: float) -> np.ndarray:
+        """b_q(x) for every processor: earliest begin >= x of a reservation holding q (inf)."""
+        n = self.count
+        begins = np.where(
+            self.hold[:n] & (self.begin[:n] >= x)[:, None], self.begin[:n, None], np.inf
+        )
+        return begins.min(axis=0, initial=np.inf)
+
+    def busy_area(self, starts: np.ndarray, length: float) -> np.ndarray:
+        """Per window [s, s + length): processor-time covered by reservations within it."""
+        n = self.count
+        if n == 0:
+            return np.zeros(len(starts))
+        overlap = np.minimum(self.end[None, :n], starts[:, None] + length) - np.maximum(
+            self.begin[None, :n], starts[:, None]
+        )
+        return np.maximum(overlap, 0.0) @ self.width[:n]
+
+    def booked_area(self, now: float, until: float) -> float:
+        """Processor-time reserved within [now, until)."""
+        n = self.count
+        if n == 0:
+            return 0.0
+        overlap = np.minimum(self.end[:n], until) - np.maximum(self.begin[:n], now)
+        return float(np.maximum(overlap, 0.0) @ self.width[:n])
