@@ -73,10 +73,21 @@ def cmd_validate(args) -> int:
     return EXIT_OK
 
 
+def placed_spec(args):
+    """The spec of a command, with the output folder its --out and --shard options say."""
+    from campaign.shards import Shard, placed
+    from campaign.spec import load_spec
+
+    shard = Shard.parse(args.shard) if args.shard is not None else None
+    return placed(load_spec(args.spec), args.out, shard), shard
+
+
 def cmd_plan(args) -> int:
     from campaign.plan import make_plan
+    from campaign.shards import counts, mine
 
-    plan = make_plan(args.spec, on_change=args.on_change)
+    spec, shard = placed_spec(args)
+    plan = make_plan(spec, on_change=args.on_change)
     print(describe_spec(plan.spec))
     if plan.damaged:
         print(plan.damaged)
@@ -87,10 +98,14 @@ def cmd_plan(args) -> int:
             f"{plan.change.describe(plan.spec.model)}: they {what}"
         )
     changed = f", {len(plan.changed)} to compute again" if plan.rerun_changed else ""
-    print(
-        f"plan: {plan.done} done, {len(plan.failed)} failed (will be retried), "
-        f"{len(plan.missing)} missing{changed}; {len(plan.to_run)} tasks would run"
-    )
+    if shard is None:
+        print(
+            f"plan: {plan.done} done, {len(plan.failed)} failed (will be retried), "
+            f"{len(plan.missing)} missing{changed}; {len(plan.to_run)} tasks would run"
+        )
+    else:
+        would = len(mine(plan.to_run, shard.owns(plan.design)))
+        print(f"plan: {counts(plan, shard).describe(shard)}; {would} tasks would run")
     _print_precision(plan)
     return EXIT_OK
 
@@ -109,12 +124,19 @@ def _print_precision(plan) -> None:
 
 def cmd_status(args) -> int:
     from campaign.plan import make_plan
+    from campaign.shards import counts
 
-    plan = make_plan(args.spec, check_identity=False)
-    print(
-        f"{plan.spec.name}: {plan.tasks} tasks: {plan.done} done, {len(plan.failed)} failed, "
-        f"{len(plan.missing)} missing  (ledger {plan.ledger.folder})"
-    )
+    spec, shard = placed_spec(args)
+    plan = make_plan(spec, check_identity=False)
+    if shard is None:
+        print(
+            f"{plan.spec.name}: {plan.tasks} tasks: {plan.done} done, {len(plan.failed)} "
+            f"failed, {len(plan.missing)} missing  (ledger {plan.ledger.folder})"
+        )
+    else:
+        plan.failed = [i for i in plan.failed if shard.owns(plan.design)[i]]
+        where = f"(ledger {plan.ledger.folder})"
+        print(f"{plan.spec.name}: {counts(plan, shard).describe(shard)}  {where}")
     print(f"  output: {plan.spec.output}")
     if plan.damaged:
         print(plan.damaged)
@@ -132,6 +154,8 @@ def cmd_status(args) -> int:
         print(f"  ... {len(plan.failed) - args.limit} more failed tasks (--limit N shows more)")
     if plan.results_path.exists():
         print(f"results: {plan.results_path}")
+    if shard is not None:
+        return EXIT_FAILED_TASKS if plan.failed or counts(plan, shard).missing else EXIT_OK
     return EXIT_FAILED_TASKS if plan.failed else EXIT_OK
 
 
@@ -150,13 +174,17 @@ def cmd_run(args) -> int:
     from campaign.query import format_table, summary_table
     from campaign.results import metrics_of, nan_note
     from campaign.runner import run
+    from campaign.shards import Shard, placed
     from campaign.spec import load_spec
 
+    shard = Shard.parse(args.shard) if args.shard is not None else None
     spec = load_spec(args.spec)
     if not args.debug:
         quiet_dask_logs()
     dataset = run(
         spec,
+        shard=shard,
+        output=args.out,
         workers=args.workers,
         scheduler=args.scheduler,
         retries=args.retries,
@@ -172,6 +200,9 @@ def cmd_run(args) -> int:
         locality=args.locality,
         on_change=args.on_change,
     )
+    spec = placed(spec, args.out, shard)
+    if shard is not None:
+        return _shard_done(dataset, args, spec)
     per_entity = re.compile(r"_[a-z]+\d+(_|$)")  # makespan_job3, satisfaction_user2: not headline
     headline = [m for m in metrics_of(dataset) if not per_entity.search(m)]
     metrics = (headline or metrics_of(dataset))[: args.show_metrics]
@@ -195,6 +226,36 @@ def cmd_run(args) -> int:
         print(f"{failed} tasks failed: `campaign status {args.spec}` lists them")
         return EXIT_FAILED_TASKS
     return EXIT_OK if not missing else EXIT_FAILED_TASKS
+
+
+def _shard_done(dataset, args, spec) -> int:
+    """What a shard's run prints: how far the shard stands; its folder holds no results.nc."""
+    attrs = dataset.attrs
+    print()
+    print(
+        f"shard {attrs['shard']}: {attrs['shard_ok']} of {attrs['shard_tasks']} of its tasks "
+        f"done, {attrs['shard_failed']} failed, {attrs['shard_missing']} missing"
+    )
+    print(
+        f"ledger: {spec.output / 'ledger'} (a shard writes no results.nc: once every shard "
+        "is done, `campaign merge SHARD_FOLDERS... -o OUT` writes the campaign's)"
+    )
+    if attrs["shard_failed"]:
+        print(
+            f"{attrs['shard_failed']} tasks failed: `campaign status {args.spec} --shard "
+            f"{attrs['shard']}` lists them"
+        )
+    return EXIT_FAILED_TASKS if attrs["shard_failed"] or attrs["shard_missing"] else EXIT_OK
+
+
+def cmd_merge(args) -> int:
+    from campaign.merge import describe, merge
+
+    merged = merge(args.folders, args.out, confidence=args.confidence)
+    for line in describe(merged):
+        print(line)
+    print(f"results: {merged.out / 'results.nc'}")
+    return EXIT_FAILED_TASKS if merged.failed or merged.missing else EXIT_OK
 
 
 def cmd_query(args) -> int:
@@ -443,6 +504,25 @@ def add_change_options(parser: argparse.ArgumentParser, plan: bool = False) -> N
     )
 
 
+def add_place_options(parser: argparse.ArgumentParser) -> None:
+    """--out and --shard: which output folder a command uses, and which part of the design."""
+    parser.add_argument(
+        "--out",
+        metavar="FOLDER",
+        default=None,
+        help="output folder instead of the spec's output (for a shard, instead of "
+        "OUTPUT/shard-I-of-N)",
+    )
+    parser.add_argument(
+        "--shard",
+        metavar="I/N",
+        default=None,
+        help="only shard I of N (counted from 1) of the design, dealt from the design alone "
+        "(shards never overlap and together cover every task), into OUTPUT/shard-I-of-N (or "
+        "--out); `campaign merge` joins the shards' folders",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog="campaign",
@@ -462,11 +542,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("plan", help="show what would run and what is already done")
     p.add_argument("spec")
+    add_place_options(p)
     add_change_options(p, plan=True)
     p.set_defaults(func=cmd_plan)
 
     p = sub.add_parser("run", help="run the missing tasks of a campaign, then write results.nc")
     p.add_argument("spec")
+    add_place_options(p)
     p.add_argument(
         "--workers",
         type=int,
@@ -560,7 +642,27 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("status", help="done / failed / missing tasks, from the ledger alone")
     p.add_argument("spec")
     p.add_argument("--limit", type=int, default=20, help="failed tasks listed (default 20)")
+    add_place_options(p)
     p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser(
+        "merge",
+        help="join the output folders of one campaign's shards and write one results.nc",
+        description="Join the ledgers of the shards of one campaign (`campaign run SPEC "
+        "--shard I/N`): same model, params, seed and design, computed from the same model "
+        "code and input files (a folder of another campaign is refused, saying why). A task "
+        "stored twice is resolved as on one machine; OUT/results.nc equals a single run's. "
+        "Missing tasks are listed per shard.",
+    )
+    p.add_argument("folders", nargs="+", metavar="SHARD_FOLDER", help="the shards' folders")
+    p.add_argument("-o", "--out", required=True, metavar="OUT", help="the merged output folder")
+    p.add_argument(
+        "--confidence",
+        type=float,
+        default=0.95,
+        help="confidence level of the intervals (default 0.95)",
+    )
+    p.set_defaults(func=cmd_merge)
 
     p = sub.add_parser("query", help="mean and confidence interval by factor from results.nc")
     p.add_argument("results", help="results.nc (or its folder)")
@@ -744,6 +846,7 @@ BUILTIN_COMMANDS = (
     "plan",
     "run",
     "status",
+    "merge",
     "query",
     "plot",
     "report",

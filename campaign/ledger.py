@@ -263,6 +263,48 @@ class Ledger:
             ) from None
         return path
 
+    def copy_from(self, source: Ledger) -> int:
+        """Store the sound records of another output folder's ledger here (a merge of shards),
+        file by file under the files' own names, so that the time in a name orders them with
+        this ledger's as if one machine had stored them all: `load` then resolves a task
+        stored twice as it would there. A file already here with the same records is left as
+        it is; damaged records are skipped (counted in ``source.damaged``). Returns the
+        records copied."""
+
+        def sound_files() -> list[tuple[str, list[bytes]]]:
+            found = []
+            for path in source.files():
+                sound = []
+                for line in _lines(path):
+                    if _record(line) is None:
+                        source.damaged[path] += 1
+                    else:
+                        sound.append(line)
+                if sound:
+                    found.append((path.name, sound))
+            return found
+
+        copied = 0
+        self.folder.mkdir(parents=True, exist_ok=True)
+        for name, lines in source._read(sound_files):
+            text = b"".join(line + b"\n" for line in lines)
+            target, count = self.folder / name, 1
+            while target.exists() and target.read_bytes() != text:
+                count += 1
+                target = self.folder / f"{Path(name).stem}-{count}.jsonl"
+            if target.exists():
+                continue
+            try:
+                write_atomic(target, text.decode())
+            except OSError as error:
+                raise CampaignError(
+                    f"cannot store records in {self.folder}: {error.strerror or error}"
+                    f"{room_left(self.folder)}; the records copied before are kept: make room "
+                    "and merge again"
+                ) from None
+            copied += len(lines)
+        return copied
+
     def files(self) -> list[Path]:
         if not self.folder.exists():
             return []

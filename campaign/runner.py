@@ -28,6 +28,7 @@ from campaign.results import (
     source_provenance,
     write_netcdf,
 )
+from campaign.shards import Shard, counts, design_record, mine, placed
 from campaign.sources import ON_CHANGE, Sources, task_inputs
 from campaign.spec import Spec
 
@@ -48,6 +49,8 @@ def run(
     replicate_tail: bool = True,
     locality: bool = True,
     on_change: str = "refuse",
+    shard: str | Shard | None = None,
+    output: str | Path | None = None,
 ) -> xr.Dataset:
     """Run what is missing of a campaign and return its results (also written to results.nc).
 
@@ -61,8 +64,16 @@ def run(
     with stored results computed before the model's code or an input file changed: "refuse"
     (one error line, nothing runs), "rerun" (set them aside and compute them again) or
     "accept" (keep them; the choice is recorded in results.nc).
+
+    ``shard`` ("I/N" or a `campaign.shards.Shard`) runs only that shard's part of the design
+    into its own folder (``output``, else ``shard-I-of-N`` in the spec's output folder), which
+    then holds its ledger but no results.nc: the Dataset returned is assembled in memory and
+    says in its ``shard*`` attributes how far the shard stands; `campaign.merge` joins the
+    shards. ``output`` names the output folder instead of the spec's.
     """
     say = say or (lambda message: None)
+    if isinstance(shard, str):
+        shard = Shard.parse(shard)
     if on_change not in ON_CHANGE:
         raise CampaignError(f"on_change must be one of {', '.join(ON_CHANGE)}, got {on_change!r}")
     if retries < 0:
@@ -83,7 +94,7 @@ def run(
     if not wait_workers >= 0:
         raise CampaignError(f"--wait-workers must be >= 0 seconds, got {wait_workers}")
     check_cluster_options(scheduler, cluster, security)
-    spec = as_spec(spec)
+    spec = placed(as_spec(spec), output, shard)
     model = check_model(spec)  # every cell, before anything runs
     check_output(spec)
     ledger = Ledger(spec.output)
@@ -106,6 +117,7 @@ def run(
             replicate_tail=replicate_tail,
             locality=locality,
             on_change=on_change,
+            shard=shard,
         )
 
 
@@ -145,6 +157,7 @@ def _run_holding_the_output(
     replicate_tail: bool,
     locality: bool,
     on_change: str,
+    shard: Shard | None,
 ) -> xr.Dataset:
     """The steps of `run`, while this process alone may write the output folder."""
     if new:
@@ -168,18 +181,33 @@ def _run_holding_the_output(
                 "(--accept-changed; recorded in results.nc)"
             )
     earlier = ledger.read_identity() if ledger.same_campaign(identity(spec)) else None
-    ledger.write_identity(stored_identity(spec, sources, earlier, choice))
-    say(
-        f"{spec.name}: {plan.design.size} tasks ({len(plan.design.cells)} cells x "
-        f"{spec.replicates} replicates); {plan.done} already done, {len(plan.to_run)} to run"
-        if spec.precision is None
-        else f"{spec.name}: {len(plan.design.cells)} cells, replicates in rounds until each "
-        f"interval meets the precision target (at most {spec.replicates}); {plan.done} already "
-        f"done, {len(plan.to_run)} to run in this round"
-    )
+    extra = None
+    if shard is not None:
+        inputs = sources.inputs if sources is not None else {}
+        extra = {
+            "design": design_record(plan.design, inputs),
+            "shard": {"index": shard.index, "count": shard.count},
+        }
+    ledger.write_identity(stored_identity(spec, sources, earlier, choice, extra))
+    own = None if shard is None else shard.owns(plan.design)
+    todo = mine(plan.to_run, own)
+    if shard is not None:
+        say(
+            f"{spec.name}: {counts(plan, shard).describe(shard)}; {len(todo)} to run"
+            + ("" if spec.precision is None else " in this round")
+            + f" (into {spec.output})"
+        )
+    else:
+        say(
+            f"{spec.name}: {plan.design.size} tasks ({len(plan.design.cells)} cells x "
+            f"{spec.replicates} replicates); {plan.done} already done, {len(todo)} to run"
+            if spec.precision is None
+            else f"{spec.name}: {len(plan.design.cells)} cells, replicates in rounds until "
+            f"each interval meets the precision target (at most {spec.replicates}); "
+            f"{plan.done} already done, {len(todo)} to run in this round"
+        )
     run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
     attempted: set[int] = set()  # a task fails at most once per run; a rerun retries it
-    todo = plan.to_run
     if spec.precision is not None and not plan.done and not model.metrics:
         todo = todo[:1]  # one task first shows whether the precision metrics exist
     if todo:
@@ -205,9 +233,29 @@ def _run_holding_the_output(
                 if spec.precision is None:
                     break
                 plan.next_round()
-                todo = [index for index in plan.to_run if index not in attempted]
+                todo = [index for index in mine(plan.to_run, own) if index not in attempted]
     ledger.compact()
-    return write_results(plan, confidence)
+    if shard is None:
+        return write_results(plan, confidence)
+    return shard_results(spec, model, ledger, shard, confidence)
+
+
+def shard_results(
+    spec: Spec, model: Model, ledger: Ledger, shard: Shard, confidence: float
+) -> xr.Dataset:
+    """A shard's results, in memory only (a shard's folder holds no results.nc: it holds part
+    of a campaign), with how far the shard stands in its ``shard*`` attributes."""
+    plan = make_plan(spec, check_identity=False, model=model, ledger=ledger)
+    dataset = write_results(plan, confidence, write=False)
+    mine_now = counts(plan, shard)
+    dataset.attrs.update(
+        shard=shard.label,
+        shard_tasks=mine_now.tasks,
+        shard_ok=mine_now.done,
+        shard_failed=mine_now.failed,
+        shard_missing=mine_now.missing,
+    )
+    return dataset
 
 
 def source_choice(plan: Plan, on_change: str) -> dict[str, Any]:
@@ -225,12 +273,13 @@ def stored_identity(
     sources: Sources | None,
     stored: dict[str, Any] | None,
     choice: dict[str, Any] | None,
+    extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """campaign.json: what the stored results mean and what they were computed from.
 
     From ``stored`` (campaign.json of the same campaign, if any), input digests of files the
     design no longer reads are kept (a level removed and added back is no change), and every
-    choice made about changed sources is listed.
+    choice made about changed sources is listed. ``extra``: more fields (a shard's).
     """
     stored = stored or {}
     record = identity(spec)
@@ -244,6 +293,7 @@ def stored_identity(
         changes.append(choice)
     if changes:
         record["source_changes"] = changes
+    record.update(extra or {})
     return record
 
 
@@ -290,14 +340,20 @@ def execute_tasks(
         bar.finish()
 
 
-def write_results(plan: Plan, confidence: float = 0.95) -> xr.Dataset:
-    """Assemble results.nc from the ledger of a plan's output folder."""
+def write_results(
+    plan: Plan, confidence: float = 0.95, write: bool = True, attrs: dict[str, Any] | None = None
+) -> xr.Dataset:
+    """Assemble results.nc from the ledger of a plan's output folder (``write``: and write it;
+    ``attrs``: more global attributes)."""
     spec, design, model = plan.spec, plan.design, plan.model
     records = plan.ledger.load()
     if spec.precision is not None:
         plan.replay(records)
     dataset = assemble(design, records, confidence, model.metrics, model.headline, plan.rounds)
     dataset.attrs.update(source_provenance(plan.ledger.read_identity() or {}))
+    dataset.attrs.update(attrs or {})
+    if not write:
+        return dataset
     failures = failure_table(dataset, design, records)
     try:
         write_netcdf(dataset, spec.output / RESULTS_FILE, failures)

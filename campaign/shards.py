@@ -1,0 +1,150 @@
+"""Shards: one campaign cut into n parts that run apart (batch jobs that share no scheduler).
+
+A shard owns a fixed part of the design, decided from the design alone, never from what is
+stored: so shards never overlap, together they cover every task, and a rerun of a shard runs
+only its own missing tasks. Replicate ``r`` of a cell belongs to shard
+``(d + r) mod n`` (counted from 1), where ``d`` is read from the cell's digest (the first
+part of its task keys): every shard holds ``floor(R/n)`` or ``ceil(R/n)`` replicates of every
+cell, and adding levels or replicates to the spec leaves every task in its shard.
+
+With a precision target a cell's next round follows from that cell's own results, so a
+shard owns whole cells (cell to shard ``d mod n``) and decides their rounds alone, as one
+machine would.
+
+A shard's output folder holds its ledger and a ``campaign.json`` that says which shard it
+is and which design it was cut from (the spec's text and a digest of its task list);
+`campaign.merge` reads both to join the shards into one results file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from campaign.design import Design, canonical
+from campaign.errors import CampaignError
+from campaign.spec import Spec
+
+SHARD_SYNTAX = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
+
+
+@dataclasses.dataclass(frozen=True)
+class Shard:
+    """Shard ``index`` of ``count`` (1 <= index <= count)."""
+
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        """``I/N``, as ``--shard`` takes it; anything else is one line saying what is allowed."""
+        match = SHARD_SYNTAX.fullmatch(str(text))
+        if match is None:
+            raise CampaignError(
+                f"--shard {text!r}: expected I/N, shard I of N counted from 1 (such as 1/3)"
+            )
+        index, count = int(match.group(1)), int(match.group(2))
+        if count < 1 or not 1 <= index <= count:
+            raise CampaignError(
+                f"--shard {text}: I must be between 1 and N, and N at least 1 (such as 1/3)"
+            )
+        return cls(index, count)
+
+    @property
+    def label(self) -> str:
+        return f"{self.index}/{self.count}"
+
+    @property
+    def folder(self) -> str:
+        """The shard's output folder, inside the campaign's, unless ``--out`` names one."""
+        return f"shard-{self.index}-of-{self.count}"
+
+    def owns(self, design: Design) -> np.ndarray:
+        """Per task (in task order), whether this shard runs it."""
+        return owners(design, self.count) == self.index - 1
+
+
+def owners(design: Design, count: int) -> np.ndarray:
+    """Per task (in task order), the shard (counted from 0) that owns it among ``count``."""
+    replicates = design.spec.replicates
+    offsets = np.array([int(d, 16) % count for d in design.cell_digests], dtype=np.int64)
+    if design.spec.precision is not None:  # whole cells: their rounds are decided alone
+        return np.repeat(offsets, replicates)
+    return ((offsets[:, None] + np.arange(replicates)) % count).ravel()
+
+
+def placed(spec: Spec, out: str | Path | None = None, shard: Shard | None = None) -> Spec:
+    """The spec with the output folder a command uses: ``out`` when given, else the spec's
+    output, or for a shard the folder ``shard-I-of-N`` inside it."""
+    if out is not None:
+        folder = Path(out).expanduser().absolute()
+    elif shard is not None:
+        folder = spec.output / shard.folder
+    else:
+        return spec
+    return dataclasses.replace(spec, output=folder)
+
+
+def design_digest(design: Design) -> str:
+    """A digest of the task list a shard was dealt from (task keys in order) and of what
+    decides a task's record (the metrics kept, the precision target)."""
+    spec = design.spec
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(canonical([design.cell_digests, spec.replicates]).encode())
+    digest.update(np.ascontiguousarray(design.seeds, dtype=">u8").tobytes())
+    precision = None if spec.precision is None else dataclasses.asdict(spec.precision)
+    digest.update(canonical([spec.metrics, precision]).encode())
+    return digest.hexdigest()
+
+
+def design_record(design: Design, inputs: dict[str, str]) -> dict[str, Any]:
+    """What campaign.json keeps of the design a shard was cut from: its digest, the spec's
+    text (the merge writes its results from it) and the input files it reads (path ->
+    digest, as `campaign.sources` took them)."""
+    spec = design.spec
+    return {
+        "digest": design_digest(design),
+        "spec": spec.text,
+        "spec_file": str(Path(spec.path).absolute()) if spec.path else "",
+        "inputs": dict(sorted(inputs.items())),
+    }
+
+
+@dataclasses.dataclass(frozen=True)
+class Counts:
+    """A shard's own tasks (with a precision target, within its cells' rounds so far)."""
+
+    tasks: int
+    done: int
+    failed: int
+    missing: int
+
+    def describe(self, shard: Shard) -> str:
+        return (
+            f"shard {shard.label}: {self.done} of {self.tasks} of its tasks done, "
+            f"{self.failed} failed, {self.missing} missing"
+        )
+
+
+def counts(plan: Any, shard: Shard) -> Counts:
+    """How far a plan (`campaign.plan.Plan`) stands on the tasks of ``shard``."""
+    own = shard.owns(plan.design)
+    planned = np.ones(plan.design.size, dtype=bool)
+    if plan.rounds is not None:
+        planned = (np.arange(plan.spec.replicates) < plan.rounds.target[:, None]).ravel()
+    tasks = int(np.count_nonzero(own & planned))
+    failed = int(np.count_nonzero(own[plan.failed]))
+    missing = int(np.count_nonzero(own[plan.missing]))
+    return Counts(tasks, tasks - failed - missing, failed, missing)
+
+
+def mine(indices: list[int], own: np.ndarray | None) -> list[int]:
+    """The task indices a shard owns (all of them when ``own`` is None: no shard)."""
+    if own is None:
+        return list(indices)
+    return [index for index in indices if own[index]]
