@@ -82,13 +82,13 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float = 0.95) 
     reference = given[0]
     spec = spec_of(reference, out)
     target = Ledger(out)
+    inputs = list(given)
+    if out.exists() and target.has_records():
+        inputs.append(existing_output(out, target))
+    for folder in inputs[1:]:
+        check_same_campaign(reference, folder)  # every refusal before anything is written
+    model = load_model(spec.model)
     with target.lock():
-        inputs = list(given)
-        if out.exists() and target.has_records():
-            inputs.append(existing_output(out, target))
-        for folder in inputs[1:]:
-            check_same_campaign(reference, folder)
-        model = load_model(spec.model)
         copied, notes = 0, []
         for folder in inputs:
             if folder.path == out:

@@ -1,0 +1,264 @@
+"""Merge: shards run apart, joined into one results file equal to a single run's."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import xarray as xr
+
+import campaign
+from campaign.cli import main
+from campaign.design import Design
+from campaign.errors import CampaignError
+from campaign.ledger import Ledger
+from campaign.merge import merge
+from campaign.shards import Shard
+from campaign.spec import load_spec
+
+REPO = Path(__file__).resolve().parents[2]
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+
+SPEC = """
+name: merged
+model: mm1
+params: {{customers: 300, fail_above: {fail_above}}}
+factors:
+  arrival_rate: [0.05, 0.3, 0.9]
+  service_rate: {{fast: 2.0, slow: 1.0}}
+paired: [service_rate]
+replicates: {replicates}
+seed: {seed}
+output: out
+"""
+
+PRECISION = """
+name: merged-precision
+model: mm1
+params: {customers: 200}
+factors:
+  arrival_rate: [0.2, 0.4, 0.6, 0.8, 0.9]
+precision: {metrics: [mean_wait], half_width: 0.25, min_replicates: 3, max_replicates: 12}
+seed: 3
+output: out
+"""
+
+
+def spec_text(seed=8, fail_above=40.0, replicates=4):
+    return SPEC.format(seed=seed, fail_above=fail_above, replicates=replicates)
+
+
+def compare_results():
+    path = REPO / "scripts" / "compare_results.py"
+    module_spec = importlib.util.spec_from_file_location("compare_results", path)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module
+
+
+def assert_bit_identical(first: Path, second: Path) -> None:
+    """Every variable and coordinate of the two files, and of their failures groups, holds the
+    same bytes (attributes such as the creation time aside)."""
+    assert compare_results().differences(first / "results.nc", second / "results.nc") == []
+    for group in (None, "failures"):
+        a = xr.load_dataset(first / "results.nc", group=group)
+        b = xr.load_dataset(second / "results.nc", group=group)
+        assert list(a.variables) == list(b.variables)
+        for name in a.variables:
+            left, right = a[name].values, b[name].values
+            assert left.dtype == right.dtype and left.shape == right.shape, name
+            if left.dtype.kind == "O":
+                assert left.tolist() == right.tolist(), name
+            else:
+                assert left.tobytes() == right.tobytes(), name
+
+
+def run_shards(path: Path, scheduler: str, count: int, which=None) -> list[Path]:
+    folders = []
+    for index in which or range(1, count + 1):
+        campaign.run(path, scheduler=scheduler, progress=False, shard=f"{index}/{count}")
+        folders.append(path.parent / "out" / f"shard-{index}-of-{count}")
+    return folders
+
+
+def test_three_shards_in_three_processes_merge_into_a_single_runs_results(
+    write_spec, tmp_path, scheduler_address, capsys
+):
+    path = write_spec(spec_text())
+    # three shards, each `python -m campaign run --shard I/3` in a process of its own with its
+    # own embedded cluster, all at once, as the tasks of a batch array job would run
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-m", "campaign", "run", str(path), "--shard", f"{i}/3"]
+            + ["--out", str(tmp_path / f"shard-{i}"), "--workers", "1", "--quiet"],
+            env=ENV,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in (1, 2, 3)
+    ]
+    outputs = [process.communicate(timeout=600) for process in processes]
+    for (out, err), process in zip(outputs, processes):
+        # this seed makes tasks fail (a first interarrival time above 40 s): exit 1 when a
+        # shard holds one, and every shard ends with all its tasks stored
+        assert process.returncode in (0, 1), err
+        assert " 0 missing" in out
+    assert sum(process.returncode for process in processes) >= 1
+    code = main(
+        ["merge", *(str(tmp_path / f"shard-{i}") for i in (1, 2, 3)), "-o", str(tmp_path / "all")]
+    )
+    out = capsys.readouterr().out
+    assert code == 1  # some tasks failed, as in a single run
+    assert f"merged 1/3 2/3 3/3 into {tmp_path / 'all'}: " in out and " 0 missing" in out
+    campaign.run(path, scheduler=scheduler_address, progress=False)  # the same campaign at once
+    single = path.parent / "out"
+    assert_bit_identical(tmp_path / "all", single)
+    merged = xr.load_dataset(tmp_path / "all" / "results.nc")
+    assert (merged["status"] == 2).sum() == 2 and (merged["status"] == 1).sum() == 22
+    assert merged.attrs["spec"] == path.read_text()
+    assert merged.attrs["merged_shards"] == "1/3 2/3 3/3"
+    stored = json.loads((tmp_path / "all" / "campaign.json").read_text())
+    assert stored["merged"] == {"count": 3, "shards": ["1/3", "2/3", "3/3"]}
+    # the merged folder is an output folder like any other: a run there has nothing to do
+    # but retry the failed tasks, which fail again with the same seeds
+    said = []
+    again = campaign.run(
+        path, scheduler=scheduler_address, progress=False, output=tmp_path / "all", say=said.append
+    )
+    assert any("22 already done, 2 to run" in line for line in said)
+    assert again.attrs["tasks_failed"] == 2
+
+
+def test_precision_campaign_in_shards_merges_into_a_single_runs_rounds(
+    write_spec, scheduler_address
+):
+    path = write_spec(PRECISION)
+    folders = run_shards(path, scheduler_address, 3)
+    result = merge(folders, path.parent / "all")
+    assert result.missing == [] and result.failed == 0
+    campaign.run(path, scheduler=scheduler_address, progress=False)
+    assert_bit_identical(path.parent / "all", path.parent / "out")
+    single = xr.load_dataset(path.parent / "out" / "results.nc")
+    # the rounds gave cells different replicate counts, so this compared rounds too
+    assert len(set(single["precision_replicates"].values.tolist())) > 1
+
+
+def test_merge_of_incomplete_shards_says_what_is_missing_and_finishes_later(
+    write_spec, scheduler_address, capsys
+):
+    path = write_spec(spec_text(fail_above=1000.0))
+    folders = run_shards(path, scheduler_address, 3, which=[1, 3])
+    out = path.parent / "all"
+    assert main(["merge", *map(str, folders), "-o", str(out)]) == 1
+    text = capsys.readouterr().out
+    design = Design(load_spec(path))
+    lacking = int(Shard(2, 3).owns(design).sum())
+    assert f"ok, 0 failed, {lacking} missing" in text
+    assert f"shard 2/3: {lacking} tasks missing (its folder was not given)" in text
+    merged = xr.load_dataset(out / "results.nc")
+    assert (merged["status"].values.ravel() == 0).tolist() == Shard(2, 3).owns(design).tolist()
+    # shard 2 done later; a merge of the same folders with it into the same output completes
+    folders += run_shards(path, scheduler_address, 3, which=[2])
+    assert main(["merge", *map(str, folders), "-o", str(out)]) == 0
+    assert "0 missing" in capsys.readouterr().out
+    campaign.run(path, scheduler=scheduler_address, progress=False)
+    assert_bit_identical(out, path.parent / "out")
+
+
+def test_a_task_stored_in_two_shard_folders_is_resolved_as_on_one_machine(
+    write_spec, scheduler_address
+):
+    path = write_spec(spec_text(fail_above=1000.0))
+    folders = run_shards(path, scheduler_address, 3)
+    # another folder of shard 1, where each of its tasks failed, stored after the successes
+    again = path.parent / "shard-1-again"
+    shutil.copytree(folders[0], again)
+    ledger = Ledger(again)
+    failed = [
+        {"key": key, "status": "failed", "error": "ValueError: elsewhere", "attempts": 1}
+        for key in ledger.load()
+    ]
+    for old in ledger.files():
+        old.unlink()
+    ledger.append(failed)
+    assert Ledger(folders[0]).files()[-1].name < ledger.files()[0].name  # stored later
+    merge([*folders, again], path.parent / "all")
+    campaign.run(path, scheduler=scheduler_address, progress=False)
+    assert_bit_identical(path.parent / "all", path.parent / "out")  # a success beats a failure
+    # with only the failures of shard 1, its tasks are failed ones, with their error texts
+    result = merge([again, *folders[1:]], path.parent / "failed")
+    assert result.failed == len(failed)
+    errors = campaign.open_failures(path.parent / "failed")["failure_error"].values
+    assert errors.tolist() == ["ValueError: elsewhere"] * len(failed)
+
+
+@pytest.mark.parametrize(
+    ("other", "reason"),
+    [
+        ({"seed": 9}, "(seed: 8 against 9)"),
+        ({"fail_above": 50.0}, "(param fail_above: 40.0 against 50.0)"),
+        ({"replicates": 5}, "(replicates: 4 against 5)"),
+    ],
+)
+def test_merge_refuses_a_foreign_campaign_in_one_line_saying_why(
+    write_spec, scheduler_address, capsys, other, reason
+):
+    ours = write_spec(spec_text(), "ours.yaml")
+    theirs = write_spec(spec_text(**other).replace("output: out", "output: theirs"), "theirs.yaml")
+    campaign.run(ours, scheduler=scheduler_address, progress=False, shard="1/2")
+    campaign.run(theirs, scheduler=scheduler_address, progress=False, shard="2/2")
+    a, b = ours.parent / "out" / "shard-1-of-2", ours.parent / "theirs" / "shard-2-of-2"
+    out = ours.parent / "all"
+    assert main(["merge", str(a), str(b), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"campaign: error: merge: {b} holds another campaign than {a} {reason}\n"
+    assert not (out / "ledger").exists() and not (out / "results.nc").exists()
+
+
+def test_merge_refuses_other_input_files_other_shard_counts_and_plain_folders(
+    write_spec, scheduler_address
+):
+    path = write_spec(spec_text())
+    first = run_shards(path, scheduler_address, 2, which=[1])[0]
+    second = run_shards(path, scheduler_address, 2, which=[2])[0]
+    third = run_shards(path, scheduler_address, 3, which=[3])[0]
+    with pytest.raises(CampaignError, match=r"is a shard of 3, .* of 2: merge the shards of one"):
+        merge([first, third], path.parent / "all")
+    # a shard that read an input file with other content (edited by hand here: mm1 reads none)
+    stored = json.loads((second / "campaign.json").read_text())
+    stored["design"]["inputs"] = {"/data/trace.swf": "ab" * 32}
+    (second / "campaign.json").write_text(json.dumps(stored))
+    with pytest.raises(CampaignError, match=r"other content of input file /data/trace.swf"):
+        merge([first, second], path.parent / "all")
+    campaign.run(path, scheduler=scheduler_address, progress=False)
+    with pytest.raises(CampaignError, match=r"was not run as a shard"):
+        merge([first, path.parent / "out"], path.parent / "all")
+    with pytest.raises(CampaignError, match=r"already holds results that no merge wrote"):
+        merge([first], path.parent / "out")
+    assert not (path.parent / "all").exists()
+
+
+def test_merged_values_are_the_model_s_own(write_spec, scheduler_address):
+    """Not merely equal to a single run: each merged value is what the model returns."""
+    from campaign.models.check import mm1
+
+    path = write_spec(spec_text(fail_above=1000.0, replicates=2))
+    folders = run_shards(path, scheduler_address, 2)
+    dataset = merge(folders, path.parent / "all").dataset
+    for rate in (0.05, 0.3, 0.9):
+        for label, service in (("fast", 2.0), ("slow", 1.0)):
+            for r in range(2):
+                cell = {"arrival_rate": rate, "service_rate": label, "replicate": r}
+                seed = int(dataset["seed"].sel(cell))
+                params = {"customers": 300, "fail_above": 1000.0}
+                params.update(arrival_rate=rate, service_rate=service)
+                assert float(dataset["mean_wait"].sel(cell)) == mm1(params, seed)["mean_wait"]
+    assert np.isfinite(dataset["mean_wait_mean"].values).all()

@@ -1,0 +1,160 @@
+"""Shards: which tasks a shard owns, what its folder holds, and what a rerun of it runs."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import campaign
+from campaign.cli import main
+from campaign.design import Design
+from campaign.errors import CampaignError
+from campaign.ledger import Ledger
+from campaign.shards import Shard, owners
+from campaign.spec import load_spec
+
+SPEC = """
+name: sharded
+model: mm1
+params: {{customers: 300}}
+factors:
+  arrival_rate: {rates}
+  service_rate: {{fast: 2.0, slow: 1.0}}
+paired: [service_rate]
+replicates: {replicates}
+seed: 8
+output: out
+"""
+
+PRECISION = """
+name: sharded-precision
+model: mm1
+params: {customers: 200}
+factors:
+  arrival_rate: [0.2, 0.4, 0.6, 0.8, 0.9]
+precision: {metrics: [mean_wait], half_width: 0.25, min_replicates: 3, max_replicates: 12}
+seed: 3
+output: out
+"""
+
+
+def spec_text(rates="[0.05, 0.3, 0.9]", replicates=4):
+    return SPEC.format(rates=rates, replicates=replicates)
+
+
+@pytest.mark.parametrize("text", ["1/3", "3/3", " 2 / 3 ", "1/1"])
+def test_shard_syntax_is_i_of_n_counted_from_1(text):
+    shard = Shard.parse(text)
+    assert f"{shard.index}/{shard.count}" == text.replace(" ", "")
+
+
+@pytest.mark.parametrize("text", ["0/3", "4/3", "1/0", "3", "1/3/3", "a/b", "-1/3", ""])
+def test_a_bad_shard_is_refused_in_one_line(text, write_spec, capsys):
+    with pytest.raises(CampaignError):
+        Shard.parse(text)
+    path = write_spec(spec_text())
+    assert main(["run", str(path), f"--shard={text}", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("campaign: error: --shard") and err.count("\n") == 1
+    assert "I/N" in err or "between 1 and N" in err
+    assert not (path.parent / "out").exists()  # refused before anything was made
+
+
+def test_shards_never_overlap_cover_every_task_and_hold_every_cell_evenly(write_spec):
+    design = Design(
+        load_spec(write_spec(spec_text(rates="[0.1, 0.2, 0.3, 0.4, 0.5]", replicates=7)))
+    )
+    for count in (1, 2, 3, 4, 7, 9):
+        owned = np.array([Shard(i, count).owns(design) for i in range(1, count + 1)])
+        assert (owned.sum(axis=0) == 1).all()  # every task in exactly one shard
+        per_cell = owned.reshape(count, len(design.cells), 7).sum(axis=2)
+        # each shard holds floor(7/n) or ceil(7/n) replicates of every cell
+        assert set(per_cell.ravel()) <= {7 // count, -(-7 // count)}
+        assert (per_cell.sum(axis=0) == 7).all()
+        # a cell's replicates are dealt round-robin, from a shard its digest names
+        shard = owners(design, count).reshape(len(design.cells), 7)
+        start = np.array([int(d, 16) % count for d in design.cell_digests])
+        assert (shard == (start[:, None] + np.arange(7)) % count).all()
+
+
+def test_adding_levels_or_replicates_leaves_every_task_in_its_shard(write_spec):
+    before = Design(load_spec(write_spec(spec_text(replicates=4), "a.yaml")))
+    after = Design(load_spec(write_spec(spec_text("[0.05, 0.2, 0.3, 0.9]", 9), "b.yaml")))
+    old = dict(zip(before.keys(), owners(before, 3)))
+    new = dict(zip(after.keys(), owners(after, 3)))
+    assert len(old) == 24 and set(old) < set(new)
+    assert all(new[key] == shard for key, shard in old.items())
+
+
+def test_with_a_precision_target_a_shard_owns_whole_cells(write_spec):
+    design = Design(load_spec(write_spec(PRECISION)))
+    shard = owners(design, 3).reshape(5, 12)
+    assert (shard == shard[:, :1]).all()
+    start = [int(d, 16) % 3 for d in design.cell_digests]
+    assert shard[:, 0].tolist() == start
+
+
+def test_a_shard_runs_only_its_tasks_into_its_folder_and_writes_no_results(
+    write_spec, scheduler_address
+):
+    path = write_spec(spec_text())
+    design = Design(load_spec(path))
+    ds = campaign.run(path, scheduler=scheduler_address, progress=False, shard="2/3")
+    folder = path.parent / "out" / "shard-2-of-3"
+    own = Shard(2, 3).owns(design)
+    keys = np.array(design.keys())
+    stored = Ledger(folder).load()
+    assert set(stored) == set(keys[own])
+    assert (ds.attrs["shard"], ds.attrs["shard_tasks"]) == ("2/3", int(own.sum()))
+    assert ds.attrs["shard_ok"] + ds.attrs["shard_failed"] == int(own.sum())
+    assert ds.attrs["shard_missing"] == 0
+    # in memory, the shard's tasks have results and the others are missing
+    assert (ds["status"].values.ravel() != 0).tolist() == own.tolist()
+    assert sorted(p.name for p in folder.iterdir()) == ["campaign.json", "campaign.lock", "ledger"]
+    stored_identity = json.loads((folder / "campaign.json").read_text())
+    assert stored_identity["shard"] == {"index": 2, "count": 3}
+    assert stored_identity["design"]["spec"] == path.read_text()
+    assert not (path.parent / "out" / "results.nc").exists()
+
+
+def test_a_rerun_of_a_shard_runs_only_its_own_missing_tasks(write_spec, scheduler_address):
+    path = write_spec(spec_text())
+    options = {"scheduler": scheduler_address, "progress": False, "shard": "1/3"}
+    campaign.run(path, **options)
+    ledger = Ledger(path.parent / "out" / "shard-1-of-3")
+    files = {p.name: p.read_bytes() for p in ledger.files()}
+    said = []
+    campaign.run(path, say=said.append, **options)  # nothing missing: nothing runs
+    assert {p.name: p.read_bytes() for p in ledger.files()} == files
+    assert any("0 to run" in line for line in said)
+    # two of its tasks lost: a rerun runs exactly those two
+    lost = sorted(ledger.load())[:2]
+    moved, _ = ledger.set_records_aside(lambda key: key in lost)
+    assert moved == 2
+    before = set(ledger.files())
+    ds = campaign.run(path, **options)
+    new = [p for p in ledger.files() if p not in before]
+    added = [json.loads(line)["key"] for p in new for line in p.read_text().splitlines()]
+    assert sorted(added) == lost and ds.attrs["shard_missing"] == 0
+
+
+def test_status_and_plan_of_a_shard_count_its_own_tasks(write_spec, scheduler_address, capsys):
+    path = write_spec(spec_text())
+    own = int(Shard(3, 3).owns(Design(load_spec(path))).sum())
+    assert main(["plan", str(path), "--shard", "3/3"]) == 0
+    assert (
+        f"plan: shard 3/3: 0 of {own} of its tasks done, 0 failed, {own} missing; {own} tasks"
+        in (capsys.readouterr().out)
+    )
+    out = path.parent / "elsewhere"
+    code = main(
+        ["run", str(path), "--shard", "3/3", "--out", str(out), "--scheduler", scheduler_address]
+    )
+    text = capsys.readouterr().out
+    assert code == 0 and f"shard 3/3: {own} of {own} of its tasks done, 0 failed, 0 missing" in text
+    assert "campaign merge" in text and (out / "ledger").is_dir()
+    assert main(["status", str(path), "--shard", "3/3", "--out", str(out)]) == 0
+    assert f"sharded: shard 3/3: {own} of {own} of its tasks done" in capsys.readouterr().out
+    assert main(["status", str(path), "--shard", "1/3", "--out", str(out)]) == 1  # not its tasks
