@@ -16,7 +16,9 @@ def run(spec, **options):
     Options: ``workers``, ``scheduler``, ``cluster``, ``security``, ``retries``,
     ``task_timeout``, ``wait_workers``, ``confidence``, ``new``, ``progress``, ``on_change``
     ("rerun" or "accept" stored results computed before the model's code or an input file
-    changed; see ``campaign.runner.run`` and cluster/README.md).
+    changed; see ``campaign.runner.run`` and cluster/README.md), ``output`` (a folder instead
+    of the spec's output), ``shard`` ("I/N": only that shard of the design, into its own
+    folder; ``campaign merge`` joins the shards).
     """
     from campaign.runner import run as _run
 
