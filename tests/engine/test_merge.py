@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import importlib.util
 import json
 import os
@@ -262,3 +263,58 @@ def test_merged_values_are_the_model_s_own(write_spec, scheduler_address):
                 params.update(arrival_rate=rate, service_rate=service)
                 assert float(dataset["mean_wait"].sel(cell)) == mm1(params, seed)["mean_wait"]
     assert np.isfinite(dataset["mean_wait_mean"].values).all()
+
+
+SITE_SPEC = """
+name: sites
+model: jobs
+params: {jobs: 100}
+factors:
+  trace: [traces/a.swf, traces/b.swf]
+  scheduler: [fcfs, easy]
+paired: [scheduler]
+replicates: 3
+seed: 3
+output: out
+"""
+
+
+def site(root: Path, name: str, traces: dict[str, str]) -> Path:
+    """A site's copy of the spec and its traces (slices of tests/data), under its own path."""
+    folder = root / name
+    (folder / "traces").mkdir(parents=True)
+    for file, source in traces.items():
+        data = gzip.decompress((REPO / "tests" / "data" / f"{source}.swf.gz").read_bytes())
+        (folder / "traces" / file).write_bytes(data)
+    (folder / "spec.yaml").write_text(SITE_SPEC)
+    return folder / "spec.yaml"
+
+
+def test_sites_with_the_same_traces_under_other_paths_merge_and_other_content_is_refused(
+    tmp_path, scheduler_address
+):
+    same = {"a.swf": "KTH-SP2-1996-2.1-cln", "b.swf": "HPC2N-2002-2.1-cln"}
+    north, south = site(tmp_path, "north", same), site(tmp_path, "south", same)
+    other = site(
+        tmp_path, "west", {"a.swf": "KTH-SP2-1996-2.1-cln", "b.swf": "SDSC-BLUE-2000-4.2-cln"}
+    )
+    for spec, index in ((north, 1), (south, 2), (other, 2)):
+        campaign.run(spec, scheduler=scheduler_address, progress=False, shard=f"{index}/2")
+    shard = {spec.parent.name: spec.parent / "out" for spec in (north, south, other)}
+    first, second = shard["north"] / "shard-1-of-2", shard["south"] / "shard-2-of-2"
+    result = merge([first, second], tmp_path / "all")
+    assert (result.failed, result.missing) == (0, [])
+    campaign.run(north, scheduler=scheduler_address, progress=False)  # all of it, at one site
+    assert_bit_identical(tmp_path / "all", north.parent / "out")
+    inputs = json.loads((tmp_path / "all" / "campaign.json").read_text())["sources"]["inputs"]
+    assert sorted(inputs) == sorted(
+        str(site / "traces" / name) for site in (north.parent, south.parent) for name in same
+    )
+    west = shard["west"] / "shard-2-of-2"
+    b = other.parent / "traces" / "b.swf"
+    with pytest.raises(CampaignError) as refusal:
+        merge([first, west], tmp_path / "mixed")
+    assert str(refusal.value) == (
+        f"merge: {west} holds another campaign than {first} (computed from other content of "
+        f"input file {b}, read in {west}); give every shard the same input files"
+    )
