@@ -2,14 +2,15 @@
 
 A shard owns a fixed part of the design, decided from the design alone, never from what is
 stored: so shards never overlap, together they cover every task, and a rerun of a shard runs
-only its own missing tasks. Replicate ``r`` of a cell belongs to shard
-``(d + r) mod n`` (counted from 1), where ``d`` is read from the cell's digest (the first
-part of its task keys): every shard holds ``floor(R/n)`` or ``ceil(R/n)`` replicates of every
-cell, and adding levels or replicates to the spec leaves every task in its shard.
+only its own missing tasks. The tasks, sorted by task key, are dealt to the shards in turn:
+shard sizes differ by at most one, and since a key starts with its cell's digest, each shard
+also holds every cell's replicates within one of each other, while the cells (digests, not
+positions) fall to the shards without regard to their levels, so no shard gets all the slow
+levels of a factor. Changing the design (levels, replicates) deals its tasks anew.
 
-With a precision target a cell's next round follows from that cell's own results, so a
-shard owns whole cells (cell to shard ``d mod n``) and decides their rounds alone, as one
-machine would.
+With a precision target a cell's next round follows from that cell's own results, so the
+cells, sorted by digest, are dealt instead: a shard owns whole cells and decides their rounds
+alone, as one machine would.
 
 A shard's output folder holds its ledger and a ``campaign.json`` that says which shard it
 is and which design it was cut from (the spec's text and a digest of its task list);
@@ -72,10 +73,18 @@ class Shard:
 def owners(design: Design, count: int) -> np.ndarray:
     """Per task (in task order), the shard (counted from 0) that owns it among ``count``."""
     replicates = design.spec.replicates
-    offsets = np.array([int(d, 16) % count for d in design.cell_digests], dtype=np.int64)
+    # a key is the cell's digest and the seed, both 16 hex digits: sorting keys is sorting
+    # these two numbers
+    cells = np.array([int(d, 16) for d in design.cell_digests], dtype=np.uint64)
     if design.spec.precision is not None:  # whole cells: their rounds are decided alone
-        return np.repeat(offsets, replicates)
-    return ((offsets[:, None] + np.arange(replicates)) % count).ravel()
+        dealt = np.empty(cells.size, dtype=np.int64)
+        dealt[np.argsort(cells, kind="stable")] = np.arange(cells.size) % count
+        return np.repeat(dealt, replicates)
+    seeds = np.asarray(design.seeds, dtype=np.uint64).ravel()
+    order = np.lexsort((seeds, np.repeat(cells, replicates)))
+    dealt = np.empty(seeds.size, dtype=np.int64)
+    dealt[order] = np.arange(seeds.size) % count
+    return dealt
 
 
 def placed(spec: Spec, out: str | Path | None = None, shard: Shard | None = None) -> Spec:

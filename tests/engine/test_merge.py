@@ -318,3 +318,25 @@ def test_sites_with_the_same_traces_under_other_paths_merge_and_other_content_is
         f"merge: {west} holds another campaign than {first} (computed from other content of "
         f"input file {b}, read in {west}); give every shard the same input files"
     )
+
+
+def test_a_grown_campaign_runs_in_shards_from_copies_of_the_merged_folder(
+    write_spec, scheduler_address
+):
+    path = write_spec(spec_text(fail_above=1000.0, replicates=2))
+    merge(run_shards(path, scheduler_address, 2), path.parent / "all")
+    path.write_text(spec_text(fail_above=1000.0, replicates=3))  # one more replicate
+    copies = []
+    for index in (1, 2):
+        copy = path.parent / f"start-{index}"
+        shutil.copytree(path.parent / "all", copy)
+        before = set(Ledger(copy).files())
+        campaign.run(
+            path, scheduler=scheduler_address, progress=False, shard=f"{index}/2", output=copy
+        )
+        new = [p for p in Ledger(copy).files() if p not in before]
+        copies.append((copy, [json.loads(line)["replicate"] for p in new for line in p.open()]))
+    assert sorted(r for _, ran in copies for r in ran) == [2] * 6  # only the new tasks ran
+    merge([copy for copy, _ in copies], path.parent / "grown")
+    campaign.run(path, scheduler=scheduler_address, progress=False)
+    assert_bit_identical(path.parent / "grown", path.parent / "out")
