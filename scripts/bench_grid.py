@@ -90,28 +90,31 @@ def child(plan_file: str) -> None:
         print(json.dumps(record), flush=True)
 
     if plan["grid"]:
-        begin = time.perf_counter()
+        begin, cpu = time.perf_counter(), time.process_time()
         for path in resolve_logs(MIXES["pwa4"], workloads_folder()):
             load_trace(str(path))
-        emit(kind="load", seconds=time.perf_counter() - begin)
+        emit(kind="load", seconds=time.perf_counter() - begin, cpu=time.process_time() - cpu)
     for label, params in plan["grid"]:
-        begin = time.perf_counter()
+        begin, cpu = time.perf_counter(), time.process_time()
         values = run(params, plan["seed"])
         seconds = time.perf_counter() - begin
-        emit(kind="task", label=label, seconds=seconds, metrics=values)
+        cpu = time.process_time() - cpu
+        emit(kind="task", label=label, seconds=seconds, cpu=cpu, metrics=values)
     if plan["conservative"]:
         from campaign.models.rigid.simulate import run_schedule
         from campaign.models.rigid.swf import read_swf
         from campaign.models.rigid.workload import from_trace
 
         workload, _ = from_trace(read_swf(Path(workloads_folder()) / plan["conservative"]))
-        begin = time.perf_counter()
+        begin, cpu = time.perf_counter(), time.process_time()
         result = run_schedule(workload, workload.processors, "conservative", "user", True)
         seconds = time.perf_counter() - begin
+        cpu = time.process_time() - cpu
         starts = result.start.tolist()
         emit(
             kind="conservative",
             seconds=seconds,
+            cpu=cpu,
             jobs=len(starts),
             digest=hashlib.sha256(result.start.tobytes()).hexdigest(),
             start=starts,
@@ -204,33 +207,48 @@ def report(before: list[dict], now: list[dict], args) -> None:
         return [r for r in records if r["kind"] == kind]
 
     if of(now, "load"):
-        b, n = of(before, "load")[0]["seconds"], of(now, "load")[0]["seconds"]
-        print(f"\ntrace loading (4 logs of pwa4): before {b:.2f} s, now {n:.2f} s (x{b / n:.2f})")
+        b, n = of(before, "load")[0], of(now, "load")[0]
+        print(
+            f"\ntrace loading (4 logs of pwa4): before {b['seconds']:.2f} s, now "
+            f"{n['seconds']:.2f} s (x{b['seconds'] / n['seconds']:.2f}); CPU before "
+            f"{b['cpu']:.2f} s, now {n['cpu']:.2f} s"
+        )
     tasks_b, tasks_n = of(before, "task"), of(now, "task")
     if tasks_n:
-        print(f"\n{'task':40} {'before s':>9} {'now s':>7} {'speed-up':>8}  same metrics")
+        print(
+            f"\n{'task':40} {'before s':>9} {'now s':>7} {'speed-up':>8} {'cpu before':>10} "
+            f"{'cpu now':>7}  same metrics"
+        )
         sums = {}
         for b, n in zip(tasks_b, tasks_n, strict=True):
             same = json.dumps(b["metrics"], sort_keys=True) == json.dumps(
                 n["metrics"], sort_keys=True
             )
             ratio = b["seconds"] / n["seconds"]
-            print(f"{n['label']:40} {b['seconds']:9.2f} {n['seconds']:7.2f} {ratio:8.2f}  {same}")
+            print(
+                f"{n['label']:40} {b['seconds']:9.2f} {n['seconds']:7.2f} {ratio:8.2f} "
+                f"{b['cpu']:10.2f} {n['cpu']:7.2f}  {same}"
+            )
             study = n["label"].split()[0]
-            total = sums.setdefault(study, [0.0, 0.0, 0])
+            total = sums.setdefault(study, [0.0, 0.0, 0.0, 0.0, 0])
             total[0] += b["seconds"]
             total[1] += n["seconds"]
-            total[2] += 1
-        load_b = of(before, "load")[0]["seconds"]
-        load_n = of(now, "load")[0]["seconds"]
-        for study, (b, n, count) in sums.items():
+            total[2] += b["cpu"]
+            total[3] += n["cpu"]
+            total[4] += 1
+        load_b = of(before, "load")[0]
+        load_n = of(now, "load")[0]
+        for study, (b, n, cpu_b, cpu_n, count) in sums.items():
             tasks = ALLOCATION_TASKS if study == "allocation" else HISTORY_TASKS
-            est_b = (b / count * tasks) / 2 + load_b
-            est_n = (n / count * tasks) / 2 + load_n
+            est_b = (b / count * tasks) / 2 + load_b["seconds"]
+            est_n = (n / count * tasks) / 2 + load_n["seconds"]
+            cpu_est_b = (cpu_b / count * tasks) / 2 + load_b["cpu"]
+            cpu_est_n = (cpu_n / count * tasks) / 2 + load_n["cpu"]
             print(
                 f"{study}: {count} tasks, before {b:.1f} s, now {n:.1f} s (x{b / n:.2f}); "
                 f"the whole study ({tasks} tasks on 2 workers) estimated at {est_b / 60:.1f} min "
-                f"before, {est_n / 60:.1f} min now"
+                f"before, {est_n / 60:.1f} min now; from CPU time {cpu_est_b / 60:.1f} min "
+                f"before, {cpu_est_n / 60:.1f} min now"
             )
     cons_b, cons_n = of(before, "conservative"), of(now, "conservative")
     if cons_n:
@@ -238,8 +256,9 @@ def report(before: list[dict], now: list[dict], args) -> None:
         same = sum(1 for x, y in zip(b["start"], n["start"], strict=True) if x == y)
         print(
             f"\nconservative, HPC2N ({n['jobs']} jobs): before {b['seconds']:.2f} s, now "
-            f"{n['seconds']:.2f} s (x{b['seconds'] / n['seconds']:.2f}); {same}/{n['jobs']} "
-            "jobs start at the same time"
+            f"{n['seconds']:.2f} s (x{b['seconds'] / n['seconds']:.2f}); CPU before "
+            f"{b['cpu']:.2f} s, now {n['cpu']:.2f} s; {same}/{n['jobs']} jobs start at the "
+            "same time"
         )
 
 
