@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from campaign.models.rigid.feasibility import check_feasible
+from campaign.models.rigid.policies import Options
 from campaign.models.rigid.simulate import job_times, run_schedule
 from campaign.models.rigid.workload import from_arrays
 
@@ -146,6 +147,34 @@ def test_fast_schedulers_equal_the_literal_definitions(policy, kill):
             processors,
             policy,
             np.random.default_rng(case),
+        )
+        assert schedule.start.tolist() == expected
+
+
+@pytest.mark.parametrize("kill", [True, False])
+def test_literal_conservative_compression_equals_the_definition(kill):
+    """The compression the fast one is checked against on trace slices."""
+    rng = np.random.default_rng(9 if kill else 10)
+    for _ in range(40):
+        processors = int(rng.integers(2, 9))
+        submit, size, runtime, estimate = random_jobs(rng, int(rng.integers(3, 25)), processors)
+        workload = from_arrays(submit, size, runtime, estimate)
+        schedule = run_schedule(
+            workload,
+            processors,
+            "conservative",
+            kill_at_estimate=kill,
+            options=Options(reference=True),
+        )
+        check_feasible(schedule)
+        p, est, _, _ = job_times(workload, "user", kill)
+        expected = reference(
+            workload.submit.tolist(),
+            workload.size.tolist(),
+            p.tolist(),
+            est.tolist(),
+            processors,
+            "conservative",
         )
         assert schedule.start.tolist() == expected
 

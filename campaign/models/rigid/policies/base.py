@@ -38,6 +38,9 @@ class Options:
     """SMART orders: ratio of consecutive estimate bins."""
     pfcfs: object = None
     """PFCFS: its parameters (``policies.pfcfs.PfcfsParams``; None: preset pfcfs1)."""
+    reference: bool = False
+    """Conservative: compress by re-inserting every queued job at every pass, the literal
+    definition (slow; the fast compression is checked against it)."""
 
 
 class Policy:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bisect import bisect_right, insort
 
-from campaign.models.rigid.policies.base import Policy
+from campaign.models.rigid.policies.base import Options, Policy
 from campaign.models.rigid.profile import Profile
 
 _LAST = float("inf")
@@ -19,8 +19,10 @@ class Conservative(Policy):
 
     name = "conservative"
 
-    def __init__(self, site) -> None:
+    def __init__(self, site, reference: bool = False) -> None:
         super().__init__(site)
+        self.reference = reference
+        """Re-insert every queued job at every pass (the literal definition)."""
         self.reservation: dict[int, float] = {}
         """Reservation start per queued job."""
         self._order: list[tuple[float, int]] = []
@@ -30,6 +32,10 @@ class Conservative(Policy):
         """Spans [a, b) freed since the last compression, with the most free processors
         they had when freed."""
         self._rebuild = False
+
+    @classmethod
+    def create(cls, site, options: Options) -> Policy:
+        return cls(site, options.reference)
 
     def submitted(self, job: int, t: float) -> None:
         site = self.site
@@ -104,7 +110,7 @@ class Conservative(Policy):
         ends = site.ends
         overran = bool(ends) and ends[0][0] < t
         stale = bool(order) and order[0][0] < t
-        if overran or stale or self._rebuild:
+        if overran or stale or self._rebuild or self.reference:
             profile.reset(t, site.free, ends, size)
             for _, job in order:
                 begin = profile.earliest(size[job], estimate[job])
