@@ -130,6 +130,64 @@ class Profile:
             del times[first]
             del free[first]
 
+    def move(
+        self, begin: float, old: float, duration: float, width: int, horizon: float
+    ) -> int | None:
+        """Move a booking of ``width`` processors for ``duration`` from ``old`` up to
+        ``begin`` (origin <= begin < old): the same profile as the two ``add`` calls. Returns
+        the most free processors at any instant of the span the move freed, [max(begin +
+        duration, old), old + duration), up to ``horizon`` (None: it freed nothing)."""
+        if duration <= 0:
+            return None
+        finish = begin + duration
+        times = self.times
+        free = self.free
+        if finish > old:  # the two bookings overlap: only their ends change
+            low, high, freed, stop = begin, old, finish, old + duration
+        else:
+            low, high, freed, stop = begin, finish, old, old + duration
+        # Book [low, high): breakpoints at both ends, then merge equal neighbours there.
+        first = bisect_left(times, low)
+        if first == len(times) or times[first] != low:
+            times.insert(first, low)
+            free.insert(first, free[first - 1])
+        last = bisect_left(times, high, first)
+        if last == len(times) or times[last] != high:
+            times.insert(last, high)
+            free.insert(last, free[last - 1])
+        for k in range(first, last):
+            free[k] -= width
+        if last < len(free) and free[last] == free[last - 1]:
+            del times[last]
+            del free[last]
+        if first > 0 and free[first] == free[first - 1]:
+            del times[first]
+            del free[first]
+        # Free [freed, stop) (every breakpoint before ``first`` is before ``freed``).
+        first = bisect_left(times, freed, first)
+        if first == len(times) or times[first] != freed:
+            times.insert(first, freed)
+            free.insert(first, free[first - 1])
+        last = bisect_left(times, stop, first)
+        if last == len(times) or times[last] != stop:
+            times.insert(last, stop)
+            free.insert(last, free[last - 1])
+        for k in range(first, last):
+            free[k] += width
+        bound = stop if stop < horizon else horizon
+        most = (
+            max(free[first : bisect_left(times, bound, first + 1, last)])
+            if bound > freed
+            else free[first]
+        )
+        if last < len(free) and free[last] == free[last - 1]:
+            del times[last]
+            del free[last]
+        if free[first] == free[first - 1]:
+            del times[first]
+            del free[first]
+        return most
+
     def most_free(self, begin: float, end: float) -> int:
         """Most free processors at any instant of [begin, end)."""
         times = self.times

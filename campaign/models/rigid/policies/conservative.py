@@ -132,33 +132,31 @@ class Conservative(Policy):
         self._freed = []
         if not freed:
             return
-        add = profile.add
+        move = profile.move
         first_fit_before = profile.first_fit_before
         known = len(freed)
         low = min(span[0] for span in freed)
         top = max(span[2] for span in freed)
-        failed: dict[int, tuple[float, float, float]] = {}
-        spans: dict[int, tuple[float | None, float, float]] = {}
-        # Jobs starting by ``low`` cannot move; ``low`` only drops when a job after them moves.
+        # Per width: [reach, until, valid, duration, after, before]. (reach, until) of a
+        # width stay valid while ``freed`` is unchanged and ``old`` (non-decreasing along the
+        # order) stays below ``valid``, the next span that could qualify; the last three are
+        # the last failed search (duration None: none), valid until something moves.
+        state: dict[int, list] = {}
         moved = False
+        # Jobs starting by ``low`` cannot move: the first job checked starts after it, and
+        # every span freed here starts after a job checked before.
         for position in range(bisect_right(order, (low, _LAST)), len(order)):
             old, job = order[position]
-            duration = estimate[job]
-            end = old + duration
             width = size[job]
-            if old <= low or width > top:
+            if width > top:
                 continue
             # A start s < old only needs free processors over [s, min(s + est, old)): the
             # rest of its window lies in the job's own span. It was infeasible when the job
             # was last placed or checked, so it can only have become feasible through a
             # point p < old freed since then, where the free count now reaches the width;
             # the maximum free count a span had when freed bounds every later value in it.
-            # (reach, until) of a width stay valid while ``freed`` is unchanged and ``old``
-            # (non-decreasing along the order) stays below the next span that could qualify.
-            cached = spans.get(width)
-            if cached is not None and old <= cached[2]:
-                reach, until, _ = cached
-            else:
+            known_width = state.get(width)
+            if known_width is None or old > known_width[2]:
                 reach = None
                 until = t
                 valid = _LAST
@@ -171,9 +169,18 @@ class Conservative(Policy):
                                 until = b
                         elif a < valid:
                             valid = a
-                spans[width] = (reach, until, valid)
+                if known_width is None:
+                    known_width = state[width] = [reach, until, valid, None, t, t]
+                else:
+                    known_width[0] = reach
+                    known_width[1] = until
+                    known_width[2] = valid
+            else:
+                reach = known_width[0]
+                until = known_width[1]
             if reach is None:
                 continue
+            duration = estimate[job]
             after = reach - duration
             if after < t:
                 after = t
@@ -182,46 +189,61 @@ class Conservative(Policy):
             # (larger old) with an estimate at least as long and an ``after`` at least as
             # late, until something moves.
             scan = after
-            memo = failed.get(width)
-            if memo is not None and duration >= memo[0] and after >= memo[1]:
-                if memo[2] >= before:
+            failed = known_width[3]
+            if failed is not None and duration >= failed and after >= known_width[4]:
+                if known_width[5] >= before:
                     continue
-                if memo[2] > after:
-                    scan = memo[2]
+                if known_width[5] > after:
+                    scan = known_width[5]
             begin = first_fit_before(width, duration, scan, before, old)
             if begin is None:
-                failed[width] = (duration, after, before)
+                known_width[3] = duration
+                known_width[4] = after
+                known_width[5] = before
                 continue
-            if begin != old:
-                failed.clear()
-                if begin + duration > old:  # the spans overlap: only the ends change
-                    add(begin, old - begin, -width)
-                    add(begin + duration, old - begin, width)
-                else:
-                    add(old, duration, width)
-                    add(begin, duration, -width)
-                reservation[job] = begin
-                order[position] = (begin, job)  # the order is restored after the loop
-                moved = True
-                freed_from = begin + duration
-                if freed_from < old:
-                    freed_from = old
-                if end > freed_from:
-                    most = most_free(freed_from, end if end < horizon else horizon)
-                    if freed_from < low:
-                        low = freed_from
-                    if most > top:
-                        top = most
-                    spans.clear()
-                    # Coalesce with an overlapping span freed in this compression (a
-                    # coarser span only lets more jobs through the filter, never fewer).
-                    for k in range(known, len(freed)):
-                        a, b, m = freed[k]
-                        if a <= end and freed_from <= b:
-                            freed[k] = (min(a, freed_from), max(b, end), max(m, most))
-                            break
-                    else:
-                        freed.append((freed_from, end, most))
+            # begin < before <= old: the job moves up.
+            most = move(begin, old, duration, width, horizon)
+            reservation[job] = begin
+            order[position] = (begin, job)  # the order is restored after the loop
+            moved = True
+            if most is None:
+                for entry in state.values():
+                    entry[3] = None
+                continue
+            if most > top:
+                top = most
+            # The span it freed: coalesced with an overlapping span freed in this compression
+            # (a coarser span only lets more jobs through the filter, never fewer).
+            freed_from = begin + duration
+            if freed_from < old:
+                freed_from = old
+            end = old + duration
+            for k in range(known, len(freed)):
+                a, b, m = freed[k]
+                if a <= end and freed_from <= b:
+                    if a > freed_from:
+                        a = freed_from
+                    if end > b:
+                        b = end
+                    if most > m:
+                        m = most
+                    freed[k] = (a, b, m)
+                    break
+            else:
+                a, b, m = freed_from, end, most
+                freed.append((a, b, m))
+            # What every width knew holds with this span added (it covers the one it grew
+            # from); the failed searches no longer do.
+            for other, entry in state.items():
+                entry[3] = None
+                if m >= other:
+                    if a < old:
+                        if entry[0] is None or a < entry[0]:
+                            entry[0] = a
+                        if b > entry[1]:
+                            entry[1] = b
+                    elif a < entry[2]:
+                        entry[2] = a
         if moved:
             order.sort()
         # Spans freed during this compression may let jobs checked before them move up at
