@@ -340,3 +340,24 @@ def test_a_grown_campaign_runs_in_shards_from_copies_of_the_merged_folder(
     merge([copy for copy, _ in copies], path.parent / "grown")
     campaign.run(path, scheduler=scheduler_address, progress=False)
     assert_bit_identical(path.parent / "grown", path.parent / "out")
+
+
+def test_a_damaged_record_in_a_shard_is_skipped_said_and_its_task_missing(
+    write_spec, scheduler_address, capsys
+):
+    path = write_spec(spec_text(fail_above=1000.0))
+    folders = run_shards(path, scheduler_address, 2)
+    ledger_file = Ledger(folders[1]).files()[0]
+    lines = ledger_file.read_bytes().splitlines(keepends=True)
+    damaged_key = json.loads(lines[0])["key"]
+    lines[0] = lines[0].replace(b'"mean_wait": ', b'"mean_wait": 1')  # an edited value
+    ledger_file.write_bytes(b"".join(lines))
+    out = path.parent / "all"
+    assert main(["merge", *map(str, folders), "-o", str(out)]) == 1
+    text = capsys.readouterr().out
+    assert f"{folders[1]}: ledger: 1 damaged record skipped in {folders[1] / 'ledger'}/" in text
+    assert "shard 2/2: 1 tasks missing\n" in text
+    merged = xr.load_dataset(out / "results.nc")
+    missing = merged["status"].values.ravel() == 0
+    assert np.array(Design(load_spec(path)).keys())[missing].tolist() == [damaged_key]
+    assert damaged_key not in Ledger(out).load()
