@@ -28,6 +28,7 @@ from scipy import stats as scipy_stats
 from scipy.sparse.csgraph import connected_components
 
 from campaign.errors import CampaignError
+from campaign.fraction_effects import format_fraction_effects, fraction_effects, is_fraction
 from campaign.query import _json_value, parse_where
 from campaign.results import STATUS_OK, factors_of, metrics_of
 
@@ -37,12 +38,23 @@ RESIDUAL = "residual"
 
 
 def effects(dataset: xr.Dataset, metric: str, where: list[str] | None = None) -> xr.Dataset:
-    """The analysis of variance of ``metric``: one row per term on dimension ``term``."""
+    """The analysis of variance of ``metric``: one row per term on dimension ``term``.
+
+    On a two-level fraction: each factor's main effect with its aliases instead
+    (`campaign.fraction_effects`), as a fraction cannot separate the terms of an analysis
+    of variance from their aliases."""
     metrics = metrics_of(dataset)
     if metric not in metrics:
         raise CampaignError(
             f"--metric {metric!r} is not in the results; metrics: {', '.join(metrics)}"
         )
+    if is_fraction(dataset):
+        if where:
+            raise CampaignError(
+                "--where selects levels of a crossed factor; a fraction's factors vary "
+                "together over its runs: leave --where out"
+            )
+        return fraction_effects(dataset, metric)
     selected = dataset.sel(parse_where(dataset, where or []))
     values = selected[metric].values
     keep = (selected["status"].values == STATUS_OK) & np.isfinite(values)
@@ -274,6 +286,8 @@ def effects_table(result: xr.Dataset) -> pd.DataFrame:
 
 def format_effects(result: xr.Dataset, fmt: str = "table") -> str:
     """The analysis as aligned text (with the main effects), CSV or JSON."""
+    if result.attrs.get("design") == "fractional":
+        return format_fraction_effects(result, fmt)
     frame = effects_table(result)
     if fmt == "csv":
         return frame.to_csv(index=False).rstrip("\n")

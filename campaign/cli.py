@@ -40,8 +40,13 @@ def describe_spec(spec) -> str:
         lines.append(f"  param  {name} = {value!r}")
     for factor in spec.factors:
         paired = " (paired)" if factor.name in spec.paired else ""
+        if factor.range is not None:
+            low, high = factor.range
+            lines.append(f"  factor {factor.name}{paired}: range {low:g} to {high:g}")
+            continue
         levels = ", ".join(str(label) for label in factor.labels)
         lines.append(f"  factor {factor.name}{paired}: {len(factor.labels)} levels: {levels}")
+    lines.extend(f"  {line}" for line in describe_design(spec))
     if spec.precision is None:
         lines.append(
             f"  design: {spec.cells} cells x {spec.replicates} replicates = {spec.tasks} tasks; "
@@ -60,6 +65,36 @@ def describe_spec(spec) -> str:
         lines.append(f"  metrics: {', '.join(spec.metrics)}")
     lines.append(f"  output: {spec.output}")
     return "\n".join(lines)
+
+
+def describe_design(spec) -> list[str]:
+    """A design other than the full factorial in words: a fraction's generators, defining
+    relation and aliases; how Latin hypercube or Sobol points are drawn."""
+    design = spec.design
+    if design.fraction is not None:
+        fraction = design.fraction
+        asked = f" (the smallest standard one of resolution >= {design.resolution})"
+        lines = [
+            f"fractional: {fraction.title}{asked if design.resolution else ''}",
+            f"  generators: {fraction.generator_text() or 'none (the full factorial)'}",
+            f"  defining relation: {fraction.relation_text()}",
+        ]
+        aliases = fraction.alias_lines()
+        lines.append(
+            "  aliases (main effects and two-factor interactions):"
+            if aliases
+            else "  aliases: no main effect or two-factor interaction is aliased with another"
+        )
+        lines.extend(f"    {line}" for line in aliases)
+        return lines
+    if design.kind == "full":
+        return []
+    what = "Latin hypercube" if design.kind == "latin_hypercube" else "Sobol sequence (scrambled)"
+    ranges = ", ".join(f.name for f in spec.factors if f.range is not None)
+    sizes = " then ".join(map(str, design.sizes))
+    crossed = ", ".join(f.name for f in spec.crossed)
+    line = f"{design.kind}: {what}, {sizes} points over {ranges}, drawn from seed {spec.seed}"
+    return [line + (f"; crossed with {crossed}" if crossed else "")]
 
 
 def cmd_validate(args) -> int:

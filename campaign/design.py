@@ -1,4 +1,10 @@
-"""Expand a spec into cells and tasks: the full factorial of the factors times the replicates.
+"""Expand a spec into cells and tasks: the cells of its design (the full factorial of the
+factors, a fraction of it, or Latin hypercube or Sobol points crossed with the factors that
+are not ranges) times the replicates.
+
+A full factorial's results lie on one dimension per factor. Any other design's lie on the
+crossed factors (if any) and `campaign.designs.POINT`, the design points, in that order; the
+cells are ordered alike (the last dimension fastest).
 
 Seeds follow the README (Reproducibility): a task's seed comes from
 `numpy.random.SeedSequence` with the base seed as entropy and (replicate, levels of the unpaired
@@ -21,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from campaign import designs
 from campaign.seeds import LEVEL_WORD_FLAG, SEED_MASK, level_words_matrix, spawned_seeds
 from campaign.spec import Spec
 
@@ -41,8 +48,32 @@ def canonical(value: Any) -> str:
 
 
 def iter_cells(spec: Spec) -> Iterator[tuple[int, ...]]:
-    """Level indices of every cell, in spec order (last factor varies fastest)."""
-    return itertools.product(*(range(len(f.labels)) for f in spec.factors))
+    """Level indices of every cell (a level index per factor, in spec order), in the order
+    of the results' dimensions (`dimensions`), the last one fastest."""
+    kind = spec.design.kind
+    if kind == designs.FULL:
+        return itertools.product(*(range(len(f.labels)) for f in spec.factors))
+    if kind == designs.FRACTIONAL:
+        return map(tuple, spec.design.fraction.runs.tolist())
+    return _point_cells(spec)
+
+
+def _point_cells(spec: Spec) -> Iterator[tuple[int, ...]]:
+    """Cells of a Latin hypercube or Sobol design: the crossed factors' levels x the points;
+    a range factor's level index is the point's."""
+    crossed = [i for i, f in enumerate(spec.factors) if f.range is None]
+    for levels in itertools.product(*(range(len(spec.factors[i].labels)) for i in crossed)):
+        chosen = dict(zip(crossed, levels))
+        for point in range(spec.design.points):
+            yield tuple(chosen.get(i, point) for i in range(len(spec.factors)))
+
+
+def dimensions(spec: Spec) -> list[tuple[str, int]]:
+    """The results' dimensions but ``replicate``, with their sizes."""
+    crossed = [(f.name, len(f.labels)) for f in spec.crossed]
+    if spec.design.kind == designs.FULL:
+        return crossed
+    return [*crossed, (designs.POINT, spec.design.points)]
 
 
 def cell_params(spec: Spec, cell: tuple[int, ...], resolve_paths: bool = True) -> dict[str, Any]:
@@ -93,7 +124,8 @@ class Design:
     def __init__(self, spec: Spec):
         self.spec = spec
         self.cells: list[tuple[int, ...]] = list(iter_cells(spec))
-        self.shape = tuple(len(f.labels) for f in spec.factors)
+        self.dims = [name for name, _ in dimensions(spec)]
+        self.shape = tuple(size for _, size in dimensions(spec))
 
     @property
     def size(self) -> int:

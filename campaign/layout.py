@@ -16,6 +16,7 @@ from typing import Any
 
 LAYOUT_NAMES = (
     "replicate",
+    "point",
     "status",
     "seed",
     "failure",

@@ -37,6 +37,7 @@ import netCDF4
 import numpy as np
 import xarray as xr
 
+from campaign import designs
 from campaign.design import Design, canonical
 from campaign.errors import CampaignError
 from campaign.layout import name_clashes
@@ -86,7 +87,7 @@ def assemble(
         raise ValueError("a campaign's rounds go with its precision target, and only with it")
     documented = documented or {}
     shape = (*design.shape, spec.replicates)
-    dims = [f.name for f in spec.factors] + ["replicate"]
+    dims = [*design.dims, "replicate"]
     records = storable_records(records, spec)
     status, columns, _ = task_table(design, records, spec.metrics)
     planned = np.ones(design.size, dtype=bool)
@@ -106,15 +107,7 @@ def assemble(
     if rounds is not None:
         kept = int(rounds.target.max(initial=0))
     variables: dict[str, xr.Variable] = {}  # coordinates first: see `write_netcdf`
-    for factor in spec.factors:
-        attrs = {"long_name": f"factor {factor.name}"}
-        if factor.labelled:
-            attrs["level_values"] = canonical(dict(zip(factor.labels, factor.values)))
-        if factor.name in spec.paired:
-            attrs["paired"] = "levels share seeds (common random numbers)"
-        labels = xr.DataArray(list(factor.labels), dims=factor.name).variable
-        variables[factor.name] = labels.to_index_variable()
-        variables[factor.name].attrs = attrs
+    variables.update(_factor_coordinates(design))
     # the replicates are an ensemble: CF's standard name lets summaries name it in cell_methods
     variables["replicate"] = xr.IndexVariable(
         "replicate",
@@ -142,8 +135,65 @@ def assemble(
         precision = _precision_variables(rounds, raw, spec.precision)
         variables.update({name: array.variable for name, array in precision.items()})
     dataset = xr.Dataset(variables, attrs=provenance(design, confidence, provenance_status))
+    dataset = dataset.set_coords([f.name for f in spec.factors if f.name not in design.dims])
     dataset.attrs["headline_metrics"] = " ".join(m for m in headline if m in columns)
     return dataset
+
+
+def _factor_coordinates(design: Design) -> dict[str, xr.Variable]:
+    """A coordinate per factor: its levels along its own dimension, or, for a factor of the
+    design points, its value at each point along ``point`` (beside the ``point`` index)."""
+    spec = design.spec
+    variables: dict[str, xr.Variable] = {}
+    on_points = [i for i, f in enumerate(spec.factors) if f.name not in design.dims]
+    if designs.POINT in design.dims:
+        variables[designs.POINT] = xr.IndexVariable(
+            designs.POINT,
+            np.arange(spec.design.points),
+            {"long_name": f"design point ({spec.design.kind})"},
+        )
+    for i, factor in enumerate(spec.factors):
+        attrs = {"long_name": f"factor {factor.name}"}
+        if factor.labelled:
+            attrs["level_values"] = canonical(dict(zip(factor.labels, factor.values)))
+        if factor.name in spec.paired:
+            attrs["paired"] = "levels share seeds (common random numbers)"
+        if factor.range is not None:
+            attrs["valid_range"] = np.array(factor.range)
+        if i in on_points and factor.range is None:
+            attrs["levels"] = canonical(list(factor.labels))  # in order: low, high
+        if i in on_points:
+            indices = [cell[i] for cell in design.cells[: spec.design.points]]
+            labels = np.array(factor.labels)[indices]
+            variables[factor.name] = xr.Variable(designs.POINT, labels, attrs)
+            continue
+        labels = xr.DataArray(list(factor.labels), dims=factor.name).variable
+        variables[factor.name] = labels.to_index_variable()
+        variables[factor.name].attrs = attrs
+    return variables
+
+
+def design_attributes(spec) -> dict[str, str]:
+    """Global attributes saying which cells the design ran: its kind and, for a fraction,
+    its generators, defining relation and alias chains (main effects and two-factor
+    interactions); for Latin hypercube or Sobol points, their counts and the ranges."""
+    design = spec.design
+    attrs = {"design": design.kind}
+    if design.fraction is not None:
+        fraction = design.fraction
+        attrs.update(
+            design_title=fraction.title,
+            design_generators=fraction.generator_text(),
+            design_defining_relation=fraction.relation_text(),
+            design_aliases="; ".join(fraction.alias_lines()),
+            design_resolution=str(fraction.resolution or "full"),
+        )
+    elif design.kind != designs.FULL:
+        attrs.update(
+            design_points=" ".join(map(str, design.sizes)),
+            design_ranges=canonical({f.name: list(f.range) for f in spec.factors if f.range}),
+        )
+    return attrs
 
 
 def _nan_counts(raw: xr.Dataset, metrics: list[str]) -> dict[str, xr.Variable]:
@@ -352,7 +402,7 @@ def failure_table(
     factor_levels = {
         factor.name: (
             "failure",
-            dataset[factor.name].values[[task.cell[axis] for task in tasks]],
+            np.array(list(factor.labels))[[task.cell[axis] for task in tasks]],
             {"long_name": f"factor {factor.name} of a failed task"},
         )
         for axis, factor in enumerate(spec.factors)
@@ -411,6 +461,7 @@ def provenance(design: Design, confidence: float, status: np.ndarray) -> dict[st
         "base_seed": str(spec.seed),
         "replicates": spec.replicates,
         "factors": " ".join(f.name for f in spec.factors),
+        **design_attributes(spec),
         "paired": " ".join(spec.paired),
         "params": canonical(spec.params),
         "confidence": confidence,
@@ -427,7 +478,9 @@ def provenance(design: Design, confidence: float, status: np.ndarray) -> dict[st
         "history": f"{created} created by campaign {package_version('campaign')} from spec "
         f"{spec.name} (sha256:{spec.digest[:12]})",
         "layout": (
-            "raw metric per factor levels x replicate (one row per task in to_dataframe); "
+            "raw metric per factor levels x replicate (one row per task in to_dataframe; "
+            "a design other than full lies on its crossed factors and point, each point's "
+            "factor values coordinates along point); "
             "status 0 missing 1 ok 2 failed; "
             "<metric>_mean/_std/_n/_ci_low/_ci_high per cell (Student t over replicates); "
             "<metric>_nan per cell: finished replicates whose value is NaN; "

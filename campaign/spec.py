@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from campaign import designs
 from campaign.errors import CampaignError
 from campaign.layout import (
     LAYOUT_NAMES,
@@ -32,7 +33,10 @@ KEYS = {
     "description": "free text",
     "model": "a built-in model or 'package.module:function'",
     "params": "mapping of fixed parameters",
-    "factors": "mapping factor -> list of levels (or mapping label -> value)",
+    "factors": "mapping factor -> list of levels (or mapping label -> value, or a range "
+    "{low, high} in a latin_hypercube or sobol design)",
+    "design": "full (the default), {fractional: {generators: {d: a*b*c}}} or "
+    "{fractional: {resolution: 4}}, {latin_hypercube: {points: N}}, {sobol: {points: N}}",
     "paired": "list of factors whose levels share seeds",
     "replicates": "integer >= 1",
     "precision": "target confidence-interval half-width instead of a fixed replicate count",
@@ -84,10 +88,29 @@ class Factor:
     name: str
     labels: tuple[Any, ...]
     values: tuple[Any, ...]
+    range: tuple[float, float] | None = None  # a range's labels are its design points' values
 
     @property
     def labelled(self) -> bool:
         return self.labels != self.values
+
+
+@dataclass(frozen=True)
+class DesignSpec:
+    """Which cells run: ``kind`` one of `campaign.designs.KINDS`; a fraction's generators
+    (given, or the standard ones of ``resolution``); a Latin hypercube's or Sobol design's
+    point counts (``sizes``: growing, the last one the design's)."""
+
+    kind: str = designs.FULL
+    fraction: designs.Fraction | None = None
+    resolution: int | None = None
+    sizes: tuple[int, ...] = ()
+
+    @property
+    def points(self) -> int:
+        if self.fraction is not None:
+            return 2 ** (len(self.fraction.names) - len(self.fraction.generators))
+        return self.sizes[-1] if self.sizes else 0
 
 
 @dataclass(frozen=True)
@@ -106,6 +129,7 @@ class Spec:
     path: Path | None = None
     description: str = ""
     digest: str = field(default="")
+    design: DesignSpec = field(default_factory=DesignSpec)
 
     def factor(self, name: str) -> Factor:
         for factor in self.factors:
@@ -114,8 +138,17 @@ class Spec:
         raise KeyError(name)
 
     @property
+    def crossed(self) -> tuple[Factor, ...]:
+        """The factors whose levels are crossed: every factor of a full factorial, the factors
+        that are not ranges in a Latin hypercube or Sobol design, none in a fraction."""
+        if self.design.kind == designs.FRACTIONAL:
+            return ()
+        return tuple(f for f in self.factors if f.range is None)
+
+    @property
     def cells(self) -> int:
-        return math.prod(len(f.labels) for f in self.factors)
+        crossed = math.prod(len(f.labels) for f in self.crossed)
+        return crossed if self.design.kind == designs.FULL else crossed * self.design.points
 
     @property
     def tasks(self) -> int:
@@ -273,8 +306,14 @@ def parse_spec(data: Any, text: str = "", path: Path | None = None) -> Spec:
         if not isinstance(key, str):
             raise fail(f"params: parameter names must be strings, got {key!r}")
 
-    factors = _parse_factors(data.get("factors") or {}, params, fail)
+    seed = data["seed"]
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise fail(f"seed: {seed!r} is not allowed; use an integer >= 0")
+
+    kind, options = _design_kind(data.get("design", designs.FULL), fail)
+    factors = _parse_factors(data.get("factors") or {}, params, fail, kind in designs.POINT_KINDS)
     factor_names = [f.name for f in factors]
+    design, factors = _parse_design(kind, options, factors, seed, fail)
 
     paired = data.get("paired") or []
     if isinstance(paired, str):
@@ -299,10 +338,6 @@ def parse_spec(data: Any, text: str = "", path: Path | None = None) -> Spec:
     if isinstance(replicates, bool) or not isinstance(replicates, int) or replicates < 1:
         raise fail(f"replicates: {replicates!r} is not allowed; use an integer >= 1")
 
-    seed = data["seed"]
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise fail(f"seed: {seed!r} is not allowed; use an integer >= 0")
-
     metrics = data.get("metrics")
     if metrics is not None:
         if isinstance(metrics, str):
@@ -322,7 +357,10 @@ def parse_spec(data: Any, text: str = "", path: Path | None = None) -> Spec:
             raise fail(f"metrics: {next(iter(clashes.values()))}; a results file cannot hold both")
         metrics = tuple(metrics)
 
-    cells = math.prod(len(f.labels) for f in factors)
+    crossed = [f for f in factors if f.range is None and kind != designs.FRACTIONAL]
+    cells = math.prod(len(f.labels) for f in crossed)
+    if kind != designs.FULL:
+        cells *= design.points
     if cells * replicates > MAX_TASKS:
         what = "precision.max_replicates" if precision else "replicates"
         raise fail(
@@ -352,6 +390,7 @@ def parse_spec(data: Any, text: str = "", path: Path | None = None) -> Spec:
         path=path,
         description=description,
         digest=hashlib.sha256(text.encode()).hexdigest(),
+        design=design,
     )
     if precision is not None:
         _check_precision_metrics(spec)
@@ -373,7 +412,100 @@ def _output_folder(output: Any, name: str, path: Path | None, fail) -> Path:
     return Path(os.path.abspath(base / folder))
 
 
-def _parse_factors(raw: Any, params: dict[str, Any], fail) -> list[Factor]:
+def _design_kind(raw: Any, fail) -> tuple[str, Any]:
+    """The design's kind and its options, as written."""
+    allowed = ", ".join(designs.KINDS)
+    if isinstance(raw, str):
+        kind, options = raw, None
+    elif isinstance(raw, dict) and len(raw) == 1:
+        ((kind, options),) = raw.items()
+    else:
+        raise fail(f"design: expected one of {allowed}, or a mapping kind: options, got {raw!r}")
+    if kind not in designs.KINDS:
+        raise fail(f"design: unknown design {kind!r}; designs: {allowed}")
+    if kind == designs.FULL:
+        if options not in (None, {}):
+            raise fail(f"design.full: takes no options, got {options!r}")
+        return kind, {}
+    keys = {
+        designs.FRACTIONAL: ("generators", "resolution"),
+        designs.LATIN_HYPERCUBE: ("points",),
+        designs.SOBOL: ("points",),
+    }[kind]
+    example = "generators: {d: a*b*c} or resolution: 4" if keys[0] == "generators" else "points: 20"
+    if not isinstance(options, dict):
+        raise fail(f"design.{kind}: expected a mapping ({example}), got {options!r}")
+    for key in options:
+        if key not in keys:
+            raise fail(f"design.{kind}: unknown key {key!r}; allowed: {', '.join(keys)}")
+    return kind, options
+
+
+def _parse_design(
+    kind: str, options: dict[str, Any], factors: list[Factor], seed: int, fail
+) -> tuple[DesignSpec, list[Factor]]:
+    """The design, and the factors with each range's labels set to its points' values."""
+    where = f"design.{kind}"
+    names = [f.name for f in factors]
+    if kind == designs.FULL:
+        return DesignSpec(), factors
+    if kind == designs.FRACTIONAL:
+        for factor in factors:
+            if len(factor.labels) != 2:
+                raise fail(
+                    f"{where}: factor {factor.name} has {len(factor.labels)} levels; a two-level "
+                    "fraction needs exactly two levels per factor (low first, then high)"
+                )
+        if len(factors) < 2:
+            raise fail(f"{where}: a fraction needs at least two factors, got {len(factors)}")
+        if ("generators" in options) == ("resolution" in options):
+            raise fail(f"{where}: give generators (d: a*b*c) or resolution (3, 4, 5, ...), one")
+        try:
+            if "generators" in options:
+                fraction = designs.parse_generators(options["generators"], names)
+                return DesignSpec(kind, fraction), factors
+            resolution = options["resolution"]
+            if isinstance(resolution, bool) or not isinstance(resolution, int) or resolution < 3:
+                raise fail(f"{where}.resolution: {resolution!r} is not allowed; use 3, 4, 5, ...")
+            fraction = designs.standard_fraction(names, resolution)
+        except designs.DesignError as error:
+            key = "generators" if "generators" in options else "resolution"
+            raise fail(f"{where}.{key}: {error}") from None
+        return DesignSpec(kind, fraction, resolution), factors
+    if "points" not in options:
+        raise fail(f"{where}: missing key 'points' (how many design points, e.g. points: 20)")
+    try:
+        sizes = designs.check_sizes(kind, options["points"])
+    except designs.DesignError as error:
+        raise fail(f"{where}.points: {error}") from None
+    ranges = [f for f in factors if f.range is not None]
+    if not ranges:
+        raise fail(
+            f"{where}: no factor is a range; give at least one as {{low: number, high: number}}"
+        )
+    unit = designs.unit_points(kind, sizes, len(ranges), seed)
+    columns = {f.name: designs.scale(unit[:, j], *f.range) for j, f in enumerate(ranges)}
+    placed = []
+    for factor in factors:
+        if factor.range is not None:
+            values = tuple(float(v) for v in columns[factor.name])
+            factor = Factor(factor.name, values, values, factor.range)
+        placed.append(factor)
+    return DesignSpec(kind, sizes=sizes), placed
+
+
+def _parse_range(name: str, levels: dict[str, Any], fail) -> Factor:
+    """A factor given as a range {low, high} of a Latin hypercube or Sobol design."""
+    low, high = levels["low"], levels["high"]
+    for value in (low, high):
+        if not _is_number(value) or not math.isfinite(value):
+            raise fail(f"factors.{name}: range bound {value!r} is not allowed; use finite numbers")
+    if not low < high:
+        raise fail(f"factors.{name}: the range needs low < high, got low {low!r}, high {high!r}")
+    return Factor(name, (), (), (float(low), float(high)))
+
+
+def _parse_factors(raw: Any, params: dict[str, Any], fail, ranges: bool = False) -> list[Factor]:
     if not isinstance(raw, dict):
         raise fail(f"factors: expected a mapping of factor: [levels], got {raw!r}")
     factors = []
@@ -389,6 +521,9 @@ def _parse_factors(raw: Any, params: dict[str, Any], fail) -> list[Factor]:
             raise fail(
                 f"factors: {name!r} is also a fixed parameter in params; keep it in one place"
             )
+        if ranges and isinstance(levels, dict) and set(levels) == {"low", "high"}:
+            factors.append(_parse_range(name, levels, fail))
+            continue
         if isinstance(levels, dict):
             if not levels:
                 raise fail(f"factors.{name}: the level list is empty; give at least one level")
