@@ -222,13 +222,12 @@ def parse_generators(raw: Mapping, names: Sequence[str]) -> Fraction:
         generators.append(Generator(index[name], sign, word))
     fraction = Fraction(tuple(names), tuple(generators))
     for sign, mask in fraction.relation:
-        if bin(mask).count("1") <= 2:
-            pair = [names[i] for i in bits(mask)]
-            what = " and ".join(pair) if len(pair) == 2 else pair[0]
+        if bin(mask).count("1") <= 2:  # a word is never shorter than 2: d = a gives I = ad
+            first, second = (names[i] for i in bits(mask))
             raise DesignError(
-                f"these generators alias the main effects of {what} (the defining relation "
-                f"holds {fraction.word(sign, mask)}): no effect of {what} could be told apart; "
-                "use longer generator words"
+                f"these generators alias the main effects of {first} and {second} with each "
+                f"other (the defining relation holds {fraction.word(sign, mask)}), so no "
+                "analysis could tell them apart; use longer generator words"
             )
     return fraction
 

@@ -17,20 +17,22 @@ import pandas as pd
 import xarray as xr
 
 from campaign.errors import CampaignError
-from campaign.results import STATUS_FAILED, factors_of, metrics_of
+from campaign.results import STATUS_FAILED, factors_of, metrics_of, point_factors_of
 
 FORMATS = ("csv", "parquet")
 STATUS_NAMES = {0: "missing", 1: "ok", 2: "failed"}
 
 
 def tidy(dataset: xr.Dataset, failures: xr.Dataset | None = None) -> pd.DataFrame:
-    """One row per task: factors, replicate, seed, status, metrics and error text."""
+    """One row per task: factors (the dimensions, then the factors whose values lie along
+    ``point``), replicate, seed, status, metrics and error text."""
     factors = factors_of(dataset)
     metrics = metrics_of(dataset)
     frame = dataset[["seed", "status", *metrics]].to_dataframe().reset_index()
-    frame = frame[[*factors, "replicate", "seed", "status", *metrics]]
+    frame = frame[[*factors, *point_factors_of(dataset), "replicate", "seed", "status", *metrics]]
     if "precision_replicates" in dataset:
-        given = dataset["precision_replicates"].to_dataframe().reset_index()
+        given = dataset["precision_replicates"].reset_coords(drop=True).to_dataframe()
+        given = given.reset_index()
         frame = frame.merge(given, on=factors, how="left") if factors else frame
         if not factors:
             frame["precision_replicates"] = int(dataset["precision_replicates"])
@@ -67,7 +69,7 @@ def _errors(frame: pd.DataFrame, failures: xr.Dataset | None) -> pd.Series:
 def column_attributes(dataset: xr.Dataset) -> dict[str, dict[str, str]]:
     """Units and long name of every column of the tidy table."""
     columns = {}
-    for factor in factors_of(dataset):
+    for factor in [*factors_of(dataset), *point_factors_of(dataset)]:
         columns[factor] = _attrs(dataset[factor].attrs, f"factor {factor}")
     columns["replicate"] = {"units": "1", "long_name": "replicate index"}
     columns["seed"] = {"units": "", "long_name": "random seed of the task"}

@@ -407,6 +407,12 @@ def failure_table(
         )
         for axis, factor in enumerate(spec.factors)
     }
+    if designs.POINT in design.dims:
+        factor_levels[designs.POINT] = (
+            "failure",
+            cells.astype(np.int64) % spec.design.points,
+            {"long_name": "design point of a failed task"},
+        )
     return xr.Dataset(
         {
             "failure_key": (
@@ -506,6 +512,15 @@ def source_provenance(identity: Mapping[str, Any]) -> dict[str, str]:
 
 def factors_of(dataset: xr.Dataset) -> list[str]:
     return [d for d in dataset["status"].dims if d != "replicate"]
+
+
+def point_factors_of(dataset: xr.Dataset) -> list[str]:
+    """The factors whose values lie along ``point`` (a design other than full), if any."""
+    return [
+        name
+        for name, coordinate in dataset.coords.items()
+        if coordinate.dims == (designs.POINT,) and name != designs.POINT
+    ]
 
 
 def metrics_of(dataset: xr.Dataset) -> list[str]:

@@ -4,11 +4,16 @@ Latin hypercube and Sobol points (stratified, nested, seeded)."""
 from __future__ import annotations
 
 import itertools
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy.stats import qmc
 
+import campaign
+from campaign.cli import main
+from campaign.design import Design
 from campaign.designs import (
     STANDARD,
     DesignError,
@@ -19,6 +24,10 @@ from campaign.designs import (
     standard_fraction,
     unit_points,
 )
+from campaign.export import tidy
+from campaign.ledger import Ledger
+from campaign.plan import make_plan
+from campaign.spec import load_spec
 
 SEVEN = list("abcdefg")
 TEXTBOOK_III = {"d": "a*b", "e": "a*c", "f": "b*c", "g": "a*b*c"}
@@ -65,8 +74,8 @@ def test_a_resolution_iv_fraction_aliases_two_factor_interactions_with_each_othe
 @pytest.mark.parametrize(
     ("generators", "message"),
     [
-        ({"d": "a*b", "e": "a*b"}, "alias the main effects of d and e (the defining relation "
-         "holds de)"),
+        ({"d": "a*b", "e": "a*b"}, "alias the main effects of d and e with each other (the "
+         "defining relation holds de)"),
         ({"d": "a"}, "alias the main effects of a and d"),
         ({"z": "a*b"}, "'z' is not a factor; factors: a, b, c, d, e"),
         ({"d": "a*x"}, "d: 'x' in 'a*x' is not a factor"),
@@ -143,3 +152,180 @@ def test_bad_point_counts_are_one_line(kind, raw, message):
     with pytest.raises(DesignError) as caught:
         check_sizes(kind, raw)
     assert message in str(caught.value)
+
+
+LHS = """
+name: sampled
+model: mm1
+{params}factors:
+  arrival_rate: {{low: 0.2, high: 0.8}}
+  service_rate: {{low: 1.0, high: 2.0}}
+{crossed}design: {{{kind}: {{points: {points}}}}}
+replicates: 2
+seed: 31
+output: out
+"""
+
+
+def sampled(write_spec, kind: str, points, crossed: bool = False) -> Path:
+    """A Latin hypercube or Sobol design of M/M/1 queues; ``crossed``: with a paired factor
+    (the customers per run) crossed with the points."""
+    params = "" if crossed else "params: {customers: 200}\n"
+    crossing = "  customers: {short: 200, long: 400}\npaired: [customers]\n" if crossed else ""
+    return write_spec(LHS.format(params=params, crossed=crossing, kind=kind, points=points))
+
+
+def unit(results, factor: str, low: float, high: float) -> np.ndarray:
+    return (results[factor].values - low) / (high - low)
+
+
+def test_a_latin_hypercube_campaign_stratifies_every_factor_and_keeps_its_points_when_grown(
+    write_spec, scheduler_address, capsys
+):
+    spec = sampled(write_spec, "latin_hypercube", 6)
+    assert main(["validate", str(spec)]) == 0
+    printed = capsys.readouterr().out
+    assert "  factor arrival_rate: range 0.2 to 0.8\n" in printed
+    assert (
+        "  latin_hypercube: Latin hypercube, 6 points over arrival_rate, service_rate, drawn "
+        "from seed 31\n" in printed
+    )
+    assert "  design: 6 cells x 2 replicates = 12 tasks; seed 31\n" in printed
+    first = campaign.run(spec, scheduler=scheduler_address, progress=False)
+    assert dict(first.sizes) == {"point": 6, "replicate": 2}
+    assert int((first["status"] == 1).sum()) == 12
+    # one point in each sixth of each range
+    assert is_stratified(unit(first, "arrival_rate", 0.2, 0.8))
+    assert is_stratified(unit(first, "service_rate", 1.0, 2.0))
+    assert first.attrs["design"] == "latin_hypercube" and first.attrs["design_points"] == "6"
+    assert json.loads(first.attrs["design_ranges"]) == {
+        "arrival_rate": [0.2, 0.8],
+        "service_rate": [1.0, 2.0],
+    }
+    keys = set(Ledger(spec.parent / "out").load())
+    assert len(keys) == 12
+
+    spec.write_text(spec.read_text().replace("points: 6", "points: [6, 18]"))
+    plan = make_plan(spec)
+    assert (plan.done, len(plan.missing)) == (12, 24)  # the stored points are kept
+    grown = campaign.run(spec, scheduler=scheduler_address, progress=False)
+    assert dict(grown.sizes) == {"point": 18, "replicate": 2}
+    assert is_stratified(unit(grown, "arrival_rate", 0.2, 0.8))
+    assert is_stratified(unit(grown, "service_rate", 1.0, 2.0))
+    kept = grown.isel(point=slice(0, 6))
+    for name in ("arrival_rate", "service_rate", "mean_wait", "seed"):
+        np.testing.assert_array_equal(kept[name].values, first[name].values)
+    assert keys < set(Ledger(spec.parent / "out").load())
+
+
+def test_sobol_points_grow_as_a_prefix_and_paired_levels_are_crossed_with_them(
+    write_spec, scheduler_address
+):
+    spec = sampled(write_spec, "sobol", 4, crossed=True)
+    first = campaign.run(spec, scheduler=scheduler_address, progress=False)
+    assert dict(first.sizes) == {"customers": 2, "point": 4, "replicate": 2}
+    # the paired levels share seeds at every point and replicate, the points do not
+    seeds = first["seed"].values
+    assert (seeds[0] == seeds[1]).all() and len(np.unique(seeds[0])) == 8
+    spec.write_text(spec.read_text().replace("points: 4", "points: 8"))
+    assert make_plan(spec).done == 16
+    grown = campaign.run(spec, scheduler=scheduler_address, progress=False)
+    np.testing.assert_array_equal(
+        grown["mean_wait"].isel(point=slice(0, 4)).values, first["mean_wait"].values
+    )
+    expected = unit_points("sobol", [8], 2, seed=31)
+    np.testing.assert_allclose(unit(grown, "arrival_rate", 0.2, 0.8), expected[:, 0])
+    np.testing.assert_allclose(unit(grown, "service_rate", 1.0, 2.0), expected[:, 1])
+
+
+BASE = """
+name: bad
+model: mm1
+factors:
+{factors}
+design: {design}
+replicates: 2
+seed: 3
+"""
+
+
+@pytest.mark.parametrize(
+    ("factors", "design", "message"),
+    [
+        ("  a: [1, 2, 3]\n  b: [1, 2]\n  c: [1, 2]", "{fractional: {generators: {c: a*b}}}",
+         "design.fractional: factor a has 3 levels; a two-level fraction needs exactly two "
+         "levels per factor (low first, then high)"),
+        ("  a: [1, 2]\n  b: [1, 2]\n  c: [1, 2]", "{fractional: {generators: {c: a*x}}}",
+         "design.fractional.generators: c: 'x' in 'a*x' is not a factor; factors: a, b, c"),
+        ("  a: [1, 2]\n  b: [1, 2]\n  c: [1, 2]\n  d: [1, 2]",
+         "{fractional: {generators: {c: a*b, d: a*b}}}",
+         "design.fractional.generators: these generators alias the main effects of c and d "
+         "with each other (the defining relation holds cd), so no analysis could tell them "
+         "apart; use longer generator words"),
+        ("  a: [1, 2]\n  b: [1, 2]", "{fractional: {}}",
+         "design.fractional: give generators (d: a*b*c) or resolution (3, 4, 5, ...), one"),
+        ("  a: [1, 2]\n  b: [1, 2]", "{fractional: {resolution: 2}}",
+         "design.fractional.resolution: 2 is not allowed; use 3, 4, 5, ..."),
+        ("  a: {low: 0, high: 1}", "{latin_hypercube: {}}",
+         "design.latin_hypercube: missing key 'points' (how many design points, e.g. points: 20)"),
+        ("  a: [1, 2]", "{latin_hypercube: {points: 5}}",
+         "design.latin_hypercube: no factor is a range; give at least one as {low: number, "
+         "high: number}"),
+        ("  a: {low: 1, high: 1}", "{sobol: {points: 8}}",
+         "factors.a: the range needs low < high, got low 1, high 1"),
+        ("  a: {low: 0, high: 1}", "{sobol: {points: 8, seed: 1}}",
+         "design.sobol: unknown key 'seed'; allowed: points"),
+        ("  a: [1, 2]", "taguchi",
+         "design: unknown design 'taguchi'; designs: full, fractional, latin_hypercube, sobol"),
+    ],
+)  # fmt: skip
+def test_design_mistakes_are_one_line(write_spec, capsys, factors, design, message):
+    path = write_spec(BASE.format(factors=factors, design=design))
+    assert main(["validate", str(path)]) == 2
+    assert capsys.readouterr().err == f"campaign: error: {path}: {message}\n"
+
+
+def test_a_range_in_a_full_design_stays_two_labelled_levels(write_spec):
+    spec = load_spec(write_spec(BASE.format(factors="  a: {low: 0, high: 1}", design="full")))
+    assert (spec.factor("a").labels, spec.factor("a").values) == (("low", "high"), (0, 1))
+    assert spec.cells == 2 and spec.factor("a").range is None
+
+
+def test_a_fraction_from_a_requested_resolution_runs_the_standard_cells(write_spec):
+    factors = "\n".join(f"  {name}: [low, high]" for name in "abcdefg")
+    spec = load_spec(
+        write_spec(BASE.format(factors=factors, design="{fractional: {resolution: 4}}"))
+    )
+    assert spec.design.fraction.generator_text() == "e = abc, f = bcd, g = acd"
+    design = Design(spec)
+    assert (design.dims, design.shape, spec.cells) == (["point"], (16,), 16)
+    labels = [tuple(f.labels[i] for f, i in zip(spec.factors, cell)) for cell in design.cells]
+    # all base factors low: e = abc, f = bcd, g = acd low; d high: f and g high
+    assert labels[:2] == [("low",) * 7, ("low", "low", "low", "high", "low", "high", "high")]
+    # a cell of a fraction is the same task as in the full factorial: same key and seed
+    full = Design(load_spec(write_spec(BASE.format(factors=factors, design="full"), "full.yaml")))
+    index = full.cells.index(design.cells[5])
+    assert full.task(index * 2 + 1) == design.task(5 * 2 + 1)
+
+
+def test_failed_tasks_of_design_points_are_listed_with_their_point_and_values(
+    write_spec, scheduler_address, tmp_path
+):
+    text = LHS.format(params="params: {customers: 50, fail_above: 4.0}\n", crossed="",
+                      kind="sobol", points=8)  # fmt: skip
+    spec = write_spec(text.replace("{low: 0.2, high: 0.8}", "{low: 0.05, high: 0.3}"))
+    results = campaign.run(spec, scheduler=scheduler_address, progress=False)
+    failed = np.argwhere(results["status"].values == 2)
+    assert 0 < len(failed) < 16
+    failures = campaign.open_failures(spec.parent / "out")
+    assert sorted(zip(failures["point"].values, failures["failure_replicate"].values)) == sorted(
+        map(tuple, failed.tolist())
+    )
+    np.testing.assert_array_equal(
+        failures["arrival_rate"].values, results["arrival_rate"].values[failures["point"].values]
+    )
+    table = tidy(results, failures)
+    assert list(table.columns[:4]) == ["point", "arrival_rate", "service_rate", "replicate"]
+    errors = table.loc[table["status"] == "failed", "error"]
+    assert len(errors) == len(failed) and errors.str.contains("fail_above").all()
+    assert (table.loc[table["status"] == "ok", "error"] == "").all()

@@ -57,10 +57,10 @@ def undefined(params, seed):
 
 EXPECTED_ERRORS = {
     "status": "ValueError: metric name 'status' is reserved by the results layout; reserved "
-    "names: replicate, status, seed, failure, failure_key, failure_cell, failure_replicate, "
-    "failure_error, precision_met, precision_state, precision_replicates",
+    "names: replicate, point, status, seed, failure, failure_key, failure_cell, "
+    "failure_replicate, failure_error, precision_met, precision_state, precision_replicates",
     "replicate": "ValueError: metric name 'replicate' is reserved by the results layout; "
-    "reserved names: replicate, status, seed, failure, failure_key, failure_cell, "
+    "reserved names: replicate, point, status, seed, failure, failure_key, failure_cell, "
     "failure_replicate, failure_error, precision_met, precision_state, precision_replicates",
     "empty": "ValueError: the model returned no metrics",
     "int_key": "ValueError: metric names must be strings, got 1 (int)",

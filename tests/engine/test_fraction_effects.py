@@ -1,0 +1,156 @@
+"""Main effects of a two-level fraction: a real campaign of a model with known linear effects
+recovers them, and an interaction shows up in the main effect it is aliased with."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from campaign.anova import effects, format_effects
+from campaign.cli import main
+from campaign.design import Design, cell_params
+from campaign.results import assemble
+from campaign.spec import load_spec
+
+LINEAR = '''
+import numpy as np
+
+
+def run(params, seed):
+    """Known effects (high - low, levels -1 and 1): a +6, b -4, c +3, g +1, the rest 0."""
+    noise = np.random.default_rng(seed).standard_normal()
+    exact = 10 + 3 * params["a"] - 2 * params["b"] + 1.5 * params["c"] + 0.5 * params["g"]
+    return {"exact": exact, "noisy": exact + noise}
+'''
+
+SPEC = """
+name: screening
+model: linear_model:run
+factors: {a: [-1, 1], b: [-1, 1], c: [-1, 1], d: [-1, 1], e: [-1, 1], f: [-1, 1], g: [-1, 1]}
+design: {fractional: {generators: {d: a*b, e: a*c, f: b*c, g: a*b*c}}}
+replicates: 4
+seed: 15
+output: out
+"""
+TRUE = {"a": 6.0, "b": -4.0, "c": 3.0, "d": 0.0, "e": 0.0, "f": 0.0, "g": 1.0}
+ALIASES = {
+    "a": "bd ce fg",
+    "b": "ad cf eg",
+    "c": "ae bf dg",
+    "d": "ab cg ef",
+    "e": "ac bg df",
+    "f": "ag bc de",
+    "g": "af be cd",
+}
+
+
+def test_a_2_7_4_campaign_recovers_known_main_effects_and_names_their_aliases(
+    tmp_path, capsys, monkeypatch
+):
+    (tmp_path / "linear_model.py").write_text(LINEAR)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = tmp_path / "screening.yaml"
+    spec.write_text(textwrap.dedent(SPEC))
+    assert main(["validate", str(spec)]) == 0
+    printed = capsys.readouterr().out
+    assert "fractional: 2^(7-4) fraction, 8 runs, resolution III\n" in printed
+    assert "    generators: d = ab, e = ac, f = bc, g = abc\n" in printed
+    assert "    defining relation: I = abd = ace = afg = bcf = beg = cdg = def = abcg" in printed
+    assert "      a = bd = ce = fg\n" in printed and "      g = af = be = cd\n" in printed
+    assert "design: 8 cells x 4 replicates = 32 tasks; seed 15\n" in printed
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp_path), env.get("PYTHONPATH")]))
+    command = [sys.executable, "-m", "campaign.cli", "run", str(spec), "--workers", "2", "--quiet"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "32 tasks ok, 0 failed, 0 missing" in done.stdout
+
+    results = xr.open_dataset(tmp_path / "out" / "results.nc")
+    assert dict(results.sizes) == {"point": 8, "replicate": 4}
+    runs = np.stack([results[f].values for f in "abcdefg"], axis=1)
+    assert sorted(map(tuple, runs[:, :3])) == sorted(
+        (a, b, c) for a in (-1, 1) for b in (-1, 1) for c in (-1, 1)
+    )
+    a, b, c, d, e, f, g = runs.T
+    assert (d == a * b).all() and (e == a * c).all() and (f == b * c).all()
+    assert (g == a * b * c).all()
+    assert results.attrs["design"] == "fractional"
+    assert results.attrs["design_generators"] == "d = ab, e = ac, f = bc, g = abc"
+    assert results.attrs["design_resolution"] == "3"
+    assert results.attrs["design_aliases"].startswith("a = bd = ce = fg; b = ad = cf = eg")
+    table = results[["exact", "a", "g"]].to_dataframe()  # one row per task, factors as columns
+    assert len(table) == 32 and list(table.index.names) == ["point", "replicate"]
+
+    exact = effects(results, "exact")
+    assert exact["effect"].values == pytest.approx([TRUE[f] for f in "abcdefg"], abs=1e-12)
+    assert dict(zip(exact["term"].values, exact["aliases"].values)) == ALIASES
+    noisy = effects(results, "noisy")
+    truth = np.array([TRUE[f] for f in "abcdefg"])
+    assert ((noisy["ci_low"].values <= truth) & (truth <= noisy["ci_high"].values)).all()
+    assert (noisy["n"].values == 4).all()
+    # the significant effects are the true ones; the others' intervals cover 0
+    assert list(noisy["term"].values[noisy["p_value"].values < 0.01]) == ["a", "b", "c"]
+
+    assert main(["effects", str(tmp_path / "out"), "--metric", "exact"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("exact: main effects on the 2^(7-4) fraction, 8 runs, resolution")
+    assert lines[1].startswith("defining relation: I = abd = ace = afg")
+    assert lines[2].split() == ["factor", "low", "high", "effect", "interval", "p", "aliased",
+                                "with", "(up", "to", "2FI)"]  # fmt: skip
+    assert lines[4].split()[:4] == ["a", "-1", "1", "+6"]
+    assert lines[4].endswith("bd, ce, fg") and lines[7].endswith("ab, cg, ef")
+    assert lines[-1].startswith("each effect estimates the sum of the effects aliased with it")
+    assert main(["effects", str(tmp_path / "out"), "--metric", "exact", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["factor"], round(r["effect"], 9), r["aliases"]) for r in rows] == [
+        (f, TRUE[f], ALIASES[f]) for f in "abcdefg"
+    ]
+
+    # a rerun runs nothing: every task of the fraction is stored
+    again = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+    assert again.returncode == 0 and "0 to run" in again.stdout
+
+
+def interaction(params):
+    """No main effect of d at all, but an a x b interaction: d's column is ab, so the
+    fraction cannot tell them apart."""
+    return {"y": 5.0 + 2.0 * params["a"] * params["b"] + 1.0 * params["e"]}
+
+
+def test_an_interaction_shows_up_in_the_main_effect_it_is_aliased_with(tmp_path):
+    path = tmp_path / "spec.yaml"
+    path.write_text(textwrap.dedent(SPEC.replace("linear_model:run", "m:run")))
+    design = Design(load_spec(path))
+    records = {
+        task.key: {
+            "key": task.key,
+            "status": "ok",
+            "metrics": interaction(cell_params(design.spec, task.cell)),
+        }
+        for task in design.tasks()
+    }
+    result = effects(assemble(design, records, 0.95), "y")
+    found = dict(zip(result["term"].values, result["effect"].values))
+    assert found == pytest.approx({"a": 0, "b": 0, "c": 0, "d": 4, "e": 2, "f": 0, "g": 0})
+    text = format_effects(result)
+    row = next(line for line in text.splitlines() if line.startswith("d "))
+    assert row.split()[3] == "+4" and row.endswith("ab, cg, ef")
+
+
+def test_a_fraction_refuses_where(tmp_path):
+    path = tmp_path / "spec.yaml"
+    path.write_text(textwrap.dedent(SPEC.replace("linear_model:run", "m:run")))
+    design = Design(load_spec(path))
+    records = {t.key: {"key": t.key, "status": "ok", "metrics": {"y": 1.0}} for t in design.tasks()}
+    from campaign.errors import CampaignError
+
+    with pytest.raises(CampaignError, match="a fraction's factors vary together"):
+        effects(assemble(design, records, 0.95), "y", ["a=1"])
