@@ -22,7 +22,7 @@ from campaign.figures import write_figures as write_figure_files
 from campaign.outputs import make_folder, write_text
 from campaign.query import summary_table
 from campaign.report_analysis import analysis_section, parse_baseline
-from campaign.results import factors_of, headline_metrics, metrics_of
+from campaign.results import factors_of, headline_metrics, metrics_of, point_factors_of
 from campaign.tables import render
 
 STYLE = """
@@ -118,6 +118,17 @@ def design_section(dataset: xr.Dataset) -> str:
         f'<td class="number">{dataset.sizes[f]}</td><td>{"yes" if f in paired else "no"}</td></tr>'
         for f in factors_of(dataset)
     ]
+    for f in point_factors_of(dataset):
+        attrs = dataset[f].attrs
+        if "valid_range" in attrs:
+            low, high = (float(v) for v in attrs["valid_range"])
+            levels = f"range {low:g} to {high:g}, a value per point"
+        else:
+            levels = ", ".join(str(v) for v in json.loads(attrs.get("levels", "[]")))
+        rows.append(
+            f'<tr><td>{esc(f)}</td><td>{esc(levels)}</td><td class="number"></td>'
+            f"<td>{'yes' if f in paired else 'no'}</td></tr>"
+        )
     cells = int(dataset["status"].size // max(dataset.sizes["replicate"], 1))
     replicates = (
         "replicates per cell: precision target (see precision_replicates in results.nc)"
@@ -134,9 +145,29 @@ def design_section(dataset: xr.Dataset) -> str:
             *rows,
             "</tbody></table>",
             f"<p>{cells} cells; {esc(replicates)}; {int(dataset['status'].size)} tasks.</p>",
+            design_note(dataset),
             f"<p>Fixed params: <code>{esc(params)}</code></p>" if params else "",
         ]
     )
+
+
+def design_note(dataset: xr.Dataset) -> str:
+    """A paragraph on a design other than the full factorial: a fraction's generators,
+    defining relation and aliases, or how the points were drawn."""
+    attrs = dataset.attrs
+    if attrs.get("design") == "fractional":
+        aliases = attrs.get("design_aliases") or "none up to two-factor interactions"
+        return (
+            f"<p>{esc(attrs.get('design_title', 'fraction'))}: generators "
+            f"{esc(attrs.get('design_generators', ''))}; defining relation "
+            f"{esc(attrs.get('design_defining_relation', ''))}; aliases {esc(aliases)}.</p>"
+        )
+    if attrs.get("design") in ("latin_hypercube", "sobol"):
+        return (
+            f"<p>{esc(attrs['design'])} design: {esc(attrs.get('design_points', ''))} points over "
+            f"the ranges {esc(attrs.get('design_ranges', ''))}, drawn from the base seed.</p>"
+        )
+    return ""
 
 
 def metric_section(dataset: xr.Dataset, metric: str, image: bytes | None) -> str:

@@ -329,3 +329,22 @@ def test_failed_tasks_of_design_points_are_listed_with_their_point_and_values(
     errors = table.loc[table["status"] == "failed", "error"]
     assert len(errors) == len(failed) and errors.str.contains("fail_above").all()
     assert (table.loc[table["status"] == "ok", "error"] == "").all()
+
+
+def test_a_precision_target_gives_each_design_point_its_own_rounds(write_spec, scheduler_address):
+    text = LHS.format(params="params: {customers: 200}\n", crossed="", kind="sobol", points=4)
+    precision = (
+        "precision: {metrics: [mean_wait], half_width: 0.25, min_replicates: 3, "
+        "max_replicates: 12}\n"
+    )
+    spec = write_spec(text.replace("replicates: 2\n", precision))
+    results = campaign.run(spec, scheduler=scheduler_address, progress=False)
+    given = results["precision_replicates"]
+    assert given.dims == ("point",) and (given.values >= 3).all()
+    assert len(set(given.values.tolist())) > 1  # the points needed different counts
+    finished = (results["status"] == 1).sum("replicate")
+    np.testing.assert_array_equal(finished.values, given.values)
+    met_or_max = (results["precision_state"].values == 1) | (given.values == 12)
+    assert met_or_max.all()
+    plan = make_plan(spec)
+    assert (plan.done, plan.to_run) == (int(given.sum()), [])

@@ -16,6 +16,7 @@ import xarray as xr
 from campaign.anova import effects, format_effects
 from campaign.cli import main
 from campaign.design import Design, cell_params
+from campaign.report import design_note
 from campaign.results import assemble
 from campaign.spec import load_spec
 
@@ -86,6 +87,11 @@ def test_a_2_7_4_campaign_recovers_known_main_effects_and_names_their_aliases(
     assert results.attrs["design_generators"] == "d = ab, e = ac, f = bc, g = abc"
     assert results.attrs["design_resolution"] == "3"
     assert results.attrs["design_aliases"].startswith("a = bd = ce = fg; b = ad = cf = eg")
+    assert design_note(results) == (
+        "<p>2^(7-4) fraction, 8 runs, resolution III: generators d = ab, e = ac, f = bc, g = abc; "
+        f"defining relation {results.attrs['design_defining_relation']}; aliases "
+        f"{results.attrs['design_aliases']}.</p>"
+    )  # the report's design section says which fraction ran
     table = results[["exact", "a", "g"]].to_dataframe()  # one row per task, factors as columns
     assert len(table) == 32 and list(table.index.names) == ["point", "replicate"]
 
