@@ -94,6 +94,9 @@ def describe_design(spec) -> list[str]:
     sizes = " then ".join(map(str, design.sizes))
     crossed = ", ".join(f.name for f in spec.crossed)
     line = f"{design.kind}: {what}, {sizes} points over {ranges}, drawn from seed {spec.seed}"
+    points = design.sizes[-1]
+    if design.kind == "sobol" and points & (points - 1):
+        line += f" (not a power of 2: a Sobol sequence is balanced at 2^m points, not {points})"
     return [line + (f"; crossed with {crossed}" if crossed else "")]
 
 

@@ -348,3 +348,13 @@ def test_a_precision_target_gives_each_design_point_its_own_rounds(write_spec, s
     assert met_or_max.all()
     plan = make_plan(spec)
     assert (plan.done, plan.to_run) == (int(given.sum()), [])
+
+
+def test_validate_says_when_sobol_points_are_not_a_power_of_two(write_spec, capsys):
+    for points, note in ((16, ""), (20, " (not a power of 2: a Sobol sequence is balanced at "
+                                        "2^m points, not 20)")):  # fmt: skip
+        assert main(["validate", str(sampled(write_spec, "sobol", points))]) == 0
+        assert (
+            f"  sobol: Sobol sequence (scrambled), {points} points over arrival_rate, "
+            f"service_rate, drawn from seed 31{note}\n" in capsys.readouterr().out
+        )
