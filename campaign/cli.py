@@ -45,6 +45,10 @@ def describe_spec(spec) -> str:
             lines.append(f"  factor {factor.name}{paired}: range {low:g} to {high:g}")
             continue
         levels = ", ".join(str(label) for label in factor.labels)
+        if factor.labels == ("low", "high"):  # a range only in a design of points
+            levels += (
+                " (labelled levels; a range {low, high} needs design: latin_hypercube or sobol)"
+            )
         lines.append(f"  factor {factor.name}{paired}: {len(factor.labels)} levels: {levels}")
     lines.extend(f"  {line}" for line in describe_design(spec))
     if spec.precision is None:

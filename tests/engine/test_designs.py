@@ -285,10 +285,16 @@ def test_design_mistakes_are_one_line(write_spec, capsys, factors, design, messa
     assert capsys.readouterr().err == f"campaign: error: {path}: {message}\n"
 
 
-def test_a_range_in_a_full_design_stays_two_labelled_levels(write_spec):
-    spec = load_spec(write_spec(BASE.format(factors="  a: {low: 0, high: 1}", design="full")))
-    assert (spec.factor("a").labels, spec.factor("a").values) == (("low", "high"), (0, 1))
-    assert spec.cells == 2 and spec.factor("a").range is None
+def test_a_range_in_a_full_design_stays_two_labelled_levels(write_spec, capsys):
+    factors = "  arrival_rate: {low: 0.3, high: 0.6}"
+    path = write_spec(BASE.format(factors=factors, design="full"))
+    factor = load_spec(path).factor("arrival_rate")
+    assert (factor.labels, factor.values, factor.range) == (("low", "high"), (0.3, 0.6), None)
+    assert main(["validate", str(path)]) == 0
+    assert (
+        "  factor arrival_rate: 2 levels: low, high (labelled levels; a range {low, high} needs "
+        "design: latin_hypercube or sobol)\n" in capsys.readouterr().out
+    )
 
 
 def test_a_fraction_from_a_requested_resolution_runs_the_standard_cells(write_spec):
