@@ -90,6 +90,8 @@ def describe_design(spec) -> list[str]:
             else "  aliases: no main effect or two-factor interaction is aliased with another"
         )
         lines.extend(f"    {line}" for line in aliases)
+        if spec.paired:
+            lines.append(f"  {_paired_runs(spec)}")
         return lines
     if design.kind == "full":
         return []
@@ -102,6 +104,22 @@ def describe_design(spec) -> list[str]:
     if design.kind == "sobol" and points & (points - 1):
         line += f" (not a power of 2: a Sobol sequence is balanced at 2^m points, not {points})"
     return [line + (f"; crossed with {crossed}" if crossed else "")]
+
+
+def _paired_runs(spec) -> str:
+    """How many runs of a fraction share seeds through its paired factors: runs share a seed
+    when they differ in paired factors only, which a fraction may never have."""
+    import numpy as np
+
+    runs = spec.design.fraction.runs
+    unpaired = [i for i, f in enumerate(spec.factors) if f.name not in spec.paired]
+    groups = len(np.unique(runs[:, unpaired], axis=0)) if unpaired else 1
+    if groups == len(runs):
+        return (
+            f"paired: no two runs of the fraction differ in {', '.join(spec.paired)} alone, "
+            "so no run shares its seeds with another"
+        )
+    return f"paired: the {len(runs)} runs share seeds in {groups} groups"
 
 
 def cmd_validate(args) -> int:

@@ -12,7 +12,7 @@ import pytest
 from scipy.stats import qmc
 
 import campaign
-from campaign.cli import main
+from campaign.cli import describe_spec, main
 from campaign.design import Design
 from campaign.designs import (
     STANDARD,
@@ -364,3 +364,20 @@ def test_validate_says_when_sobol_points_are_not_a_power_of_two(write_spec, caps
             f"  sobol: Sobol sequence (scrambled), {points} points over arrival_rate, "
             f"service_rate, drawn from seed 31{note}\n" in capsys.readouterr().out
         )
+
+
+@pytest.mark.parametrize(
+    ("paired", "line"),
+    [
+        ("[d]", "paired: no two runs of the fraction differ in d alone, so no run shares its "
+         "seeds with another"),
+        ("[a, b]", "paired: the 8 runs share seeds in 4 groups"),  # I = abcd: ab is a difference
+    ],
+)  # fmt: skip
+def test_validate_says_which_runs_of_a_fraction_share_seeds(write_spec, capsys, paired, line):
+    spec = BASE.format(
+        factors="\n".join(f"  {name}: [low, high]" for name in "abcd"),
+        design="{fractional: {generators: {d: a*b*c}}}",
+    ).replace("model: mm1", "model: anything:run")
+    path = write_spec(spec + f"paired: {paired}\n")
+    assert f"\n    {line}\n" in describe_spec(load_spec(path)) + "\n"
