@@ -223,12 +223,14 @@ def design_difference(reference: Folder, folder: Folder) -> str:
         return "another design"
     if a.replicates != b.replicates:
         return f"replicates: {a.replicates} against {b.replicates}"
+    design_a, design_b = (_design_words(spec) for spec in (a, b))
+    if design_a != design_b:
+        return f"design: {design_a} against {design_b}"
     factors_a = {f.name: list(f.values) for f in a.factors}
     factors_b = {f.name: list(f.values) for f in b.factors}
     for name in [*factors_a, *[n for n in factors_b if n not in factors_a]]:
         if canonical(factors_a.get(name)) != canonical(factors_b.get(name)):
-            levels_a = factors_a.get(name, "no such factor")
-            levels_b = factors_b.get(name, "no such factor")
+            levels_a, levels_b = (_levels(factors.get(name)) for factors in (factors_a, factors_b))
             return f"factor {name}: {levels_a} against {levels_b}"
     if list(factors_a) != list(factors_b):
         return f"factors in another order: {list(factors_a)} against {list(factors_b)}"
@@ -236,7 +238,24 @@ def design_difference(reference: Folder, folder: Folder) -> str:
         return f"paired: {list(a.paired)} against {list(b.paired)}"
     if a.metrics != b.metrics:
         return f"metrics: {a.metrics} against {b.metrics}"
-    return "precision: another target"
+    if canonical(a.precision) != canonical(b.precision):
+        return "precision: another target"
+    return "another design"
+
+
+def _levels(values: list[Any] | None, most: int = 5) -> str:
+    if values is None:
+        return "no such factor"
+    shown = ", ".join(repr(value) for value in values[:most])
+    return f"[{shown}{f', ... ({len(values)} in all)' if len(values) > most else ''}]"
+
+
+def _design_words(spec: Spec) -> str:
+    """A spec's design in a few words: its kind and, for a fraction or a sample, its points."""
+    design = getattr(spec, "design", None)
+    kind = getattr(design, "kind", "full")
+    points = getattr(design, "points", 0)
+    return f"{kind} ({points} points)" if points else kind
 
 
 def merged_identity(spec: Spec, inputs: list[Folder]) -> dict[str, Any]:

@@ -363,3 +363,53 @@ def test_a_damaged_record_in_a_shard_is_skipped_said_and_its_task_missing(
     missing = merged["status"].values.ravel() == 0
     assert np.array(Design(load_spec(path)).keys())[missing].tolist() == [damaged_key]
     assert damaged_key not in Ledger(out).load()
+
+
+LATIN = """
+name: latin
+model: mm1
+params: {{customers: 300}}
+factors:
+  arrival_rate: {{low: 0.1, high: 0.9}}
+  service_rate: {{fast: 2.0, slow: 1.0}}
+paired: [service_rate]
+design: {{latin_hypercube: {{points: {points}}}}}
+replicates: 2
+seed: 4
+output: {output}
+"""
+
+
+def test_a_latin_hypercube_in_shards_merges_as_one_run_and_other_points_are_refused(
+    write_spec, scheduler_address
+):
+    path = write_spec(LATIN.format(points=7, output="out"))
+    folders = run_shards(path, scheduler_address, 3)
+    result = merge(folders, path.parent / "all")
+    assert (result.failed, result.missing) == (0, [])
+    campaign.run(path, scheduler=scheduler_address, progress=False)
+    assert_bit_identical(path.parent / "all", path.parent / "out")
+    assert xr.load_dataset(path.parent / "all" / "results.nc")["status"].size == 28
+    more = write_spec(LATIN.format(points=8, output="more"), "more.yaml")
+    campaign.run(more, scheduler=scheduler_address, progress=False, shard="2/3")
+    other = path.parent / "more" / "shard-2-of-3"
+    with pytest.raises(CampaignError) as refusal:
+        merge([folders[0], other], path.parent / "mixed")
+    assert str(refusal.value) == (
+        f"merge: {other} holds another campaign than {folders[0]} (design: latin_hypercube "
+        "(7 points) against latin_hypercube (8 points))"
+    )
+
+
+def test_merge_names_the_factor_whose_levels_differ(write_spec, scheduler_address):
+    ours = write_spec(spec_text(), "ours.yaml")
+    text = spec_text().replace("[0.05, 0.3, 0.9]", "[0.05, 0.3, 0.8]")
+    theirs = write_spec(text.replace("output: out", "output: theirs"), "theirs.yaml")
+    campaign.run(ours, scheduler=scheduler_address, progress=False, shard="1/2")
+    campaign.run(theirs, scheduler=scheduler_address, progress=False, shard="2/2")
+    a, b = ours.parent / "out" / "shard-1-of-2", ours.parent / "theirs" / "shard-2-of-2"
+    with pytest.raises(CampaignError) as refusal:
+        merge([a, b], ours.parent / "all")
+    assert str(refusal.value).endswith(
+        "(factor arrival_rate: [0.05, 0.3, 0.9] against [0.05, 0.3, 0.8])"
+    )
