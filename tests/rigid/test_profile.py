@@ -94,3 +94,32 @@ def test_move_equals_two_bookings_on_random_profiles():
         assert most == other.most_free(freed, min(old + duration, horizon))
         # The profile stays canonical: no two neighbouring steps hold the same count.
         assert all(x != y for x, y in zip(profile.free, profile.free[1:]))
+
+
+def test_fit_move_equals_the_search_then_the_move_on_random_profiles():
+    rng = np.random.default_rng(4)
+    found = 0
+    for _ in range(400):
+        profile = Profile(0.0, 16)
+        bookings = []
+        for _ in range(int(rng.integers(1, 12))):
+            begin, duration = int(rng.integers(0, 40)), int(rng.integers(0, 20))
+            width = int(rng.integers(1, 6))
+            profile.add(float(begin), float(duration), -width)
+            bookings.append((begin, duration, width))
+        old, duration, width = bookings[int(rng.integers(len(bookings)))]
+        after = float(rng.integers(0, old + 1))
+        before = float(rng.integers(0, old + 1))
+        horizon = float(rng.integers(0, 80))
+        other = Profile(0.0, 16)
+        other.times, other.free = list(profile.times), list(profile.free)
+        result = profile.fit_move(width, float(duration), after, before, float(old), horizon)
+        begin = other.first_fit_before(width, float(duration), after, before, float(old))
+        if begin is None:
+            assert result is None
+        else:
+            found += 1
+            most = other.move(begin, float(old), float(duration), width, horizon)
+            assert result == (begin, most)
+        assert (profile.times, profile.free) == (other.times, other.free)
+    assert found > 100

@@ -79,13 +79,12 @@ class Profile:
         i = bisect_right(times, after) - 1
         if i < 0:
             i = 0
-        while i < n:
-            here = times[i]
-            if here >= before:
-                return None
+        stop = bisect_left(times, before, i)  # the steps from i on that begin before it
+        while i < stop:
             if free[i] < width:
                 i += 1
                 continue
+            here = times[i]
             end = here + duration
             if end > clip:
                 end = clip
@@ -187,6 +186,82 @@ class Profile:
             del times[first]
             del free[first]
         return most
+
+    def fit_move(
+        self, width: int, duration: float, after: float, before: float, old: float, horizon: float
+    ) -> tuple[float, int | None] | None:
+        """``first_fit_before(width, duration, after, before, old)`` and, where it finds a
+        start, ``move(start, old, duration, width, horizon)``: (start, what ``move``
+        returns), or None. One search serves both (the start is a breakpoint, and the end of
+        its window where the search stopped)."""
+        times = self.times
+        free = self.free
+        n = len(times)
+        i = bisect_right(times, after) - 1
+        if i < 0:
+            i = 0
+        stop = bisect_left(times, before, i)
+        while i < stop:
+            if free[i] < width:
+                i += 1
+                continue
+            here = times[i]
+            end = here + duration
+            if end > old:
+                end = old
+            j = i + 1
+            while j < n and times[j] < end:
+                if free[j] < width:
+                    break
+                j += 1
+            else:
+                break
+            i = j + 1
+        else:
+            return None
+        if duration <= 0:
+            return here, None
+        # Book [here, end) (end: min(here + duration, old)); j is its first step at or
+        # after end.
+        if j == n or times[j] != end:
+            times.insert(j, end)
+            free.insert(j, free[j - 1])
+        for k in range(i, j):
+            free[k] -= width
+        if j < len(free) and free[j] == free[j - 1]:
+            del times[j]
+            del free[j]
+        if i > 0 and free[i] == free[i - 1]:
+            del times[i]
+            del free[i]
+        # Free [max(here + duration, old), old + duration).
+        freed = here + duration
+        if freed < old:
+            freed = old
+        finish = old + duration
+        first = bisect_left(times, freed, i)
+        if first == len(times) or times[first] != freed:
+            times.insert(first, freed)
+            free.insert(first, free[first - 1])
+        last = bisect_left(times, finish, first)
+        if last == len(times) or times[last] != finish:
+            times.insert(last, finish)
+            free.insert(last, free[last - 1])
+        for k in range(first, last):
+            free[k] += width
+        bound = finish if finish < horizon else horizon
+        most = (
+            max(free[first : bisect_left(times, bound, first + 1, last)])
+            if bound > freed
+            else free[first]
+        )
+        if last < len(free) and free[last] == free[last - 1]:
+            del times[last]
+            del free[last]
+        if free[first] == free[first - 1]:
+            del times[first]
+            del free[first]
+        return here, most
 
     def most_free(self, begin: float, end: float) -> int:
         """Most free processors at any instant of [begin, end)."""

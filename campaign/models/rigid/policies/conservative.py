@@ -132,16 +132,16 @@ class Conservative(Policy):
         self._freed = []
         if not freed:
             return
-        move = profile.move
-        first_fit_before = profile.first_fit_before
+        fit_move = profile.fit_move
         known = len(freed)
         low = min(span[0] for span in freed)
         top = max(span[2] for span in freed)
-        # Per width: [reach, until, valid, duration, after, before]. (reach, until) of a
-        # width stay valid while ``freed`` is unchanged and ``old`` (non-decreasing along the
-        # order) stays below ``valid``, the next span that could qualify; the last three are
-        # the last failed search (duration None: none), valid until something moves.
+        # Per width: [reach, until, valid, duration, after, before]: the spans that could
+        # let a job of that width move, for an ``old`` (non-decreasing along the order) below
+        # ``valid``, the next span that could qualify, kept up to date as spans are freed;
+        # then the last failed search (duration None: none since the last move).
         state: dict[int, list] = {}
+        known_width_of = state.get
         moved = False
         # Jobs starting by ``low`` cannot move: the first job checked starts after it, and
         # every span freed here starts after a job checked before.
@@ -155,7 +155,7 @@ class Conservative(Policy):
             # was last placed or checked, so it can only have become feasible through a
             # point p < old freed since then, where the free count now reaches the width;
             # the maximum free count a span had when freed bounds every later value in it.
-            known_width = state.get(width)
+            known_width = known_width_of(width)
             if known_width is None or old > known_width[2]:
                 reach = None
                 until = t
@@ -191,18 +191,19 @@ class Conservative(Policy):
             scan = after
             failed = known_width[3]
             if failed is not None and duration >= failed and after >= known_width[4]:
-                if known_width[5] >= before:
+                failed = known_width[5]
+                if failed >= before:
                     continue
-                if known_width[5] > after:
-                    scan = known_width[5]
-            begin = first_fit_before(width, duration, scan, before, old)
-            if begin is None:
+                if failed > after:
+                    scan = failed
+            found = fit_move(width, duration, scan, before, old, horizon)
+            if found is None:
                 known_width[3] = duration
                 known_width[4] = after
                 known_width[5] = before
                 continue
             # begin < before <= old: the job moves up.
-            most = move(begin, old, duration, width, horizon)
+            begin, most = found
             reservation[job] = begin
             order[position] = (begin, job)  # the order is restored after the loop
             moved = True
@@ -218,7 +219,7 @@ class Conservative(Policy):
             if freed_from < old:
                 freed_from = old
             end = old + duration
-            for k in range(known, len(freed)):
+            for k in range(len(freed) - 1, known - 1, -1):  # the latest overlap most often
                 a, b, m = freed[k]
                 if a <= end and freed_from <= b:
                     if a > freed_from:
@@ -233,7 +234,7 @@ class Conservative(Policy):
                 a, b, m = freed_from, end, most
                 freed.append((a, b, m))
             # What every width knew holds with this span added (it covers the one it grew
-            # from); the failed searches no longer do.
+            # from); its failed search no longer does.
             for other, entry in state.items():
                 entry[3] = None
                 if m >= other:
