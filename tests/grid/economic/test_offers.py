@@ -30,17 +30,23 @@ def candidate_rows(grid, size=2, estimate=4.0, now=0.0):
     rows = []
     for k, schedule in enumerate(grid.schedules, start=1):
         horizon = schedule.horizon(now)
-        for tau, free in schedule.feasible(schedule.starts(now), estimate, size, 3):
-            chosen, last, following = best_fit(schedule, free, size, tau, estimate, now)
-            high = min(float(following.min()) - estimate, max(tau, horizon - estimate))
-            starts = shifts(tau, high, 3)
-            t = placement_terms(schedule, chosen, last, following, starts, estimate, now)
-            for z, s in enumerate(starts):
-                mfs = [float(OWNER_FUNCTIONS[i].value(t)[z]) for i in range(1, 7)]
+        found = schedule.feasible(schedule.starts(now), estimate, size, 3)
+        taus = np.array([tau for tau, _ in found])
+        free = np.array([mask for _, mask in found])
+        chosen, last, following = best_fit(schedule, free, size, taus, estimate, now)
+        high = np.minimum(following.min(axis=1) - estimate, np.maximum(taus, horizon - estimate))
+        starts = shifts(taus, high, 3)
+        t = placement_terms(schedule, last, following, starts, estimate, now)
+        mfs = [OWNER_FUNCTIONS[i].value(t) for i in range(1, 7)]
+        for i, tau in enumerate(taus.tolist()):
+            for z in range(3):
+                if z and starts[i, z] == starts[i, z - 1]:
+                    continue  # hi = lo: one start
                 rows.append(
-                    (k, tau, tuple(chosen.tolist()), float(s), float(t.under[z]))
-                    + (float(t.over[z]), float(t.left_right[z]), float(t.lrr[z]))
-                    + (float(t.utilization[z]), *mfs)
+                    (k, tau, tuple(chosen[i].tolist()), float(starts[i, z]))
+                    + (float(t.under[i, z]), float(t.over[i, z]), float(t.left_right[i, z]))
+                    + (float(t.lrr[i, z]), float(t.utilization[i, z]))
+                    + tuple(float(mf[i, z]) for mf in mfs)
                 )
     return rows
 

@@ -29,6 +29,7 @@ class MachineSchedule:
         self.hold = np.zeros((capacity, self.processors), dtype=bool)
         self.weight = np.zeros((capacity, self.processors), dtype=np.float32)
         """``hold`` as 0/1 numbers, for the matrix product that finds free processors."""
+        self._cache: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
 
     # ------------------------------------------------------------------ bookkeeping
     def book(self, processors: np.ndarray, begin: float, end: float, done: float) -> None:
@@ -45,6 +46,7 @@ class MachineSchedule:
         self.hold[r, processors] = True
         self.weight[r] = self.hold[r]
         self.count += 1
+        self._cache = None
 
     def _grow(self) -> None:
         capacity = 2 * len(self.begin)
@@ -70,6 +72,7 @@ class MachineSchedule:
             array = getattr(self, name)
             array[:m] = array[index]
         self.count = m
+        self._cache = None
 
     # ------------------------------------------------------------------ questions
     def horizon(self, now: float) -> float:
@@ -105,19 +108,45 @@ class MachineSchedule:
                     return found
         return found
 
+    def _tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Ends ascending with, per prefix of them, each processor's latest end (row 0: none);
+        begins ascending with, per suffix, each processor's earliest begin (last row: none).
+        Kept until the reservations change."""
+        if self._cache is None:
+            n = self.count
+            hold = self.hold[:n]
+            by_end = np.argsort(self.end[:n], kind="stable")
+            ends = self.end[:n][by_end]
+            latest = np.full((n + 1, self.processors), -np.inf)
+            latest[1:] = np.where(hold[by_end], ends[:, None], -np.inf)
+            np.maximum.accumulate(latest, axis=0, out=latest)
+            by_begin = np.argsort(self.begin[:n], kind="stable")
+            begins = self.begin[:n][by_begin]
+            earliest = np.full((n + 1, self.processors), np.inf)
+            earliest[:n] = np.where(hold[by_begin], begins[:, None], np.inf)
+            earliest[::-1] = np.minimum.accumulate(earliest[::-1], axis=0)
+            self._cache = (ends, latest, begins, earliest)
+        return self._cache
+
+    def last_ends(self, times: np.ndarray, now: float) -> np.ndarray:
+        """a_q(x) per time x (rows) and processor: max(now, latest end <= x of a reservation
+        holding q)."""
+        ends, latest, _, _ = self._tables()
+        return np.maximum(latest[np.searchsorted(ends, times, side="right")], now)
+
+    def next_begins(self, times: np.ndarray) -> np.ndarray:
+        """b_q(x) per time x (rows) and processor: earliest begin >= x of a reservation
+        holding q (inf if none)."""
+        _, _, begins, earliest = self._tables()
+        return earliest[np.searchsorted(begins, times, side="left")]
+
     def last_end(self, x: float, now: float) -> np.ndarray:
-        """a_q(x) for every processor: max(now, latest end <= x of a reservation holding q)."""
-        n = self.count
-        ends = np.where(self.hold[:n] & (self.end[:n] <= x)[:, None], self.end[:n, None], now)
-        return ends.max(axis=0, initial=now)
+        """a_q(x) for every processor."""
+        return self.last_ends(np.array([x]), now)[0]
 
     def next_begin(self, x: float) -> np.ndarray:
-        """b_q(x) for every processor: earliest begin >= x of a reservation holding q (inf)."""
-        n = self.count
-        begins = np.where(
-            self.hold[:n] & (self.begin[:n] >= x)[:, None], self.begin[:n, None], np.inf
-        )
-        return begins.min(axis=0, initial=np.inf)
+        """b_q(x) for every processor."""
+        return self.next_begins(np.array([x]))[0]
 
     def busy_area(self, starts: np.ndarray, length: float) -> np.ndarray:
         """Per window [s, s + length): processor-time covered by reservations within it."""

@@ -77,12 +77,13 @@ def multisite_offers(
             cost = 0.0
             for k, take in parts:
                 schedule = schedules[k]
-                chosen, last, following = best_fit(schedule, masks[k][i], take, start, length, now)
-                terms = placement_terms(
-                    schedule, chosen, last, following, np.array([start]), length, now
+                at = np.array([start])
+                chosen, last, following = best_fit(
+                    schedule, masks[k][i : i + 1], take, at, length, now
                 )
-                cost += float(owner.value(terms)[0])
-                chosen_parts.append((k, chosen))
+                terms = placement_terms(schedule, last, following, at[:, None], length, now)
+                cost += float(owner.value(terms)[0, 0])
+                chosen_parts.append((k, chosen[0]))
             offers.append(
                 Offer(
                     tuple(chosen_parts),

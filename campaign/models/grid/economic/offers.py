@@ -38,11 +38,13 @@ class Offer:
         return (-self.value, self.cost, self.start, self.hops, machine, self.candidate)
 
 
-def shifts(low: float, high: float, count: int) -> np.ndarray:
-    """The Z start times s_z = lo + z (hi - lo) / (Z - 1) (only lo if Z = 1 or hi = lo)."""
-    if count == 1 or high == low:
-        return np.array([low])
-    return np.array([low + z * (high - low) / (count - 1) for z in range(count)])
+def shifts(low: np.ndarray, high: np.ndarray, count: int) -> np.ndarray:
+    """Per candidate (rows) the Z start times s_z = lo + z (hi - lo) / (Z - 1) (only lo if
+    Z = 1; if hi = lo all Z are lo, which changes no winner)."""
+    if count == 1:
+        return low[:, None].copy()
+    z = np.arange(count, dtype=np.float64)
+    return low[:, None] + z[None, :] * (high - low)[:, None] / (count - 1)
 
 
 def machine_offers(
@@ -60,24 +62,32 @@ def machine_offers(
     """Up to ``wanted`` offers of one machine for ``size`` processors over ``length``."""
     if size > schedule.processors:
         return []
+    found = schedule.feasible(schedule.starts(now), length, size, wanted)
+    if not found:
+        return []
     horizon = schedule.horizon(now)
+    taus = np.array([tau for tau, _ in found])
+    free = np.array([mask for _, mask in found])
+    chosen, last, following = best_fit(schedule, free, size, taus, length, now)
+    high = np.minimum(following.min(axis=1) - length, np.maximum(taus, horizon - length))
+    starts = shifts(taus, high, shift_count)
+    terms = placement_terms(schedule, last, following, starts, length, now)
+    cost = owner.value(terms)
+    value = user.value(starts, cost)
+    rows = np.repeat(np.arange(len(taus)), starts.shape[1])
+    order = np.lexsort((starts.ravel(), cost.ravel(), -value.ravel(), rows))
+    best = order[:: starts.shape[1]]
     offers = []
-    for tau, free in schedule.feasible(schedule.starts(now), length, size, wanted):
-        chosen, last, following = best_fit(schedule, free, size, tau, length, now)
-        high = min(float(following.min()) - length, max(tau, horizon - length))
-        starts = shifts(tau, high, shift_count)
-        terms = placement_terms(schedule, chosen, last, following, starts, length, now)
-        cost = owner.value(terms)
-        value = user.value(starts, cost)
-        best = int(np.lexsort((starts, cost, -value))[0])
+    for i, flat in enumerate(best.tolist()):
+        z = flat - i * starts.shape[1]
         offers.append(
             Offer(
-                ((machine, chosen),),
-                float(starts[best]),
-                float(cost[best]),
-                float(value[best]),
+                ((machine, chosen[i]),),
+                float(starts[i, z]),
+                float(cost[i, z]),
+                float(value[i, z]),
                 hops,
-                tau,
+                float(taus[i]),
             )
         )
     return offers

@@ -1,10 +1,10 @@
-"""Owner terms of a placement (economic.md section 4) and the best-fit choice of processors
-(section 3).
+"""Owner terms of placements (economic.md section 4) and the best-fit choice of processors
+(section 3), for several candidates at once.
 
 The processors N of a placement are free over the whole window, and stay so over every shift
 of its candidate: a_q and b_q of a chosen processor are the same for every shift, so they are
-read once, at the candidate time, and the terms of all shifts come out of a few array
-operations.
+read once, at the candidate time, and the terms of all candidates and shifts come out of a
+few array operations (rows: candidates; columns: shifts).
 """
 
 from __future__ import annotations
@@ -16,40 +16,51 @@ from campaign.models.grid.economic.machine import MachineSchedule
 
 
 def best_fit(
-    schedule: MachineSchedule, free: np.ndarray, size: int, start: float, length: float, now: float
+    schedule: MachineSchedule,
+    free: np.ndarray,
+    size: int,
+    starts: np.ndarray,
+    length: float,
+    now: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """N: the ``size`` free processors with the smallest fit_q at ``start`` (ties: lower
-    number), with their a_q(start) and b_q(start + length)."""
+    """Per candidate start (rows of ``free``, the free processors over its window): N, the
+    ``size`` free processors with the smallest fit_q (ties: lower number), and their a_q(start)
+    and b_q(start + length)."""
     horizon = schedule.horizon(now)
-    last = schedule.last_end(start, now)
-    following = schedule.next_begin(start + length)
-    candidates = np.flatnonzero(free)
-    fit = (start - last[candidates]) + np.maximum(
-        0.0, np.minimum(following[candidates], horizon) - (start + length)
+    last = schedule.last_ends(starts, now)
+    following = schedule.next_begins(starts + length)
+    fit = (starts[:, None] - last) + np.maximum(
+        0.0, np.minimum(following, horizon) - (starts + length)[:, None]
     )
-    chosen = candidates[np.argsort(fit, kind="stable")[:size]]
-    return chosen, last[chosen], following[chosen]
+    fit[~free] = np.inf
+    chosen = np.argsort(fit, axis=1, kind="stable")[:, :size]
+    return (
+        chosen,
+        np.take_along_axis(last, chosen, axis=1),
+        np.take_along_axis(following, chosen, axis=1),
+    )
 
 
 def placement_terms(
     schedule: MachineSchedule,
-    chosen: np.ndarray,
     last: np.ndarray,
     following: np.ndarray,
     starts: np.ndarray,
     length: float,
     now: float,
 ) -> Terms:
-    """The terms of N = ``chosen`` (with its a_q and b_q) at each of ``starts``."""
+    """The terms of each candidate's N (rows of ``last`` and ``following``, its a_q and b_q)
+    at each of its ``starts`` (a row of shifts per candidate)."""
     horizon = schedule.horizon(now)
-    size = len(chosen)
+    size = last.shape[1]
     area = size * length
-    under = (starts[:, None] - last[None, :]).sum(axis=1)
+    under = (starts[:, :, None] - last[:, None, :]).sum(axis=2)
     over = np.maximum(
-        0.0, np.minimum(following, horizon)[None, :] - (starts + length)[:, None]
-    ).sum(axis=1)
-    left_right = (schedule.processors - size) * length - schedule.busy_area(starts, length)
-    lrr = left_right / area if area > 0 else np.zeros(len(starts))
+        0.0, np.minimum(following, horizon)[:, None, :] - (starts + length)[:, :, None]
+    ).sum(axis=2)
+    busy = schedule.busy_area(starts.ravel(), length).reshape(starts.shape)
+    left_right = (schedule.processors - size) * length - busy
+    lrr = left_right / area if area > 0 else np.zeros(starts.shape)
     until = np.maximum(horizon, starts + length)
     booked = schedule.booked_area(now, np.inf)
     with np.errstate(divide="ignore", invalid="ignore"):
