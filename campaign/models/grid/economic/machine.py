@@ -2,8 +2,11 @@
 
 A reservation holds a set of processors over [b, e). Reservations of finished jobs lie before
 every later request (``now``) and change nothing it asks, so `release` drops them; what is
-left is stored as arrays (begin, end, processors as a boolean row), and every question is a
-few array operations over the reservations rather than a loop over processors.
+left is stored as arrays (begin, end, processors as a boolean row). Sorted by end, two
+prefix tables answer every question of a request: per processor the latest end so far (a_q)
+and the earliest begin still to come (whether it is free over a window, and b_q); they are
+built once per change of the reservations, so each question is a lookup of one row per
+candidate time rather than a loop over processors or reservations.
 """
 
 from __future__ import annotations
@@ -27,9 +30,7 @@ class MachineSchedule:
         """When the reservation's job really ends (its reservation shrinks to it then)."""
         self.width = np.empty(capacity)
         self.hold = np.zeros((capacity, self.processors), dtype=bool)
-        self.weight = np.zeros((capacity, self.processors), dtype=np.float32)
-        """``hold`` as 0/1 numbers, for the matrix product that finds free processors."""
-        self._cache: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._cache: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     # ------------------------------------------------------------------ bookkeeping
     def book(self, processors: np.ndarray, begin: float, end: float, done: float) -> None:
@@ -44,7 +45,6 @@ class MachineSchedule:
         self.width[r] = len(processors)
         self.hold[r] = False
         self.hold[r, processors] = True
-        self.weight[r] = self.hold[r]
         self.count += 1
         self._cache = None
 
@@ -55,10 +55,9 @@ class MachineSchedule:
             new = np.empty(capacity)
             new[: self.count] = old[: self.count]
             setattr(self, name, new)
-        for name, kind in (("hold", bool), ("weight", np.float32)):
-            new = np.zeros((capacity, self.processors), dtype=kind)
-            new[: self.count] = getattr(self, name)[: self.count]
-            setattr(self, name, new)
+        hold = np.zeros((capacity, self.processors), dtype=bool)
+        hold[: self.count] = self.hold[: self.count]
+        self.hold = hold
 
     def release(self, now: float) -> None:
         """Forget the reservations of jobs finished by ``now`` (completions come first)."""
@@ -68,7 +67,7 @@ class MachineSchedule:
             return
         index = np.flatnonzero(keep)
         m = len(index)
-        for name in ("begin", "end", "done", "width", "hold", "weight"):
+        for name in ("begin", "end", "done", "width", "hold"):
             array = getattr(self, name)
             array[:m] = array[index]
         self.count = m
@@ -77,23 +76,25 @@ class MachineSchedule:
     # ------------------------------------------------------------------ questions
     def horizon(self, now: float) -> float:
         """H_k: the end of the schedule, max(now, largest reservation end)."""
-        n = self.count
-        return max(now, float(self.end[:n].max())) if n else now
+        ends = self._tables()[0]
+        return max(now, float(ends[-1])) if len(ends) else now
 
     def starts(self, now: float) -> np.ndarray:
         """T_k: now and every reservation end after it, ascending."""
-        n = self.count
-        return np.unique(np.concatenate(([now], self.end[:n][self.end[:n] > now])))
+        ends = self._tables()[0]
+        later = ends[ends > now]
+        if len(later) > 1:
+            later = later[np.concatenate(([True], later[1:] != later[:-1]))]
+        return np.concatenate(([now], later))
 
     def free(self, times: np.ndarray, length: float) -> np.ndarray:
         """Per time x of ``times`` (rows), which processors are free over [x, x + length)."""
-        n = self.count
-        if n == 0 or length <= 0:
+        if self.count == 0 or length <= 0:
             return np.ones((len(times), self.processors), dtype=bool)
-        clash = (self.begin[None, :n] < times[:, None] + length) & (
-            self.end[None, :n] > times[:, None]
-        )
-        return (clash.astype(np.float32) @ self.weight[:n]) == 0
+        ends, _, pending = self._tables()
+        # A processor is free iff the first of its reservations ending after x begins at
+        # x + length or later (reservations of one processor never overlap).
+        return pending[np.searchsorted(ends, times, side="right")] >= (times + length)[:, None]
 
     def feasible(self, times: np.ndarray, length: float, size: int, wanted: int):
         """The first ``wanted`` times of ``times`` at which ``size`` processors are free over
@@ -108,45 +109,48 @@ class MachineSchedule:
                     return found
         return found
 
-    def _tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Ends ascending with, per prefix of them, each processor's latest end (row 0: none);
-        begins ascending with, per suffix, each processor's earliest begin (last row: none).
-        Kept until the reservations change."""
+    def _tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Reservation ends ascending; per prefix of them each processor's latest end (row 0:
+        none); per suffix each processor's earliest begin (last row: none). Kept until the
+        reservations change."""
         if self._cache is None:
             n = self.count
-            hold = self.hold[:n]
             by_end = np.argsort(self.end[:n], kind="stable")
             ends = self.end[:n][by_end]
+            hold = self.hold[:n][by_end]
             latest = np.full((n + 1, self.processors), -np.inf)
-            latest[1:] = np.where(hold[by_end], ends[:, None], -np.inf)
+            latest[1:] = np.where(hold, ends[:, None], -np.inf)
             np.maximum.accumulate(latest, axis=0, out=latest)
-            by_begin = np.argsort(self.begin[:n], kind="stable")
-            begins = self.begin[:n][by_begin]
-            earliest = np.full((n + 1, self.processors), np.inf)
-            earliest[:n] = np.where(hold[by_begin], begins[:, None], np.inf)
-            earliest[::-1] = np.minimum.accumulate(earliest[::-1], axis=0)
-            self._cache = (ends, latest, begins, earliest)
+            pending = np.full((n + 1, self.processors), np.inf)
+            pending[:n] = np.where(hold, self.begin[:n][by_end][:, None], np.inf)
+            pending[::-1] = np.minimum.accumulate(pending[::-1], axis=0)
+            self._cache = (ends, latest, pending)
         return self._cache
 
     def last_ends(self, times: np.ndarray, now: float) -> np.ndarray:
         """a_q(x) per time x (rows) and processor: max(now, latest end <= x of a reservation
         holding q)."""
-        ends, latest, _, _ = self._tables()
+        ends, latest, _ = self._tables()
         return np.maximum(latest[np.searchsorted(ends, times, side="right")], now)
+
+    def pending_begins(self, times: np.ndarray) -> np.ndarray:
+        """Per time x (rows) and processor: the earliest begin of its reservations that end
+        after x (inf if none). For a processor free over [x, x + length) this is
+        b_q(x + length) (and b_q(x)): none of its reservations meets the window."""
+        ends, _, pending = self._tables()
+        return pending[np.searchsorted(ends, times, side="right")]
 
     def next_begins(self, times: np.ndarray) -> np.ndarray:
         """b_q(x) per time x (rows) and processor: earliest begin >= x of a reservation
-        holding q (inf if none)."""
-        _, _, begins, earliest = self._tables()
-        return earliest[np.searchsorted(begins, times, side="left")]
-
-    def last_end(self, x: float, now: float) -> np.ndarray:
-        """a_q(x) for every processor."""
-        return self.last_ends(np.array([x]), now)[0]
-
-    def next_begin(self, x: float) -> np.ndarray:
-        """b_q(x) for every processor."""
-        return self.next_begins(np.array([x]))[0]
+        holding q (inf if none), read from every reservation (for empty windows, where a
+        processor counts as free even while a reservation holds it)."""
+        n = self.count
+        begins = np.where(
+            self.hold[None, :n] & (self.begin[None, :n] >= times[:, None])[:, :, None],
+            self.begin[None, :n, None],
+            np.inf,
+        )
+        return begins.min(axis=1, initial=np.inf)
 
     def busy_area(self, starts: np.ndarray, length: float) -> np.ndarray:
         """Per window [s, s + length): processor-time covered by reservations within it."""

@@ -28,17 +28,17 @@ def best_fit(
     and b_q(start + length)."""
     horizon = schedule.horizon(now)
     last = schedule.last_ends(starts, now)
-    following = schedule.next_begins(starts + length)
+    if length > 0:
+        following = schedule.pending_begins(starts)  # b_q(start + length) of free q
+    else:
+        following = schedule.next_begins(starts)
     fit = (starts[:, None] - last) + np.maximum(
         0.0, np.minimum(following, horizon) - (starts + length)[:, None]
     )
     fit[~free] = np.inf
     chosen = np.argsort(fit, axis=1, kind="stable")[:, :size]
-    return (
-        chosen,
-        np.take_along_axis(last, chosen, axis=1),
-        np.take_along_axis(following, chosen, axis=1),
-    )
+    rows = np.arange(len(starts))[:, None]
+    return chosen, last[rows, chosen], following[rows, chosen]
 
 
 def placement_terms(
