@@ -87,7 +87,13 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float = 0.95) 
         inputs.append(existing_output(out, target))
     for folder in inputs[1:]:
         check_same_campaign(reference, folder)  # every refusal before anything is written
-    model = load_model(spec.model)
+    try:
+        model = load_model(spec.model)
+    except ValueError as error:
+        raise CampaignError(
+            f"merge: model {spec.model}: {error}; install it where the shards are merged (the "
+            "results take the metrics' units from it)"
+        ) from None
     with target.lock():
         copied, notes = 0, []
         for folder in inputs:
