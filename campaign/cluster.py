@@ -431,7 +431,12 @@ def start_local_cluster(workers: int, security: Any | None) -> Any:
 
     Its processes log only critical lines: the errors Dask logs with tracebacks (a heartbeat
     that meets a closing scheduler on a loaded machine, a worker ended for its memory) are about
-    Dask's own processes, and the campaign reports each task they touch in one line itself."""
+    Dask's own processes, and the campaign reports each task they touch in one line itself.
+
+    Its scheduler fails a task at the first death of a worker holding it (Dask's
+    ``allowed-failures`` 0, instead of running it on up to three more workers, each of which a
+    crashing task ends): the campaign sends such tasks again itself, in halves and then alone,
+    so that only the task that ends its process fails (see `campaign.execute`)."""
     from distributed import LocalCluster
 
     try:
@@ -444,6 +449,7 @@ def start_local_cluster(workers: int, security: Any | None) -> Any:
             silence_logs=logging.CRITICAL,
             security=security,
             preload=["campaign.worker_setup"],  # Ctrl-C is for `run`, not each worker
+            scheduler_kwargs={"allowed_failures": 0},
         )
     except (RuntimeError, OSError) as error:
         reason = str(error).replace("\n", " ")

@@ -9,6 +9,14 @@ The driver also watches the cluster: the number of batches in flight follows wor
 and leaving, it waits (up to a limit) while there are none, it stops tasks that run past a
 per-task timeout, and it turns a lost scheduler into one clear error, after every finished
 result has been stored.
+
+A worker process that dies (a task calling ``os._exit``, a crash in native code, memory) takes
+the batches it held with it, and nothing says which of their tasks ended it. None of them
+counts as tried: a batch that died with its worker is sent again in two halves, and a single
+task on its own, alone on a worker kept free for it. Only a task whose worker dies while it
+runs alone there (the scheduler's record of the death names it as the one task the worker
+held) is charged a try, and fails once its tries are spent; its batchmates run again
+elsewhere and end as in an undisturbed run.
 """
 
 from __future__ import annotations
@@ -153,6 +161,8 @@ class Item:
     group: Any = None  # tasks with the same heavy inputs share a group (see `dispatch`)
     copies: int = 0  # copies of this task in batches in flight (more than one when replicated)
     done: bool = False  # its final record is stored
+    suspect: bool = False  # its worker died while it was there: it runs in halves, then alone
+    deaths: int = 0  # times its worker died while it ran alone there
 
 
 @dataclass
@@ -165,6 +175,17 @@ class Outcome:
     stolen: int = 0  # unstarted tasks moved to idle workers at the tail of the campaign
     replicated: int = 0  # copies of straggling tasks sent to idle workers
     replicas_won: int = 0  # tasks whose stored result came from such a copy
+    worker_deaths: int = 0  # worker processes that died holding tasks of this campaign
+    resent: int = 0  # tasks sent again because their worker died (not counted as tries)
+
+
+@dataclass(frozen=True)
+class Death:
+    """The scheduler's record of a worker's removal: the tasks it held, and whether it left on
+    purpose (closed or retired) rather than died."""
+
+    processing: frozenset[str]
+    expected: bool
 
 
 class BatchSizer:
@@ -312,7 +333,9 @@ class _Driver:
         self.pending = GroupedQueue()
         self.in_flight: dict[Any, list[Item]] = {}
         self.outcome = Outcome()
-        self.completed = as_completed()
+        # results are read in the background as batches finish: reading the results of a
+        # batch whose worker died meanwhile would wait for Dask to run it again
+        self.completed = as_completed(with_results=True, raise_errors=False)
         self.threads: dict[str, int] | None = None
         self.sizer = BatchSizer(1)
         self.poll = POLL_SECONDS if task_timeout is None else min(POLL_SECONDS, task_timeout / 4)
@@ -326,30 +349,42 @@ class _Driver:
         # keys of batches cancelled while they may still run: a cancelled task's thread goes
         # on, so one stuck past the timeout still has its worker process ended
         self.abandoned: set[str] = set()
+        # worker deaths (see `_died_with`): once one happened, every batch is placed on a
+        # worker by the driver, so that a worker can be kept free for a task to run alone
+        self.placed = False
+        self.strict: set[str] = set()  # keys of batches that may run only on their worker
+        self.halves: deque[list[Item]] = deque()  # batches that died with a worker, halved
+        self.lone: deque[Item] = deque()  # tasks that died with a worker, to run alone
+        self.alone: dict[str, str] = {}  # worker -> key of the batch running alone there
+        self.draining: set[str] = set()  # workers given nothing new until they are free
+        self.ended: set[str] = set()  # workers this driver ended (tasks past the timeout)
+        self.deaths: dict[str, Death | None] = {}  # worker -> the scheduler's record of it
 
     # -- the loop ---------------------------------------------------------------------------
     def run(self, items: list[Item]) -> Outcome:
         self.pending.extend(items)
         next_poll = 0.0
-        while self.pending or self.in_flight:
+        while self.pending or self.in_flight or self.halves or self.lone:
             if time.monotonic() >= next_poll:
                 self._watch_workers()
                 if self.task_timeout is not None and self.in_flight:
                     self._stop_stuck_tasks()
-                tail = self.replicate_tail and not self.pending and self.in_flight
+                waiting = self.pending or self.halves or self.lone
+                tail = self.replicate_tail and not waiting and self.in_flight
                 if tail:
                     self._replicate_tail()
                 next_poll = time.monotonic() + (
                     min(self.poll, TAIL_POLL_SECONDS) if tail else self.poll
                 )
             self._submit_more()
-            future = self._next_done(next_poll)
-            if future is not None and future in self.in_flight:
-                self._finish(future)
+            done = self._next_done(next_poll)
+            if done is not None and done[0] in self.in_flight:
+                self._finish(*done)
         return self.outcome
 
-    def _next_done(self, until: float) -> Any | None:
-        """The next finished batch, or None at `until` (the driver then looks at workers)."""
+    def _next_done(self, until: float) -> tuple[Any, Any] | None:
+        """The next finished batch and its result (or error), or None at `until` (the driver
+        then looks at workers)."""
         # as_completed notifies this condition after queueing each finished future
         condition = getattr(self.completed, "thread_condition", None)
         while not self.completed.has_ready():
@@ -365,7 +400,9 @@ class _Driver:
         return next(self.completed)
 
     def _submit_more(self) -> None:
-        if self.locality and self.threads and len(self.pending.queues) > 1:
+        if self.lone:
+            self._submit_alone()
+        if self.placed or (self.locality and self.threads and len(self.pending.queues) > 1):
             self._submit_by_group()
             return
         slots = self.sizer.slots
@@ -379,11 +416,17 @@ class _Driver:
         only then shares the group with the most pending tasks, so each input is loaded by as
         few workers as keep all of them busy.
         """
-        threads = self.threads or {}
-        while self.pending and len(self.in_flight) < self.sizer.slots * BATCHES_PER_WORKER:
+        kept = self.draining.union(self.alone)  # kept free for, or running, a task alone
+        threads = {w: n for w, n in self._live().items() if w not in kept}
+        while threads and (self.pending or self.halves):
+            if len(self.in_flight) >= self.sizer.slots * BATCHES_PER_WORKER:
+                return
             worker = min(threads, key=lambda w: (self.sent_to.get(w, 0) / threads[w], w))
             if self.sent_to.get(worker, 0) >= threads[worker] * BATCHES_PER_WORKER:
                 return
+            if self.halves:  # batches that died with a worker go first, in halves
+                self._send(self.halves.popleft(), worker, strict=False)
+                continue
             groups = self.pending.groups()
             owned = self.owned.setdefault(worker, [])
             claimed = {g for gs in self.owned.values() for g in gs}
@@ -395,6 +438,30 @@ class _Driver:
                 owned.append(group)
             batch = self.pending.take(self.sizer.size(len(self.pending)), group)
             self._send(batch, worker, strict=False)
+
+    def _submit_alone(self) -> None:
+        """Run each task that died with a worker alone on a worker: one kept free for it (no
+        new batch is sent there, so it drains), then given only that task."""
+        workers = self._live()
+        self.draining &= set(workers)
+        wanted = len(self.lone) - len(self.draining)
+        if wanted > 0:
+            free = [w for w in workers if w not in self.draining and w not in self.alone]
+            free.sort(key=lambda w: (self.sent_to.get(w, 0), w))
+            self.draining.update(free[:wanted])
+        for worker in sorted(self.draining):
+            if not self.lone:
+                break
+            if self.sent_to.get(worker, 0) == 0:
+                future = self._send([self.lone.popleft()], worker, strict=True)
+                self.alone[worker] = future.key
+                self.draining.discard(worker)
+        if not self.lone:
+            self.draining.clear()
+
+    def _live(self) -> dict[str, int]:
+        """The workers as last seen, less those known to have died since."""
+        return {w: n for w, n in (self.threads or {}).items() if w not in self.deaths}
 
     def _send(self, batch: list[Item], worker: str | None, strict: bool) -> Any:
         payload = [(item.key, item.params, item.seed) for item in batch]
@@ -415,13 +482,18 @@ class _Driver:
         if worker is not None:
             self.target[key] = worker
             self.sent_to[worker] = self.sent_to.get(worker, 0) + 1
+            if strict:
+                self.strict.add(key)
         return future
 
     def _landed(self, future: Any) -> None:
-        """A batch left the flight (finished, cancelled or timed out)."""
+        """A batch left the flight (finished, cancelled, timed out or died with its worker)."""
         worker = self.target.pop(future.key, None)
+        self.strict.discard(future.key)
         if worker is not None:
             self.sent_to[worker] -= 1
+            if self.alone.get(worker) == future.key:
+                del self.alone[worker]
 
     def _idle_workers(self) -> set[str]:
         """Workers with no task of this client processing or waiting there."""
@@ -431,10 +503,18 @@ class _Driver:
             raise self._lost(error) from None
         return {worker for worker, keys in processing.items() if not keys}
 
-    def _finish(self, future: Any) -> None:
+    def _finish(self, future: Any, value: Any) -> None:
+        """Store a finished batch's results (its result or error as ``as_completed`` read it)."""
+        from distributed.scheduler import KilledWorker
+
+        error = value[1] if future.status == "error" and isinstance(value, tuple) else None
+        if isinstance(error, KilledWorker):
+            self._died_with(future, getattr(error.last_worker, "address", ""))
+            return
+        collected = self._collect(future, value, self.in_flight[future])
         batch = self.in_flight.pop(future)
         self._landed(future)
-        worker, results, code = self._collect(future, batch)
+        worker, results, code = collected
         if self.code is not None and code is not None and code != self.code:
             raise CampaignError(
                 f"the Dask worker {worker} runs other code of model {self.model_name} than "
@@ -483,7 +563,8 @@ class _Driver:
         task running far longer than the mean is copied to the idle worker (a straggling
         worker); whichever copy finishes first wins.
         """
-        idle = sorted(self._idle_workers() & set(self.threads or {}))
+        kept = self.draining.union(self.alone)
+        idle = sorted(self._idle_workers() & set(self._live()) - kept)
         if not idle:
             return
         try:
@@ -508,7 +589,7 @@ class _Driver:
                     steal = (worker, future.key, rest)
                 current = batch[index]
                 slow = elapsed > STRAGGLER_FACTOR * mean
-                if not current.done and current.copies == 1 and slow:
+                if not current.done and current.copies == 1 and slow and not current.suspect:
                     if straggler is None or elapsed > straggler[0]:
                         straggler = (elapsed, current)
             if steal is not None:
@@ -549,30 +630,28 @@ class _Driver:
         self.progress.update(ok=ok, failed=len(final) - ok)
 
     def _collect(
-        self, future: Any, batch: list[Item]
+        self, future: Any, value: Any, batch: list[Item]
     ) -> tuple[str, list[dict[str, Any]], str | None]:
         """The batch's worker and results, or one failure per task when it could not run."""
-        from distributed.scheduler import KilledWorker
-
-        try:
-            worker, results, code = future.result()
-        except KilledWorker as error:
-            message = f"KilledWorker: the worker process died while running this task ({error})"
-        except (CancelledError, OSError) as error:
-            raise self._lost(error) from None
-        except Exception as error:  # the batch itself could not run (e.g. model not importable)
+        if future.status == "cancelled" or isinstance(value, CancelledError):
+            raise self._lost(value if isinstance(value, BaseException) else CancelledError())
+        if future.status == "error":
+            error = value[1] if isinstance(value, tuple) else value
+            if isinstance(error, OSError):
+                raise self._lost(error)
+            # the batch itself could not run (e.g. model not importable)
             message = f"{type(error).__name__}: {error}"
-        else:
-            if isinstance(results, str):  # the model cannot be loaded there: no task can run
-                saved = self.outcome.ok + self.outcome.failed
-                raise CampaignError(
-                    f"on Dask worker {worker}: {results}; the {saved} results finished in this "
-                    "run are saved: make the model importable on every worker (the same "
-                    "PYTHONPATH or installed package) and run the same command again"
-                )
-            return worker, results, code
-        failure = {"status": "failed", "error": message, "traceback": "", "elapsed": 0.0}
-        return "", [dict(failure) for _ in batch], None
+            failure = {"status": "failed", "error": message, "traceback": "", "elapsed": 0.0}
+            return "", [dict(failure) for _ in batch], None
+        worker, results, code = value
+        if isinstance(results, str):  # the model cannot be loaded there: no task can run
+            saved = self.outcome.ok + self.outcome.failed
+            raise CampaignError(
+                f"on Dask worker {worker}: {results}; the {saved} results finished in this "
+                "run are saved: make the model importable on every worker (the same "
+                "PYTHONPATH or installed package) and run the same command again"
+            )
+        return worker, results, code
 
     def _lost(self, error: BaseException) -> CampaignError:
         address = getattr(getattr(self.client, "scheduler", None), "address", "?")
@@ -582,6 +661,154 @@ class _Driver:
             "results finished in this run are saved: run the same command again (with a "
             "running scheduler) to finish the rest"
         )
+
+    # -- worker deaths ----------------------------------------------------------------------
+    def _died_with(self, future: Any, worker: str) -> None:
+        """A batch's worker died (or left) while the batch was there.
+
+        No task of it counts as tried, unless the scheduler's record of the death names this
+        batch, of one task, as the only task the worker held: that task ran alone and ended
+        its process (or something else did; its tries allow for that). The others run again:
+        a batch in two halves, a single task alone on a worker. A worker this driver ended,
+        or one that left on purpose, says nothing about its tasks: they are simply sent again.
+        """
+        isolated = self.alone.get(self.target.get(future.key, "")) == future.key
+        batch = self.in_flight.pop(future)
+        self._landed(future)
+        future.cancel()  # a no-op once it failed; a batch tied to a gone worker would wait
+        death = self._death(worker)
+        for item in batch:
+            item.copies -= 1
+        rest = [item for item in batch if not item.done and item.copies == 0]
+        if not rest:
+            return
+        if worker in self.ended or (death is not None and death.expected):
+            self._send_again(rest)
+            return
+        if death is not None:
+            alone = death.processing == {future.key}
+        else:  # no record (an older scheduler): trust the driver's own isolation
+            alone = isolated
+        if alone and len(batch) == 1:
+            self._charge(rest[0])
+            return
+        for item in rest:
+            item.suspect = True
+        self.outcome.resent += len(rest)
+        if len(rest) == 1:
+            self.lone.append(rest[0])
+        else:
+            middle = len(rest) // 2
+            self.halves.extend([rest[:middle], rest[middle:]])
+        self.placed = True
+
+    def _charge(self, item: Item) -> None:
+        """A task's worker died while it ran alone: one try; it fails once its tries are spent."""
+        item.attempts += 1
+        item.deaths += 1
+        self.placed = True
+        if item.attempts <= self.retries:
+            self.lone.append(item)
+            return
+        item.done = True
+        times = "once" if item.deaths == 1 else f"{item.deaths} times"
+        result = {
+            "status": "failed",
+            "error": "KilledWorker: the worker process died while running this task alone, "
+            f"{times} (the task ends its process: os._exit, a crash, memory)",
+            "traceback": "",
+            "elapsed": 0.0,
+        }
+        self._store([self._record(item, result)])
+
+    def _death(self, worker: str) -> Death | None:
+        """The scheduler's record of a worker's removal (read once per worker), or None.
+
+        A worker that logged that it was closing was closed on purpose (by its nanny, its
+        cluster, the scheduler), whatever the removal says: its tasks did not end it."""
+        if worker not in self.deaths:
+            try:
+                events = self.client.get_events(worker) if worker else ()
+            except (OSError, CancelledError, RuntimeError) as error:
+                raise self._lost(error) from None
+            record = None
+            closing = False
+            for _, event in events:
+                action = event.get("action") if isinstance(event, dict) else None
+                closing = closing or action == "closing-worker"
+                if action == "remove-worker":
+                    processing = frozenset(str(key) for key in event.get("processing-tasks", ()))
+                    record = Death(processing, closing or bool(event.get("expected")))
+            self.deaths[worker] = record
+            if worker not in self.ended and not (record is not None and record.expected):
+                self.outcome.worker_deaths += 1
+        return self.deaths[worker]
+
+    def _check_placed(self) -> None:
+        """Take back the batches waiting for a worker that is gone.
+
+        Dask keeps a batch placed on a worker waiting for it while that worker is gone and no
+        other one was up when it placed it (or ran it again after it was lost with its worker),
+        and one that may run only there for good. So a batch whose worker is gone and that
+        Dask runs nowhere else is taken back: one the worker held when it died died with it
+        (`_died_with`), another is sent again. One Dask runs on another worker is left there.
+        """
+        for future in [f for f in self.in_flight if f.status == "error"]:
+            # as_completed gives up on a batch whose results were lost with its worker and
+            # that then died with the next one: it may never hand it over
+            try:
+                error = future.exception()
+            except (OSError, CancelledError) as lost:
+                raise self._lost(lost) from None
+            self._finish(future, (type(error), error, None))
+        workers = self._live()
+        stale = [
+            future
+            for future in self.in_flight
+            if self.target.get(future.key, "") not in workers
+            and future.key in self.target
+            and future.status in ("pending", "lost")
+        ]
+        if not stale:
+            return
+        try:
+            processing = self.client.processing()
+        except (OSError, CancelledError, RuntimeError) as error:
+            raise self._lost(error) from None
+        where = {key: worker for worker, keys in processing.items() for key in keys}
+        for future in stale:
+            worker = self.target[future.key]
+            if future.key in where and future.key not in self.strict:
+                self._landed(future)  # now on another worker
+                self.target[future.key] = where[future.key]
+                self.sent_to[where[future.key]] = self.sent_to.get(where[future.key], 0) + 1
+                continue
+            death = self._death(worker)
+            if death is not None and future.key not in death.processing:
+                self._requeue(future)
+            else:
+                self._died_with(future, worker)
+
+    def _requeue(self, future: Any) -> None:
+        """Send a batch's tasks again, not counted as tried: it never ran, or its results were
+        lost with its worker after it finished."""
+        batch = self.in_flight.pop(future)
+        self._landed(future)
+        future.cancel()
+        for item in batch:
+            item.copies -= 1
+        self._send_again([item for item in batch if not item.done and item.copies == 0])
+
+    def _send_again(self, rest: list[Item]) -> None:
+        """Queue tasks again, not counted as tried; those that died with a worker keep to
+        their halves or to running alone."""
+        suspects = [item for item in rest if item.suspect]
+        if len(suspects) == 1:
+            self.lone.appendleft(suspects[0])
+        elif suspects:
+            self.halves.appendleft(suspects)
+        self.pending.extendleft(reversed([item for item in rest if not item.suspect]))
+        self.outcome.requeued += len(rest)
 
     # -- workers ----------------------------------------------------------------------------
     def _nthreads(self) -> dict[str, int]:
@@ -597,13 +824,15 @@ class _Driver:
             threads = self._wait_for_workers()
         if self.threads is not None and threads != self.threads:
             joined = len(set(threads) - set(self.threads))
-            left = len(set(self.threads) - set(threads))
+            gone = set(self.threads) - set(threads)
             self.say(
                 f"Dask workers: {len(threads)} ({sum(threads.values())} threads); "
-                f"{joined} joined, {left} left"
+                f"{joined} joined, {len(gone)} left"
             )
+            self.draining -= gone
         self.threads = threads
         self.sizer.slots = max(1, sum(threads.values()))
+        self._check_placed()
 
     def _wait_for_workers(self) -> dict[str, int]:
         address = getattr(self.client.scheduler, "address", "?")
@@ -652,6 +881,7 @@ class _Driver:
                 stop.add(worker)
         self.abandoned &= running
         if stop:
+            self.ended.update(stop)  # the tasks they hold did not end them
             self.outcome.stopped_workers += len(stop)
             self.say(
                 f"ending {len(stop)} worker process(es) stuck past --task-timeout "
