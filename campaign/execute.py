@@ -170,7 +170,9 @@ class Outcome:
     ok: int = 0
     failed: int = 0
     timed_out: list[str] = field(default_factory=list)
-    requeued: int = 0  # tasks sent again because a batchmate timed out (not counted as tries)
+    # tasks sent again, not counted as tries: batchmates of a timed-out task, and tasks of a
+    # worker closed on purpose or that never reached the worker they were sent to
+    requeued: int = 0
     stopped_workers: int = 0
     stolen: int = 0  # unstarted tasks moved to idle workers at the tail of the campaign
     replicated: int = 0  # copies of straggling tasks sent to idle workers
