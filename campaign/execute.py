@@ -758,6 +758,8 @@ class _Driver:
         for future in [f for f in self.in_flight if f.status == "error"]:
             # as_completed gives up on a batch whose results were lost with its worker and
             # that then died with the next one: it may never hand it over
+            if future not in self.in_flight:  # cancelled as a copy of finished tasks
+                continue
             try:
                 error = future.exception()
             except (OSError, CancelledError) as lost:
@@ -779,6 +781,8 @@ class _Driver:
             raise self._lost(error) from None
         where = {key: worker for worker, keys in processing.items() for key in keys}
         for future in stale:
+            if future not in self.in_flight:
+                continue
             worker = self.target[future.key]
             if future.key in where and future.key not in self.strict:
                 self._landed(future)  # now on another worker
