@@ -224,8 +224,10 @@ def quiet_dask_logs() -> None:
     tracebacks, which `run` replaces by one line of its own (--debug keeps them)."""
     import distributed  # noqa: F401  - sets up Dask's loggers, quieted below
 
-    names = [name for name in logging.root.manager.loggerDict if name.startswith("distributed")]
-    for name in ["distributed", "tornado", *names]:
+    # Dask's logging config gives some children their own level (tornado.application: error)
+    prefixes = ("distributed", "tornado")
+    names = [name for name in logging.root.manager.loggerDict if name.startswith(prefixes)]
+    for name in ["distributed", "tornado", "tornado.application", *names]:
         logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
