@@ -175,11 +175,15 @@ def run_schedule(
     )
 
 
-def _segments(segments: dict[int, list[list]] | None, n: int):
+def _segments(segments: dict[int, tuple[tuple, ...]] | None, n: int):
     """A preemptive policy's executions as an immutable per-job tuple."""
     if segments is None:
         return None
-    return tuple(
-        tuple((float(a), float(b), tuple(procs)) for a, b, procs in segments.get(job, ()))
-        for job in range(n)
-    )
+    every: list[tuple] = [()] * n
+    for job, parts in segments.items():
+        if len(parts) == 1:  # most jobs run once: skip the generator
+            a, b, procs = parts[0]
+            every[job] = ((float(a), float(b), tuple(procs)),)
+        else:
+            every[job] = tuple((float(a), float(b), tuple(procs)) for a, b, procs in parts)
+    return tuple(every)

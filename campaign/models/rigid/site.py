@@ -154,7 +154,8 @@ class Site:
     def take_moves(self) -> list[tuple[int, float | None]]:
         """The suspensions and resumptions since the last call (a preemptive policy's)."""
         moves = self.moves
-        self.moves = []
+        if moves:  # else the empty list is handed out as is: the loop asks at every event
+            self.moves = []
         return moves
 
     def start_job(self, job: int, t: float) -> None:

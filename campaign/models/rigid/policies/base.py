@@ -62,8 +62,8 @@ class Policy:
     """Suspensions so far, per job and event (preemptive policies)."""
     preempted: frozenset[int] | set[int] = frozenset()
     """Jobs suspended at least once (preemptive policies)."""
-    segments: dict[int, list[list]] | None = None
-    """Preemptive policies: every job's executions [begin, end, processors]."""
+    segments: dict[int, tuple[tuple, ...]] | None = None
+    """Preemptive policies: every job's executions (begin, end, processors)."""
 
     def __init__(self, site: Site) -> None:
         self.site = site

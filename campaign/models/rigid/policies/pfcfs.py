@@ -7,7 +7,6 @@ on their processors, alternating with them every ``slice`` seconds for at most
 from __future__ import annotations
 
 import math
-from bisect import insort
 from dataclasses import dataclass
 
 from campaign.models.rigid.policies.base import Options, Policy
@@ -64,7 +63,7 @@ class Pfcfs(Policy):
         shares its victims'); a processor is free at 0."""
         self.free = list(range(m))
         """The free processors, ascending."""
-        self.procs: dict[int, list[int]] = {}
+        self.procs: dict[int, tuple[int, ...]] = {}
         """Processors of every running or suspended job (h: the ones it runs on)."""
         self.running: dict[int, float] = {}
         """Executing jobs and their first start."""
@@ -79,8 +78,8 @@ class Pfcfs(Policy):
         self.last = -math.inf
         self.n_preemptions = 0
         self.preempted: set[int] = set()
-        self.segments: dict[int, list[list]] = {}
-        """Per job its executions [begin, end, processors] (end None while it runs)."""
+        self.segments: dict[int, tuple[tuple, ...]] = {}
+        """Per job its executions (begin, end, processors) (end None while it runs)."""
 
     # ------------------------------------------------------------------ processors
     def _free(self) -> list[int]:
@@ -90,20 +89,20 @@ class Pfcfs(Policy):
         self.site.free = len(self.free)
 
     def _run(self, job: int, at: float) -> None:
-        segment = [at, None, self.procs[job]]  # a job's processors never change
+        # Tuples, not lists: the collector untracks them, and with one record per job a
+        # tracked list each made its passes the largest cost of a run.
+        segment = (at, None, self.procs[job])  # a job's processors never change
         parts = self.segments.get(job)
-        if parts is None:
-            self.segments[job] = [segment]
-        else:
-            parts.append(segment)
+        self.segments[job] = (segment,) if parts is None else parts + (segment,)
 
     def _stop(self, job: int, t: float) -> None:
-        self.segments[job][-1][1] = t
+        parts = self.segments[job]
+        begin, _, procs = parts[-1]
+        self.segments[job] = parts[:-1] + ((begin, t, procs),)
 
     def _start(self, job: int, t: float, procs: list[int]) -> None:
         """Start ``job`` from the queue on ``procs`` (the site dequeues it)."""
         self.site.start_job(job, t)
-        self.procs[job] = procs
         use = self.use
         taken = False
         for p in procs:
@@ -116,6 +115,7 @@ class Pfcfs(Policy):
                 del free[: len(procs)]
             else:
                 self.free = [p for p in free if not use[p]]
+        self.procs[job] = tuple(procs)
         self.running[job] = t
         self.first[job] = t
         self._run(job, t)
@@ -140,11 +140,16 @@ class Pfcfs(Policy):
         del self.running[job]
         self._stop(job, t)
         use = self.use
+        back = []
         for p in self.procs.pop(job):
             use[p] -= 1
             if not use[p]:
-                insort(self.free, p)
-        self._sync()
+                back.append(p)
+        free = self.free
+        if back:  # one merge of two sorted runs, not an insertion per processor
+            free += back
+            free.sort()
+        self.site.free = len(free)
 
     def timer(self) -> float | None:
         if self.mode == WAIT and self.clock is not None and self._limit >= 1:
@@ -178,9 +183,32 @@ class Pfcfs(Policy):
             return t + (self.params.delay if self.params.slice is None else self.params.slice)
         return math.inf
 
+    def _idle_pass(self, t: float) -> bool:
+        """Whether the pass at t would start, suspend and resume nothing (the cheap checks
+        of ``select``'s loop, without its set-up)."""
+        mode = self.mode
+        if mode == IDLE:
+            return not self.site.queue
+        if mode == WAIT:
+            return (
+                self.clock is not None
+                and self.site.size[self.head] > len(self.free)
+                and (self._limit < 1 or t < self.clock + self.params.delay)
+            )
+        if t >= self.end:
+            return False
+        if mode == RUN_WIDE:
+            return self.head in self.procs
+        mine = set(self.procs[self.head])  # RUN_SMALL: does a running job hold h's processors?
+        procs = self.procs
+        return any(not mine.isdisjoint(procs[job]) for job in self.running)
+
     def select(self, t: float) -> list[int]:
         self.last = t
         site = self.site
+        if self._idle_pass(t):  # the pass at every event: most change nothing
+            site.free = len(self.free)
+            return []
         size = site.size
         queue = site.queue
         started: list[int] = []
@@ -265,4 +293,6 @@ class Pfcfs(Policy):
         """A wide job started by a switch runs from t + penalty (not a preemption)."""
         self.site.moves.append((job, None))
         self.site.moves.append((job, t + self.params.penalty))
-        self.segments[job][-1][0] = t + self.params.penalty
+        parts = self.segments[job]
+        _, end, procs = parts[-1]
+        self.segments[job] = parts[:-1] + ((t + self.params.penalty, end, procs),)
