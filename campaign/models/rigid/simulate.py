@@ -180,10 +180,12 @@ def _segments(segments: dict[int, tuple[tuple, ...]] | None, n: int):
     if segments is None:
         return None
     every: list[tuple] = [()] * n
+    exact = float
     for job, parts in segments.items():
-        if len(parts) == 1:  # most jobs run once: skip the generator
-            a, b, procs = parts[0]
-            every[job] = ((float(a), float(b), tuple(procs)),)
-        else:
-            every[job] = tuple((float(a), float(b), tuple(procs)) for a, b, procs in parts)
+        for a, b, procs in parts:
+            if type(a) is not exact or type(b) is not exact or type(procs) is not tuple:
+                every[job] = tuple((float(a), float(b), tuple(p)) for a, b, p in parts)
+                break
+        else:  # already immutable floats and processors: no copy
+            every[job] = parts
     return tuple(every)

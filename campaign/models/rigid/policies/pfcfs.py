@@ -98,7 +98,8 @@ class Pfcfs(Policy):
     def _stop(self, job: int, t: float) -> None:
         parts = self.segments[job]
         begin, _, procs = parts[-1]
-        self.segments[job] = parts[:-1] + ((begin, t, procs),)
+        last = ((begin, t, procs),)
+        self.segments[job] = last if len(parts) == 1 else parts[:-1] + last
 
     def _start(self, job: int, t: float, procs: list[int]) -> None:
         """Start ``job`` from the queue on ``procs`` (the site dequeues it)."""
