@@ -23,162 +23,28 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 import time
-import traceback
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterator
 from concurrent.futures import CancelledError
-from dataclasses import dataclass, field
-from functools import lru_cache
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from campaign.errors import CampaignError
-from campaign.layout import metric_values
-from campaign.models import describe_error, load_model
+from campaign.execute.batching import BATCHES_PER_WORKER, BatchSizer, GroupedQueue, Item, Outcome
+from campaign.execute.tail import Copy, Steal, TailSnapshot, tail_decisions
+from campaign.execute.worker import end_worker_process, run_batch, running_tasks, skip_tasks
 from campaign.progress import Progress
-from campaign.sources import code_digest
 
-TARGET_BATCH_SECONDS = 0.5
-BATCHES_PER_WORKER = 2
 POLL_SECONDS = 1.0  # how often the driver looks at the workers
 TAIL_POLL_SECONDS = 0.2  # how often, once nothing is left to send (tail replication)
-STRAGGLER_FACTOR = 3.0  # a task running this many times the mean task time is a straggler
 WAIT_WORKERS_SECONDS = 60.0  # default wait for a first worker, and for one after all left
-STOPPED_EXIT_CODE = 70
+# what a call to the scheduler raises when the scheduler is gone (or the client closed)
+LOST_SCHEDULER_ERRORS = (OSError, CancelledError, RuntimeError)
 
 log = logging.getLogger("campaign")
-
-
-# -- worker side --------------------------------------------------------------------------------
-@lru_cache(maxsize=16)
-def _model(name: str):
-    """A model, and the digest of its code as this process loaded it (a long-lived worker may
-    hold code that has changed on disk since)."""
-    return load_model(name), code_digest(name)
-
-
-# batch key -> (index of the task it is running, time.monotonic() when that task started)
-_RUNNING: dict[str, tuple[int, float]] = {}
-# task keys another worker took over (tail work stealing): batches here skip them
-_SKIP: dict[str, set[str]] = {}  # per running batch, the tasks another worker took
-
-
-def run_batch(
-    model_name: str, items: list[tuple[str, dict[str, Any], int]], batch: str | None = None
-) -> tuple[str, list[dict] | str, str | None]:
-    """Run a batch of (key, params, seed) on a worker; a model error fails only its task.
-
-    Returns the worker's address, one result per item, in order (small: the driver knows
-    the keys), and the digest of the model's code the worker runs; or, when the model cannot
-    be loaded on this worker (its module fails to import here only, say), the worker's
-    address, that reason in one line and None. While it runs, `running_tasks` tells the
-    driver which task of `batch` is running and for how long, so that the driver can time
-    out one task rather than a batch.
-    """
-    worker = _worker_address()
-    try:
-        model, code = _model(model_name)
-    except ValueError as error:  # the same for every task: the driver stops the run
-        return worker, str(error), None
-    except BaseException as error:  # what loading lets through (a CancelledError, say)
-        return worker, f"model {model_name!r}: loading it failed: {describe_error(error)}", None
-    results = []
-    try:
-        for index, (key, params, seed) in enumerate(items):
-            if key in _SKIP.get(batch, ()):
-                results.append({"status": "skipped", "elapsed": 0.0})
-                continue
-            if batch is not None:
-                _RUNNING[batch] = (index, time.monotonic())
-            start = time.perf_counter()
-            try:
-                raw = model(params, seed)
-                metrics = metric_values(raw)
-                result = {"status": "ok", "metrics": metrics}
-            except BaseException as error:  # a model's failure is data, not a crash of the
-                # campaign, even sys.exit or a CancelledError, which Dask would not survive
-                result = {
-                    "status": "failed",
-                    "error": describe_error(error),
-                    "traceback": traceback.format_exc(),
-                }
-            result["elapsed"] = time.perf_counter() - start
-            results.append(result)
-    finally:
-        if batch is not None:
-            _RUNNING.pop(batch, None)
-            _SKIP.pop(batch, None)
-    return worker, results, code
-
-
-def _worker_address() -> str:
-    try:
-        from distributed import get_worker
-
-        return get_worker().address
-    except ValueError:  # not on a Dask worker (a direct call)
-        return ""
-
-
-def skip_tasks(batch: str, keys: list[str]) -> None:
-    """On a worker: skip these tasks in this batch if it still runs (another worker has them).
-
-    Scoped to the batch, so a request arriving after the batch ended leaves nothing behind
-    that would skip a later batch's task of the same key (a rerun, another campaign).
-    """
-    if batch in _RUNNING:
-        _SKIP.setdefault(batch, set()).update(keys)
-
-
-def running_tasks() -> dict[str, tuple[int, float]]:
-    """On a worker: for each batch running there, its current task's index and seconds run."""
-    now = time.monotonic()
-    return {batch: (index, now - started) for batch, (index, started) in dict(_RUNNING).items()}
-
-
-def end_worker_process() -> None:
-    """On a worker: exit at once.
-
-    A thread stuck in a model cannot be interrupted, so its whole process is ended; the
-    worker's nanny (the default for `dask worker` and every cluster this tool starts) starts
-    a fresh one, which joins the scheduler as a new worker.
-    """
-    os._exit(STOPPED_EXIT_CODE)
-
-
-# -- driver side ---------------------------------------------------------------------------------
-@dataclass
-class Item:
-    """A task waiting to run: what the worker needs, plus what the ledger record carries."""
-
-    key: str
-    params: dict[str, Any]
-    seed: int
-    meta: dict[str, Any]
-    attempts: int = 0
-    group: Any = None  # tasks with the same heavy inputs share a group (see `dispatch`)
-    copies: int = 0  # copies of this task in batches in flight (more than one when replicated)
-    done: bool = False  # its final record is stored
-    suspect: bool = False  # its worker died while it was there: it runs in halves, then alone
-    deaths: int = 0  # times its worker died while it ran alone there
-
-
-@dataclass
-class Outcome:
-    ok: int = 0
-    failed: int = 0
-    timed_out: list[str] = field(default_factory=list)
-    # tasks sent again, not counted as tries: batchmates of a timed-out task, and tasks of a
-    # worker closed on purpose or that never reached the worker they were sent to
-    requeued: int = 0
-    stopped_workers: int = 0
-    stolen: int = 0  # unstarted tasks moved to idle workers at the tail of the campaign
-    replicated: int = 0  # copies of straggling tasks sent to idle workers
-    replicas_won: int = 0  # tasks whose stored result came from such a copy
-    worker_deaths: int = 0  # worker processes that died holding tasks of this campaign
-    resent: int = 0  # tasks sent again because their worker died (not counted as tries)
 
 
 @dataclass(frozen=True)
@@ -188,29 +54,6 @@ class Death:
 
     processing: frozenset[str]
     expected: bool
-
-
-class BatchSizer:
-    """Sizes batches from measured task durations so batches last about the target time."""
-
-    def __init__(self, slots: int, target: float = TARGET_BATCH_SECONDS):
-        self.slots = slots
-        self.target = target
-        self.seconds = 0.0
-        self.count = 0
-
-    def observe(self, elapsed: Iterable[float]) -> None:
-        for value in elapsed:
-            self.seconds += value
-            self.count += 1
-
-    def size(self, remaining: int) -> int:
-        if self.count == 0:
-            return 1
-        mean = max(self.seconds / self.count, 1e-6)
-        by_time = max(1, int(self.target / mean))
-        by_tail = max(1, math.ceil(remaining / (self.slots * BATCHES_PER_WORKER)))
-        return max(1, min(by_time, by_tail, remaining))
 
 
 def dispatch(
@@ -251,61 +94,6 @@ def dispatch(
     driver.locality = locality
     driver.code = code
     return driver.run(items)
-
-
-class GroupedQueue:
-    """Pending items in one queue per input group, groups in order of first arrival."""
-
-    def __init__(self) -> None:
-        self.queues: dict[Any, deque[Item]] = {}
-        self.count = 0
-
-    def __len__(self) -> int:
-        return self.count
-
-    def __bool__(self) -> bool:
-        return self.count > 0
-
-    def _queue(self, group: Any) -> deque[Item]:
-        queue = self.queues.get(group)
-        if queue is None:
-            queue = self.queues[group] = deque()
-        return queue
-
-    def append(self, item: Item) -> None:
-        self._queue(item.group).append(item)
-        self.count += 1
-
-    def extend(self, items: Iterable[Item]) -> None:
-        for item in items:
-            self.append(item)
-
-    def appendleft(self, item: Item) -> None:
-        self._queue(item.group).appendleft(item)
-        self.count += 1
-
-    def extendleft(self, items: Iterable[Item]) -> None:
-        for item in items:
-            self.appendleft(item)
-
-    def groups(self) -> list[Any]:
-        """Groups with pending items, in order."""
-        return [group for group, queue in self.queues.items() if queue]
-
-    def size_of(self, group: Any) -> int:
-        queue = self.queues.get(group)
-        return len(queue) if queue else 0
-
-    def take(self, size: int, group: Any = None) -> list[Item]:
-        """Up to ``size`` items of ``group`` (default: the first group with items)."""
-        if group is None:
-            group = next(g for g, queue in self.queues.items() if queue)
-        queue = self.queues[group]
-        batch = [queue.popleft() for _ in range(min(size, len(queue)))]
-        self.count -= len(batch)
-        if not queue:
-            del self.queues[group]
-        return batch
 
 
 class _Driver:
@@ -471,12 +259,10 @@ class _Driver:
         placement = (
             {} if worker is None else {"workers": [worker], "allow_other_workers": not strict}
         )
-        try:
+        with self._scheduler():
             future = self.client.submit(
                 run_batch, self.model_name, payload, key, pure=False, key=key, **placement
             )
-        except (OSError, CancelledError, RuntimeError) as error:
-            raise self._lost(error) from None
         for item in batch:
             item.copies += 1
         self.in_flight[future] = batch
@@ -499,10 +285,8 @@ class _Driver:
 
     def _idle_workers(self) -> set[str]:
         """Workers with no task of this client processing or waiting there."""
-        try:
+        with self._scheduler():
             processing = self.client.processing()
-        except (OSError, CancelledError, RuntimeError) as error:
-            raise self._lost(error) from None
         return {worker for worker, keys in processing.items() if not keys}
 
     def _finish(self, future: Any, value: Any) -> None:
@@ -563,58 +347,39 @@ class _Driver:
         Half of a running batch's unstarted tasks move to an idle worker, and the worker of
         the batch is told to skip them (work stealing). When no batch has unstarted tasks, a
         task running far longer than the mean is copied to the idle worker (a straggling
-        worker); whichever copy finishes first wins.
+        worker); whichever copy finishes first wins. What to move or copy is decided by
+        `tail_decisions` from a snapshot; this applies it.
         """
         kept = self.draining.union(self.alone)
         idle = sorted(self._idle_workers() & set(self._live()) - kept)
         if not idle:
             return
-        try:
+        with self._scheduler():
             reports = self.client.run(running_tasks, on_error="ignore")
-        except (OSError, CancelledError, RuntimeError) as error:
-            raise self._lost(error) from None
         running: dict[str, tuple[str, int, float]] = {}
         for worker, batches in reports.items():
             if isinstance(batches, dict):
                 for key, (index, elapsed) in batches.items():
                     running[key] = (worker, index, elapsed)
         mean = self.sizer.seconds / self.sizer.count if self.sizer.count else math.inf
-        for idle_worker in idle:
-            steal: tuple[str, str, list[Item]] | None = None
-            straggler: tuple[float, Item] | None = None
-            for future, batch in self.in_flight.items():
-                if future.key not in running:
-                    continue
-                worker, index, elapsed = running[future.key]
-                rest = [i for i in batch[index + 1 :] if not i.done and i.copies == 1]
-                if len(rest) > (len(steal[2]) if steal else 0):
-                    steal = (worker, future.key, rest)
-                current = batch[index]
-                slow = elapsed > STRAGGLER_FACTOR * mean
-                if not current.done and current.copies == 1 and slow and not current.suspect:
-                    if straggler is None or elapsed > straggler[0]:
-                        straggler = (elapsed, current)
-            if steal is not None:
-                worker, batch_key, rest = steal
-                taken = rest[len(rest) // 2 :]
-                try:
+        batches = {future.key: batch for future, batch in self.in_flight.items()}
+        for decision in tail_decisions(TailSnapshot(batches, running, idle, mean)):
+            if isinstance(decision, Steal):
+                taken = list(decision.items)
+                with self._scheduler():
                     self.client.run(
                         skip_tasks,
-                        batch_key,
+                        decision.batch,
                         [i.key for i in taken],
-                        workers=[worker],
+                        workers=[decision.worker],
                         on_error="ignore",
                     )
-                except (OSError, CancelledError, RuntimeError) as error:
-                    raise self._lost(error) from None
-                self._send(taken, idle_worker, strict=True)
+                self._send(taken, decision.to, strict=True)
                 self.outcome.stolen += len(taken)
-            elif straggler is not None:
-                future = self._send([straggler[1]], idle_worker, strict=True)
+            elif isinstance(decision, Copy):
+                future = self._send([decision.item], decision.to, strict=True)
                 self.replicas.add(future.key)
                 self.outcome.replicated += 1
-            else:
-                return
 
     def _record(self, item: Item, result: dict[str, Any], worker: str = "") -> dict[str, Any]:
         record = {**item.meta, **result, "seed": item.seed, "attempts": item.attempts}
@@ -654,6 +419,15 @@ class _Driver:
                 "PYTHONPATH or installed package) and run the same command again"
             )
         return worker, results, code
+
+    @contextmanager
+    def _scheduler(self) -> Iterator[None]:
+        """Around every call to the scheduler: one failing because the scheduler is gone (or
+        the client closed) ends the run with the one error `_lost` words."""
+        try:
+            yield
+        except LOST_SCHEDULER_ERRORS as error:
+            raise self._lost(error) from None
 
     def _lost(self, error: BaseException) -> CampaignError:
         address = getattr(getattr(self.client, "scheduler", None), "address", "?")
@@ -729,10 +503,8 @@ class _Driver:
         A worker that logged that it was closing was closed on purpose (by its nanny, its
         cluster, the scheduler), whatever the removal says: its tasks did not end it."""
         if worker not in self.deaths:
-            try:
+            with self._scheduler():
                 events = self.client.get_events(worker) if worker else ()
-            except (OSError, CancelledError, RuntimeError) as error:
-                raise self._lost(error) from None
             record = None
             closing = False
             for _, event in events:
@@ -760,10 +532,8 @@ class _Driver:
             # that then died with the next one: it may never hand it over
             if future not in self.in_flight:  # cancelled as a copy of finished tasks
                 continue
-            try:
+            with self._scheduler():
                 error = future.exception()
-            except (OSError, CancelledError) as lost:
-                raise self._lost(lost) from None
             self._finish(future, (type(error), error, None))
         workers = self._live()
         stale = [
@@ -775,10 +545,8 @@ class _Driver:
         ]
         if not stale:
             return
-        try:
+        with self._scheduler():
             processing = self.client.processing()
-        except (OSError, CancelledError, RuntimeError) as error:
-            raise self._lost(error) from None
         where = {key: worker for worker, keys in processing.items() for key in keys}
         for future in stale:
             if future not in self.in_flight:
@@ -818,10 +586,8 @@ class _Driver:
 
     # -- workers ----------------------------------------------------------------------------
     def _nthreads(self) -> dict[str, int]:
-        try:
+        with self._scheduler():
             return dict(self.client.nthreads())
-        except (OSError, CancelledError, RuntimeError) as error:
-            raise self._lost(error) from None
 
     def _watch_workers(self) -> None:
         """Follow workers joining and leaving; wait while there are none."""
@@ -862,10 +628,8 @@ class _Driver:
     # -- timeouts ---------------------------------------------------------------------------
     def _stop_stuck_tasks(self) -> None:
         """Fail each task running past the timeout, resend its batchmates, end its worker."""
-        try:
+        with self._scheduler():
             reports = self.client.run(running_tasks, on_error="ignore")
-        except (OSError, CancelledError, RuntimeError) as error:
-            raise self._lost(error) from None
         by_key = {future.key: future for future in self.in_flight}
         stop = set()
         requeued = self.outcome.requeued
@@ -894,10 +658,8 @@ class _Driver:
                 f"{self.task_timeout:g} s ({self.outcome.requeued - requeued} tasks of their "
                 "batches sent again); their nannies start fresh ones"
             )
-            try:
+            with self._scheduler():
                 self.client.run(end_worker_process, workers=sorted(stop), on_error="ignore")
-            except (OSError, CancelledError, RuntimeError) as error:
-                raise self._lost(error) from None
 
     def _time_out(self, future: Any, index: int, elapsed: float) -> None:
         batch = self.in_flight.pop(future)

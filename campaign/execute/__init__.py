@@ -1,0 +1,57 @@
+"""Run tasks on Dask as a bag of tasks.
+
+`worker` runs batches on the workers; `batching` holds the tasks, the tally and batch sizes;
+`tail` decides, from a snapshot, what idle workers take at the tail of a campaign; `driver`
+sends batches, places them, reads results, follows workers and maps a lost scheduler to one
+error. The names other modules use are re-exported here.
+"""
+
+from campaign.execute.batching import (
+    BATCHES_PER_WORKER,
+    TARGET_BATCH_SECONDS,
+    BatchSizer,
+    GroupedQueue,
+    Item,
+    Outcome,
+)
+from campaign.execute.driver import (
+    POLL_SECONDS,
+    TAIL_POLL_SECONDS,
+    WAIT_WORKERS_SECONDS,
+    Death,
+    _Driver,
+    dispatch,
+)
+from campaign.execute.tail import STRAGGLER_FACTOR, Copy, Steal, TailSnapshot, tail_decisions
+from campaign.execute.worker import (
+    STOPPED_EXIT_CODE,
+    end_worker_process,
+    run_batch,
+    running_tasks,
+    skip_tasks,
+)
+
+__all__ = [
+    "BATCHES_PER_WORKER",
+    "POLL_SECONDS",
+    "STOPPED_EXIT_CODE",
+    "STRAGGLER_FACTOR",
+    "TAIL_POLL_SECONDS",
+    "TARGET_BATCH_SECONDS",
+    "WAIT_WORKERS_SECONDS",
+    "BatchSizer",
+    "Copy",
+    "Death",
+    "GroupedQueue",
+    "Item",
+    "Outcome",
+    "Steal",
+    "TailSnapshot",
+    "_Driver",
+    "dispatch",
+    "end_worker_process",
+    "run_batch",
+    "running_tasks",
+    "skip_tasks",
+    "tail_decisions",
+]

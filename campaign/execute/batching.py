@@ -1,0 +1,124 @@
+"""What the driver queues and counts: tasks (`Item`), the tally of a dispatch (`Outcome`),
+batch sizes from measured task durations (`BatchSizer`) and pending tasks per input group
+(`GroupedQueue`), kept apart from Dask so they can be reasoned about alone."""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+TARGET_BATCH_SECONDS = 0.5
+BATCHES_PER_WORKER = 2
+
+
+@dataclass
+class Item:
+    """A task waiting to run: what the worker needs, plus what the ledger record carries."""
+
+    key: str
+    params: dict[str, Any]
+    seed: int
+    meta: dict[str, Any]
+    attempts: int = 0
+    group: Any = None  # tasks with the same heavy inputs share a group (see `dispatch`)
+    copies: int = 0  # copies of this task in batches in flight (more than one when replicated)
+    done: bool = False  # its final record is stored
+    suspect: bool = False  # its worker died while it was there: it runs in halves, then alone
+    deaths: int = 0  # times its worker died while it ran alone there
+
+
+@dataclass
+class Outcome:
+    ok: int = 0
+    failed: int = 0
+    timed_out: list[str] = field(default_factory=list)
+    # tasks sent again, not counted as tries: batchmates of a timed-out task, and tasks of a
+    # worker closed on purpose or that never reached the worker they were sent to
+    requeued: int = 0
+    stopped_workers: int = 0
+    stolen: int = 0  # unstarted tasks moved to idle workers at the tail of the campaign
+    replicated: int = 0  # copies of straggling tasks sent to idle workers
+    replicas_won: int = 0  # tasks whose stored result came from such a copy
+    worker_deaths: int = 0  # worker processes that died holding tasks of this campaign
+    resent: int = 0  # tasks sent again because their worker died (not counted as tries)
+
+
+class BatchSizer:
+    """Sizes batches from measured task durations so batches last about the target time."""
+
+    def __init__(self, slots: int, target: float = TARGET_BATCH_SECONDS):
+        self.slots = slots
+        self.target = target
+        self.seconds = 0.0
+        self.count = 0
+
+    def observe(self, elapsed: Iterable[float]) -> None:
+        for value in elapsed:
+            self.seconds += value
+            self.count += 1
+
+    def size(self, remaining: int) -> int:
+        if self.count == 0:
+            return 1
+        mean = max(self.seconds / self.count, 1e-6)
+        by_time = max(1, int(self.target / mean))
+        by_tail = max(1, math.ceil(remaining / (self.slots * BATCHES_PER_WORKER)))
+        return max(1, min(by_time, by_tail, remaining))
+
+
+class GroupedQueue:
+    """Pending items in one queue per input group, groups in order of first arrival."""
+
+    def __init__(self) -> None:
+        self.queues: dict[Any, deque[Item]] = {}
+        self.count = 0
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __bool__(self) -> bool:
+        return self.count > 0
+
+    def _queue(self, group: Any) -> deque[Item]:
+        queue = self.queues.get(group)
+        if queue is None:
+            queue = self.queues[group] = deque()
+        return queue
+
+    def append(self, item: Item) -> None:
+        self._queue(item.group).append(item)
+        self.count += 1
+
+    def extend(self, items: Iterable[Item]) -> None:
+        for item in items:
+            self.append(item)
+
+    def appendleft(self, item: Item) -> None:
+        self._queue(item.group).appendleft(item)
+        self.count += 1
+
+    def extendleft(self, items: Iterable[Item]) -> None:
+        for item in items:
+            self.appendleft(item)
+
+    def groups(self) -> list[Any]:
+        """Groups with pending items, in order."""
+        return [group for group, queue in self.queues.items() if queue]
+
+    def size_of(self, group: Any) -> int:
+        queue = self.queues.get(group)
+        return len(queue) if queue else 0
+
+    def take(self, size: int, group: Any = None) -> list[Item]:
+        """Up to ``size`` items of ``group`` (default: the first group with items)."""
+        if group is None:
+            group = next(g for g, queue in self.queues.items() if queue)
+        queue = self.queues[group]
+        batch = [queue.popleft() for _ in range(min(size, len(queue)))]
+        self.count -= len(batch)
+        if not queue:
+            del self.queues[group]
+        return batch

@@ -1,0 +1,117 @@
+"""The worker side: run a batch of tasks, say which task of it is running, skip tasks another
+worker took over, and end a worker process stuck in a model.
+
+These functions are sent to Dask workers by reference (this module's path), so the package
+must be importable there; the state they share lives in this module, one copy per worker
+process.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import traceback
+from functools import lru_cache
+from typing import Any
+
+from campaign.layout import metric_values
+from campaign.models import describe_error, load_model
+from campaign.sources import code_digest
+
+STOPPED_EXIT_CODE = 70
+
+
+@lru_cache(maxsize=16)
+def _model(name: str):
+    """A model, and the digest of its code as this process loaded it (a long-lived worker may
+    hold code that has changed on disk since)."""
+    return load_model(name), code_digest(name)
+
+
+# batch key -> (index of the task it is running, time.monotonic() when that task started)
+_RUNNING: dict[str, tuple[int, float]] = {}
+# task keys another worker took over (tail work stealing): batches here skip them
+_SKIP: dict[str, set[str]] = {}  # per running batch, the tasks another worker took
+
+
+def run_batch(
+    model_name: str, items: list[tuple[str, dict[str, Any], int]], batch: str | None = None
+) -> tuple[str, list[dict] | str, str | None]:
+    """Run a batch of (key, params, seed) on a worker; a model error fails only its task.
+
+    Returns the worker's address, one result per item, in order (small: the driver knows
+    the keys), and the digest of the model's code the worker runs; or, when the model cannot
+    be loaded on this worker (its module fails to import here only, say), the worker's
+    address, that reason in one line and None. While it runs, `running_tasks` tells the
+    driver which task of `batch` is running and for how long, so that the driver can time
+    out one task rather than a batch.
+    """
+    worker = _worker_address()
+    try:
+        model, code = _model(model_name)
+    except ValueError as error:  # the same for every task: the driver stops the run
+        return worker, str(error), None
+    except BaseException as error:  # what loading lets through (a CancelledError, say)
+        return worker, f"model {model_name!r}: loading it failed: {describe_error(error)}", None
+    results = []
+    try:
+        for index, (key, params, seed) in enumerate(items):
+            if key in _SKIP.get(batch, ()):
+                results.append({"status": "skipped", "elapsed": 0.0})
+                continue
+            if batch is not None:
+                _RUNNING[batch] = (index, time.monotonic())
+            start = time.perf_counter()
+            try:
+                raw = model(params, seed)
+                metrics = metric_values(raw)
+                result = {"status": "ok", "metrics": metrics}
+            except BaseException as error:  # a model's failure is data, not a crash of the
+                # campaign, even sys.exit or a CancelledError, which Dask would not survive
+                result = {
+                    "status": "failed",
+                    "error": describe_error(error),
+                    "traceback": traceback.format_exc(),
+                }
+            result["elapsed"] = time.perf_counter() - start
+            results.append(result)
+    finally:
+        if batch is not None:
+            _RUNNING.pop(batch, None)
+            _SKIP.pop(batch, None)
+    return worker, results, code
+
+
+def _worker_address() -> str:
+    try:
+        from distributed import get_worker
+
+        return get_worker().address
+    except ValueError:  # not on a Dask worker (a direct call)
+        return ""
+
+
+def skip_tasks(batch: str, keys: list[str]) -> None:
+    """On a worker: skip these tasks in this batch if it still runs (another worker has them).
+
+    Scoped to the batch, so a request arriving after the batch ended leaves nothing behind
+    that would skip a later batch's task of the same key (a rerun, another campaign).
+    """
+    if batch in _RUNNING:
+        _SKIP.setdefault(batch, set()).update(keys)
+
+
+def running_tasks() -> dict[str, tuple[int, float]]:
+    """On a worker: for each batch running there, its current task's index and seconds run."""
+    now = time.monotonic()
+    return {batch: (index, now - started) for batch, (index, started) in dict(_RUNNING).items()}
+
+
+def end_worker_process() -> None:
+    """On a worker: exit at once.
+
+    A thread stuck in a model cannot be interrupted, so its whole process is ended; the
+    worker's nanny (the default for `dask worker` and every cluster this tool starts) starts
+    a fresh one, which joins the scheduler as a new worker.
+    """
+    os._exit(STOPPED_EXIT_CODE)
