@@ -21,6 +21,8 @@ from campaign.execute.driver import (
     Death,
     _Driver,
     dispatch,
+    lost_scheduler,
+    scheduler_calls,
 )
 from campaign.execute.tail import STRAGGLER_FACTOR, Copy, Steal, TailSnapshot, tail_decisions
 from campaign.execute.worker import (
@@ -50,8 +52,10 @@ __all__ = [
     "_Driver",
     "dispatch",
     "end_worker_process",
+    "lost_scheduler",
     "run_batch",
     "running_tasks",
+    "scheduler_calls",
     "skip_tasks",
     "tail_decisions",
 ]

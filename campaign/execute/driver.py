@@ -28,7 +28,7 @@ import uuid
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import CancelledError
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,6 +54,26 @@ class Death:
 
     processing: frozenset[str]
     expected: bool
+
+
+def lost_scheduler(address: str, saved: int, error: BaseException) -> CampaignError:
+    """The one error a lost scheduler ends a run with, whatever call or result found it."""
+    return CampaignError(
+        f"lost the Dask scheduler at {address} ({type(error).__name__}); the {saved} "
+        "results finished in this run are saved: run the same command again (with a "
+        "running scheduler) to finish the rest"
+    )
+
+
+@contextmanager
+def scheduler_calls(lost: Callable[[BaseException], CampaignError]) -> Iterator[None]:
+    """Around calls to the scheduler: one failing because the scheduler is gone (or the
+    client closed) raises ``lost(error)`` instead, its traceback left out (it says nothing
+    more)."""
+    try:
+        yield
+    except LOST_SCHEDULER_ERRORS as error:
+        raise lost(error) from None
 
 
 def dispatch(
@@ -420,23 +440,13 @@ class _Driver:
             )
         return worker, results, code
 
-    @contextmanager
-    def _scheduler(self) -> Iterator[None]:
-        """Around every call to the scheduler: one failing because the scheduler is gone (or
-        the client closed) ends the run with the one error `_lost` words."""
-        try:
-            yield
-        except LOST_SCHEDULER_ERRORS as error:
-            raise self._lost(error) from None
+    def _scheduler(self) -> AbstractContextManager[None]:
+        """Around every call to the scheduler (see `scheduler_calls`)."""
+        return scheduler_calls(self._lost)
 
     def _lost(self, error: BaseException) -> CampaignError:
         address = getattr(getattr(self.client, "scheduler", None), "address", "?")
-        saved = self.outcome.ok + self.outcome.failed
-        return CampaignError(
-            f"lost the Dask scheduler at {address} ({type(error).__name__}); the {saved} "
-            "results finished in this run are saved: run the same command again (with a "
-            "running scheduler) to finish the rest"
-        )
+        return lost_scheduler(address, self.outcome.ok + self.outcome.failed, error)
 
     # -- worker deaths ----------------------------------------------------------------------
     def _died_with(self, future: Any, worker: str) -> None:

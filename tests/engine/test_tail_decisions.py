@@ -1,0 +1,84 @@
+"""Tail decisions from a snapshot of a dispatch, without a cluster."""
+
+import math
+
+from campaign.execute import STRAGGLER_FACTOR, Copy, Item, Steal, TailSnapshot, tail_decisions
+
+
+def items(count, prefix="t"):
+    """Tasks each with one copy in flight (they were sent once)."""
+    return [Item(f"{prefix}{n}", {}, n, {}, copies=1) for n in range(count)]
+
+
+def test_an_idle_worker_steals_the_second_half_of_the_unstarted_tasks():
+    batch = items(11)
+    snapshot = TailSnapshot({"b": batch}, {"b": ("w1", 0, 0.1)}, ["w2"], 1.0)
+    # tasks 1..10 have not started: the second half (6..10) moves to w2
+    assert tail_decisions(snapshot) == [Steal("w2", "b", "w1", tuple(batch[6:]))]
+
+
+def test_a_second_idle_worker_steals_from_what_the_first_left():
+    batch = items(11)
+    snapshot = TailSnapshot({"b": batch}, {"b": ("w1", 0, 0.1)}, ["w2", "w3"], 1.0)
+    # after 6..10 went to w2, tasks 1..5 are unstarted with one copy: w3 takes 3..5
+    assert tail_decisions(snapshot) == [
+        Steal("w2", "b", "w1", tuple(batch[6:])),
+        Steal("w3", "b", "w1", tuple(batch[3:6])),
+    ]
+
+
+def test_the_batch_with_most_unstarted_tasks_is_stolen_from():
+    short, long = items(4, "s"), items(6, "l")
+    running = {"s": ("w1", 0, 0.1), "l": ("w2", 1, 0.1)}
+    snapshot = TailSnapshot({"s": short, "l": long}, running, ["w3"], 1.0)
+    # s has 3 unstarted (s1..s3), l has 4 (l2..l5): w3 takes l4, l5
+    assert tail_decisions(snapshot) == [Steal("w3", "l", "w2", (long[4], long[5]))]
+
+
+def test_with_no_unstarted_task_the_straggler_is_copied():
+    slow, fast = items(1, "s"), items(1, "f")
+    mean = 2.0
+    running = {"s": ("w1", 0, STRAGGLER_FACTOR * mean + 0.5), "f": ("w2", 0, 1.0)}
+    snapshot = TailSnapshot({"s": slow, "f": fast}, running, ["w3", "w4"], mean)
+    # the straggler gets one copy; then nothing is left for w4
+    assert tail_decisions(snapshot) == [Copy("w3", slow[0])]
+
+
+def test_a_task_at_the_straggler_limit_is_not_copied():
+    batch = items(1)
+    snapshot = TailSnapshot({"b": batch}, {"b": ("w1", 0, STRAGGLER_FACTOR * 2.0)}, ["w2"], 2.0)
+    assert tail_decisions(snapshot) == []
+
+
+def test_before_any_task_finished_nothing_is_a_straggler():
+    batch = items(1)
+    snapshot = TailSnapshot({"b": batch}, {"b": ("w1", 0, 1e9)}, ["w2"], math.inf)
+    assert tail_decisions(snapshot) == []
+
+
+def test_a_task_that_died_with_a_worker_is_not_copied():
+    batch = items(1)
+    batch[0].suspect = True
+    snapshot = TailSnapshot({"b": batch}, {"b": ("w1", 0, 100.0)}, ["w2"], 1.0)
+    assert tail_decisions(snapshot) == []
+
+
+def test_done_or_copied_tasks_are_not_stolen():
+    batch = items(5)
+    batch[3].done = True
+    batch[4].copies = 2
+    snapshot = TailSnapshot({"b": batch}, {"b": ("w1", 0, 0.1)}, ["w2"], 1.0)
+    # unstarted with one copy: t1, t2; the second half is t2
+    assert tail_decisions(snapshot) == [Steal("w2", "b", "w1", (batch[2],))]
+
+
+def test_a_batch_no_worker_reports_running_is_left_alone():
+    batch = items(11)
+    snapshot = TailSnapshot({"b": batch}, {}, ["w2"], 1.0)
+    assert tail_decisions(snapshot) == []
+
+
+def test_with_no_idle_worker_nothing_is_decided():
+    batch = items(11)
+    snapshot = TailSnapshot({"b": batch}, {"b": ("w1", 0, 100.0)}, [], 1.0)
+    assert tail_decisions(snapshot) == []
