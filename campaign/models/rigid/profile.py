@@ -163,29 +163,7 @@ class Profile:
             del times[first]
             del free[first]
         # Free [freed, stop) (every breakpoint before ``first`` is before ``freed``).
-        first = bisect_left(times, freed, first)
-        if first == len(times) or times[first] != freed:
-            times.insert(first, freed)
-            free.insert(first, free[first - 1])
-        last = bisect_left(times, stop, first)
-        if last == len(times) or times[last] != stop:
-            times.insert(last, stop)
-            free.insert(last, free[last - 1])
-        for k in range(first, last):
-            free[k] += width
-        bound = stop if stop < horizon else horizon
-        most = (
-            max(free[first : bisect_left(times, bound, first + 1, last)])
-            if bound > freed
-            else free[first]
-        )
-        if last < len(free) and free[last] == free[last - 1]:
-            del times[last]
-            del free[last]
-        if free[first] == free[first - 1]:
-            del times[first]
-            del free[first]
-        return most
+        return self._free_span(first, freed, stop, width, horizon)
 
     def fit_move(
         self, width: int, duration: float, after: float, before: float, old: float, horizon: float
@@ -239,17 +217,25 @@ class Profile:
         if freed < old:
             freed = old
         finish = old + duration
-        first = bisect_left(times, freed, i)
+        return here, self._free_span(i, freed, finish, width, horizon)
+
+    def _free_span(self, lo: int, freed: float, stop: float, width: int, horizon: float) -> int:
+        """Give ``width`` processors back over [freed, stop) (no breakpoint before index ``lo``
+        is at or after ``freed``), merging equal neighbours at both ends; the most free
+        processors at any instant of [freed, min(stop, horizon)), the span a move freed."""
+        times = self.times
+        free = self.free
+        first = bisect_left(times, freed, lo)
         if first == len(times) or times[first] != freed:
             times.insert(first, freed)
             free.insert(first, free[first - 1])
-        last = bisect_left(times, finish, first)
-        if last == len(times) or times[last] != finish:
-            times.insert(last, finish)
+        last = bisect_left(times, stop, first)
+        if last == len(times) or times[last] != stop:
+            times.insert(last, stop)
             free.insert(last, free[last - 1])
         for k in range(first, last):
             free[k] += width
-        bound = finish if finish < horizon else horizon
+        bound = stop if stop < horizon else horizon
         most = (
             max(free[first : bisect_left(times, bound, first + 1, last)])
             if bound > freed
@@ -261,7 +247,7 @@ class Profile:
         if free[first] == free[first - 1]:
             del times[first]
             del free[first]
-        return here, most
+        return most
 
     def most_free(self, begin: float, end: float) -> int:
         """Most free processors at any instant of [begin, end)."""
