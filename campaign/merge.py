@@ -303,15 +303,7 @@ def _classify(plan: Plan) -> None:
     if plan.spec.precision is not None:
         plan.replay(plan.ledger.load())
         return
-    statuses = plan.ledger.statuses()
-    for index, key in enumerate(plan.design.keys()):
-        ok = statuses.get(key)
-        if ok is None:
-            plan.missing.append(index)
-        elif not ok:
-            plan.failed.append(index)
-        else:
-            plan.done += 1
+    plan.classify(plan.ledger.statuses())
 
 
 def missing_by_shard(plan: Plan, inputs: list[Folder]) -> list[str]:

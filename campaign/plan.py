@@ -185,6 +185,21 @@ class Plan:
     def results_path(self) -> Path:
         return self.spec.output / RESULTS_FILE
 
+    def classify(self, statuses: Mapping[str, bool], change: Change | None = None) -> None:
+        """Count every task of the design as done, failed or missing by its stored status
+        (``statuses``: task key -> succeeded); with ``change``, a done task it affects counts
+        as changed instead."""
+        for index, key in enumerate(self.design.keys()):
+            ok = statuses.get(key)
+            if ok is None:
+                self.missing.append(index)
+            elif not ok:
+                self.failed.append(index)
+            elif change is not None and change.affects(key):
+                self.changed.append(index)
+            else:
+                self.done += 1
+
     def replay(self, records: Mapping[str, dict[str, Any]]) -> None:
         """Decide the rounds of a precision campaign from its stored records, as a results
         file holds them (`campaign.results.storable_records`)."""
@@ -277,16 +292,7 @@ def make_plan(
     else:
         statuses = ledger.statuses()
         plan.damaged = ledger.damage_note()
-        for index, key in enumerate(plan.design.keys()):
-            ok = statuses.get(key)
-            if ok is None:
-                plan.missing.append(index)
-            elif not ok:
-                plan.failed.append(index)
-            elif change is not None and change.affects(key):
-                plan.changed.append(index)
-            else:
-                plan.done += 1
+        plan.classify(statuses, change)
     if plan.changed:
         keys = plan.design.keys()
         plan.change = change.narrowed({keys[i][:16] for i in plan.changed}, plan.sources)

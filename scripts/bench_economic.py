@@ -23,7 +23,7 @@ import numpy as np
 
 from campaign.models.grid import parse, run, schedule
 from campaign.models.grid.build import build
-from campaign.models.grid.economic import economic_grid
+from campaign.models.grid.economic import EconomicGrid
 from campaign.models.rigid.simulate import job_times
 
 
@@ -67,7 +67,7 @@ def main() -> None:
     w = grid_input.workload
     runtime, estimate, _, _ = job_times(w, "user", p.kill_at_estimate)
     options = p.options(grid_input.home.tolist())
-    grid = economic_grid(
+    grid = EconomicGrid(
         grid_input.machines,
         w.size.tolist(),
         estimate.tolist(),

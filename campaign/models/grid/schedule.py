@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from campaign.models.grid.broker import Broker
-from campaign.models.grid.economic import EconomicOptions, economic_grid, simulate
+from campaign.models.grid.economic import EconomicGrid, EconomicOptions, simulate
 from campaign.models.grid.pool import Pool
 from campaign.models.grid.predict import (
     history_predictor,
@@ -273,7 +273,7 @@ def _economic(
     if o.local_estimate == "predicted":
         raise ValueError("sharing economic plans with local_estimate user or exact")
     size = workload.size.tolist()
-    grid = economic_grid(
+    grid = EconomicGrid(
         machines, size, local, runtime.tolist(), home, o.economic, o.overhead, o.max_parts
     )
     start, winners = simulate(grid, workload.submit.tolist())

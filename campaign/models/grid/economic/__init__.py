@@ -10,32 +10,7 @@ order), ``multisite`` (co-allocated offers), ``grid`` (requests and bookings).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-import numpy as np
-
 from campaign.models.grid.economic.grid import MULTISITE, EconomicGrid, EconomicOptions, simulate
 from campaign.models.grid.economic.offers import Offer
 
-__all__ = ["MULTISITE", "EconomicGrid", "EconomicOptions", "Offer", "simulate", "economic_grid"]
-
-
-def economic_grid(
-    machines: Sequence[int],
-    size: Sequence[int],
-    estimate: Sequence[float],
-    runtime: Sequence[float],
-    home: Sequence[int],
-    options: EconomicOptions,
-    overhead: float = 0.0,
-    max_parts: int | None = None,
-) -> EconomicGrid:
-    """The grid, refusing a job that could outlive its reservation (runtime > estimate)."""
-    late = np.asarray(runtime) > np.asarray(estimate)
-    if late.any():
-        job = int(late.argmax())
-        raise ValueError(
-            f"job {job} runs {runtime[job]} s past its planned {estimate[job]} s: economic "
-            "reservations need kill_at_estimate or local_estimate exact"
-        )
-    return EconomicGrid(machines, size, estimate, runtime, home, options, overhead, max_parts)
+__all__ = ["MULTISITE", "EconomicGrid", "EconomicOptions", "Offer", "simulate"]

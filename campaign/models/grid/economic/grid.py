@@ -48,8 +48,10 @@ class EconomicGrid:
     """Machines of ``machines`` processors, one domain each, and their reservations.
 
     ``estimate`` is what offers plan with, ``runtime`` how long a job really runs (at most
-    its estimate), ``home`` the home machine (0-based) of every job; ``overhead`` stretches
-    a co-allocated job and its reservation, ``max_parts`` bounds its parts (None: all).
+    its estimate, else the grid is refused: a reservation never moves, so a job outliving
+    it would overlap the next one), ``home`` the home machine (0-based) of every job;
+    ``overhead`` stretches a co-allocated job and its reservation, ``max_parts`` bounds its
+    parts (None: all).
     """
 
     def __init__(
@@ -63,6 +65,13 @@ class EconomicGrid:
         overhead: float = 0.0,
         max_parts: int | None = None,
     ) -> None:
+        late = np.asarray(runtime) > np.asarray(estimate)
+        if late.any():
+            job = int(late.argmax())
+            raise ValueError(
+                f"job {job} runs {runtime[job]} s past its planned {estimate[job]} s: economic "
+                "reservations need kill_at_estimate or local_estimate exact"
+            )
         self.machines = [int(m) for m in machines]
         self.schedules = [MachineSchedule(m) for m in self.machines]
         self.size = size
