@@ -364,6 +364,7 @@ def _rank(dataset, args) -> int:
     from campaign.query import parse_where
     from campaign.ranking import LEGEND, degradation, format_ranking, ranking_notes
     from campaign.results import factors_of, metrics_of
+    from campaign.tables import format_ranking_as
 
     factors = factors_of(dataset)
     if args.rank not in factors:
@@ -395,19 +396,24 @@ def _rank(dataset, args) -> int:
         if paired
         else f"replicates, not paired (the levels of {args.rank} have seeds of their own)"
     )
-    print(
+    title = (
         f"degradation from the best {args.rank} (%), mean over {', '.join(metrics)} and over "
         f"instances ({', '.join(instances) or 'one'}); {confidence:.0%} interval over {over}"
     )
-    print(format_ranking(result))
-    print(textwrap.fill(LEGEND, 100, subsequent_indent="  "))
+    notes = [LEGEND]
     left_out = int(result["D_left_out"].sum())
     if left_out:
-        print(
+        notes.append(
             f"{left_out} replicates left out of the interval (some {args.rank}, metric "
             "or instance has no value in them: failed, missing or NaN)"
         )
-    for line in ranking_notes(result, paired):
+    notes += ranking_notes(result, paired)
+    if args.format != "table":
+        print(format_ranking_as(result, args.format, [title, *notes]), end="")
+        return EXIT_OK
+    print(title)
+    print(format_ranking(result))
+    for line in notes:
         print(textwrap.fill(line, 100, subsequent_indent="  "))
     return EXIT_OK
 
@@ -747,7 +753,8 @@ def build_parser() -> argparse.ArgumentParser:
         default="table",
         choices=["table", "csv", "json", "markdown", "latex", "html"],
         help="table (text), csv, json, or for a paper or a page: markdown, latex (booktabs), "
-        "html; each metric as mean ± half-width and its interval",
+        "html; each metric as mean ± half-width and its interval (with --rank: the ranking, "
+        "csv and json as plain numbers without the notes)",
     )
     p.add_argument(
         "--rank",

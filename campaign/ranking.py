@@ -228,11 +228,15 @@ def friedman_test(result: xr.Dataset) -> tuple[float, float, int] | None:
     return float(statistic), float(p_value), int(table.shape[0])
 
 
-def format_ranking(result: xr.Dataset) -> str:
-    """A plain-text table sorted by rank, its columns named as in `COLUMNS`."""
+RANK_HEADER = ("rank", "D_means(%)", "D_replicates(%)", "ci_low(%)", "ci_high(%)", "n")
+
+
+def ranking_rows(result: xr.Dataset) -> tuple[list[str], list[tuple]]:
+    """The ranking's header and rows sorted by rank (unranked levels last): rank (NaN when
+    unranked), level, the four percentages and n, as numbers."""
     factor = result.attrs.get("factor", next(iter(result["D"].dims)))
     if result["D"].ndim != 1:
-        raise ValueError("format_ranking needs D over the factor only (give instance_dims)")
+        raise ValueError("ranking_rows needs D over the factor only (give instance_dims)")
     rows = []
     for level in result[factor].values:
         pick = result.sel({factor: level})
@@ -248,8 +252,15 @@ def format_ranking(result: xr.Dataset) -> str:
             )
         )
     rows.sort(key=lambda r: (np.inf if np.isnan(r[0]) else r[0], r[1]))
+    header = [RANK_HEADER[0], str(factor), *RANK_HEADER[1:]]
+    return header, rows
+
+
+def format_ranking(result: xr.Dataset) -> str:
+    """A plain-text table sorted by rank (the columns of `ranking_rows`)."""
+    header, rows = ranking_rows(result)
+    factor, names = header[1], header[2:6]
     width = max(len(factor), *(len(r[1]) for r in rows))
-    names = ("D_means(%)", "D_replicates(%)", "ci_low(%)", "ci_high(%)")
     head = f"{'rank':>4}  {factor:<{width}}  " + "  ".join(f"{name:>{len(name)}}" for name in names)
     lines = [f"{head}  {'n':>4}"]
     for rank, level, *numbers, count in rows:

@@ -14,6 +14,7 @@ import pandas as pd
 
 from campaign.errors import CampaignError
 from campaign.query import COLUMN_STATS, _column_total, _counts
+from campaign.ranking import ranking_rows
 
 TABLE_FORMATS = ("markdown", "latex", "html")
 LATEX_SPECIAL = {
@@ -86,6 +87,28 @@ def render(
     return {"markdown": markdown, "latex": latex, "html": to_html}[fmt](
         header, rows, factors, notes
     )
+
+
+def format_ranking_as(result, fmt: str, notes: list[str]) -> str:
+    """The ranking of `campaign.ranking.degradation` in ``fmt``: csv or json (numbers, the
+    notes left out: they are for a reader), or markdown, latex or html (two decimals, the
+    notes under the table)."""
+    header, rows = ranking_rows(result)
+    if fmt in ("csv", "json"):
+        frame = pd.DataFrame(rows, columns=header)
+        frame["rank"] = frame["rank"].astype("Int64")
+        if fmt == "csv":
+            return frame.to_csv(index=False)
+        return frame.to_json(orient="records", indent=1) + "\n"
+    if fmt not in TABLE_FORMATS:
+        raise CampaignError(
+            f"--format {fmt!r} is not allowed; use csv, json, {', '.join(TABLE_FORMATS)}"
+        )
+    text = [
+        ["-" if np.isnan(rank) else str(int(rank)), level, *(f"{x:.2f}" for x in numbers), str(n)]
+        for rank, level, *numbers, n in rows
+    ]
+    return {"markdown": markdown, "latex": latex, "html": to_html}[fmt](header, text, 2, notes)
 
 
 def markdown(header: list[str], rows: list[list[str]], factors: int, notes: list[str]) -> str:

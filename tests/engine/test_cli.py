@@ -214,6 +214,84 @@ def test_a_report_shows_the_headline_metrics_first(finished, tmp_path):
     ]
 
 
+def test_query_rank_writes_every_format(tmp_path, capsys):
+    import io
+    import json
+    from html.parser import HTMLParser
+
+    import pandas as pd
+    import xarray as xr
+
+    # Example E (see the test below) with a fourth strategy that has no value: unranked, last.
+    values = {"A": (100, 2.0, 1000), "B": (150, 1.5, 1000), "C": (400, 3.0, 1100)}
+    values["D"] = (np.nan, np.nan, np.nan)
+    strategies = list(values)
+    data = {
+        metric: (("strategy", "replicate"), [[values[s][k]] for s in strategies])
+        for k, metric in enumerate(["mean_wait", "mean_bsld", "swct_w"])
+    }
+    data["status"] = (("strategy", "replicate"), [[1]] * 4)
+    path = tmp_path / "results.nc"
+    attrs = {"headline_metrics": "mean_wait mean_bsld swct_w", "paired": "strategy"}
+    xr.Dataset(data, coords={"strategy": strategies, "replicate": [0]}, attrs=attrs).to_netcdf(path)
+    header = ["rank", "strategy", "D_means(%)", "D_replicates(%)", "ci_low(%)", "ci_high(%)", "n"]
+    # D leaves no replicate with every level: no within-replicate figures, n 0.
+    expected = [(1, "A", 100 / 9), (2, "B", 50 / 3), (3, "C", 410 / 3), (None, "D", None)]
+
+    def output(fmt):
+        assert main(["query", str(path), "--rank", "strategy", "--format", fmt]) == 0
+        return capsys.readouterr().out
+
+    frame = pd.read_csv(io.StringIO(output("csv")))
+    assert list(frame.columns) == header
+    records = json.loads(output("json"))
+    assert [list(r) for r in records] == [header] * 4
+    for table in (frame.to_dict("records"), records):
+        for row, (rank, level, d) in zip(table, expected, strict=True):
+            assert row["strategy"] == level and row["n"] == 0
+            assert pd.isna(row["D_replicates(%)"]) and pd.isna(row["ci_low(%)"])
+            if rank is None:
+                assert pd.isna(row["rank"]) and pd.isna(row["D_means(%)"])
+            else:
+                assert row["rank"] == rank and row["D_means(%)"] == pytest.approx(d)
+    rows = [
+        [cell.strip() for cell in line.strip("|").split("|")]
+        for line in output("markdown").splitlines()[:6]
+    ]
+    assert rows[0] == header and rows[1][:2] == ["---", "---"]
+    assert rows[2:] == [
+        ["1", "A", "11.11", "nan", "nan", "nan", "0"],
+        ["2", "B", "16.67", "nan", "nan", "nan", "0"],
+        ["3", "C", "136.67", "nan", "nan", "nan", "0"],
+        ["-", "D", "nan", "nan", "nan", "nan", "0"],
+    ]
+    latex = output("latex").splitlines()
+    assert latex[0] == r"\begin{tabular}{llrrrrr}"
+    assert latex[4] == r"1 & A & 11.11 & nan & nan & nan & 0 \\"
+
+    class Cells(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.rows, self.inside = [], False
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "tr":
+                self.rows.append([])
+            self.inside = tag in ("td", "th")
+
+        def handle_data(self, text):
+            if self.inside:
+                self.rows[-1].append(text)
+
+        def handle_endtag(self, tag):
+            self.inside = False
+
+    cells = Cells()
+    cells.feed(output("html"))
+    assert cells.rows[0] == header
+    assert cells.rows[1:] == rows[2:]
+
+
 def test_query_rank_orders_levels_by_mean_degradation(tmp_path, capsys):
     import xarray as xr
 
