@@ -3,7 +3,8 @@
 Every refusal is a ValueError naming the parameter and what is allowed, so a spec is refused
 before anything runs. The table (`PARAMS`) holds each parameter's kind, default and meaning;
 `parse` adds the rules that tie parameters together (shares sum to the machines, a list has one
-entry per user, ``tasks`` excludes the parametric workload).
+entry per user, ``tasks`` excludes the parametric workload) and starts from the parameter set
+of a named reference ``scenario`` when one is given.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from campaign.models.contract import (
     Number,
     Param,
     Params,
+    text_of,
 )
+from campaign.models.ownership.scenarios import REFERENCE_SCENARIOS
 from campaign.models.ownership.simulator import POLICIES, Settings
 
 PARAMETRIC = ("tasks_per_user", "task_duration_s", "submit_s", "duration_jitter", "interarrival_s")
@@ -62,6 +65,15 @@ def _tasks(value: object) -> tuple[tuple[int, float, float], ...]:
 
 PARAMS = Params(
     "ownership",
+    Param(
+        "scenario",
+        Choice(*REFERENCE_SCENARIOS),
+        None,
+        "a reference scenario of the model document (section 8) as the base: the parameters "
+        "it sets (machines, shares_pct, tasks_per_user, task_duration_s, submit_s) may not be "
+        "given too",
+        default_text="none",
+    ),
     Param(
         "policy",
         Choice(*POLICIES),
@@ -283,8 +295,42 @@ def _recipe(
     )
 
 
+def _decided(base: Mapping[str, object]) -> dict[str, str]:
+    """The parameters a reference scenario decides -> what it sets in their place: its own
+    parameters, and those that exclude them (``shares`` and ``shares_pct``, ``tasks`` and the
+    parametric workload)."""
+    decided = {name: f"{name}: {text_of(value)}" for name, value in base.items()}
+    for one, other in (("shares", "shares_pct"), ("shares_pct", "shares")):
+        if one in base and other not in base:
+            decided[other] = decided[one]
+    parametric = [name for name in PARAMETRIC if name in base]
+    if parametric and "tasks" not in base:
+        decided["tasks"] = "the parametric workload (" + ", ".join(parametric) + ")"
+    return decided
+
+
+def with_scenario(params: Mapping[str, object]) -> Mapping[str, object]:
+    """`params` on top of the parameter set of their ``scenario`` (if any). A parameter the
+    scenario decides is refused rather than overriding it, so a result labelled with a
+    scenario's name is always that scenario."""
+    name = params.get("scenario")
+    if name is None:
+        return params
+    name = PARAMS["scenario"].convert(name)
+    base = REFERENCE_SCENARIOS[name]
+    decided = _decided(base)
+    for key in params:
+        if key in decided:
+            raise ValueError(
+                f"parameter {key!r} cannot be combined with scenario {name!r}, which sets "
+                f"{decided[key]}; drop {key!r}, or drop 'scenario' and give every parameter"
+            )
+    return {**base, **params}
+
+
 def parse(params: Mapping[str, object]) -> Scenario:
     """Validate `params` and return the scenario they describe."""
+    params = with_scenario(params)
     values = PARAMS.values(params)
     machines = values["machines"]
     shares = _shares(params, values, machines)

@@ -1,6 +1,8 @@
 """The reference scenarios of section 8 of the model document, as parameter sets.
 
-Policy and its options are left out: combine a scenario with ``policy``, ``maxt``, ... .
+A spec names one with the ``scenario`` parameter. Each sets the platform and the workload
+(machines, shares, tasks per user, durations, submit times); policy and its options are left
+out: combine a scenario with ``policy``, ``maxt``, ... .
 Decisions of the document are kept: in case 1 u1 submits n tasks and u2 its share n/2;
 "mixed" durations are taken in turn 600/1800/3600.
 """
