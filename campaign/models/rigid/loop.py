@@ -8,9 +8,10 @@ order (parallel-jobs.md section 3). A unit is anything driven like a
 policies or brokers: a broker plugs in as ``place``, a runtime predictor as ``predict``.
 
 A unit whose ``preemptive`` is true may suspend and resume running jobs: it gets a pass at
-every event time (even with an empty queue), reports after each pass ``take_moves()``, the
-jobs suspended now (job, None) and resumed (job, time their execution goes on), and asks for
-passes of its own at ``timer()``. A suspended job's end is postponed by the time it waits.
+every event time (even with an empty queue), lists in ``moves`` the jobs its passes suspended
+(job, None) and resumed (job, time their execution goes on), which the loop takes with
+``take_moves()``, and asks for a pass of its own at ``alarm`` (None: none). A suspended job's
+end is postponed by the time it waits.
 """
 
 from __future__ import annotations
@@ -65,8 +66,8 @@ def replay(
     pop = heapq.heappop
     push = heapq.heappush
     single = units[0] if len(units) == 1 and place is None else None
-    numbered = list(enumerate(units))
     movers = [unit for unit in units if getattr(unit, "preemptive", False)]
+    numbered = [(k, unit, unit in movers) for k, unit in enumerate(units)]
     void: dict[tuple[float, int], int] = {}
     """End events of suspended jobs, no longer due (count per event)."""
     due: dict[int, float] = {}
@@ -86,7 +87,7 @@ def replay(
                 if not void[event]:
                     del void[event]
             for unit in movers:
-                moment = unit.timer()
+                moment = unit.alarm
                 if moment is not None:
                     timers.append(moment)
         if heap and (i >= n or heap[0][0] <= submit[i]):
@@ -126,8 +127,8 @@ def replay(
                 where[i] = k
                 units[k].submit(i, t)
             i += 1
-        for k, unit in numbered:
-            if unit.queue or unit in movers:
+        for k, unit, moving in numbered:
+            if unit.queue or moving:
                 if duration is None:
                     for job in unit.schedule(t):
                         start[job] = t
@@ -140,7 +141,7 @@ def replay(
                         if started is not None:
                             started(job, t)
                         push(heap, (t + duration(job, k, t), job))
-                if movers and unit in movers:
+                if moving and unit.moves:
                     for job, at in unit.take_moves():
                         if at is None:
                             end_at = due.pop(job, None)

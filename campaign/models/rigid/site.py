@@ -74,6 +74,9 @@ class Site:
         self.moves: list[tuple[int, float | None]] = []
         """Jobs suspended (job, None) or resumed (job, time it runs again) since the loop
         last asked."""
+        self.alarm: float | None = None
+        """When a preemptive policy wants a pass of its own (None: no timer); the policy
+        keeps it up to date, and the loop reads it before every event."""
 
     # ------------------------------------------------------------------ state for brokers
     def planned_end(self, job: int, t: float) -> float:
@@ -147,15 +150,10 @@ class Site:
                     self.jobs_backfilled += sum(1 for job in started if job > head)
         return started
 
-    def timer(self) -> float | None:
-        """When a preemptive policy wants a pass of its own (None: no timer)."""
-        return self.policy.timer()
-
     def take_moves(self) -> list[tuple[int, float | None]]:
         """The suspensions and resumptions since the last call (a preemptive policy's)."""
         moves = self.moves
-        if moves:  # else the empty list is handed out as is: the loop asks at every event
-            self.moves = []
+        self.moves = []
         return moves
 
     def start_job(self, job: int, t: float) -> None:

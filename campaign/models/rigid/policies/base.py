@@ -50,8 +50,9 @@ class Policy:
     needs_rng: ClassVar[bool] = False
     """Whether the policy draws from the policy stream (``Options.rng``)."""
     preemptive: ClassVar[bool] = False
-    """Whether the policy suspends and resumes running jobs (``site.moves``, ``timer``);
-    such a policy gets a pass at every event time, even with an empty queue."""
+    """Whether the policy suspends and resumes running jobs (``site.moves``) and asks for
+    passes of its own (``site.alarm``); such a policy gets a pass at every event time, even
+    with an empty queue."""
     counts_backfilled: ClassVar[bool] = False
     """Whether the policy counts ``site.jobs_backfilled`` itself (else the site counts the
     jobs started while an earlier-arrived job still waits)."""
@@ -83,10 +84,6 @@ class Policy:
         """One pass at t over a non-empty queue: start jobs (``site.start_job``) and return
         them in start order."""
         raise NotImplementedError
-
-    def timer(self) -> float | None:
-        """A preemptive policy's next timer, when it wants a pass of its own (None: none)."""
-        return None
 
     def wakeup(self, t: float) -> float | None:
         """When the site wants another pass although no event is left (None: never)."""

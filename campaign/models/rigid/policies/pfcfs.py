@@ -152,7 +152,8 @@ class Pfcfs(Policy):
             free.sort()
         self.site.free = len(free)
 
-    def timer(self) -> float | None:
+    def _timer(self) -> float | None:
+        """The pass the policy asks for (``site.alarm``), after a pass."""
         if self.mode == WAIT and self.clock is not None and self._limit >= 1:
             moment = self.clock + self.params.delay
         elif self.mode in (RUN_WIDE, RUN_SMALL) and self.end < math.inf:
@@ -209,6 +210,7 @@ class Pfcfs(Policy):
         site = self.site
         if self._idle_pass(t):  # the pass at every event: most change nothing
             site.free = len(self.free)
+            site.alarm = self._timer()
             return []
         size = site.size
         queue = site.queue
@@ -288,6 +290,7 @@ class Pfcfs(Policy):
                     self.end = self._next_end(t)
                 break
         self._sync()
+        site.alarm = self._timer()
         return started
 
     def _suspend_for_penalty(self, job: int, t: float) -> None:
