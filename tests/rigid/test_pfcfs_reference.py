@@ -1,7 +1,8 @@
 """A literal rendering of PFCFS (list-scheduling.md sections 5.2-5.3), written from the text with
 its own event loop, a pass at every event time and the free processors recounted from the
 jobs' states at every look, against the simulator on random small instances: the same start
-and end of every job, the same executions (begin, end, processors) and preemption count."""
+and end of every job, the same executions (begin, end, processors) and preemption count. And
+the passes the simulator skips: each would have changed nothing (checked by running them all)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 
 from campaign.models.rigid.feasibility import check_feasible
 from campaign.models.rigid.policies import Options
-from campaign.models.rigid.policies.pfcfs import PfcfsParams
+from campaign.models.rigid.policies.pfcfs import PRESETS, Pfcfs, PfcfsParams
 from campaign.models.rigid.simulate import run_schedule
 from campaign.models.rigid.workload import from_arrays
 
@@ -224,3 +225,67 @@ def test_the_random_instances_preempt_switch_and_pay_penalties():
         switching += any(len(job) > 2 for job in runs)
         penalised += params.penalty > 0 and suspensions > 0
     assert preempting > 200 and switching > 100 and penalised > 40
+
+
+@pytest.fixture
+def watched(monkeypatch):
+    """Every pass runs (``Options.reference``); a pass the simulator would skip is checked to
+    start, suspend and resume nothing and to leave the handler as it was. Returns the count of
+    such passes."""
+    select = Pfcfs.select
+    seen = {"skippable": 0}
+
+    def state(policy):
+        return (
+            policy.mode,
+            policy.head,
+            policy.clock,
+            policy.switches,
+            policy.end,
+            len(policy.site.moves),
+            tuple(policy.free),
+            policy.site.free,
+        )
+
+    def checked(policy, t):
+        skippable = not policy.dirty and t < policy.due
+        before = state(policy)
+        started = select(policy, t)
+        if skippable:
+            seen["skippable"] += 1
+            assert started == [] and state(policy) == before, f"pass at {t} changed something"
+        return started
+
+    monkeypatch.setattr(Pfcfs, "select", checked)
+    return seen
+
+
+def test_skipped_passes_change_nothing_on_random_instances(watched):
+    for seed in range(400):
+        rng = np.random.default_rng(seed)
+        r, size, p, m = random_instance(rng)
+        params = random_params(rng)
+        workload = from_arrays(r, size, p, p)
+        every = run_schedule(workload, m, "pfcfs", options=Options(pfcfs=params, reference=True))
+        skipping = run_schedule(workload, m, "pfcfs", options=Options(pfcfs=params))
+        assert every.segments == skipping.segments
+        assert every.n_preemptions == skipping.n_preemptions
+    assert watched["skippable"] > 1000
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_skipped_passes_change_nothing_on_a_trace(watched, workloads, preset):
+    from campaign.models.jobs import build_workload, parse
+
+    workload, processors, _ = build_workload(
+        parse({"trace": "KTH-SP2-1996-2.1-cln.swf.gz", "jobs": 1500}),
+        np.random.SeedSequence(1).spawn(5),
+    )
+    params = PRESETS[preset]
+    every = run_schedule(
+        workload, processors, "pfcfs", options=Options(pfcfs=params, reference=True)
+    )
+    skipping = run_schedule(workload, processors, "pfcfs", options=Options(pfcfs=params))
+    assert every.n_preemptions > 0
+    assert every.segments == skipping.segments
+    assert watched["skippable"] > len(workload) / 2

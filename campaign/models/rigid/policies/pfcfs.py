@@ -2,6 +2,12 @@
 at the head that waited ``delay`` seconds suspends enough running jobs (its victims) and runs
 on their processors, alternating with them every ``slice`` seconds for at most
 ``max_preemptions`` switches. Jobs keep the processors of their first start for life.
+
+Most passes change nothing. A pass can start, suspend or resume a job only after a job ended,
+after an arrival while nothing waits, or at the handler's timer (``site.alarm``); every other
+pass returns at once (``Options.reference``: none does). The free processors are a sorted list;
+only the wide job being handled shares processors (with the jobs it took them from), and those
+are counted apart, so a job that starts or ends costs no loop over its processors.
 """
 
 from __future__ import annotations
@@ -50,117 +56,96 @@ class Pfcfs(Policy):
     @classmethod
     def create(cls, site, options: Options) -> Policy:
         params = options.pfcfs if options.pfcfs is not None else PRESETS["pfcfs1"]
-        return cls(site, params)
+        return cls(site, params, options.reference)
 
-    def __init__(self, site, params: PfcfsParams) -> None:
+    def __init__(self, site, params: PfcfsParams, every_pass: bool = False) -> None:
         super().__init__(site)
         self.params = params
         m = site.processors
         self._wide = params.wide * m
         self._limit = math.inf if params.max_preemptions is None else params.max_preemptions
-        self.use = [0] * m
-        """Running or suspended jobs whose processors include each processor (a wide job
-        shares its victims'); a processor is free at 0."""
+        self._gang = params.delay if params.slice is None else params.slice
+        self._every_pass = every_pass
         self.free = list(range(m))
-        """The free processors, ascending."""
+        """The free processors (not held by a running or suspended job), ascending."""
+        self.shared: dict[int, int] = {}
+        """Processors held by two jobs (the wide job h and the job it took them from) and
+        their holders (2); empty whenever no wide job shares."""
         self.procs: dict[int, tuple[int, ...]] = {}
-        """Processors of every running or suspended job (h: the ones it runs on)."""
+        """Processors of every running or suspended job (h: the ones it runs on), ascending."""
         self.running: dict[int, float] = {}
         """Executing jobs and their first start."""
-        self.suspended: set[int] = set()
-        self.first: dict[int, float] = {}
+        self.suspended: dict[int, float] = {}
+        """Suspended jobs and their first start."""
         self.mode = IDLE
         self.head: int | None = None
         self.clock: float | None = None
         self.victims: list[int] = []
         self.switches = 0
         self.end = math.inf
-        self.last = -math.inf
+        self.due = math.inf
+        """The handler's timer (clock + D, or end), whether or not it is still to come."""
+        self.dirty = True
+        """Whether the next pass may change something before ``due``: a job ended, or nothing
+        waits and an arrival may start."""
         self.n_preemptions = 0
         self.preempted: set[int] = set()
         self.segments: dict[int, tuple[tuple, ...]] = {}
-        """Per job its executions (begin, end, processors) (end None while it runs)."""
+        """Executions (begin, end, processors) of every job ended, suspended or started late
+        (end None while it runs); a job running since its first start, never suspended, has
+        none until it ends. Tuples, not lists: the collector untracks them."""
 
     # ------------------------------------------------------------------ processors
-    def _free(self) -> list[int]:
-        return self.free
-
-    def _sync(self) -> None:
-        self.site.free = len(self.free)
-
-    def _run(self, job: int, at: float) -> None:
-        # Tuples, not lists: the collector untracks them, and with one record per job a
-        # tracked list each made its passes the largest cost of a run.
-        segment = (at, None, self.procs[job])  # a job's processors never change
-        parts = self.segments.get(job)
-        self.segments[job] = (segment,) if parts is None else parts + (segment,)
-
-    def _stop(self, job: int, t: float) -> None:
-        parts = self.segments[job]
-        begin, _, procs = parts[-1]
-        last = ((begin, t, procs),)
-        self.segments[job] = last if len(parts) == 1 else parts[:-1] + last
-
-    def _start(self, job: int, t: float, procs: list[int]) -> None:
-        """Start ``job`` from the queue on ``procs`` (the site dequeues it)."""
-        self.site.start_job(job, t)
-        use = self.use
-        taken = False
-        for p in procs:
-            if not use[p]:
-                taken = True
-            use[p] += 1
-        if taken:
-            free = self.free
-            if free[: len(procs)] == procs:
-                del free[: len(procs)]
-            else:
-                self.free = [p for p in free if not use[p]]
-        self.procs[job] = tuple(procs)
+    def _take(self, job: int, t: float, need: int) -> None:
+        """Start ``job`` from the queue on the ``need`` lowest free processors."""
+        free = self.free
+        self.procs[job] = tuple(free[:need])
+        del free[:need]
         self.running[job] = t
-        self.first[job] = t
-        self._run(job, t)
+        self.site.start_job(job, t)
 
     def _suspend(self, job: int, t: float) -> None:
-        del self.running[job]
-        self.suspended.add(job)
+        first = self.suspended[job] = self.running.pop(job)
         self.n_preemptions += 1
         self.preempted.add(job)
         self.site.moves.append((job, None))
-        self._stop(job, t)
+        parts = self.segments.get(job)
+        if parts is None:
+            self.segments[job] = ((first, t, self.procs[job]),)
+        else:
+            self.segments[job] = parts[:-1] + ((parts[-1][0], t, self.procs[job]),)
 
     def _resume(self, job: int, t: float) -> None:
         at = t + self.params.penalty
-        self.suspended.discard(job)
-        self.running[job] = self.first[job]
+        self.running[job] = self.suspended.pop(job)
         self.site.moves.append((job, at))
-        self._run(job, at)
+        self.segments[job] += ((at, None, self.procs[job]),)
 
     # ------------------------------------------------------------------ events
     def completed(self, job: int, t: float, planned: float) -> None:
-        del self.running[job]
-        self._stop(job, t)
-        use = self.use
-        back = []
-        for p in self.procs.pop(job):
-            use[p] -= 1
-            if not use[p]:
-                back.append(p)
-        free = self.free
-        if back:  # one merge of two sorted runs, not an insertion per processor
-            free += back
-            free.sort()
-        self.site.free = len(free)
-
-    def _timer(self) -> float | None:
-        """The pass the policy asks for (``site.alarm``), after a pass."""
-        if self.mode == WAIT and self.clock is not None and self._limit >= 1:
-            moment = self.clock + self.params.delay
-        elif self.mode in (RUN_WIDE, RUN_SMALL) and self.end < math.inf:
-            moment = self.end
+        first = self.running.pop(job)
+        procs = self.procs.pop(job)
+        parts = self.segments.get(job)
+        if parts is None:
+            self.segments[job] = ((first, t, procs),)
         else:
-            return None
-        return moment if moment > self.last else None
+            self.segments[job] = parts[:-1] + ((parts[-1][0], t, procs),)
+        free = self.free
+        shared = self.shared
+        if shared:
+            for p in procs:
+                holders = shared.get(p)
+                if holders is None:
+                    free.append(p)
+                elif holders == 2:
+                    del shared[p]
+                else:
+                    shared[p] = holders - 1
+        else:
+            free += procs
+        free.sort()  # one merge of two sorted runs
+        self.site.free = len(free)
+        self.dirty = True
 
     def _victims(self, need: int) -> list[int]:
         size = self.site.size
@@ -181,83 +166,50 @@ class Pfcfs(Policy):
         return chosen
 
     def _next_end(self, t: float) -> float:
-        if self.switches < self._limit:
-            return t + (self.params.delay if self.params.slice is None else self.params.slice)
-        return math.inf
-
-    def _idle_pass(self, t: float) -> bool:
-        """Whether the pass at t would start, suspend and resume nothing (the cheap checks
-        of ``select``'s loop, without its set-up)."""
-        mode = self.mode
-        if mode == IDLE:
-            return not self.site.queue
-        if mode == WAIT:
-            return (
-                self.clock is not None
-                and self.site.size[self.head] > len(self.free)
-                and (self._limit < 1 or t < self.clock + self.params.delay)
-            )
-        if t >= self.end:
-            return False
-        if mode == RUN_WIDE:
-            return self.head in self.procs
-        mine = set(self.procs[self.head])  # RUN_SMALL: does a running job hold h's processors?
-        procs = self.procs
-        return any(not mine.isdisjoint(procs[job]) for job in self.running)
+        return t + self._gang if self.switches < self._limit else math.inf
 
     def select(self, t: float) -> list[int]:
-        self.last = t
+        if not self.dirty and t < self.due and not self._every_pass:
+            return []  # nothing ended, no arrival can start: the pass would change nothing
         site = self.site
-        if self._idle_pass(t):  # the pass at every event: most change nothing
-            site.free = len(self.free)
-            site.alarm = self._timer()
-            return []
         size = site.size
         queue = site.queue
+        free = self.free
         started: list[int] = []
-        m = site.processors
         while True:
-            if self.mode == IDLE:
+            mode = self.mode
+            if mode == IDLE:
                 if len(started) == len(queue):
                     break
                 h = queue[len(started)]
-                if size[h] <= self._wide:
-                    free = self._free()
-                    if size[h] > len(free):
+                need = size[h]
+                if need <= self._wide:
+                    if need > len(free):
                         break
-                    self._start(h, t, free[: size[h]])
+                    self._take(h, t, need)
                     started.append(h)
                     continue
                 self.mode, self.head, self.clock = WAIT, h, None
-            if self.mode == WAIT:
+                mode = WAIT
+            if mode == WAIT:
                 h = self.head
-                free = self._free()
                 if self.clock is None:
-                    if self.params.wait_half and len(free) < m / 2:
+                    if self.params.wait_half and len(free) < site.processors / 2:
                         break
                     self.clock = t
-                if size[h] <= len(free):
-                    self._start(h, t, free[: size[h]])
+                need = size[h]
+                if need <= len(free):
+                    self._take(h, t, need)
                     started.append(h)
                     self.mode = IDLE
                     continue
                 if self._limit >= 1 and t >= self.clock + self.params.delay:
-                    victims = self._victims(size[h] - len(free))
-                    for job in victims:
-                        self._suspend(job, t)
-                    procs = list(free) + [p for job in victims for p in sorted(self.procs[job])]
-                    self._start(h, t, sorted(procs[: size[h]]))
+                    self._preempt_for(h, t)
                     started.append(h)
-                    if self.params.penalty > 0:
-                        self._suspend_for_penalty(h, t)
-                    self.victims = victims
-                    self.switches = 1
-                    self.mode = RUN_WIDE
-                    self.end = self._next_end(t)
                 break
-            if self.mode == RUN_WIDE:
-                h = self.head
-                if h not in self.procs:  # h is done
+            h = self.head
+            if mode == RUN_WIDE:
+                if h not in self.procs:  # h is done (K)
                     for job in self.victims:
                         self._resume(job, t)
                     self.mode, self.end = IDLE, math.inf
@@ -270,33 +222,73 @@ class Pfcfs(Policy):
                     self.mode = RUN_SMALL
                     self.end = self._next_end(t)
                 break
-            if self.mode == RUN_SMALL:
-                h = self.head
-                mine = set(self.procs[h])
-                holding = [j for j in self.running if mine.intersection(self.procs[j])]
-                if not holding:
-                    self._resume(h, t)
-                    self.mode, self.end = IDLE, math.inf
-                    continue
-                if t >= self.end:
-                    victims = list(self.running) if self.params.preempt == "all" else holding
-                    victims.sort(key=lambda job: (self.running[job], job))
-                    for job in victims:
-                        self._suspend(job, t)
-                    self._resume(h, t)
-                    self.victims = victims
-                    self.switches += 1
-                    self.mode = RUN_WIDE
-                    self.end = self._next_end(t)
-                break
-        self._sync()
-        site.alarm = self._timer()
+            # RUN_SMALL: every job but h runs, so h's processors are shared iff a running job
+            # holds one of them.
+            if not self.shared:  # F
+                self._resume(h, t)
+                self.mode, self.end = IDLE, math.inf
+                continue
+            if t >= self.end:
+                running = self.running
+                if self.params.preempt == "all":
+                    victims = list(running)
+                else:
+                    mine = set(self.procs[h])
+                    victims = [job for job in running if not mine.isdisjoint(self.procs[job])]
+                victims.sort(key=lambda job: (running[job], job))
+                for job in victims:
+                    self._suspend(job, t)
+                self._resume(h, t)
+                self.victims = victims
+                self.switches += 1
+                self.mode = RUN_WIDE
+                self.end = self._next_end(t)
+            break
+        site.free = len(self.free)
+        self._settle(t, len(queue) - len(started))
         return started
 
-    def _suspend_for_penalty(self, job: int, t: float) -> None:
+    def _preempt_for(self, h: int, t: float) -> None:
+        """WAIT: h has waited D; suspend its victims and start it on all free processors,
+        then on the victims' (in selection order, each ascending), the first size_h."""
+        need = self.site.size[h]
+        free = self.free
+        victims = self._victims(need - len(free))
+        for job in victims:
+            self._suspend(job, t)
+        pool = free + [p for job in victims for p in self.procs[job]]
+        shared = self.shared
+        for p in pool[len(free) : need]:
+            shared[p] = shared.get(p, 1) + 1
+        free.clear()  # h needs more than the free processors
+        self.procs[h] = tuple(sorted(pool[:need]))
+        self.running[h] = t
+        self.site.start_job(h, t)
+        if self.params.penalty > 0:
+            self._start_late(h, t)
+        self.victims = victims
+        self.switches = 1
+        self.mode = RUN_WIDE
+        self.end = self._next_end(t)
+
+    def _settle(self, t: float, waiting: int) -> None:
+        """After a pass: the timer, and whether the next pass must look (``dirty``)."""
+        mode = self.mode
+        if mode == IDLE:
+            due = math.inf
+        elif mode == WAIT:
+            due = self.clock + self.params.delay if self.clock is not None else math.inf
+            if self._limit < 1:
+                due = math.inf
+        else:
+            due = self.end
+        self.due = due
+        self.site.alarm = due if t < due < math.inf else None
+        self.dirty = mode == IDLE and not waiting
+
+    def _start_late(self, job: int, t: float) -> None:
         """A wide job started by a switch runs from t + penalty (not a preemption)."""
+        at = t + self.params.penalty
         self.site.moves.append((job, None))
-        self.site.moves.append((job, t + self.params.penalty))
-        parts = self.segments[job]
-        _, end, procs = parts[-1]
-        self.segments[job] = parts[:-1] + ((t + self.params.penalty, end, procs),)
+        self.site.moves.append((job, at))
+        self.segments[job] = ((at, None, self.procs[job]),)
