@@ -39,9 +39,9 @@ class Options:
     pfcfs: object = None
     """PFCFS: its parameters (``policies.pfcfs.PfcfsParams``; None: preset pfcfs1)."""
     reference: bool = False
-    """Conservative: compress by re-inserting every queued job at every pass, the literal
-    definition (slow; the fast compression is checked against it). PFCFS: a whole pass at
-    every event, none skipped."""
+    """Conservative and list conservative: compress by re-inserting every queued job at
+    every pass, the literal definition (slow; the fast compression is checked against it).
+    PFCFS: a whole pass at every event, none skipped."""
 
 
 class Policy:

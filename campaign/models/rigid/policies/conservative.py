@@ -25,6 +25,10 @@ class Conservative(Policy):
         """Re-insert every queued job at every pass (the literal definition)."""
         self.reservation: dict[int, float] = {}
         """Reservation start per queued job."""
+        self.size = site.size
+        self.estimate = site.estimate
+        """Width and estimate per reservation key: the job here; a subclass may key its
+        reservations otherwise (the key breaks ties of reservation start)."""
         self._order: list[tuple[float, int]] = []
         """The queued jobs in compression order: sorted (reservation start, job)."""
         self.profile = Profile(0.0, site.processors)
@@ -43,8 +47,8 @@ class Conservative(Policy):
         profile.prune(t)
         if site.ends and site.ends[0][0] < t:
             self._refresh_profile(t)
-        est = site.estimate[job]
-        width = site.size[job]
+        est = self.estimate[job]
+        width = self.size[job]
         begin = profile.earliest(width, est)
         profile.add(begin, est, -width)
         self.reservation[job] = begin
@@ -89,7 +93,7 @@ class Conservative(Policy):
         profile = self.profile
         profile.reset(t, site.free, site.ends, site.size)
         for job, begin in self.reservation.items():
-            profile.add(begin, site.estimate[job], -site.size[job])
+            profile.add(begin, self.estimate[job], -self.size[job])
 
     def _compress(self, t: float) -> None:
         """Re-insert every queued job, in order of reservation start (ties: arrival), at
@@ -105,13 +109,13 @@ class Conservative(Policy):
         profile = self.profile
         reservation = self.reservation
         order = self._order
-        size = site.size
-        estimate = site.estimate
+        size = self.size
+        estimate = self.estimate
         ends = site.ends
         overran = bool(ends) and ends[0][0] < t
         stale = bool(order) and order[0][0] < t
         if overran or stale or self._rebuild or self.reference:
-            profile.reset(t, site.free, ends, size)
+            profile.reset(t, site.free, ends, site.size)
             for _, job in order:
                 begin = profile.earliest(size[job], estimate[job])
                 profile.add(begin, estimate[job], -size[job])

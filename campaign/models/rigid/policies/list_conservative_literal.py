@@ -1,9 +1,11 @@
-"""Conservative backfilling over a list order: every waiting job holds a reservation; a pass
-that recomputes the order rebuilds them all in L order; every pass compresses them in order of
-reservation start (ties: position in L) and starts the jobs due (list-scheduling.md section 3).
+"""Conservative backfilling over a list order, rendered literally (list-scheduling.md section 3):
+every waiting job holds a reservation; a pass that recomputes the order rebuilds them all in L
+order; a pass after a job ended compresses them in order of reservation start (ties: position
+in L) and starts the jobs due.
 
-The reservations are re-derived from the running jobs at every pass (a literal rendering of
-the rule, written for clarity, not speed)."""
+The reservations are re-derived from the running jobs at every such pass, written for
+clarity, not speed: ``list_conservative`` with ``Options.reference``, against which the fast
+``ListConservative`` is checked."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from campaign.models.rigid.policies.listed import ListPolicy
 from campaign.models.rigid.profile import Profile
 
 
-class ListConservative(ListPolicy):
+class LiteralListConservative(ListPolicy):
     name = "list_conservative"
     mode = "conservative"
 

@@ -29,7 +29,7 @@ class ListPolicy(Policy):
             raise ValueError(f"unknown order {options.order!r}; allowed: fcfs, {', '.join(ORDERS)}")
         if options.weight not in WEIGHTS:
             raise ValueError(f"unknown weight {options.weight!r}; allowed: {', '.join(WEIGHTS)}")
-        self._order = ORDERS.get(options.order)
+        self._ordering = ORDERS.get(options.order)
         self._work = options.weight == "work"
         self._ratio = options.reorder_ratio
         self._gamma = options.smart_gamma
@@ -56,7 +56,7 @@ class ListPolicy(Policy):
         jobs in arrival order; O is recomputed first if the trigger fires."""
         queue = self.site.queue
         self.recomputed = False
-        if self._order is None:
+        if self._ordering is None:
             self._newcomers.clear()
             return queue  # read only: the site dequeues after the pass
         if self._arrived:
@@ -80,7 +80,7 @@ class ListPolicy(Policy):
             weight = {job: size[job] * estimate[job] for job in queue}
         else:
             weight = dict.fromkeys(queue, 1.0)
-        order = self._order(queue, size, estimate, weight, site.processors, self._gamma)
+        order = self._ordering(queue, size, estimate, weight, site.processors, self._gamma)
         self._order_now = order
         self._rank = {job: k for k, job in enumerate(order)}
         self._computed_size = len(queue)
@@ -109,6 +109,6 @@ class ListPolicy(Policy):
             else:
                 waiting = True
         self.site.jobs_backfilled += count
-        if self._order is not None:
+        if self._ordering is not None:
             self._list = [job for job in self._list if job not in begun]
         return started

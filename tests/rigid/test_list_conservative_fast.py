@@ -1,0 +1,86 @@
+"""Conservative backfilling over a list order: the incremental policy (reservations keyed by
+rank in L, conservative backfilling's profile and compression) against the literal one
+(``Options(reference=True)``: every reservation re-derived from the running jobs at every
+pass that compresses), job by job, on random small instances with overrunning jobs and on real
+trace slices with long queues."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from campaign.models.rigid.feasibility import check_feasible
+from campaign.models.rigid.policies import Options
+from campaign.models.rigid.policies.list_conservative import ListConservative
+from campaign.models.rigid.policies.list_conservative_literal import LiteralListConservative
+from campaign.models.rigid.simulate import run_schedule
+from campaign.models.rigid.site import Site
+from campaign.models.rigid.swf import read_swf
+from campaign.models.rigid.workload import from_arrays, from_trace, scale_load
+from tests.conftest import DATA
+
+ORDERS = ("fcfs", "psrs", "smart_ffia", "smart_nfiw")
+
+
+def both(workload, processors, kill, **options):
+    """The fast and the literal schedule of ``workload``."""
+    return [
+        run_schedule(
+            workload,
+            processors,
+            "list_conservative",
+            "user",
+            kill,
+            options=Options(reference=reference, **options),
+        )
+        for reference in (False, True)
+    ]
+
+
+def test_the_reference_option_selects_the_literal_policy():
+    size, estimate = [1], [1.0]
+    fast = Site(2, "list_conservative", size, estimate, options=Options(order="psrs"))
+    literal = Site(
+        2, "list_conservative", size, estimate, options=Options(order="psrs", reference=True)
+    )
+    assert type(fast.policy) is ListConservative
+    assert type(literal.policy) is LiteralListConservative
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("weight", ["unit", "work"])
+def test_fast_equals_literal_on_random_instances_with_overruns(order, weight):
+    """Jobs may run up to twice their estimate (not killed): reservations fall behind running
+    jobs, due jobs do not fit, and the fast policy must rebuild as the literal one does."""
+    rng = np.random.default_rng([ORDERS.index(order), weight == "work"])
+    for trial in range(60):
+        m = int(rng.choice([3, 4, 6, 8]))
+        n = int(rng.integers(5, 40))
+        submit = np.cumsum(rng.integers(0, 4, size=n))
+        size = rng.integers(1, m + 1, size=n)
+        estimate = rng.integers(1, 12, size=n)
+        runtime = np.floor(estimate * rng.uniform(0.0, 2.0, size=n))
+        workload = from_arrays(submit, size, runtime, estimate)
+        ratio = None if trial % 3 == 0 else 2 / 3
+        fast, literal = both(workload, m, False, order=order, weight=weight, reorder_ratio=ratio)
+        check_feasible(fast)
+        assert fast.start.tolist() == literal.start.tolist(), (m, trial)
+        assert fast.jobs_backfilled == literal.jobs_backfilled
+        assert fast.orders_computed == literal.orders_computed
+
+
+@pytest.mark.parametrize("order", ORDERS[1:])
+@pytest.mark.parametrize("kill", [True, False])
+@pytest.mark.parametrize("trace", ["HPC2N-2002-2.1-cln.swf.gz", "KTH-SP2-1996-2.1-cln.swf.gz"])
+def test_fast_equals_literal_on_trace_slices_at_load_2(order, kill, trace):
+    """3,000 jobs of each log packed twice as close: long queues, many reservations moving
+    up at early completions, recomputed orders rebuilding them."""
+    workload, _ = from_trace(read_swf(DATA / trace))
+    workload = scale_load(workload, 2.0)
+    fast, literal = both(workload, workload.processors, kill, order=order)
+    check_feasible(fast)
+    assert len(fast.start) == 3000
+    assert fast.orders_computed > 10
+    assert fast.start.tolist() == literal.start.tolist()
+    assert fast.jobs_backfilled == literal.jobs_backfilled
+    assert fast.orders_computed == literal.orders_computed
