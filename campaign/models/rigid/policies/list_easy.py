@@ -4,12 +4,21 @@ at it (parallel-jobs.md section 3 with the queue in L order)."""
 
 from __future__ import annotations
 
+from itertools import islice
+
+from campaign.models.rigid.policies.base import Options
 from campaign.models.rigid.policies.listed import ListPolicy
 
 
 class ListEasy(ListPolicy):
     name = "list_easy"
     mode = "easy"
+
+    def __init__(self, site, options: Options) -> None:
+        super().__init__(site, options)
+        self._memo: tuple[int, float, int, int, int] | None = None
+        """(blocked head, shadow time, left-over processors, length of L after the pass,
+        jobs ended at the site by then)."""
 
     def select(self, t: float) -> list[int]:
         site = self.site
@@ -24,19 +33,42 @@ class ListEasy(ListPolicy):
             site.start_job(job, t)
             started.append(job)
             k += 1
-        if k < len(listing) and site.free > 0:
-            shadow, extra = site.shadow(listing[k], t)
-            for job in listing[k + 1 :]:
-                width = size[job]
-                if width > site.free:
-                    continue
-                if t + estimate[job] <= shadow:
-                    site.start_job(job, t)
-                    started.append(job)
-                elif width <= extra:
-                    extra -= width
-                    site.start_job(job, t)
-                    started.append(job)
-                if site.free == 0:
-                    break
+        if k == len(listing) or site.free == 0:
+            self._memo = None
+            return self.started(listing, started)
+        head = listing[k]
+        memo = self._memo
+        if (
+            memo is not None
+            and not self.recomputed
+            and memo[0] == head
+            and memo[1] >= t
+            and memo[4] == site.ended
+        ):
+            # Nothing ended since the last pass, L was not reordered and the shadow time is
+            # still ahead: the jobs rejected then are rejected now (t only grew, the free and
+            # left-over processors only shrank), so only the newcomers (at L's end) are
+            # candidates.
+            _, shadow, extra, first, _ = memo
+        else:
+            shadow, extra = site.shadow(head, t)
+            first = k + 1
+        for job in islice(listing, first, None):
+            width = size[job]
+            if width > site.free:
+                continue
+            if t + estimate[job] <= shadow:
+                site.start_job(job, t)
+                started.append(job)
+            elif width <= extra:
+                extra -= width
+                site.start_job(job, t)
+                started.append(job)
+            if site.free == 0:
+                break
+        self._memo = (
+            (head, shadow, extra, len(listing) - len(started), site.ended)
+            if site.free > 0
+            else None
+        )
         return self.started(listing, started)

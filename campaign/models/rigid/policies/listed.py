@@ -89,9 +89,9 @@ class ListPolicy(Policy):
         self.recomputed = True
 
     def started(self, listing: list[int], started: list[int]) -> list[int]:
-        """Book-keeping after a pass over ``listing`` that started ``started``: U grows by
-        the jobs of O among them, and every started job with a job ahead of it in L still
-        waiting counts as backfilled. Returns ``started``."""
+        """Book-keeping after a pass over ``listing`` that started ``started`` (in L order,
+        as every mode scans L): U grows by the jobs of O among them, and every started job
+        with a job ahead of it in L still waiting counts as backfilled. Returns ``started``."""
         if not started:
             return started
         rank = self._rank
@@ -99,16 +99,22 @@ class ListPolicy(Policy):
             for job in started:
                 if rank.pop(job, None) is not None:
                     self._used += 1
-        begun = set(started)
-        waiting = False
-        count = 0
-        for job in listing:
-            if job in begun:
-                if waiting:
-                    count += 1
-            else:
-                waiting = True
-        self.site.jobs_backfilled += count
+        # ``started`` is a subsequence of L: past their common prefix, L's next job waits
+        # and every later started job is behind it.
+        n = len(started)
+        k = 0
+        while k < n and listing[k] == started[k]:
+            k += 1
+        self.site.jobs_backfilled += n - k
         if self._ordering is not None:
-            self._list = [job for job in self._list if job not in begun]
+            remaining = self._list
+            if k < n:
+                spots = []
+                at = k
+                for job in started[k:]:
+                    at = remaining.index(job, at + 1)
+                    spots.append(at)
+                for at in reversed(spots):
+                    del remaining[at]
+            del remaining[:k]
         return started
