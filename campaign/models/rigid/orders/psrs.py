@@ -39,13 +39,13 @@ def preemptive_completions(
     ends: list[tuple[float, int]] = []
     """Jobs of P not ended by ``tau``, by completion time. Every job of P starts by tau, so
     the free processors at any time x >= tau are those not held by a job ending after x."""
+    busy = 0
+    """Processors held by the jobs of ``ends``."""
     tau = 0.0
 
     def earliest(at: float, need: float) -> float:
         """Earliest time >= at (at >= tau) with ``need`` processors free."""
-        free = processors
-        for _, other in ends:
-            free -= size[other]
+        free = processors - busy
         k = 0
         n = len(ends)
         while k < n and ends[k][0] <= at:
@@ -66,6 +66,7 @@ def preemptive_completions(
         while k < len(ends) and ends[k][0] <= tau:
             end, other = ends[k]
             done[other] = end
+            busy -= size[other]
             k += 1
         del ends[:k]
         if width <= half:
@@ -83,6 +84,7 @@ def preemptive_completions(
                 continue
         tau = start
         insort(ends, (start + est, job))
+        busy += width
     for end, other in ends:
         done[other] = end
     return done
