@@ -41,7 +41,7 @@ def fingerprint(schedule) -> str:
     digest.update(np.ascontiguousarray(schedule.start, dtype=np.float64).tobytes())
     digest.update(np.ascontiguousarray(schedule.end, dtype=np.float64).tobytes())
     digest.update(f"{schedule.n_preemptions} {schedule.jobs_preempted}".encode())
-    digest.update(repr(schedule.segments).encode())
+    digest.update(repr(tuple(schedule.segments)).encode())
     return digest.hexdigest()
 
 

@@ -53,7 +53,7 @@ class Schedule:
     """Suspensions, per job and event (preemptive policies)."""
     jobs_preempted: int = 0
     """Jobs suspended at least once."""
-    segments: tuple[tuple[tuple[float, float, tuple[int, ...]], ...], ...] | None = None
+    segments: Sequence[tuple[tuple[float, float, tuple[int, ...]], ...]] | None = None
     """Preemptive policies: per job its executions (begin, end, processors); a job's start
     and end then bound these, and ``end - start`` may exceed its runtime."""
 
@@ -171,21 +171,5 @@ def run_schedule(
         orders_computed=site.policy.orders_computed,
         n_preemptions=site.policy.n_preemptions,
         jobs_preempted=len(site.policy.preempted),
-        segments=_segments(site.policy.segments, len(workload)),
+        segments=site.policy.executions(start, end),
     )
-
-
-def _segments(segments: dict[int, tuple[tuple, ...]] | None, n: int):
-    """A preemptive policy's executions as an immutable per-job tuple."""
-    if segments is None:
-        return None
-    every: list[tuple] = [()] * n
-    exact = float
-    for job, parts in segments.items():
-        for a, b, procs in parts:
-            if type(a) is not exact or type(b) is not exact or type(procs) is not tuple:
-                every[job] = tuple((float(a), float(b), tuple(p)) for a, b, p in parts)
-                break
-        else:  # already immutable floats and processors: no copy
-            every[job] = parts
-    return tuple(every)

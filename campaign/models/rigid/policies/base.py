@@ -9,6 +9,7 @@ to decide (reservations, a sorted queue, a memo) and, once per pass, starts jobs
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -64,8 +65,6 @@ class Policy:
     """Suspensions so far, per job and event (preemptive policies)."""
     preempted: frozenset[int] | set[int] = frozenset()
     """Jobs suspended at least once (preemptive policies)."""
-    segments: dict[int, tuple[tuple, ...]] | None = None
-    """Preemptive policies: every job's executions (begin, end, processors)."""
 
     def __init__(self, site: Site) -> None:
         self.site = site
@@ -85,6 +84,11 @@ class Policy:
         """One pass at t over a non-empty queue: start jobs (``site.start_job``) and return
         them in start order."""
         raise NotImplementedError
+
+    def executions(self, start, end) -> Sequence | None:
+        """Preemptive policies: every job's executions ((begin, end, processors), ...), given
+        the loop's first starts and ends (None: a job executes once, from start to end)."""
+        return None
 
     def wakeup(self, t: float) -> float | None:
         """When the site wants another pass although no event is left (None: never)."""

@@ -7,7 +7,9 @@ Most passes change nothing. A pass can start, suspend or resume a job only after
 after an arrival while nothing waits, or at the handler's timer (``site.alarm``); every other
 pass returns at once (``Options.reference``: none does). The free processors are a sorted list;
 only the wide job being handled shares processors (with the jobs it took them from), and those
-are counted apart, so a job that starts or ends costs no loop over its processors.
+are counted apart, so a job that starts or ends costs no loop over its processors. Every job's
+processors go into one flat list, and only the executions of the jobs suspended are tuples:
+a run allocates nothing that lasts per job (``executions`` builds them all when read).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from campaign.models.rigid.executions import Executions
 from campaign.models.rigid.policies.base import Options, Policy
 
 IDLE, WAIT, RUN_WIDE, RUN_SMALL = "idle", "wait", "run_wide", "run_small"
@@ -71,8 +74,10 @@ class Pfcfs(Policy):
         self.shared: dict[int, int] = {}
         """Processors held by two jobs (the wide job h and the job it took them from) and
         their holders (2); empty whenever no wide job shares."""
-        self.procs: dict[int, tuple[int, ...]] = {}
-        """Processors of every running or suspended job (h: the ones it runs on), ascending."""
+        self.placed: list[int] = []
+        """The processors of every job started, job after job, each job's ascending."""
+        self.offset: dict[int, int] = {}
+        """Where each job's processors begin in ``placed`` (h: the ones it runs on)."""
         self.running: dict[int, float] = {}
         """Executing jobs and their first start."""
         self.suspended: dict[int, float] = {}
@@ -90,16 +95,21 @@ class Pfcfs(Policy):
         waits and an arrival may start."""
         self.n_preemptions = 0
         self.preempted: set[int] = set()
-        self.segments: dict[int, tuple[tuple, ...]] = {}
-        """Executions (begin, end, processors) of every job ended, suspended or started late
-        (end None while it runs); a job running since its first start, never suspended, has
-        none until it ends. Tuples, not lists: the collector untracks them."""
+        self.runs: dict[int, tuple[tuple, ...]] = {}
+        """Executions (begin, end, processors) of every job suspended or started late (end
+        None while it runs); any other job executes once, from its first start to its end."""
 
     # ------------------------------------------------------------------ processors
+    def _procs(self, job: int) -> list[int]:
+        """The processors of a job started (ascending)."""
+        at = self.offset[job]
+        return self.placed[at : at + self.site.size[job]]
+
     def _take(self, job: int, t: float, need: int) -> None:
         """Start ``job`` from the queue on the ``need`` lowest free processors."""
         free = self.free
-        self.procs[job] = tuple(free[:need])
+        self.offset[job] = len(self.placed)
+        self.placed += free[:need]
         del free[:need]
         self.running[job] = t
         self.site.start_job(job, t)
@@ -109,27 +119,31 @@ class Pfcfs(Policy):
         self.n_preemptions += 1
         self.preempted.add(job)
         self.site.moves.append((job, None))
-        parts = self.segments.get(job)
+        parts = self.runs.get(job)
         if parts is None:
-            self.segments[job] = ((first, t, self.procs[job]),)
+            self.runs[job] = ((first, t, tuple(self._procs(job))),)
         else:
-            self.segments[job] = parts[:-1] + ((parts[-1][0], t, self.procs[job]),)
+            begin, _, procs = parts[-1]
+            self.runs[job] = parts[:-1] + ((begin, t, procs),)
 
     def _resume(self, job: int, t: float) -> None:
         at = t + self.params.penalty
         self.running[job] = self.suspended.pop(job)
         self.site.moves.append((job, at))
-        self.segments[job] += ((at, None, self.procs[job]),)
+        parts = self.runs[job]
+        self.runs[job] = parts + ((at, None, parts[-1][2]),)
+
+    def executions(self, start, end) -> Executions:
+        return Executions(start, end, self.site.size, self.placed, self.offset, self.runs)
 
     # ------------------------------------------------------------------ events
     def completed(self, job: int, t: float, planned: float) -> None:
-        first = self.running.pop(job)
-        procs = self.procs.pop(job)
-        parts = self.segments.get(job)
-        if parts is None:
-            self.segments[job] = ((first, t, procs),)
-        else:
-            self.segments[job] = parts[:-1] + ((parts[-1][0], t, procs),)
+        del self.running[job]
+        parts = self.runs.get(job)
+        if parts is not None:
+            begin, _, procs = parts[-1]
+            self.runs[job] = parts[:-1] + ((begin, t, procs),)
+        procs = self._procs(job)
         free = self.free
         shared = self.shared
         if shared:
@@ -209,7 +223,7 @@ class Pfcfs(Policy):
                 break
             h = self.head
             if mode == RUN_WIDE:
-                if h not in self.procs:  # h is done (K)
+                if h not in self.running:  # h is done (K)
                     for job in self.victims:
                         self._resume(job, t)
                     self.mode, self.end = IDLE, math.inf
@@ -233,8 +247,8 @@ class Pfcfs(Policy):
                 if self.params.preempt == "all":
                     victims = list(running)
                 else:
-                    mine = set(self.procs[h])
-                    victims = [job for job in running if not mine.isdisjoint(self.procs[job])]
+                    mine = set(self._procs(h))
+                    victims = [job for job in running if not mine.isdisjoint(self._procs(job))]
                 victims.sort(key=lambda job: (running[job], job))
                 for job in victims:
                     self._suspend(job, t)
@@ -256,12 +270,13 @@ class Pfcfs(Policy):
         victims = self._victims(need - len(free))
         for job in victims:
             self._suspend(job, t)
-        pool = free + [p for job in victims for p in self.procs[job]]
+        pool = free + [p for job in victims for p in self._procs(job)]
         shared = self.shared
         for p in pool[len(free) : need]:
             shared[p] = shared.get(p, 1) + 1
         free.clear()  # h needs more than the free processors
-        self.procs[h] = tuple(sorted(pool[:need]))
+        self.offset[h] = len(self.placed)
+        self.placed += sorted(pool[:need])
         self.running[h] = t
         self.site.start_job(h, t)
         if self.params.penalty > 0:
@@ -291,4 +306,4 @@ class Pfcfs(Policy):
         at = t + self.params.penalty
         self.site.moves.append((job, None))
         self.site.moves.append((job, at))
-        self.segments[job] = ((at, None, self.procs[job]),)
+        self.runs[job] = ((at, None, tuple(self._procs(job))),)
