@@ -21,6 +21,7 @@ from campaign.models.rigid.executions import Executions
 from campaign.models.rigid.policies.base import Options, Policy
 
 IDLE, WAIT, RUN_WIDE, RUN_SMALL = "idle", "wait", "run_wide", "run_small"
+INF = math.inf
 
 
 @dataclass(frozen=True)
@@ -72,8 +73,8 @@ class Pfcfs(Policy):
         self.free = list(range(m))
         """The free processors (not held by a running or suspended job), ascending."""
         self.shared: dict[int, int] = {}
-        """Processors held by two jobs (the wide job h and the job it took them from) and
-        their holders (2); empty whenever no wide job shares."""
+        """Processors held by two jobs, the wide job h and the job it took them from (the
+        value); empty whenever no wide job shares."""
         self.placed: list[int] = []
         """The processors of every job started, job after job, each job's ascending."""
         self.offset: dict[int, int] = {}
@@ -148,18 +149,25 @@ class Pfcfs(Policy):
         shared = self.shared
         if shared:
             for p in procs:
-                holders = shared.get(p)
-                if holders is None:
-                    free.append(p)
-                elif holders == 2:
+                if p in shared:  # the other holder keeps it
                     del shared[p]
                 else:
-                    shared[p] = holders - 1
+                    free.append(p)
         else:
             free += procs
         free.sort()  # one merge of two sorted runs
         self.site.free = len(free)
-        self.dirty = True
+        # What the next pass looks at: while h runs, its end; while its victims run, whether
+        # one still holds h's processors; else whether the head (or h) fits.
+        mode = self.mode
+        if mode == RUN_WIDE:
+            if job == self.head:
+                self.dirty = True
+        elif mode == RUN_SMALL:
+            if not shared:
+                self.dirty = True
+        else:
+            self.dirty = True
 
     def _victims(self, need: int) -> list[int]:
         size = self.site.size
@@ -246,9 +254,8 @@ class Pfcfs(Policy):
                 running = self.running
                 if self.params.preempt == "all":
                     victims = list(running)
-                else:
-                    mine = set(self._procs(h))
-                    victims = [job for job in running if not mine.isdisjoint(self._procs(job))]
+                else:  # the running jobs holding h's processors
+                    victims = list(set(self.shared.values()))
                 victims.sort(key=lambda job: (running[job], job))
                 for job in victims:
                     self._suspend(job, t)
@@ -258,8 +265,21 @@ class Pfcfs(Policy):
                 self.mode = RUN_WIDE
                 self.end = self._next_end(t)
             break
-        site.free = len(self.free)
-        self._settle(t, len(queue) - len(started))
+        site.free = len(free)
+        # The timer, and whether the next pass must look even if no job ends before it.
+        mode = self.mode
+        if mode == IDLE:
+            due = math.inf
+            self.dirty = len(started) == len(queue)  # nothing waits: an arrival may start
+        else:
+            if mode == WAIT:
+                clock = self.clock
+                due = clock + self.params.delay if clock is not None and self._limit >= 1 else INF
+            else:
+                due = self.end
+            self.dirty = False
+        self.due = due
+        site.alarm = due if t < due < INF else None
         return started
 
     def _preempt_for(self, h: int, t: float) -> None:
@@ -270,13 +290,12 @@ class Pfcfs(Policy):
         victims = self._victims(need - len(free))
         for job in victims:
             self._suspend(job, t)
-        pool = free + [p for job in victims for p in self._procs(job)]
-        shared = self.shared
-        for p in pool[len(free) : need]:
-            shared[p] = shared.get(p, 1) + 1
+        taken = [(p, job) for job in victims for p in self._procs(job)][: need - len(free)]
+        self.shared.update(taken)
+        procs = free + [p for p, _ in taken]
         free.clear()  # h needs more than the free processors
         self.offset[h] = len(self.placed)
-        self.placed += sorted(pool[:need])
+        self.placed += sorted(procs)
         self.running[h] = t
         self.site.start_job(h, t)
         if self.params.penalty > 0:
@@ -285,21 +304,6 @@ class Pfcfs(Policy):
         self.switches = 1
         self.mode = RUN_WIDE
         self.end = self._next_end(t)
-
-    def _settle(self, t: float, waiting: int) -> None:
-        """After a pass: the timer, and whether the next pass must look (``dirty``)."""
-        mode = self.mode
-        if mode == IDLE:
-            due = math.inf
-        elif mode == WAIT:
-            due = self.clock + self.params.delay if self.clock is not None else math.inf
-            if self._limit < 1:
-                due = math.inf
-        else:
-            due = self.end
-        self.due = due
-        self.site.alarm = due if t < due < math.inf else None
-        self.dirty = mode == IDLE and not waiting
 
     def _start_late(self, job: int, t: float) -> None:
         """A wide job started by a switch runs from t + penalty (not a preemption)."""
