@@ -3,8 +3,8 @@
 A run that only reports metrics never reads them; building one tuple per job as jobs end made
 the garbage collector walk the whole heap several times a run (an FCFS run allocates nothing
 that lasts). So the policy keeps every job's processors in one flat list and only the
-executions of the jobs it suspended (or started late) as tuples; the rest follow from the
-jobs' first start and end.
+times of the jobs it suspended (or started late); the rest follow from the jobs' first start
+and end.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ import numpy as np
 class Executions(Sequence):
     """Per job its executions ((begin, end, processors), ...), in time order.
 
-    A job missing from ``runs`` executed once, from ``start`` to ``end``, on the processors
-    ``placed[offset[job] : offset[job] + size[job]]``.
+    A job executes on the processors ``placed[offset[job] : offset[job] + size[job]]``, over
+    [begin, end) for each pair of ``runs[job]`` (begin, end, begin, end, ...), or once from
+    ``start`` to ``end`` if it has no runs.
     """
 
     def __init__(
@@ -28,7 +29,7 @@ class Executions(Sequence):
         size: Sequence[int],
         placed: list[int],
         offset: dict[int, int],
-        runs: dict[int, tuple[tuple[float, float, tuple[int, ...]], ...]],
+        runs: dict[int, tuple[float, ...]],
     ) -> None:
         self._parts = (start, end, size, placed, offset, runs)
         self._every: tuple | None = None
@@ -40,11 +41,14 @@ class Executions(Sequence):
             ends = end.tolist()
             every = []
             for job in range(len(begins)):
-                parts = runs.get(job)
-                if parts is None:
-                    at = offset[job]
-                    parts = ((begins[job], ends[job], tuple(placed[at : at + size[job]])),)
-                every.append(parts)
+                at = offset[job]
+                procs = tuple(placed[at : at + size[job]])
+                times = runs.get(job)
+                if times is None:
+                    every.append(((begins[job], ends[job], procs),))
+                else:
+                    pairs = zip(times[::2], times[1::2], strict=True)
+                    every.append(tuple((begin, end, procs) for begin, end in pairs))
             self._every = tuple(every)
         return self._every
 

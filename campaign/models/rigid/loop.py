@@ -79,17 +79,19 @@ def replay(
     i = 0
     t = 0.0
     while True:
-        timers = []
+        alarm = None  # the soonest pass a preemptive unit asks for
         if movers:
             while void and heap and heap[0] in void:
                 event = pop(heap)
-                void[event] -= 1
-                if not void[event]:
+                count = void[event]
+                if count == 1:
                     del void[event]
+                else:
+                    void[event] = count - 1
             for unit in movers:
                 moment = unit.alarm
-                if moment is not None:
-                    timers.append(moment)
+                if moment is not None and (alarm is None or moment < alarm):
+                    alarm = moment
         if heap and (i >= n or heap[0][0] <= submit[i]):
             t = heap[0][0]
         elif i < n:
@@ -97,19 +99,22 @@ def replay(
         else:
             # Nothing left to happen; a unit may still ask for a pass (accasim_easy).
             wakeups = [w for w in (unit.wakeup(t) for unit in units) if w is not None]
-            wakeups += timers
+            if alarm is not None:
+                wakeups.append(alarm)
             if not wakeups:
                 break
             t = min(wakeups)
-        if timers and min(timers) < t:
-            t = min(timers)
+        if alarm is not None and alarm < t:
+            t = alarm
         while heap and heap[0][0] == t:
             event = pop(heap)
             job = event[1]
             if void and event in void:
-                void[event] -= 1
-                if not void[event]:
+                count = void[event]
+                if count == 1:
                     del void[event]
+                else:
+                    void[event] = count - 1
                 continue
             end[job] = t
             units[where[job]].complete(job, t)
@@ -147,7 +152,8 @@ def replay(
                             end_at = due.pop(job, None)
                             if end_at is None:
                                 end_at = start[job] + runtime[job]
-                            void[(end_at, job)] = void.get((end_at, job), 0) + 1
+                            key = (end_at, job)
+                            void[key] = void.get(key, 0) + 1
                             left[job] = end_at - t
                         else:
                             end_at = at + left.pop(job)

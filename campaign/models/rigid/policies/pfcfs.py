@@ -96,9 +96,10 @@ class Pfcfs(Policy):
         waits and an arrival may start."""
         self.n_preemptions = 0
         self.preempted: set[int] = set()
-        self.runs: dict[int, tuple[tuple, ...]] = {}
-        """Executions (begin, end, processors) of every job suspended or started late (end
-        None while it runs); any other job executes once, from its first start to its end."""
+        self.runs: dict[int, tuple[float, ...]] = {}
+        """Begin, end, begin, end, ... of the executions of every job suspended or started
+        late (the last end missing while it runs); any other job executes once, from its
+        first start to its end."""
 
     # ------------------------------------------------------------------ processors
     def _procs(self, job: int) -> list[int]:
@@ -115,24 +116,30 @@ class Pfcfs(Policy):
         self.running[job] = t
         self.site.start_job(job, t)
 
-    def _suspend(self, job: int, t: float) -> None:
-        first = self.suspended[job] = self.running.pop(job)
-        self.n_preemptions += 1
-        self.preempted.add(job)
-        self.site.moves.append((job, None))
-        parts = self.runs.get(job)
-        if parts is None:
-            self.runs[job] = ((first, t, tuple(self._procs(job))),)
-        else:
-            begin, _, procs = parts[-1]
-            self.runs[job] = parts[:-1] + ((begin, t, procs),)
+    def _suspend(self, jobs: list[int], t: float) -> None:
+        running = self.running
+        suspended = self.suspended
+        runs = self.runs
+        moves = self.site.moves
+        preempted = self.preempted
+        for job in jobs:
+            first = suspended[job] = running.pop(job)
+            preempted.add(job)
+            moves.append((job, None))
+            times = runs.get(job)
+            runs[job] = (first, t) if times is None else times + (t,)
+        self.n_preemptions += len(jobs)
 
-    def _resume(self, job: int, t: float) -> None:
+    def _resume(self, jobs: list[int], t: float) -> None:
         at = t + self.params.penalty
-        self.running[job] = self.suspended.pop(job)
-        self.site.moves.append((job, at))
-        parts = self.runs[job]
-        self.runs[job] = parts + ((at, None, parts[-1][2]),)
+        running = self.running
+        suspended = self.suspended
+        runs = self.runs
+        moves = self.site.moves
+        for job in jobs:
+            running[job] = suspended.pop(job)
+            moves.append((job, at))
+            runs[job] += (at,)
 
     def executions(self, start, end) -> Executions:
         return Executions(start, end, self.site.size, self.placed, self.offset, self.runs)
@@ -140,11 +147,11 @@ class Pfcfs(Policy):
     # ------------------------------------------------------------------ events
     def completed(self, job: int, t: float, planned: float) -> None:
         del self.running[job]
-        parts = self.runs.get(job)
-        if parts is not None:
-            begin, _, procs = parts[-1]
-            self.runs[job] = parts[:-1] + ((begin, t, procs),)
-        procs = self._procs(job)
+        times = self.runs.get(job)
+        if times is not None:
+            self.runs[job] = times + (t,)
+        at = self.offset[job]
+        procs = self.placed[at : at + self.site.size[job]]
         free = self.free
         shared = self.shared
         if shared:
@@ -194,6 +201,8 @@ class Pfcfs(Policy):
         if not self.dirty and t < self.due and not self._every_pass:
             return []  # nothing ended, no arrival can start: the pass would change nothing
         site = self.site
+        if self.mode == IDLE and not site.queue:
+            return []  # nothing waits (the next pass looks again: an arrival may start)
         size = site.size
         queue = site.queue
         free = self.free
@@ -201,16 +210,30 @@ class Pfcfs(Policy):
         while True:
             mode = self.mode
             if mode == IDLE:
-                if len(started) == len(queue):
-                    break
-                h = queue[len(started)]
-                need = size[h]
-                if need <= self._wide:
-                    if need > len(free):
+                # Start the queue's small jobs in order while they fit (_take, inlined).
+                wide = self._wide
+                placed = self.placed
+                offset = self.offset
+                running = self.running
+                start_job = site.start_job
+                k = len(started)
+                waiting = len(queue)
+                while k < waiting:
+                    h = queue[k]
+                    need = size[h]
+                    if need > wide or need > len(free):
                         break
-                    self._take(h, t, need)
+                    offset[h] = len(placed)
+                    placed += free[:need]
+                    del free[:need]
+                    running[h] = t
+                    start_job(h, t)
                     started.append(h)
-                    continue
+                    k += 1
+                else:
+                    break
+                if need <= wide:
+                    break  # the head waits for processors
                 self.mode, self.head, self.clock = WAIT, h, None
                 mode = WAIT
             if mode == WAIT:
@@ -232,14 +255,12 @@ class Pfcfs(Policy):
             h = self.head
             if mode == RUN_WIDE:
                 if h not in self.running:  # h is done (K)
-                    for job in self.victims:
-                        self._resume(job, t)
+                    self._resume(self.victims, t)
                     self.mode, self.end = IDLE, math.inf
                     continue
                 if t >= self.end:
-                    self._suspend(h, t)
-                    for job in self.victims:
-                        self._resume(job, t)
+                    self._suspend([h], t)
+                    self._resume(self.victims, t)
                     self.switches += 1
                     self.mode = RUN_SMALL
                     self.end = self._next_end(t)
@@ -247,7 +268,7 @@ class Pfcfs(Policy):
             # RUN_SMALL: every job but h runs, so h's processors are shared iff a running job
             # holds one of them.
             if not self.shared:  # F
-                self._resume(h, t)
+                self._resume([h], t)
                 self.mode, self.end = IDLE, math.inf
                 continue
             if t >= self.end:
@@ -257,9 +278,8 @@ class Pfcfs(Policy):
                 else:  # the running jobs holding h's processors
                     victims = list(set(self.shared.values()))
                 victims.sort(key=lambda job: (running[job], job))
-                for job in victims:
-                    self._suspend(job, t)
-                self._resume(h, t)
+                self._suspend(victims, t)
+                self._resume([h], t)
                 self.victims = victims
                 self.switches += 1
                 self.mode = RUN_WIDE
@@ -288,8 +308,7 @@ class Pfcfs(Policy):
         need = self.site.size[h]
         free = self.free
         victims = self._victims(need - len(free))
-        for job in victims:
-            self._suspend(job, t)
+        self._suspend(victims, t)
         taken = [(p, job) for job in victims for p in self._procs(job)][: need - len(free)]
         self.shared.update(taken)
         procs = free + [p for p, _ in taken]
@@ -310,4 +329,4 @@ class Pfcfs(Policy):
         at = t + self.params.penalty
         self.site.moves.append((job, None))
         self.site.moves.append((job, at))
-        self.runs[job] = ((at, None, tuple(self._procs(job))),)
+        self.runs[job] = (at,)
