@@ -70,6 +70,7 @@ class Pfcfs(Policy):
         self._limit = math.inf if params.max_preemptions is None else params.max_preemptions
         self._gang = params.delay if params.slice is None else params.slice
         self._every_pass = every_pass
+        self._size = site.size
         self.free = list(range(m))
         """The free processors (not held by a running or suspended job), ascending."""
         self.shared: dict[int, int] = {}
@@ -151,7 +152,7 @@ class Pfcfs(Policy):
         if times is not None:
             self.runs[job] = times + (t,)
         at = self.offset[job]
-        procs = self.placed[at : at + self.site.size[job]]
+        procs = self.placed[at : at + self._size[job]]
         free = self.free
         shared = self.shared
         if shared:
@@ -230,10 +231,14 @@ class Pfcfs(Policy):
                     start_job(h, t)
                     started.append(h)
                     k += 1
-                else:
-                    break
-                if need <= wide:
-                    break  # the head waits for processors
+                else:  # nothing waits: the next pass looks again, an arrival may start
+                    site.free = len(free)
+                    self.dirty = True
+                    return started
+                if need <= wide:  # the head waits for processors
+                    site.free = len(free)
+                    self.dirty = False
+                    return started
                 self.mode, self.head, self.clock = WAIT, h, None
                 mode = WAIT
             if mode == WAIT:
@@ -246,7 +251,7 @@ class Pfcfs(Policy):
                 if need <= len(free):
                     self._take(h, t, need)
                     started.append(h)
-                    self.mode = IDLE
+                    self._idle()
                     continue
                 if self._limit >= 1 and t >= self.clock + self.params.delay:
                     self._preempt_for(h, t)
@@ -256,7 +261,7 @@ class Pfcfs(Policy):
             if mode == RUN_WIDE:
                 if h not in self.running:  # h is done (K)
                     self._resume(self.victims, t)
-                    self.mode, self.end = IDLE, math.inf
+                    self._idle()
                     continue
                 if t >= self.end:
                     self._suspend([h], t)
@@ -269,7 +274,7 @@ class Pfcfs(Policy):
             # holds one of them.
             if not self.shared:  # F
                 self._resume([h], t)
-                self.mode, self.end = IDLE, math.inf
+                self._idle()
                 continue
             if t >= self.end:
                 running = self.running
@@ -285,22 +290,23 @@ class Pfcfs(Policy):
                 self.mode = RUN_WIDE
                 self.end = self._next_end(t)
             break
+        # Handling a wide job: the timer; the next pass looks earlier only if a job ends.
         site.free = len(free)
-        # The timer, and whether the next pass must look even if no job ends before it.
-        mode = self.mode
-        if mode == IDLE:
-            due = math.inf
-            self.dirty = len(started) == len(queue)  # nothing waits: an arrival may start
+        if self.mode == WAIT:
+            clock = self.clock
+            due = clock + self.params.delay if clock is not None and self._limit >= 1 else INF
         else:
-            if mode == WAIT:
-                clock = self.clock
-                due = clock + self.params.delay if clock is not None and self._limit >= 1 else INF
-            else:
-                due = self.end
-            self.dirty = False
+            due = self.end
         self.due = due
         site.alarm = due if t < due < INF else None
+        self.dirty = False
         return started
+
+    def _idle(self) -> None:
+        """h started or done: back to the queue, no timer."""
+        self.mode = IDLE
+        self.end = self.due = INF
+        self.site.alarm = None
 
     def _preempt_for(self, h: int, t: float) -> None:
         """WAIT: h has waited D; suspend its victims and start it on all free processors,
