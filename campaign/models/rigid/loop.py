@@ -68,6 +68,7 @@ def replay(
     single = units[0] if len(units) == 1 and place is None else None
     movers = [unit for unit in units if getattr(unit, "preemptive", False)]
     numbered = [(k, unit, unit in movers) for k, unit in enumerate(units)]
+    mover = movers[0] if len(movers) == 1 else None
     void: dict[tuple[float, int], int] = {}
     """End events of suspended jobs, no longer due (count per event)."""
     due: dict[int, float] = {}
@@ -88,10 +89,13 @@ def replay(
                     del void[event]
                 else:
                     void[event] = count - 1
-            for unit in movers:
-                moment = unit.alarm
-                if moment is not None and (alarm is None or moment < alarm):
-                    alarm = moment
+            if mover is not None:
+                alarm = mover.alarm
+            else:
+                for unit in movers:
+                    moment = unit.alarm
+                    if moment is not None and (alarm is None or moment < alarm):
+                        alarm = moment
         if heap and (i >= n or heap[0][0] <= submit[i]):
             t = heap[0][0]
         elif i < n:
