@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from bisect import bisect_right, insort
 
+from campaign.models.rigid.compression import compress
 from campaign.models.rigid.policies.base import Options, Policy
 from campaign.models.rigid.profile import Profile
 
@@ -99,11 +100,11 @@ class Conservative(Policy):
         """Re-insert every queued job, in order of reservation start (ties: arrival), at
         its earliest feasible start given the running jobs and the jobs re-inserted before.
 
-        Exact shortcut: a job already at its earliest start stays there unless processors
-        were freed (an early completion, an earlier job moving up) somewhere before its
-        reservation start; such jobs are skipped. A running job past its estimate or
-        a reservation left in the past (behind such a job) forces the literal re-insertion of
-        all jobs.
+        Exact shortcut (``compression.compress``): a job already at its earliest start
+        stays there unless processors were freed (an early completion, an earlier job moving
+        up) somewhere before its reservation start; such jobs are skipped. A running job
+        past its estimate or a reservation left in the past (behind such a job) forces the
+        literal re-insertion of all jobs.
         """
         site = self.site
         profile = self.profile
@@ -136,119 +137,8 @@ class Conservative(Policy):
         self._freed = []
         if not freed:
             return
-        fit_move = profile.fit_move
         known = len(freed)
-        low = min(span[0] for span in freed)
-        top = max(span[2] for span in freed)
-        # Per width: [reach, until, valid, duration, after, before]: the spans that could
-        # let a job of that width move, for an ``old`` (non-decreasing along the order) below
-        # ``valid``, the next span that could qualify, kept up to date as spans are freed;
-        # then the last failed search (duration None: none since the last move).
-        state: dict[int, list] = {}
-        known_width_of = state.get
-        moved = False
-        # Jobs starting by ``low`` cannot move: the first job checked starts after it, and
-        # every span freed here starts after a job checked before.
-        for position in range(bisect_right(order, (low, _LAST)), len(order)):
-            old, job = order[position]
-            width = size[job]
-            if width > top:
-                continue
-            # A start s < old only needs free processors over [s, min(s + est, old)): the
-            # rest of its window lies in the job's own span. It was infeasible when the job
-            # was last placed or checked, so it can only have become feasible through a
-            # point p < old freed since then, where the free count now reaches the width;
-            # the maximum free count a span had when freed bounds every later value in it.
-            known_width = known_width_of(width)
-            if known_width is None or old > known_width[2]:
-                reach = None
-                until = t
-                valid = _LAST
-                for a, b, most in freed:
-                    if most >= width:
-                        if a < old:
-                            if reach is None or a < reach:
-                                reach = a
-                            if b > until:
-                                until = b
-                        elif a < valid:
-                            valid = a
-                if known_width is None:
-                    known_width = state[width] = [reach, until, valid, None, t, t]
-                else:
-                    known_width[0] = reach
-                    known_width[1] = until
-                    known_width[2] = valid
-            else:
-                reach = known_width[0]
-                until = known_width[1]
-            if reach is None:
-                continue
-            duration = estimate[job]
-            after = reach - duration
-            if after < t:
-                after = t
-            before = until if until < old else old
-            # If no start in [after, before) fits a job of this width, none fits a later job
-            # (larger old) with an estimate at least as long and an ``after`` at least as
-            # late, until something moves.
-            scan = after
-            failed = known_width[3]
-            if failed is not None and duration >= failed and after >= known_width[4]:
-                failed = known_width[5]
-                if failed >= before:
-                    continue
-                if failed > after:
-                    scan = failed
-            found = fit_move(width, duration, scan, before, old, horizon)
-            if found is None:
-                known_width[3] = duration
-                known_width[4] = after
-                known_width[5] = before
-                continue
-            # begin < before <= old: the job moves up.
-            begin, most = found
-            reservation[job] = begin
-            order[position] = (begin, job)  # the order is restored after the loop
-            moved = True
-            if most is None:
-                for entry in state.values():
-                    entry[3] = None
-                continue
-            if most > top:
-                top = most
-            # The span it freed: coalesced with an overlapping span freed in this compression
-            # (a coarser span only lets more jobs through the filter, never fewer).
-            freed_from = begin + duration
-            if freed_from < old:
-                freed_from = old
-            end = old + duration
-            for k in range(len(freed) - 1, known - 1, -1):  # the latest overlap most often
-                a, b, m = freed[k]
-                if a <= end and freed_from <= b:
-                    if a > freed_from:
-                        a = freed_from
-                    if end > b:
-                        b = end
-                    if most > m:
-                        m = most
-                    freed[k] = (a, b, m)
-                    break
-            else:
-                a, b, m = freed_from, end, most
-                freed.append((a, b, m))
-            # What every width knew holds with this span added (it covers the one it grew
-            # from); its failed search no longer does.
-            for other, entry in state.items():
-                entry[3] = None
-                if m >= other:
-                    if a < old:
-                        if entry[0] is None or a < entry[0]:
-                            entry[0] = a
-                        if b > entry[1]:
-                            entry[1] = b
-                    elif a < entry[2]:
-                        entry[2] = a
+        moved = compress(profile, order, reservation, size, estimate, freed, t, horizon)
         if moved:
             order.sort()
         # Spans freed during this compression may let jobs checked before them move up at

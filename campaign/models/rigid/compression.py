@@ -1,0 +1,222 @@
+"""Conservative backfilling's fast compression: the same reservations as re-inserting every
+queued job in order, with the jobs that provably cannot move skipped.
+
+One function, with the profile search and move of ``Profile.fit_move`` written inline: on a
+long queue it checks hundreds of reservations per pass and moves tens, mostly in cascades of
+equal jobs, so every call and tuple saved per job counts. The literal compression in
+``policies/conservative.py`` (``Options(reference=True)``) is the reference it is checked
+against.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+
+from campaign.models.rigid.profile import Profile
+
+_LAST = float("inf")
+"""Sorts after every job index: (t, _LAST) bisects past all entries (t, job)."""
+
+
+def compress(
+    profile: Profile,
+    order: list[tuple[float, int]],
+    reservation: dict[int, float],
+    size: Sequence[int],
+    estimate: Sequence[float],
+    freed: list[tuple[float, float, int]],
+    t: float,
+    horizon: float,
+) -> bool:
+    """Move every reservation of ``order`` (sorted (start, key), no start before t) to its
+    earliest start given the running jobs and the reservations before it; whether any moved.
+    A key (a job, or a rank in a list order) indexes ``size`` and ``estimate``.
+
+    ``freed``: the spans [a, b) where processors were freed since each job was last placed
+    or checked, with the most free processors each has now (``horizon``: the last
+    reservation start; later free counts do not matter). Every job is at its earliest start
+    given the profile as it was then. The spans that moves free are appended to ``freed``
+    (coalesced among themselves); ``order`` keeps its positions, its starts updated.
+    """
+    times = profile.times
+    free = profile.free
+    known = len(freed)
+    low = min(span[0] for span in freed)
+    top = max(span[2] for span in freed)
+    # Spans freed by moves here, in the order they were freed (a span grown by coalescing is
+    # logged again whole).
+    log: list[tuple[float, float, int]] = []
+    logged = 0
+    # Per width: [reach, until, valid, seen, shortest, clear, dead]. The spans that could let
+    # a job of that width move bound its starts to [reach - est, until) (reach None: no
+    # span); they hold for an ``old`` (non-decreasing along the order) up to ``valid``, the
+    # first such span starting later, with the first ``seen`` spans of the log taken in. No
+    # job of that width and an estimate >= ``shortest`` fits before ``clear`` (see below);
+    # ``dead``: the shortest estimate that cannot move at all.
+    state: dict[int, list] = {}
+    known_width_of = state.get
+    moved = False
+    # Jobs starting by ``low`` cannot move: the first job checked starts after it, and every
+    # span freed here starts after a job checked before.
+    first = bisect_right(order, (low, _LAST))
+    for position, (old, job) in enumerate(order[first:], first):
+        width = size[job]
+        if width > top:
+            continue
+        # A start s < old only needs free processors over [s, min(s + est, old)): the rest of
+        # its window lies in the job's own span. It was infeasible when the job was last
+        # placed or checked, so it can only have become feasible through a point p < old
+        # freed since then, where the free count now reaches the width; the most free
+        # processors a span had when freed bounds every later count in it.
+        entry = known_width_of(width)
+        if entry is None or old > entry[2] or entry[3] != logged:
+            if entry is None or old > entry[2]:
+                spans = freed
+                reach = None
+                until = t
+                valid = _LAST
+            else:  # take in the spans freed since (a coarser bound only lets more through)
+                spans = log[entry[3] :]
+                reach, until, valid = entry[0], entry[1], entry[2]
+            for a, b, most in spans:
+                if most >= width:
+                    if a < old:
+                        if reach is None or a < reach:
+                            reach = a
+                        if b > until:
+                            until = b
+                    elif a < valid:
+                        valid = a
+            if entry is None:
+                entry = state[width] = [reach, until, valid, logged, _LAST, t, _LAST]
+            else:
+                entry[0] = reach
+                entry[1] = until
+                entry[2] = valid
+                entry[3] = logged
+            entry[6] = -1.0 if reach is None else entry[4] if entry[5] >= until else _LAST
+        duration = estimate[job]
+        if duration >= entry[6]:
+            continue
+        until = entry[1]
+        after = entry[0] - duration
+        if after < t:
+            after = t
+        before = until if until < old else old
+        # Every job checked earlier here that stayed had no start before its old, and one
+        # that moved none before its new start: at each start s before that, an instant x <
+        # its old within [s, min(s + est, old)) had too few free processors. The moves since
+        # then took processors, or freed them from their own old start on (>= its old),
+        # never at x; so a later job (old' >= old) of the same width and an estimate no
+        # shorter, whose window holds that one's, starts there neither. ``clear``: the last
+        # such bound, for estimates >= ``shortest``.
+        if duration >= entry[4]:
+            clear = entry[5]
+            if clear >= before:
+                continue
+            if clear > after:
+                after = clear
+        entry[4] = duration
+        # The earliest breakpoint s from after's step on, before ``before``, with ``width``
+        # free over [s, min(s + duration, old)).
+        n = len(times)
+        i = bisect_right(times, after) - 1
+        if i < 0:
+            i = 0
+        stop = bisect_left(times, before, i)
+        while i < stop:
+            if free[i] < width:
+                i += 1
+                continue
+            here = times[i]
+            end = here + duration
+            if end > old:
+                end = old
+            j = i + 1
+            while j < n and times[j] < end:
+                if free[j] < width:
+                    break
+                j += 1
+            else:
+                break
+            i = j + 1
+        else:
+            entry[5] = old
+            entry[6] = duration if old >= until else _LAST
+            continue
+        # here < before <= old: the job moves up.
+        entry[5] = here
+        entry[6] = duration if here >= until else _LAST
+        reservation[job] = here
+        order[position] = (here, job)  # the caller restores the order
+        moved = True
+        if duration <= 0:
+            continue
+        # Book [here, end); j is its first step at or after end. Then merge equal neighbours.
+        if j == n or times[j] != end:
+            times.insert(j, end)
+            free.insert(j, free[j - 1])
+            n += 1
+        for k in range(i, j):
+            free[k] -= width
+        if j < n and free[j] == free[j - 1]:
+            del times[j]
+            del free[j]
+            n -= 1
+        if i > 0 and free[i] == free[i - 1]:
+            del times[i]
+            del free[i]
+            n -= 1
+        # Give back [freed_from, finish), the part of the old booking the new one left (every
+        # breakpoint before i is before here); ``most``: the most free processors at any
+        # instant of it before the horizon.
+        freed_from = here + duration
+        if freed_from < old:
+            freed_from = old
+        finish = old + duration
+        lo = bisect_left(times, freed_from, i)
+        if lo == n or times[lo] != freed_from:
+            times.insert(lo, freed_from)
+            free.insert(lo, free[lo - 1])
+            n += 1
+        hi = bisect_left(times, finish, lo + 1)
+        if hi == n or times[hi] != finish:
+            times.insert(hi, finish)
+            free.insert(hi, free[hi - 1])
+            n += 1
+        most = free[lo] + width
+        free[lo] = most
+        bound = finish if finish < horizon else horizon
+        for k in range(lo + 1, hi):
+            count = free[k] + width
+            free[k] = count
+            if count > most and times[k] < bound:
+                most = count
+        if hi < n and free[hi] == free[hi - 1]:
+            del times[hi]
+            del free[hi]
+        if free[lo] == free[lo - 1]:
+            del times[lo]
+            del free[lo]
+        if most > top:
+            top = most
+        # The span it freed: coalesced with an overlapping span freed here (a coarser span
+        # only lets more jobs through the filter, never fewer).
+        for k in range(len(freed) - 1, known - 1, -1):  # the latest overlap most often
+            a, b, m = freed[k]
+            if a <= finish and freed_from <= b:
+                if a > freed_from:
+                    a = freed_from
+                if finish > b:
+                    b = finish
+                if most > m:
+                    m = most
+                freed[k] = (a, b, m)
+                break
+        else:
+            a, b, m = freed_from, finish, most
+            freed.append((a, b, m))
+        log.append((a, b, m))
+        logged += 1
+    return moved
