@@ -3,9 +3,11 @@ at the head that waited ``delay`` seconds suspends enough running jobs (its vict
 on their processors, alternating with them every ``slice`` seconds for at most
 ``max_preemptions`` switches. Jobs keep the processors of their first start for life.
 
-Most passes change nothing. A pass can start, suspend or resume a job only after a job ended,
-after an arrival while nothing waits, or at the handler's timer (``site.alarm``); every other
-pass returns at once (``Options.reference``: none does). The free processors are a sorted list;
+Most passes change nothing. A pass can start, suspend or resume a job only after a job ended
+that frees what the handler waits for (any job while h waits or the queue's head does; h while
+it runs; the last job holding h's processors while h is suspended), after an arrival while
+nothing waits, or at the handler's timer (``site.alarm``); every other pass returns at once
+(``Options.reference``: none does). The free processors are a sorted list;
 only the wide job being handled shares processors (with the jobs it took them from), and those
 are counted apart, so a job that starts or ends costs no loop over its processors. Every job's
 processors go into one flat list, and only the executions of the jobs suspended are tuples:
