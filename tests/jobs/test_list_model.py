@@ -41,11 +41,36 @@ def same(a: dict, b: dict) -> bool:
         ),
         ({"scheduler": "pfcfs", "pfcfs_preempt": "some"}, "'pfcfs_preempt' must be one of"),
         ({"scheduler": "pfcfs", "hetero_fraction": 0.5}, "pfcfs runs on identical processors"),
+        (
+            {"scheduler": "pfcfs", "pfcfs_penalty_s": 600},
+            r"pfcfs_penalty_s 600 must be shorter than the gang slice \(600 s",
+        ),
+        (
+            {
+                "scheduler": "pfcfs",
+                "pfcfs_preset": "theory",
+                "pfcfs_delay_s": 30,
+                "pfcfs_penalty_s": 45,
+            },
+            r"pfcfs_penalty_s 45 must be shorter than the gang slice \(30 s",
+        ),
     ],
 )
 def test_list_params_fail_on_one_line(params, message):
     with pytest.raises(ValueError, match=message):
         MODEL.check({"workload": "synthetic", **params})
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"pfcfs_penalty_s": 599},  # below the slice of pfcfs1
+        {"pfcfs_preset": "pfcfs3", "pfcfs_penalty_s": 900},  # one switch: no next one to meet
+        {"pfcfs_slice_s": 60, "pfcfs_max_preemptions": 1, "pfcfs_penalty_s": 120},
+    ],
+)
+def test_a_penalty_no_later_switch_cuts_short_is_allowed(params):
+    MODEL.check({"workload": "synthetic", "scheduler": "pfcfs", **params})
 
 
 def test_a_null_reorder_ratio_reorders_at_every_arrival():

@@ -8,6 +8,7 @@ workload, into one frozen `JobsParams`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
@@ -232,7 +233,8 @@ PARAMS = Params(
         "pfcfs_penalty_s",
         Number(0),
         None,
-        "scheduler pfcfs: time each switch costs the jobs it makes run",
+        "scheduler pfcfs: time each switch costs the jobs it makes run (below the slice when "
+        "a wide job may switch twice or more)",
         unit="s",
         default_text=PRESET,
     ),
@@ -473,7 +475,17 @@ def _pfcfs(params: Mapping[str, object], values: dict[str, object]) -> PfcfsPara
             "scheduler pfcfs runs on identical processors: not with datacenter workloads or "
             "hetero_fraction > 0"
         )
-    return replace(PRESETS[preset], **changes)
+    pfcfs = replace(PRESETS[preset], **changes)
+    gang = pfcfs.delay if pfcfs.slice is None else pfcfs.slice
+    switches = math.inf if pfcfs.max_preemptions is None else pfcfs.max_preemptions
+    if pfcfs.penalty > 0 and switches >= 2 and pfcfs.penalty >= gang:
+        raise ValueError(
+            f"pfcfs_penalty_s {pfcfs.penalty:g} must be shorter than the gang slice "
+            f"({gang:g} s, pfcfs_slice_s or the delay): the jobs a switch makes run execute from "
+            "t + penalty and the next switch comes at t + slice; allowed: a penalty below the "
+            "slice, or pfcfs_max_preemptions 1"
+        )
+    return pfcfs
 
 
 def parse(params: Mapping[str, object]) -> JobsParams:
