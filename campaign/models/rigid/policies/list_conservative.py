@@ -64,8 +64,13 @@ class ListConservative(ListPolicy, Conservative):
 
     def _rebook(self, listing: list[int], t: float) -> None:
         """Drop every reservation, number the jobs of L by position and book them in turn,
-        each at its earliest start given the running jobs and the jobs booked before it; the
-        compression that follows re-inserts them all (``_rebuild``)."""
+        each at its earliest start given the running jobs and the jobs booked before it.
+
+        The compression the rule asks for next moves nothing: a job's start s was the
+        earliest given the jobs booked before it in L; every earlier start failed at an
+        instant before s (after s the job fits by its own booking), and the jobs before it
+        in L but after it in order of start hold nothing before s, so the start is still the
+        earliest given the jobs before it in that order."""
         site = self.site
         size = [site.size[job] for job in listing]
         estimate = [site.estimate[job] for job in listing]
@@ -82,7 +87,7 @@ class ListConservative(ListPolicy, Conservative):
         self.reservation = reservation
         self._order = sorted((begin, rank) for rank, begin in reservation.items())
         self._freed.clear()
-        self._rebuild = True
+        self._rebuild = False
 
     def select(self, t: float) -> list[int]:
         site = self.site
