@@ -74,13 +74,17 @@ class ListPolicy(Policy):
 
     def _compute(self, queue: list[int]) -> None:
         site = self.site
-        size = site.size
-        estimate = site.estimate
-        if self._work:
-            weight = {job: size[job] * estimate[job] for job in queue}
+        if len(queue) == 1:
+            # Every order of one job is that job (the most frequent case on a light load).
+            order = list(queue)
         else:
-            weight = dict.fromkeys(queue, 1.0)
-        order = self._ordering(queue, size, estimate, weight, site.processors, self._gamma)
+            size = site.size
+            estimate = site.estimate
+            if self._work:
+                weight = {job: size[job] * estimate[job] for job in queue}
+            else:
+                weight = dict.fromkeys(queue, 1.0)
+            order = self._ordering(queue, size, estimate, weight, site.processors, self._gamma)
         self._order_now = order
         self._rank = {job: k for k, job in enumerate(order)}
         self._computed_size = len(queue)
