@@ -123,3 +123,31 @@ def test_fit_move_equals_the_search_then_the_move_on_random_profiles():
             assert result == (begin, most)
         assert (profile.times, profile.free) == (other.times, other.free)
     assert found > 100
+
+
+def test_book_is_the_earliest_start_then_its_booking():
+    profile = Profile(0.0, 4)
+    profile.add(0.0, 10.0, -3)  # 1 free over [0, 10)
+    profile.add(10.0, 5.0, -4)  # none over [10, 15)
+    assert profile.book(1, 20.0) == 15.0  # [0, 20) crosses the full step at 10
+    assert (profile.times, profile.free) == ([0.0, 10.0, 15.0, 35.0], [1, 0, 3, 4])
+    assert profile.book(1, 10.0) == 0.0  # fits the free processor before 10 exactly
+    assert (profile.times, profile.free) == ([0.0, 15.0, 35.0], [0, 3, 4])
+    assert profile.book(2, 0.0) == 15.0  # no duration: the first instant with 2 free
+    assert (profile.times, profile.free) == ([0.0, 15.0, 35.0], [0, 3, 4])
+
+
+def test_book_equals_earliest_then_add_on_random_profiles():
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        profile = Profile(0.0, 16)
+        for _ in range(int(rng.integers(1, 12))):
+            begin, duration = int(rng.integers(0, 40)), int(rng.integers(1, 20))
+            profile.add(float(begin), float(duration), -int(rng.integers(1, 6)))
+        width, duration = int(rng.integers(1, 17)), float(rng.integers(0, 20))
+        other = Profile(0.0, 16)
+        other.times, other.free = list(profile.times), list(profile.free)
+        begin = other.earliest(width, duration)
+        other.add(begin, duration, -width)
+        assert profile.book(width, duration) == begin
+        assert (profile.times, profile.free) == (other.times, other.free)

@@ -68,6 +68,43 @@ class Profile:
                 return here
             i = j + 1
 
+    def book(self, width: int, duration: float) -> float:
+        """``earliest(width, duration)``, booked there (``add(start, duration, -width)``) in
+        the same pass: an arriving job's reservation."""
+        times = self.times
+        free = self.free
+        n = len(times)
+        i = 0
+        while True:
+            if free[i] < width:
+                i += 1
+                continue
+            here = times[i]
+            end = here + duration
+            j = i + 1
+            while j < n and times[j] < end:
+                if free[j] < width:
+                    break
+                j += 1
+            else:
+                break
+            i = j + 1
+        if duration <= 0:
+            return here
+        # [here, end): here is step i's start, j the first step at or after end.
+        if j == n or times[j] != end:
+            times.insert(j, end)
+            free.insert(j, free[j - 1])
+        for k in range(i, j):
+            free[k] -= width
+        if j < len(free) and free[j] == free[j - 1]:
+            del times[j]
+            del free[j]
+        if i > 0 and free[i] == free[i - 1]:
+            del times[i]
+            del free[i]
+        return here
+
     def first_fit_before(
         self, width: int, duration: float, after: float, before: float, clip: float
     ) -> float | None:

@@ -48,10 +48,7 @@ class Conservative(Policy):
         profile.prune(t)
         if site.ends and site.ends[0][0] < t:
             self._refresh_profile(t)
-        est = self.estimate[job]
-        width = self.size[job]
-        begin = profile.earliest(width, est)
-        profile.add(begin, est, -width)
+        begin = profile.book(self.size[job], self.estimate[job])
         self.reservation[job] = begin
         insort(self._order, (begin, job))
 
