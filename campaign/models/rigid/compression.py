@@ -3,9 +3,10 @@ queued job in order, with the jobs that provably cannot move skipped.
 
 One function, with the profile search and move of ``Profile.fit_move`` written inline: on a
 long queue it checks hundreds of reservations per pass and moves tens, mostly in cascades of
-equal jobs, so every call and tuple saved per job counts. The literal compression in
-``policies/conservative.py`` (``Options(reference=True)``) is the reference it is checked
-against.
+equal jobs each moving up a little (its new booking's end and the end of the span it frees
+then replace breakpoints in place), so every call and list shift saved per job counts. The
+literal compression in ``policies/conservative.py`` (``Options(reference=True)``) is the
+reference it is checked against.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 from campaign.models.rigid.profile import Profile
 
 _LAST = float("inf")
-"""Sorts after every job index: (t, _LAST) bisects past all entries (t, job)."""
+"""Sorts after every key: (t, _LAST) bisects past all entries (t, key)."""
 
 
 def compress(
@@ -44,23 +45,34 @@ def compress(
     known = len(freed)
     low = min(span[0] for span in freed)
     top = max(span[2] for span in freed)
-    # Spans freed by moves here, in the order they were freed (a span grown by coalescing is
-    # logged again whole).
-    log: list[tuple[float, float, int]] = []
-    logged = 0
-    # Per width: [reach, until, valid, seen, shortest, clear, dead]. The spans that could let
-    # a job of that width move bound its starts to [reach - est, until) (reach None: no
-    # span); they hold for an ``old`` (non-decreasing along the order) up to ``valid``, the
-    # first such span starting later, with the first ``seen`` spans of the log taken in. No
-    # job of that width and an estimate >= ``shortest`` fits before ``clear`` (see below);
-    # ``dead``: the shortest estimate that cannot move at all.
-    state: dict[int, list] = {}
-    known_width_of = state.get
+    # The spans every job from here on lies past (a < old), in the order it passed them;
+    # a span that grows by coalescing after that is added again whole. The others are
+    # ``ahead`` (flag per span), the first of them starting at ``coming``.
+    behind: list[tuple[float, float, int]] = []
+    passed = 0
+    ahead = [True] * known
+    coming = low
+    # Per width: [reach, until, seen, shortest, clear, dead]. The spans behind that could let
+    # a job of that width move, the first ``seen`` of them taken in, bound its starts to
+    # [reach - est, until) (reach infinite: no span). No job of that width and an estimate
+    # >= ``shortest`` fits before ``clear`` (see below); ``dead``: the shortest estimate
+    # that cannot move at all.
+    state: list[list | None] = [None] * (free[-1] + 1)  # the last step: every processor
     moved = False
     # Jobs starting by ``low`` cannot move: the first job checked starts after it, and every
     # span freed here starts after a job checked before.
     first = bisect_right(order, (low, _LAST))
     for position, (old, job) in enumerate(order[first:], first):
+        if old > coming:
+            coming = _LAST
+            for k, span in enumerate(freed):
+                if ahead[k]:
+                    if span[0] < old:
+                        behind.append(span)
+                        ahead[k] = False
+                    elif span[0] < coming:
+                        coming = span[0]
+            passed = len(behind)
         width = size[job]
         if width > top:
             continue
@@ -69,35 +81,24 @@ def compress(
         # placed or checked, so it can only have become feasible through a point p < old
         # freed since then, where the free count now reaches the width; the most free
         # processors a span had when freed bounds every later count in it.
-        entry = known_width_of(width)
-        if entry is None or old > entry[2] or entry[3] != logged:
-            if entry is None or old > entry[2]:
-                spans = freed
-                reach = None
-                until = t
-                valid = _LAST
-            else:  # take in the spans freed since (a coarser bound only lets more through)
-                spans = log[entry[3] :]
-                reach, until, valid = entry[0], entry[1], entry[2]
-            for a, b, most in spans:
-                if most >= width:
-                    if a < old:
-                        if reach is None or a < reach:
-                            reach = a
-                        if b > until:
-                            until = b
-                    elif a < valid:
-                        valid = a
+        entry = state[width]
+        if entry is None or entry[2] != passed:
             if entry is None:
-                entry = state[width] = [reach, until, valid, logged, _LAST, t, _LAST]
-            else:
-                entry[0] = reach
-                entry[1] = until
-                entry[2] = valid
-                entry[3] = logged
-            entry[6] = -1.0 if reach is None else entry[4] if entry[5] >= until else _LAST
+                entry = state[width] = [_LAST, t, 0, _LAST, t, _LAST]
+            reach = entry[0]
+            until = entry[1]
+            for a, b, most in behind[entry[2] :]:
+                if most >= width:
+                    if a < reach:
+                        reach = a
+                    if b > until:
+                        until = b
+            entry[0] = reach
+            entry[1] = until
+            entry[2] = passed
+            entry[5] = -1.0 if reach == _LAST else entry[3] if entry[4] >= until else _LAST
         duration = estimate[job]
-        if duration >= entry[6]:
+        if duration >= entry[5]:
             continue
         until = entry[1]
         after = entry[0] - duration
@@ -111,25 +112,24 @@ def compress(
         # never at x; so a later job (old' >= old) of the same width and an estimate no
         # shorter, whose window holds that one's, starts there neither. ``clear``: the last
         # such bound, for estimates >= ``shortest``.
-        if duration >= entry[4]:
-            clear = entry[5]
+        if duration >= entry[3]:
+            clear = entry[4]
             if clear >= before:
                 continue
             if clear > after:
                 after = clear
-        entry[4] = duration
+        entry[3] = duration
         # The earliest breakpoint s from after's step on, before ``before``, with ``width``
         # free over [s, min(s + duration, old)).
+        # (The last step has every processor free: a scan never runs past it.)
         n = len(times)
-        i = bisect_right(times, after) - 1
-        if i < 0:
-            i = 0
-        stop = bisect_left(times, before, i)
-        while i < stop:
+        i = bisect_right(times, after) - 1  # >= 0: the profile starts at t
+        here = times[i]
+        while here < before:
             if free[i] < width:
                 i += 1
+                here = times[i]
                 continue
-            here = times[i]
             end = here + duration
             if end > old:
                 end = old
@@ -141,33 +141,56 @@ def compress(
             else:
                 break
             i = j + 1
+            here = times[i]
         else:
-            entry[5] = old
-            entry[6] = duration if old >= until else _LAST
+            entry[4] = old
+            entry[5] = duration if old >= until else _LAST
             continue
         # here < before <= old: the job moves up.
-        entry[5] = here
-        entry[6] = duration if here >= until else _LAST
+        entry[4] = here
+        entry[5] = duration if here >= until else _LAST
         reservation[job] = here
         order[position] = (here, job)  # the caller restores the order
         moved = True
-        if duration <= 0:
+        if duration <= 0 or width <= 0:  # it takes and frees nothing
             continue
-        # Book [here, end); j is its first step at or after end. Then merge equal neighbours.
-        if j == n or times[j] != end:
-            times.insert(j, end)
-            free.insert(j, free[j - 1])
-            n += 1
-        for k in range(i, j):
-            free[k] -= width
-        if j < n and free[j] == free[j - 1]:
-            del times[j]
-            del free[j]
-            n -= 1
-        if i > 0 and free[i] == free[i - 1]:
-            del times[i]
-            del free[i]
-            n -= 1
+        # Book [here, end); j is its first step at or after end. Then merge equal neighbours
+        # (with one step booked, mostly a breakpoint moved in place).
+        if j == i + 1:
+            count = free[i] - width
+            if j == n or times[j] != end:  # a breakpoint at end, the step before it lower
+                if i > 0 and free[i - 1] == count:
+                    times[i] = end  # the lowered step joins the one before it
+                else:
+                    times.insert(j, end)
+                    free.insert(j, count + width)
+                    free[i] = count
+                    n += 1
+            else:
+                free[i] = count
+                if free[j] == count:
+                    del times[j]
+                    del free[j]
+                    n -= 1
+                if i > 0 and free[i - 1] == count:
+                    del times[i]
+                    del free[i]
+                    n -= 1
+        else:
+            if j == n or times[j] != end:
+                times.insert(j, end)
+                free.insert(j, free[j - 1])
+                n += 1
+            for k in range(i, j):
+                free[k] -= width
+            if j < n and free[j] == free[j - 1]:
+                del times[j]
+                del free[j]
+                n -= 1
+            if i > 0 and free[i] == free[i - 1]:
+                del times[i]
+                del free[i]
+                n -= 1
         # Give back [freed_from, finish), the part of the old booking the new one left (every
         # breakpoint before i is before here); ``most``: the most free processors at any
         # instant of it before the horizon.
@@ -180,30 +203,51 @@ def compress(
             times.insert(lo, freed_from)
             free.insert(lo, free[lo - 1])
             n += 1
-        hi = bisect_left(times, finish, lo + 1)
-        if hi == n or times[hi] != finish:
-            times.insert(hi, finish)
-            free.insert(hi, free[hi - 1])
-            n += 1
-        most = free[lo] + width
-        free[lo] = most
-        bound = finish if finish < horizon else horizon
-        for k in range(lo + 1, hi):
-            count = free[k] + width
-            free[k] = count
-            if count > most and times[k] < bound:
-                most = count
-        if hi < n and free[hi] == free[hi - 1]:
-            del times[hi]
-            del free[hi]
-        if free[lo] == free[lo - 1]:
-            del times[lo]
-            del free[lo]
+        hi = lo + 1
+        if hi < n and times[hi] < finish:
+            hi = bisect_left(times, finish, hi + 1)
+        if hi == lo + 1:
+            most = free[lo] + width
+            if hi == n or times[hi] != finish:  # a breakpoint at finish, the step before higher
+                if free[lo - 1] == most:
+                    times[lo] = finish  # the raised step joins the one before it
+                else:
+                    times.insert(hi, finish)
+                    free.insert(hi, most - width)
+                    free[lo] = most
+            else:
+                free[lo] = most
+                if free[hi] == most:
+                    del times[hi]
+                    del free[hi]
+                if free[lo - 1] == most:
+                    del times[lo]
+                    del free[lo]
+        else:
+            if hi == n or times[hi] != finish:
+                times.insert(hi, finish)
+                free.insert(hi, free[hi - 1])
+                n += 1
+            most = free[lo] + width
+            free[lo] = most
+            bound = finish if finish < horizon else horizon
+            for k in range(lo + 1, hi):
+                count = free[k] + width
+                free[k] = count
+                if count > most and times[k] < bound:
+                    most = count
+            if hi < n and free[hi] == free[hi - 1]:
+                del times[hi]
+                del free[hi]
+            if free[lo] == free[lo - 1]:
+                del times[lo]
+                del free[lo]
         if most > top:
             top = most
         # The span it freed: coalesced with an overlapping span freed here (a coarser span
         # only lets more jobs through the filter, never fewer).
-        for k in range(len(freed) - 1, known - 1, -1):  # the latest overlap most often
+        k = len(freed) - 1  # the latest span overlaps most often
+        while k >= known:
             a, b, m = freed[k]
             if a <= finish and freed_from <= b:
                 if a > freed_from:
@@ -213,10 +257,16 @@ def compress(
                 if most > m:
                     m = most
                 freed[k] = (a, b, m)
+                if not ahead[k]:
+                    behind.append((a, b, m))
+                    passed += 1
+                elif a < coming:
+                    coming = a
                 break
+            k -= 1
         else:
-            a, b, m = freed_from, finish, most
-            freed.append((a, b, m))
-        log.append((a, b, m))
-        logged += 1
+            freed.append((freed_from, finish, most))
+            ahead.append(True)
+            if freed_from < coming:
+                coming = freed_from
     return moved
