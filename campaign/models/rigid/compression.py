@@ -47,10 +47,12 @@ def compress(
     top = max(span[2] for span in freed)
     # The spans every job from here on lies past (a < old), in the order it passed them;
     # a span that grows by coalescing after that is added again whole. The others are
-    # ``ahead`` (flag per span), the first of them starting at ``coming``.
+    # ``ahead`` (flag per span; their indices in ``coming_spans``), the first of them
+    # starting at ``coming``.
     behind: list[tuple[float, float, int]] = []
     passed = 0
     ahead = [True] * known
+    coming_spans = list(range(known))
     coming = low
     # Per width: [reach, until, seen, shortest, clear, dead]. The spans behind that could let
     # a job of that width move, the first ``seen`` of them taken in, bound its starts to
@@ -65,13 +67,17 @@ def compress(
     for position, (old, job) in enumerate(order[first:], first):
         if old > coming:
             coming = _LAST
-            for k, span in enumerate(freed):
-                if ahead[k]:
-                    if span[0] < old:
-                        behind.append(span)
-                        ahead[k] = False
-                    elif span[0] < coming:
+            still = []
+            for k in coming_spans:
+                span = freed[k]
+                if span[0] < old:
+                    behind.append(span)
+                    ahead[k] = False
+                else:
+                    still.append(k)
+                    if span[0] < coming:
                         coming = span[0]
+            coming_spans = still
             passed = len(behind)
         width = size[job]
         if width > top:
@@ -244,27 +250,25 @@ def compress(
                 del free[lo]
         if most > top:
             top = most
-        # The span it freed: coalesced with an overlapping span freed here (a coarser span
-        # only lets more jobs through the filter, never fewer).
-        k = len(freed) - 1  # the latest span overlaps most often
-        while k >= known:
-            a, b, m = freed[k]
-            if a <= finish and freed_from <= b:
-                if a > freed_from:
-                    a = freed_from
-                if finish > b:
-                    b = finish
-                if most > m:
-                    m = most
-                freed[k] = (a, b, m)
-                if not ahead[k]:
-                    behind.append((a, b, m))
-                    passed += 1
-                elif a < coming:
-                    coming = a
-                break
-            k -= 1
+        # The span it freed: coalesced with the last span freed here when they overlap (a
+        # coarser span only lets more jobs through the filter, never fewer).
+        k = len(freed) - 1
+        a, b, m = freed[k]
+        if k >= known and a <= finish and freed_from <= b:
+            if a > freed_from:
+                a = freed_from
+            if finish > b:
+                b = finish
+            if most > m:
+                m = most
+            freed[k] = (a, b, m)
+            if not ahead[k]:
+                behind.append((a, b, m))
+                passed += 1
+            elif a < coming:
+                coming = a
         else:
+            coming_spans.append(k + 1)
             freed.append((freed_from, finish, most))
             ahead.append(True)
             if freed_from < coming:
