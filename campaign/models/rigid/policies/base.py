@@ -42,7 +42,8 @@ class Options:
     reference: bool = False
     """Conservative and list conservative: compress by re-inserting every queued job at
     every pass, the literal definition (slow; the fast compression is checked against it).
-    PFCFS: a whole pass at every event, none skipped."""
+    List EASY: scan all of L at every pass. PFCFS: a whole pass at every event, none
+    skipped."""
 
 
 class Policy:

@@ -19,6 +19,8 @@ class ListEasy(ListPolicy):
         self._memo: tuple[int, float, int, int, int] | None = None
         """(blocked head, shadow time, left-over processors, length of L after the pass,
         jobs ended at the site by then)."""
+        self._reference = options.reference
+        """Scan all of L at every pass (the literal rule; the memo is checked against it)."""
 
     def select(self, t: float) -> list[int]:
         site = self.site
@@ -40,6 +42,7 @@ class ListEasy(ListPolicy):
         memo = self._memo
         if (
             memo is not None
+            and not self._reference
             and not self.recomputed
             and memo[0] == head
             and memo[1] >= t
