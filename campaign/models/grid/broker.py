@@ -68,6 +68,26 @@ def _end(entry: tuple[int, float, float]) -> float:
     return entry[2]
 
 
+_SHORT = 8
+"""Rows shorter than this are summed by numpy one element after the other (longer ones
+pairwise), the order ``_population_std`` follows."""
+
+
+def _population_std(row: list[float]) -> float:
+    """``numpy.std(row)`` bit for bit for a row shorter than ``_SHORT``, without building an
+    array: the sums run from 0.0 in order, the mean and the variance divide by the length."""
+    n = len(row)
+    total = 0.0
+    for x in row:
+        total += x
+    mean = total / n
+    square = 0.0
+    for x in row:
+        d = x - mean
+        square += d * d
+    return math.sqrt(square / n)
+
+
 class _Running:
     """What one strategy's scores need from one site's running jobs, brought up to date
     from the jobs that started or ended there since it was last asked (``key``: jobs ended
@@ -343,15 +363,23 @@ class Broker:
                 summary.queued = (key, sum(chain(summary.by_start.values(), queued)))
             base.append(summary.queued[1])
         extra = measure(job, kind)
-        rows = [
-            [
-                (b + (extra if i == q else 0.0)) / m
-                for i, (b, m) in enumerate(zip(base, self.processors))
+        processors = self.processors
+        if len(base) >= _SHORT:
+            rows = [
+                [
+                    (b + (extra if i == q else 0.0)) / m
+                    for i, (b, m) in enumerate(zip(base, processors))
+                ]
+                for q in candidates
             ]
-            for q in candidates
-        ]
-        spread = np.array(rows).std(axis=1).tolist()
-        return dict(zip(candidates, spread))
+            return dict(zip(candidates, np.array(rows).std(axis=1).tolist()))
+        loads = [b / m for b, m in zip(base, processors)]  # b + 0.0 is b: loads are >= 0
+        out = {}
+        for q in candidates:
+            row = loads.copy()
+            row[q] = (base[q] + extra) / processors[q]
+            out[q] = _population_std(row)
+        return out
 
     def _measure(self, k: int, kind: str) -> float:
         if kind == "s":
