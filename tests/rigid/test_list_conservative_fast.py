@@ -47,6 +47,42 @@ def test_the_reference_option_selects_the_literal_policy():
     assert type(literal.policy) is LiteralListConservative
 
 
+class Checked(ListConservative):
+    """Checks after every pass that the ranks of the reservations, ascending, name the
+    waiting jobs in L order (the tie rule the compression relies on)."""
+
+    def select(self, t: float) -> list[int]:
+        started = super().select(t)
+        ranked = sorted(self.reservation)
+        waiting = ranked if self.jobs is None else [self.jobs[rank] for rank in ranked]
+        listing = self.site.queue if self.jobs is None else self._list
+        left = [job for job in listing if job not in started]
+        assert waiting == left, t
+        Checked.passes += 1
+        return started
+
+    passes = 0
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_ranks_sort_as_positions_in_the_list(order, monkeypatch):
+    from campaign.models.rigid.policies import POLICIES
+
+    monkeypatch.setitem(POLICIES, "list_conservative", Checked)
+    workload, _ = from_trace(read_swf(DATA / "KTH-SP2-1996-2.1-cln.swf.gz"))
+    workload = scale_load(workload, 2.0)
+    Checked.passes = 0
+    for ratio in (2 / 3, None):
+        schedule = run_schedule(
+            workload,
+            workload.processors,
+            "list_conservative",
+            options=Options(order=order, reorder_ratio=ratio),
+        )
+        assert len(schedule.start) == 3000
+    assert Checked.passes > 3000
+
+
 @pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("weight", ["unit", "work"])
 def test_fast_equals_literal_on_random_instances_with_overruns(order, weight):
