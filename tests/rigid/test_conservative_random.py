@@ -5,6 +5,7 @@ pass. The fast one skips the jobs that provably cannot move and reuses failed se
 such rule must give the same start to every job. The workloads here are small but hard: bursts
 that build long queues, a few widths shared by many jobs, estimates far above the runtimes
 (early completions free processors and reservations move up in cascades), jobs of length 0,
+reservations of length 0 (which hold no processors, so a job booked later may push them back),
 integer times full of ties, and jobs that overrun their estimates when they are not killed.
 """
 
@@ -37,6 +38,8 @@ def random_workload(rng: np.random.Generator, processors: int):
     else:
         estimate = runtime * rng.integers(1, 5, n) + rng.integers(-3, 40, n)
     estimate = np.maximum(estimate, 1)
+    if rng.random() < 0.3:  # estimates of 0 (a runtime of 0 as the estimate)
+        estimate[rng.random(n) < 0.1] = 0
     return from_arrays(
         np.sort(submit).astype(float), size, runtime.astype(float), estimate.astype(float)
     )

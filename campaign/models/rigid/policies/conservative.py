@@ -37,6 +37,10 @@ class Conservative(Policy):
         """Spans [a, b) freed since the last compression, with the most free processors
         they had when freed."""
         self._rebuild = False
+        self._instants: set[int] = set()
+        """Keys of reservations of no duration (maybe started since): such a reservation
+        holds no processors, so a job booked later may take its instant and push it back,
+        which only the literal compression follows."""
 
     @classmethod
     def create(cls, site, options: Options) -> Policy:
@@ -48,7 +52,10 @@ class Conservative(Policy):
         profile.prune(t)
         if site.ends and site.ends[0][0] < t:
             self._refresh_profile(t)
-        begin = profile.book(self.size[job], self.estimate[job])
+        est = self.estimate[job]
+        if est <= 0:
+            self._instants.add(job)
+        begin = profile.book(self.size[job], est)
         self.reservation[job] = begin
         insort(self._order, (begin, job))
 
@@ -100,8 +107,9 @@ class Conservative(Policy):
         Exact shortcut (``compression.compress``): a job already at its earliest start
         stays there unless processors were freed (an early completion, an earlier job moving
         up) somewhere before its reservation start; such jobs are skipped. A running job
-        past its estimate or a reservation left in the past (behind such a job) forces the
-        literal re-insertion of all jobs.
+        past its estimate, a reservation left in the past (behind such a job) or a queued
+        job of no duration (whose reservation a later one may push back) forces the literal
+        re-insertion of all jobs.
         """
         site = self.site
         profile = self.profile
@@ -112,7 +120,10 @@ class Conservative(Policy):
         ends = site.ends
         overran = bool(ends) and ends[0][0] < t
         stale = bool(order) and order[0][0] < t
-        if overran or stale or self._rebuild or self.reference:
+        instants = self._instants
+        if instants:
+            instants.intersection_update(reservation)
+        if overran or stale or self._rebuild or self.reference or instants:
             profile.reset(t, site.free, ends, site.size)
             for _, job in order:
                 begin = profile.earliest(size[job], estimate[job])
@@ -121,6 +132,7 @@ class Conservative(Policy):
             self._order = sorted((reservation[job], job) for _, job in order)
             self._freed.clear()
             self._rebuild = False
+            self._instants = {job for _, job in order if estimate[job] <= 0}
             return
         # Only points before the last reservation start matter (p < old for every job):
         # bound each span by its current free counts up to there.
