@@ -66,11 +66,13 @@ class ListConservative(ListPolicy, Conservative):
         """Drop every reservation, number the jobs of L by position and book them in turn,
         each at its earliest start given the running jobs and the jobs booked before it.
 
-        The compression the rule asks for next moves nothing: a job's start s was the
-        earliest given the jobs booked before it in L; every earlier start failed at an
-        instant before s (after s the job fits by its own booking), and the jobs before it
-        in L but after it in order of start hold nothing before s, so the start is still the
-        earliest given the jobs before it in that order."""
+        The compression the rule asks for next moves nothing when every job lasts: a job's
+        start s was the earliest given the jobs booked before it in L; every earlier start
+        failed at an instant before s (after s the job fits by its own booking), and the jobs
+        before it in L but after it in order of start hold nothing before s, so the start is
+        still the earliest given the jobs before it in that order. A job of no duration holds
+        nothing at its instant, so a job booked after it may take it: then the literal
+        compression follows (``_instants``)."""
         site = self.site
         size = [site.size[job] for job in listing]
         estimate = [site.estimate[job] for job in listing]
@@ -88,6 +90,7 @@ class ListConservative(ListPolicy, Conservative):
         self._order = sorted((begin, rank) for rank, begin in reservation.items())
         self._freed.clear()
         self._rebuild = False
+        self._instants = {rank for rank in reservation if estimate[rank] <= 0}
 
     def select(self, t: float) -> list[int]:
         site = self.site
