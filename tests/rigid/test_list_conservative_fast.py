@@ -123,3 +123,24 @@ def test_fast_equals_literal_on_trace_slices_at_load_2(order, kill, trace):
     assert fast.start.tolist() == literal.start.tolist()
     assert fast.jobs_backfilled == literal.jobs_backfilled
     assert fast.orders_computed == literal.orders_computed
+
+
+@pytest.mark.parametrize("reference", [False, True])
+def test_fcfs_order_is_conservative_with_jobs_of_no_estimate(reference):
+    """A reservation of no duration holds no processors, so a job booked after it may take
+    its instant and a compression push it back: while such a job waits every pass
+    compresses, and the FCFS order starts every job as conservative backfilling does."""
+    rng = np.random.default_rng(11)
+    for trial in range(300):
+        m = int(rng.choice([3, 4, 6, 8]))
+        n = int(rng.integers(5, 40))
+        submit = np.cumsum(rng.integers(0, 4, size=n))
+        size = rng.integers(1, m + 1, size=n)
+        estimate = rng.integers(1, 12, size=n) * (rng.uniform(size=n) > 0.3)
+        runtime = np.floor(estimate * rng.uniform(0.0, 1.0, size=n))
+        workload = from_arrays(submit, size, runtime, estimate)
+        listed = run_schedule(
+            workload, m, "list_conservative", options=Options(reference=reference)
+        )
+        conservative = run_schedule(workload, m, "conservative")
+        assert listed.start.tolist() == conservative.start.tolist(), (m, trial)

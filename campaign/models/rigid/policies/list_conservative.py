@@ -44,8 +44,9 @@ class ListConservative(ListPolicy, Conservative):
             self.size = []
             self.estimate = []
         self._ended = True
-        """Whether a job ended since the last compression: without an end, a rebuild or a
-        running job past its estimate, a compression moves nothing, so it is skipped."""
+        """Whether a job ended since the last compression: without an end, a rebuild, a
+        running job past its estimate or a waiting job of no duration (``_instants``), a
+        compression moves nothing, so it is skipped."""
 
     def submitted(self, job: int, t: float) -> None:
         ListPolicy.submitted(self, job, t)
@@ -99,7 +100,10 @@ class ListConservative(ListPolicy, Conservative):
             self._rebook(listing, t)
         self.profile.prune(t)
         ends = site.ends
-        if self.recomputed or self._ended or (ends and ends[0][0] < t):
+        instants = self._instants
+        if instants:
+            instants.intersection_update(self.reservation)
+        if self.recomputed or self._ended or (ends and ends[0][0] < t) or instants:
             self._compress(t)
             self._ended = False
         order = self._order

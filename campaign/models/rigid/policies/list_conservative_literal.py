@@ -23,10 +23,11 @@ class LiteralListConservative(ListPolicy):
         self.reservation: dict[int, float] = {}
         """Reservation start per waiting job."""
         self._ended = True
-        """Whether a job ended since the last compression: without an end, a rebuild or a
-        running job past its estimate, a compression moves nothing (every reservation is
-        where the last one left it, and newcomers were booked around them), so it is
-        skipped."""
+        """Whether a job ended since the last compression: without an end, a rebuild, a
+        running job past its estimate or a waiting job of no duration, a compression moves
+        nothing (every reservation is where the last one left it, and newcomers were booked
+        around them), so it is skipped. A reservation of no duration holds no processors:
+        a job booked after it may take its instant and a compression push it back."""
 
     def completed(self, job: int, t: float, planned: float) -> None:
         self._ended = True
@@ -70,7 +71,13 @@ class LiteralListConservative(ListPolicy):
         if self.recomputed:
             self._place(listing, t)
         ends = site.ends
-        if self.recomputed or self._ended or (ends and ends[0][0] < t):
+        estimate = site.estimate
+        if (
+            self.recomputed
+            or self._ended
+            or (ends and ends[0][0] < t)
+            or any(estimate[job] <= 0 for job in listing)
+        ):
             position = {job: k for k, job in enumerate(listing)}
             self._place(sorted(listing, key=lambda job: (reservation[job], position[job])), t)
             self._ended = False
