@@ -1,12 +1,12 @@
 """Conservative backfilling's fast compression: the same reservations as re-inserting every
 queued job in order, with the jobs that provably cannot move skipped.
 
-One function, with the profile search and move of ``Profile.fit_move`` written inline: on a
-long queue it checks hundreds of reservations per pass and moves tens, mostly in cascades of
-equal jobs each moving up a little (its new booking's end and the end of the span it frees
-then replace breakpoints in place), so every call and list shift saved per job counts. The
-literal compression in ``policies/conservative.py`` (``Options(reference=True)``) is the
-reference it is checked against.
+One function, with the profile's search for an earlier start and the move of a booking
+written inline: on a long queue it checks hundreds of reservations per pass and moves tens,
+mostly in cascades of equal jobs each moving up a little (its new booking's end and the end
+of the span it frees then replace breakpoints in place), so every call and list shift saved
+per job counts. The literal compression in ``policies/conservative.py``
+(``Options(reference=True)``) is the reference it is checked against.
 """
 
 from __future__ import annotations
