@@ -413,8 +413,9 @@ def _rank(dataset, args) -> int:
         return EXIT_OK
     print(title)
     print(format_ranking(result))
-    for line in notes:
-        print(textwrap.fill(line, 100, subsequent_indent="  "))
+    for line in notes:  # the left-out count stays on one line
+        left_out_line = left_out and line == notes[1]
+        print(line if left_out_line else textwrap.fill(line, 100, subsequent_indent="  "))
     return EXIT_OK
 
 
