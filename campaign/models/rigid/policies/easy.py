@@ -4,6 +4,7 @@ pass (parallel-jobs.md section 3)."""
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Iterable
 from itertools import islice
 
 from campaign.models.rigid.policies.base import Options, Policy
@@ -52,20 +53,30 @@ class Easy(Policy):
         else:
             shadow, extra = site.shadow(head, t)
             first = len(started) + 1
-        size = site.size
-        estimate = site.estimate
-        for job in islice(queue, first, None):
-            width = size[job]
-            if width > site.free:
-                continue
-            if t + estimate[job] <= shadow:
-                site.start_job(job, t)
-                started.append(job)
-            elif width <= extra:
-                extra -= width
-                site.start_job(job, t)
-                started.append(job)
-            if site.free == 0:
-                break
+        extra = backfill(site, islice(queue, first, None), t, shadow, extra, started)
         self._memo = (head, shadow, extra, queue[-1], site.ended) if site.free > 0 else None
         return started
+
+
+def backfill(
+    site, candidates: Iterable[int], t: float, shadow: float, extra: int, started: list[int]
+) -> int:
+    """EASY's backfilling over ``candidates`` in order: start each job that fits now and ends
+    by the shadow time or fits in the ``extra`` processors the head leaves (appended to
+    ``started``); the extra processors left. Plain EASY and list EASY share it."""
+    size = site.size
+    estimate = site.estimate
+    for job in candidates:
+        width = size[job]
+        if width > site.free:
+            continue
+        if t + estimate[job] <= shadow:
+            site.start_job(job, t)
+            started.append(job)
+        elif width <= extra:
+            extra -= width
+            site.start_job(job, t)
+            started.append(job)
+        if site.free == 0:
+            break
+    return extra

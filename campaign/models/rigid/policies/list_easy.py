@@ -7,6 +7,7 @@ from __future__ import annotations
 from itertools import islice
 
 from campaign.models.rigid.policies.base import Options
+from campaign.models.rigid.policies.easy import backfill
 from campaign.models.rigid.policies.listed import ListPolicy
 
 
@@ -25,7 +26,6 @@ class ListEasy(ListPolicy):
     def select(self, t: float) -> list[int]:
         site = self.site
         size = site.size
-        estimate = site.estimate
         listing = self.listing(t)
         started = []
         k = 0
@@ -56,19 +56,7 @@ class ListEasy(ListPolicy):
         else:
             shadow, extra = site.shadow(head, t)
             first = k + 1
-        for job in islice(listing, first, None):
-            width = size[job]
-            if width > site.free:
-                continue
-            if t + estimate[job] <= shadow:
-                site.start_job(job, t)
-                started.append(job)
-            elif width <= extra:
-                extra -= width
-                site.start_job(job, t)
-                started.append(job)
-            if site.free == 0:
-                break
+        extra = backfill(site, islice(listing, first, None), t, shadow, extra, started)
         self._memo = (
             (head, shadow, extra, len(listing) - len(started), site.ended)
             if site.free > 0
