@@ -312,7 +312,7 @@ def binds_one_interface(options: dict[str, Any]) -> bool:
 def start_cluster(spec: ClusterFile, security: Any | None) -> Any:
     """Start the cluster a cluster file describes and ask it for workers."""
     cls = cluster_class(spec.reference, spec.path)
-    options = dict(spec.options)
+    options = with_worker_lifetime(dict(spec.options))
     if security is not None:
         options.setdefault("security", security)
     try:
@@ -397,6 +397,7 @@ def open_client(
                 "set the cluster network's interface and use --security (see cluster/README.md)"
             )
         started = start_cluster(spec, tls)
+        stop_keeping = keep_jobs(started)
         try:
             client = Client(started, security=tls)
             try:
@@ -408,6 +409,7 @@ def open_client(
             finally:
                 client.close()
         finally:
+            stop_keeping()
             started.close()
         return
     count = workers or default_workers()
@@ -487,3 +489,72 @@ def keep_workers(local: Any, every: float = KEEP_WORKERS_SECONDS) -> Callable[[]
     keeper = PeriodicCallback(check, every * 1000)
     local.loop.add_callback(keeper.start)
     return lambda: local.loop.add_callback(keeper.stop)
+
+
+KEEP_JOBS_SECONDS = 5.0
+
+
+def keep_jobs(cluster: Any, every: float = KEEP_JOBS_SECONDS) -> Callable[[], None]:
+    """Keep a cluster file's cluster at the size its `scale` or `adapt` asks for, until the
+    returned function is called.
+
+    A batch job's workers leave when the job ends (at its walltime, or `scancel`): Dask then
+    drops them from the cluster, but asks for no new job until the cluster is scaled again,
+    so a fixed `scale` would shrink to no worker and the run wait for ever. Every `every`
+    seconds, on the cluster's event loop, the cluster is scaled to the number of jobs it
+    means to have (its current plan, which `adapt` keeps up to date): jobs that ended are
+    submitted again.
+    """
+    from distributed.core import Status
+    from distributed.deploy.spec import SpecCluster
+    from tornado.ioloop import PeriodicCallback
+
+    if not isinstance(cluster, SpecCluster):
+        return lambda: None
+
+    def check() -> None:
+        if cluster.status == Status.running and len(cluster.workers) < len(cluster.worker_spec):
+            SpecCluster.scale(cluster, len(cluster.worker_spec))  # jobs, not worker processes
+
+    keeper = PeriodicCallback(check, every * 1000)
+    cluster.loop.add_callback(keeper.start)
+    return lambda: cluster.loop.add_callback(keeper.stop)
+
+
+def with_worker_lifetime(options: dict[str, Any]) -> dict[str, Any]:
+    """A batch system's options with its workers retiring before their job's walltime.
+
+    A job killed at its walltime takes its workers' running batches with it; a worker that
+    retires first (`dask worker --lifetime`) hands its work back to the scheduler. Unless the
+    cluster file sets `--lifetime` itself, workers retire at the walltime less a margin (a
+    quarter of it, at most 5 minutes), staggered by up to 5% of it (at most 2 minutes) so that
+    the jobs do not all end at once.
+    """
+    walltime = options.get("walltime")
+    extra = [str(arg) for arg in options.get("worker_extra_args") or []]
+    if walltime is None or any(arg.startswith("--lifetime") for arg in extra):
+        return options
+    seconds = walltime_seconds(str(walltime))
+    if seconds is None:
+        return options
+    margin = min(300.0, seconds / 4)
+    stagger = min(120.0, seconds / 20)
+    lifetime = [f"--lifetime={int(seconds - margin)}s", f"--lifetime-stagger={int(stagger)}s"]
+    return {**options, "worker_extra_args": [*extra, *lifetime]}
+
+
+def walltime_seconds(walltime: str) -> float | None:
+    """Seconds of a batch system's walltime ("D-HH:MM:SS", "HH:MM:SS", "MM:SS", "MM"), or None
+    when it has another form."""
+    days, _, clock = walltime.strip().rpartition("-")
+    parts = clock.split(":")
+    if not all(part.isdigit() for part in parts) or not 1 <= len(parts) <= 3:
+        return None
+    if days and not days.isdigit():
+        return None
+    if len(parts) == 1:
+        parts = ["0", parts[0], "0"]  # SLURM: a bare number is minutes
+    elif len(parts) == 2:
+        parts = ["0", *parts]
+    hours, minutes, seconds = (int(part) for part in parts)
+    return float(int(days or 0) * 86400 + hours * 3600 + minutes * 60 + seconds)

@@ -1,0 +1,78 @@
+"""Dask workers as SLURM batch jobs (`--cluster`): the same results as the embedded cluster,
+whatever happens to the jobs (their walltime, `scancel`), and no job left when the run ends."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+
+import xarray as xr
+
+
+def _run(slurm, tmp_path, name: str, cluster: str, nap_ms: float, levels: int, replicates: int):
+    (tmp_path / f"{name}.yaml").write_text(slurm.spec_text(name, nap_ms, levels, replicates))
+    (tmp_path / "cluster.yaml").write_text(cluster)
+    return slurm.campaign("run", f"{name}.yaml", "--cluster", "cluster.yaml", cwd=tmp_path)
+
+
+def test_slurm_workers_give_the_embedded_clusters_results(slurm, tmp_path):
+    (tmp_path / "spec.yaml").write_text(slurm.spec_text("same", 20, 3, 10))
+    embedded = slurm.campaign(
+        "run", "spec.yaml", "--workers", "2", "--out", "embedded", cwd=tmp_path
+    )
+    assert embedded.returncode == 0, embedded.stderr
+    (tmp_path / "cluster.yaml").write_text(slurm.cluster_text(tmp_path, "cmp-same"))
+    batch = slurm.campaign(
+        "run", "spec.yaml", "--cluster", "cluster.yaml", "--out", "batch", cwd=tmp_path
+    )
+    assert batch.returncode == 0, batch.stderr
+    assert "SLURMCluster from cluster.yaml: scheduler tcp://127.0.0.1:" in batch.stdout
+    on_slurm = xr.load_dataset(tmp_path / "batch" / "results.nc")
+    at_home = xr.load_dataset(tmp_path / "embedded" / "results.nc")
+    slurm.assert_complete(on_slurm)
+    for name in ("value", "status", "seed", "value_mean", "value_ci_low", "value_ci_high"):
+        assert on_slurm[name].equals(at_home[name]), name
+    assert slurm.wait_until(lambda: not slurm.squeue("cmp-same"), 30), (
+        "worker jobs left in the queue"
+    )
+
+
+def test_worker_jobs_that_reach_their_walltime_are_replaced(slurm, tmp_path):
+    # 160 tasks of 1.5 s on two 1-core jobs of 1 minute: about 2 minutes of work, so each
+    # job slot is filled three times; workers retire before SLURM kills them
+    ran = _run(
+        slurm, tmp_path, "wall", slurm.cluster_text(tmp_path, "cmp-wall", "00:01:00"), 1500, 4, 40
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "160 tasks ok, 0 failed, 0 missing" in ran.stdout
+    slurm.assert_complete(xr.load_dataset(tmp_path / "wall" / "results.nc"))
+    logs = sorted((tmp_path / "logs").glob("*.err"))
+    assert len(logs) >= 4, [log.name for log in logs]  # jobs were submitted again
+    assert any("worker-lifetime-reached" in log.read_text() for log in logs)
+    assert slurm.wait_until(lambda: not slurm.squeue("cmp-wall"), 30), (
+        "worker jobs left in the queue"
+    )
+
+
+def test_a_cancelled_worker_job_loses_nothing(slurm, tmp_path):
+    cancelled: list[str] = []
+
+    def cancel_one() -> None:
+        # once both jobs run, cancel one of them mid-batch
+        if slurm.wait_until(lambda: len(slurm.squeue("cmp-cancel")) == 2, 120):
+            slurm.wait_until(lambda: False, 8)
+            job = slurm.squeue("cmp-cancel")[0]
+            subprocess.run(["scancel", job], check=True)
+            cancelled.append(job)
+
+    canceller = threading.Thread(target=cancel_one)
+    canceller.start()
+    ran = _run(slurm, tmp_path, "cancel", slurm.cluster_text(tmp_path, "cmp-cancel"), 500, 3, 30)
+    canceller.join()
+    assert ran.returncode == 0, ran.stderr
+    assert cancelled, "no job was cancelled"
+    assert "90 tasks ok, 0 failed, 0 missing" in ran.stdout
+    slurm.assert_complete(xr.load_dataset(tmp_path / "cancel" / "results.nc"))
+    assert slurm.wait_until(lambda: not slurm.squeue("cmp-cancel"), 30), (
+        "worker jobs left in the queue"
+    )
