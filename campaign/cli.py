@@ -6,7 +6,9 @@ from __future__ import annotations
 import argparse
 import logging
 import re
+import signal
 import sys
+import threading
 import traceback
 from pathlib import Path
 
@@ -942,8 +944,20 @@ def main(argv: list[str] | None = None) -> int:
     return _guarded(lambda: args.func(args), debug)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (`kill`, a batch system's time limit): a stop like Ctrl-C, finished results
+    kept and the cluster closed, rather than an end with nothing cleaned up."""
+
+
+def _terminated(signum, frame) -> None:
+    raise Terminated()
+
+
 def _guarded(call, debug: bool) -> int:
-    """Run a command: a CampaignError is one line (a traceback too with --debug)."""
+    """Run a command: a CampaignError is one line (a traceback too with --debug); SIGTERM
+    and Ctrl-C stop it cleanly."""
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    earlier = signal.signal(signal.SIGTERM, _terminated) if in_main_thread else None
     try:
         return call()
     except CampaignError as error:
@@ -951,13 +965,17 @@ def _guarded(call, debug: bool) -> int:
             traceback.print_exc()
         print(f"campaign: error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
+        terminated = isinstance(stop, Terminated)
         print(
-            "campaign: interrupted; finished results are saved, run the same command again "
-            "to finish the rest",
+            f"campaign: {'stopped by SIGTERM' if terminated else 'interrupted'}; finished "
+            "results are saved, run the same command again to finish the rest",
             file=sys.stderr,
         )
-        return 130
+        return 143 if terminated else 130
+    finally:
+        if in_main_thread and earlier is not None:
+            signal.signal(signal.SIGTERM, earlier)
 
 
 if __name__ == "__main__":
