@@ -261,6 +261,7 @@ def cmd_run(args) -> int:
         replicate_tail=args.tail_replication,
         locality=args.locality,
         on_change=args.on_change,
+        batch_size=args.batch_size,
     )
     spec = placed(spec, args.out, shard)
     if shard is not None:
@@ -674,6 +675,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=True,
         help="batch tasks that read the same inputs (traces) together and prefer workers that "
         "already loaded them (default: on)",
+    )
+    p.add_argument(
+        "--batch-size",
+        type=int,
+        default=None,
+        metavar="N",
+        help="tasks per batch sent to a worker (default: sized from measured task durations "
+        "to about half a second); results do not depend on it",
     )
     p.add_argument(
         "--retries",

@@ -51,6 +51,7 @@ def run(
     on_change: str = "refuse",
     shard: str | Shard | None = None,
     output: str | Path | None = None,
+    batch_size: int | None = None,
 ) -> xr.Dataset:
     """Run what is missing of a campaign and return its results (also written to results.nc).
 
@@ -69,7 +70,8 @@ def run(
     into its own folder (``output``, else ``shard-I-of-N`` in the spec's output folder), which
     then holds its ledger but no results.nc: the Dataset returned is assembled in memory and
     says in its ``shard*`` attributes how far the shard stands; `campaign.merge` joins the
-    shards. ``output`` names the output folder instead of the spec's.
+    shards. ``output`` names the output folder instead of the spec's. ``batch_size`` fixes the
+    tasks per batch (default: sized from measured durations); results do not depend on it.
     """
     say = say or (lambda message: None)
     if isinstance(shard, str):
@@ -87,6 +89,8 @@ def run(
             "--workers sizes the embedded cluster; with --scheduler or --cluster the cluster's "
             "own workers run the tasks (start more with cluster/start-workers.sh or its scale)"
         )
+    if batch_size is not None and batch_size < 1:
+        raise CampaignError(f"--batch-size must be >= 1, got {batch_size}")
     if task_timeout is not None and not task_timeout > 0:
         raise CampaignError(f"--task-timeout must be > 0 seconds, got {task_timeout}")
     if wait_workers is None:
@@ -118,6 +122,7 @@ def run(
             locality=locality,
             on_change=on_change,
             shard=shard,
+            batch_size=batch_size,
         )
 
 
@@ -158,6 +163,7 @@ def _run_holding_the_output(
     locality: bool,
     on_change: str,
     shard: Shard | None,
+    batch_size: int | None = None,
 ) -> xr.Dataset:
     """The steps of `run`, while this process alone may write the output folder."""
     if new:
@@ -229,6 +235,7 @@ def _run_holding_the_output(
                     replicate_tail=replicate_tail,
                     locality=locality,
                     code=sources.code_digest,
+                    batch_size=batch_size,
                 )
                 if spec.precision is None:
                     break

@@ -90,6 +90,7 @@ def dispatch(
     replicate_tail: bool = True,
     locality: bool = True,
     code: str | None = None,
+    batch_size: int | None = None,
 ) -> Outcome:
     """Run every item on the cluster; store each finished batch before counting it.
 
@@ -108,11 +109,14 @@ def dispatch(
     `code`: the digest of the model's code the results must come from (see
     `campaign.sources`): a batch a worker ran with other code (loaded before the code changed,
     or another version) stops the run, and its results are not stored.
+    `batch_size`: tasks per batch instead of sizes from measured durations (results are the
+    same either way: each task gets its own copy of its params).
     """
     driver = _Driver(client, model_name, store, retries, progress, task_timeout, wait_workers, say)
     driver.replicate_tail = replicate_tail
     driver.locality = locality
     driver.code = code
+    driver.sizer.fixed = batch_size
     return driver.run(items)
 
 

@@ -8,6 +8,7 @@ process.
 
 from __future__ import annotations
 
+import copy
 import os
 import time
 import traceback
@@ -63,7 +64,8 @@ def run_batch(
                 _RUNNING[batch] = (index, time.monotonic())
             start = time.perf_counter()
             try:
-                raw = model(params, seed)
+                # its own copy: batchmates of one cell arrive sharing one params object
+                raw = model(copy.deepcopy(params), seed)
                 metrics = metric_values(raw)
                 result = {"status": "ok", "metrics": metrics}
             except BaseException as error:  # a model's failure is data, not a crash of the
