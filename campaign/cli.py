@@ -688,7 +688,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--retries",
         type=int,
         default=1,
-        help="times a failed task is retried with the same seed (default 1)",
+        help="times a task is tried again, with the same seed, after a failure of its "
+        "surroundings: its worker process died, or the model raised OSError or MemoryError "
+        "(default 1); any other exception or a value that is not a number fails the task at "
+        "once, as a pure model would fail the same way again (a rerun of the campaign tries "
+        "failed tasks again)",
     )
     p.add_argument(
         "--confidence",

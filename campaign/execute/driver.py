@@ -335,6 +335,7 @@ class _Driver:
         final: list[dict[str, Any]] = []
         for item, result in zip(batch, results):
             item.copies -= 1
+            transient = result.pop("transient", False)  # a failure worth another try
             if result["status"] == "skipped":
                 if not item.done and item.copies == 0:  # its other copy was lost: run it again
                     self.pending.appendleft(item)
@@ -342,7 +343,7 @@ class _Driver:
             if item.done or (result["status"] != "ok" and item.copies > 0):
                 continue  # another copy already won, or may still succeed
             item.attempts += 1
-            if result["status"] != "ok" and item.attempts <= self.retries:
+            if result["status"] != "ok" and transient and item.attempts <= self.retries:
                 self.pending.append(item)
                 continue
             item.done = True
@@ -433,6 +434,7 @@ class _Driver:
             # the batch itself could not run (e.g. model not importable)
             message = f"{type(error).__name__}: {error}"
             failure = {"status": "failed", "error": message, "traceback": "", "elapsed": 0.0}
+            failure["transient"] = True  # not the model's doing: tried again
             return "", [dict(failure) for _ in batch], None
         worker, results, code = value
         if isinstance(results, str):  # the model cannot be loaded there: no task can run

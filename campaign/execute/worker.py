@@ -20,6 +20,10 @@ from campaign.models import describe_error, load_model
 from campaign.sources import code_digest
 
 STOPPED_EXIT_CODE = 70
+# Model errors worth another try: faults of a task's surroundings (a flaky file system or
+# network, memory taken by other processes), not of its params and seed. Any other exception,
+# and metrics that are not numbers, come back the same from a pure model: they fail at once.
+TRANSIENT_ERRORS = (OSError, MemoryError)
 
 
 @lru_cache(maxsize=16)
@@ -75,6 +79,8 @@ def run_batch(
                     "error": describe_error(error),
                     "traceback": traceback.format_exc(),
                 }
+                if isinstance(error, TRANSIENT_ERRORS):
+                    result["transient"] = True  # worth another try (see `TRANSIENT_ERRORS`)
             result["elapsed"] = time.perf_counter() - start
             results.append(result)
     finally:
