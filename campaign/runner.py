@@ -315,13 +315,30 @@ def execute_tasks(
 ) -> None:
     """Run the given task indices on the cluster, storing each finished batch in the ledger
     (and, with a precision target, in the plan's task table)."""
+    spec = plan.spec
+    items = task_items(plan, todo, run_id)
+    indices = {item.key: index for index, item in zip(todo, items)}
+    bar = Progress(len(items), enabled=progress)
+
+    def stored(records: list[dict[str, Any]]) -> None:
+        plan.ledger.append(records)
+        plan.stored(records, indices)
+
+    try:
+        store = CheckedStore(spec, stored)
+        dispatch(client, spec.model, items, store, retries, bar, **dispatch_options)
+    finally:
+        bar.finish()
+
+
+def task_items(plan: Plan, todo: list[int], run_id: str) -> list[Item]:
+    """What dispatch sends for the given task indices: params (one dict per cell: the worker
+    copies it for each task), seed, and the fields of the ledger record."""
     spec, design, model = plan.spec, plan.design, plan.model
     params_by_cell: dict[tuple[int, ...], dict[str, Any]] = {}
     group_by_cell: dict[tuple[int, ...], Any] = {}
     items = []
-    indices: dict[str, int] = {}
-    for index, task in zip(todo, design.tasks(todo)):
-        indices[task.key] = index
+    for task in design.tasks(todo):
         params = params_by_cell.get(task.cell)
         if params is None:
             params = params_by_cell[task.cell] = cell_params(spec, task.cell)
@@ -334,17 +351,7 @@ def execute_tasks(
         }
         group = group_by_cell[task.cell]  # dispatch batches tasks of one group together
         items.append(Item(key=task.key, params=params, seed=task.seed, meta=meta, group=group))
-    bar = Progress(len(items), enabled=progress)
-
-    def stored(records: list[dict[str, Any]]) -> None:
-        plan.ledger.append(records)
-        plan.stored(records, indices)
-
-    try:
-        store = CheckedStore(spec, stored)
-        dispatch(client, spec.model, items, store, retries, bar, **dispatch_options)
-    finally:
-        bar.finish()
+    return items
 
 
 def write_results(

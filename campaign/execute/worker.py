@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import copy
 import os
+import random
 import time
 import traceback
 from functools import lru_cache
 from typing import Any
+
+import numpy as np
 
 from campaign.layout import metric_values
 from campaign.models import describe_error, load_model
@@ -68,6 +71,7 @@ def run_batch(
                 _RUNNING[batch] = (index, time.monotonic())
             start = time.perf_counter()
             try:
+                seed_global_generators(seed)
                 # its own copy: batchmates of one cell arrive sharing one params object
                 raw = model(copy.deepcopy(params), seed)
                 metrics = metric_values(raw)
@@ -88,6 +92,18 @@ def run_batch(
             _RUNNING.pop(batch, None)
             _SKIP.pop(batch, None)
     return worker, results, code
+
+
+def seed_global_generators(seed: int) -> None:
+    """Seed numpy's legacy global generator and Python's `random` from the task's seed, so that
+    a model drawing from them (``np.random.random()``, ``random.random()``) is reproducible.
+
+    A worker process runs one task at a time (one thread, as every cluster this tool starts);
+    tasks running at once in threads of one process would share these generators.
+    """
+    seed = int(seed)
+    np.random.seed([seed & 0xFFFFFFFF, seed >> 32])  # all 64 bits, as two 32-bit words
+    random.seed(seed)
 
 
 def _worker_address() -> str:
