@@ -103,6 +103,10 @@ def verify(
         raise CampaignError(f"--sample must be >= 1, got {count}")
     if workers is not None and workers < 1:
         raise CampaignError(f"--workers must be >= 1, got {workers}")
+    if workers is not None and scheduler:
+        raise CampaignError(
+            "--workers sizes the embedded cluster; with --scheduler its workers run"
+        )
     plan = make_plan(spec_of(target), on_change="accept")
     records = plan.ledger.load()
     chosen, left_out = sample(plan, records, count)
