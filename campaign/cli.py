@@ -1,5 +1,5 @@
-"""The `campaign` command: validate, plan, run, status, query, plot, report, models, and the
-commands models declare (``campaign workloads`` of the jobs model)."""
+"""The `campaign` command: validate, plan, run, status, verify, query, plot, report, models,
+and the commands models declare (``campaign workloads`` of the jobs model)."""
 
 from __future__ import annotations
 
@@ -263,6 +263,7 @@ def cmd_run(args) -> int:
         replicate_tail=args.tail_replication,
         locality=args.locality,
         on_change=args.on_change,
+        batch_size=args.batch_size,
     )
     spec = placed(spec, args.out, shard)
     if shard is not None:
@@ -290,6 +291,23 @@ def cmd_run(args) -> int:
         print(f"{failed} tasks failed: `campaign status {args.spec}` lists them")
         return EXIT_FAILED_TASKS
     return EXIT_OK if not missing else EXIT_FAILED_TASKS
+
+
+def cmd_verify(args) -> int:
+    from campaign.verify import verify
+
+    if not args.debug:
+        quiet_dask_logs()
+    verdict = verify(args.target, args.sample, workers=args.workers, scheduler=args.scheduler)
+    for mismatch in verdict.mismatches:
+        print(mismatch.line())
+    if verdict.left_out:
+        print(
+            f"verify: {verdict.left_out} stored results computed from other code or inputs "
+            "than now were left out"
+        )
+    print(verdict.summary())
+    return EXIT_FAILED_TASKS if verdict.mismatches else EXIT_OK
 
 
 def _shard_done(dataset, args, spec) -> int:
@@ -678,10 +696,22 @@ def build_parser() -> argparse.ArgumentParser:
         "already loaded them (default: on)",
     )
     p.add_argument(
+        "--batch-size",
+        type=int,
+        default=None,
+        metavar="N",
+        help="tasks per batch sent to a worker (default: sized from measured task durations "
+        "to about half a second); results do not depend on it",
+    )
+    p.add_argument(
         "--retries",
         type=int,
         default=1,
-        help="times a failed task is retried with the same seed (default 1)",
+        help="times a task is tried again, with the same seed, after a failure of its "
+        "surroundings: its worker process died, or the model raised OSError or MemoryError "
+        "(default 1); any other exception or a value that is not a number fails the task at "
+        "once, as a pure model would fail the same way again (a rerun of the campaign tries "
+        "failed tasks again)",
     )
     p.add_argument(
         "--confidence",
@@ -709,6 +739,42 @@ def build_parser() -> argparse.ArgumentParser:
         help="metrics shown in the final summary table (default 4)",
     )
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser(
+        "verify",
+        help="run a sample of finished tasks again and compare their metrics bit for bit",
+        description="Run a sample of a campaign's finished tasks again (the same sample every "
+        "time: drawn from the campaign's seed), store nothing, and compare every metric with "
+        "the stored one, bit for bit. Each mismatch is one line (task key, metric, stored and "
+        "new value); exit status 1 when there is one. A model that reads a clock, the "
+        "environment or a generator not seeded from its seed shows up here.",
+    )
+    p.add_argument(
+        "target",
+        metavar="SPEC_OR_OUTPUT",
+        help="spec file, or output folder (its results.nc keeps the spec; relative paths in "
+        "it are then taken from the working folder)",
+    )
+    p.add_argument(
+        "--sample",
+        type=int,
+        default=10,
+        metavar="N",
+        help="finished tasks to run again (default 10)",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="worker processes of the embedded cluster (default: one per core)",
+    )
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="tcp://HOST:PORT",
+        help="use an existing Dask scheduler instead of the embedded cluster",
+    )
+    p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("status", help="done / failed / missing tasks, from the ledger alone")
     p.add_argument("spec")
@@ -918,6 +984,7 @@ BUILTIN_COMMANDS = (
     "plan",
     "run",
     "status",
+    "verify",
     "merge",
     "query",
     "plot",

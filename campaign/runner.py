@@ -51,6 +51,7 @@ def run(
     on_change: str = "refuse",
     shard: str | Shard | None = None,
     output: str | Path | None = None,
+    batch_size: int | None = None,
 ) -> xr.Dataset:
     """Run what is missing of a campaign and return its results (also written to results.nc).
 
@@ -69,7 +70,8 @@ def run(
     into its own folder (``output``, else ``shard-I-of-N`` in the spec's output folder), which
     then holds its ledger but no results.nc: the Dataset returned is assembled in memory and
     says in its ``shard*`` attributes how far the shard stands; `campaign.merge` joins the
-    shards. ``output`` names the output folder instead of the spec's.
+    shards. ``output`` names the output folder instead of the spec's. ``batch_size`` fixes the
+    tasks per batch (default: sized from measured durations); results do not depend on it.
     """
     say = say or (lambda message: None)
     if isinstance(shard, str):
@@ -87,6 +89,8 @@ def run(
             "--workers sizes the embedded cluster; with --scheduler or --cluster the cluster's "
             "own workers run the tasks (start more with cluster/start-workers.sh or its scale)"
         )
+    if batch_size is not None and batch_size < 1:
+        raise CampaignError(f"--batch-size must be >= 1, got {batch_size}")
     if task_timeout is not None and not task_timeout > 0:
         raise CampaignError(f"--task-timeout must be > 0 seconds, got {task_timeout}")
     if wait_workers is None:
@@ -118,6 +122,7 @@ def run(
             locality=locality,
             on_change=on_change,
             shard=shard,
+            batch_size=batch_size,
         )
 
 
@@ -158,6 +163,7 @@ def _run_holding_the_output(
     locality: bool,
     on_change: str,
     shard: Shard | None,
+    batch_size: int | None = None,
 ) -> xr.Dataset:
     """The steps of `run`, while this process alone may write the output folder."""
     if new:
@@ -229,6 +235,7 @@ def _run_holding_the_output(
                     replicate_tail=replicate_tail,
                     locality=locality,
                     code=sources.code_digest,
+                    batch_size=batch_size,
                 )
                 if spec.precision is None:
                     break
@@ -308,13 +315,30 @@ def execute_tasks(
 ) -> None:
     """Run the given task indices on the cluster, storing each finished batch in the ledger
     (and, with a precision target, in the plan's task table)."""
+    spec = plan.spec
+    items = task_items(plan, todo, run_id)
+    indices = {item.key: index for index, item in zip(todo, items)}
+    bar = Progress(len(items), enabled=progress)
+
+    def stored(records: list[dict[str, Any]]) -> None:
+        plan.ledger.append(records)
+        plan.stored(records, indices)
+
+    try:
+        store = CheckedStore(spec, stored)
+        dispatch(client, spec.model, items, store, retries, bar, **dispatch_options)
+    finally:
+        bar.finish()
+
+
+def task_items(plan: Plan, todo: list[int], run_id: str) -> list[Item]:
+    """What dispatch sends for the given task indices: params (one dict per cell: the worker
+    copies it for each task), seed, and the fields of the ledger record."""
     spec, design, model = plan.spec, plan.design, plan.model
     params_by_cell: dict[tuple[int, ...], dict[str, Any]] = {}
     group_by_cell: dict[tuple[int, ...], Any] = {}
     items = []
-    indices: dict[str, int] = {}
-    for index, task in zip(todo, design.tasks(todo)):
-        indices[task.key] = index
+    for task in design.tasks(todo):
         params = params_by_cell.get(task.cell)
         if params is None:
             params = params_by_cell[task.cell] = cell_params(spec, task.cell)
@@ -327,17 +351,7 @@ def execute_tasks(
         }
         group = group_by_cell[task.cell]  # dispatch batches tasks of one group together
         items.append(Item(key=task.key, params=params, seed=task.seed, meta=meta, group=group))
-    bar = Progress(len(items), enabled=progress)
-
-    def stored(records: list[dict[str, Any]]) -> None:
-        plan.ledger.append(records)
-        plan.stored(records, indices)
-
-    try:
-        store = CheckedStore(spec, stored)
-        dispatch(client, spec.model, items, store, retries, bar, **dispatch_options)
-    finally:
-        bar.finish()
+    return items
 
 
 def write_results(

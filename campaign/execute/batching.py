@@ -49,9 +49,10 @@ class Outcome:
 class BatchSizer:
     """Sizes batches from measured task durations so batches last about the target time."""
 
-    def __init__(self, slots: int, target: float = TARGET_BATCH_SECONDS):
+    def __init__(self, slots: int, target: float = TARGET_BATCH_SECONDS, fixed: int | None = None):
         self.slots = slots
         self.target = target
+        self.fixed = fixed  # tasks per batch, whatever their durations (None: measured)
         self.seconds = 0.0
         self.count = 0
 
@@ -61,6 +62,8 @@ class BatchSizer:
             self.count += 1
 
     def size(self, remaining: int) -> int:
+        if self.fixed is not None:
+            return max(1, min(self.fixed, remaining))
         if self.count == 0:
             return 1
         mean = max(self.seconds / self.count, 1e-6)

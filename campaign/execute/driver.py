@@ -90,6 +90,7 @@ def dispatch(
     replicate_tail: bool = True,
     locality: bool = True,
     code: str | None = None,
+    batch_size: int | None = None,
 ) -> Outcome:
     """Run every item on the cluster; store each finished batch before counting it.
 
@@ -108,11 +109,14 @@ def dispatch(
     `code`: the digest of the model's code the results must come from (see
     `campaign.sources`): a batch a worker ran with other code (loaded before the code changed,
     or another version) stops the run, and its results are not stored.
+    `batch_size`: tasks per batch instead of sizes from measured durations (results are the
+    same either way: each task gets its own copy of its params).
     """
     driver = _Driver(client, model_name, store, retries, progress, task_timeout, wait_workers, say)
     driver.replicate_tail = replicate_tail
     driver.locality = locality
     driver.code = code
+    driver.sizer.fixed = batch_size
     return driver.run(items)
 
 
@@ -331,6 +335,7 @@ class _Driver:
         final: list[dict[str, Any]] = []
         for item, result in zip(batch, results):
             item.copies -= 1
+            transient = result.pop("transient", False)  # a failure worth another try
             if result["status"] == "skipped":
                 if not item.done and item.copies == 0:  # its other copy was lost: run it again
                     self.pending.appendleft(item)
@@ -338,7 +343,7 @@ class _Driver:
             if item.done or (result["status"] != "ok" and item.copies > 0):
                 continue  # another copy already won, or may still succeed
             item.attempts += 1
-            if result["status"] != "ok" and item.attempts <= self.retries:
+            if result["status"] != "ok" and transient and item.attempts <= self.retries:
                 self.pending.append(item)
                 continue
             item.done = True
@@ -429,6 +434,7 @@ class _Driver:
             # the batch itself could not run (e.g. model not importable)
             message = f"{type(error).__name__}: {error}"
             failure = {"status": "failed", "error": message, "traceback": "", "elapsed": 0.0}
+            failure["transient"] = True  # not the model's doing: tried again
             return "", [dict(failure) for _ in batch], None
         worker, results, code = value
         if isinstance(results, str):  # the model cannot be loaded there: no task can run

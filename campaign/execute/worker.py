@@ -8,17 +8,25 @@ process.
 
 from __future__ import annotations
 
+import copy
 import os
+import random
 import time
 import traceback
 from functools import lru_cache
 from typing import Any
+
+import numpy as np
 
 from campaign.layout import metric_values
 from campaign.models import describe_error, load_model
 from campaign.sources import code_digest
 
 STOPPED_EXIT_CODE = 70
+# Model errors worth another try: faults of a task's surroundings (a flaky file system or
+# network, memory taken by other processes), not of its params and seed. Any other exception,
+# and metrics that are not numbers, come back the same from a pure model: they fail at once.
+TRANSIENT_ERRORS = (OSError, MemoryError)
 
 
 @lru_cache(maxsize=16)
@@ -63,7 +71,9 @@ def run_batch(
                 _RUNNING[batch] = (index, time.monotonic())
             start = time.perf_counter()
             try:
-                raw = model(params, seed)
+                seed_global_generators(seed)
+                # its own copy: batchmates of one cell arrive sharing one params object
+                raw = model(copy.deepcopy(params), seed)
                 metrics = metric_values(raw)
                 result = {"status": "ok", "metrics": metrics}
             except BaseException as error:  # a model's failure is data, not a crash of the
@@ -73,6 +83,8 @@ def run_batch(
                     "error": describe_error(error),
                     "traceback": traceback.format_exc(),
                 }
+                if isinstance(error, TRANSIENT_ERRORS):
+                    result["transient"] = True  # worth another try (see `TRANSIENT_ERRORS`)
             result["elapsed"] = time.perf_counter() - start
             results.append(result)
     finally:
@@ -80,6 +92,18 @@ def run_batch(
             _RUNNING.pop(batch, None)
             _SKIP.pop(batch, None)
     return worker, results, code
+
+
+def seed_global_generators(seed: int) -> None:
+    """Seed numpy's legacy global generator and Python's `random` from the task's seed, so that
+    a model drawing from them (``np.random.random()``, ``random.random()``) is reproducible.
+
+    A worker process runs one task at a time (one thread, as every cluster this tool starts);
+    tasks running at once in threads of one process would share these generators.
+    """
+    seed = int(seed)
+    np.random.seed([seed & 0xFFFFFFFF, seed >> 32])  # all 64 bits, as two 32-bit words
+    random.seed(seed)
 
 
 def _worker_address() -> str:

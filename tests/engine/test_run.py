@@ -89,7 +89,7 @@ def test_edit_that_changes_meaning_is_refused_and_new_sets_results_aside(
     assert list((path.parent / "out").glob("ledger.old-*/*.jsonl"))
 
 
-def test_failures_are_recorded_retried_and_do_not_stop_the_campaign(
+def test_model_errors_are_recorded_at_once_and_do_not_stop_the_campaign(
     write_spec, scheduler_address, capsys
 ):
     path = write_spec(
@@ -127,7 +127,8 @@ def test_failures_are_recorded_retried_and_do_not_stop_the_campaign(
     assert len(ds.to_dataframe()) == 12  # one row per task, failed ones included
     assert np.isnan(ds["mean_wait"].values[0][status == 2]).all()
     records = make_plan(path).ledger.load().values()
-    assert {r["attempts"] for r in records if r["status"] == "failed"} == {3}
+    # a model's exception comes back the same with the same seed: --retries does not apply
+    assert {r["attempts"] for r in records if r["status"] == "failed"} == {1}
     assert {r["attempts"] for r in records if r["status"] == "ok"} == {1}
     assert main(["status", str(path)]) == 1
     listing = capsys.readouterr().out

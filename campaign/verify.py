@@ -1,0 +1,155 @@
+"""Run a sample of a campaign's stored results again and compare them bit for bit.
+
+A pure model gives the same metrics for the same params and seed, on any worker, in any
+batch. One that reads a clock, the environment or an unseeded generator does not, and nothing
+else would say so: `verify` reruns a few finished tasks (chosen from the campaign's seed, so
+the same ones every time) through the same dispatch as `run`, stores nothing, and lists every
+metric that came back different.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from campaign.cluster import open_client
+from campaign.errors import CampaignError
+from campaign.execute import dispatch
+from campaign.plan import RESULTS_FILE, Plan, make_plan
+from campaign.progress import Progress
+from campaign.runner import task_items
+from campaign.shards import placed
+from campaign.spec import Spec, load_spec, parse_spec
+
+DEFAULT_SAMPLE = 10
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """A sampled task's metric that came back other than stored (None: not returned)."""
+
+    key: str
+    metric: str
+    stored: Any
+    now: Any
+
+    def line(self) -> str:
+        return f"{self.key}: {self.metric}: stored {_text(self.stored)}, now {_text(self.now)}"
+
+
+@dataclass
+class Verdict:
+    sampled: int
+    mismatches: list[Mismatch] = field(default_factory=list)
+    left_out: int = 0  # stored results computed from other code or inputs than now
+
+    @property
+    def reproduced(self) -> int:
+        return self.sampled - len({m.key for m in self.mismatches})
+
+    def summary(self) -> str:
+        return f"verify: {self.reproduced} of {self.sampled} sampled tasks reproduced bit for bit"
+
+
+def spec_of(target: str | Path) -> Spec:
+    """A spec file's spec; or, for an output folder, the spec its results.nc was made from,
+    writing to that folder (relative paths in it are then relative to the working folder)."""
+    target = Path(target)
+    if not target.is_dir():
+        return load_spec(target)
+    results = target / RESULTS_FILE
+    if not results.is_file():
+        raise CampaignError(f"{target}: no {RESULTS_FILE} here; give the spec file instead")
+    import xarray as xr
+
+    with xr.open_dataset(results) as dataset:
+        text = dataset.attrs.get("spec")
+    if not text:
+        raise CampaignError(f"{results} keeps no spec; give the spec file instead")
+    return placed(parse_spec(yaml.safe_load(text), text=text), target)
+
+
+def sample(plan: Plan, records: dict[str, dict[str, Any]], count: int) -> tuple[list[int], int]:
+    """Up to ``count`` finished tasks (indices), drawn from the campaign's seed, and how many
+    finished tasks were left out as computed from other sources than now."""
+    changed = set(plan.changed)
+    done = [
+        index
+        for index, key in enumerate(plan.design.keys())
+        if records.get(key, {}).get("status") == "ok"
+    ]
+    candidates = [index for index in done if index not in changed]
+    chosen = np.random.default_rng(plan.spec.seed).permutation(len(candidates))[:count]
+    return sorted(candidates[i] for i in chosen), len(done) - len(candidates)
+
+
+def verify(
+    target: str | Path,
+    count: int = DEFAULT_SAMPLE,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    say: Callable[[str], None] | None = None,
+) -> Verdict:
+    """Rerun ``count`` sampled finished tasks of the campaign of ``target`` (a spec file or an
+    output folder) and compare each metric with its stored value, bit for bit."""
+    say = say or (lambda message: None)
+    if count < 1:
+        raise CampaignError(f"--sample must be >= 1, got {count}")
+    if workers is not None and workers < 1:
+        raise CampaignError(f"--workers must be >= 1, got {workers}")
+    if workers is not None and scheduler:
+        raise CampaignError(
+            "--workers sizes the embedded cluster; with --scheduler its workers run"
+        )
+    plan = make_plan(spec_of(target), on_change="accept")
+    records = plan.ledger.load()
+    chosen, left_out = sample(plan, records, count)
+    if not chosen:
+        raise CampaignError(
+            f"{plan.spec.output}: no finished task to verify"
+            + (f" ({left_out} computed from other sources than now)" if left_out else "")
+        )
+    items = task_items(plan, chosen, f"verify-{uuid.uuid4().hex[:8]}")
+    now: dict[str, dict[str, Any]] = {}
+
+    def collect(batch: list[dict[str, Any]]) -> None:
+        now.update((record["key"], record) for record in batch)
+
+    with open_client(scheduler=scheduler, workers=workers, say=say) as client:
+        code = plan.sources.code_digest if plan.sources is not None else None
+        dispatch(client, plan.spec.model, items, collect, 0, Progress(0, enabled=False), code=code)
+    verdict = Verdict(sampled=len(items), left_out=left_out)
+    for item in items:
+        verdict.mismatches.extend(compare(item.key, records[item.key], now[item.key]))
+    return verdict
+
+
+def compare(key: str, stored: dict[str, Any], now: dict[str, Any]) -> list[Mismatch]:
+    """Every metric of a task that differs between its stored record and its rerun."""
+    if now["status"] != "ok":
+        return [Mismatch(key, "(the task)", "ok", f"failed: {now.get('error', '')}")]
+    before, after = stored["metrics"], now["metrics"]
+    return [
+        Mismatch(key, name, before.get(name), after.get(name))
+        for name in sorted(set(before) | set(after))
+        if not _same(before.get(name), after.get(name))
+    ]
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Bit for bit: 0.0 and -0.0 differ, NaN equals NaN."""
+    if a is None or b is None:
+        return a is b
+    return float(a).hex() == float(b).hex()
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return "(none)"
+    return repr(float(value)) if isinstance(value, int | float) else str(value)

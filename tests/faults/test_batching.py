@@ -1,0 +1,54 @@
+"""Results do not depend on how tasks are batched: a batch carries the tasks of a cell with one
+params object, and each task must still get params of its own, whatever its model does to
+them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import xarray as xr
+import yaml
+
+# (workers, --batch-size): one task per batch, every task of a worker in one batch, batches
+# of a few tasks, and batches sized from measured durations (no option)
+RUNS = [("1", "1"), ("1", "30"), ("2", "4"), ("2", None)]
+
+
+def test_models_changing_their_params_in_place_give_the_same_results_whatever_the_batches(
+    runner, same_results
+):
+    spec = runner.folder / "mutating.yaml"
+    spec.write_text(
+        yaml.safe_dump(
+            {
+                "name": "mutating",
+                "model": "mutating:run",
+                "params": {"scale": 2.0, "k": 0},
+                "factors": {"mutate": ["none", "pop", "add"]},
+                "replicates": 10,
+                "seed": 7,
+            }
+        )
+    )
+    results = []
+    for workers, size in RUNS:
+        out = runner.folder / f"out-{workers}-{size}"
+        options = ["--workers", workers, "--out", str(out), "--retries", "0"]
+        done = runner.run(spec, *options, *(["--batch-size", size] if size else []))
+        assert done.returncode == 0, (workers, size, done.stdout, done.stderr)
+        assert "30 tasks ok, 0 failed, 0 missing" in done.stdout, (workers, size)
+        results.append(xr.load_dataset(out / "results.nc"))
+    first = results[0]
+    # every task as if it ran alone: 2.0 u + 0 + 1 for the first draw u of its seed
+    assert np.array_equal(first["value"].values, 2.0 * runner.draws(first) + 1.0)
+    for other in results[1:]:
+        same_results(other, first)
+
+
+@pytest.mark.parametrize("size", ["0", "-3"])
+def test_a_batch_size_below_one_is_refused_in_one_line(runner, size):
+    spec = runner.spec("refused")
+    done = runner.run(spec, "--batch-size", size)
+    assert done.returncode == 2
+    assert done.stderr == f"campaign: error: --batch-size must be >= 1, got {size}\n"
+    assert not (runner.folder / "refused").exists()
