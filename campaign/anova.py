@@ -29,7 +29,7 @@ from scipy.sparse.csgraph import connected_components
 
 from campaign.errors import CampaignError
 from campaign.fraction_effects import format_fraction_effects, fraction_effects, is_fraction
-from campaign.query import _json_value, parse_where
+from campaign.query import _json_value, parse_where, select
 from campaign.results import STATUS_OK, factors_of, metrics_of
 
 HIGHER = "higher-order interactions"
@@ -55,7 +55,7 @@ def effects(dataset: xr.Dataset, metric: str, where: list[str] | None = None) ->
                 "together over its runs: leave --where out"
             )
         return fraction_effects(dataset, metric)
-    selected = dataset.sel(parse_where(dataset, where or []))
+    selected = select(dataset, parse_where(dataset, where or []))
     values = selected[metric].values
     keep = (selected["status"].values == STATUS_OK) & np.isfinite(values)
     factors = [f for f in factors_of(dataset) if selected.sizes[f] > 1]

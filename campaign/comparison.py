@@ -26,7 +26,14 @@ import pandas as pd
 import xarray as xr
 
 from campaign.errors import CampaignError
-from campaign.query import _json_value, _typed_level, check_confidence, parse_where
+from campaign.query import (
+    _json_value,
+    _typed_level,
+    check_confidence,
+    parse_where,
+    positions,
+    select,
+)
 from campaign.results import factors_of, metrics_of
 from campaign.stats import t_quantile
 
@@ -112,13 +119,14 @@ def compare(
     selection = parse_where(dataset, where or [])
     if factor in selection and typed not in selection[factor]:
         selection[factor] = [typed, *selection[factor]]
-    values = dataset[metric].sel(selection)
+    values = select(dataset[metric], selection)
     pooled_dims = [f for f in others if f not in groups]
     if pooled_dims:  # complete replicates only, as a query pools them
         complete = values.notnull().all(pooled_dims)
         values = values.mean(pooled_dims, skipna=True).where(complete)
-    base = values.sel({factor: typed}, drop=True)
-    rest = values.drop_sel({factor: [typed]})
+    at = positions(values[factor].values, [typed])[0]
+    base = values.isel({factor: at}, drop=True)
+    rest = values.isel({factor: [i for i in range(values.sizes[factor]) if i != at]})
     if rest.sizes[factor] == 0:
         raise CampaignError(f"--where leaves no level of {factor} besides the baseline")
     result = _paired(rest, base, confidence) if paired else _welch(rest, base, confidence)

@@ -238,8 +238,8 @@ def ranking_rows(result: xr.Dataset) -> tuple[list[str], list[tuple]]:
     if result["D"].ndim != 1:
         raise ValueError("ranking_rows needs D over the factor only (give instance_dims)")
     rows = []
-    for level in result[factor].values:
-        pick = result.sel({factor: level})
+    for at, level in enumerate(result[factor].values):
+        pick = result.isel({factor: at})  # by position: .sel takes a boolean level for a mask
         rows.append(
             (
                 float(pick["rank"]),
