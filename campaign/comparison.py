@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from campaign.cells import one_line, to_csv
 from campaign.errors import CampaignError
 from campaign.query import (
     _json_value,
@@ -254,14 +255,14 @@ def format_comparison(result: xr.Dataset, fmt: str = "table") -> str:
     """The comparison as aligned text with its method line and warnings, or CSV or JSON."""
     frame = comparison_table(result)
     if fmt == "csv":
-        return frame.to_csv(index=False).rstrip("\n")
+        return to_csv(frame).rstrip("\n")
     if fmt == "json":
         records = [{k: _json_value(v) for k, v in row.items()} for row in frame.to_dict("records")]
         return json.dumps(records, indent=2)
     if fmt != "table":
         raise CampaignError(f"--format {fmt!r} is not allowed; use table, csv or json")
     attrs = result.attrs
-    factor, baseline = attrs["factor"], attrs["baseline"]
+    factor, baseline = attrs["factor"], one_line(attrs["baseline"])
     dims = list(result["difference"].dims)
     units = result["mean"].attrs.get("units")
     unit_text = f" [{units}]" if units else ""
@@ -285,7 +286,7 @@ def format_comparison(result: xr.Dataset, fmt: str = "table") -> str:
         )
         rows.append(
             [
-                *(str(record[d]) for d in dims),
+                *(one_line(record[d]) for d in dims),
                 count,
                 _number(record["baseline_mean"]),
                 _number(record["mean"]),

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from campaign.cells import one_line, to_csv
 from campaign.errors import CampaignError
 from campaign.results import STATUS_OK, factors_of, metrics_of
 from campaign.stats import pooled
@@ -175,7 +176,7 @@ def nan_count(dataset: xr.Dataset, metric: str, by: list[str]) -> xr.DataArray:
 def format_table(frame: pd.DataFrame, metrics: list[str], fmt: str, max_rows: int = 0) -> str:
     """Render a summary table as aligned text (mean +/- half-width), CSV or JSON."""
     if fmt == "csv":
-        return frame.to_csv(index=False)
+        return to_csv(frame)
     if fmt == "json":
         records = [{k: _json_value(v) for k, v in row.items()} for row in frame.to_dict("records")]
         return json.dumps(records, indent=2)
@@ -190,7 +191,7 @@ def format_table(frame: pd.DataFrame, metrics: list[str], fmt: str, max_rows: in
     left_out = {m: _column_total(frame, f"{m}_left_out") for m in metrics}
     rows = []
     for row in shown.to_dict("records"):  # iterrows would turn integer levels into floats
-        cells = [str(row[c]) for c in factor_columns]
+        cells = [one_line(row[c]) for c in factor_columns]
         for metric in metrics:
             cells.append(_mean_pm(row[f"{metric}_mean"], row[f"{metric}_half_width"]))
         cells.append(_counts(row, metrics, "n"))
