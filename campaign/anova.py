@@ -27,9 +27,10 @@ from scipy import sparse
 from scipy import stats as scipy_stats
 from scipy.sparse.csgraph import connected_components
 
+from campaign.cells import one_line, to_csv
 from campaign.errors import CampaignError
 from campaign.fraction_effects import format_fraction_effects, fraction_effects, is_fraction
-from campaign.query import _json_value, parse_where
+from campaign.query import _json_value, parse_where, select
 from campaign.results import STATUS_OK, factors_of, metrics_of
 
 HIGHER = "higher-order interactions"
@@ -55,7 +56,7 @@ def effects(dataset: xr.Dataset, metric: str, where: list[str] | None = None) ->
                 "together over its runs: leave --where out"
             )
         return fraction_effects(dataset, metric)
-    selected = dataset.sel(parse_where(dataset, where or []))
+    selected = select(dataset, parse_where(dataset, where or []))
     values = selected[metric].values
     keep = (selected["status"].values == STATUS_OK) & np.isfinite(values)
     factors = [f for f in factors_of(dataset) if selected.sizes[f] > 1]
@@ -290,7 +291,7 @@ def format_effects(result: xr.Dataset, fmt: str = "table") -> str:
         return format_fraction_effects(result, fmt)
     frame = effects_table(result)
     if fmt == "csv":
-        return frame.to_csv(index=False).rstrip("\n")
+        return to_csv(frame).rstrip("\n")
     if fmt == "json":
         records = [{k: _json_value(v) for k, v in row.items()} for row in frame.to_dict("records")]
         return json.dumps(records, indent=2)
@@ -335,7 +336,9 @@ def format_effects(result: xr.Dataset, fmt: str = "table") -> str:
         f"main effects{units} (level mean over the other factors' cells - mean of all cells):"
     )
     for factor, effects_of_levels in json.loads(attrs["main_effects"]).items():
-        shown = ", ".join(f"{level} {value:+.4g}" for level, value in effects_of_levels.items())
+        shown = ", ".join(
+            f"{one_line(level)} {value:+.4g}" for level, value in effects_of_levels.items()
+        )
         lines.append(f"  {factor}: {shown}")
     return "\n".join(lines)
 

@@ -27,6 +27,12 @@ RANK_COLUMNS = (  # the columns of `query --rank` (argparse help: %% is a percen
     "test of the levels across instances."
 )
 
+WHERE_HELP = (
+    "keep only these levels of FACTOR (repeatable). The levels are one CSV line: a level "
+    "holding a comma or a double quote goes in double quotes, its quotes doubled, e.g. "
+    "--where 'name=\"a,b\",c'; true/false select boolean levels"
+)
+
 
 def _say(message: str) -> None:
     from campaign.progress import say  # above a live progress bar, if one is drawn
@@ -381,7 +387,7 @@ def _rank(dataset, args) -> int:
     import textwrap
 
     from campaign.comparison import is_paired
-    from campaign.query import parse_where
+    from campaign.query import parse_where, select
     from campaign.ranking import LEGEND, degradation, format_ranking, ranking_notes
     from campaign.results import factors_of, metrics_of
     from campaign.tables import format_ranking_as
@@ -404,7 +410,7 @@ def _rank(dataset, args) -> int:
             else "the results name no headline metrics"
         )
         raise CampaignError(f"--rank needs --metric ({reason}); metrics: {', '.join(available)}")
-    selected = dataset.sel(parse_where(dataset, args.where))
+    selected = select(dataset, parse_where(dataset, args.where))
     confidence = args.confidence
     if confidence is None:
         confidence = float(dataset.attrs.get("confidence", 0.95))
@@ -815,7 +821,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="FACTOR=LEVEL[,LEVEL]",
-        help="keep only these levels (repeatable)",
+        help=WHERE_HELP,
     )
     p.add_argument(
         "--format",
@@ -845,7 +851,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--metric", required=True)
     p.add_argument("--x", help="factor on the x axis (default: the one with most levels)")
     p.add_argument("--by", help="one series per level of this factor (default: a paired factor)")
-    p.add_argument("--where", action="append", default=[], metavar="FACTOR=LEVEL[,LEVEL]")
+    p.add_argument(
+        "--where", action="append", default=[], metavar="FACTOR=LEVEL[,LEVEL]", help=WHERE_HELP
+    )
     p.add_argument("--confidence", type=float, default=None)
     p.add_argument(
         "--log",
@@ -907,7 +915,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="FACTOR=LEVEL[,LEVEL]",
-        help="keep only these levels (repeatable)",
+        help=WHERE_HELP,
     )
     p.add_argument(
         "--unpaired",
@@ -940,7 +948,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="FACTOR=LEVEL[,LEVEL]",
-        help="keep only these levels (repeatable)",
+        help=WHERE_HELP,
     )
     p.add_argument("--format", default="table", choices=["table", "csv", "json"])
     p.set_defaults(func=cmd_effects)

@@ -25,8 +25,16 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from campaign.cells import one_line, to_csv
 from campaign.errors import CampaignError
-from campaign.query import _json_value, _typed_level, check_confidence, parse_where
+from campaign.query import (
+    _json_value,
+    _typed_level,
+    check_confidence,
+    parse_where,
+    positions,
+    select,
+)
 from campaign.results import factors_of, metrics_of
 from campaign.stats import t_quantile
 
@@ -112,13 +120,14 @@ def compare(
     selection = parse_where(dataset, where or [])
     if factor in selection and typed not in selection[factor]:
         selection[factor] = [typed, *selection[factor]]
-    values = dataset[metric].sel(selection)
+    values = select(dataset[metric], selection)
     pooled_dims = [f for f in others if f not in groups]
     if pooled_dims:  # complete replicates only, as a query pools them
         complete = values.notnull().all(pooled_dims)
         values = values.mean(pooled_dims, skipna=True).where(complete)
-    base = values.sel({factor: typed}, drop=True)
-    rest = values.drop_sel({factor: [typed]})
+    at = positions(values[factor].values, [typed])[0]
+    base = values.isel({factor: at}, drop=True)
+    rest = values.isel({factor: [i for i in range(values.sizes[factor]) if i != at]})
     if rest.sizes[factor] == 0:
         raise CampaignError(f"--where leaves no level of {factor} besides the baseline")
     result = _paired(rest, base, confidence) if paired else _welch(rest, base, confidence)
@@ -246,14 +255,14 @@ def format_comparison(result: xr.Dataset, fmt: str = "table") -> str:
     """The comparison as aligned text with its method line and warnings, or CSV or JSON."""
     frame = comparison_table(result)
     if fmt == "csv":
-        return frame.to_csv(index=False).rstrip("\n")
+        return to_csv(frame).rstrip("\n")
     if fmt == "json":
         records = [{k: _json_value(v) for k, v in row.items()} for row in frame.to_dict("records")]
         return json.dumps(records, indent=2)
     if fmt != "table":
         raise CampaignError(f"--format {fmt!r} is not allowed; use table, csv or json")
     attrs = result.attrs
-    factor, baseline = attrs["factor"], attrs["baseline"]
+    factor, baseline = attrs["factor"], one_line(attrs["baseline"])
     dims = list(result["difference"].dims)
     units = result["mean"].attrs.get("units")
     unit_text = f" [{units}]" if units else ""
@@ -277,7 +286,7 @@ def format_comparison(result: xr.Dataset, fmt: str = "table") -> str:
         )
         rows.append(
             [
-                *(str(record[d]) for d in dims),
+                *(one_line(record[d]) for d in dims),
                 count,
                 _number(record["baseline_mean"]),
                 _number(record["mean"]),

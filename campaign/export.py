@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from campaign.cells import to_csv
 from campaign.errors import CampaignError
 from campaign.results import STATUS_FAILED, factors_of, metrics_of, point_factors_of
 
@@ -115,15 +116,21 @@ def export(
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         if fmt == "csv":
-            frame.to_csv(path, index=False)
+            write_csv(frame, path)
             sidecar = units_sidecar(path)
             units = [{"column": name, **attributes[name]} for name in frame.columns]
-            pd.DataFrame(units).to_csv(sidecar, index=False)
+            write_csv(pd.DataFrame(units), sidecar)
             return [path, sidecar]
         _write_parquet(frame, attributes, dataset.attrs, path)
     except OSError as error:
         raise CampaignError(f"cannot write {path}: {error.strerror or error}") from None
     return [path]
+
+
+def write_csv(frame: pd.DataFrame, path: Path) -> None:
+    """CSV whose text cells no spreadsheet evaluates as a formula (see `campaign.cells`)."""
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        handle.write(to_csv(frame))
 
 
 def check_target(path: Path) -> None:

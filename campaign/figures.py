@@ -168,6 +168,7 @@ def plot_metric(
     series = list(table.groupby(by, sort=False)) if by else [(None, table)]
     figure, axes = plt.subplots(figsize=(7, 4.5), layout="constrained")
     width = 0.8 if len(series) > 1 else 0.0
+    handles = []
     for i, ((label, rows), (colour, marker)) in enumerate(zip(series, style(len(series)))):
         mean = rows[f"{metric}_mean"].to_numpy(dtype=float)
         low = rows[f"{metric}_ci_low"].to_numpy(dtype=float)
@@ -176,7 +177,8 @@ def plot_metric(
         gid = f"series{i}"
         if numeric:
             xs = rows[x].to_numpy(dtype=float)
-            axes.plot(xs, mean, color=colour, marker=marker, label=name, gid=gid)
+            (line,) = axes.plot(xs, mean, color=colour, marker=marker, label=name, gid=gid)
+            handles.append(line)
             band = axes.fill_between(xs, low, high, color=colour, alpha=0.18, linewidth=0)
             band.set_gid(f"{gid}-interval")
         else:
@@ -188,8 +190,10 @@ def plot_metric(
                 capsize=2, markersize=5, label=name,
             )  # fmt: skip
             bars.lines[0].set_gid(gid)
+            handles.append(bars)
     if not numeric:
         axes.set_xticks(range(len(levels)), [str(v) for v in levels])
+        literal(*axes.get_xticklabels())
         if len(levels) > 6 or max(len(str(v)) for v in levels) > 8:
             axes.tick_params(axis="x", labelrotation=45)
             for tick in axes.get_xticklabels():
@@ -207,9 +211,23 @@ def plot_metric(
     axes.set_title(f"{metric}: mean and {level:.0%} interval", fontsize=10)
     if by:
         columns = math.ceil(len(series) / 18)
-        figure.legend(loc="outside right upper", fontsize=8, ncols=columns, title=by)
+        names = [str(label) for label, _ in series]  # given, so "_a" is no hidden label
+        legend = figure.legend(
+            handles, names, loc="outside right upper", fontsize=8, ncols=columns, title=by
+        )
+        literal(*legend.get_texts(), legend.get_title())
+    literal(axes.title, axes.xaxis.label, axes.yaxis.label)
     axes.grid(alpha=0.3)
     return figure
+
+
+def literal(*texts) -> None:
+    """Draw texts as written: a `$` in a level, factor or metric name is a dollar sign, not
+    mathtext (which fails on `$\\frac{1}{$` and eats the dollars of `cost $5 to $10`), and
+    no LaTeX either."""
+    for text in texts:
+        text.set_parse_math(False)
+        text.set_usetex(False)
 
 
 def save_figure(figure, path: Path) -> None:

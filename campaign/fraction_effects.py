@@ -21,6 +21,7 @@ import pandas as pd
 import xarray as xr
 from scipy import stats as scipy_stats
 
+from campaign.cells import one_line, to_csv
 from campaign.designs import POINT
 from campaign.errors import CampaignError
 from campaign.results import STATUS_OK
@@ -113,7 +114,7 @@ COLUMNS = ["term", "low", "high", "effect", "ci_low", "ci_high", "p_value", "n",
 def format_fraction_effects(result: xr.Dataset, fmt: str = "table") -> str:
     frame = result.to_dataframe().reset_index()[COLUMNS].rename(columns={"term": "factor"})
     if fmt == "csv":
-        return frame.to_csv(index=False).rstrip("\n")
+        return to_csv(frame).rstrip("\n")
     if fmt == "json":
         records = frame.astype(object).where(frame.notna(), None).to_dict("records")
         return json.dumps(records, indent=2)
@@ -143,7 +144,8 @@ def format_fraction_effects(result: xr.Dataset, fmt: str = "table") -> str:
             else ("<1e-16" if row.p_value < 1e-16 else f"{row.p_value:.3g}")
         )
         aliases = ", ".join(row.aliases.split()) or "none"
-        rows.append([row.factor, row.low, row.high, f"{row.effect:+.4g}", interval, p, aliases])
+        low, high = one_line(row.low), one_line(row.high)
+        rows.append([row.factor, low, high, f"{row.effect:+.4g}", interval, p, aliases])
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
     lines.append("  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip())
     lines.append("  ".join("-" * w for w in widths))

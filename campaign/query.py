@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from typing import Any
 
@@ -9,6 +10,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from campaign.cells import one_line, to_csv
 from campaign.errors import CampaignError
 from campaign.results import STATUS_OK, factors_of, metrics_of
 from campaign.stats import pooled
@@ -27,7 +29,10 @@ def check_confidence(confidence: float | None) -> None:
 
 
 def parse_where(dataset: xr.Dataset, clauses: list[str]) -> dict[str, list[Any]]:
-    """``factor=level[,level...]`` clauses -> selection, with levels typed like the coordinate."""
+    """``factor=level[,level...]`` clauses -> selection, with levels typed like the coordinate.
+
+    The levels are comma-separated with CSV quoting: a level holding a comma or a double quote
+    is written in double quotes, its quotes doubled (``name="a,b",c``)."""
     selection: dict[str, list[Any]] = {}
     factors = factors_of(dataset)
     for clause in clauses:
@@ -41,17 +46,62 @@ def parse_where(dataset: xr.Dataset, clauses: list[str]) -> dict[str, list[Any]]
             )
         coordinate = dataset[name].values
         levels = []
-        for item in text.split(","):
-            level = _typed_level(item.strip(), coordinate)
+        for item in where_items(clause, text):
+            level = _typed_level(item, coordinate)
             if level is None:
-                allowed = ", ".join(str(v) for v in coordinate)
+                level = _typed_level(item.strip(), coordinate)
+            if level is None:
                 raise CampaignError(
-                    f"--where {clause!r}: {item.strip()!r} is not a level of {name}; "
-                    f"levels: {allowed}"
+                    f"--where {clause!r}: {item.strip()!r} is not a level of {name}; levels: "
+                    f"{quoted_levels(coordinate)}{_comma_hint(name, coordinate)}"
                 )
-            levels.append(level)
+            if level not in levels:
+                levels.append(level)
         selection[name] = levels
     return selection
+
+
+def where_items(clause: str, text: str) -> list[str]:
+    """The comma-separated levels of a --where clause, read as one CSV line."""
+    try:
+        return next(csv.reader([text], skipinitialspace=True, strict=True))
+    except csv.Error as error:
+        raise CampaignError(
+            f"--where {clause!r}: {error}; write levels as a,b and a level holding a comma or "
+            'a quote in double quotes, its quotes doubled: name="a,b",c'
+        ) from None
+
+
+def quoted_levels(coordinate: np.ndarray) -> str:
+    """The levels as --where takes them: comma-separated, CSV-quoted where needed."""
+    return ", ".join(_quote(str(v)) for v in coordinate)
+
+
+def _quote(text: str) -> str:
+    if any(c in text for c in ',"\n\r') or text != text.strip():
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _comma_hint(name: str, coordinate: np.ndarray) -> str:
+    with_comma = [str(v) for v in coordinate if "," in str(v)]
+    if not with_comma:
+        return ""
+    example = f"{name}={_quote(with_comma[0])}"
+    return f" (a level holding a comma goes in double quotes: --where '{example}')"
+
+
+def positions(coordinate: np.ndarray, levels: list[Any]) -> list[int]:
+    """The index of each level on its coordinate."""
+    return [next(i for i, value in enumerate(coordinate) if value == level) for level in levels]
+
+
+def select(data: xr.Dataset | xr.DataArray, selection: dict[str, list[Any]]):
+    """Keep the given levels of each factor, in the given order. By position: ``.sel`` takes
+    a list of booleans for a mask, not for the levels False and True."""
+    return data.isel(
+        {name: positions(data[name].values, levels) for name, levels in selection.items()}
+    )
 
 
 def _typed_level(text: str, coordinate: np.ndarray) -> Any:
@@ -100,7 +150,7 @@ def summary_table(
     for name in by:
         if name not in factors:
             raise CampaignError(f"--by {name!r} is not a factor; factors: {', '.join(factors)}")
-    selected = dataset.sel(parse_where(dataset, where or []))
+    selected = select(dataset, parse_where(dataset, where or []))
     columns = {}
     for metric in metrics:
         result = pooled(selected[metric], by, confidence)
@@ -126,7 +176,7 @@ def nan_count(dataset: xr.Dataset, metric: str, by: list[str]) -> xr.DataArray:
 def format_table(frame: pd.DataFrame, metrics: list[str], fmt: str, max_rows: int = 0) -> str:
     """Render a summary table as aligned text (mean +/- half-width), CSV or JSON."""
     if fmt == "csv":
-        return frame.to_csv(index=False)
+        return to_csv(frame)
     if fmt == "json":
         records = [{k: _json_value(v) for k, v in row.items()} for row in frame.to_dict("records")]
         return json.dumps(records, indent=2)
@@ -141,7 +191,7 @@ def format_table(frame: pd.DataFrame, metrics: list[str], fmt: str, max_rows: in
     left_out = {m: _column_total(frame, f"{m}_left_out") for m in metrics}
     rows = []
     for row in shown.to_dict("records"):  # iterrows would turn integer levels into floats
-        cells = [str(row[c]) for c in factor_columns]
+        cells = [one_line(row[c]) for c in factor_columns]
         for metric in metrics:
             cells.append(_mean_pm(row[f"{metric}_mean"], row[f"{metric}_half_width"]))
         cells.append(_counts(row, metrics, "n"))

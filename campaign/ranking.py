@@ -22,6 +22,7 @@ import numpy as np
 import xarray as xr
 from scipy import stats as scipy_stats
 
+from campaign.cells import one_line
 from campaign.results import headline_metrics
 from campaign.stats import interval
 
@@ -238,8 +239,8 @@ def ranking_rows(result: xr.Dataset) -> tuple[list[str], list[tuple]]:
     if result["D"].ndim != 1:
         raise ValueError("ranking_rows needs D over the factor only (give instance_dims)")
     rows = []
-    for level in result[factor].values:
-        pick = result.sel({factor: level})
+    for at, level in enumerate(result[factor].values):
+        pick = result.isel({factor: at})  # by position: .sel takes a boolean level for a mask
         rows.append(
             (
                 float(pick["rank"]),
@@ -259,6 +260,7 @@ def ranking_rows(result: xr.Dataset) -> tuple[list[str], list[tuple]]:
 def format_ranking(result: xr.Dataset) -> str:
     """A plain-text table sorted by rank (the columns of `ranking_rows`)."""
     header, rows = ranking_rows(result)
+    rows = [(rank, one_line(level), *rest) for rank, level, *rest in rows]
     factor, names = header[1], header[2:6]
     width = max(len(factor), *(len(r[1]) for r in rows))
     head = f"{'rank':>4}  {factor:<{width}}  " + "  ".join(f"{name:>{len(name)}}" for name in names)

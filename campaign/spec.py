@@ -12,6 +12,7 @@ import hashlib
 import math
 import os
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -532,7 +533,7 @@ def _parse_factors(raw: Any, params: dict[str, Any], fail, ranges: bool = False)
             if len(set(labels)) != len(labels):
                 raise fail(f"factors.{name}: level labels repeat: {list(labels)}")
             for label in labels:
-                problem = level_problem(label, False)
+                problem = level_problem(label, False) or _label_problem(label)
                 if problem is not None:
                     raise fail(f"factors.{name}: level label {label!r} {problem}")
             factors.append(Factor(name, labels, values))
@@ -556,6 +557,9 @@ def _parse_factors(raw: Any, params: dict[str, Any], fail, ranges: bool = False)
                     f"label: value)"
                 )
             kind = level_kind
+            problem = _label_problem(level) if isinstance(level, str) else None
+            if problem is not None:
+                raise fail(f"factors.{name}: level {level!r} {problem}")
         if len(set(levels)) != len(levels):
             raise fail(f"factors.{name}: levels repeat: {levels}")
         floats = any(isinstance(level, float) for level in levels)
@@ -622,6 +626,17 @@ def _check_precision_metrics(spec: Spec) -> None:
             raise CampaignError(
                 f"{where}: {metric!r} is not among the kept metrics: {', '.join(spec.metrics)}"
             )
+
+
+def _label_problem(label: str) -> str | None:
+    """Why a level label cannot stand in a table row, or None: a control character."""
+    character = next((c for c in label if unicodedata.category(c) == "Cc"), None)
+    if character is None:
+        return None
+    return (
+        f"holds a control character ({character!r}); a label is one line of text: "
+        "write it without line breaks, tabs or other control characters"
+    )
 
 
 def _scalar_kind(value: Any) -> str | None:

@@ -119,7 +119,8 @@ def paired_difference(
     values: xr.DataArray, factor: str, a: object, b: object, confidence: float
 ) -> dict[str, xr.DataArray]:
     """Interval of (a - b) per cell, computed replicate by replicate (common random numbers)."""
-    diff = values.sel({factor: a}) - values.sel({factor: b})
+    levels = list(values[factor].values)  # by position: .sel takes a boolean for a mask
+    diff = values.isel({factor: levels.index(a)}) - values.isel({factor: levels.index(b)})
     return interval(diff, "replicate", confidence)
 
 

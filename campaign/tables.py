@@ -12,6 +12,7 @@ import html
 import numpy as np
 import pandas as pd
 
+from campaign.cells import markdown_cell, one_line, to_csv
 from campaign.errors import CampaignError
 from campaign.query import COLUMN_STATS, _column_total, _counts
 from campaign.ranking import ranking_rows
@@ -98,7 +99,7 @@ def format_ranking_as(result, fmt: str, notes: list[str]) -> str:
         frame = pd.DataFrame(rows, columns=header)
         frame["rank"] = frame["rank"].astype("Int64")
         if fmt == "csv":
-            return frame.to_csv(index=False)
+            return to_csv(frame)
         return frame.to_json(orient="records", indent=1) + "\n"
     if fmt not in TABLE_FORMATS:
         raise CampaignError(
@@ -113,7 +114,7 @@ def format_ranking_as(result, fmt: str, notes: list[str]) -> str:
 
 def markdown(header: list[str], rows: list[list[str]], factors: int, notes: list[str]) -> str:
     def line(items):
-        return "| " + " | ".join(i.replace("|", "\\|") for i in items) + " |"
+        return "| " + " | ".join(markdown_cell(i) for i in items) + " |"
 
     rule = ["---"] * factors + ["---:"] * (len(header) - factors)
     text = [line(header), "| " + " | ".join(rule) + " |", *(line(r) for r in rows)]
@@ -121,7 +122,7 @@ def markdown(header: list[str], rows: list[list[str]], factors: int, notes: list
 
 
 def latex_escape(text: str) -> str:
-    return "".join(LATEX_SPECIAL.get(c, c) for c in text).replace("±", r"$\pm$")
+    return "".join(LATEX_SPECIAL.get(c, c) for c in one_line(text)).replace("±", r"$\pm$")
 
 
 def latex(header: list[str], rows: list[list[str]], factors: int, notes: list[str]) -> str:
