@@ -78,7 +78,8 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float = 0.95) 
         raise CampaignError("merge: name the shard folders to merge (OUT_A OUT_B ...)")
     out = Path(out).expanduser().absolute()
     check_folder(out, "-o")
-    given = [read_folder(Path(folder).expanduser().absolute()) for folder in folders]
+    named = shard_folders([Path(folder).expanduser().absolute() for folder in folders], out)
+    given = [read_folder(folder) for folder in named]
     reference = given[0]
     spec = spec_of(reference, out)
     target = Ledger(out)
@@ -119,6 +120,26 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float = 0.95) 
         missing=missing_by_shard(plan, inputs),
         failed=len(plan.failed),
     )
+
+
+def shard_folders(folders: list[Path], out: Path) -> list[Path]:
+    """The folders to merge: each folder named, and in place of one that holds `shard-I-of-N`
+    folders (the default output of `run --shard`, or where an array job's shards were
+    gathered), those, with the folder itself too when it holds a campaign of its own (an
+    earlier merge) and is not ``out``."""
+    found: list[Path] = []
+    for folder in folders:
+        shards = sorted(
+            (place for place in folder.glob("shard-*-of-*") if (place / "campaign.json").is_file()),
+            key=lambda place: _order(place.name.removeprefix("shard-").replace("-of-", "/")),
+        )
+        if not shards:
+            found.append(folder)
+            continue
+        if (folder / "campaign.json").is_file() and folder != out:
+            found.append(folder)
+        found.extend(shards)
+    return found
 
 
 def read_folder(path: Path) -> Folder:
