@@ -55,8 +55,9 @@ def test_shards_as_an_array_job_merge_into_a_single_runs_results(slurm, tmp_path
 
 
 def test_the_driver_as_a_job_stops_at_its_limit_requeues_and_finishes(slurm, tmp_path):
-    # 80 tasks of 1 s on 2 workers: 40 s of work after the cluster starts, more than a job signalled 75 s before
-    # its 2-minute limit (at most 45 s after its start) can do, so it requeues at least once
+    # 80 tasks of 1 s on 2 workers: 40 s of work once the cluster is up, more than a job
+    # signalled 75 s before its 2-minute limit (at most 45 s after its start) can do, so it
+    # requeues at least once
     (tmp_path / "spec.yaml").write_text(slurm.spec_text("driver", 1000, 2, 40))
     script = slurm.repo / "cluster" / "campaign-run.sbatch"
     job = sbatch(
