@@ -55,10 +55,17 @@ def spec_text(name: str, nap_ms: float, levels: int, replicates: int) -> str:
     return yaml.safe_dump(spec, sort_keys=False)
 
 
-def cluster_text(folder: Path, job_name: str, walltime: str = "00:10:00", jobs: int = 2) -> str:
-    """A cluster file of SLURM worker jobs on this machine, one worker process each."""
+def cluster_text(
+    folder: Path,
+    job_name: str,
+    walltime: str = "00:10:00",
+    jobs: int = 2,
+    kind: str = "SLURMCluster",
+) -> str:
+    """A cluster file of worker jobs on this machine's SLURM, one worker process each (`kind`
+    PBSCluster: submitted with `qsub`, Debian's Torque-compatible wrapper of SLURM)."""
     cluster = {
-        "class": "SLURMCluster",
+        "class": kind,
         "options": {
             "queue": "debug",
             "cores": 1,

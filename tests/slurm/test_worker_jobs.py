@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import threading
 
+import pytest
 import xarray as xr
 
 
@@ -15,26 +16,26 @@ def _run(slurm, tmp_path, name: str, cluster: str, nap_ms: float, levels: int, r
     return slurm.campaign("run", f"{name}.yaml", "--cluster", "cluster.yaml", cwd=tmp_path)
 
 
-def test_slurm_workers_give_the_embedded_clusters_results(slurm, tmp_path):
+@pytest.mark.parametrize("kind", ["SLURMCluster", "PBSCluster"])
+def test_batch_job_workers_give_the_embedded_clusters_results(slurm, tmp_path, kind):
     (tmp_path / "spec.yaml").write_text(slurm.spec_text("same", 20, 3, 10))
     embedded = slurm.campaign(
         "run", "spec.yaml", "--workers", "2", "--out", "embedded", cwd=tmp_path
     )
     assert embedded.returncode == 0, embedded.stderr
-    (tmp_path / "cluster.yaml").write_text(slurm.cluster_text(tmp_path, "cmp-same"))
+    name = f"cmp-{kind}"
+    (tmp_path / "cluster.yaml").write_text(slurm.cluster_text(tmp_path, name, kind=kind))
     batch = slurm.campaign(
         "run", "spec.yaml", "--cluster", "cluster.yaml", "--out", "batch", cwd=tmp_path
     )
     assert batch.returncode == 0, batch.stderr
-    assert "SLURMCluster from cluster.yaml: scheduler tcp://127.0.0.1:" in batch.stdout
+    assert f"{kind} from cluster.yaml: scheduler tcp://127.0.0.1:" in batch.stdout
     on_slurm = xr.load_dataset(tmp_path / "batch" / "results.nc")
     at_home = xr.load_dataset(tmp_path / "embedded" / "results.nc")
     slurm.assert_complete(on_slurm)
-    for name in ("value", "status", "seed", "value_mean", "value_ci_low", "value_ci_high"):
-        assert on_slurm[name].equals(at_home[name]), name
-    assert slurm.wait_until(lambda: not slurm.squeue("cmp-same"), 30), (
-        "worker jobs left in the queue"
-    )
+    for variable in ("value", "status", "seed", "value_mean", "value_ci_low", "value_ci_high"):
+        assert on_slurm[variable].equals(at_home[variable]), variable
+    assert slurm.wait_until(lambda: not slurm.squeue(name), 30), "worker jobs left in the queue"
 
 
 def test_worker_jobs_that_reach_their_walltime_are_replaced(slurm, tmp_path):
