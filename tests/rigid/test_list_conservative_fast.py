@@ -53,7 +53,7 @@ class Checked(ListConservative):
 
     def select(self, t: float) -> list[int]:
         started = super().select(t)
-        ranked = sorted(self.reservation)
+        ranked = sorted(self.book.reservation)
         waiting = ranked if self.jobs is None else [self.jobs[rank] for rank in ranked]
         listing = self.site.queue if self.jobs is None else self._list
         left = [job for job in listing if job not in started]
