@@ -6,7 +6,7 @@ written inline: on a long queue it checks hundreds of reservations per pass and 
 mostly in cascades of equal jobs each moving up a little (its new booking's end and the end
 of the span it frees then replace breakpoints in place), so every call and list shift saved
 per job counts. The literal compression in ``reservations.py``
-(``Options(reference=True)``) is the reference it is checked against.
+(``PolicyOptions(reference=True)``) is the reference it is checked against.
 """
 
 from __future__ import annotations

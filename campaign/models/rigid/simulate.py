@@ -14,7 +14,7 @@ import numpy as np
 
 from campaign.models.rigid.loop import replay
 from campaign.models.rigid.platform import Execution, Platform
-from campaign.models.rigid.policies import Options
+from campaign.models.rigid.policies import PolicyOptions
 from campaign.models.rigid.site import Site
 from campaign.models.rigid.workload import Workload
 
@@ -93,8 +93,7 @@ def run_schedule(
     predictor: Predictor | None = None,
     rng: np.random.Generator | None = None,
     platform: Platform | None = None,
-    backfill_after_start: bool = True,
-    options: Options | None = None,
+    options: PolicyOptions | None = None,
 ) -> Schedule:
     """Simulate one site and return the whole schedule (for metrics, checks and plots).
 
@@ -102,17 +101,15 @@ def run_schedule(
     cores of a core-level platform (``processors`` of them); the workload then needs its
     operation counts (``workload.ops``), from which each job's runtime follows at its start.
     Schedulers still plan with the estimates (``workload.runtime`` for ``exact``).
-    ``backfill_after_start``: see :class:`Site` (false: an EASY pass that started the head
-    backfills nothing). ``options``: the list policies' order, weight and trigger (its
-    stream and EASY rule are replaced by ``rng`` and ``backfill_after_start``).
+    ``options``: the policy's own options (see :class:`Site`; e.g. ``EasyOptions`` with
+    the datacenter simulator's rule, ``ListOptions`` with an order, weight and trigger).
     """
     runtime, est, limit, killed = job_times(workload, estimate, kill_at_estimate)
     if estimate == "predicted" and predictor is None:
         raise ValueError("estimate 'predicted' needs a predictor")
     sizes = workload.size.tolist()
     estimates = est.tolist()
-    options = replace(options or Options(), rng=rng, backfill_after_start=backfill_after_start)
-    site = Site(processors, scheduler, sizes, estimates, options=options)
+    site = Site(processors, scheduler, sizes, estimates, rng=rng, options=options)
     execution = None
     if platform is not None:
         if platform.cores != processors:

@@ -3,7 +3,7 @@ the reservations are compressed every pass (parallel-jobs.md section 3)."""
 
 from __future__ import annotations
 
-from campaign.models.rigid.policies.base import Options, Policy
+from campaign.models.rigid.policies.base import Policy, PolicyOptions
 from campaign.models.rigid.reservations import ReservationBook
 
 
@@ -20,7 +20,7 @@ class Conservative(Policy):
         """The reservations, keyed by job (``reference``: the literal compression)."""
 
     @classmethod
-    def create(cls, site, options: Options) -> Policy:
+    def create(cls, site, options: PolicyOptions) -> Policy:
         return cls(site, options.reference)
 
     def submitted(self, job: int, t: float) -> None:

@@ -8,15 +8,15 @@ rank fixed when a job enters L (its position in the computed order, or the next 
 newcomer) sorts as its position in L does. With the reservations keyed by rank, the rules
 are conservative backfilling's (ties by arrival there, by rank here), and its reservation
 book (``reservations.ReservationBook``) serves unchanged; a recomputation renumbers the ranks
-and rebuilds every reservation. ``Options.reference`` gives the literal rendering
+and rebuilds every reservation. ``ListOptions.reference`` gives the literal rendering
 (``list_conservative_literal``), which re-derives every reservation at every such pass.
 """
 
 from __future__ import annotations
 
-from campaign.models.rigid.policies.base import Options, Policy
+from campaign.models.rigid.policies.base import Policy
 from campaign.models.rigid.policies.list_conservative_literal import LiteralListConservative
-from campaign.models.rigid.policies.listed import ListPolicy
+from campaign.models.rigid.policies.listed import ListOptions, ListPolicy
 from campaign.models.rigid.reservations import ReservationBook
 
 
@@ -25,12 +25,12 @@ class ListConservative(ListPolicy):
     mode = "conservative"
 
     @classmethod
-    def create(cls, site, options: Options) -> Policy:
+    def create(cls, site, options: ListOptions) -> Policy:
         if options.reference:
             return LiteralListConservative(site, options)
         return cls(site, options)
 
-    def __init__(self, site, options: Options) -> None:
+    def __init__(self, site, options: ListOptions) -> None:
         super().__init__(site, options)
         self.jobs: list[int] | None = None
         """The job of every rank (None for the FCFS order, where the rank is the job)."""
