@@ -84,6 +84,19 @@ def job_times(
     return runtime, est, limit, killed
 
 
+def _execution(
+    platform: Platform, processors: int, workload: Workload, sizes: list[int], limit: np.ndarray
+) -> Execution:
+    """The jobs' execution on the cores of ``platform``; one error if it does not fit."""
+    if platform.cores != processors:
+        raise ValueError(f"the platform has {platform.cores} cores, the site {processors}")
+    if workload.ops is None:
+        raise ValueError("a core-level platform needs the jobs' operation counts (ops)")
+    if platform.idle != platform.cores:
+        raise ValueError("the platform has busy cores left from another simulation")
+    return Execution(platform, sizes, workload.ops.tolist(), limit.tolist())
+
+
 def run_schedule(
     workload: Workload,
     processors: int,
@@ -112,13 +125,7 @@ def run_schedule(
     site = Site(processors, scheduler, sizes, estimates, rng=rng, options=options)
     execution = None
     if platform is not None:
-        if platform.cores != processors:
-            raise ValueError(f"the platform has {platform.cores} cores, the site {processors}")
-        if workload.ops is None:
-            raise ValueError("a core-level platform needs the jobs' operation counts (ops)")
-        if platform.idle != platform.cores:
-            raise ValueError("the platform has busy cores left from another simulation")
-        execution = Execution(platform, sizes, workload.ops.tolist(), limit.tolist())
+        execution = _execution(platform, processors, workload, sizes, limit)
     duration = completed = None
     if execution is not None:
         begin = execution.begin
