@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from campaign.models.jobs import build_workload, parse
-from campaign.models.rigid.policies import Options
+from campaign.models.rigid.policies import PfcfsOptions
 from campaign.models.rigid.policies.pfcfs import PRESETS, PfcfsParams
 from campaign.models.rigid.simulate import run_schedule
 
@@ -64,7 +64,9 @@ def main() -> None:
     for label, folder, trace in folders:
         workload, processors = workload_of(trace, folder)
         for name, params in VARIANTS.items():
-            schedule = run_schedule(workload, processors, "pfcfs", options=Options(pfcfs=params))
+            schedule = run_schedule(
+                workload, processors, "pfcfs", options=PfcfsOptions(params=params)
+            )
             print(
                 f"{label} {trace} {len(workload)} {name} "
                 f"{schedule.n_preemptions} {fingerprint(schedule)}",

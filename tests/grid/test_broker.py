@@ -7,7 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from campaign.models.grid.broker import Broker, _population_std
+from campaign.models.grid.broker import STRATEGIES, Broker
+from campaign.models.grid.strategies import REGISTRY
+from campaign.models.grid.strategies.lbal import population_std
 from campaign.models.rigid.site import Site
 
 # Jobs a..e already at the sites, j the new one: (size, est); all arrive at t = 0.
@@ -126,4 +128,31 @@ def test_the_lbal_spread_is_numpys_population_std_bit_for_bit():
         if rng.random() < 0.3:
             row = np.floor(row)
         rows.append(row.tolist())
-    assert [_population_std(row) for row in rows] == [float(np.std(row)) for row in rows]
+    assert [population_std(row) for row in rows] == [float(np.std(row)) for row in rows]
+
+
+def test_every_strategy_is_a_registered_class_at_its_level():
+    """Section 4's table: the name a spec gives each strategy, its class and its level."""
+    assert STRATEGIES == tuple(REGISTRY)
+    assert {name: kind.level for name, kind in REGISTRY.items()} == {
+        "random": 1,
+        "mlp": 1,
+        "mpl": 1,
+        "lbal_s": 1,
+        "lbal_t": 2,
+        "lbal_w": 2,
+        "mlb": 2,
+        "mct": 3,
+        "mwt": 3,
+        "mwwt_s": 3,
+        "mwwt_t": 3,
+        "mwwt_w": 3,
+        "mst": 3,
+        "mswct_w": 3,
+    }
+    for name, kind in REGISTRY.items():
+        broker, _ = example_c(name)
+        assert type(broker.scorer) is kind and kind.name == name
+    with pytest.raises(ValueError) as error:
+        example_c("fastest")
+    assert str(error.value) == f"unknown strategy 'fastest'; allowed: {', '.join(STRATEGIES)}"

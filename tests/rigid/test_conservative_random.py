@@ -1,6 +1,6 @@
 """Conservative backfilling's fast compression against the literal one on random workloads.
 
-The literal compression (``Options(reference=True)``) re-inserts every queued job at every
+The literal compression (``PolicyOptions(reference=True)``) re-inserts every queued job at every
 pass. The fast one skips the jobs that provably cannot move and reuses failed searches; every
 such rule must give the same start to every job. The workloads here are small but hard: bursts
 that build long queues, a few widths shared by many jobs, estimates far above the runtimes
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from campaign.models.rigid.feasibility import check_feasible
-from campaign.models.rigid.policies import Options
+from campaign.models.rigid.policies import PolicyOptions
 from campaign.models.rigid.simulate import run_schedule
 from campaign.models.rigid.workload import from_arrays
 
@@ -54,7 +54,12 @@ def test_fast_compression_starts_every_job_as_the_literal_one(kill):
         workload = random_workload(rng, processors)
         fast = run_schedule(workload, processors, "conservative", "user", kill)
         literal = run_schedule(
-            workload, processors, "conservative", "user", kill, options=Options(reference=True)
+            workload,
+            processors,
+            "conservative",
+            "user",
+            kill,
+            options=PolicyOptions(reference=True),
         )
         check_feasible(fast)
         assert fast.start.tolist() == literal.start.tolist()

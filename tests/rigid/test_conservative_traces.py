@@ -1,6 +1,6 @@
 """Conservative backfilling's fast compression against the literal one on real trace slices.
 
-The literal compression (``Options(reference=True)``) re-inserts every queued job at every
+The literal compression (``PolicyOptions(reference=True)``) re-inserts every queued job at every
 pass; the fast one skips the jobs that provably cannot move. Both must start every job of a
 production log at the same time, with the queues the logs give (load 1) and with jobs packed
 twice as close (long queues, many reservations moving up), killed at their estimate or not.
@@ -13,7 +13,7 @@ from numpy.random import SeedSequence
 
 from campaign.models.jobs import build_workload, parse
 from campaign.models.rigid.feasibility import check_feasible
-from campaign.models.rigid.policies import Options
+from campaign.models.rigid.policies import PolicyOptions
 from campaign.models.rigid.simulate import run_schedule
 from campaign.models.rigid.swf import read_swf
 from campaign.models.rigid.workload import from_trace, scale_load
@@ -33,7 +33,7 @@ def test_fast_compression_starts_every_job_as_the_literal_one(trace, load, kill)
         "conservative",
         "user",
         kill,
-        options=Options(reference=True),
+        options=PolicyOptions(reference=True),
     )
     check_feasible(fast)
     check_feasible(literal)
@@ -52,7 +52,7 @@ def test_fast_compression_on_the_demos_synthetic_workload_at_load_1_5(seed):
     workload, processors, _ = build_workload(parse(params), SeedSequence(seed).spawn(5))
     fast = run_schedule(workload, processors, "conservative", "user", True)
     literal = run_schedule(
-        workload, processors, "conservative", "user", True, options=Options(reference=True)
+        workload, processors, "conservative", "user", True, options=PolicyOptions(reference=True)
     )
     check_feasible(fast)
     assert fast.start.tolist() == literal.start.tolist()

@@ -1,6 +1,6 @@
 """Conservative backfilling over a list order: the incremental policy (reservations keyed by
 rank in L, conservative backfilling's profile and compression) against the literal one
-(``Options(reference=True)``: every reservation re-derived from the running jobs at every
+(``ListOptions(reference=True)``: every reservation re-derived from the running jobs at every
 pass that compresses), job by job, on random small instances with overrunning jobs and on real
 trace slices with long queues."""
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from campaign.models.rigid.feasibility import check_feasible
-from campaign.models.rigid.policies import Options
+from campaign.models.rigid.policies import ListOptions
 from campaign.models.rigid.policies.list_conservative import ListConservative
 from campaign.models.rigid.policies.list_conservative_literal import LiteralListConservative
 from campaign.models.rigid.simulate import run_schedule
@@ -31,7 +31,7 @@ def both(workload, processors, kill, **options):
             "list_conservative",
             "user",
             kill,
-            options=Options(reference=reference, **options),
+            options=ListOptions(reference=reference, **options),
         )
         for reference in (False, True)
     ]
@@ -39,9 +39,9 @@ def both(workload, processors, kill, **options):
 
 def test_the_reference_option_selects_the_literal_policy():
     size, estimate = [1], [1.0]
-    fast = Site(2, "list_conservative", size, estimate, options=Options(order="psrs"))
+    fast = Site(2, "list_conservative", size, estimate, options=ListOptions(order="psrs"))
     literal = Site(
-        2, "list_conservative", size, estimate, options=Options(order="psrs", reference=True)
+        2, "list_conservative", size, estimate, options=ListOptions(order="psrs", reference=True)
     )
     assert type(fast.policy) is ListConservative
     assert type(literal.policy) is LiteralListConservative
@@ -53,7 +53,7 @@ class Checked(ListConservative):
 
     def select(self, t: float) -> list[int]:
         started = super().select(t)
-        ranked = sorted(self.reservation)
+        ranked = sorted(self.book.reservation)
         waiting = ranked if self.jobs is None else [self.jobs[rank] for rank in ranked]
         listing = self.site.queue if self.jobs is None else self._list
         left = [job for job in listing if job not in started]
@@ -77,7 +77,7 @@ def test_ranks_sort_as_positions_in_the_list(order, monkeypatch):
             workload,
             workload.processors,
             "list_conservative",
-            options=Options(order=order, reorder_ratio=ratio),
+            options=ListOptions(order=order, reorder_ratio=ratio),
         )
         assert len(schedule.start) == 3000
     assert Checked.passes > 3000
@@ -140,7 +140,7 @@ def test_fcfs_order_is_conservative_with_jobs_of_no_estimate(reference):
         runtime = np.floor(estimate * rng.uniform(0.0, 1.0, size=n))
         workload = from_arrays(submit, size, runtime, estimate)
         listed = run_schedule(
-            workload, m, "list_conservative", options=Options(reference=reference)
+            workload, m, "list_conservative", options=ListOptions(reference=reference)
         )
         conservative = run_schedule(workload, m, "conservative")
         assert listed.start.tolist() == conservative.start.tolist(), (m, trial)

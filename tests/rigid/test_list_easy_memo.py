@@ -1,6 +1,6 @@
 """EASY over a list order keeps the blocked head's shadow time between passes in which no job
 ended and L was not reordered, and then scans only the newcomers; the literal rule
-(``Options(reference=True)``) scans all of L at every pass. Both must give every job the same
+(``ListOptions(reference=True)``) scans all of L at every pass. Both must give every job the same
 start, on random instances and on real trace slices with long queues."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from campaign.models.rigid.feasibility import check_feasible
-from campaign.models.rigid.policies import Options
+from campaign.models.rigid.policies import ListOptions
 from campaign.models.rigid.simulate import run_schedule
 from campaign.models.rigid.swf import read_swf
 from campaign.models.rigid.workload import from_arrays, from_trace, scale_load
@@ -27,7 +27,7 @@ def both(workload, processors, kill, **options):
             "list_easy",
             "user",
             kill,
-            options=Options(reference=reference, **options),
+            options=ListOptions(reference=reference, **options),
         )
         for reference in (False, True)
     ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from campaign.models.rigid.metrics import list_metrics, schedule_metrics
-from campaign.models.rigid.policies import LIST_MODES, Options
+from campaign.models.rigid.policies import LIST_MODES, ListOptions
 from campaign.models.rigid.simulate import run_schedule
 from campaign.models.rigid.workload import from_arrays
 
@@ -21,7 +21,7 @@ def simulate(order: str, mode: str, weight: str = "unit", jobs=JOBS, processors:
         workload,
         processors,
         LIST_MODES[mode],
-        options=Options(order=order, weight=weight),
+        options=ListOptions(order=order, weight=weight),
     )
 
 
@@ -130,7 +130,7 @@ def test_reorder_ratio_null_recomputes_at_every_arrival():
         from_arrays(r, size, p, est),
         4,
         "list_none",
-        options=Options(order="psrs", reorder_ratio=None),
+        options=ListOptions(order="psrs", reorder_ratio=None),
     )
     assert schedule.orders_computed == 3
 
@@ -153,6 +153,6 @@ def test_fcfs_list_policies_replay_the_kth_slice_as_the_arrival_order_ones(
         np.random.SeedSequence(5).spawn(5),
     )
     reference = run_schedule(workload, processors, scheduler)
-    listed = run_schedule(workload, processors, LIST_MODES[mode], options=Options())
+    listed = run_schedule(workload, processors, LIST_MODES[mode], options=ListOptions())
     assert listed.start.tolist() == reference.start.tolist()
     assert listed.jobs_backfilled == reference.jobs_backfilled

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from campaign.models.rigid.feasibility import check_feasible
-from campaign.models.rigid.policies import LIST_MODES, Options
+from campaign.models.rigid.policies import LIST_MODES, ListOptions
 from campaign.models.rigid.simulate import run_schedule
 from campaign.models.rigid.workload import from_arrays
 
@@ -267,7 +267,7 @@ def test_simulator_matches_the_literal_rules(order, mode, weight):
             from_arrays(r, size, p, est),
             m,
             LIST_MODES[mode],
-            options=Options(order=order, weight=weight, reorder_ratio=ratio),
+            options=ListOptions(order=order, weight=weight, reorder_ratio=ratio),
         )
         check_feasible(schedule)
         got = (schedule.start.tolist(), schedule.jobs_backfilled, schedule.orders_computed)

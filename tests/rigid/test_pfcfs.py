@@ -12,7 +12,7 @@ import pytest
 
 from campaign.models.rigid.feasibility import InfeasibleSchedule, check_feasible
 from campaign.models.rigid.metrics import list_metrics, schedule_metrics
-from campaign.models.rigid.policies import Options
+from campaign.models.rigid.policies import PfcfsOptions
 from campaign.models.rigid.policies.pfcfs import PRESETS, PfcfsParams
 from campaign.models.rigid.simulate import run_schedule
 from campaign.models.rigid.workload import from_arrays
@@ -24,7 +24,7 @@ KTH = "KTH-SP2-1996-2.1-cln.swf.gz"
 def simulate(params: PfcfsParams, jobs=JOBS, processors: int = 4):
     r, size, p, est = zip(*jobs, strict=True)
     schedule = run_schedule(
-        from_arrays(r, size, p, est), processors, "pfcfs", options=Options(pfcfs=params)
+        from_arrays(r, size, p, est), processors, "pfcfs", options=PfcfsOptions(params=params)
     )
     check_feasible(schedule)
     return schedule
@@ -127,7 +127,7 @@ def test_no_preemption_and_nothing_wide_are_fcfs(kth):
     workload, processors = kth
     fcfs = run_schedule(workload, processors, "fcfs")
     for params in (PfcfsParams(max_preemptions=0), PfcfsParams(wide=1.0, delay=1)):
-        schedule = run_schedule(workload, processors, "pfcfs", options=Options(pfcfs=params))
+        schedule = run_schedule(workload, processors, "pfcfs", options=PfcfsOptions(params=params))
         check_feasible(schedule)
         assert schedule.start.tolist() == fcfs.start.tolist()
         assert schedule.end.tolist() == fcfs.end.tolist()
@@ -145,7 +145,7 @@ def test_no_preemption_and_nothing_wide_are_fcfs(kth):
 )
 def test_preempted_kth_schedules_are_feasible(kth, params):
     workload, processors = kth
-    schedule = run_schedule(workload, processors, "pfcfs", options=Options(pfcfs=params))
+    schedule = run_schedule(workload, processors, "pfcfs", options=PfcfsOptions(params=params))
     check_feasible(schedule)
     assert schedule.n_preemptions > 0 and schedule.jobs_preempted > 0
     runs = [len(parts) for parts in schedule.segments]

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from campaign.models.rigid.feasibility import check_feasible
-from campaign.models.rigid.policies import Options
+from campaign.models.rigid.policies import PfcfsOptions
 from campaign.models.rigid.policies.pfcfs import PRESETS, Pfcfs, PfcfsParams
 from campaign.models.rigid.simulate import run_schedule
 from campaign.models.rigid.workload import from_arrays
@@ -204,7 +204,9 @@ def test_simulator_matches_the_literal_rules(seed):
     r, size, p, m = random_instance(rng)
     params = random_params(rng)
     start, end, runs, suspensions = literal_pfcfs(r.tolist(), size.tolist(), p.tolist(), m, params)
-    schedule = run_schedule(from_arrays(r, size, p, p), m, "pfcfs", options=Options(pfcfs=params))
+    schedule = run_schedule(
+        from_arrays(r, size, p, p), m, "pfcfs", options=PfcfsOptions(params=params)
+    )
     check_feasible(schedule)
     assert schedule.start.tolist() == start
     assert schedule.end.tolist() == end
@@ -229,7 +231,7 @@ def test_the_random_instances_preempt_switch_and_pay_penalties():
 
 @pytest.fixture
 def watched(monkeypatch):
-    """Every pass runs (``Options.reference``); a pass the simulator would skip is checked to
+    """Every pass runs (``PfcfsOptions.reference``); a pass the simulator would skip is checked to
     start, suspend and resume nothing and to leave the handler as it was. Returns the count of
     such passes."""
     select = Pfcfs.select
@@ -266,8 +268,10 @@ def test_skipped_passes_change_nothing_on_random_instances(watched):
         r, size, p, m = random_instance(rng)
         params = random_params(rng)
         workload = from_arrays(r, size, p, p)
-        every = run_schedule(workload, m, "pfcfs", options=Options(pfcfs=params, reference=True))
-        skipping = run_schedule(workload, m, "pfcfs", options=Options(pfcfs=params))
+        every = run_schedule(
+            workload, m, "pfcfs", options=PfcfsOptions(params=params, reference=True)
+        )
+        skipping = run_schedule(workload, m, "pfcfs", options=PfcfsOptions(params=params))
         assert every.segments == skipping.segments
         assert every.n_preemptions == skipping.n_preemptions
     assert watched["skippable"] > 1000
@@ -283,9 +287,9 @@ def test_skipped_passes_change_nothing_on_a_trace(watched, workloads, preset):
     )
     params = PRESETS[preset]
     every = run_schedule(
-        workload, processors, "pfcfs", options=Options(pfcfs=params, reference=True)
+        workload, processors, "pfcfs", options=PfcfsOptions(params=params, reference=True)
     )
-    skipping = run_schedule(workload, processors, "pfcfs", options=Options(pfcfs=params))
+    skipping = run_schedule(workload, processors, "pfcfs", options=PfcfsOptions(params=params))
     assert every.n_preemptions > 0
     assert every.segments == skipping.segments
     assert watched["skippable"] > len(workload) / 2

@@ -7,9 +7,19 @@ import numpy as np
 import pytest
 
 from campaign.models.rigid.feasibility import check_feasible
-from campaign.models.rigid.policies import LIST_MODES, POLICIES, SCHEDULERS, Options, Policy
+from campaign.models.rigid.policies import (
+    LIST_MODES,
+    POLICIES,
+    SCHEDULERS,
+    EasyOptions,
+    ListOptions,
+    PfcfsOptions,
+    Policy,
+    PolicyOptions,
+)
 from campaign.models.rigid.policies.datacenter_easy import DatacenterEasy
 from campaign.models.rigid.policies.easy import Easy
+from campaign.models.rigid.policies.pfcfs import PRESETS
 from campaign.models.rigid.simulate import run_schedule
 from campaign.models.rigid.site import Site
 from campaign.models.rigid.workload import from_arrays
@@ -71,7 +81,7 @@ def test_unknown_policy_names_every_allowed_one():
 
 
 def test_the_datacenter_rule_is_its_own_easy_class():
-    site = Site(4, "easy", [1], [1.0], backfill_after_start=False)
+    site = Site(4, "easy", [1], [1.0], options=EasyOptions(backfill_after_start=False))
     assert type(site.policy) is DatacenterEasy and not DatacenterEasy.backfill_after_start
     assert type(Site(4, "easy", [1], [1.0]).policy) is Easy
 
@@ -91,8 +101,27 @@ def test_list_policies_take_their_order_from_the_options():
         "greedy": "list_greedy",
     }
     with pytest.raises(ValueError) as error:
-        Site(4, "list_easy", [1], [1.0], options=Options(order="lifo"))
+        Site(4, "list_easy", [1], [1.0], options=ListOptions(order="lifo"))
     assert str(error.value) == "unknown order 'lifo'; allowed: fcfs, psrs, smart_ffia, smart_nfiw"
     with pytest.raises(ValueError) as error:
-        Site(4, "list_easy", [1], [1.0], options=Options(weight="area"))
+        Site(4, "list_easy", [1], [1.0], options=ListOptions(weight="area"))
     assert str(error.value) == "unknown weight 'area'; allowed: unit, work"
+
+
+def test_each_policy_takes_its_own_options():
+    """A policy's options are its own class: those of another policy are refused in one line
+    (an order given to conservative, a rule given to list EASY), none gives the defaults."""
+    expected = {
+        "easy": EasyOptions,
+        "pfcfs": PfcfsOptions,
+        **{name: ListOptions for name in LIST_MODES.values()},
+    }
+    for name, kind in POLICIES.items():
+        assert kind.options_type is expected.get(name, PolicyOptions), name
+    with pytest.raises(ValueError) as error:
+        Site(4, "conservative", [1], [1.0], options=ListOptions(order="psrs"))
+    assert str(error.value) == "scheduler 'conservative' takes PolicyOptions, not ListOptions"
+    with pytest.raises(ValueError) as error:
+        Site(4, "list_easy", [1], [1.0], options=EasyOptions(backfill_after_start=False))
+    assert str(error.value) == "scheduler 'list_easy' takes ListOptions, not EasyOptions"
+    assert Site(4, "pfcfs", [1], [1.0]).policy.params == PRESETS["pfcfs1"]

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from campaign.models.rigid.feasibility import check_feasible
-from campaign.models.rigid.policies import Options
+from campaign.models.rigid.policies import PolicyOptions
 from campaign.models.rigid.simulate import job_times, run_schedule
 from campaign.models.rigid.workload import from_arrays
 
@@ -164,7 +164,7 @@ def test_literal_conservative_compression_equals_the_definition(kill):
             processors,
             "conservative",
             kill_at_estimate=kill,
-            options=Options(reference=True),
+            options=PolicyOptions(reference=True),
         )
         check_feasible(schedule)
         p, est, _, _ = job_times(workload, "user", kill)

@@ -7,6 +7,7 @@ import pytest
 
 from campaign.models.rigid.feasibility import check_feasible
 from campaign.models.rigid.metrics import schedule_metrics
+from campaign.models.rigid.policies import EasyOptions
 from campaign.models.rigid.simulate import run_schedule
 from campaign.models.rigid.workload import from_arrays
 
@@ -274,7 +275,8 @@ HEAD_THEN_BACKFILL = [(0, 4, 10, 10), (1, 2, 10, 10), (1, 4, 10, 10), (1, 1, 5, 
     ],
 )
 def test_easy_backfill_after_start(backfill_after_start, starts, mean_wait):
-    s = simulate(HEAD_THEN_BACKFILL, 4, "easy", backfill_after_start=backfill_after_start)
+    rule = EasyOptions(backfill_after_start=backfill_after_start)
+    s = simulate(HEAD_THEN_BACKFILL, 4, "easy", options=rule)
     assert s.start.tolist() == starts
     assert s.end.tolist() == [start + p for start, (_, _, p, _) in zip(starts, HEAD_THEN_BACKFILL)]
     m = schedule_metrics(s)
@@ -286,5 +288,5 @@ def test_easy_backfill_after_start(backfill_after_start, starts, mean_wait):
 @pytest.mark.parametrize("jobs", [EXAMPLE_A_GOOD, EXAMPLE_A_BAD], ids=["good", "bad"])
 def test_example_a_is_the_same_under_the_reference_rule(jobs):
     """datacenter.md section 2: Example A gives the same schedules either way."""
-    rule = simulate(jobs, 2, "easy", backfill_after_start=False)
+    rule = simulate(jobs, 2, "easy", options=EasyOptions(backfill_after_start=False))
     assert rule.start.tolist() == simulate(jobs, 2, "easy").start.tolist()

@@ -149,7 +149,6 @@ def _simulate(p: JobsParams, seed: int) -> tuple[Schedule, int, dict[str, int], 
         p.kill_at_estimate,
         rng=np.random.default_rng(streams[3]),
         platform=platform,
-        backfill_after_start=p.backfill_after_start,
         options=options,
     )
     return result, processors, dropped, workload.unknown_runtimes

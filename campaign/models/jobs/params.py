@@ -28,7 +28,14 @@ from campaign.models.jobs.datacenter import EXPERIMENTS
 from campaign.models.rigid.clock import month_start
 from campaign.models.rigid.orders import ORDER_NAMES
 from campaign.models.rigid.platform import CORE_ORDERS, ProcessorType
-from campaign.models.rigid.policies import LIST_MODES, SCHEDULERS, Options
+from campaign.models.rigid.policies import (
+    LIST_MODES,
+    SCHEDULERS,
+    EasyOptions,
+    ListOptions,
+    PfcfsOptions,
+    PolicyOptions,
+)
 from campaign.models.rigid.policies.pfcfs import PRESETS, PfcfsParams
 from campaign.models.rigid.workloads import locate
 
@@ -53,7 +60,7 @@ PFCFS_FIELDS = {
 }
 """The pfcfs_* params and the preset field each overrides."""
 POSITIVE = Number(0, low_open=True)
-LIST_OPTIONS = Options()  # the list policies' defaults
+LIST_OPTIONS = ListOptions()  # the list policies' defaults
 PRESET = "the preset's"
 
 
@@ -368,22 +375,26 @@ class JobsParams:
         """Whether jobs run on a core-level platform (else on identical processors)."""
         return self.datacenter or self.hetero_fraction > 0
 
-    def policy(self) -> tuple[str, Options]:
+    def policy(self) -> tuple[str, PolicyOptions | None]:
         """The policy name and its options (a list order, or the arrival-order scheduler it
-        is equivalent to)."""
+        is equivalent to; None: the policy's defaults)."""
         if self.pfcfs is not None:
-            return "pfcfs", Options(pfcfs=self.pfcfs)
+            return "pfcfs", PfcfsOptions(params=self.pfcfs)
         if not self.listed:
-            return self.scheduler, Options()
-        if self.order == "fcfs" and self.backfill in ("none", "easy", "conservative"):
-            return {"none": "fcfs"}.get(self.backfill, self.backfill), Options()
-        options = Options(
-            order=self.order,
-            weight=self.weight,
-            reorder_ratio=self.reorder_ratio,
-            smart_gamma=self.smart_gamma,
-        )
-        return LIST_MODES[self.backfill], options
+            name = self.scheduler
+        elif self.order == "fcfs" and self.backfill in ("none", "easy", "conservative"):
+            name = {"none": "fcfs"}.get(self.backfill, self.backfill)
+        else:
+            options = ListOptions(
+                order=self.order,
+                weight=self.weight,
+                reorder_ratio=self.reorder_ratio,
+                smart_gamma=self.smart_gamma,
+            )
+            return LIST_MODES[self.backfill], options
+        if name == "easy":
+            return name, EasyOptions(backfill_after_start=self.backfill_after_start)
+        return name, None
 
     @property
     def base_type(self) -> ProcessorType:

@@ -5,8 +5,8 @@ One function, with the profile's search for an earlier start and the move of a b
 written inline: on a long queue it checks hundreds of reservations per pass and moves tens,
 mostly in cascades of equal jobs each moving up a little (its new booking's end and the end
 of the span it frees then replace breakpoints in place), so every call and list shift saved
-per job counts. The literal compression in ``policies/conservative.py``
-(``Options(reference=True)``) is the reference it is checked against.
+per job counts. The literal compression in ``reservations.py``
+(``PolicyOptions(reference=True)``) is the reference it is checked against.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import numpy as np
 
 from campaign.models.rigid.loop import replay
 from campaign.models.rigid.platform import Execution, Platform
-from campaign.models.rigid.policies import Options
+from campaign.models.rigid.policies import PolicyOptions
 from campaign.models.rigid.site import Site
 from campaign.models.rigid.workload import Workload
 
@@ -84,6 +84,19 @@ def job_times(
     return runtime, est, limit, killed
 
 
+def _execution(
+    platform: Platform, processors: int, workload: Workload, sizes: list[int], limit: np.ndarray
+) -> Execution:
+    """The jobs' execution on the cores of ``platform``; one error if it does not fit."""
+    if platform.cores != processors:
+        raise ValueError(f"the platform has {platform.cores} cores, the site {processors}")
+    if workload.ops is None:
+        raise ValueError("a core-level platform needs the jobs' operation counts (ops)")
+    if platform.idle != platform.cores:
+        raise ValueError("the platform has busy cores left from another simulation")
+    return Execution(platform, sizes, workload.ops.tolist(), limit.tolist())
+
+
 def run_schedule(
     workload: Workload,
     processors: int,
@@ -93,8 +106,7 @@ def run_schedule(
     predictor: Predictor | None = None,
     rng: np.random.Generator | None = None,
     platform: Platform | None = None,
-    backfill_after_start: bool = True,
-    options: Options | None = None,
+    options: PolicyOptions | None = None,
 ) -> Schedule:
     """Simulate one site and return the whole schedule (for metrics, checks and plots).
 
@@ -102,26 +114,18 @@ def run_schedule(
     cores of a core-level platform (``processors`` of them); the workload then needs its
     operation counts (``workload.ops``), from which each job's runtime follows at its start.
     Schedulers still plan with the estimates (``workload.runtime`` for ``exact``).
-    ``backfill_after_start``: see :class:`Site` (false: an EASY pass that started the head
-    backfills nothing). ``options``: the list policies' order, weight and trigger (its
-    stream and EASY rule are replaced by ``rng`` and ``backfill_after_start``).
+    ``options``: the policy's own options (see :class:`Site`; e.g. ``EasyOptions`` with
+    the datacenter simulator's rule, ``ListOptions`` with an order, weight and trigger).
     """
     runtime, est, limit, killed = job_times(workload, estimate, kill_at_estimate)
     if estimate == "predicted" and predictor is None:
         raise ValueError("estimate 'predicted' needs a predictor")
     sizes = workload.size.tolist()
     estimates = est.tolist()
-    options = replace(options or Options(), rng=rng, backfill_after_start=backfill_after_start)
-    site = Site(processors, scheduler, sizes, estimates, options=options)
+    site = Site(processors, scheduler, sizes, estimates, rng=rng, options=options)
     execution = None
     if platform is not None:
-        if platform.cores != processors:
-            raise ValueError(f"the platform has {platform.cores} cores, the site {processors}")
-        if workload.ops is None:
-            raise ValueError("a core-level platform needs the jobs' operation counts (ops)")
-        if platform.idle != platform.cores:
-            raise ValueError("the platform has busy cores left from another simulation")
-        execution = Execution(platform, sizes, workload.ops.tolist(), limit.tolist())
+        execution = _execution(platform, processors, workload, sizes, limit)
     duration = completed = None
     if execution is not None:
         begin = execution.begin

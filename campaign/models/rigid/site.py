@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from campaign.models.rigid.policies import Options, Policy, make_policy
+from campaign.models.rigid.policies import Policy, PolicyOptions, make_policy
 
 
 class Site:
@@ -28,10 +28,8 @@ class Site:
 
     ``rng`` (a ``numpy.random.Generator``, the policy stream) is needed by the policies that
     draw (``random``) only, so every other policy stays deterministic without one.
-    ``backfill_after_start`` false gives ``easy`` the rule of the datacenter reference
-    simulator: a pass that started a job at the head of the queue backfills nothing.
-    ``options`` (with the policy stream and that rule in it) replaces both for policies that
-    take more options (the list policies' order and weight).
+    ``options``: the policy's own options (``PolicyOptions`` or the subclass the policy
+    declares, e.g. ``EasyOptions``, ``ListOptions``); None: its defaults.
     """
 
     def __init__(
@@ -42,8 +40,7 @@ class Site:
         estimate: Sequence[float],
         index: int = 0,
         rng: np.random.Generator | None = None,
-        backfill_after_start: bool = True,
-        options: Options | None = None,
+        options: PolicyOptions | None = None,
     ) -> None:
         self.processors = int(processors)
         self.index = index
@@ -58,8 +55,8 @@ class Site:
         self.jobs_backfilled = 0
         self.ended = 0
         """Jobs ended here so far (a policy's memo can tell whether anything ended since)."""
-        if options is None:
-            options = Options(rng, backfill_after_start)
+        self.rng = rng
+        """The policy stream (policies that draw)."""
         self.policy = make_policy(policy, self, options)
         if processors <= 0:
             raise ValueError(f"a site needs at least one processor, got {processors}")

@@ -1,7 +1,9 @@
 """The local scheduling policies of a site, one class per file, found by name here.
 
 A new policy is a subclass of :class:`Policy` in its own file and one line in ``POLICIES``;
-the site, the event loop and the models then offer it under that name.
+the site, the event loop and the models then offer it under that name. A policy taking
+options of its own declares them as a frozen subclass of :class:`PolicyOptions`
+(its ``options_type``).
 """
 
 from __future__ import annotations
@@ -9,23 +11,33 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from campaign.models.rigid.policies.accasim_easy import AccasimEasy
-from campaign.models.rigid.policies.base import Options, Policy
+from campaign.models.rigid.policies.base import Policy, PolicyOptions
 from campaign.models.rigid.policies.conservative import Conservative
-from campaign.models.rigid.policies.easy import Easy
+from campaign.models.rigid.policies.easy import Easy, EasyOptions
 from campaign.models.rigid.policies.fcfs import Fcfs
 from campaign.models.rigid.policies.list_conservative import ListConservative
 from campaign.models.rigid.policies.list_easy import ListEasy
 from campaign.models.rigid.policies.list_greedy import ListGreedy
 from campaign.models.rigid.policies.list_none import ListNone
-from campaign.models.rigid.policies.listed import ListPolicy
-from campaign.models.rigid.policies.pfcfs import Pfcfs
+from campaign.models.rigid.policies.listed import ListOptions, ListPolicy
+from campaign.models.rigid.policies.pfcfs import Pfcfs, PfcfsOptions
 from campaign.models.rigid.policies.random import Random
 from campaign.models.rigid.policies.sjf import Sjf
 
 if TYPE_CHECKING:
     from campaign.models.rigid.site import Site
 
-__all__ = ["LIST_MODES", "POLICIES", "SCHEDULERS", "Options", "Policy", "make_policy"]
+__all__ = [
+    "LIST_MODES",
+    "POLICIES",
+    "SCHEDULERS",
+    "EasyOptions",
+    "ListOptions",
+    "PfcfsOptions",
+    "Policy",
+    "PolicyOptions",
+    "make_policy",
+]
 
 POLICIES: dict[str, type[Policy]] = {
     "fcfs": Fcfs,
@@ -51,12 +63,20 @@ LIST_MODES: dict[str, str] = {
 """The list policies by the backfilling mode a spec names with an ``order``."""
 
 
-def make_policy(name: str, site: Site, options: Options) -> Policy:
-    """The policy ``name`` for ``site``; one ``ValueError`` for an unknown name or a missing
-    policy stream."""
+def make_policy(name: str, site: Site, options: PolicyOptions | None = None) -> Policy:
+    """The policy ``name`` for ``site`` under ``options`` (None: the policy's defaults); one
+    ``ValueError`` for an unknown name, options of another policy or a missing policy
+    stream (``site.rng``)."""
     kind = POLICIES.get(name)
     if kind is None:
         raise ValueError(f"unknown scheduler {name!r}; allowed: {', '.join(POLICIES)}")
-    if kind.needs_rng and options.rng is None:
+    wanted = kind.options_type
+    if options is None:
+        options = wanted()
+    elif type(options) is not wanted:
+        raise ValueError(
+            f"scheduler {name!r} takes {wanted.__name__}, not {type(options).__name__}"
+        )
+    if kind.needs_rng and site.rng is None:
         raise ValueError(f"scheduler {name!r} needs a random generator (the policy stream)")
     return kind.create(site, options)

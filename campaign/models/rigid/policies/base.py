@@ -13,45 +13,29 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-import numpy as np
-
 if TYPE_CHECKING:
     from campaign.models.rigid.site import Site
 
 
 @dataclass(frozen=True)
-class Options:
-    """What a run hands to every policy; each takes the options it understands."""
+class PolicyOptions:
+    """The options of a policy; a policy that takes more declares a subclass as its
+    ``options_type`` (``EasyOptions``, ``ListOptions``, ``PfcfsOptions``)."""
 
-    rng: np.random.Generator | None = None
-    """The policy stream (only policies that draw need it)."""
-    backfill_after_start: bool = True
-    """EASY: backfill in a pass that started the queue head (false: the datacenter reference
-    simulator's rule)."""
-    order: str = "fcfs"
-    """List policies: the order of the waiting jobs (``rigid.orders``; fcfs = arrival)."""
-    weight: str = "unit"
-    """List policies: scheduler weight of a job, ``unit`` (1) or ``work`` (size * estimate)."""
-    reorder_ratio: float | None = 2 / 3
-    """List policies: recompute the order at an arrival once more than this share of the
-    last computed order has started (None: at every arrival)."""
-    smart_gamma: float = 2.0
-    """SMART orders: ratio of consecutive estimate bins."""
-    pfcfs: object = None
-    """PFCFS: its parameters (``policies.pfcfs.PfcfsParams``; None: preset pfcfs1)."""
     reference: bool = False
-    """Conservative and list conservative: compress by re-inserting every queued job at
-    every pass, the literal definition (slow; the fast compression is checked against it).
-    List EASY: scan all of L at every pass. PFCFS: a whole pass at every event, none
-    skipped."""
+    """The literal rendering, where a policy has a fast one it is checked against:
+    conservative and list conservative re-insert every queued job at every compression,
+    list EASY scans all of L at every pass, PFCFS runs a whole pass at every event."""
 
 
 class Policy:
     """Decides which queued jobs start at a site. Subclasses set ``name`` and ``select``."""
 
     name: ClassVar[str] = ""
+    options_type: ClassVar[type[PolicyOptions]] = PolicyOptions
+    """The options the policy takes (``create`` gets an instance of exactly this class)."""
     needs_rng: ClassVar[bool] = False
-    """Whether the policy draws from the policy stream (``Options.rng``)."""
+    """Whether the policy draws from the policy stream (``site.rng``)."""
     preemptive: ClassVar[bool] = False
     """Whether the policy suspends and resumes running jobs (``site.moves``) and asks for
     passes of its own (``site.alarm``); such a policy gets a pass at every event time, even
@@ -71,7 +55,7 @@ class Policy:
         self.site = site
 
     @classmethod
-    def create(cls, site: Site, options: Options) -> Policy:
+    def create(cls, site: Site, options: PolicyOptions) -> Policy:
         """The policy for ``site`` under ``options`` (a subclass may pick a variant)."""
         return cls(site)
 

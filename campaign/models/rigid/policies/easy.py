@@ -5,10 +5,18 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable
+from dataclasses import dataclass
 from itertools import islice
 
-from campaign.models.rigid.policies.base import Options, Policy
+from campaign.models.rigid.policies.base import Policy, PolicyOptions
 from campaign.models.rigid.policies.fcfs import start_heads
+
+
+@dataclass(frozen=True)
+class EasyOptions(PolicyOptions):
+    backfill_after_start: bool = True
+    """Backfill in a pass that started the queue head (false: the datacenter reference
+    simulator's rule, ``DatacenterEasy``)."""
 
 
 class Easy(Policy):
@@ -16,11 +24,12 @@ class Easy(Policy):
     shadow time or fits in the processors left over at that time."""
 
     name = "easy"
+    options_type = EasyOptions
     backfill_after_start = True
     """Whether a pass that started the queue head still backfills."""
 
     @classmethod
-    def create(cls, site, options: Options) -> Policy:
+    def create(cls, site, options: EasyOptions) -> Policy:
         if not options.backfill_after_start:
             from campaign.models.rigid.policies.datacenter_easy import DatacenterEasy
 

@@ -4,13 +4,12 @@ order; a pass after a job ended compresses them in order of reservation start (t
 in L) and starts the jobs due.
 
 The reservations are re-derived from the running jobs at every such pass, written for
-clarity, not speed: ``list_conservative`` with ``Options.reference``, against which the fast
-``ListConservative`` is checked."""
+clarity, not speed: ``list_conservative`` with ``ListOptions(reference=True)``, against which
+the fast ``ListConservative`` is checked."""
 
 from __future__ import annotations
 
-from campaign.models.rigid.policies.base import Options
-from campaign.models.rigid.policies.listed import ListPolicy
+from campaign.models.rigid.policies.listed import ListOptions, ListPolicy
 from campaign.models.rigid.profile import Profile
 
 
@@ -18,7 +17,7 @@ class LiteralListConservative(ListPolicy):
     name = "list_conservative"
     mode = "conservative"
 
-    def __init__(self, site, options: Options) -> None:
+    def __init__(self, site, options: ListOptions) -> None:
         super().__init__(site, options)
         self.reservation: dict[int, float] = {}
         """Reservation start per waiting job."""

@@ -6,16 +6,15 @@ from __future__ import annotations
 
 from itertools import islice
 
-from campaign.models.rigid.policies.base import Options
 from campaign.models.rigid.policies.easy import backfill
-from campaign.models.rigid.policies.listed import ListPolicy
+from campaign.models.rigid.policies.listed import ListOptions, ListPolicy
 
 
 class ListEasy(ListPolicy):
     name = "list_easy"
     mode = "easy"
 
-    def __init__(self, site, options: Options) -> None:
+    def __init__(self, site, options: ListOptions) -> None:
         super().__init__(site, options)
         self._memo: tuple[int, float, int, int, int] | None = None
         """(blocked head, shadow time, left-over processors, length of L after the pass,

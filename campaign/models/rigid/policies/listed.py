@@ -4,26 +4,41 @@ started ahead of their turn in L."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from campaign.models.rigid.orders import ORDERS
-from campaign.models.rigid.policies.base import Options, Policy
+from campaign.models.rigid.policies.base import Policy, PolicyOptions
 
 WEIGHTS = ("unit", "work")
 
 
+@dataclass(frozen=True)
+class ListOptions(PolicyOptions):
+    order: str = "fcfs"
+    """The order of the waiting jobs (``rigid.orders``; fcfs = arrival)."""
+    weight: str = "unit"
+    """Scheduler weight of a job, ``unit`` (1) or ``work`` (size * estimate)."""
+    reorder_ratio: float | None = 2 / 3
+    """Recompute the order at an arrival once more than this share of the last computed
+    order has started (None: at every arrival)."""
+    smart_gamma: float = 2.0
+    """SMART orders: ratio of consecutive estimate bins."""
+
+
 class ListPolicy(Policy):
-    """A policy that serves the waiting jobs in the order of ``Options.order``; subclasses
-    set ``mode`` (the backfilling mode a spec names) and ``select``."""
+    """A policy that serves the waiting jobs in the order of ``ListOptions.order``;
+    subclasses set ``mode`` (the backfilling mode a spec names) and ``select``."""
 
     mode: ClassVar[str] = ""
+    options_type = ListOptions
     counts_backfilled = True
 
     @classmethod
-    def create(cls, site, options: Options) -> Policy:
+    def create(cls, site, options: ListOptions) -> Policy:
         return cls(site, options)
 
-    def __init__(self, site, options: Options) -> None:
+    def __init__(self, site, options: ListOptions) -> None:
         super().__init__(site)
         if options.order != "fcfs" and options.order not in ORDERS:
             raise ValueError(f"unknown order {options.order!r}; allowed: fcfs, {', '.join(ORDERS)}")

@@ -7,7 +7,7 @@ Most passes change nothing. A pass can start, suspend or resume a job only after
 that frees what the handler waits for (any job while h waits or the queue's head does; h while
 it runs; the last job holding h's processors while h is suspended), after an arrival while
 nothing waits, or at the handler's timer (``site.alarm``); every other pass returns at once
-(``Options.reference``: none does). The free processors are a sorted list;
+(``PfcfsOptions.reference``: none does). The free processors are a sorted list;
 only the wide job being handled shares processors (with the jobs it took them from), and those
 are counted apart, so a job that starts or ends costs no loop over its processors. Every job's
 processors go into one flat list, and only the executions of the jobs suspended are tuples:
@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 
 from campaign.models.rigid.executions import Executions
-from campaign.models.rigid.policies.base import Options, Policy
+from campaign.models.rigid.policies.base import Policy, PolicyOptions
 
 IDLE, WAIT, RUN_WIDE, RUN_SMALL = "idle", "wait", "run_wide", "run_small"
 INF = math.inf
@@ -55,14 +55,20 @@ PRESETS: dict[str, PfcfsParams] = {
 """Section 5.4 (theory: the slice is the delay, whatever delay is given)."""
 
 
+@dataclass(frozen=True)
+class PfcfsOptions(PolicyOptions):
+    params: PfcfsParams = PRESETS["pfcfs1"]
+    """The parameters of section 5.2."""
+
+
 class Pfcfs(Policy):
     name = "pfcfs"
     preemptive = True
+    options_type = PfcfsOptions
 
     @classmethod
-    def create(cls, site, options: Options) -> Policy:
-        params = options.pfcfs if options.pfcfs is not None else PRESETS["pfcfs1"]
-        return cls(site, params, options.reference)
+    def create(cls, site, options: PfcfsOptions) -> Policy:
+        return cls(site, options.params, options.reference)
 
     def __init__(self, site, params: PfcfsParams, every_pass: bool = False) -> None:
         super().__init__(site)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from campaign.models.rigid.policies.base import Options, Policy
+from campaign.models.rigid.policies.base import Policy, PolicyOptions
 
 
 class Random(Policy):
@@ -18,8 +18,8 @@ class Random(Policy):
         self.rng = rng
 
     @classmethod
-    def create(cls, site, options: Options) -> Policy:
-        return cls(site, options.rng)
+    def create(cls, site, options: PolicyOptions) -> Policy:
+        return cls(site, site.rng)
 
     def select(self, t: float) -> list[int]:
         site = self.site
