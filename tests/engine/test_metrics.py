@@ -40,6 +40,10 @@ RESULTS = {
     "summary_name": lambda v: {"v": v, "v_mean": v},
     "factor_name": lambda v: {"kind": v},
     "text": lambda v: {"v": "fast"},
+    "complex": lambda v: {"v": 1 + 2j},
+    "numpy_complex": lambda v: {"v": np.complex128(v) + 1j},
+    "numpy_bool": lambda v: {"v": np.bool_(v > 2)},
+    "huge_integer": lambda v: {"v": 2**53 + 1},
 }
 
 
@@ -72,6 +76,14 @@ EXPECTED_ERRORS = {
     "factor_name": "ValueError: metric 'kind' has the name of factor 'kind'; a results file "
     "cannot hold both",
     "text": "TypeError: metric 'v' is not a number: 'fast'",
+    "complex": "TypeError: metric 'v' is a complex number ((1+2j)); a metric is a real number: "
+    "return its real part, imaginary part or modulus as metrics of their own",
+    "numpy_complex": "TypeError: metric 'v' is a complex number",
+    "numpy_bool": "TypeError: metric 'v' is a boolean (False), not a number; return 1.0 or 0.0 "
+    "(the mean is then the share of replicates where it holds)",
+    "huge_integer": "ValueError: metric 'v' is the integer 9007199254740993, which float64 (how "
+    "results store metrics) cannot hold exactly: it would be rounded to 9007199254740992; every "
+    "integer up to 2**53 is exact: return a float if the rounding is acceptable",
 }
 
 SPEC = """
@@ -131,7 +143,11 @@ def test_names_a_results_file_cannot_hold_fail_their_task_and_results_are_writte
     assert failures["kind"].values.tolist() == [c for c in kinds[1:] for _ in range(2)]
     for cell, error in zip(failures["failure_cell"].values, failures["failure_error"].values):
         errors.setdefault(cell, set()).add(error)
-    assert errors == {f'{{"kind":"{kind}"}}': {error} for kind, error in EXPECTED_ERRORS.items()}
+    complex_error = errors.pop('{"kind":"numpy_complex"}')  # the real part is the seed's draw
+    assert len(complex_error) == 2
+    assert all(e.startswith(EXPECTED_ERRORS["numpy_complex"]) for e in complex_error)
+    expected = {k: e for k, e in EXPECTED_ERRORS.items() if k != "numpy_complex"}
+    assert errors == {f'{{"kind":"{kind}"}}': {error} for kind, error in expected.items()}
     good = ds["v"].sel(kind="good").values
     assert np.isfinite(good).all() and ds["v_n"].sel(kind="good").item() == 2
 
@@ -277,8 +293,19 @@ def test_a_results_file_of_many_metrics_is_written_coordinates_first_and_reopens
     [
         ({}, "the model returned no metrics"),
         ([("v", 1.0)], "the model returned list, not a mapping metric: value"),
-        ({"v": True}, "metric 'v' is not a number: True"),
-        ({"v": 10**400}, "metric 'v' is not a number"),
+        ({"v": True}, r"metric 'v' is a boolean \(True\), not a number; return 1.0 or 0.0"),
+        ({"v": np.bool_(False)}, r"metric 'v' is a boolean \(False\), not a number"),
+        ({"v": np.array(True)}, r"metric 'v' is a boolean \(True\), not a number"),
+        ({"v": 0.5 + 1j}, r"metric 'v' is a complex number \(\(0.5\+1j\)\); a metric is a real"),
+        ({"v": np.complex64(2)}, r"metric 'v' is a complex number \(\(2\+0j\)\)"),
+        (
+            {"v": 2**53 + 1},
+            "integer 9007199254740993, which float64 .* rounded to 9007199254740992",
+        ),
+        ({"v": -(2**60) - 1}, "integer -1152921504606846977, which float64 .* cannot hold exactly"),
+        ({"v": np.int64(2**62 + 1)}, "integer 4611686018427387905, which float64"),
+        ({"v": np.uint64(2**64 - 1)}, "integer 18446744073709551615, which float64"),
+        ({"v": 10**400}, "integer 1000.*0, which float64 .* it is beyond float64's range"),
         ({"seed": 1.0}, "metric name 'seed' is reserved by the results layout"),
         ({"x": 1.0, "x_nan": 0.0}, "metric 'x_nan' has the name of a summary variable of"),
     ],
@@ -292,3 +319,10 @@ def test_metric_values_keep_nan_and_numpy_numbers():
     values = metric_values({"a": np.float32(0.5), "b": np.int64(3), "c": math.nan})
     assert values["a"] == 0.5 and values["b"] == 3.0 and math.isnan(values["c"])
     assert all(type(v) is float for v in values.values())
+
+
+def test_metric_values_keep_integers_float64_holds_exactly_and_infinities():
+    exact = {"a": 2**53, "b": -(2**53), "c": 2**60, "d": np.int64(-(2**62)), "e": math.inf}
+    values = metric_values(exact)
+    assert values == {k: float(v) for k, v in exact.items()}
+    assert [int(v) for v in list(values.values())[:4]] == [2**53, -(2**53), 2**60, -(2**62)]
