@@ -57,6 +57,16 @@ def undefined(params, seed):
     rng = np.random.default_rng(seed)
     value = float(params["mean"] + rng.standard_normal())
     return {"v": math.nan if rng.random() < 0.35 else value, "w": value}
+
+
+def many(params, seed):
+    """300 metrics, m000 to m299; every tenth NaN in about half of the seeds."""
+    values = np.random.default_rng(seed).random(301) * params["scale"]
+    undefined = values[300] < 0.5 * params["scale"]
+    return {
+        f"m{i:03d}": math.nan if undefined and i % 10 == 0 else float(values[i])
+        for i in range(300)
+    }
 '''
 
 EXPECTED_ERRORS = {
@@ -208,6 +218,59 @@ def test_nan_values_are_counted_per_cell_and_shown_by_run_and_query(tmp_path):
     )
     rows = list(csv.DictReader(io.StringIO(query.stdout)))
     assert [int(row["v_nan"]) for row in rows] == [expected[1.0], expected[5.0]]
+
+
+def test_a_campaign_of_300_metrics_reopens_with_every_value_and_queries_agree(tmp_path):
+    """Many metrics go through the paths that read variables without building a DataArray
+    per variable: results.nc holds each task's numbers, summaries and NaN counts, and the
+    run's table, its NaN line and a query of one metric or of all agree with them."""
+    spec = write(tmp_path, "many", "scale: [1, 10]", replicates=3, params="params: {}")
+    result = campaign_cli(tmp_path, "run", str(spec), "--workers", "1", "--quiet")
+    assert result.returncode == 0, result.stderr
+    ds = campaign.open_results(tmp_path / "out")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        from returns import many
+    finally:
+        sys.path.remove(str(tmp_path))
+    names = [f"m{i:03d}" for i in range(300)]
+    assert campaign.results.metrics_of(ds) == names
+    assert len(ds.data_vars) == 300 * 7 + 2
+    undefined = {name: 0 for name in names}
+    for scale in (1, 10):
+        returned = [many({"scale": scale}, int(s)) for s in ds["seed"].sel(scale=scale).values]
+        for name in names:
+            column = [task[name] for task in returned]
+            stored = ds[name].sel(scale=scale).values
+            assert np.array_equal(stored, column, equal_nan=True), (scale, name)
+            finite = [v for v in column if not math.isnan(v)]
+            undefined[name] += 3 - len(finite)
+            assert ds[f"{name}_nan"].sel(scale=scale).item() == 3 - len(finite)
+            assert ds[f"{name}_n"].sel(scale=scale).item() == len(finite)
+            if finite:
+                mean = ds[f"{name}_mean"].sel(scale=scale).item()
+                assert mean == pytest.approx(np.mean(finite), rel=1e-12)
+    nan_metrics = [name for name in names if undefined[name]]
+    assert nan_metrics == names[::10]  # some seed of the six drew a NaN
+    shown = ", ".join(f"{name} {undefined[name]}" for name in nan_metrics[:8])
+    assert (
+        f"NaN values (undefined; left out of the means and n): {shown} and 22 more metrics "
+        "(campaign query shows them); each <metric>_nan in results.nc counts them per cell"
+    ) in result.stdout.splitlines()
+    one = campaign_cli(tmp_path, "query", str(tmp_path / "out"), "--metric", "m299")
+    assert one.returncode == 0, one.stderr
+    every = campaign_cli(tmp_path, "query", str(tmp_path / "out"), "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(every.stdout)))
+    assert [row["scale"] for row in rows] == ["1", "10"]
+    for row, scale in zip(rows, (1, 10)):
+        for name in names:
+            assert float(row[f"{name}_mean"]) == pytest.approx(
+                ds[f"{name}_mean"].sel(scale=scale).item(), rel=1e-12, nan_ok=True
+            )
+            assert int(row[f"{name}_nan"]) == ds[f"{name}_nan"].sel(scale=scale).item()
+    m299 = [line.split() for line in one.stdout.splitlines()[2:4]]
+    means = [f"{ds['m299_mean'].sel(scale=s).item():.6g}" for s in (1, 10)]
+    assert [(row[0], row[1]) for row in m299] == [("1", means[0]), ("10", means[1])]
 
 
 def test_a_ledger_with_names_that_clash_still_gives_a_results_file(tmp_path):
