@@ -362,7 +362,7 @@ def cmd_query(args) -> int:
     )
     if args.format in TABLE_FORMATS:
         confidence = args.confidence or float(dataset.attrs.get("confidence", 0.95))
-        units = {m: dataset[m].attrs.get("units", "") for m in metrics}
+        units = {m: dataset.variables[m].attrs.get("units", "") for m in metrics}
         print(render(frame, metrics, args.format, units, confidence), end="")
         return EXIT_OK
     print(format_table(frame, metrics, args.format))

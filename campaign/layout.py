@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import numpy as np
+
 LAYOUT_NAMES = (
     "replicate",
     "point",
@@ -95,15 +97,49 @@ def metric_values(raw: Any) -> dict[str, float]:
     return values
 
 
+FLOAT_EXACT_INTEGERS = 2**53  # float64 holds every integer up to this size, and not all beyond
+
+
 def _as_float(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not (
-        isinstance(value, int | float) or hasattr(value, "__float__")
-    ):
+    """The value as the float64 a results file stores, or an error for what it cannot hold
+    exactly: booleans (``bool`` and ``numpy.bool_`` alike: a metric is a number, not a
+    yes/no), complex numbers, integers beyond float64's exact range (``|v| > 2**53`` that a
+    float64 would round)."""
+    if isinstance(value, np.generic) or (isinstance(value, np.ndarray) and value.ndim == 0):
+        value = value.item()  # a NumPy scalar as the Python number it holds
+    if isinstance(value, bool):
+        raise TypeError(
+            f"metric {name!r} is a boolean ({value!r}), not a number; return 1.0 or 0.0 "
+            "(the mean is then the share of replicates where it holds)"
+        )
+    if isinstance(value, complex):
+        raise TypeError(
+            f"metric {name!r} is a complex number ({value!r}); a metric is a real number: "
+            "return its real part, imaginary part or modulus as metrics of their own"
+        )
+    if isinstance(value, int) and abs(value) > FLOAT_EXACT_INTEGERS:
+        problem = _inexact_integer(value)
+        if problem:
+            raise ValueError(
+                f"metric {name!r} is the integer {value}, which float64 (how results store "
+                f"metrics) cannot hold exactly: {problem}; every integer up to 2**53 is "
+                "exact: return a float if the rounding is acceptable"
+            )
+    if not (isinstance(value, int | float) or hasattr(value, "__float__")):
         raise TypeError(f"metric {name!r} is not a number: {value!r}")
     try:
         return float(value)
     except (TypeError, ValueError, OverflowError) as error:
         raise TypeError(f"metric {name!r} is not a number: {value!r} ({error})") from None
+
+
+def _inexact_integer(value: int) -> str | None:
+    """How float64 would change an integer, or None when it holds it exactly."""
+    try:
+        stored = float(value)
+    except OverflowError:
+        return "it is beyond float64's range"
+    return None if stored == value else f"it would be rounded to {int(stored)}"
 
 
 def documented_name(name: str, documented: Mapping[str, Any]) -> str | None:

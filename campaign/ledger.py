@@ -26,10 +26,14 @@ writes its merged file before it removes the originals.
 
 from __future__ import annotations
 
+import errno
 import fcntl
+import fnmatch
+import hashlib
 import json
 import os
 import platform
+import re
 import shutil
 import time
 import zlib
@@ -46,6 +50,7 @@ DAMAGED_FOLDER = "ledger.damaged"
 LOCK_FILE = "campaign.lock"
 COMPACTION_LOCK = ".compaction.lock"
 READ_ATTEMPTS = 20
+OWN_FILES = ("campaign.json", "results.nc")  # written atomically beside the ledger
 T = TypeVar("T")
 
 
@@ -67,6 +72,63 @@ def room_left(folder: Path) -> str:
     except OSError:
         return ""
     return f" ({free / 2**20:.1f} MiB free on its disk)"
+
+
+NOT_WRITABLE = (errno.EROFS, errno.EACCES, errno.EPERM)
+
+
+def write_failure(error: OSError, folder: Path, kept: str, again: str) -> str:
+    """The end of a one-line error for a failed write: why, what is ``kept``, what to do.
+
+    A folder that may not be written (a read-only file system, permissions) needs another
+    remedy than a full disk or quota: making room would not help.
+    """
+    reason = error.strerror or str(error)
+    if error.errno in NOT_WRITABLE:
+        return (
+            f"{reason}: {folder} is not writable; {kept}: make it writable (or give another "
+            f"output folder) and {again}"
+        )
+    return f"{reason}{room_left(folder)}; {kept}: make room and {again}"
+
+
+def writer_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs on this machine (one of another user's counts too)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except (OverflowError, ValueError):
+        return False
+    return True
+
+
+TEMPORARY = re.compile(r"^\.(?P<name>.+?)\.(?P<pid>\d+)(?:\.[0-9a-f]{8})?\.tmp$")
+
+
+def remove_stale_temporaries(folder: Path, name: str) -> list[Path]:
+    """Remove the temporary files (``.NAME.PID[.TAG].tmp``) of files named like ``name`` (a
+    glob pattern) that a writer killed mid-write (SIGTERM, SIGKILL, a lost node) left in
+    ``folder``: those whose writer process is gone. Returns the files removed."""
+    removed: list[Path] = []
+    try:
+        candidates = list(folder.glob(f".{name}.*.tmp"))
+    except OSError:
+        return removed
+    for path in candidates:
+        match = TEMPORARY.match(path.name)
+        if match is None or not fnmatch.fnmatchcase(match["name"], name):
+            continue
+        if writer_alive(int(match["pid"])):
+            continue
+        try:
+            path.unlink()
+        except OSError:
+            continue
+        removed.append(path)
+    return removed
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -145,8 +207,8 @@ class Ledger:
             write_atomic(self.manifest_path, text)
         except OSError as error:
             raise CampaignError(
-                f"cannot write {self.manifest_path}: {error.strerror or error}"
-                f"{room_left(self.output)}; nothing has run: make room and run again"
+                f"cannot write {self.manifest_path}: "
+                f"{write_failure(error, self.output, 'nothing has run', 'run again')}"
             ) from None
 
     def set_aside(self, also: Iterable[str] = ()) -> Path | None:
@@ -236,6 +298,7 @@ class Ledger:
             os.pwrite(
                 fd, f"host {platform.node()}, pid {os.getpid()}, since {started}\n".encode(), 0
             )
+            self.remove_leftovers()
             try:
                 yield
             finally:
@@ -243,23 +306,34 @@ class Ledger:
         finally:
             os.close(fd)  # releases the lock
 
+    def remove_leftovers(self) -> list[Path]:
+        """Remove what writers killed mid-write left in the folder (temporary files of
+        results.nc, campaign.json and ledger batches whose writer is gone): run by the holder
+        of the lock, so no writer of this folder is at work."""
+        removed = []
+        for name in OWN_FILES:
+            removed += remove_stale_temporaries(self.output, name)
+        removed += remove_stale_temporaries(self.folder, "*.jsonl")
+        return removed
+
     # -- records --------------------------------------------------------------------------
     def has_records(self) -> bool:
         return self.folder.exists() and any(self.folder.glob("*.jsonl"))
 
     def append(self, records: Iterable[dict[str, Any]]) -> Path:
         """Durably store a batch of task records; returns the file written."""
-        self.folder.mkdir(parents=True, exist_ok=True)
         self._counter += 1
         name = f"{time.time_ns():020d}-{os.getpid()}-{self._counter:06d}.jsonl"
         path = self.folder / name
         try:
+            self.folder.mkdir(parents=True, exist_ok=True)
             write_atomic(path, "".join(_sealed_line(record) for record in records))
         except OSError as error:
+            kept = "the results stored before are kept"
+            again = "run the same command again to finish the rest"
             raise CampaignError(
-                f"cannot store finished results in {self.folder}: {error.strerror or error}"
-                f"{room_left(self.folder)}; the results stored before are kept: make room and "
-                "run the same command again to finish the rest"
+                f"cannot store finished results in {self.folder}: "
+                f"{write_failure(error, self.folder, kept, again)}"
             ) from None
         return path
 
@@ -267,9 +341,10 @@ class Ledger:
         """Store the sound records of another output folder's ledger here (a merge of shards),
         file by file under the files' own names, so that the time in a name orders them with
         this ledger's as if one machine had stored them all: `load` then resolves a task
-        stored twice as it would there. A file already here with the same records is left as
-        it is; damaged records are skipped (counted in ``source.damaged``). Returns the
-        records copied."""
+        stored twice as it would there. Only records new to this ledger are stored: not one
+        it holds already (the same line, even after a compaction moved it into another file),
+        nor a failure of a task it holds a success for (which would never count). Damaged
+        records are skipped (counted in ``source.damaged``). Returns the records stored."""
 
         def sound_files() -> list[tuple[str, list[bytes]]]:
             found = []
@@ -284,26 +359,50 @@ class Ledger:
                     found.append((path.name, sound))
             return found
 
+        held, succeeded = self._read(self._held_lines)
         copied = 0
-        self.folder.mkdir(parents=True, exist_ok=True)
         for name, lines in source._read(sound_files):
-            text = b"".join(line + b"\n" for line in lines)
+            new = []
+            for line in lines:
+                digest = _line_digest(line)
+                key, ok = _key_status(line)
+                if digest in held or (not ok and key in succeeded):
+                    continue
+                held.add(digest)
+                if ok:
+                    succeeded.add(key)
+                new.append(line)
+            if not new:
+                continue
+            text = b"".join(line + b"\n" for line in new)
             target, count = self.folder / name, 1
-            while target.exists() and target.read_bytes() != text:
+            while target.exists():
                 count += 1
                 target = self.folder / f"{Path(name).stem}-{count}.jsonl"
-            if target.exists():
-                continue
             try:
+                self.folder.mkdir(parents=True, exist_ok=True)
                 write_atomic(target, text.decode())
             except OSError as error:
+                kept = "the records copied before are kept"
                 raise CampaignError(
-                    f"cannot store records in {self.folder}: {error.strerror or error}"
-                    f"{room_left(self.folder)}; the records copied before are kept: make room "
-                    "and merge again"
+                    f"cannot store records in {self.folder}: "
+                    f"{write_failure(error, self.folder, kept, 'merge again')}"
                 ) from None
-            copied += len(lines)
+            copied += len(new)
         return copied
+
+    def _held_lines(self) -> tuple[set[bytes], set[str]]:
+        """Fingerprints of the sound lines stored here, and the keys of tasks that succeeded."""
+        held, succeeded = set(), set()
+        for path in self.files():
+            for line in _lines(path):
+                if _record(line) is None:
+                    continue
+                held.add(_line_digest(line))
+                key, ok = _key_status(line)
+                if ok:
+                    succeeded.add(key)
+        return held, succeeded
 
     def files(self) -> list[Path]:
         if not self.folder.exists():
@@ -469,6 +568,21 @@ def _sealed_line(record: dict[str, Any]) -> str:
     fields.pop("crc", None)
     body = json.dumps(fields, allow_nan=True)[:-1]  # ASCII: json.dumps escapes the rest
     return f'{body}, "crc": "{zlib.crc32(body.encode()):08x}"}}\n'
+
+
+def _line_digest(line: bytes) -> bytes:
+    """A short fingerprint of a ledger line: which records a ledger already holds, in far
+    less memory than the lines."""
+    return hashlib.blake2b(line, digest_size=16).digest()
+
+
+def _key_status(line: bytes) -> tuple[str, bool]:
+    """Key and success of a sound line."""
+    head = _head(line) if _is_sealed(line) else None
+    if head is None:
+        record = _record(line)
+        head = record["key"], record["status"] == "ok"
+    return head
 
 
 def _lines(path: Path) -> Iterator[bytes]:

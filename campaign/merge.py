@@ -11,7 +11,8 @@ a task stored twice is resolved as on one machine (a success beats a failure, a 
 an earlier one), and results.nc is written from that ledger by the same code as a run's: the
 merged results equal a single run's value for value. The merged folder is an output folder
 like any other: `campaign run SPEC --out MERGED` would run what is still missing, and a later
-merge into it (with shards finished since) adds their records.
+merge into it (with shards finished since) adds their records. The output folder may already
+hold records of the same campaign, from an earlier merge or a plain run: they join the shards'.
 """
 
 from __future__ import annotations
@@ -46,16 +47,33 @@ class Folder:
         return self.stored["design"]
 
     @property
-    def count(self) -> int:
+    def whole(self) -> bool:
+        """A plain run's folder (the merge's output folder only): the campaign not cut into
+        shards, any of whose tasks it may hold."""
+        return "shard" not in self.stored and "merged" not in self.stored
+
+    @property
+    def count(self) -> int | None:
+        if self.whole:
+            return None
         return int((self.stored.get("shard") or self.stored.get("merged"))["count"])
 
     @property
     def shards(self) -> list[str]:
         """The shards whose records the folder holds ("I/N")."""
+        if self.whole:
+            return []
         shard = self.stored.get("shard")
         if shard is not None:
             return [f"{shard['index']}/{shard['count']}"]
         return list(self.stored["merged"]["shards"])
+
+    @property
+    def inputs(self) -> dict[str, str]:
+        """The input files its records were computed from: path -> digest."""
+        if "design" in self.stored:
+            return self.stored["design"].get("inputs") or {}
+        return _sources(self.stored).get("inputs") or {}
 
 
 @dataclass
@@ -161,13 +179,15 @@ def read_folder(path: Path) -> Folder:
 
 
 def existing_output(out: Path, ledger: Ledger) -> Folder:
-    """The merge's own output folder, when it already holds records: an earlier merge of the
-    same campaign is joined too; anything else is refused."""
-    stored = ledger.read_identity() or {}
-    if "design" not in stored or "merged" not in stored:
+    """The merge's own output folder, when it already holds records: those of the same
+    campaign (an earlier merge's, a shard's or a plain run's) are joined too; a folder of
+    another campaign is refused by `check_same_campaign`, one that says nothing of its
+    records here."""
+    stored = ledger.read_identity()
+    if stored is None or any(name not in stored for name in IDENTITY_FIELDS):
         raise CampaignError(
-            f"merge: -o {out} already holds results that no merge wrote; merge into a new "
-            "folder (or an earlier merge's)"
+            f"merge: -o {out} already holds records but no campaign.json saying what they "
+            "mean; merge into a new folder (or the output folder of the same campaign)"
         )
     return Folder(out, stored)
 
@@ -193,7 +213,7 @@ def check_same_campaign(reference: Folder, folder: Folder) -> None:
     for name in IDENTITY_FIELDS:
         if canonical(a.get(name)) != canonical(b.get(name)):
             raise CampaignError(f"{where} ({_difference(name, a.get(name), b.get(name))})")
-    if a["design"]["digest"] != b["design"]["digest"]:
+    if not folder.whole and a["design"]["digest"] != b["design"]["digest"]:
         raise CampaignError(f"{where} ({design_difference(reference, folder)})")
     code_a, code_b = _sources(a).get("model_code"), _sources(b).get("model_code")
     if code_a != code_b:
@@ -206,7 +226,7 @@ def check_same_campaign(reference: Folder, folder: Folder) -> None:
             f"{where} (computed from other code of model {a.get('model')}: "
             f"{', '.join(files[:3]) or 'its files'} differ); run every shard with the same code"
         )
-    inputs_a, inputs_b = a["design"].get("inputs") or {}, b["design"].get("inputs") or {}
+    inputs_a, inputs_b = reference.inputs, folder.inputs
     for one, other, path in (
         (inputs_b, inputs_a, folder.path),
         (inputs_a, inputs_b, reference.path),
@@ -218,7 +238,7 @@ def check_same_campaign(reference: Folder, folder: Folder) -> None:
                     f"{where} (computed from other content of input file {name}, read in "
                     f"{path}); give every shard the same input files"
                 )
-    if reference.count != folder.count:
+    if not folder.whole and reference.count != folder.count:
         raise CampaignError(
             f"merge: {folder.path} is a shard of {folder.count}, {reference.path} of "
             f"{reference.count}: merge the shards of one split (the same N of --shard I/N)"
@@ -294,7 +314,7 @@ def merged_identity(spec: Spec, inputs: list[Folder]) -> dict[str, Any]:
     sources = dict(_sources(reference))
     read: dict[str, str] = {}
     for folder in inputs:
-        read.update(folder.design.get("inputs") or {})
+        read.update(folder.inputs)
     if sources:
         sources["inputs"] = dict(sorted(read.items()))
         record["sources"] = sources

@@ -12,7 +12,7 @@ import xarray as xr
 
 from campaign.cells import one_line, to_csv
 from campaign.errors import CampaignError
-from campaign.results import STATUS_OK, factors_of, metrics_of
+from campaign.results import STATUS_OK, factors_of, metric_arrays, metrics_of
 from campaign.stats import pooled
 
 SUMMARY_SUFFIXES = ("_mean", "_std", "_n", "_ci_low", "_ci_high")
@@ -140,8 +140,9 @@ def summary_table(
         confidence = float(dataset.attrs.get("confidence", 0.95))
     all_metrics = metrics_of(dataset)
     metrics = metrics or all_metrics
+    known = set(all_metrics)
     for metric in metrics:
-        if metric not in all_metrics:
+        if metric not in known:
             raise CampaignError(
                 f"--metric {metric!r} is not in the results; metrics: {', '.join(all_metrics)}"
             )
@@ -150,13 +151,16 @@ def summary_table(
     for name in by:
         if name not in factors:
             raise CampaignError(f"--by {name!r} is not a factor; factors: {', '.join(factors)}")
-    selected = select(dataset, parse_where(dataset, where or []))
+    # only the variables needed, each read once: linear in the number of metrics
+    selected = select(dataset[[*metrics, "status"]], parse_where(dataset, where or []))
+    arrays = metric_arrays(selected, [*metrics, "status"])
+    finished = arrays.pop("status") == STATUS_OK
     columns = {}
-    for metric in metrics:
-        result = pooled(selected[metric], by, confidence)
+    for metric, values in arrays.items():
+        result = pooled(values, by, confidence)
         for stat in ("mean", "half_width", "ci_low", "ci_high", "n"):
             columns[f"{metric}_{stat}"] = result[stat]
-        columns[f"{metric}_nan"] = nan_count(selected, metric, by)
+        columns[f"{metric}_nan"] = nan_count(finished, values, by)
         columns[f"{metric}_left_out"] = result["left_out"]
     table = xr.Dataset(columns)
     if by:
@@ -167,9 +171,9 @@ def summary_table(
     return frame
 
 
-def nan_count(dataset: xr.Dataset, metric: str, by: list[str]) -> xr.DataArray:
-    """Per group of ``by``, the finished tasks whose ``metric`` is NaN (an undefined value)."""
-    undefined = (dataset["status"] == STATUS_OK) & dataset[metric].isnull()
+def nan_count(finished: xr.DataArray, values: xr.DataArray, by: list[str]) -> xr.DataArray:
+    """Per group of ``by``, the finished tasks whose value is NaN (an undefined value)."""
+    undefined = finished & values.isnull()
     return undefined.sum([d for d in undefined.dims if d not in by]).astype("int64")
 
 

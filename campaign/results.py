@@ -511,7 +511,7 @@ def source_provenance(identity: Mapping[str, Any]) -> dict[str, str]:
 
 
 def factors_of(dataset: xr.Dataset) -> list[str]:
-    return [d for d in dataset["status"].dims if d != "replicate"]
+    return [d for d in dataset.variables["status"].dims if d != "replicate"]
 
 
 def point_factors_of(dataset: xr.Dataset) -> list[str]:
@@ -524,13 +524,37 @@ def point_factors_of(dataset: xr.Dataset) -> list[str]:
 
 
 def metrics_of(dataset: xr.Dataset) -> list[str]:
-    """Raw metric variables: those laid out like ``status`` that are not bookkeeping."""
-    dims = dataset["status"].dims
+    """Raw metric variables: those laid out like ``status`` that are not bookkeeping.
+
+    Read through ``variables``: ``dataset[name]`` (and ``data_vars.items()``) builds a
+    DataArray by looking at every variable, so thousands of metrics would take quadratic time.
+    """
+    variables = dataset.variables
+    dims = variables["status"].dims
     return [
         name
-        for name, variable in dataset.data_vars.items()
-        if variable.dims == dims and name not in ("status", "seed")
+        for name in dataset.data_vars
+        if variables[name].dims == dims and name not in ("status", "seed")
     ]
+
+
+def metric_arrays(dataset: xr.Dataset, names: Iterable[str]) -> dict[str, xr.DataArray]:
+    """``{name: dataset[name]}`` in time proportional to the names, whatever the variables.
+
+    ``dataset[name]`` looks at every variable of the dataset for its coordinates; here each
+    array takes its coordinates from the few the dataset has.
+    """
+    coordinates = {name: dataset.variables[name] for name in dataset.coords}
+    arrays = {}
+    for name in names:
+        variable = dataset.variables[name]
+        dims = set(variable.dims)
+        arrays[name] = xr.DataArray(
+            variable,
+            coords={k: v for k, v in coordinates.items() if set(v.dims) <= dims},
+            name=name,
+        )
+    return arrays
 
 
 def headline_metrics(dataset: xr.Dataset) -> list[str]:
@@ -543,10 +567,11 @@ NAN_NOTE_METRICS = 8  # a longer list is cut, saying how many more
 
 def nan_note(dataset: xr.Dataset) -> str | None:
     """One line naming the metrics that finished tasks returned as NaN, with their counts."""
+    variables = dataset.variables
     counts = [
-        (metric, int(dataset[f"{metric}_nan"].sum()))
+        (metric, int(variables[f"{metric}_nan"].values.sum()))
         for metric in metrics_of(dataset)
-        if f"{metric}_nan" in dataset
+        if f"{metric}_nan" in variables
     ]
     counts = [(metric, count) for metric, count in counts if count]
     if not counts:

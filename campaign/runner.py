@@ -17,7 +17,7 @@ from campaign.cluster import check_cluster_options, open_client
 from campaign.design import cell_params
 from campaign.errors import CampaignError
 from campaign.execute import WAIT_WORKERS_SECONDS, Item, dispatch
-from campaign.ledger import Ledger, room_left
+from campaign.ledger import Ledger, room_left, write_failure
 from campaign.models.contract import Model
 from campaign.plan import RESULTS_FILE, Plan, as_spec, check_model, identity, make_plan
 from campaign.progress import Progress
@@ -371,10 +371,15 @@ def write_results(
     failures = failure_table(dataset, design, records)
     try:
         write_netcdf(dataset, spec.output / RESULTS_FILE, failures)
-    except (OSError, RuntimeError) as error:  # RuntimeError: the netCDF library's, "HDF error"
-        text = getattr(error, "strerror", None) or str(error)
+    except OSError as error:
+        kept = "every finished result is kept in the ledger"
         raise CampaignError(
-            f"cannot write {spec.output / RESULTS_FILE}: {text}{room_left(spec.output)}; every "
+            f"cannot write {spec.output / RESULTS_FILE}: "
+            f"{write_failure(error, spec.output, kept, 'run again (nothing reruns)')}"
+        ) from None
+    except RuntimeError as error:  # the netCDF library's, "HDF error"
+        raise CampaignError(
+            f"cannot write {spec.output / RESULTS_FILE}: {error}{room_left(spec.output)}; every "
             "finished result is kept in the ledger: fix this and run again (nothing reruns)"
         ) from None
     return dataset

@@ -31,12 +31,14 @@ def interval(values: xr.DataArray, dim: str, confidence: float) -> dict[str, xr.
     A mapping of plain arrays, not a Dataset: a factor may be named ``mean`` or ``n``.
     """
     n = values.count(dim)
-    mean = values.mean(dim, skipna=True)
-    std = values.std(dim, ddof=1, skipna=True).where(n >= 2)
+    with np.errstate(invalid="ignore"):  # inf - inf: NaN is the answer, not a warning
+        mean = values.mean(dim, skipna=True)
+        std = values.std(dim, ddof=1, skipna=True).where(n >= 2)
     # Identical replicates (a deterministic cell) get their value and a zero std exactly,
-    # not the rounding residue of summing and dividing.
+    # not the rounding residue of summing and dividing. Infinite ones have no spread to
+    # speak of: their std and interval stay NaN (inf - inf), their mean inf (NaN for +-inf).
     low = values.min(dim, skipna=True)
-    same = low == values.max(dim, skipna=True)
+    same = (low == values.max(dim, skipna=True)) & np.isfinite(low)
     mean = xr.where(same, low, mean)
     std = xr.where(same & (n >= 2), 0.0, std)
     half = xr.apply_ufunc(t_quantile, confidence, n) * std / np.sqrt(n.where(n > 0))

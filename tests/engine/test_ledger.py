@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import zlib
@@ -72,6 +73,54 @@ def test_compaction_keeps_every_record(tmp_path):
     ledger.compact(min_files=64)
     assert len(ledger.files()) == 1
     assert ledger.load() == before
+
+
+def test_copying_counts_only_records_new_to_the_target_even_after_a_compaction(tmp_path):
+    source, target = Ledger(tmp_path / "shard"), Ledger(tmp_path / "merged")
+    for i in range(70):
+        source.append([record(f"k{i}", value=float(i))])
+    source.append([record("k0", "failed")])  # beaten by the success: it would change nothing
+    assert target.copy_from(source) == 70
+    target.compact(min_files=64)
+    assert len(target.files()) == 1
+    held = target.load()
+    assert target.copy_from(source) == 0  # every record is already here, in the merged file
+    assert target.copy_from(source) == 0 and len(target.files()) == 1
+    source.append([record("k70", value=70.0), record("k3", value=3.0)])  # one new, one held
+    assert target.copy_from(source) == 1
+    assert target.load() == {**held, "k70": source.load()["k70"]}
+
+
+def test_the_holder_of_the_lock_removes_what_killed_writers_left(tmp_path):
+    """Temporary files of results.nc, campaign.json and ledger batches whose writer process
+    is gone (killed mid-write) are removed by the next holder of the folder's lock; those of
+    a live process and other files stay."""
+    ledger = Ledger(tmp_path)
+    ledger.append([record("a")])
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    gone, alive = int(dead.stdout), os.getpid()
+    stale = [
+        tmp_path / f".results.nc.{gone}.0badf00d.tmp",
+        tmp_path / f".results.nc.{gone}.12345678.tmp",
+        tmp_path / f".campaign.json.{gone}.tmp",
+        tmp_path / "ledger" / f".00000000000000000001-{gone}-000001.jsonl.{gone}.tmp",
+    ]
+    kept = [
+        tmp_path / f".results.nc.{alive}.0badf00d.tmp",  # a writer at work
+        tmp_path / f".notes.txt.{gone}.tmp",  # not a file campaign writes
+        tmp_path / "results.nc",
+    ]
+    for path in stale + kept:
+        path.write_bytes(b"partial")
+    with ledger.lock():
+        assert [path for path in stale if path.exists()] == []
+    assert all(path.exists() for path in kept)
+    assert ledger.load().keys() == {"a"}
 
 
 # -- damaged records -------------------------------------------------------------------------

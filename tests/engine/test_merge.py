@@ -242,9 +242,46 @@ def test_merge_refuses_other_input_files_other_shard_counts_and_plain_folders(
     campaign.run(path, scheduler=scheduler_address, progress=False)
     with pytest.raises(CampaignError, match=r"was not run as a shard"):
         merge([first, path.parent / "out"], path.parent / "all")
-    with pytest.raises(CampaignError, match=r"already holds results that no merge wrote"):
-        merge([first], path.parent / "out")
     assert not (path.parent / "all").exists()
+    # a plain run's folder of another campaign is no output for these shards
+    other = write_spec(spec_text(seed=9).replace("output: out", "output: other"), "other.yaml")
+    campaign.run(other, scheduler=scheduler_address, progress=False)
+    before = sorted(p.name for p in Ledger(other.parent / "other").files())
+    with pytest.raises(CampaignError) as refused:
+        merge([first], other.parent / "other")
+    assert str(refused.value) == (
+        f"merge: {other.parent / 'other'} holds another campaign than {first} (seed: 8 against 9)"
+    )
+    assert sorted(p.name for p in Ledger(other.parent / "other").files()) == before
+
+
+def test_merge_into_a_plain_runs_folder_adds_the_shards_and_counts_only_new_records(
+    write_spec, scheduler_address, capsys
+):
+    """A plain run's output folder of the same campaign takes the shards' records (README:
+    merging again adds records), and `records copied` counts only records new to it, also
+    once the merge compacted its ledger."""
+    half = write_spec(spec_text(fail_above=1000.0, replicates=6), "half.yaml")
+    campaign.run(half, scheduler=scheduler_address, progress=False)  # out: replicates 0-5
+    path = write_spec(spec_text(fail_above=1000.0, replicates=12))
+    folders = run_shards(path, scheduler_address, 2)
+    for folder in folders:  # one file per record: the merged ledger gets compacted
+        ledger = Ledger(folder)
+        records = ledger.load()
+        for old in ledger.files():
+            old.unlink()
+        for record in records.values():
+            ledger.append([record])
+    out = path.parent / "out"
+    assert main(["merge", *map(str, folders), "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "merged 1/2 2/2 into " in text
+    assert ": 72 tasks ok, 0 failed, 0 missing (72 records copied)" in text
+    assert len(Ledger(out).files()) == 1  # compacted
+    assert main(["merge", *map(str, folders), "-o", str(out)]) == 0
+    assert ": 72 tasks ok, 0 failed, 0 missing (0 records copied)" in capsys.readouterr().out
+    campaign.run(path, scheduler=scheduler_address, progress=False, output=path.parent / "one")
+    assert_bit_identical(out, path.parent / "one")
 
 
 def test_merged_values_are_the_model_s_own(write_spec, scheduler_address):

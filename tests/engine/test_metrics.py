@@ -40,6 +40,10 @@ RESULTS = {
     "summary_name": lambda v: {"v": v, "v_mean": v},
     "factor_name": lambda v: {"kind": v},
     "text": lambda v: {"v": "fast"},
+    "complex": lambda v: {"v": 1 + 2j},
+    "numpy_complex": lambda v: {"v": np.complex128(v) + 1j},
+    "numpy_bool": lambda v: {"v": np.bool_(v > 2)},
+    "huge_integer": lambda v: {"v": 2**53 + 1},
 }
 
 
@@ -53,6 +57,16 @@ def undefined(params, seed):
     rng = np.random.default_rng(seed)
     value = float(params["mean"] + rng.standard_normal())
     return {"v": math.nan if rng.random() < 0.35 else value, "w": value}
+
+
+def many(params, seed):
+    """300 metrics, m000 to m299; every tenth NaN in about half of the seeds."""
+    values = np.random.default_rng(seed).random(301) * params["scale"]
+    undefined = values[300] < 0.5 * params["scale"]
+    return {
+        f"m{i:03d}": math.nan if undefined and i % 10 == 0 else float(values[i])
+        for i in range(300)
+    }
 '''
 
 EXPECTED_ERRORS = {
@@ -72,6 +86,14 @@ EXPECTED_ERRORS = {
     "factor_name": "ValueError: metric 'kind' has the name of factor 'kind'; a results file "
     "cannot hold both",
     "text": "TypeError: metric 'v' is not a number: 'fast'",
+    "complex": "TypeError: metric 'v' is a complex number ((1+2j)); a metric is a real number: "
+    "return its real part, imaginary part or modulus as metrics of their own",
+    "numpy_complex": "TypeError: metric 'v' is a complex number",
+    "numpy_bool": "TypeError: metric 'v' is a boolean (False), not a number; return 1.0 or 0.0 "
+    "(the mean is then the share of replicates where it holds)",
+    "huge_integer": "ValueError: metric 'v' is the integer 9007199254740993, which float64 (how "
+    "results store metrics) cannot hold exactly: it would be rounded to 9007199254740992; every "
+    "integer up to 2**53 is exact: return a float if the rounding is acceptable",
 }
 
 SPEC = """
@@ -131,7 +153,11 @@ def test_names_a_results_file_cannot_hold_fail_their_task_and_results_are_writte
     assert failures["kind"].values.tolist() == [c for c in kinds[1:] for _ in range(2)]
     for cell, error in zip(failures["failure_cell"].values, failures["failure_error"].values):
         errors.setdefault(cell, set()).add(error)
-    assert errors == {f'{{"kind":"{kind}"}}': {error} for kind, error in EXPECTED_ERRORS.items()}
+    complex_error = errors.pop('{"kind":"numpy_complex"}')  # the real part is the seed's draw
+    assert len(complex_error) == 2
+    assert all(e.startswith(EXPECTED_ERRORS["numpy_complex"]) for e in complex_error)
+    expected = {k: e for k, e in EXPECTED_ERRORS.items() if k != "numpy_complex"}
+    assert errors == {f'{{"kind":"{kind}"}}': {error} for kind, error in expected.items()}
     good = ds["v"].sel(kind="good").values
     assert np.isfinite(good).all() and ds["v_n"].sel(kind="good").item() == 2
 
@@ -192,6 +218,59 @@ def test_nan_values_are_counted_per_cell_and_shown_by_run_and_query(tmp_path):
     )
     rows = list(csv.DictReader(io.StringIO(query.stdout)))
     assert [int(row["v_nan"]) for row in rows] == [expected[1.0], expected[5.0]]
+
+
+def test_a_campaign_of_300_metrics_reopens_with_every_value_and_queries_agree(tmp_path):
+    """Many metrics go through the paths that read variables without building a DataArray
+    per variable: results.nc holds each task's numbers, summaries and NaN counts, and the
+    run's table, its NaN line and a query of one metric or of all agree with them."""
+    spec = write(tmp_path, "many", "scale: [1, 10]", replicates=3, params="params: {}")
+    result = campaign_cli(tmp_path, "run", str(spec), "--workers", "1", "--quiet")
+    assert result.returncode == 0, result.stderr
+    ds = campaign.open_results(tmp_path / "out")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        from returns import many
+    finally:
+        sys.path.remove(str(tmp_path))
+    names = [f"m{i:03d}" for i in range(300)]
+    assert campaign.results.metrics_of(ds) == names
+    assert len(ds.data_vars) == 300 * 7 + 2
+    undefined = {name: 0 for name in names}
+    for scale in (1, 10):
+        returned = [many({"scale": scale}, int(s)) for s in ds["seed"].sel(scale=scale).values]
+        for name in names:
+            column = [task[name] for task in returned]
+            stored = ds[name].sel(scale=scale).values
+            assert np.array_equal(stored, column, equal_nan=True), (scale, name)
+            finite = [v for v in column if not math.isnan(v)]
+            undefined[name] += 3 - len(finite)
+            assert ds[f"{name}_nan"].sel(scale=scale).item() == 3 - len(finite)
+            assert ds[f"{name}_n"].sel(scale=scale).item() == len(finite)
+            if finite:
+                mean = ds[f"{name}_mean"].sel(scale=scale).item()
+                assert mean == pytest.approx(np.mean(finite), rel=1e-12)
+    nan_metrics = [name for name in names if undefined[name]]
+    assert nan_metrics == names[::10]  # some seed of the six drew a NaN
+    shown = ", ".join(f"{name} {undefined[name]}" for name in nan_metrics[:8])
+    assert (
+        f"NaN values (undefined; left out of the means and n): {shown} and 22 more metrics "
+        "(campaign query shows them); each <metric>_nan in results.nc counts them per cell"
+    ) in result.stdout.splitlines()
+    one = campaign_cli(tmp_path, "query", str(tmp_path / "out"), "--metric", "m299")
+    assert one.returncode == 0, one.stderr
+    every = campaign_cli(tmp_path, "query", str(tmp_path / "out"), "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(every.stdout)))
+    assert [row["scale"] for row in rows] == ["1", "10"]
+    for row, scale in zip(rows, (1, 10)):
+        for name in names:
+            assert float(row[f"{name}_mean"]) == pytest.approx(
+                ds[f"{name}_mean"].sel(scale=scale).item(), rel=1e-12, nan_ok=True
+            )
+            assert int(row[f"{name}_nan"]) == ds[f"{name}_nan"].sel(scale=scale).item()
+    m299 = [line.split() for line in one.stdout.splitlines()[2:4]]
+    means = [f"{ds['m299_mean'].sel(scale=s).item():.6g}" for s in (1, 10)]
+    assert [(row[0], row[1]) for row in m299] == [("1", means[0]), ("10", means[1])]
 
 
 def test_a_ledger_with_names_that_clash_still_gives_a_results_file(tmp_path):
@@ -277,8 +356,19 @@ def test_a_results_file_of_many_metrics_is_written_coordinates_first_and_reopens
     [
         ({}, "the model returned no metrics"),
         ([("v", 1.0)], "the model returned list, not a mapping metric: value"),
-        ({"v": True}, "metric 'v' is not a number: True"),
-        ({"v": 10**400}, "metric 'v' is not a number"),
+        ({"v": True}, r"metric 'v' is a boolean \(True\), not a number; return 1.0 or 0.0"),
+        ({"v": np.bool_(False)}, r"metric 'v' is a boolean \(False\), not a number"),
+        ({"v": np.array(True)}, r"metric 'v' is a boolean \(True\), not a number"),
+        ({"v": 0.5 + 1j}, r"metric 'v' is a complex number \(\(0.5\+1j\)\); a metric is a real"),
+        ({"v": np.complex64(2)}, r"metric 'v' is a complex number \(\(2\+0j\)\)"),
+        (
+            {"v": 2**53 + 1},
+            "integer 9007199254740993, which float64 .* rounded to 9007199254740992",
+        ),
+        ({"v": -(2**60) - 1}, "integer -1152921504606846977, which float64 .* cannot hold exactly"),
+        ({"v": np.int64(2**62 + 1)}, "integer 4611686018427387905, which float64"),
+        ({"v": np.uint64(2**64 - 1)}, "integer 18446744073709551615, which float64"),
+        ({"v": 10**400}, "integer 1000.*0, which float64 .* it is beyond float64's range"),
         ({"seed": 1.0}, "metric name 'seed' is reserved by the results layout"),
         ({"x": 1.0, "x_nan": 0.0}, "metric 'x_nan' has the name of a summary variable of"),
     ],
@@ -292,3 +382,10 @@ def test_metric_values_keep_nan_and_numpy_numbers():
     values = metric_values({"a": np.float32(0.5), "b": np.int64(3), "c": math.nan})
     assert values["a"] == 0.5 and values["b"] == 3.0 and math.isnan(values["c"])
     assert all(type(v) is float for v in values.values())
+
+
+def test_metric_values_keep_integers_float64_holds_exactly_and_infinities():
+    exact = {"a": 2**53, "b": -(2**53), "c": 2**60, "d": np.int64(-(2**62)), "e": math.inf}
+    values = metric_values(exact)
+    assert values == {k: float(v) for k, v in exact.items()}
+    assert [int(v) for v in list(values.values())[:4]] == [2**53, -(2**53), 2**60, -(2**62)]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import xarray as xr
@@ -40,6 +42,26 @@ def test_identical_replicates_give_their_value_and_a_zero_width_interval():
     assert result["mean"].values.tolist() == [value, 3.0]
     assert result["std"].values[0] == 0.0 and result["std"].values[1] > 0
     assert result["ci_low"].values[0] == value == result["ci_high"].values[0]
+
+
+def test_infinite_replicates_give_no_spread_and_no_interval():
+    """inf - inf is undefined: a cell with an infinite value has a NaN std and interval (never
+    the zero std of identical replicates), its mean inf, or NaN when both signs occur."""
+    inf = np.inf
+    data = xr.DataArray(
+        [[inf, inf, inf], [inf, 1.0, 2.0], [-inf, inf, 1.0], [-inf, -inf, np.nan], [2.0] * 3],
+        dims=("cell", "replicate"),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # and no RuntimeWarning on the way
+        result = interval(data, "replicate", 0.95)
+    assert result["mean"].values.tolist() == pytest.approx(
+        [inf, inf, np.nan, -inf, 2.0], nan_ok=True
+    )
+    assert result["n"].values.tolist() == [3, 3, 3, 2, 3]
+    for stat in ("std", "half_width", "ci_low", "ci_high"):
+        assert np.isnan(result[stat].values[:4]).all(), stat
+    assert result["std"].values[4] == 0.0 and result["ci_low"].values[4] == 2.0
 
 
 def test_pooled_averages_other_factors_within_each_replicate():

@@ -8,16 +8,20 @@ ENOSPC, without filling a disk."""
 
 from __future__ import annotations
 
+import errno
 import os
 import resource
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 import xarray as xr
 import yaml
 
 from campaign.ledger import Ledger
+from campaign.results import write_netcdf
 
 FOLDER = Path(__file__).resolve().parent
 ENV = {
@@ -111,3 +115,78 @@ def test_no_room_for_results_nc_or_a_ledger_batch_stops_in_one_line_and_loses_no
     assert "24 tasks ok, 0 failed, 0 missing" in done.stdout
     finished = xr.load_dataset(output / "results.nc")
     same_results(finished, xr.load_dataset(tmp_path / "clean" / "results.nc"))
+
+
+@contextmanager
+def unwritable(folder: Path):
+    """``folder`` as a read-only copy or mount is: files cannot be made in it (for root,
+    whom permissions do not stop, the immutable attribute does: EPERM rather than EACCES)."""
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        try:
+            yield errno.EACCES
+        finally:
+            folder.chmod(0o755)
+        return
+    if subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
+        pytest.skip("running as root on a file system without chattr +i")
+    try:
+        yield errno.EPERM
+    finally:
+        subprocess.run(["chattr", "-i", str(folder)], check=True)
+
+
+def test_a_folder_that_cannot_be_written_is_said_so_not_that_the_disk_is_full(tmp_path):
+    output = tmp_path / "locked"
+    done = run(write_spec(tmp_path, "locked", replicates=2))
+    assert done.returncode == 0, done.stderr
+    spec = write_spec(tmp_path, "locked", replicates=3)  # two more tasks to store
+    with unwritable(output / "ledger") as code:
+        done = run(spec)
+    assert done.returncode == 2, done.stdout + done.stderr
+    ledger = output / "ledger"
+    assert done.stderr == (
+        f"campaign: error: cannot store finished results in {ledger}: {os.strerror(code)}: "
+        f"{ledger} is not writable; the results stored before are kept: make it writable (or "
+        "give another output folder) and run the same command again to finish the rest\n"
+    )
+    assert len(Ledger(output).load()) == 4
+    done = run(spec)  # writable again: the same command finishes
+    assert done.returncode == 0, done.stderr
+    assert "6 tasks ok, 0 failed, 0 missing" in done.stdout
+
+
+def test_a_later_run_removes_what_a_killed_writer_left_and_a_failed_write_leaves_nothing(
+    tmp_path,
+):
+    output = tmp_path / "left"
+    spec = write_spec(tmp_path, "left", replicates=2)
+    assert run(spec).returncode == 0
+    gone = int(
+        subprocess.run(
+            [sys.executable, "-c", "import os; print(os.getpid())"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    # what SIGTERM during the write of results.nc, campaign.json or a batch leaves behind
+    left = [
+        output / f".results.nc.{gone}.5eed0fa1.tmp",
+        output / f".campaign.json.{gone}.tmp",
+        output / "ledger" / f".00000000000000000001-{gone}-000001.jsonl.{gone}.tmp",
+    ]
+    for path in left:
+        path.write_bytes(b"\x89HDF\r\n\x1a\n half a file")
+    done = run(spec)
+    assert done.returncode == 0, done.stderr
+    assert leftovers(output) == []
+    # a write of results.nc that fails part way removes its temporary file and keeps the
+    # previous results.nc whole
+    previous = (output / "results.nc").read_bytes()
+    dataset = xr.load_dataset(output / "results.nc")
+    dataset["m00"].attrs["nested"] = {"not": "storable"}
+    with pytest.raises(TypeError):
+        write_netcdf(dataset, output / "results.nc")
+    assert leftovers(output) == []
+    assert (output / "results.nc").read_bytes() == previous
