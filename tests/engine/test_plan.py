@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from campaign.cli import main
-from campaign.ledger import Ledger
-from campaign.plan import make_plan, precision_progress
+from campaign.cli.main import main
+from campaign.plan.plan import make_plan, precision_progress
+from campaign.store.ledger import Ledger
 
 ENGINE = Path(__file__).resolve().parents[2] / "campaign"
 
@@ -79,7 +79,7 @@ def test_loading_a_spec_imports_neither_the_model_nor_the_design(tmp_path):
     code = textwrap.dedent(
         f"""
         import json, sys
-        from campaign.spec import load_spec
+        from campaign.spec.load import load_spec
         spec = load_spec({str(path)!r})  # arrival_rate 9 is the model's to refuse, not here
         print(json.dumps([spec.tasks, sorted(m for m in sys.modules if m.startswith("campaign"))]))
         """
@@ -88,8 +88,10 @@ def test_loading_a_spec_imports_neither_the_model_nor_the_design(tmp_path):
     assert result.returncode == 0, result.stderr
     tasks, modules = json.loads(result.stdout)
     assert tasks == 4
-    assert "campaign.spec" in modules
-    assert not {"campaign.design", "campaign.plan", "campaign.models.check"} & set(modules)
+    assert "campaign.spec.load" in modules
+    assert not {"campaign.design.tasks", "campaign.plan.plan", "campaign.models.check"} & set(
+        modules
+    )
 
 
 def record(key: str, value: float | None) -> dict:
