@@ -135,7 +135,7 @@ def test_query_errors_name_the_problem_and_the_choices(finished, capsys, args, m
     assert message in err and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("module", ["campaign", "campaign.cli.main"])
+@pytest.mark.parametrize("module", ["campaign", "campaign.cli"])
 def test_bad_spec_from_the_command_line_gives_one_line_and_exit_2(tmp_path, module):
     spec = tmp_path / "bad.yaml"
     spec.write_text("name: x\nmodel: mm1\nreplicates: 0\nseed: 1\n")

@@ -72,7 +72,7 @@ def test_a_2_7_4_campaign_recovers_known_main_effects_and_names_their_aliases(
     command = [
         sys.executable,
         "-m",
-        "campaign.cli.main",
+        "campaign.cli",
         "run",
         str(spec),
         "--workers",

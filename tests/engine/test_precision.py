@@ -361,7 +361,7 @@ def run_with_model(tmp_path, spec, flaky=False):
     command = [
         sys.executable,
         "-m",
-        "campaign.cli.main",
+        "campaign.cli",
         "run",
         str(spec),
         "--workers",
