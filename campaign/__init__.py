@@ -27,14 +27,14 @@ def run(spec, **options):
 
 def open_results(path):
     """Reopen a results file (or the output folder holding results.nc) as a Dataset."""
-    from campaign.results import open_results as _open
+    from campaign.results.assemble import open_results as _open
 
     return _open(path)
 
 
 def open_failures(path):
     """The failed tasks of a results file (or its folder), one row each, with their errors."""
-    from campaign.results import open_failures as _open
+    from campaign.results.assemble import open_failures as _open
 
     return _open(path)
 
@@ -46,7 +46,7 @@ def compare(results, factor, baseline, metric, **options):
     ``results``: a Dataset, a results file or its folder. Options: ``by``, ``where``,
     ``confidence``, ``paired`` (see ``campaign.comparison.compare``). Returns an xarray Dataset.
     """
-    from campaign.comparison import compare as _compare
+    from campaign.analysis.comparison import compare as _compare
 
     if not hasattr(results, "data_vars"):
         results = open_results(results)
@@ -59,7 +59,7 @@ def effects(results, metric, where=None):
 
     ``results``: a Dataset, a results file or its folder; ``where``: ``factor=level`` clauses.
     """
-    from campaign.anova import effects as _effects
+    from campaign.analysis.anova import effects as _effects
 
     if not hasattr(results, "data_vars"):
         results = open_results(results)

@@ -2,6 +2,6 @@
 
 import sys
 
-from campaign.cli import main
+from campaign.cli.main import main
 
 sys.exit(main())

@@ -13,24 +13,24 @@ from typing import Any
 
 import xarray as xr
 
-from campaign.cluster import check_cluster_options, open_client
-from campaign.design import cell_params
+from campaign.cluster.open import check_cluster_options, open_client
+from campaign.design.shards import Shard, counts, design_record, mine, placed
+from campaign.design.tasks import cell_params
 from campaign.errors import CampaignError
 from campaign.execute import WAIT_WORKERS_SECONDS, Item, dispatch
-from campaign.ledger import Ledger, room_left, write_failure
 from campaign.models.contract import Model
-from campaign.plan import RESULTS_FILE, Plan, as_spec, check_model, identity, make_plan
-from campaign.progress import Progress
-from campaign.results import (
+from campaign.plan.plan import RESULTS_FILE, Plan, as_spec, check_model, identity, make_plan
+from campaign.plan.sources import ON_CHANGE, Sources, task_inputs
+from campaign.render.progress import Progress
+from campaign.results.assemble import (
     CheckedStore,
     assemble,
     failure_table,
     source_provenance,
     write_netcdf,
 )
-from campaign.shards import Shard, counts, design_record, mine, placed
-from campaign.sources import ON_CHANGE, Sources, task_inputs
-from campaign.spec import Spec
+from campaign.spec.load import Spec
+from campaign.store.ledger import Ledger, room_left, write_failure
 
 
 def run(
@@ -57,7 +57,7 @@ def run(
 
     Finished tasks are stored as they complete, so an interrupted run loses nothing: running
     it again runs only the rest. `scheduler` (an address) or `cluster` (a cluster file) choose
-    the Dask cluster, `security` a TLS settings file (see `campaign.cluster`); `task_timeout`
+    the Dask cluster, `security` a TLS settings file (see `campaign.cluster.open`); `task_timeout`
     fails tasks running longer (seconds); `wait_workers` is how long to wait while there is no
     worker (default 60 s, no limit with a cluster file, whose batch jobs may queue for long).
     `replicate_tail` and `locality` switch tail work stealing / straggler replication and
@@ -69,7 +69,7 @@ def run(
     ``shard`` ("I/N" or a `campaign.shards.Shard`) runs only that shard's part of the design
     into its own folder (``output``, else ``shard-I-of-N`` in the spec's output folder), which
     then holds its ledger but no results.nc: the Dataset returned is assembled in memory and
-    says in its ``shard*`` attributes how far the shard stands; `campaign.merge` joins the
+    says in its ``shard*`` attributes how far the shard stands; `campaign.store.merge` joins the
     shards. ``output`` names the output folder instead of the spec's. ``batch_size`` fixes the
     tasks per batch (default: sized from measured durations); results do not depend on it.
     """

@@ -18,14 +18,14 @@ from typing import Any
 import numpy as np
 import yaml
 
-from campaign.cluster import open_client
+from campaign.cluster.open import open_client
+from campaign.design.shards import placed
 from campaign.errors import CampaignError
 from campaign.execute import dispatch
-from campaign.plan import RESULTS_FILE, Plan, make_plan
-from campaign.progress import Progress
+from campaign.plan.plan import RESULTS_FILE, Plan, make_plan
+from campaign.render.progress import Progress
 from campaign.runner import task_items
-from campaign.shards import placed
-from campaign.spec import Spec, load_spec, parse_spec
+from campaign.spec.load import Spec, load_spec, parse_spec
 
 DEFAULT_SAMPLE = 10
 

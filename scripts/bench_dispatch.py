@@ -29,9 +29,9 @@ import numpy as np
 from distributed import Client, LocalCluster, wait
 
 from campaign.execute import Item, dispatch
-from campaign.ledger import Ledger
 from campaign.models.check import busy
-from campaign.progress import Progress
+from campaign.render.progress import Progress
+from campaign.store.ledger import Ledger
 
 
 def plain_map(client: Client, tasks: int, duration_ms: float) -> float:

@@ -21,12 +21,12 @@ from pathlib import Path
 
 from distributed import Client, LocalCluster
 
-from campaign.design import Design, cell_params
+from campaign.design.tasks import Design, cell_params
 from campaign.execute import Item, dispatch
-from campaign.ledger import Ledger
 from campaign.models.jobs import inputs
-from campaign.progress import Progress
-from campaign.spec import parse_spec
+from campaign.render.progress import Progress
+from campaign.spec.load import parse_spec
+from campaign.store.ledger import Ledger
 
 TRACES = [
     "KTH-SP2-1996-2.1-cln.swf.gz",

@@ -34,9 +34,9 @@ from pathlib import Path
 step, spec_path, arg = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
 start = time.perf_counter()
 if step == "fill":
-    from campaign.design import Design
-    from campaign.ledger import Ledger
-    from campaign.spec import load_spec
+    from campaign.design.tasks import Design
+    from campaign.store.ledger import Ledger
+    from campaign.spec.load import load_spec
     spec = load_spec(spec_path)
     design = Design(spec)
     ledger = Ledger(spec.output)
@@ -49,15 +49,15 @@ if step == "fill":
                       for k in keys[first:first + 10000])
     detail = f"{len(keys)} records"
 elif step == "plan":
-    from campaign.plan import make_plan
+    from campaign.plan.plan import make_plan
     plan = make_plan(spec_path)
     detail = f"{plan.done} done, {len(plan.missing)} missing"
 elif step == "assemble":
-    from campaign.design import Design
-    from campaign.ledger import Ledger
-    from campaign.plan import Plan, check_model
+    from campaign.design.tasks import Design
+    from campaign.store.ledger import Ledger
+    from campaign.plan.plan import Plan, check_model
     from campaign.runner import write_results
-    from campaign.spec import load_spec
+    from campaign.spec.load import load_spec
     spec = load_spec(spec_path)
     dataset = write_results(Plan(spec, check_model(spec), Design(spec), Ledger(spec.output)))
     detail = f"{dataset.attrs['tasks_ok']} results assembled and written"

@@ -37,11 +37,11 @@ import json, sys, time
 from pathlib import Path
 import numpy as np
 import xarray as xr
-from campaign.design import Design
-from campaign.ledger import Ledger
-from campaign.results import assemble, write_netcdf
-from campaign.spec import load_spec
-from campaign.stats import interval, summarize
+from campaign.design.tasks import Design
+from campaign.store.ledger import Ledger
+from campaign.results.assemble import assemble, write_netcdf
+from campaign.spec.load import load_spec
+from campaign.analysis.stats import interval, summarize
 
 spec_path, metrics, naive = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1"
 spec = load_spec(spec_path)

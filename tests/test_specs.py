@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from campaign.design import Design
-from campaign.plan import check_model
-from campaign.spec import load_spec
+from campaign.design.tasks import Design
+from campaign.plan.plan import check_model
+from campaign.spec.load import load_spec
 
 SPECS = sorted((Path(__file__).resolve().parents[1] / "specs").glob("*.yaml"))
 

@@ -36,7 +36,7 @@ from campaign.errors import CampaignError
 from campaign.execute.batching import BATCHES_PER_WORKER, BatchSizer, GroupedQueue, Item, Outcome
 from campaign.execute.tail import Copy, Steal, TailSnapshot, tail_decisions
 from campaign.execute.worker import end_worker_process, run_batch, running_tasks, skip_tasks
-from campaign.progress import Progress
+from campaign.render.progress import Progress
 
 POLL_SECONDS = 1.0  # how often the driver looks at the workers
 TAIL_POLL_SECONDS = 0.2  # how often, once nothing is left to send (tail replication)
@@ -107,7 +107,7 @@ def dispatch(
     worker keeps to the groups it already has, whose inputs its cache holds, taking a new
     group only when its own are exhausted (see `_submit_by_group`).
     `code`: the digest of the model's code the results must come from (see
-    `campaign.sources`): a batch a worker ran with other code (loaded before the code changed,
+    `campaign.plan.sources`): a batch a worker ran with other code (loaded before the code changed,
     or another version) stops the run, and its results are not stored.
     `batch_size`: tasks per batch instead of sizes from measured durations (results are the
     same either way: each task gets its own copy of its params).

@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from campaign.layout import metric_values
 from campaign.models import describe_error, load_model
-from campaign.sources import code_digest
+from campaign.plan.sources import code_digest
+from campaign.results.names import metric_values
 
 STOPPED_EXIT_CODE = 70
 # Model errors worth another try: faults of a task's surroundings (a flaky file system or

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from campaign.design import Design, cell_params
+from campaign.design.tasks import Design, cell_params
 from campaign.models.bot import run
-from campaign.spec import load_spec
+from campaign.spec.load import load_spec
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 

@@ -15,7 +15,7 @@ import pytest
 from scipy import stats
 
 import campaign
-from campaign.cli import main
+from campaign.cli.main import main
 
 SPEC = """
 name: cli-test
@@ -157,7 +157,7 @@ def test_summary_values_match_numpy(finished):
 
 
 def test_plot_draws_a_line_per_level_with_its_interval_band(finished, tmp_path, capsys):
-    from campaign.figures import plot_metric
+    from campaign.render.figures import plot_metric
 
     path, ds = finished
     figure = plot_metric(ds, "mean_wait", x="arrival_rate", by="service_rate")
@@ -198,8 +198,8 @@ def test_report_writes_one_page_with_a_figure_and_a_table_per_metric(finished, t
 def test_a_report_shows_the_headline_metrics_first(finished, tmp_path):
     import re
 
-    from campaign.report import write_report
-    from campaign.results import open_results
+    from campaign.render.report import write_report
+    from campaign.results.assemble import open_results
 
     path, dataset = finished
     assert dataset.attrs["headline_metrics"] == "mean_wait"  # the model's, in results.nc

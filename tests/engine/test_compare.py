@@ -8,12 +8,12 @@ import pytest
 from scipy import stats
 
 import campaign
-from campaign.cli import main
-from campaign.comparison import compare
-from campaign.design import Design, cell_params
+from campaign.analysis.comparison import compare
+from campaign.cli.main import main
+from campaign.design.tasks import Design, cell_params
 from campaign.errors import CampaignError
-from campaign.results import assemble, failure_table, write_netcdf
-from campaign.spec import load_spec
+from campaign.results.assemble import assemble, failure_table, write_netcdf
+from campaign.spec.load import load_spec
 
 TINY = """
 name: tiny

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from campaign.design import Design, task_seed
-from campaign.spec import parse_spec
+from campaign.design.tasks import Design, task_seed
+from campaign.spec.load import parse_spec
 
 
 def make(factors, paired=(), replicates=3, seed=11, params=None):

@@ -12,9 +12,8 @@ import pytest
 from scipy.stats import qmc
 
 import campaign
-from campaign.cli import describe_spec, main
-from campaign.design import Design
-from campaign.designs import (
+from campaign.cli.main import describe_spec, main
+from campaign.design.points import (
     STANDARD,
     DesignError,
     check_sizes,
@@ -24,10 +23,11 @@ from campaign.designs import (
     standard_fraction,
     unit_points,
 )
-from campaign.export import tidy
-from campaign.ledger import Ledger
-from campaign.plan import make_plan
-from campaign.spec import load_spec
+from campaign.design.tasks import Design
+from campaign.plan.plan import make_plan
+from campaign.render.export import tidy
+from campaign.spec.load import load_spec
+from campaign.store.ledger import Ledger
 
 SEVEN = list("abcdefg")
 TEXTBOOK_III = {"d": "a*b", "e": "a*c", "f": "b*c", "g": "a*b*c"}

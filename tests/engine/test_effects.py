@@ -13,12 +13,12 @@ from scipy import stats
 from statsmodels.stats.anova import anova_lm
 
 import campaign
-from campaign.anova import BLOCKS, HIGHER, RESIDUAL, effects
-from campaign.cli import main
-from campaign.design import Design, cell_params
-from campaign.plan import replay_rounds
-from campaign.results import assemble, write_netcdf
-from campaign.spec import load_spec
+from campaign.analysis.anova import BLOCKS, HIGHER, RESIDUAL, effects
+from campaign.cli.main import main
+from campaign.design.tasks import Design, cell_params
+from campaign.plan.plan import replay_rounds
+from campaign.results.assemble import assemble, write_netcdf
+from campaign.spec.load import load_spec
 
 
 def known(params, seed):

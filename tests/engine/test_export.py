@@ -12,13 +12,13 @@ import pytest
 import xarray as xr
 
 import campaign
-from campaign.cli import main
-from campaign.design import Design, cell_params
-from campaign.export import tidy
+from campaign.cli.main import main
+from campaign.design.tasks import Design, cell_params
 from campaign.models.check import mm1
-from campaign.plan import replay_rounds
-from campaign.results import assemble, failure_table, write_netcdf
-from campaign.spec import load_spec
+from campaign.plan.plan import replay_rounds
+from campaign.render.export import tidy
+from campaign.results.assemble import assemble, failure_table, write_netcdf
+from campaign.spec.load import load_spec
 
 SPEC = """
 name: tidy

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import campaign
-from campaign.cli import main
-from campaign.figures import figure_metrics, left_out_metrics, plot_metric, style
+from campaign.cli.main import main
+from campaign.render.figures import figure_metrics, left_out_metrics, plot_metric, style
 
 TRACE = Path(__file__).resolve().parents[1] / "data" / "KTH-SP2-1996-2.1-cln.swf.gz"
 STRATEGIES = [
@@ -194,7 +194,7 @@ def test_a_metric_with_nothing_to_plot_is_one_line(grid, tmp_path, capsys):
 
 
 def test_the_report_draws_no_figure_of_a_digest_or_a_constant(grid, tmp_path):
-    from campaign.report import write_report
+    from campaign.render.report import write_report
 
     dataset = campaign.open_results(grid)
     chosen = ["mean_wait", "sites", "digest_log1", "n_dropped_size"]

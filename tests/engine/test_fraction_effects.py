@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from campaign.anova import effects, format_effects
-from campaign.cli import main
-from campaign.design import Design, cell_params
-from campaign.report import design_note
-from campaign.results import assemble
-from campaign.spec import load_spec
+from campaign.analysis.anova import effects, format_effects
+from campaign.cli.main import main
+from campaign.design.tasks import Design, cell_params
+from campaign.render.report import design_note
+from campaign.results.assemble import assemble
+from campaign.spec.load import load_spec
 
 LINEAR = '''
 import numpy as np
@@ -69,7 +69,16 @@ def test_a_2_7_4_campaign_recovers_known_main_effects_and_names_their_aliases(
 
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp_path), env.get("PYTHONPATH")]))
-    command = [sys.executable, "-m", "campaign.cli", "run", str(spec), "--workers", "2", "--quiet"]
+    command = [
+        sys.executable,
+        "-m",
+        "campaign.cli",
+        "run",
+        str(spec),
+        "--workers",
+        "2",
+        "--quiet",
+    ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stderr
     assert "32 tasks ok, 0 failed, 0 missing" in done.stdout

@@ -13,10 +13,10 @@ import pytest
 import xarray as xr
 
 import campaign
-from campaign.cli import main
+from campaign.cli.main import main
 from campaign.errors import CampaignError
-from campaign.ledger import Ledger
-from campaign.plan import make_plan
+from campaign.plan.plan import make_plan
+from campaign.store.ledger import Ledger
 
 MM1 = """
 name: integrity
@@ -110,7 +110,7 @@ def run(params, seed):
 
 
 def cli(*args: str, timeout: float = 300, env: dict | None = None) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "campaign.cli", *args]
+    command = [sys.executable, "-m", "campaign", *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
 
 
@@ -125,7 +125,7 @@ def test_a_second_run_refuses_in_one_line_naming_the_first_while_it_runs(write_s
     }
     lock = spec.parent / "out" / "campaign.lock"
     first = subprocess.Popen(
-        [sys.executable, "-m", "campaign.cli", "run", str(spec), "--workers", "1", "--quiet"],
+        [sys.executable, "-m", "campaign", "run", str(spec), "--workers", "1", "--quiet"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -164,7 +164,7 @@ def test_a_second_run_refuses_in_one_line_naming_the_first_while_it_runs(write_s
 
 KILL_HOLDER = """
 import sys, time
-from campaign.ledger import Ledger
+from campaign.store.ledger import Ledger
 with Ledger(sys.argv[1]).lock():
     print("held", flush=True)
     time.sleep(600)
@@ -190,7 +190,7 @@ def test_the_lock_goes_with_its_holder_even_when_killed(tmp_path):
 WRITE_RESULTS = """
 import sys, time
 import numpy as np, xarray as xr
-from campaign.results import write_netcdf
+from campaign.results.assemble import write_netcdf
 value = float(sys.argv[2])
 dataset = xr.Dataset({"m": ("x", np.full(20000, value))}, attrs={"writer": value})
 end = time.monotonic() + 5

@@ -13,7 +13,7 @@ import numpy as np
 import xarray as xr
 
 import campaign
-from campaign.plan import make_plan
+from campaign.plan.plan import make_plan
 
 SPEC = """
 name: killme
@@ -37,7 +37,7 @@ def test_sigkill_midway_then_rerun_finishes_only_the_rest(tmp_path, scheduler_ad
     spec = tmp_path / "spec.yaml"
     spec.write_text(SPEC.format(output="killed"))
     output = tmp_path / "killed"
-    command = [sys.executable, "-m", "campaign.cli", "run", str(spec), "--workers", "2"]
+    command = [sys.executable, "-m", "campaign", "run", str(spec), "--workers", "2"]
     process = subprocess.Popen(
         command, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )

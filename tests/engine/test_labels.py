@@ -14,17 +14,17 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from campaign.anova import effects, format_effects
-from campaign.cli import main
-from campaign.comparison import compare, format_comparison
-from campaign.design import Design
-from campaign.figures import plot_metric
-from campaign.query import format_table, summary_table
-from campaign.ranking import degradation, format_ranking
-from campaign.report import write_report
-from campaign.results import assemble, failure_table, write_netcdf
-from campaign.spec import load_spec
-from campaign.tables import render
+from campaign.analysis.anova import effects, format_effects
+from campaign.analysis.comparison import compare, format_comparison
+from campaign.analysis.query import format_table, summary_table
+from campaign.analysis.ranking import degradation, format_ranking
+from campaign.cli.main import main
+from campaign.design.tasks import Design
+from campaign.render.figures import plot_metric
+from campaign.render.report import write_report
+from campaign.render.tables import render
+from campaign.results.assemble import assemble, failure_table, write_netcdf
+from campaign.spec.load import load_spec
 
 SPEC = """
 name: labels

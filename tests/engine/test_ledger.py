@@ -11,7 +11,7 @@ import zlib
 import pytest
 
 from campaign.errors import CampaignError
-from campaign.ledger import Ledger
+from campaign.store.ledger import Ledger
 
 
 def record(key, status="ok", value=1.0):
@@ -245,7 +245,7 @@ def test_a_damaged_campaign_json_gives_one_line_saying_what_to_do(tmp_path, text
 # the machine is).
 SPLIT_AND_COMPACT = """
 import os, sys
-from campaign.ledger import Ledger
+from campaign.store.ledger import Ledger
 ledger = Ledger(sys.argv[1])
 records = ledger.load()
 stop, least = sys.argv[2], int(sys.argv[3])
@@ -302,7 +302,7 @@ def test_status_command_during_compaction_reports_every_task(tmp_path, write_spe
         output: out
         """
     )
-    from campaign.plan import identity, make_plan
+    from campaign.plan.plan import identity, make_plan
 
     plan = make_plan(spec)
     keys = list(plan.design.keys())
@@ -322,7 +322,7 @@ def test_status_command_during_compaction_reports_every_task(tmp_path, write_spe
     try:
         while writer.poll() is None:
             result = subprocess.run(
-                [sys.executable, "-m", "campaign.cli", "status", str(spec)],
+                [sys.executable, "-m", "campaign", "status", str(spec)],
                 capture_output=True,
                 text=True,
                 timeout=60,

@@ -12,16 +12,16 @@ import pandas as pd
 import pytest
 import xarray as xr
 
-from campaign.anova import effects
-from campaign.cli import main
-from campaign.comparison import compare, format_comparison
-from campaign.design import Design
-from campaign.export import export
-from campaign.figures import plot_metric
-from campaign.report import write_report
-from campaign.report_analysis import ranking_text
-from campaign.results import assemble, failure_table, write_netcdf
-from campaign.spec import load_spec
+from campaign.analysis.anova import effects
+from campaign.analysis.comparison import compare, format_comparison
+from campaign.analysis.report import ranking_text
+from campaign.cli.main import main
+from campaign.design.tasks import Design
+from campaign.render.export import export
+from campaign.render.figures import plot_metric
+from campaign.render.report import write_report
+from campaign.results.assemble import assemble, failure_table, write_netcdf
+from campaign.spec.load import load_spec
 
 SPEC = """
 name: levels

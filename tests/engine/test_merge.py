@@ -16,13 +16,13 @@ import pytest
 import xarray as xr
 
 import campaign
-from campaign.cli import main
-from campaign.design import Design
+from campaign.cli.main import main
+from campaign.design.shards import Shard
+from campaign.design.tasks import Design
 from campaign.errors import CampaignError
-from campaign.ledger import Ledger
-from campaign.merge import merge
-from campaign.shards import Shard
-from campaign.spec import load_spec
+from campaign.spec.load import load_spec
+from campaign.store.ledger import Ledger
+from campaign.store.merge import merge
 
 REPO = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}

@@ -7,7 +7,7 @@ import importlib.util
 from pathlib import Path
 
 import campaign
-from campaign.cli import main
+from campaign.cli.main import main
 
 REPO = Path(__file__).resolve().parents[2]
 

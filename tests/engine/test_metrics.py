@@ -16,11 +16,11 @@ import pytest
 import xarray as xr
 
 import campaign
-from campaign.design import Design
-from campaign.layout import metric_values
-from campaign.ledger import Ledger
-from campaign.results import assemble, failure_table, write_netcdf
-from campaign.spec import parse_spec
+from campaign.design.tasks import Design
+from campaign.results.assemble import assemble, failure_table, write_netcdf
+from campaign.results.names import metric_values
+from campaign.spec.load import parse_spec
+from campaign.store.ledger import Ledger
 
 MODEL = '''
 """A test model whose result depends on the level of its factor 'kind'."""
@@ -124,7 +124,7 @@ def campaign_cli(tmp_path, *args):
     """The `campaign` command in a process whose embedded cluster can import the test model."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp_path), env.get("PYTHONPATH")]))
-    command = [sys.executable, "-m", "campaign.cli", *args]
+    command = [sys.executable, "-m", "campaign", *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
 
 
@@ -234,7 +234,7 @@ def test_a_campaign_of_300_metrics_reopens_with_every_value_and_queries_agree(tm
     finally:
         sys.path.remove(str(tmp_path))
     names = [f"m{i:03d}" for i in range(300)]
-    assert campaign.results.metrics_of(ds) == names
+    assert campaign.results.assemble.metrics_of(ds) == names
     assert len(ds.data_vars) == 300 * 7 + 2
     undefined = {name: 0 for name in names}
     for scale in (1, 10):

@@ -14,10 +14,10 @@ import xarray as xr
 from scipy import stats
 
 import campaign
-from campaign.design import Design
-from campaign.query import summary_table
-from campaign.spec import load_spec
-from campaign.stats import pooled
+from campaign.analysis.query import summary_table
+from campaign.analysis.stats import pooled
+from campaign.design.tasks import Design
+from campaign.spec.load import load_spec
 
 MODEL = '''
 """Fails on the seeds listed in params['fail']; else a value drawn from the seed."""
@@ -54,7 +54,7 @@ def campaign_cli(folder, *args):
     """The `campaign` command in a process whose embedded cluster can import the test model."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(folder), env.get("PYTHONPATH")]))
-    command = [sys.executable, "-m", "campaign.cli", *args]
+    command = [sys.executable, "-m", "campaign", *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
 
 
@@ -175,7 +175,7 @@ def test_rank_pairs_complete_replicates_only(failed_some):
         "2 replicates left out of the interval (some kind, metric or instance has no "
         "value in them: failed, missing or NaN)"
     ) in lines
-    from campaign.ranking import degradation
+    from campaign.analysis.ranking import degradation
 
     ranked = degradation(campaign.open_results(folder / "out"), "kind", ["v"], ["level"])
     assert ranked["D_n"].values.tolist() == [4, 4] and int(ranked["D_left_out"]) == 2

@@ -17,11 +17,11 @@ import xarray as xr
 from scipy import stats
 
 import campaign
-from campaign.cli import main
+from campaign.analysis.stats import StoppingRule, precision_rounds, stopping_rule
+from campaign.cli.main import main
 from campaign.errors import CampaignError
-from campaign.plan import make_plan
-from campaign.spec import parse_spec
-from campaign.stats import StoppingRule, precision_rounds, stopping_rule
+from campaign.plan.plan import make_plan
+from campaign.spec.load import parse_spec
 
 
 def test_stopping_rule_cases():
@@ -312,7 +312,7 @@ def test_precision_campaign_killed_twice_ends_as_an_undisturbed_run(tmp_path, sc
     spec = tmp_path / "spec.yaml"
     spec.write_text(KILLED.format(output="killed"))
     output = tmp_path / "killed"
-    command = [sys.executable, "-m", "campaign.cli", "run", str(spec), "--workers", "2"]
+    command = [sys.executable, "-m", "campaign", "run", str(spec), "--workers", "2"]
     first = run_and_kill(command, output, after=25)
     second = run_and_kill(command, output, after=first + 40)
     assert second < total, "the kill came too late to test a resume"
@@ -358,7 +358,16 @@ def run_with_model(tmp_path, spec, flaky=False):
     env.pop("FLAKY", None)
     if flaky:
         env["FLAKY"] = "1"
-    command = [sys.executable, "-m", "campaign.cli", "run", str(spec), "--workers", "2", "--quiet"]
+    command = [
+        sys.executable,
+        "-m",
+        "campaign.cli",
+        "run",
+        str(spec),
+        "--workers",
+        "2",
+        "--quiet",
+    ]
     return subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
 
 

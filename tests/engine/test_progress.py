@@ -11,8 +11,8 @@ import sys
 import threading
 
 import campaign
-from campaign.cli import main
-from campaign.progress import Progress, say
+from campaign.cli.main import main
+from campaign.render.progress import Progress, say
 
 
 class Clock:

@@ -7,7 +7,7 @@ import pytest
 import xarray as xr
 from scipy import stats
 
-from campaign.ranking import degradation, format_ranking, friedman_test, ranking_notes
+from campaign.analysis.ranking import degradation, format_ranking, friedman_test, ranking_notes
 
 METRICS = ("mean_wait", "mean_bsld", "swct_w")
 

@@ -18,9 +18,9 @@ import yaml
 from matplotlib import image
 
 import campaign
-from campaign.anova import format_effects
-from campaign.cli import main
-from campaign.comparison import format_comparison
+from campaign.analysis.anova import format_effects
+from campaign.analysis.comparison import format_comparison
+from campaign.cli.main import main
 
 BROWSER_FLAGS = [
     "--headless",
@@ -233,7 +233,7 @@ def test_the_demos_report_in_the_browser(tmp_path, scheduler_address):
 
 
 def test_a_report_made_without_the_failures_still_counts_them(paper_results, tmp_path):
-    from campaign.report import write_report
+    from campaign.render.report import write_report
 
     page = write_report(campaign.open_results(paper_results), tmp_path / "r").read_text()
     assert (

@@ -8,9 +8,9 @@ import numpy as np
 import xarray as xr
 
 import campaign
-from campaign.cli import main
+from campaign.cli.main import main
 from campaign.models.check import mm1, mm1_mean_wait
-from campaign.plan import make_plan
+from campaign.plan.plan import make_plan
 
 MM1 = """
 name: mm1-test

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from campaign.seeds import SEED_MASK, int_words, level_words_matrix, spawned_seeds
+from campaign.design.seeds import SEED_MASK, int_words, level_words_matrix, spawned_seeds
 
 
 @pytest.mark.parametrize("base", [0, 1, 20260101, 2**32 + 3, 2**64 - 1, 2**130 + 11])

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 import campaign
-from campaign.cli import main
-from campaign.design import Design
+from campaign.cli.main import main
+from campaign.design.shards import Shard, owners
+from campaign.design.tasks import Design
 from campaign.errors import CampaignError
-from campaign.ledger import Ledger
-from campaign.shards import Shard, owners
-from campaign.spec import load_spec
+from campaign.spec.load import load_spec
+from campaign.store.ledger import Ledger
 
 SPEC = """
 name: sharded

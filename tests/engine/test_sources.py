@@ -23,11 +23,11 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from campaign.cli import main
+from campaign.cli.main import main
 from campaign.models import source_files
 from campaign.models.grid import inputs as grid_inputs
 from campaign.models.jobs import inputs as jobs_inputs
-from campaign.sources import Sources, code_files, combined_digest, compare, file_digest
+from campaign.plan.sources import Sources, code_files, combined_digest, compare, file_digest
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -68,7 +68,7 @@ def campaign_cli(folder: Path, *args: str) -> subprocess.CompletedProcess:
     """The `campaign` command in a process whose embedded cluster can import the test model."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(folder), env.get("PYTHONPATH")]))
-    command = [sys.executable, "-m", "campaign.cli", *args]
+    command = [sys.executable, "-m", "campaign", *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=300, env=env, cwd=folder)
 
 
@@ -399,7 +399,7 @@ def test_the_trace_models_name_the_files_they_read(workloads):
 
 
 def test_records_of_changed_tasks_are_set_aside_whole_files_and_the_rest_kept(tmp_path):
-    from campaign.ledger import Ledger
+    from campaign.store.ledger import Ledger
 
     ledger = Ledger(tmp_path)
 

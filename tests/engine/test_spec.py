@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from campaign.cli import main
+from campaign.cli.main import main
 from campaign.errors import CampaignError
-from campaign.plan import check_model
-from campaign.spec import load_spec
+from campaign.plan.plan import check_model
+from campaign.spec.load import load_spec
 
 VALID = """
 name: demo

@@ -9,7 +9,7 @@ import pytest
 import xarray as xr
 from scipy import stats
 
-from campaign.stats import interval, paired_difference, pooled
+from campaign.analysis.stats import interval, paired_difference, pooled
 
 
 def test_interval_matches_the_textbook_formula():

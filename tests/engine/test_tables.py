@@ -6,7 +6,7 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 import campaign
-from campaign.cli import main
+from campaign.cli.main import main
 
 LEVELS = [(a, s) for a in (0.05, 0.3, 0.9) for s in ("fast", "slow")]
 

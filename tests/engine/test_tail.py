@@ -6,9 +6,9 @@ import pytest
 from distributed import Client
 
 from campaign.execute import Item, _Driver, run_batch, skip_tasks
-from campaign.ledger import Ledger
 from campaign.models.check import busy
-from campaign.progress import Progress
+from campaign.render.progress import Progress
+from campaign.store.ledger import Ledger
 
 
 class FixedSizer:

@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 import campaign
-from campaign.cli import main
+from campaign.cli.main import main
 
 SPEC = """
 name: usage
@@ -101,7 +101,7 @@ def test_plot_axes_must_be_two_factors(results, tmp_path, capsys, options, messa
 
 
 def test_plot_by_the_default_x_factor_puts_another_on_the_x_axis(results):
-    from campaign.figures import plot_metric
+    from campaign.render.figures import plot_metric
 
     dataset = campaign.open_results(results)
     figure = plot_metric(dataset, "mean_wait", by="arrival_rate")

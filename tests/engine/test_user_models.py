@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from campaign.cli import main
+from campaign.cli.main import main
 
 SPEC = """
 name: own
@@ -133,7 +133,7 @@ def test_the_readme_own_model_runs_from_its_folder_on_the_embedded_cluster(tmp_p
     path = [str(folder), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
     done = subprocess.run(
-        [sys.executable, "-m", "campaign.cli", "run", str(spec), "--workers", "2", "--quiet"],
+        [sys.executable, "-m", "campaign", "run", str(spec), "--workers", "2", "--quiet"],
         capture_output=True,
         text=True,
         env=env,

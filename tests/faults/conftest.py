@@ -53,14 +53,14 @@ class Runner:
         return path
 
     def run(self, spec: Path, *options: str, env: dict | None = None, timeout: float = 300):
-        command = [sys.executable, "-m", "campaign.cli", "run", str(spec), "--quiet", *options]
+        command = [sys.executable, "-m", "campaign", "run", str(spec), "--quiet", *options]
         return subprocess.run(
             command, env={**ENV, **(env or {})}, capture_output=True, text=True, timeout=timeout
         )
 
     def command(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
         """Another `campaign` command (plan, status, query) in a new process."""
-        command = [sys.executable, "-m", "campaign.cli", *args]
+        command = [sys.executable, "-m", "campaign", *args]
         return subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=timeout)
 
     def results(self, spec: Path) -> xr.Dataset:

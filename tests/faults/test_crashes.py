@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from distributed import Client
 
-from campaign.cluster import keep_workers, start_local_cluster
+from campaign.cluster.open import keep_workers, start_local_cluster
 from campaign.execute import Item, _Driver
-from campaign.progress import Progress
+from campaign.render.progress import Progress
 
 FOLDER = Path(__file__).resolve().parent
 # Dask closes a nanny whose worker is away this long after a death (15 s by default); at 0 s it

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import zlib
 
-from campaign.ledger import Ledger
+from campaign.store.ledger import Ledger
 
 FIELDS = {"levels": [1, 2], "replicates": 10}  # 20 tasks
 

@@ -31,7 +31,7 @@ def test_a_model_exhausting_memory_fails_only_its_tasks(runner, undisturbed, sam
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
 
-    command = [sys.executable, "-m", "campaign.cli", "run", str(spec), "--quiet"]
+    command = [sys.executable, "-m", "campaign", "run", str(spec), "--quiet"]
     done = subprocess.run(
         [*command, "--workers", "2", "--retries", "0"],
         env=ENV,

@@ -20,8 +20,8 @@ import pytest
 import xarray as xr
 import yaml
 
-from campaign.ledger import Ledger
-from campaign.results import write_netcdf
+from campaign.results.assemble import write_netcdf
+from campaign.store.ledger import Ledger
 
 FOLDER = Path(__file__).resolve().parent
 ENV = {
@@ -55,7 +55,7 @@ def run(spec: Path, largest_file: int | None = None) -> subprocess.CompletedProc
         if largest_file is not None:
             resource.setrlimit(resource.RLIMIT_FSIZE, (largest_file, largest_file))
 
-    command = [sys.executable, "-m", "campaign.cli", "run", str(spec), "--workers", "1"]
+    command = [sys.executable, "-m", "campaign", "run", str(spec), "--workers", "1"]
     return subprocess.run(
         [*command, "--quiet"],
         env=ENV,

@@ -19,8 +19,8 @@ import xarray as xr
 import yaml
 from distributed import Client
 
-from campaign.cluster import start_local_cluster
-from campaign.ledger import Ledger
+from campaign.cluster.open import start_local_cluster
+from campaign.store.ledger import Ledger
 
 FOLDER = Path(__file__).resolve().parent
 # the campaign and its worker processes import this checkout's `campaign` and the models here
@@ -165,7 +165,7 @@ def test_a_killed_scheduler_stops_the_run_in_one_line_and_a_new_cluster_finishes
     spec = transient_spec(runner, "killed", switch)
     output = runner.folder / "killed"
     clusters = [HandCluster(runner.folder)]
-    command = [sys.executable, "-m", "campaign.cli", "run", str(spec), "--quiet"]
+    command = [sys.executable, "-m", "campaign", "run", str(spec), "--quiet"]
     command += ["--scheduler", clusters[0].address, "--retries", "0"]
     # Its hung tasks (hang: the faults are on) keep the run from ending until it is killed.
     process = subprocess.Popen(
@@ -211,7 +211,7 @@ def test_hung_tasks_without_a_timeout_interrupted_by_ctrl_c_keep_the_results_and
     switch, clean = transient
     spec = transient_spec(runner, "interrupted", switch)
     output = runner.folder / "interrupted"
-    command = [sys.executable, "-m", "campaign.cli", "run", str(spec), "--quiet"]
+    command = [sys.executable, "-m", "campaign", "run", str(spec), "--quiet"]
     command += ["--workers", "2", "--retries", "0"]
     process = subprocess.Popen(
         command,

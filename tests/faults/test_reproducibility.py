@@ -8,7 +8,7 @@ import numpy as np
 import xarray as xr
 import yaml
 
-from campaign.ledger import Ledger
+from campaign.store.ledger import Ledger
 
 
 def write_spec(runner, name: str, model: str, replicates: int = 6) -> object:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import yaml
 
-from campaign.ledger import Ledger
+from campaign.store.ledger import Ledger
 
 KINDS = ["value", "garbage", "oserror", "memory"]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import xarray as xr
 
-from campaign.cli import main
+from campaign.cli.main import main
 from campaign.models import BUILTIN, GROUP, load_model, registered
 
 REPO = Path(__file__).resolve().parents[2]
@@ -139,7 +139,7 @@ def install_package(folder: Path) -> None:
 def campaign(folder: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(folder), str(REPO)])}
     return subprocess.run(
-        [sys.executable, "-m", "campaign.cli", *args],
+        [sys.executable, "-m", "campaign", *args],
         cwd=folder,
         env=env,
         capture_output=True,

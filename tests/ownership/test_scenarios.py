@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.cli import main
+from campaign.cli.main import main
 from campaign.models.ownership import MODEL, run
 from campaign.models.ownership.params import parse
 from campaign.models.ownership.scenarios import REFERENCE_SCENARIOS

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from campaign.design import Design, cell_params
+from campaign.design.tasks import Design, cell_params
 from campaign.models.ownership import run
 from campaign.models.ownership.params import parse
 from campaign.models.ownership.scenarios import REFERENCE_SCENARIOS
-from campaign.spec import load_spec
+from campaign.spec.load import load_spec
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 

@@ -115,7 +115,7 @@ class Cluster:
         return worker
 
     def security(self):
-        from campaign.cluster import load_security
+        from campaign.cluster.open import load_security
 
         return load_security(self.certs / "security.yaml") if self.certs else None
 
@@ -178,7 +178,7 @@ def make_certs(folder: Path) -> Path:
 
 
 def campaign_command(spec: Path, *options: str) -> list[str]:
-    return [sys.executable, "-m", "campaign.cli", "run", str(spec), "--quiet", *options]
+    return [sys.executable, "-m", "campaign", "run", str(spec), "--quiet", *options]
 
 
 def run_campaign(spec: Path, *options: str, timeout: float = 120) -> subprocess.CompletedProcess:

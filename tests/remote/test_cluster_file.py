@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 import campaign
-from campaign.cli import main
-from campaign.cluster import cluster_class, load_cluster_file, load_security
+from campaign.cli.main import main
+from campaign.cluster.open import cluster_class, load_cluster_file, load_security
 from campaign.errors import CampaignError
 
 SPEC = """
@@ -125,7 +125,7 @@ def test_security_and_cluster_files_refuse_mistakes_naming_the_file(tmp_path):
 
 
 def test_scheduler_address_refuses_a_mix_of_tls_and_plain_tcp():
-    from campaign.cluster import scheduler_address
+    from campaign.cluster.open import scheduler_address
 
     security = object()  # any settings: only their presence matters here
     assert scheduler_address("10.0.0.1:8786", None) == "tcp://10.0.0.1:8786"
@@ -145,7 +145,7 @@ def test_batch_cluster_without_interface_is_said_to_listen_everywhere(tmp_path, 
     pytest.importorskip("dask_jobqueue")
     import psutil
 
-    from campaign.cluster import open_client
+    from campaign.cluster.open import open_client
 
     dashboard = {"dashboard_address": "127.0.0.1:0"}
     options = {"cores": 1, "memory": "1GB", "scheduler_options": dashboard}

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from campaign.cli import main
+from campaign.cli.main import main
 
 SPEC = """
 name: options

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import campaign
-from campaign.dashboard import describe
+from campaign.cluster.dashboard import describe
 
 SPEC = """
 name: dashboard
@@ -71,7 +71,7 @@ def test_link_printed_by_run_serves_the_bokeh_status_page(write_spec):
 def test_scheduler_without_dashboard_gets_no_link(start_cluster):
     from distributed import Client
 
-    from campaign.cluster import open_client
+    from campaign.cluster.open import open_client
 
     cluster = start_cluster(workers=0)  # `dask scheduler --no-dashboard`
     said: list[str] = []

@@ -10,7 +10,7 @@ import numpy as np
 import xarray as xr
 
 import campaign
-from campaign.cli import main
+from campaign.cli.main import main
 
 SPEC = """
 name: faults

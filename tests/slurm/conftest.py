@@ -84,7 +84,7 @@ def cluster_text(
 
 
 def campaign(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "campaign.cli", *args]
+    command = [sys.executable, "-m", "campaign", *args]
     return subprocess.run(
         command, cwd=cwd, env=ENV, capture_output=True, text=True, timeout=timeout
     )

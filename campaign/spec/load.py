@@ -21,13 +21,13 @@ import yaml
 
 from campaign import designs
 from campaign.errors import CampaignError
-from campaign.layout import (
+from campaign.models import model_names
+from campaign.results.names import (
     LAYOUT_NAMES,
     level_problem,
     metric_name_problem,
     name_clashes,
 )
-from campaign.models import model_names
 
 KEYS = {
     "name": "campaign name (letters, digits, - _ .)",

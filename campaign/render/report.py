@@ -2,7 +2,7 @@
 
 The page holds the design, a figure and a summary table (means and intervals) per metric,
 the metrics left out of the figures and why, which factors matter, a ranking and comparisons
-against a baseline (`campaign.report_analysis`), the failed tasks with their error line, and the
+against a baseline (`campaign.analysis.report`), the failed tasks with their error line, and the
 provenance the results file records (spec, seeds, versions, digests). Figures are embedded as
 PNG data, so the page is one file to mail or archive; the same figures are written beside it
 as PNG, PDF and SVG for a paper.
@@ -17,13 +17,13 @@ from pathlib import Path
 
 import xarray as xr
 
-from campaign.figures import default_axes, figure_metrics, left_out_metrics, plot_metric
-from campaign.figures import write_figures as write_figure_files
-from campaign.outputs import make_folder, write_text
-from campaign.query import summary_table
-from campaign.report_analysis import analysis_section, parse_baseline
-from campaign.results import factors_of, headline_metrics, metrics_of, point_factors_of
-from campaign.tables import render
+from campaign.analysis.query import summary_table
+from campaign.analysis.report import analysis_section, parse_baseline
+from campaign.render.figures import default_axes, figure_metrics, left_out_metrics, plot_metric
+from campaign.render.figures import write_figures as write_figure_files
+from campaign.render.tables import render
+from campaign.results.assemble import factors_of, headline_metrics, metrics_of, point_factors_of
+from campaign.store.folder import make_folder, write_text
 
 STYLE = """
 body { font-family: sans-serif; max-width: 70em; margin: 1em auto; padding: 0 1em; color: #222; }

@@ -34,7 +34,7 @@ from typing import Any
 
 import yaml
 
-from campaign.dashboard import dashboard
+from campaign.cluster.dashboard import dashboard
 from campaign.errors import CampaignError
 
 SECURITY_FIELDS = ("ca", "cert", "key")
@@ -450,7 +450,7 @@ def start_local_cluster(workers: int, security: Any | None) -> Any:
             dashboard_address=f"{LOOPBACK}:0",
             silence_logs=logging.CRITICAL,
             security=security,
-            preload=["campaign.worker_setup"],  # Ctrl-C is for `run`, not each worker
+            preload=["campaign.cluster.worker_setup"],  # Ctrl-C is for `run`, not each worker
             scheduler_kwargs={"allowed_failures": 0},
         )
     except (RuntimeError, OSError) as error:

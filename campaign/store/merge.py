@@ -1,7 +1,7 @@
 """Merge: join the output folders of one campaign's shards into one, as if one run made it.
 
 Every folder must hold the same campaign: the same model, fixed params and seed, the same
-design (the digest of its task list that `campaign.shards` keeps), computed from the same
+design (the digest of its task list that `campaign.design.shards` keeps), computed from the same
 model code and input files (by content: a site may keep its traces under another path), and
 cut into the same number of shards. A folder that does not is refused in one line saying
 why, before anything is written.
@@ -24,15 +24,15 @@ from typing import Any
 import xarray as xr
 import yaml
 
-from campaign.design import Design, canonical
+from campaign.design.shards import Shard, owners
+from campaign.design.tasks import Design, canonical
 from campaign.errors import CampaignError
-from campaign.ledger import IDENTITY_FIELDS, Ledger
 from campaign.models import load_model
-from campaign.outputs import check_folder
-from campaign.plan import Plan, identity
+from campaign.plan.plan import Plan, identity
 from campaign.runner import write_results
-from campaign.shards import Shard, owners
-from campaign.spec import Spec, parse_spec
+from campaign.spec.load import Spec, parse_spec
+from campaign.store.folder import check_folder
+from campaign.store.ledger import IDENTITY_FIELDS, Ledger
 
 
 @dataclass

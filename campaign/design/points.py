@@ -2,8 +2,8 @@
 fraction, or points of a Latin hypercube or a Sobol sequence over numeric ranges.
 
 Plain data in, plain data out: this module knows factor names, levels and seeds, never a
-spec or a results file. `campaign.spec` parses the ``design:`` key into a `DesignSpec`;
-`campaign.design` turns its runs into tasks.
+spec or a results file. `campaign.spec.load` parses the ``design:`` key into a `DesignSpec`;
+`campaign.design.tasks` turns its runs into tasks.
 
 A fraction 2^(k-p) runs the full factorial of its k - p base factors and sets each
 generated factor to a signed product of base factors (``d: a*b*c``), so its defining

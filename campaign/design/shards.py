@@ -14,7 +14,7 @@ alone, as one machine would.
 
 A shard's output folder holds its ledger and a ``campaign.json`` that says which shard it
 is and which design it was cut from (the spec's text and a digest of its task list);
-`campaign.merge` reads both to join the shards into one results file.
+`campaign.store.merge` reads both to join the shards into one results file.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from campaign.design import Design, canonical
+from campaign.design.tasks import Design, canonical
 from campaign.errors import CampaignError
-from campaign.spec import Spec
+from campaign.spec.load import Spec
 
 SHARD_SYNTAX = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
 
@@ -114,7 +114,7 @@ def design_digest(design: Design) -> str:
 def design_record(design: Design, inputs: dict[str, str]) -> dict[str, Any]:
     """What campaign.json keeps of the design a shard was cut from: its digest, the spec's
     text (the merge writes its results from it) and the input files it reads (path ->
-    digest, as `campaign.sources` took them)."""
+    digest, as `campaign.plan.sources` took them)."""
     spec = design.spec
     return {
         "digest": design_digest(design),

@@ -13,13 +13,13 @@ import textwrap
 
 import xarray as xr
 
-from campaign.anova import effects, format_effects
-from campaign.comparison import compare, format_comparison, is_paired
+from campaign.analysis.anova import effects, format_effects
+from campaign.analysis.comparison import compare, format_comparison, is_paired
+from campaign.analysis.query import _typed_level
+from campaign.analysis.ranking import LEGEND, degradation, format_ranking, ranking_notes
 from campaign.errors import CampaignError
-from campaign.figures import figure_metrics
-from campaign.query import _typed_level
-from campaign.ranking import LEGEND, degradation, format_ranking, ranking_notes
-from campaign.results import factors_of, headline_metrics
+from campaign.render.figures import figure_metrics
+from campaign.results.assemble import factors_of, headline_metrics
 
 
 def analysis_metrics(dataset: xr.Dataset) -> list[str]:

@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from campaign.cells import one_line, to_csv
+from campaign.analysis.stats import pooled
 from campaign.errors import CampaignError
-from campaign.results import STATUS_OK, factors_of, metric_arrays, metrics_of
-from campaign.stats import pooled
+from campaign.render.cells import one_line, to_csv
+from campaign.results.assemble import STATUS_OK, factors_of, metric_arrays, metrics_of
 
 SUMMARY_SUFFIXES = ("_mean", "_std", "_n", "_ci_low", "_ci_high")
 COLUMN_STATS = ("mean", "half_width", "ci_low", "ci_high", "n", "nan", "left_out")

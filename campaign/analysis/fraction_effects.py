@@ -21,10 +21,10 @@ import pandas as pd
 import xarray as xr
 from scipy import stats as scipy_stats
 
-from campaign.cells import one_line, to_csv
-from campaign.designs import POINT
+from campaign.design.points import POINT
 from campaign.errors import CampaignError
-from campaign.results import STATUS_OK
+from campaign.render.cells import one_line, to_csv
+from campaign.results.assemble import STATUS_OK
 
 
 def is_fraction(dataset: xr.Dataset) -> bool:

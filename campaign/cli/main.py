@@ -35,7 +35,7 @@ WHERE_HELP = (
 
 
 def _say(message: str) -> None:
-    from campaign.progress import say  # above a live progress bar, if one is drawn
+    from campaign.render.progress import say  # above a live progress bar, if one is drawn
 
     say(message)
 
@@ -65,7 +65,7 @@ def describe_spec(spec) -> str:
             f"seed {spec.seed}"
         )
     else:
-        from campaign.plan import precision_target
+        from campaign.plan.plan import precision_target
 
         least = spec.precision.min_replicates
         lines.append(
@@ -131,8 +131,8 @@ def _paired_runs(spec) -> str:
 
 
 def cmd_validate(args) -> int:
-    from campaign.plan import check_model
-    from campaign.spec import load_spec
+    from campaign.plan.plan import check_model
+    from campaign.spec.load import load_spec
 
     spec = load_spec(args.spec)
     check_model(spec)
@@ -143,16 +143,16 @@ def cmd_validate(args) -> int:
 
 def placed_spec(args):
     """The spec of a command, with the output folder its --out and --shard options say."""
-    from campaign.shards import Shard, placed
-    from campaign.spec import load_spec
+    from campaign.design.shards import Shard, placed
+    from campaign.spec.load import load_spec
 
     shard = Shard.parse(args.shard) if args.shard is not None else None
     return placed(load_spec(args.spec), args.out, shard), shard
 
 
 def cmd_plan(args) -> int:
-    from campaign.plan import make_plan
-    from campaign.shards import counts, mine
+    from campaign.design.shards import counts, mine
+    from campaign.plan.plan import make_plan
 
     spec, shard = placed_spec(args)
     plan = make_plan(spec, on_change=args.on_change)
@@ -180,8 +180,8 @@ def cmd_plan(args) -> int:
 
 def _print_precision(plan) -> None:
     """With a precision target: where the cells stand, and per precision metric how far."""
-    from campaign.plan import precision_progress, precision_summary
-    from campaign.results import precision_state
+    from campaign.plan.plan import precision_progress, precision_summary
+    from campaign.results.assemble import precision_state
 
     if plan.rounds is not None:
         state = precision_state(plan.rounds)
@@ -191,8 +191,8 @@ def _print_precision(plan) -> None:
 
 
 def cmd_status(args) -> int:
-    from campaign.plan import make_plan
-    from campaign.shards import counts
+    from campaign.design.shards import counts
+    from campaign.plan.plan import make_plan
 
     spec, shard = placed_spec(args)
     plan = make_plan(spec, check_identity=False)
@@ -240,12 +240,12 @@ def quiet_dask_logs() -> None:
 
 
 def cmd_run(args) -> int:
-    from campaign.plan import RESULTS_FILE, precision_summary
-    from campaign.query import format_table, summary_table
-    from campaign.results import metrics_of, nan_note
+    from campaign.analysis.query import format_table, summary_table
+    from campaign.design.shards import Shard, placed
+    from campaign.plan.plan import RESULTS_FILE, precision_summary
+    from campaign.results.assemble import metrics_of, nan_note
     from campaign.runner import run
-    from campaign.shards import Shard, placed
-    from campaign.spec import load_spec
+    from campaign.spec.load import load_spec
 
     shard = Shard.parse(args.shard) if args.shard is not None else None
     spec = load_spec(args.spec)
@@ -337,7 +337,7 @@ def _shard_done(dataset, args, spec) -> int:
 
 
 def cmd_merge(args) -> int:
-    from campaign.merge import describe, merge
+    from campaign.store.merge import describe, merge
 
     merged = merge(args.folders, args.out, confidence=args.confidence)
     for line in describe(merged):
@@ -347,9 +347,9 @@ def cmd_merge(args) -> int:
 
 
 def cmd_query(args) -> int:
-    from campaign.query import check_confidence, format_table, summary_table
-    from campaign.results import metrics_of, open_results
-    from campaign.tables import TABLE_FORMATS, render
+    from campaign.analysis.query import check_confidence, format_table, summary_table
+    from campaign.render.tables import TABLE_FORMATS, render
+    from campaign.results.assemble import metrics_of, open_results
 
     check_confidence(args.confidence)
     dataset = open_results(args.results)
@@ -373,7 +373,7 @@ def _headline(dataset) -> list[str]:
     """The headline metrics the results name; for a file made before they were recorded,
     those its model declares (when it can still be loaded)."""
     from campaign.models import load_model
-    from campaign.results import headline_metrics
+    from campaign.results.assemble import headline_metrics
 
     if "headline_metrics" in dataset.attrs or "model" not in dataset.attrs:
         return headline_metrics(dataset)
@@ -386,11 +386,11 @@ def _headline(dataset) -> list[str]:
 def _rank(dataset, args) -> int:
     import textwrap
 
-    from campaign.comparison import is_paired
-    from campaign.query import parse_where, select
-    from campaign.ranking import LEGEND, degradation, format_ranking, ranking_notes
-    from campaign.results import factors_of, metrics_of
-    from campaign.tables import format_ranking_as
+    from campaign.analysis.comparison import is_paired
+    from campaign.analysis.query import parse_where, select
+    from campaign.analysis.ranking import LEGEND, degradation, format_ranking, ranking_notes
+    from campaign.render.tables import format_ranking_as
+    from campaign.results.assemble import factors_of, metrics_of
 
     factors = factors_of(dataset)
     if args.rank not in factors:
@@ -446,10 +446,10 @@ def _rank(dataset, args) -> int:
 
 
 def cmd_plot(args) -> int:
-    from campaign.figures import plot_metric, save_figure, write_figures
-    from campaign.outputs import check_folder, image_path
-    from campaign.query import check_confidence
-    from campaign.results import open_results, results_file
+    from campaign.analysis.query import check_confidence
+    from campaign.render.figures import plot_metric, save_figure, write_figures
+    from campaign.results.assemble import open_results, results_file
+    from campaign.store.folder import check_folder, image_path
 
     check_confidence(args.confidence)
     if args.out:
@@ -471,9 +471,9 @@ def cmd_plot(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from campaign.outputs import check_folder
-    from campaign.report import write_report
-    from campaign.results import open_failures, open_results, results_file
+    from campaign.render.report import write_report
+    from campaign.results.assemble import open_failures, open_results, results_file
+    from campaign.store.folder import check_folder
 
     default = results_file(args.results).parent
     folder = Path(args.out).expanduser() if args.out else default
@@ -485,9 +485,9 @@ def cmd_report(args) -> int:
 
 
 def cmd_compare(args) -> int:
-    from campaign.comparison import compare, format_comparison
-    from campaign.query import check_confidence
-    from campaign.results import open_results
+    from campaign.analysis.comparison import compare, format_comparison
+    from campaign.analysis.query import check_confidence
+    from campaign.results.assemble import open_results
 
     check_confidence(args.confidence)
     dataset = open_results(args.results)
@@ -507,8 +507,8 @@ def cmd_compare(args) -> int:
 
 
 def cmd_effects(args) -> int:
-    from campaign.anova import effects, format_effects
-    from campaign.results import open_results
+    from campaign.analysis.anova import effects, format_effects
+    from campaign.results.assemble import open_results
 
     dataset = open_results(args.results)
     print(format_effects(effects(dataset, args.metric, args.where), args.format))
@@ -516,8 +516,8 @@ def cmd_effects(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from campaign.export import export
-    from campaign.results import open_failures, open_results, results_file
+    from campaign.render.export import export
+    from campaign.results.assemble import open_failures, open_results, results_file
 
     fmt = args.format
     if args.out:

@@ -26,10 +26,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import xarray as xr  # noqa: E402
 
+from campaign.analysis.query import summary_table  # noqa: E402
 from campaign.errors import CampaignError  # noqa: E402
-from campaign.outputs import make_folder  # noqa: E402
-from campaign.query import summary_table  # noqa: E402
-from campaign.results import factors_of, metrics_of  # noqa: E402
+from campaign.results.assemble import factors_of, metrics_of  # noqa: E402
+from campaign.store.folder import make_folder  # noqa: E402
 
 FIGURE_FORMATS = ("png", "pdf", "svg")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")  # 7: prime to the palettes' 10 and 20 colours

@@ -1,13 +1,13 @@
 """The plan of a campaign: its spec checked against the model, and where each task stands.
 
-`campaign.spec` checks everything it can without the model. Making the plan loads the model
+`campaign.spec.load` checks everything it can without the model. Making the plan loads the model
 once, lets it refuse the parameters of any cell before anything runs, and reads the ledger:
 each task of the design is done, failed or missing. The plan holds the model and the ledger
 for everything a command does after that.
 
 With a precision target, the plan also holds the task table its rounds are decided from (per
 task, its status and its precision metrics' values). A run enters each stored batch into it,
-and the stopping rule (`campaign.stats`) decides the next round from those arrays: the
+and the stopping rule (`campaign.analysis.stats`) decides the next round from those arrays: the
 rounds follow from the stored results alone, as `make_plan` replays them from the ledger.
 """
 
@@ -20,13 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from campaign.design import Design, cell_params, iter_cells
+from campaign.analysis.stats import Rounds, StoppingRule, judge, precision_rounds
+from campaign.design.tasks import Design, cell_params, iter_cells
 from campaign.errors import CampaignError
-from campaign.layout import documented_name, name_clashes
-from campaign.ledger import Ledger
 from campaign.models import check_params, load_model
 from campaign.models.contract import Model
-from campaign.results import (
+from campaign.plan.sources import ON_CHANGE, Change, Sources, compare, current_sources
+from campaign.results.assemble import (
     PRECISION_STATES,
     STATUS_FAILED,
     STATUS_MISSING,
@@ -34,9 +34,9 @@ from campaign.results import (
     storable_records,
     task_table,
 )
-from campaign.sources import ON_CHANGE, Change, Sources, compare, current_sources
-from campaign.spec import Precision, Spec, load_spec
-from campaign.stats import Rounds, StoppingRule, judge, precision_rounds
+from campaign.results.names import documented_name, name_clashes
+from campaign.spec.load import Precision, Spec, load_spec
+from campaign.store.ledger import Ledger
 
 RESULTS_FILE = "results.nc"
 
@@ -104,7 +104,7 @@ def identity(spec: Spec) -> dict[str, Any]:
 
 
 def stopping_rule_of(precision: Precision) -> StoppingRule:
-    """The stopping rule of a spec's precision target (`campaign.stats` knows no spec)."""
+    """The stopping rule of a spec's precision target (`campaign.analysis.stats` knows no spec)."""
     return StoppingRule(
         precision.half_width,
         precision.relative,

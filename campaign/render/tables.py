@@ -12,10 +12,10 @@ import html
 import numpy as np
 import pandas as pd
 
-from campaign.cells import markdown_cell, one_line, to_csv
+from campaign.analysis.query import COLUMN_STATS, _column_total, _counts
+from campaign.analysis.ranking import ranking_rows
 from campaign.errors import CampaignError
-from campaign.query import COLUMN_STATS, _column_total, _counts
-from campaign.ranking import ranking_rows
+from campaign.render.cells import markdown_cell, one_line, to_csv
 
 TABLE_FORMATS = ("markdown", "latex", "html")
 LATEX_SPECIAL = {

@@ -38,11 +38,11 @@ import numpy as np
 import xarray as xr
 
 from campaign import designs
-from campaign.design import Design, canonical
+from campaign.analysis.stats import Rounds, summarize
+from campaign.design.tasks import Design, canonical
 from campaign.errors import CampaignError
-from campaign.layout import name_clashes
 from campaign.models import model_reference
-from campaign.stats import Rounds, summarize
+from campaign.results.names import name_clashes
 
 STATUS_MISSING, STATUS_OK, STATUS_FAILED = 0, 1, 2
 VERSIONED_PACKAGES = ("campaign", "numpy", "xarray", "dask", "distributed", "netCDF4", "scipy")

@@ -25,9 +25,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from campaign.cells import one_line, to_csv
-from campaign.errors import CampaignError
-from campaign.query import (
+from campaign.analysis.query import (
     _json_value,
     _typed_level,
     check_confidence,
@@ -35,8 +33,10 @@ from campaign.query import (
     positions,
     select,
 )
-from campaign.results import factors_of, metrics_of
-from campaign.stats import t_quantile
+from campaign.analysis.stats import t_quantile
+from campaign.errors import CampaignError
+from campaign.render.cells import one_line, to_csv
+from campaign.results.assemble import factors_of, metrics_of
 
 VARIABLES = (
     "baseline_mean",

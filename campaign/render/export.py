@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from campaign.cells import to_csv
 from campaign.errors import CampaignError
-from campaign.results import STATUS_FAILED, factors_of, metrics_of, point_factors_of
+from campaign.render.cells import to_csv
+from campaign.results.assemble import STATUS_FAILED, factors_of, metrics_of, point_factors_of
 
 FORMATS = ("csv", "parquet")
 STATUS_NAMES = {0: "missing", 1: "ok", 2: "failed"}
@@ -128,7 +128,7 @@ def export(
 
 
 def write_csv(frame: pd.DataFrame, path: Path) -> None:
-    """CSV whose text cells no spreadsheet evaluates as a formula (see `campaign.cells`)."""
+    """CSV whose text cells no spreadsheet evaluates as a formula (see `campaign.render.cells`)."""
     with open(path, "w", encoding="utf-8", newline="") as handle:
         handle.write(to_csv(frame))
 

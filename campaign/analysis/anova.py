@@ -27,11 +27,15 @@ from scipy import sparse
 from scipy import stats as scipy_stats
 from scipy.sparse.csgraph import connected_components
 
-from campaign.cells import one_line, to_csv
+from campaign.analysis.fraction_effects import (
+    format_fraction_effects,
+    fraction_effects,
+    is_fraction,
+)
+from campaign.analysis.query import _json_value, parse_where, select
 from campaign.errors import CampaignError
-from campaign.fraction_effects import format_fraction_effects, fraction_effects, is_fraction
-from campaign.query import _json_value, parse_where, select
-from campaign.results import STATUS_OK, factors_of, metrics_of
+from campaign.render.cells import one_line, to_csv
+from campaign.results.assemble import STATUS_OK, factors_of, metrics_of
 
 HIGHER = "higher-order interactions"
 BLOCKS = "replicates (shared seeds)"
@@ -42,7 +46,7 @@ def effects(dataset: xr.Dataset, metric: str, where: list[str] | None = None) ->
     """The analysis of variance of ``metric``: one row per term on dimension ``term``.
 
     On a two-level fraction: each factor's main effect with its aliases instead
-    (`campaign.fraction_effects`), as a fraction cannot separate the terms of an analysis
+    (`campaign.analysis.fraction_effects`), as a fraction cannot separate the terms of an analysis
     of variance from their aliases."""
     metrics = metrics_of(dataset)
     if metric not in metrics:

@@ -8,9 +8,10 @@ cells are ordered alike (the last dimension fastest).
 
 Seeds follow the README (Reproducibility): a task's seed comes from
 `numpy.random.SeedSequence` with the base seed as entropy and (replicate, levels of the unpaired
-factors) as spawn key (evaluated for all tasks at once by `campaign.seeds`). A level enters the key
-through a digest of its factor name and label, never its position, so adding levels or
-replicates to a spec leaves every existing task's seed (and key) unchanged. Paired factors are
+factors) as spawn key (evaluated for all tasks at once by `campaign.design.seeds`). A level
+enters the key through a digest of its factor name and label, never its position, so adding
+levels or replicates to a spec leaves every existing task's seed (and key) unchanged. Paired
+factors are
 left out of the key: their levels share seeds (common random numbers).
 """
 
@@ -28,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from campaign import designs
-from campaign.seeds import LEVEL_WORD_FLAG, SEED_MASK, level_words_matrix, spawned_seeds
-from campaign.spec import Spec
+from campaign.design.seeds import LEVEL_WORD_FLAG, SEED_MASK, level_words_matrix, spawned_seeds
+from campaign.spec.load import Spec
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,9 @@ import numpy as np
 import xarray as xr
 from scipy import stats as scipy_stats
 
-from campaign.cells import one_line
-from campaign.results import headline_metrics
-from campaign.stats import interval
+from campaign.analysis.stats import interval
+from campaign.render.cells import one_line
+from campaign.results.assemble import headline_metrics
 
 
 def _deg(values: xr.DataArray, factor: str) -> xr.DataArray:
