@@ -44,7 +44,8 @@ def compare(results, factor, baseline, metric, **options):
     ``metric`` with intervals over replicates (paired when the levels share seeds).
 
     ``results``: a Dataset, a results file or its folder. Options: ``by``, ``where``,
-    ``confidence``, ``paired`` (see ``campaign.comparison.compare``). Returns an xarray Dataset.
+    ``confidence``, ``paired`` (see ``campaign.analysis.comparison.compare``). Returns an
+    xarray Dataset.
     """
     from campaign.analysis.comparison import compare as _compare
 

@@ -66,7 +66,7 @@ def run(
     (one error line, nothing runs), "rerun" (set them aside and compute them again) or
     "accept" (keep them; the choice is recorded in results.nc).
 
-    ``shard`` ("I/N" or a `campaign.shards.Shard`) runs only that shard's part of the design
+    ``shard`` ("I/N" or a `campaign.design.shards.Shard`) runs only that shard's part of the design
     into its own folder (``output``, else ``shard-I-of-N`` in the spec's output folder), which
     then holds its ledger but no results.nc: the Dataset returned is assembled in memory and
     says in its ``shard*`` attributes how far the shard stands; `campaign.store.merge` joins the

@@ -133,7 +133,7 @@ def summary_table(
     ``<m>_n``, ``<m>_nan`` (finished tasks whose value is NaN, left out of the others) and
     ``<m>_left_out`` (replicates left out because only some of the pooled cells have a value
     in them: failed, missing or NaN). Other factors are pooled replicate by replicate, over
-    complete replicates only (see `campaign.stats.pooled`); ``<m>_n`` counts those.
+    complete replicates only (see `campaign.analysis.stats.pooled`); ``<m>_n`` counts those.
     """
     check_confidence(confidence)
     if confidence is None:

@@ -141,7 +141,7 @@ class Counts:
 
 
 def counts(plan: Any, shard: Shard) -> Counts:
-    """How far a plan (`campaign.plan.Plan`) stands on the tasks of ``shard``."""
+    """How far a plan (`campaign.plan.plan.Plan`) stands on the tasks of ``shard``."""
     own = shard.owns(plan.design)
     planned = np.ones(plan.design.size, dtype=bool)
     if plan.rounds is not None:

@@ -3,7 +3,7 @@ factors, a fraction of it, or Latin hypercube or Sobol points crossed with the f
 are not ranges) times the replicates.
 
 A full factorial's results lie on one dimension per factor. Any other design's lie on the
-crossed factors (if any) and `campaign.designs.POINT`, the design points, in that order; the
+crossed factors (if any) and `campaign.design.points.POINT`, the design points, in that order; the
 cells are ordered alike (the last dimension fastest).
 
 Seeds follow the README (Reproducibility): a task's seed comes from
@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from campaign import designs
+from campaign.design import points as designs
 from campaign.design.seeds import LEVEL_WORD_FLAG, SEED_MASK, level_words_matrix, spawned_seeds
 from campaign.spec.load import Spec
 

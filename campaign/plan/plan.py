@@ -125,7 +125,7 @@ class Tally:
     @classmethod
     def of(cls, design: Design, records: Mapping[str, dict[str, Any]]) -> Tally:
         """The table of stored records, as a results file holds them
-        (`campaign.results.storable_records`)."""
+        (`campaign.results.assemble.storable_records`)."""
         spec = design.spec
         wanted = spec.precision.metrics
         status, values, _ = task_table(design, storable_records(records, spec), wanted)
@@ -202,7 +202,7 @@ class Plan:
 
     def replay(self, records: Mapping[str, dict[str, Any]]) -> None:
         """Decide the rounds of a precision campaign from its stored records, as a results
-        file holds them (`campaign.results.storable_records`)."""
+        file holds them (`campaign.results.assemble.storable_records`)."""
         self.tally = Tally.of(self.design, records)
         self.next_round()
 
@@ -264,7 +264,7 @@ def make_plan(
     ``model``: the spec's model as `check_model` returned it (checked here when not given);
     ``ledger``: the output folder's ledger, when the caller holds one already. With a
     precision target, only the tasks of each cell's rounds so far count; the rounds are
-    replayed from the stored results (see `campaign.stats.precision_rounds`).
+    replayed from the stored results (see `campaign.analysis.stats.precision_rounds`).
     """
     if on_change not in ON_CHANGE:
         raise CampaignError(f"on_change must be one of {', '.join(ON_CHANGE)}, got {on_change!r}")
@@ -383,8 +383,8 @@ def _bound(precision: Precision) -> str:
 
 def precision_progress(plan: Plan) -> list[str]:
     """Per precision metric, one line on where the cells stand against the target now: how
-    many meet it (the stopping rule's test, `campaign.stats.judge`) and the widest interval,
-    over the replicates of each cell's rounds so far."""
+    many meet it (the stopping rule's test, `campaign.analysis.stats.judge`) and the widest
+    interval, over the replicates of each cell's rounds so far."""
     spec, rounds, tally = plan.spec, plan.rounds, plan.tally
     precision = spec.precision
     shape = (len(plan.design.cells), spec.replicates)

@@ -1,6 +1,6 @@
 """Summary tables for a paper or a page: Markdown, LaTeX (booktabs) and HTML.
 
-The rows are those of `campaign.query.summary_table`; per metric, the mean ± the interval's
+The rows are those of `campaign.analysis.query.summary_table`; per metric, the mean ± the interval's
 half-width, then the interval itself, with the metric's units in its header; a last column
 counts the replicates. Notes (replicates left out, NaN values) follow the table.
 """
@@ -91,7 +91,7 @@ def render(
 
 
 def format_ranking_as(result, fmt: str, notes: list[str]) -> str:
-    """The ranking of `campaign.ranking.degradation` in ``fmt``: csv or json (numbers, the
+    """The ranking of `campaign.analysis.ranking.degradation` in ``fmt``: csv or json (numbers, the
     notes left out: they are for a reader), or markdown, latex or html (two decimals, the
     notes under the table)."""
     header, rows = ranking_rows(result)

@@ -37,8 +37,8 @@ import netCDF4
 import numpy as np
 import xarray as xr
 
-from campaign import designs
 from campaign.analysis.stats import Rounds, summarize
+from campaign.design import points as designs
 from campaign.design.tasks import Design, canonical
 from campaign.errors import CampaignError
 from campaign.models import model_reference
@@ -79,7 +79,7 @@ def assemble(
     metrics (those in the results are named in the ``headline_metrics`` attribute).
 
     With a precision target, ``rounds`` says where each cell stands, decided from the same
-    records (`campaign.plan.replay_rounds`): each cell holds the replicates its rounds gave
+    records (`campaign.plan.plan.replay_rounds`): each cell holds the replicates its rounds gave
     it, and tasks and missing ones are counted within them.
     """
     spec = design.spec

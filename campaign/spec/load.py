@@ -3,7 +3,7 @@
 Everything that can be checked without the model is checked here: YAML syntax, keys, types,
 names and limits. Every problem is reported as one `CampaignError` line naming the key, the
 bad value and what is allowed, before anything runs. The model itself is not imported: the
-plan checks every cell against it (`campaign.plan.check_model`).
+plan checks every cell against it (`campaign.plan.plan.check_model`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from campaign import designs
+from campaign.design import points as designs
 from campaign.errors import CampaignError
 from campaign.models import model_names
 from campaign.results.names import (
@@ -61,7 +61,7 @@ class Precision:
     """Run replicates per cell until every interval of ``metrics`` is at most ``half_width``.
 
     Part of the spec, ``confidence`` included: the rounds a campaign makes follow from the
-    spec and the stored results alone (see `campaign.stats.precision_rounds`).
+    spec and the stored results alone (see `campaign.analysis.stats.precision_rounds`).
     """
 
     metrics: tuple[str, ...]
@@ -98,7 +98,7 @@ class Factor:
 
 @dataclass(frozen=True)
 class DesignSpec:
-    """Which cells run: ``kind`` one of `campaign.designs.KINDS`; a fraction's generators
+    """Which cells run: ``kind`` one of `campaign.design.points.KINDS`; a fraction's generators
     (given, or the standard ones of ``resolution``); a Latin hypercube's or Sobol design's
     point counts (``sizes``: growing, the last one the design's)."""
 

@@ -100,7 +100,7 @@ def test_a_factor_may_be_named_like_a_statistic():
 def test_a_summary_of_metrics_in_blocks_equals_one_interval_per_metric(monkeypatch):
     """Many metrics are summarised a block at a time; each value is the one `interval` gives
     for that metric alone, bit for bit, across block boundaries, NaN and identical values."""
-    from campaign import stats as stats_module
+    from campaign.analysis import stats as stats_module
 
     rng = np.random.default_rng(3)
     values = rng.normal(5.0, 2.0, size=(7, 3, 2, 4))
