@@ -37,6 +37,7 @@ from campaign.execute.batching import BATCHES_PER_WORKER, BatchSizer, GroupedQue
 from campaign.execute.tail import Copy, Steal, TailSnapshot, tail_decisions
 from campaign.execute.worker import end_worker_process, run_batch, running_tasks, skip_tasks
 from campaign.progress import Progress
+from campaign.sources import engine_identity, identity_differences
 
 POLL_SECONDS = 1.0  # how often the driver looks at the workers
 TAIL_POLL_SECONDS = 0.2  # how often, once nothing is left to send (tail replication)
@@ -108,6 +109,11 @@ def dispatch(
     `code`: the digest of the model's code the results must come from (see
     `campaign.sources`): a batch a worker ran with other code (loaded before the code changed,
     or another version) stops the run, and its results are not stored.
+
+    A worker that runs another engine than this process (another campaign code, Python or
+    numeric library version: `campaign.sources.engine_identity`, sent with every batch) is not
+    used: its results are not stored, its tasks run on the other workers, and the run stops
+    when no other worker is left.
     """
     driver = _Driver(client, model_name, store, retries, progress, task_timeout, wait_workers, say)
     driver.replicate_tail = replicate_tail
@@ -169,6 +175,8 @@ class _Driver:
         self.draining: set[str] = set()  # workers given nothing new until they are free
         self.ended: set[str] = set()  # workers this driver ended (tasks past the timeout)
         self.deaths: dict[str, Death | None] = {}  # worker -> the scheduler's record of it
+        self.engine = engine_identity()  # what a worker must run for its results to count
+        self.refused: dict[str, str] = {}  # worker -> how its engine differs from this one's
 
     # -- the loop ---------------------------------------------------------------------------
     def run(self, items: list[Item]) -> Outcome:
@@ -227,7 +235,7 @@ class _Driver:
         few workers as keep all of them busy.
         """
         kept = self.draining.union(self.alone)  # kept free for, or running, a task alone
-        threads = {w: n for w, n in self._live().items() if w not in kept}
+        threads = {w: n for w, n in self._usable().items() if w not in kept}
         while threads and (self.pending or self.halves):
             if len(self.in_flight) >= self.sizer.slots * BATCHES_PER_WORKER:
                 return
@@ -252,7 +260,7 @@ class _Driver:
     def _submit_alone(self) -> None:
         """Run each task that died with a worker alone on a worker: one kept free for it (no
         new batch is sent there, so it drains), then given only that task."""
-        workers = self._live()
+        workers = self._usable()
         self.draining &= set(workers)
         wanted = len(self.lone) - len(self.draining)
         if wanted > 0:
@@ -272,6 +280,10 @@ class _Driver:
     def _live(self) -> dict[str, int]:
         """The workers as last seen, less those known to have died since."""
         return {w: n for w, n in (self.threads or {}).items() if w not in self.deaths}
+
+    def _usable(self) -> dict[str, int]:
+        """The live workers whose results count: those running this process's engine."""
+        return {w: n for w, n in self._live().items() if w not in self.refused}
 
     def _send(self, batch: list[Item], worker: str | None, strict: bool) -> Any:
         payload = [(item.key, item.params, item.seed) for item in batch]
@@ -316,6 +328,9 @@ class _Driver:
         error = value[1] if future.status == "error" and isinstance(value, tuple) else None
         if isinstance(error, KilledWorker):
             self._died_with(future, getattr(error.last_worker, "address", ""))
+            return
+        if future.status == "finished" and self._foreign(value):
+            self._requeue(future)  # its results are not stored: the tasks run elsewhere
             return
         collected = self._collect(future, value, self.in_flight[future])
         batch = self.in_flight.pop(future)
@@ -371,7 +386,7 @@ class _Driver:
         `tail_decisions` from a snapshot; this applies it.
         """
         kept = self.draining.union(self.alone)
-        idle = sorted(self._idle_workers() & set(self._live()) - kept)
+        idle = sorted(self._idle_workers() & set(self._usable()) - kept)
         if not idle:
             return
         with self._scheduler():
@@ -430,7 +445,7 @@ class _Driver:
             message = f"{type(error).__name__}: {error}"
             failure = {"status": "failed", "error": message, "traceback": "", "elapsed": 0.0}
             return "", [dict(failure) for _ in batch], None
-        worker, results, code = value
+        worker, results, code = value[:3]
         if isinstance(results, str):  # the model cannot be loaded there: no task can run
             saved = self.outcome.ok + self.outcome.failed
             raise CampaignError(
@@ -439,6 +454,35 @@ class _Driver:
                 "PYTHONPATH or installed package) and run the same command again"
             )
         return worker, results, code
+
+    def _foreign(self, value: Any) -> bool:
+        """Whether a batch's result comes from a worker that runs another engine than this
+        process (`engine_identity`); the first such result refuses its worker in one line, and
+        the run stops when no worker is left to use."""
+        worker = value[0]
+        if worker in self.refused:
+            return True
+        there = value[3] if len(value) > 3 else None  # an older worker sends none
+        differences = identity_differences(self.engine, there)
+        if not differences:
+            return False
+        self.refused[worker] = ", ".join(differences)
+        self.placed = True  # every batch goes to a chosen worker from now on
+        self.say(f"worker {worker}: {self.refused[worker]} — it is not used")
+        with self._scheduler():
+            there_now = set(self.client.processing().get(worker, ()))
+        for other in [f for f in self.in_flight if f.key in there_now and not f.done()]:
+            self._requeue(other)  # its other batches would not count either: sent elsewhere
+        workers = self._nthreads()
+        if workers and set(workers) <= set(self.refused):
+            saved = self.outcome.ok + self.outcome.failed
+            raise CampaignError(
+                f"no Dask worker runs the engine this machine runs (worker {worker}: "
+                f"{self.refused[worker]}); the {saved} results finished in this run are saved: "
+                "start workers with the same campaign code, Python and numpy, scipy and pandas "
+                "versions as here and run the same command again"
+            )
+        return True
 
     def _scheduler(self) -> AbstractContextManager[None]:
         """Around every call to the scheduler (see `scheduler_calls`)."""
