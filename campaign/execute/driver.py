@@ -34,7 +34,8 @@ from typing import Any
 
 from campaign.errors import CampaignError
 from campaign.execute.batching import BATCHES_PER_WORKER, BatchSizer, GroupedQueue, Item, Outcome
-from campaign.execute.tail import Copy, Steal, TailSnapshot, tail_decisions
+from campaign.execute.calls import WorkerCalls
+from campaign.execute.tail import Copy, Rescue, Steal, TailSnapshot, tail_decisions
 from campaign.execute.worker import end_worker_process, run_batch, running_tasks, skip_tasks
 from campaign.progress import Progress
 from campaign.sources import engine_identity, identity_differences
@@ -177,6 +178,7 @@ class _Driver:
         self.deaths: dict[str, Death | None] = {}  # worker -> the scheduler's record of it
         self.engine = engine_identity()  # what a worker must run for its results to count
         self.refused: dict[str, str] = {}  # worker -> how its engine differs from this one's
+        self.calls = WorkerCalls(client)  # questions to workers, each waited for a bounded time
 
     # -- the loop ---------------------------------------------------------------------------
     def run(self, items: list[Item]) -> Outcome:
@@ -315,12 +317,6 @@ class _Driver:
             if self.alone.get(worker) == future.key:
                 del self.alone[worker]
 
-    def _idle_workers(self) -> set[str]:
-        """Workers with no task of this client processing or waiting there."""
-        with self._scheduler():
-            processing = self.client.processing()
-        return {worker for worker, keys in processing.items() if not keys}
-
     def _finish(self, future: Any, value: Any) -> None:
         """Store a finished batch's results (its result or error as ``as_completed`` read it)."""
         from distributed.scheduler import KilledWorker
@@ -382,15 +378,22 @@ class _Driver:
         Half of a running batch's unstarted tasks move to an idle worker, and the worker of
         the batch is told to skip them (work stealing). When no batch has unstarted tasks, a
         task running far longer than the mean is copied to the idle worker (a straggling
-        worker); whichever copy finishes first wins. What to move or copy is decided by
+        worker); whichever copy finishes first wins. A worker that does not answer within
+        `calls.ANSWER_SECONDS` (stopped, cut off) may never finish its batches: every
+        unfinished task of them is copied first. What to move or copy is decided by
         `tail_decisions` from a snapshot; this applies it.
         """
         kept = self.draining.union(self.alone)
-        idle = sorted(self._idle_workers() & set(self._usable()) - kept)
+        with self._scheduler():
+            processing = self.client.processing()
+        idle = sorted(
+            {w for w, keys in processing.items() if not keys} & set(self._usable()) - kept
+        )
         if not idle:
             return
         with self._scheduler():
-            reports = self.client.run(running_tasks, on_error="ignore")
+            reports = self.calls.run(running_tasks, workers=self._live())
+        held_by = self._held_by_silent(processing)
         running: dict[str, tuple[str, int, float]] = {}
         for worker, batches in reports.items():
             if isinstance(batches, dict):
@@ -398,16 +401,25 @@ class _Driver:
                     running[key] = (worker, index, elapsed)
         mean = self.sizer.seconds / self.sizer.count if self.sizer.count else math.inf
         batches = {future.key: batch for future, batch in self.in_flight.items()}
-        for decision in tail_decisions(TailSnapshot(batches, running, idle, mean)):
-            if isinstance(decision, Steal):
+        snapshot = TailSnapshot(batches, running, idle, mean, frozenset(held_by))
+        for decision in tail_decisions(snapshot):
+            if isinstance(decision, Rescue):
+                self.say(
+                    f"worker {held_by[decision.batch]} does not answer within "
+                    f"{self.calls.timeout:g} s: {len(decision.items)} tasks it holds are copied to "
+                    f"{decision.to}"
+                )
+                future = self._send(list(decision.items), decision.to, strict=True)
+                self.replicas.add(future.key)
+                self.outcome.replicated += len(decision.items)
+            elif isinstance(decision, Steal):
                 taken = list(decision.items)
                 with self._scheduler():
-                    self.client.run(
+                    self.calls.run(
                         skip_tasks,
                         decision.batch,
                         [i.key for i in taken],
                         workers=[decision.worker],
-                        on_error="ignore",
                     )
                 self._send(taken, decision.to, strict=True)
                 self.outcome.stolen += len(taken)
@@ -415,6 +427,20 @@ class _Driver:
                 future = self._send([decision.item], decision.to, strict=True)
                 self.replicas.add(future.key)
                 self.outcome.replicated += 1
+
+    def _held_by_silent(self, processing: dict[str, Any]) -> dict[str, str]:
+        """Batch key -> the silent worker that holds it: running or queued there, or finished
+        there with its result not yet read (reading it waits for that worker)."""
+        silent = self.calls.silent
+        held_by = {str(key): worker for worker in silent for key in processing.get(worker, ())}
+        finished = [future for future in self.in_flight if future.status == "finished"]
+        if silent and finished:
+            with self._scheduler():
+                where = self.client.who_has(finished)
+            for key, workers in where.items():
+                if workers and set(workers) <= silent:
+                    held_by[str(key)] = workers[0]
+        return held_by
 
     def _record(self, item: Item, result: dict[str, Any], worker: str = "") -> dict[str, Any]:
         record = {**item.meta, **result, "seed": item.seed, "attempts": item.attempts}
@@ -683,7 +709,7 @@ class _Driver:
     def _stop_stuck_tasks(self) -> None:
         """Fail each task running past the timeout, resend its batchmates, end its worker."""
         with self._scheduler():
-            reports = self.client.run(running_tasks, on_error="ignore")
+            reports = self.calls.run(running_tasks, workers=self._live())
         by_key = {future.key: future for future in self.in_flight}
         stop = set()
         requeued = self.outcome.requeued
@@ -713,7 +739,7 @@ class _Driver:
                 "batches sent again); their nannies start fresh ones"
             )
             with self._scheduler():
-                self.client.run(end_worker_process, workers=sorted(stop), on_error="ignore")
+                self.calls.run(end_worker_process, workers=stop)
 
     def _time_out(self, future: Any, index: int, elapsed: float) -> None:
         batch = self.in_flight.pop(future)
