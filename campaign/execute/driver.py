@@ -284,8 +284,10 @@ class _Driver:
         return {w: n for w, n in (self.threads or {}).items() if w not in self.deaths}
 
     def _usable(self) -> dict[str, int]:
-        """The live workers whose results count: those running this process's engine."""
-        return {w: n for w, n in self._live().items() if w not in self.refused}
+        """The live workers to give work to: those running this process's engine, less those
+        that have not answered the driver's last question (work sent there would wait)."""
+        silent = self.calls.silent
+        return {w: n for w, n in self._live().items() if w not in self.refused and w not in silent}
 
     def _send(self, batch: list[Item], worker: str | None, strict: bool) -> Any:
         payload = [(item.key, item.params, item.seed) for item in batch]
@@ -393,6 +395,9 @@ class _Driver:
             return
         with self._scheduler():
             reports = self.calls.run(running_tasks, workers=self._live())
+        idle = [worker for worker in idle if worker not in self.calls.silent]
+        if not idle:  # a silent worker may show no task when its results are not yet read
+            return
         held_by = self._held_by_silent(processing)
         running: dict[str, tuple[str, int, float]] = {}
         for worker, batches in reports.items():
