@@ -1,9 +1,10 @@
 """Run tasks on Dask as a bag of tasks.
 
-`worker` runs batches on the workers; `batching` holds the tasks, the tally and batch sizes;
-`tail` decides, from a snapshot, what idle workers take at the tail of a campaign; `driver`
-sends batches, places them, reads results, follows workers and maps a lost scheduler to one
-error. The names other modules use are re-exported here.
+`worker` runs batches on the workers; `calls` asks workers questions, waiting a bounded time
+for each; `batching` holds the tasks, the tally and batch sizes; `tail` decides, from a
+snapshot, what idle workers take at the tail of a campaign; `driver` sends batches, places
+them, reads results, follows workers and maps a lost scheduler to one error. The names
+other modules use are re-exported here.
 """
 
 from campaign.execute.batching import (
@@ -24,7 +25,14 @@ from campaign.execute.driver import (
     lost_scheduler,
     scheduler_calls,
 )
-from campaign.execute.tail import STRAGGLER_FACTOR, Copy, Steal, TailSnapshot, tail_decisions
+from campaign.execute.tail import (
+    STRAGGLER_FACTOR,
+    Copy,
+    Rescue,
+    Steal,
+    TailSnapshot,
+    tail_decisions,
+)
 from campaign.execute.worker import (
     STOPPED_EXIT_CODE,
     end_worker_process,
@@ -47,6 +55,7 @@ __all__ = [
     "GroupedQueue",
     "Item",
     "Outcome",
+    "Rescue",
     "Steal",
     "TailSnapshot",
     "_Driver",

@@ -34,8 +34,10 @@ from typing import Any
 
 from campaign.errors import CampaignError
 from campaign.execute.batching import BATCHES_PER_WORKER, BatchSizer, GroupedQueue, Item, Outcome
-from campaign.execute.tail import Copy, Steal, TailSnapshot, tail_decisions
+from campaign.execute.calls import WorkerCalls
+from campaign.execute.tail import Copy, Rescue, Steal, TailSnapshot, tail_decisions
 from campaign.execute.worker import end_worker_process, run_batch, running_tasks, skip_tasks
+from campaign.plan.sources import engine_identity, identity_differences
 from campaign.render.progress import Progress
 
 POLL_SECONDS = 1.0  # how often the driver looks at the workers
@@ -111,6 +113,11 @@ def dispatch(
     or another version) stops the run, and its results are not stored.
     `batch_size`: tasks per batch instead of sizes from measured durations (results are the
     same either way: each task gets its own copy of its params).
+
+    A worker that runs another engine than this process (another campaign code, Python or
+    numeric library version: `campaign.sources.engine_identity`, sent with every batch) is not
+    used: its results are not stored, its tasks run on the other workers, and the run stops
+    when no other worker is left.
     """
     driver = _Driver(client, model_name, store, retries, progress, task_timeout, wait_workers, say)
     driver.replicate_tail = replicate_tail
@@ -173,6 +180,9 @@ class _Driver:
         self.draining: set[str] = set()  # workers given nothing new until they are free
         self.ended: set[str] = set()  # workers this driver ended (tasks past the timeout)
         self.deaths: dict[str, Death | None] = {}  # worker -> the scheduler's record of it
+        self.engine = engine_identity()  # what a worker must run for its results to count
+        self.refused: dict[str, str] = {}  # worker -> how its engine differs from this one's
+        self.calls = WorkerCalls(client)  # questions to workers, each waited for a bounded time
 
     # -- the loop ---------------------------------------------------------------------------
     def run(self, items: list[Item]) -> Outcome:
@@ -231,7 +241,7 @@ class _Driver:
         few workers as keep all of them busy.
         """
         kept = self.draining.union(self.alone)  # kept free for, or running, a task alone
-        threads = {w: n for w, n in self._live().items() if w not in kept}
+        threads = {w: n for w, n in self._usable().items() if w not in kept}
         while threads and (self.pending or self.halves):
             if len(self.in_flight) >= self.sizer.slots * BATCHES_PER_WORKER:
                 return
@@ -256,7 +266,7 @@ class _Driver:
     def _submit_alone(self) -> None:
         """Run each task that died with a worker alone on a worker: one kept free for it (no
         new batch is sent there, so it drains), then given only that task."""
-        workers = self._live()
+        workers = self._usable()
         self.draining &= set(workers)
         wanted = len(self.lone) - len(self.draining)
         if wanted > 0:
@@ -276,6 +286,12 @@ class _Driver:
     def _live(self) -> dict[str, int]:
         """The workers as last seen, less those known to have died since."""
         return {w: n for w, n in (self.threads or {}).items() if w not in self.deaths}
+
+    def _usable(self) -> dict[str, int]:
+        """The live workers to give work to: those running this process's engine, less those
+        that have not answered the driver's last question (work sent there would wait)."""
+        silent = self.calls.silent
+        return {w: n for w, n in self._live().items() if w not in self.refused and w not in silent}
 
     def _send(self, batch: list[Item], worker: str | None, strict: bool) -> Any:
         payload = [(item.key, item.params, item.seed) for item in batch]
@@ -307,12 +323,6 @@ class _Driver:
             if self.alone.get(worker) == future.key:
                 del self.alone[worker]
 
-    def _idle_workers(self) -> set[str]:
-        """Workers with no task of this client processing or waiting there."""
-        with self._scheduler():
-            processing = self.client.processing()
-        return {worker for worker, keys in processing.items() if not keys}
-
     def _finish(self, future: Any, value: Any) -> None:
         """Store a finished batch's results (its result or error as ``as_completed`` read it)."""
         from distributed.scheduler import KilledWorker
@@ -320,6 +330,9 @@ class _Driver:
         error = value[1] if future.status == "error" and isinstance(value, tuple) else None
         if isinstance(error, KilledWorker):
             self._died_with(future, getattr(error.last_worker, "address", ""))
+            return
+        if future.status == "finished" and self._foreign(value):
+            self._requeue(future)  # its results are not stored: the tasks run elsewhere
             return
         collected = self._collect(future, value, self.in_flight[future])
         batch = self.in_flight.pop(future)
@@ -372,15 +385,25 @@ class _Driver:
         Half of a running batch's unstarted tasks move to an idle worker, and the worker of
         the batch is told to skip them (work stealing). When no batch has unstarted tasks, a
         task running far longer than the mean is copied to the idle worker (a straggling
-        worker); whichever copy finishes first wins. What to move or copy is decided by
+        worker); whichever copy finishes first wins. A worker that does not answer within
+        `calls.ANSWER_SECONDS` (stopped, cut off) may never finish its batches: every
+        unfinished task of them is copied first. What to move or copy is decided by
         `tail_decisions` from a snapshot; this applies it.
         """
         kept = self.draining.union(self.alone)
-        idle = sorted(self._idle_workers() & set(self._live()) - kept)
+        with self._scheduler():
+            processing = self.client.processing()
+        idle = sorted(
+            {w for w, keys in processing.items() if not keys} & set(self._usable()) - kept
+        )
         if not idle:
             return
         with self._scheduler():
-            reports = self.client.run(running_tasks, on_error="ignore")
+            reports = self.calls.run(running_tasks, workers=self._live())
+        idle = [worker for worker in idle if worker not in self.calls.silent]
+        if not idle:  # a silent worker may show no task when its results are not yet read
+            return
+        held_by = self._held_by_silent(processing)
         running: dict[str, tuple[str, int, float]] = {}
         for worker, batches in reports.items():
             if isinstance(batches, dict):
@@ -388,16 +411,25 @@ class _Driver:
                     running[key] = (worker, index, elapsed)
         mean = self.sizer.seconds / self.sizer.count if self.sizer.count else math.inf
         batches = {future.key: batch for future, batch in self.in_flight.items()}
-        for decision in tail_decisions(TailSnapshot(batches, running, idle, mean)):
-            if isinstance(decision, Steal):
+        snapshot = TailSnapshot(batches, running, idle, mean, frozenset(held_by))
+        for decision in tail_decisions(snapshot):
+            if isinstance(decision, Rescue):
+                self.say(
+                    f"worker {held_by[decision.batch]} does not answer within "
+                    f"{self.calls.timeout:g} s: {len(decision.items)} tasks it holds are copied to "
+                    f"{decision.to}"
+                )
+                future = self._send(list(decision.items), decision.to, strict=True)
+                self.replicas.add(future.key)
+                self.outcome.replicated += len(decision.items)
+            elif isinstance(decision, Steal):
                 taken = list(decision.items)
                 with self._scheduler():
-                    self.client.run(
+                    self.calls.run(
                         skip_tasks,
                         decision.batch,
                         [i.key for i in taken],
                         workers=[decision.worker],
-                        on_error="ignore",
                     )
                 self._send(taken, decision.to, strict=True)
                 self.outcome.stolen += len(taken)
@@ -405,6 +437,20 @@ class _Driver:
                 future = self._send([decision.item], decision.to, strict=True)
                 self.replicas.add(future.key)
                 self.outcome.replicated += 1
+
+    def _held_by_silent(self, processing: dict[str, Any]) -> dict[str, str]:
+        """Batch key -> the silent worker that holds it: running or queued there, or finished
+        there with its result not yet read (reading it waits for that worker)."""
+        silent = self.calls.silent
+        held_by = {str(key): worker for worker in silent for key in processing.get(worker, ())}
+        finished = [future for future in self.in_flight if future.status == "finished"]
+        if silent and finished:
+            with self._scheduler():
+                where = self.client.who_has(finished)
+            for key, workers in where.items():
+                if workers and set(workers) <= silent:
+                    held_by[str(key)] = workers[0]
+        return held_by
 
     def _record(self, item: Item, result: dict[str, Any], worker: str = "") -> dict[str, Any]:
         record = {**item.meta, **result, "seed": item.seed, "attempts": item.attempts}
@@ -436,7 +482,7 @@ class _Driver:
             failure = {"status": "failed", "error": message, "traceback": "", "elapsed": 0.0}
             failure["transient"] = True  # not the model's doing: tried again
             return "", [dict(failure) for _ in batch], None
-        worker, results, code = value
+        worker, results, code = value[:3]
         if isinstance(results, str):  # the model cannot be loaded there: no task can run
             saved = self.outcome.ok + self.outcome.failed
             raise CampaignError(
@@ -445,6 +491,35 @@ class _Driver:
                 "PYTHONPATH or installed package) and run the same command again"
             )
         return worker, results, code
+
+    def _foreign(self, value: Any) -> bool:
+        """Whether a batch's result comes from a worker that runs another engine than this
+        process (`engine_identity`); the first such result refuses its worker in one line, and
+        the run stops when no worker is left to use."""
+        worker = value[0]
+        if worker in self.refused:
+            return True
+        there = value[3] if len(value) > 3 else None  # an older worker sends none
+        differences = identity_differences(self.engine, there)
+        if not differences:
+            return False
+        self.refused[worker] = ", ".join(differences)
+        self.placed = True  # every batch goes to a chosen worker from now on
+        self.say(f"worker {worker}: {self.refused[worker]} — it is not used")
+        with self._scheduler():
+            there_now = set(self.client.processing().get(worker, ()))
+        for other in [f for f in self.in_flight if f.key in there_now and not f.done()]:
+            self._requeue(other)  # its other batches would not count either: sent elsewhere
+        workers = self._nthreads()
+        if workers and set(workers) <= set(self.refused):
+            saved = self.outcome.ok + self.outcome.failed
+            raise CampaignError(
+                f"no Dask worker runs the engine this machine runs (worker {worker}: "
+                f"{self.refused[worker]}); the {saved} results finished in this run are saved: "
+                "start workers with the same campaign code, Python and numpy, scipy and pandas "
+                "versions as here and run the same command again"
+            )
+        return True
 
     def _scheduler(self) -> AbstractContextManager[None]:
         """Around every call to the scheduler (see `scheduler_calls`)."""
@@ -645,7 +720,7 @@ class _Driver:
     def _stop_stuck_tasks(self) -> None:
         """Fail each task running past the timeout, resend its batchmates, end its worker."""
         with self._scheduler():
-            reports = self.client.run(running_tasks, on_error="ignore")
+            reports = self.calls.run(running_tasks, workers=self._live())
         by_key = {future.key: future for future in self.in_flight}
         stop = set()
         requeued = self.outcome.requeued
@@ -675,7 +750,7 @@ class _Driver:
                 "batches sent again); their nannies start fresh ones"
             )
             with self._scheduler():
-                self.client.run(end_worker_process, workers=sorted(stop), on_error="ignore")
+                self.calls.run(end_worker_process, workers=stop)
 
     def _time_out(self, future: Any, index: int, elapsed: float) -> None:
         batch = self.in_flight.pop(future)

@@ -1,14 +1,15 @@
 """Tail decisions: what idle workers take once nothing is left to send.
 
 Pure functions over a snapshot of the dispatch (the batches in flight and their tasks, what
-each worker reports running, the idle workers, the mean task time), so that the choices can be
+each worker reports running, the batches of workers that do not answer, the idle workers, the
+mean task time), so that the choices can be
 checked without a cluster; the driver applies the decisions it gets back.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from campaign.execute.batching import Item
 
@@ -22,13 +23,16 @@ class TailSnapshot:
     `batches`: batch key -> its tasks, for every batch in flight, in the order they were sent.
     `running`: batch key -> (its worker, index of the task it runs, seconds that task ran), as
     the workers report them. `idle`: workers to give work to, in order. `mean`: the mean task
-    time so far (infinite before any task finished: nothing is a straggler then).
+    time so far (infinite before any task finished: nothing is a straggler then). `silent`:
+    keys of the batches held by workers that did not answer (stopped, cut off): no telling
+    which of their tasks ran, nor whether any ever will.
     """
 
     batches: Mapping[str, Sequence[Item]]
     running: Mapping[str, tuple[str, int, float]]
     idle: Sequence[str]
     mean: float
+    silent: frozenset[str] = field(default_factory=frozenset)
 
 
 @dataclass(frozen=True)
@@ -50,10 +54,22 @@ class Copy:
     item: Item
 
 
-def tail_decisions(snapshot: TailSnapshot) -> list[Steal | Copy]:
-    """For each idle worker in turn: half of the unstarted tasks of the batch with the most of
-    them (work stealing), or else a copy of the task running longest past `STRAGGLER_FACTOR`
-    times the mean (a straggling worker); nothing once neither is left.
+@dataclass(frozen=True)
+class Rescue:
+    """Copy the unfinished tasks `items` of `batch`, held by a worker that does not answer, to
+    the idle worker `to`; the first result of each wins."""
+
+    to: str
+    batch: str
+    items: tuple[Item, ...]
+
+
+def tail_decisions(snapshot: TailSnapshot) -> list[Steal | Copy | Rescue]:
+    """For each idle worker in turn: a copy of every unfinished task of the silent batch with
+    the most of them (a worker that does not answer may never finish them), or else half of
+    the unstarted tasks of the batch with the most of them (work stealing), or else a copy of
+    the task running longest past `STRAGGLER_FACTOR` times the mean (a straggling worker);
+    nothing once none is left.
 
     Only tasks with one copy in flight count, and a task that died with a worker is never
     copied (it runs alone). The copies each decision adds are counted for the next worker.
@@ -63,12 +79,22 @@ def tail_decisions(snapshot: TailSnapshot) -> list[Steal | Copy]:
     def copies(item: Item) -> int:
         return item.copies + added.get(id(item), 0)
 
-    decisions: list[Steal | Copy] = []
+    decisions: list[Steal | Copy | Rescue] = []
     for idle_worker in snapshot.idle:
+        rescue: tuple[str, list[Item]] | None = None
+        for key in sorted(snapshot.silent):
+            rest = [i for i in snapshot.batches.get(key, ()) if _copyable(i, copies(i))]
+            if len(rest) > (len(rescue[1]) if rescue else 0):
+                rescue = (key, rest)
+        if rescue is not None:
+            decisions.append(Rescue(idle_worker, rescue[0], tuple(rescue[1])))
+            for item in rescue[1]:
+                added[id(item)] = added.get(id(item), 0) + 1
+            continue
         steal: tuple[str, str, list[Item]] | None = None
         straggler: tuple[float, Item] | None = None
         for key, batch in snapshot.batches.items():
-            if key not in snapshot.running:
+            if key not in snapshot.running or key in snapshot.silent:
                 continue
             worker, index, elapsed = snapshot.running[key]
             rest = [i for i in batch[index + 1 :] if not i.done and copies(i) == 1]
@@ -91,3 +117,9 @@ def tail_decisions(snapshot: TailSnapshot) -> list[Steal | Copy]:
         else:
             break
     return decisions
+
+
+def _copyable(item: Item, copies: int) -> bool:
+    """Whether a task may be copied: unfinished, with one copy in flight, and not one that died
+    with a worker (it runs alone)."""
+    return not item.done and copies == 1 and not item.suspect

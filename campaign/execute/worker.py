@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from campaign.models import describe_error, load_model
-from campaign.plan.sources import code_digest
+from campaign.plan.sources import code_digest, engine_identity
 from campaign.results.names import metric_values
 
 STOPPED_EXIT_CODE = 70
@@ -44,23 +44,29 @@ _SKIP: dict[str, set[str]] = {}  # per running batch, the tasks another worker t
 
 def run_batch(
     model_name: str, items: list[tuple[str, dict[str, Any], int]], batch: str | None = None
-) -> tuple[str, list[dict] | str, str | None]:
+) -> tuple[str, list[dict] | str, str | None, dict[str, str]]:
     """Run a batch of (key, params, seed) on a worker; a model error fails only its task.
 
     Returns the worker's address, one result per item, in order (small: the driver knows
-    the keys), and the digest of the model's code the worker runs; or, when the model cannot
-    be loaded on this worker (its module fails to import here only, say), the worker's
-    address, that reason in one line and None. While it runs, `running_tasks` tells the
-    driver which task of `batch` is running and for how long, so that the driver can time
-    out one task rather than a batch.
+    the keys), the digest of the model's code the worker runs, and the engine and libraries it
+    runs (`engine_identity`); or, when the model cannot be loaded on this worker (its module
+    fails to import here only, say), the worker's address, that reason in one line, None and
+    the engine. While it runs, `running_tasks` tells the driver which task of `batch` is
+    running and for how long, so that the driver can time out one task rather than a batch.
     """
     worker = _worker_address()
+    engine = engine_identity()
     try:
         model, code = _model(model_name)
     except ValueError as error:  # the same for every task: the driver stops the run
-        return worker, str(error), None
+        return worker, str(error), None, engine
     except BaseException as error:  # what loading lets through (a CancelledError, say)
-        return worker, f"model {model_name!r}: loading it failed: {describe_error(error)}", None
+        return (
+            worker,
+            f"model {model_name!r}: loading it failed: {describe_error(error)}",
+            None,
+            engine,
+        )
     results = []
     try:
         for index, (key, params, seed) in enumerate(items):
@@ -91,7 +97,7 @@ def run_batch(
         if batch is not None:
             _RUNNING.pop(batch, None)
             _SKIP.pop(batch, None)
-    return worker, results, code
+    return worker, results, code, engine
 
 
 def seed_global_generators(seed: int) -> None:

@@ -10,14 +10,21 @@ choice is kept with the digests (and written into results.nc).
 
 Each distinct file is read once per run. A task's input is known by its path; an input found
 under another path with the content of a stored one (a workloads folder moved) is no change.
+
+A worker computes with the engine and libraries it imports, which need not be this machine's
+(an older checkout on a remote machine): `engine_identity` says what they are, each worker
+sends its own with every batch, and `identity_differences` says what differs from here.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import os
+import platform
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +33,10 @@ from campaign.models import MODELS_FOLDER, describe_error, load_model, source_fi
 
 ALGORITHM = "blake2b-256"
 ON_CHANGE = ("refuse", "rerun", "accept")
+ENGINE_FOLDER = Path(__file__).resolve().parent
+# libraries whose version can change a model's numbers: the random generators and arithmetic
+# of numpy (every model), scipy's distributions and pandas' parsing (models and their inputs)
+NUMERIC_LIBRARIES = ("numpy", "scipy", "pandas")
 
 
 def file_digest(path: str | os.PathLike[str]) -> str:
@@ -58,6 +69,61 @@ def _code_name(path: Path, folder: Path) -> str:
 def code_digest(model_name: str) -> str:
     """One digest of a model's code, as its files are now."""
     return combined_digest(code_files(model_name))
+
+
+def engine_files(folder: Path = ENGINE_FOLDER) -> dict[str, str]:
+    """Each file of the engine's code (named relative to the `campaign` package) -> its digest:
+    the package less the models' own packages below ``campaign/models``, whose code is the
+    model's (`code_files`)."""
+    models = folder / "models"
+    return {
+        path.relative_to(folder).as_posix(): _digest(path)
+        for path in sorted(folder.rglob("*.py"))
+        if path.parent == models or models not in path.parents
+    }
+
+
+def engine_identity() -> dict[str, str]:
+    """What, besides the model's code and inputs, decides a result's numbers in this process:
+    the campaign version and a digest of its engine code, the Python version and the versions
+    of `NUMERIC_LIBRARIES`. Taken once per process (a worker sends it with every batch)."""
+    return dict(_engine_identity())
+
+
+@lru_cache(maxsize=1)
+def _engine_identity() -> tuple[tuple[str, str], ...]:
+    from campaign import __version__
+
+    identity = {
+        "campaign": __version__,
+        "campaign code": combined_digest(engine_files()),
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+    }
+    for name in NUMERIC_LIBRARIES:
+        try:
+            identity[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            identity[name] = "not installed"
+    return tuple(identity.items())
+
+
+def identity_differences(here: Mapping[str, str], there: Mapping[str, str] | None) -> list[str]:
+    """What differs between this process's `engine_identity` and a worker's, one phrase each
+    ("numpy differs (2.3.0 there, 2.4.6 here)"); nothing when they are the same."""
+    if not isinstance(there, Mapping):
+        return ["campaign differs (the worker does not say which engine it runs: an older one)"]
+    differences = []
+    for name, mine in here.items():
+        theirs = str(there.get(name, "unknown"))
+        if theirs == mine:
+            continue
+        if name == "campaign code":
+            differences.append(
+                f"campaign code differs (digest {theirs[:12]} there, {mine[:12]} here)"
+            )
+        else:
+            differences.append(f"{name} differs ({theirs} there, {mine} here)")
+    return differences
 
 
 @dataclass

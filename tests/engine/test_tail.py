@@ -123,6 +123,6 @@ def test_a_skip_request_arriving_after_its_batch_ended_skips_nothing_later():
     # (a rerun, another campaign on the same workers) must still run that task
     skip_tasks("campaign-ended", ["t01"])
     params = {"duration_ms": 1}
-    worker, results, _ = run_batch("busy", [("t01", params, 1)], "campaign-ended")
+    worker, results, _, _ = run_batch("busy", [("t01", params, 1)], "campaign-ended")
     assert [r["status"] for r in results] == ["ok"]
     assert results[0]["metrics"] == busy(params, 1)

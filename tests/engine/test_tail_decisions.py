@@ -2,7 +2,15 @@
 
 import math
 
-from campaign.execute import STRAGGLER_FACTOR, Copy, Item, Steal, TailSnapshot, tail_decisions
+from campaign.execute import (
+    STRAGGLER_FACTOR,
+    Copy,
+    Item,
+    Rescue,
+    Steal,
+    TailSnapshot,
+    tail_decisions,
+)
 
 
 def items(count, prefix="t"):
@@ -81,4 +89,27 @@ def test_a_batch_no_worker_reports_running_is_left_alone():
 def test_with_no_idle_worker_nothing_is_decided():
     batch = items(11)
     snapshot = TailSnapshot({"b": batch}, {"b": ("w1", 0, 100.0)}, [], 1.0)
+    assert tail_decisions(snapshot) == []
+
+
+def test_every_unfinished_task_of_a_silent_workers_batch_is_copied_before_any_steal():
+    silent, busy = items(5, "s"), items(7, "b")
+    silent[0].done = True  # stored before its worker went silent
+    silent[3].suspect = True  # died with a worker: it runs alone, never copied
+    running = {"b": ("w2", 0, 0.1)}  # the silent worker w1 reported nothing
+    snapshot = TailSnapshot(
+        {"s": silent, "b": busy}, running, ["w3", "w4"], 1.0, silent=frozenset({"s"})
+    )
+    # w3 copies what w1 may never finish; w4 then steals from the batch that answers
+    assert tail_decisions(snapshot) == [
+        Rescue("w3", "s", (silent[1], silent[2], silent[4])),
+        Steal("w4", "b", "w2", tuple(busy[4:])),
+    ]
+
+
+def test_a_silent_batch_already_copied_is_not_copied_again():
+    silent = items(3, "s")
+    for item in silent:
+        item.copies = 2
+    snapshot = TailSnapshot({"s": silent}, {}, ["w2"], 1.0, silent=frozenset({"s"}))
     assert tail_decisions(snapshot) == []

@@ -58,6 +58,18 @@ class Runner:
             command, env={**ENV, **(env or {})}, capture_output=True, text=True, timeout=timeout
         )
 
+    def start(self, spec: Path, *options: str) -> subprocess.Popen:
+        """`campaign run` in a new process, left running."""
+        command = [sys.executable, "-m", "campaign.cli", "run", str(spec), "--quiet", *options]
+        return subprocess.Popen(
+            command, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+
+    def records(self, spec: Path) -> int:
+        """How many task records a campaign's ledger holds so far."""
+        ledger = self.folder / spec.stem / "ledger"
+        return sum(len(path.read_text().splitlines()) for path in ledger.glob("*.jsonl"))
+
     def command(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
         """Another `campaign` command (plan, status, query) in a new process."""
         command = [sys.executable, "-m", "campaign", *args]

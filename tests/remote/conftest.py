@@ -30,12 +30,15 @@ def free_port() -> int:
 SCRIPT_ENV = {**ENV, "PATH": os.pathsep.join([str(Path(sys.executable).parent), ENV["PATH"]])}
 
 
-def _start(args: list[str], log: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
+def _start(
+    args: list[str], log: Path, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.Popen:
     command = args if args[0] == "bash" else [sys.executable, "-m", *args]
     with open(log, "ab") as handle:
         return subprocess.Popen(
             command,
             env=env or ENV,
+            cwd=cwd,
             stdout=handle,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -106,11 +109,15 @@ class Cluster:
         log = self.folder / f"workers-{self.port}.log"
         self.workers.append(_start(["bash", script, self.address, str(count)], log, env))
 
-    def start_worker(self) -> subprocess.Popen:
+    def start_worker(self, env: dict[str, str] | None = None, port: int = 0) -> subprocess.Popen:
+        """A worker process; in `env` when given (started outside this checkout, whose
+        `campaign` would come first on `python -m`'s path), listening on `port` when given."""
         args = ["distributed.cli.dask_worker", self.address, "--nthreads", "1"]
         args += ["--host", "127.0.0.1", "--no-dashboard", "--death-timeout", "30", *self._tls()]
         args += [] if self.nanny else ["--no-nanny"]
-        worker = _start(args, self.folder / f"worker-{self.port}-{len(self.workers)}.log")
+        args += ["--worker-port", str(port)] if port else []
+        log = self.folder / f"worker-{self.port}-{len(self.workers)}.log"
+        worker = _start(args, log, env, None if env is None else self.folder)
         self.workers.append(worker)
         return worker
 
@@ -223,6 +230,7 @@ def remote():
         ledger_records=ledger_records,
         wait_for_records=wait_for_records,
         kill=kill,
+        free_port=free_port,
         env=ENV,
         repo=REPO,
     )

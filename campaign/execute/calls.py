@@ -1,0 +1,68 @@
+"""Calls to workers outside the task system (Dask's ``Client.run``), each with a bound.
+
+``Client.run`` waits for every worker it asks, with no limit: one worker that is stopped
+(SIGSTOP), cut off by the network or too busy to answer would hold the whole run until the
+scheduler drops it (minutes). Here each worker is asked on its own and waited for at most
+`ANSWER_SECONDS`; one that has not answered by then is silent. Its question stays open (so
+questions to it do not pile up on the scheduler) and it is not asked again until it answers;
+the driver treats its batches as stragglers and copies them to idle workers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable
+from typing import Any
+
+ANSWER_SECONDS = 5.0  # how long a worker has to answer a question of the driver
+
+
+class WorkerCalls:
+    """Bounded calls to workers of one client; remembers which workers have not answered."""
+
+    def __init__(self, client: Any, timeout: float = ANSWER_SECONDS):
+        self.client = client
+        self.timeout = timeout
+        self.open: dict[str, asyncio.Future] = {}  # worker -> its latest question
+
+    @property
+    def silent(self) -> set[str]:
+        """Workers that have not answered their latest question (within the bound or since)."""
+        return {worker for worker, call in self.open.items() if not call.done()}
+
+    def run(self, function: Callable[..., Any], *args: Any, workers: Iterable[str]) -> dict:
+        """Each worker's result of ``function(*args)``, for the workers that answered within
+        the bound; a worker where the function failed is left out, and a silent one is not
+        asked. A call that fails because the scheduler is gone raises its error."""
+        return self.client.sync(self._run, function, args, sorted(set(workers)))
+
+    async def _run(self, function: Callable[..., Any], args: tuple, workers: list[str]) -> dict:
+        asked: dict[str, asyncio.Future] = {}
+        for worker in workers:
+            if worker in self.silent:
+                continue
+            call = asyncio.ensure_future(
+                self.client.run(
+                    function, *args, workers=[worker], on_error="ignore", asynchronous=True
+                )
+            )
+            call.add_done_callback(_retrieve)
+            asked[worker] = self.open[worker] = call
+        if asked:
+            await asyncio.wait(asked.values(), timeout=self.timeout)
+        answers: dict[str, Any] = {}
+        for call in asked.values():
+            if not call.done() or call.cancelled():
+                continue
+            error = call.exception()
+            if error is not None:
+                raise error
+            answers.update(call.result())
+        return answers
+
+
+def _retrieve(call: asyncio.Future) -> None:
+    """Read a finished question's error, so that one nobody waits for any more (its worker
+    answered too late, the client closed) is not logged as never retrieved."""
+    if not call.cancelled():
+        call.exception()

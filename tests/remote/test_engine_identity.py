@@ -1,0 +1,88 @@
+"""A worker that runs another engine than the driver (an older or edited checkout of `campaign`
+on a remote machine) is not used: its results are never stored and its tasks run elsewhere."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import xarray as xr
+
+import campaign
+from campaign.plan.sources import combined_digest, engine_files
+
+SPEC = """
+name: {name}
+model: busy
+factors:
+  duration_ms: [20, 21]
+replicates: 40
+seed: 33
+output: {name}
+"""
+
+
+def edited_copy(repo, folder):
+    """A copy of the `campaign` package whose metric values are doubled: numbers that would
+    show if one of its results were stored."""
+    copy = folder / "campaign"
+    shutil.copytree(repo / "campaign", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    layout = copy / "results" / "names.py"
+    line = "        values[name] = _as_float(name, value)\n"
+    assert layout.read_text().count(line) == 1
+    layout.write_text(layout.read_text().replace(line, line.replace("= _as", "= 2 * _as")))
+    return copy
+
+
+def test_results_of_a_worker_with_edited_campaign_code_are_never_stored(
+    start_cluster, write_spec, remote, tmp_path
+):
+    copy = edited_copy(remote.repo, tmp_path / "other")
+    cluster = start_cluster(workers=1, nanny=False)
+    port = remote.free_port()
+    cluster.start_worker(env={**remote.env, "PYTHONPATH": str(copy.parent)}, port=port)
+    cluster.wait_for_workers(2)
+
+    clean = campaign.run(write_spec(SPEC.format(name="clean"), "clean.yaml"), progress=False)
+    spec = write_spec(SPEC.format(name="mixed"), "mixed.yaml")
+    ran = remote.run_campaign(spec, "--scheduler", cluster.address)
+    assert ran.returncode == 0, ran.stderr + cluster.logs()
+
+    here = combined_digest(engine_files(remote.repo / "campaign"))[:12]
+    there = combined_digest(engine_files(copy))[:12]
+    assert here != there
+    refused = (
+        f"worker tcp://127.0.0.1:{port}: campaign code differs (digest {there} there, {here} "
+        "here) — it is not used"
+    )
+    assert ran.stdout.count(refused) == 1, ran.stdout
+    assert "80 tasks ok, 0 failed, 0 missing" in ran.stdout
+    workers = {record["worker"] for record in remote.ledger_records(spec.parent / "mixed")}
+    assert workers and f"tcp://127.0.0.1:{port}" not in workers
+    mixed = xr.load_dataset(spec.parent / "mixed" / "results.nc")
+    for name in ("value", "value_mean", "value_std", "value_ci_low", "value_ci_high", "seed"):
+        assert np.array_equal(mixed[name].values, clean[name].values, equal_nan=True), name
+    draws = np.vectorize(lambda seed: np.random.default_rng(int(seed)).random())(mixed["seed"])
+    assert np.array_equal(mixed["value"].values, draws)
+
+
+def test_a_run_whose_only_worker_runs_other_campaign_code_stops_in_one_line(
+    start_cluster, write_spec, remote, tmp_path
+):
+    copy = edited_copy(remote.repo, tmp_path / "other")
+    cluster = start_cluster(workers=0, wait=False, nanny=False)
+    port = remote.free_port()
+    cluster.start_worker(env={**remote.env, "PYTHONPATH": str(copy.parent)}, port=port)
+    cluster.wait_for_workers(1)
+
+    spec = write_spec(SPEC.format(name="refused"), "refused.yaml")
+    ran = remote.run_campaign(spec, "--scheduler", cluster.address)
+    assert ran.returncode == 2, ran.stdout + ran.stderr
+    lines = ran.stderr.strip().splitlines()
+    assert len(lines) == 1, ran.stderr
+    assert lines[0].startswith(
+        f"campaign: error: no Dask worker runs the engine this machine runs (worker "
+        f"tcp://127.0.0.1:{port}: campaign code differs (digest "
+    ), lines[0]
+    assert "the 0 results finished in this run are saved" in lines[0]
+    assert remote.ledger_records(spec.parent / "refused") == []
