@@ -29,6 +29,7 @@ from campaign.results.assemble import (
     source_provenance,
     write_netcdf,
 )
+from campaign.results.resources import resource_table
 from campaign.spec.load import Spec
 from campaign.store.ledger import Ledger, room_left, write_failure
 
@@ -369,8 +370,10 @@ def write_results(
     if not write:
         return dataset
     failures = failure_table(dataset, design, records)
+    keys = set(design.keys())
+    resources = resource_table({key: r for key, r in records.items() if key in keys})
     try:
-        write_netcdf(dataset, spec.output / RESULTS_FILE, failures)
+        write_netcdf(dataset, spec.output / RESULTS_FILE, failures, resources)
     except OSError as error:
         kept = "every finished result is kept in the ledger"
         raise CampaignError(

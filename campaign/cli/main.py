@@ -155,6 +155,8 @@ def cmd_plan(args) -> int:
     from campaign.plan.plan import make_plan
 
     spec, shard = placed_spec(args)
+    if args.estimate:
+        return _estimate(spec, args)
     plan = make_plan(spec, on_change=args.on_change)
     print(describe_spec(plan.spec))
     if plan.damaged:
@@ -178,6 +180,26 @@ def cmd_plan(args) -> int:
     return EXIT_OK
 
 
+def _estimate(spec, args) -> int:
+    from campaign.analysis.sizing import describe_estimate
+    from campaign.sizing_pilot import pilot
+
+    if args.target <= 0 or args.job_cores < 1:
+        raise CampaignError("--target must be > 0 hours and --job-cores >= 1")
+    found, planned = pilot(
+        spec,
+        args.pilot,
+        args.target,
+        args.job_cores,
+        say=lambda line: print(line, file=sys.stderr),
+        workers=args.workers,
+        on_change=args.on_change,
+    )
+    for line in describe_estimate(found, planned, args.target):
+        print(line)
+    return EXIT_OK
+
+
 def _print_precision(plan) -> None:
     """With a precision target: where the cells stand, and per precision metric how far."""
     from campaign.plan.plan import precision_progress, precision_summary
@@ -193,6 +215,7 @@ def _print_precision(plan) -> None:
 def cmd_status(args) -> int:
     from campaign.design.shards import counts
     from campaign.plan.plan import make_plan
+    from campaign.results.resources import costs, describe_costs
 
     spec, shard = placed_spec(args)
     plan = make_plan(spec, check_identity=False)
@@ -209,6 +232,8 @@ def cmd_status(args) -> int:
     if plan.damaged:
         print(plan.damaged)
     _print_precision(plan)
+    for line in describe_costs(costs(plan.ledger.load())):
+        print(line)
     listed = list(plan.design.tasks(plan.failed[: args.limit]))
     records = plan.ledger.load(only={task.key for task in listed})
     for task in listed:
@@ -639,6 +664,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("spec")
     add_place_options(p)
     add_change_options(p, plan=True)
+    p.add_argument(
+        "--estimate",
+        action="store_true",
+        help="size the campaign: run a pilot (the first --pilot replicates of every cell, "
+        "stored as results of the campaign), then print its core-hours, slowest cells, "
+        "largest peak memory and the batch jobs that finish it in --target hours",
+    )
+    p.add_argument(
+        "--pilot", type=int, default=2, metavar="N", help="replicates per cell (default 2)"
+    )
+    p.add_argument(
+        "--target", type=float, default=1.0, metavar="HOURS", help="time to finish (default 1)"
+    )
+    p.add_argument(
+        "--job-cores",
+        type=int,
+        default=16,
+        metavar="C",
+        help="cores (one-thread workers) per batch job (default 16)",
+    )
+    p.add_argument(
+        "--workers", type=int, default=None, help="pilot: worker processes of the embedded cluster"
+    )
     p.set_defaults(func=cmd_plan)
 
     p = sub.add_parser("run", help="run the missing tasks of a campaign, then write results.nc")

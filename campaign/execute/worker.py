@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from campaign.execute.memory import peak_bytes, reset_peak
 from campaign.models import describe_error, load_model
 from campaign.plan.sources import code_digest, engine_identity
 from campaign.results.names import metric_values
@@ -75,6 +76,7 @@ def run_batch(
                 continue
             if batch is not None:
                 _RUNNING[batch] = (index, time.monotonic())
+            reset_peak()
             start = time.perf_counter()
             try:
                 seed_global_generators(seed)
@@ -92,6 +94,7 @@ def run_batch(
                 if isinstance(error, TRANSIENT_ERRORS):
                     result["transient"] = True  # worth another try (see `TRANSIENT_ERRORS`)
             result["elapsed"] = time.perf_counter() - start
+            result["peak_memory"] = peak_bytes()
             results.append(result)
     finally:
         if batch is not None:

@@ -43,6 +43,7 @@ from campaign.design.tasks import points as designs
 from campaign.errors import CampaignError
 from campaign.models import model_reference
 from campaign.results.names import name_clashes
+from campaign.results.resources import RESOURCES_GROUP
 
 STATUS_MISSING, STATUS_OK, STATUS_FAILED = 0, 1, 2
 VERSIONED_PACKAGES = ("campaign", "numpy", "xarray", "dask", "distributed", "netCDF4", "scipy")
@@ -585,10 +586,16 @@ def nan_note(dataset: xr.Dataset) -> str | None:
     )
 
 
-def write_netcdf(dataset: xr.Dataset, path: Path, failures: xr.Dataset | None = None) -> Path:
+def write_netcdf(
+    dataset: xr.Dataset,
+    path: Path,
+    failures: xr.Dataset | None = None,
+    resources: xr.Dataset | None = None,
+) -> Path:
     """Write atomically, so a crash never leaves a half-written results file and a reader
     opens the previous file or the whole new one. ``failures`` (see `failure_table`) goes
-    into the group ``failures``.
+    into the group ``failures``, ``resources`` (what each task cost, see
+    `campaign.results.resources`) into the group ``resources``.
 
     Written in time proportional to the number of variables, as far as netCDF-4 allows:
     coordinates are defined first (a variable defined before its dimension's coordinate is
@@ -616,10 +623,9 @@ def write_netcdf(dataset: xr.Dataset, path: Path, failures: xr.Dataset | None = 
             writes.write()
         finally:
             store.close()
-        if failures is not None:
-            failures.to_netcdf(
-                tmp, mode="a", group=FAILURES_GROUP, engine="netcdf4", format="NETCDF4"
-            )
+        for group, table in ((FAILURES_GROUP, failures), (RESOURCES_GROUP, resources)):
+            if table is not None:
+                table.to_netcdf(tmp, mode="a", group=group, engine="netcdf4", format="NETCDF4")
         with open(tmp, "rb+") as handle:
             os.fsync(handle.fileno())
         os.replace(tmp, path)

@@ -1,0 +1,48 @@
+"""A pilot for sizing a campaign: the first replicates of every cell, run and stored as
+results of the campaign itself (nothing is wasted: a later `run` does only the rest), then
+the estimate of what the whole campaign costs (see `campaign.analysis.sizing`)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from campaign.analysis.sizing import Estimate, estimate
+from campaign.errors import CampaignError
+from campaign.plan.plan import as_spec, make_plan
+from campaign.results.resources import Costs, cell_label, costs
+from campaign.runner import run, write_results
+
+PILOT_REPLICATES = 2
+
+
+def pilot(
+    spec: Any,
+    replicates: int = PILOT_REPLICATES,
+    target_hours: float = 1.0,
+    job_cores: int = 16,
+    say: Callable[[str], None] | None = None,
+    **run_options: Any,
+) -> tuple[Costs, Estimate]:
+    """Run the first ``replicates`` replicates of every cell of ``spec`` (those already stored
+    are not run again), and estimate the whole campaign from every finished task."""
+    spec = as_spec(spec)
+    if replicates < 1:
+        raise CampaignError(f"pilot replicates must be >= 1, got {replicates}")
+    first = min(replicates, spec.replicates)
+    if spec.precision is not None:  # within the first round, which every cell runs
+        first = min(first, spec.precision.min_replicates)
+    run(dataclasses.replace(spec, replicates=first, precision=None), say=say, **run_options)
+    plan = make_plan(spec, check_identity=False)
+    write_results(plan)  # results.nc of the whole campaign, the pilot's tasks done
+    records = plan.ledger.load()
+    found = costs(records)
+    cell_tasks = {
+        cell_label({"cell": plan.design.cell_label(cell)}): spec.replicates
+        for cell in plan.design.cells
+    }
+    try:
+        return found, estimate(found, cell_tasks, target_hours, job_cores)
+    except ValueError as error:
+        raise CampaignError(f"{spec.name}: {error}") from None

@@ -1,0 +1,129 @@
+"""What tasks cost: each task's wall time and peak memory stored with its result, summed up
+per cell by `status` and results.nc, and a pilot that sizes the whole campaign."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from campaign.analysis.sizing import describe_estimate, estimate
+from campaign.results.resources import costs
+
+REPO = Path(__file__).resolve().parents[2]
+
+MODEL = '''
+import time
+import numpy as np
+
+def run(params, seed):
+    """Holds ``megabytes`` of memory for ``sleep`` seconds."""
+    block = np.ones(int(params["megabytes"]) * 131072)  # 8 bytes each
+    time.sleep(float(params["sleep"]))
+    return {"value": float(block[0]) + np.random.default_rng(seed).random()}
+'''
+
+SPEC = """
+name: costly
+model: costly:run
+params: {sleep: 0.05}
+factors:
+  megabytes: [1, 300]
+replicates: 5
+seed: 4
+output: out
+"""
+
+
+def campaign(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    paths = [str(REPO), str(tmp_path), os.environ.get("PYTHONPATH", "")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+    return subprocess.run(
+        [sys.executable, "-m", "campaign", *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def record(cell: dict, elapsed: float, memory: float, status: str = "ok") -> dict:
+    return {"cell": cell, "status": status, "elapsed": elapsed, "peak_memory": memory}
+
+
+def test_costs_per_cell_and_in_all():
+    records = {
+        "a1": record({"s": "a"}, 1.0, 100e6),
+        "a2": record({"s": "a"}, 3.0, 150e6, "failed"),
+        "b1": record({"s": "b"}, 10.0, 50e6),
+        "b2": {"cell": {"s": "b"}, "status": "ok", "elapsed": 20.0},  # stored before memory
+        "c1": {"cell": {"s": "c"}, "status": "skipped"},  # not a finished task
+    }
+    found = costs(records)
+    assert [(c.cell, c.tasks, c.mean_seconds, c.max_seconds) for c in found.cells] == [
+        ("s=b", 2, 15.0, 20.0),
+        ("s=a", 2, 2.0, 3.0),
+    ]
+    assert found.cells[0].peak_memory == 50e6 and found.cells[1].peak_memory == 150e6
+    assert (found.tasks, found.seconds, found.peak_memory) == (4, 34.0, 150e6)
+
+
+def test_the_estimate_scales_each_cells_mean_to_its_tasks():
+    found = costs({"a": record({"s": "a"}, 36.0, 1e9), "b": record({"s": "b"}, 72.0, 2e9)})
+    # 100 tasks of a (36 s), 100 of b (72 s), 100 of an unmeasured c (the mean, 54 s): 4.5 h
+    planned = estimate(found, {"s=a": 100, "s=b": 100, "s=c": 100}, 0.5, 4)
+    assert planned.core_hours == pytest.approx(4.5)
+    assert (planned.workers, planned.jobs, planned.job_cores) == (9, 3, 4)
+    assert planned.walltime_seconds == 0.5 * 3600 * 1.25
+    assert planned.job_memory == 4 * 2e9 * 1.5
+    lines = describe_estimate(found, planned, 0.5)
+    assert lines[-2] == (
+        "  to finish in 0.5 h: 9 workers, as 3 jobs x walltime 00:37:30 x memory 12GB "
+        "(4 workers a job)"
+    )
+    assert lines[-1] == (
+        '  in a cluster file: cores: 4, processes: 4, memory: 12GB, walltime: "00:37:30"; '
+        "scale: {jobs: 3}"
+    )
+    with pytest.raises(ValueError, match="no finished task"):
+        estimate(costs({}), {"s=a": 1}, 1.0, 1)
+
+
+def test_tasks_record_their_own_time_and_peak_memory_and_a_pilot_sizes_the_campaign(tmp_path):
+    (tmp_path / "costly.py").write_text(textwrap.dedent(MODEL))
+    (tmp_path / "spec.yaml").write_text(SPEC)
+    piloted = campaign(
+        tmp_path, "plan", "spec.yaml", "--estimate", "--pilot", "2", "--workers", "1"
+    )
+    assert piloted.returncode == 0, piloted.stderr
+    out = piloted.stdout.splitlines()
+    assert out[0].startswith("estimate from 4 finished tasks of 2 cells (mean ")
+    assert out[1] == "  the campaign: 10 tasks, about " + out[1].split("about ")[1]
+    assert out[-3].startswith("  largest peak memory: ") and "(megabytes=300)" in out[-3]
+    # the pilot's tasks are the campaign's: a run does only the rest
+    ran = campaign(tmp_path, "run", "spec.yaml", "--workers", "1")
+    assert ran.returncode == 0, ran.stderr
+    assert "4 already done, 6 to run" in ran.stdout
+    cost = xr.load_dataset(tmp_path / "out" / "results.nc", group="resources")
+    assert cost.sizes["task"] == 10 and (cost["task_ok"] == 1).all()
+    assert (cost["elapsed"] >= 0.05).all()
+    big = np.array(["300" in cell for cell in cost["task_cell"].values])
+    peaks = cost["peak_memory"].values
+    # each task's own peak: the process's high-water mark is reset between tasks, so the small
+    # tasks run after the big ones on the one worker do not inherit their 300 MB
+    assert (peaks[big] >= 300e6).all() and (peaks[~big] < peaks[big].min() - 200e6).all()
+    results = xr.load_dataset(tmp_path / "out" / "results.nc")
+    assert "elapsed" not in results and "peak_memory" not in results  # not in the root group
+    status = campaign(tmp_path, "status", "spec.yaml")
+    assert status.returncode == 0, status.stderr
+    lines = status.stdout.splitlines()
+    cost_line = next(line for line in lines if line.startswith("  cost: "))
+    assert cost_line.startswith("  cost: 10 finished tasks took ")
+    assert lines[lines.index(cost_line) + 1].startswith("    megabytes=")
