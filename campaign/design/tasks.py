@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from campaign.design import points as designs
 from campaign.design.seeds import LEVEL_WORD_FLAG, SEED_MASK, level_words_matrix, spawned_seeds
-from campaign.design.tasks import points as designs
 from campaign.spec.load import Spec
 
 

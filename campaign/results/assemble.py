@@ -38,8 +38,8 @@ import numpy as np
 import xarray as xr
 
 from campaign.analysis.stats import Rounds, summarize
+from campaign.design import points as designs
 from campaign.design.tasks import Design, canonical
-from campaign.design.tasks import points as designs
 from campaign.errors import CampaignError
 from campaign.models import model_reference
 from campaign.results.names import name_clashes

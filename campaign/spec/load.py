@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from campaign.design.tasks import points as designs
+from campaign.design import points as designs
 from campaign.errors import CampaignError
 from campaign.models import model_names
 from campaign.results.names import (

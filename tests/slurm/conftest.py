@@ -61,6 +61,7 @@ def cluster_text(
     walltime: str = "00:10:00",
     jobs: int = 2,
     kind: str = "SLURMCluster",
+    prologue: tuple[str, ...] = (),
 ) -> str:
     """A cluster file of worker jobs on this machine's SLURM, one worker process each (`kind`
     PBSCluster: submitted with `qsub`, Debian's Torque-compatible wrapper of SLURM)."""
@@ -77,6 +78,7 @@ def cluster_text(
             "log_directory": str(folder / "logs"),
             "scheduler_options": {"dashboard_address": "127.0.0.1:0"},
             "worker_extra_args": ["--dashboard-address=127.0.0.1:0"],
+            "job_script_prologue": list(prologue),
         },
         "scale": {"jobs": jobs},
     }

@@ -3,6 +3,7 @@ whatever happens to the jobs (their walltime, `scancel`), and no job left when t
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import threading
 
@@ -77,3 +78,25 @@ def test_a_cancelled_worker_job_loses_nothing(slurm, tmp_path):
     assert slurm.wait_until(lambda: not slurm.squeue("cmp-cancel"), 30), (
         "worker jobs left in the queue"
     )
+
+
+def test_batch_workers_running_other_campaign_code_are_refused_in_one_line(slurm, tmp_path):
+    # the worker jobs import an edited copy of `campaign` (every metric value doubled), as an
+    # older checkout on the cluster's file system would be
+    copy = tmp_path / "other" / "campaign"
+    shutil.copytree(slurm.repo / "campaign", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    names = copy / "results" / "names.py"
+    line = "        values[name] = _as_float(name, value)\n"
+    assert names.read_text().count(line) == 1
+    names.write_text(names.read_text().replace(line, line.replace("= _as", "= 2 * _as")))
+    prologue = (f"export PYTHONPATH={copy.parent}:$PYTHONPATH",)
+    cluster = slurm.cluster_text(tmp_path, "cmp-other", jobs=1, prologue=prologue)
+    ran = _run(slurm, tmp_path, "other", cluster, 20, 2, 5)
+    assert ran.returncode == 2, ran.stdout + ran.stderr
+    [line] = ran.stderr.strip().splitlines()
+    assert line.startswith(
+        "campaign: error: no Dask worker runs the engine this machine runs (worker tcp://"
+    ), line
+    assert ": campaign code differs (digest " in line
+    assert not list((tmp_path / "other" / "ledger").glob("*.jsonl"))
+    assert slurm.wait_until(lambda: not slurm.squeue("cmp-other"), 30), "worker jobs left"
