@@ -33,7 +33,7 @@ from campaign.models import MODELS_FOLDER, describe_error, load_model, source_fi
 
 ALGORITHM = "blake2b-256"
 ON_CHANGE = ("refuse", "rerun", "accept")
-ENGINE_FOLDER = Path(__file__).resolve().parent
+ENGINE_FOLDER = Path(__file__).resolve().parents[1]  # the `campaign` package
 # libraries whose version can change a model's numbers: the random generators and arithmetic
 # of numpy (every model), scipy's distributions and pandas' parsing (models and their inputs)
 NUMERIC_LIBRARIES = ("numpy", "scipy", "pandas")

@@ -93,7 +93,8 @@ def test_batch_workers_running_other_campaign_code_are_refused_in_one_line(slurm
     cluster = slurm.cluster_text(tmp_path, "cmp-other", jobs=1, prologue=prologue)
     ran = _run(slurm, tmp_path, "other", cluster, 20, 2, 5)
     assert ran.returncode == 2, ran.stdout + ran.stderr
-    [line] = ran.stderr.strip().splitlines()
+    *progress, line = ran.stderr.strip().splitlines()
+    assert all(earlier.startswith("progress: ") for earlier in progress), ran.stderr
     assert line.startswith(
         "campaign: error: no Dask worker runs the engine this machine runs (worker tcp://"
     ), line
