@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 bash scripts/install-test-packages.sh || exit $?
 python3 -m venv .venv && . .venv/bin/activate && pip install -q -e '.[test]' || exit $?
 slurm_log=$(mktemp)
-python -m pytest tests/slurm -p no:cacheprovider >"$slurm_log" 2>&1 &
+python -m pytest tests/slurm -p no:cacheprovider --durations=0 >"$slurm_log" 2>&1 &
 slurm_pid=$!
 python -m pytest --ignore=tests/slurm "$@"
 rest=$?
