@@ -14,13 +14,14 @@ from typing import Any
 import xarray as xr
 
 from campaign.cluster.open import check_cluster_options, open_client
-from campaign.design.shards import Shard, counts, design_record, mine, placed
+from campaign.design.shards import EveryTask, Shard, as_shard, counts, placed
 from campaign.design.tasks import cell_params
 from campaign.errors import CampaignError
 from campaign.execute import WAIT_WORKERS_SECONDS, Item, dispatch
 from campaign.models.contract import Model
 from campaign.plan.plan import RESULTS_FILE, Plan, as_spec, check_model, identity, make_plan
 from campaign.plan.sources import ON_CHANGE, Sources, task_inputs
+from campaign.plan.state import RunState
 from campaign.render.progress import Progress
 from campaign.results.assemble import (
     CheckedStore,
@@ -75,8 +76,7 @@ def run(
     tasks per batch (default: sized from measured durations); results do not depend on it.
     """
     say = say or (lambda message: None)
-    if isinstance(shard, str):
-        shard = Shard.parse(shard)
+    shard = as_shard(shard)
     if on_change not in ON_CHANGE:
         raise CampaignError(f"on_change must be one of {', '.join(ON_CHANGE)}, got {on_change!r}")
     if retries < 0:
@@ -163,7 +163,7 @@ def _run_holding_the_output(
     replicate_tail: bool,
     locality: bool,
     on_change: str,
-    shard: Shard | None,
+    shard: Shard | EveryTask,
     batch_size: int | None = None,
 ) -> xr.Dataset:
     """The steps of `run`, while this process alone may write the output folder."""
@@ -188,35 +188,14 @@ def _run_holding_the_output(
                 "(--accept-changed; recorded in results.nc)"
             )
     earlier = ledger.read_identity() if ledger.same_campaign(identity(spec)) else None
-    extra = None
-    if shard is not None:
-        inputs = sources.inputs if sources is not None else {}
-        extra = {
-            "design": design_record(plan.design, inputs),
-            "shard": {"index": shard.index, "count": shard.count},
-        }
+    inputs = sources.inputs if sources is not None else {}
+    extra = shard.stored(plan.design, inputs)
     ledger.write_identity(stored_identity(spec, sources, earlier, choice, extra))
-    own = None if shard is None else shard.owns(plan.design)
-    todo = mine(plan.to_run, own)
-    if shard is not None:
-        say(
-            f"{spec.name}: {counts(plan, shard).describe(shard)}; {len(todo)} to run"
-            + ("" if spec.precision is None else " in this round")
-            + f" (into {spec.output})"
-        )
-    else:
-        say(
-            f"{spec.name}: {plan.design.size} tasks ({len(plan.design.cells)} cells x "
-            f"{spec.replicates} replicates); {plan.done} already done, {len(todo)} to run"
-            if spec.precision is None
-            else f"{spec.name}: {len(plan.design.cells)} cells, replicates in rounds until "
-            f"each interval meets the precision target (at most {spec.replicates}); "
-            f"{plan.done} already done, {len(todo)} to run in this round"
-        )
+    todo = shard.mine(plan.to_run, plan.design)
+    say(f"{spec.name}: {run_line(plan, shard, len(todo))}")
     run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
     attempted: set[int] = set()  # a task fails at most once per run; a rerun retries it
-    if spec.precision is not None and not plan.done and not model.metrics:
-        todo = todo[:1]  # one task first shows whether the precision metrics exist
+    todo = plan.replicates.first(todo, plan.done, model)
     if todo:
         with open_client(
             scheduler=scheduler, workers=workers, cluster=cluster, security=security, say=say
@@ -238,14 +217,21 @@ def _run_holding_the_output(
                     code=sources.code_digest,
                     batch_size=batch_size,
                 )
-                if spec.precision is None:
-                    break
                 plan.next_round()
-                todo = [index for index in mine(plan.to_run, own) if index not in attempted]
+                todo = [i for i in shard.mine(plan.to_run, plan.design) if i not in attempted]
     ledger.compact()
-    if shard is None:
+    if shard.whole:
         return write_results(plan, confidence)
     return shard_results(spec, model, ledger, shard, confidence)
+
+
+def run_line(plan: RunState, shard: Shard | EveryTask, todo: int) -> str:
+    """What a run says before it starts: the tasks, how many are done and to run."""
+    round_ = plan.replicates.this_round
+    if shard.whole:
+        scope = plan.replicates.scope()
+        return f"{scope}; {plan.done} already done, {todo} to run{round_}"
+    return f"{counts(plan, shard).describe(shard)}; {todo} to run{round_} (into {plan.spec.output})"
 
 
 def shard_results(
@@ -266,7 +252,7 @@ def shard_results(
     return dataset
 
 
-def source_choice(plan: Plan, on_change: str) -> dict[str, Any]:
+def source_choice(plan: RunState, on_change: str) -> dict[str, Any]:
     """What a run did with stored results computed from other sources, for the provenance."""
     return {
         "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -307,7 +293,7 @@ def stored_identity(
 
 def execute_tasks(
     client: Any,
-    plan: Plan,
+    plan: RunState,
     todo: list[int],
     run_id: str,
     retries: int,
@@ -332,7 +318,7 @@ def execute_tasks(
         bar.finish()
 
 
-def task_items(plan: Plan, todo: list[int], run_id: str) -> list[Item]:
+def task_items(plan: Plan | RunState, todo: list[int], run_id: str) -> list[Item]:
     """What dispatch sends for the given task indices: params (one dict per cell: the worker
     copies it for each task), seed, and the fields of the ledger record."""
     spec, design, model = plan.spec, plan.design, plan.model
@@ -356,14 +342,16 @@ def task_items(plan: Plan, todo: list[int], run_id: str) -> list[Item]:
 
 
 def write_results(
-    plan: Plan, confidence: float = 0.95, write: bool = True, attrs: dict[str, Any] | None = None
+    plan: RunState,
+    confidence: float = 0.95,
+    write: bool = True,
+    attrs: dict[str, Any] | None = None,
 ) -> xr.Dataset:
     """Assemble results.nc from the ledger of a plan's output folder (``write``: and write it;
     ``attrs``: more global attributes)."""
     spec, design, model = plan.spec, plan.design, plan.model
     records = plan.ledger.load()
-    if spec.precision is not None:
-        plan.replay(records)
+    plan.replay(records)
     dataset = assemble(design, records, confidence, model.metrics, model.headline, plan.rounds)
     dataset.attrs.update(source_provenance(plan.ledger.read_identity() or {}))
     dataset.attrs.update(attrs or {})

@@ -22,7 +22,8 @@ from campaign.cluster.open import open_client
 from campaign.design.shards import placed
 from campaign.errors import CampaignError
 from campaign.execute import dispatch
-from campaign.plan.plan import RESULTS_FILE, Plan, make_plan
+from campaign.plan.plan import RESULTS_FILE, make_plan
+from campaign.plan.state import RunState
 from campaign.render.progress import Progress
 from campaign.runner import task_items
 from campaign.spec.load import Spec, load_spec, parse_spec
@@ -75,7 +76,7 @@ def spec_of(target: str | Path) -> Spec:
     return placed(parse_spec(yaml.safe_load(text), text=text), target)
 
 
-def sample(plan: Plan, records: dict[str, dict[str, Any]], count: int) -> tuple[list[int], int]:
+def sample(plan: RunState, records: dict[str, dict[str, Any]], count: int) -> tuple[list[int], int]:
     """Up to ``count`` finished tasks (indices), drawn from the campaign's seed, and how many
     finished tasks were left out as computed from other sources than now."""
     changed = set(plan.changed)

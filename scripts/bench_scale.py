@@ -56,10 +56,12 @@ elif step == "assemble":
     from campaign.design.tasks import Design
     from campaign.store.ledger import Ledger
     from campaign.plan.plan import Plan, check_model
+    from campaign.plan.state import RunState
     from campaign.runner import write_results
     from campaign.spec.load import load_spec
     spec = load_spec(spec_path)
-    dataset = write_results(Plan(spec, check_model(spec), Design(spec), Ledger(spec.output)))
+    plan = Plan(spec, check_model(spec), Design(spec))
+    dataset = write_results(RunState(plan, Ledger(spec.output)))
     detail = f"{dataset.attrs['tasks_ok']} results assembled and written"
 seconds = time.perf_counter() - start
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -36,10 +36,12 @@ SHARD_SYNTAX = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
 
 @dataclasses.dataclass(frozen=True)
 class Shard:
-    """Shard ``index`` of ``count`` (1 <= index <= count)."""
+    """Shard ``index`` of ``count`` (1 <= index <= count); `EVERY_TASK` is the whole design."""
 
     index: int
     count: int
+
+    whole = False  # the campaign not cut: every task is this shard's
 
     @classmethod
     def parse(cls, text: str) -> Shard:
@@ -65,9 +67,53 @@ class Shard:
         """The shard's output folder, inside the campaign's, unless ``--out`` names one."""
         return f"shard-{self.index}-of-{self.count}"
 
+    def output(self, spec: Spec) -> Path:
+        """Where the shard writes by default: its folder inside the spec's output folder."""
+        return spec.output / self.folder
+
     def owns(self, design: Design) -> np.ndarray:
         """Per task (in task order), whether this shard runs it."""
         return owners(design, self.count) == self.index - 1
+
+    def mine(self, indices: list[int], design: Design) -> list[int]:
+        """The task indices among ``indices`` that this shard runs."""
+        return mine(indices, self.owns(design))
+
+    def stored(self, design: Design, inputs: dict[str, str]) -> dict[str, Any]:
+        """What campaign.json adds for a shard: the design it was cut from, which shard it is."""
+        return {
+            "design": design_record(design, inputs),
+            "shard": {"index": self.index, "count": self.count},
+        }
+
+
+class EveryTask:
+    """The whole design, as one shard that owns every task (a run not cut into shards)."""
+
+    whole = True
+    label = ""
+
+    def output(self, spec: Spec) -> Path:
+        return spec.output
+
+    def owns(self, design: Design) -> np.ndarray:
+        return np.ones(design.size, dtype=bool)
+
+    def mine(self, indices: list[int], design: Design) -> list[int]:
+        return list(indices)
+
+    def stored(self, design: Design, inputs: dict[str, str]) -> dict[str, Any]:
+        return {}
+
+
+EVERY_TASK = EveryTask()
+
+
+def as_shard(shard: str | Shard | EveryTask | None) -> Shard | EveryTask:
+    """A shard given as "I/N", a `Shard`, or None: every task."""
+    if shard is None:
+        return EVERY_TASK
+    return Shard.parse(shard) if isinstance(shard, str) else shard
 
 
 def owners(design: Design, count: int) -> np.ndarray:
@@ -87,16 +133,14 @@ def owners(design: Design, count: int) -> np.ndarray:
     return dealt
 
 
-def placed(spec: Spec, out: str | Path | None = None, shard: Shard | None = None) -> Spec:
+def placed(
+    spec: Spec, out: str | Path | None = None, shard: Shard | EveryTask | None = None
+) -> Spec:
     """The spec with the output folder a command uses: ``out`` when given, else the spec's
     output, or for a shard the folder ``shard-I-of-N`` inside it."""
-    if out is not None:
-        folder = Path(out).expanduser().absolute()
-    elif shard is not None:
-        folder = spec.output / shard.folder
-    else:
-        return spec
-    return dataclasses.replace(spec, output=folder)
+    folder = Path(out).expanduser().absolute() if out is not None else None
+    folder = folder or as_shard(shard).output(spec)
+    return spec if folder == spec.output else dataclasses.replace(spec, output=folder)
 
 
 def design_digest(design: Design) -> str:
@@ -140,12 +184,11 @@ class Counts:
         )
 
 
-def counts(plan: Any, shard: Shard) -> Counts:
-    """How far a plan (`campaign.plan.plan.Plan`) stands on the tasks of ``shard``."""
+def counts(plan: Any, shard: Shard | EveryTask) -> Counts:
+    """How far a run's state (`campaign.plan.state.RunState`) stands on the tasks of
+    ``shard`` (within the replicate window)."""
     own = shard.owns(plan.design)
-    planned = np.ones(plan.design.size, dtype=bool)
-    if plan.rounds is not None:
-        planned = (np.arange(plan.spec.replicates) < plan.rounds.target[:, None]).ravel()
+    planned = plan.replicates.window.ravel()
     tasks = int(np.count_nonzero(own & planned))
     failed = int(np.count_nonzero(own[plan.failed]))
     missing = int(np.count_nonzero(own[plan.missing]))

@@ -29,6 +29,7 @@ from campaign.design.tasks import Design, canonical
 from campaign.errors import CampaignError
 from campaign.models import load_model
 from campaign.plan.plan import Plan, identity
+from campaign.plan.state import RunState
 from campaign.runner import write_results
 from campaign.spec.load import Spec, parse_spec
 from campaign.store.folder import check_folder
@@ -125,8 +126,8 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float = 0.95) 
                 notes.append(f"{folder.path}: {note}")
         target.write_identity(merged_identity(spec, inputs))
         target.compact()
-        plan = Plan(spec=spec, model=model, design=Design(spec), ledger=target)
-        _classify(plan)
+        plan = RunState(Plan(spec, model, Design(spec)), target)
+        plan.read(check=False)  # within the rounds the merged records give, if any
         shards = sorted({label for folder in inputs for label in folder.shards}, key=_order)
         attrs = {"merged_shards": " ".join(shards)}
         dataset = write_results(plan, confidence, attrs=attrs)
@@ -338,16 +339,7 @@ def _order(label: str) -> tuple[int, int]:
     return int(count), int(index)
 
 
-def _classify(plan: Plan) -> None:
-    """Which tasks of the merged design are done, failed or missing (with a precision target,
-    within the rounds the merged records give)."""
-    if plan.spec.precision is not None:
-        plan.replay(plan.ledger.load())
-        return
-    plan.classify(plan.ledger.statuses())
-
-
-def missing_by_shard(plan: Plan, inputs: list[Folder]) -> list[str]:
+def missing_by_shard(plan: RunState, inputs: list[Folder]) -> list[str]:
     """One line per shard with missing tasks: how many, and whether its folder was given."""
     if not plan.missing:
         return []

@@ -1,0 +1,193 @@
+"""How many replicates each cell runs: a fixed count, or rounds until a precision target.
+
+Both policies answer the same questions, so no caller asks which one a spec has: how many
+replicates the design may hold per cell (``most``), which of them each cell runs now (the
+replicate ``window``, computed once per decision), where the stored results stand (``read``),
+what a finished batch changes (``enter``, ``decide``) and how to say it.
+
+With a precision target the rounds follow from the stored results alone: the stopping rule
+(`campaign.analysis.stats`) decides them from the task table (per task, its status and its
+precision metrics' values), which `read` replays from the ledger and a run extends batch by
+batch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol
+
+import numpy as np
+
+from campaign.analysis.stats import Rounds, StoppingRule, precision_rounds
+from campaign.design.tasks import Design
+from campaign.errors import CampaignError
+from campaign.models.contract import Model
+from campaign.results.assemble import (
+    STATUS_FAILED,
+    STATUS_MISSING,
+    STATUS_OK,
+    storable_records,
+    task_table,
+)
+from campaign.spec.load import Precision, Spec
+from campaign.store.ledger import Ledger
+
+
+class Replicates(Protocol):
+    """What a replicate policy answers (`FixedReplicates`, `PrecisionRounds`)."""
+
+    most: int  # replicates the design may hold per cell
+    rounds: Rounds | None  # where each cell stands against a precision target, if any
+    window: np.ndarray  # cells x most: the replicates each cell runs now
+    this_round: str  # words after "to run" in what a run says
+
+    def read(self, ledger: Ledger, check: bool) -> np.ndarray: ...
+    def replay(self, records: Mapping[str, dict[str, Any]], status: np.ndarray) -> None: ...
+    def enter(self, record: dict[str, Any], index: int) -> None: ...
+    def decide(self, status: np.ndarray) -> None: ...
+    def first(self, todo: list[int], done: int, model: Model) -> list[int]: ...
+    def scope(self) -> str: ...
+
+
+def replicates_of(design: Design) -> FixedReplicates | PrecisionRounds:
+    """The replicate policy of a design's spec."""
+    if design.spec.precision is None:
+        return FixedReplicates(design)
+    return PrecisionRounds(design, design.spec.precision)
+
+
+class FixedReplicates:
+    """Every cell runs all ``replicates`` of the spec, from the start."""
+
+    rounds = None
+    this_round = ""
+
+    def __init__(self, design: Design):
+        self.design = design
+        self.most = design.spec.replicates
+        self.window = np.ones((len(design.cells), self.most), dtype=bool)
+
+    def read(self, ledger: Ledger, check: bool = True) -> np.ndarray:
+        """Per task, its stored status (the ledger's statuses: no record is parsed whole)."""
+        statuses = ledger.statuses()
+        status = np.full(self.design.size, STATUS_MISSING, dtype=np.int8)
+        for index, key in enumerate(self.design.keys()):
+            ok = statuses.get(key)
+            if ok is not None:
+                status[index] = STATUS_OK if ok else STATUS_FAILED
+        return status
+
+    def replay(self, records: Mapping[str, dict[str, Any]], status: np.ndarray) -> None:
+        """Nothing to replay: the window does not depend on results."""
+
+    def enter(self, record: dict[str, Any], index: int) -> None:
+        """Nothing to keep of a record: the window does not depend on results."""
+
+    def decide(self, status: np.ndarray) -> None:
+        """The window stays: every replicate runs."""
+
+    def first(self, todo: list[int], done: int, model: Model) -> list[int]:
+        return todo
+
+    def scope(self) -> str:
+        design = self.design
+        return f"{design.size} tasks ({len(design.cells)} cells x {self.most} replicates)"
+
+
+class PrecisionRounds:
+    """Each cell runs replicates in rounds until every interval of the precision metrics meets
+    the target (or ``max_replicates`` is reached); the rounds follow from the stored results.
+
+    The first finished task's metrics must include the precision metrics: a misspelt name
+    stops the run once the tasks sent have ended.
+    """
+
+    this_round = " in this round"
+
+    def __init__(self, design: Design, precision: Precision):
+        self.design = design
+        self.precision = precision
+        self.most = precision.max_replicates
+        self.values: dict[str, np.ndarray] = {}
+        self.rounds: Rounds | None = None
+        self.window = np.zeros((len(design.cells), self.most), dtype=bool)
+        self.metrics_checked = False  # a finished task's metrics were checked
+        self.unchecked: dict[str, Any] | None = None  # the first finished task's record
+
+    def read(self, ledger: Ledger, check: bool = True) -> np.ndarray:
+        """Per task its stored status, the precision metrics' values, and the rounds they
+        give; ``check``: refuse precision metrics a stored result lacks."""
+        records = ledger.load()
+        if check:
+            self.metrics_checked = check_returned_metrics(self.design.spec, records.values())
+        status = np.full(self.design.size, STATUS_MISSING, dtype=np.int8)
+        self.replay(records, status)
+        return status
+
+    def replay(self, records: Mapping[str, dict[str, Any]], status: np.ndarray) -> None:
+        """Set ``status`` (per task) from stored records, as a results file holds them
+        (`campaign.results.assemble.storable_records`), with the task table and the rounds
+        they give."""
+        checked = storable_records(records, self.design.spec)
+        table, self.values, _ = task_table(self.design, checked, self.precision.metrics)
+        status[:] = table
+        self.decide(status)
+
+    def enter(self, record: dict[str, Any], index: int) -> None:
+        """Keep a finished task's precision metrics (and the first one's record, to check)."""
+        if not self.metrics_checked and self.unchecked is None:
+            self.unchecked = record
+        returned = record["metrics"]
+        for name, column in self.values.items():
+            column[index] = returned.get(name, np.nan)
+
+    def decide(self, status: np.ndarray) -> None:
+        """Where each cell stands by the stopping rule, and the replicates of its rounds."""
+        if self.unchecked is not None:
+            record, self.unchecked = self.unchecked, None
+            self.metrics_checked = check_returned_metrics(self.design.spec, [record])
+        grid = status.reshape(-1, self.most)
+        metrics = [self.values[name].reshape(grid.shape) for name in self.precision.metrics]
+        rule = stopping_rule_of(self.precision)
+        finished, failed = grid != STATUS_MISSING, grid == STATUS_FAILED
+        self.rounds = precision_rounds(metrics, finished, failed, rule)
+        self.window = np.arange(self.most) < self.rounds.target[:, None]
+
+    def first(self, todo: list[int], done: int, model: Model) -> list[int]:
+        """One task first, when nothing is done and the model declares no metrics: it shows
+        whether the precision metrics exist."""
+        return todo[:1] if not done and not model.metrics else todo
+
+    def scope(self) -> str:
+        return (
+            f"{len(self.design.cells)} cells, replicates in rounds until each interval meets "
+            f"the precision target (at most {self.most})"
+        )
+
+
+def stopping_rule_of(precision: Precision) -> StoppingRule:
+    """The stopping rule of a spec's precision target (`campaign.analysis.stats` knows no spec)."""
+    return StoppingRule(
+        precision.half_width,
+        precision.relative,
+        precision.min_replicates,
+        precision.max_replicates,
+        precision.confidence,
+    )
+
+
+def check_returned_metrics(spec: Spec, records: Iterable[dict[str, Any]]) -> bool:
+    """Refuse precision metrics that the first finished task did not return (a misspelt
+    name); whether there was a finished task to look at."""
+    for record in records:
+        if record["status"] != "ok":
+            continue
+        returned = record.get("metrics") or {}
+        for metric in spec.precision.metrics:
+            if metric not in returned:
+                raise CampaignError(
+                    f"{spec.path or 'spec'}: precision.metrics: {metric!r} is not a metric "
+                    f"model {spec.model} returns; it returned: {', '.join(returned) or 'none'}"
+                )
+        return True
+    return False

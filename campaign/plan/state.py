@@ -1,0 +1,149 @@
+"""A plan, and where each of its tasks stands: done, failed or missing, as the output folder
+holds it.
+
+The `Plan` does not change: what a spec asks for. The `RunState` is read from the ledger
+once (`campaign.plan.plan.make_plan`) and follows a run: each stored batch is entered, and
+with a precision target the next round is decided from the stored results
+(`campaign.plan.replicates`). Only the tasks of the replicate window count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from campaign.analysis.stats import Rounds
+from campaign.design.tasks import Design
+from campaign.models.contract import Model
+from campaign.plan.replicates import Replicates, replicates_of
+from campaign.plan.sources import Change, Sources
+from campaign.results.assemble import STATUS_FAILED, STATUS_MISSING, STATUS_OK
+from campaign.spec.load import Spec
+from campaign.store.ledger import Ledger
+
+RESULTS_FILE = "results.nc"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a spec asks for: the spec, its checked model, its design, and the digests of the
+    model's code and inputs as of now (None when not taken)."""
+
+    spec: Spec
+    model: Model
+    design: Design
+    sources: Sources | None = None
+
+
+class RunState:
+    """A plan against what its output folder holds (task indices in task order).
+
+    ``change``: how the sources differ from those of the stored results; ``changed``: done
+    tasks computed from other sources; ``rerun_changed``: they count as to run.
+    """
+
+    def __init__(self, plan: Plan, ledger: Ledger, replicates: Replicates | None = None):
+        self.plan = plan
+        self.ledger = ledger
+        self.replicates = replicates or replicates_of(plan.design)
+        self.status = np.full(plan.design.size, STATUS_MISSING, dtype=np.int8)
+        self.done = 0
+        self.failed: list[int] = []
+        self.missing: list[int] = []
+        self.damaged: str | None = None  # one line on damaged ledger records skipped, if any
+        self.change: Change | None = None
+        self.changed: list[int] = []
+        self.rerun_changed = False
+
+    @property
+    def spec(self) -> Spec:
+        return self.plan.spec
+
+    @property
+    def model(self) -> Model:
+        return self.plan.model
+
+    @property
+    def design(self) -> Design:
+        return self.plan.design
+
+    @property
+    def sources(self) -> Sources | None:
+        return self.plan.sources
+
+    @property
+    def rounds(self) -> Rounds | None:
+        """With a precision target: where each cell stands."""
+        return self.replicates.rounds
+
+    @property
+    def tasks(self) -> int:
+        """Tasks of the design the replicate window holds (with a precision target, those its
+        rounds gave the cells so far)."""
+        return int(np.count_nonzero(self.replicates.window))
+
+    @property
+    def to_run(self) -> list[int]:
+        """Missing tasks and failed ones (a rerun retries failures, e.g. after a model fix),
+        and with --rerun-changed those computed from other sources than now."""
+        return self.failed + self.missing + (self.changed if self.rerun_changed else [])
+
+    @property
+    def results_path(self) -> Path:
+        return self.spec.output / RESULTS_FILE
+
+    def read(self, check: bool = True) -> None:
+        """Every task's stored status from the ledger (``check``: with a precision target,
+        refuse precision metrics the stored results lack), and where the window stands."""
+        self.status = self.replicates.read(self.ledger, check)
+        self.damaged = self.ledger.damage_note()
+        self.count()
+
+    def replay(self, records: Mapping[str, dict[str, Any]]) -> None:
+        """Decide the rounds of a precision campaign from its stored records, as a results
+        file holds them (`campaign.results.assemble.storable_records`)."""
+        self.replicates.replay(records, self.status)
+        self.count()
+
+    def count(self) -> None:
+        """Done, failed and missing tasks within the window (done ones set aside to compute
+        again, with ``rerun_changed``, are not done)."""
+        planned = np.flatnonzero(self.replicates.window.ravel())
+        status = self.status[planned]
+        self.failed = planned[status == STATUS_FAILED].tolist()
+        self.missing = planned[status == STATUS_MISSING].tolist()
+        done = int(np.count_nonzero(status == STATUS_OK))
+        self.done = done - len(self.changed) if self.rerun_changed else done
+
+    def mark_changed(self, change: Change) -> None:
+        """The done tasks of the window that ``change`` affects: computed from other sources
+        than now."""
+        planned = np.flatnonzero(self.replicates.window.ravel())
+        done = planned[self.status[planned] == STATUS_OK]
+        keys = self.design.keys()
+        self.change = change
+        self.changed = [int(i) for i in done if change.affects(keys[i])]
+
+    def stored(self, records: Iterable[dict[str, Any]], indices: Mapping[str, int]) -> None:
+        """Enter records just stored in the ledger (``indices``: task key -> task index), as
+        the ledger reads them back: a success beats a failure, a later record an earlier one."""
+        status = self.status
+        for record in records:
+            index = indices.get(record["key"])
+            if index is None:
+                continue
+            if record["status"] != "ok":
+                if status[index] != STATUS_OK:
+                    status[index] = STATUS_FAILED
+                continue
+            status[index] = STATUS_OK
+            self.replicates.enter(record, index)
+
+    def next_round(self) -> None:
+        """Where each cell stands after the batches entered, and the tasks of its window."""
+        self.replicates.decide(self.status)
+        self.count()

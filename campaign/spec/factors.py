@@ -1,0 +1,214 @@
+"""Check a spec's factors, their levels, and its design (which cells run).
+
+A factor's levels are a list (numbers, strings or booleans of one kind), a mapping
+label: value, or in a Latin hypercube or Sobol design a range {low, high} whose labels are
+the design's points. Each problem is one line naming the factor or key (see
+`campaign.spec.keys`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from campaign.design import points as designs
+from campaign.errors import CampaignError
+from campaign.results.names import level_problem
+from campaign.spec.names import factor_name_problem, label_problem, scalar_kind
+from campaign.spec.types import DesignSpec, Factor
+
+Fail = Callable[[str], CampaignError]  # a message -> the error naming the spec file
+
+
+def parse_factors(
+    raw: Any, params: dict[str, Any], fail: Fail, ranges: bool = False
+) -> list[Factor]:
+    """The factors in the order written; ``ranges``: a {low, high} mapping is a range."""
+    if not isinstance(raw, dict):
+        raise fail(f"factors: expected a mapping of factor: [levels], got {raw!r}")
+    factors = []
+    for name, levels in raw.items():
+        problem = factor_name_problem(name)
+        if problem is not None:
+            raise fail(f"factors: {problem}")
+        if name in params:
+            raise fail(
+                f"factors: {name!r} is also a fixed parameter in params; keep it in one place"
+            )
+        if ranges and isinstance(levels, dict) and set(levels) == {"low", "high"}:
+            factors.append(parse_range(name, levels, fail))
+        elif isinstance(levels, dict):
+            factors.append(labelled_factor(name, levels, fail))
+        else:
+            factors.append(listed_factor(name, levels, fail))
+    return factors
+
+
+def labelled_factor(name: str, levels: dict[Any, Any], fail: Fail) -> Factor:
+    """A factor written as a mapping label: value (any value; the labels are stored)."""
+    if not levels:
+        raise fail(f"factors.{name}: the level list is empty; give at least one level")
+    labels = tuple(str(label) for label in levels)
+    values = tuple(levels.values())
+    if len(set(labels)) != len(labels):
+        raise fail(f"factors.{name}: level labels repeat: {list(labels)}")
+    for label in labels:
+        problem = level_problem(label, False) or label_problem(label)
+        if problem is not None:
+            raise fail(f"factors.{name}: level label {label!r} {problem}")
+    return Factor(name, labels, values)
+
+
+def listed_factor(name: str, levels: Any, fail: Fail) -> Factor:
+    """A factor written as a list of levels of one kind (or one level), stored as they are."""
+    if not isinstance(levels, list):
+        levels = [levels]
+    if not levels:
+        raise fail(f"factors.{name}: the level list is empty; give at least one level")
+    check_level_kinds(name, levels, fail)
+    if len(set(levels)) != len(levels):
+        raise fail(f"factors.{name}: levels repeat: {levels}")
+    floats = any(isinstance(level, float) for level in levels)
+    for level in levels:
+        problem = level_problem(level, floats)
+        if problem is not None:
+            raise fail(
+                f"factors.{name}: level {level!r} {problem}, so results cannot store it; "
+                "write it as a string (quoted) or as a mapping label: value"
+            )
+    return Factor(name, tuple(levels), tuple(levels))
+
+
+def check_level_kinds(name: str, levels: list[Any], fail: Fail) -> None:
+    """Levels are numbers, strings or booleans, all of one kind; strings are one line."""
+    kind = None
+    for level in levels:
+        level_kind = scalar_kind(level)
+        if level_kind is None:
+            raise fail(
+                f"factors.{name}: level {level!r} is not allowed; levels are numbers, strings "
+                f"or booleans (for other values write a mapping label: value)"
+            )
+        if kind is not None and level_kind != kind:
+            raise fail(
+                f"factors.{name}: level {level!r} is a {level_kind} but earlier levels are "
+                f"{kind}s; levels of one factor must share a type (or write a mapping "
+                f"label: value)"
+            )
+        kind = level_kind
+        problem = label_problem(level) if isinstance(level, str) else None
+        if problem is not None:
+            raise fail(f"factors.{name}: level {level!r} {problem}")
+
+
+def design_kind(raw: Any, fail: Fail) -> tuple[str, Any]:
+    """The design's kind and its options, as written."""
+    allowed = ", ".join(designs.KINDS)
+    if isinstance(raw, str):
+        kind, options = raw, None
+    elif isinstance(raw, dict) and len(raw) == 1:
+        ((kind, options),) = raw.items()
+    else:
+        raise fail(f"design: expected one of {allowed}, or a mapping kind: options, got {raw!r}")
+    if kind not in designs.KINDS:
+        raise fail(f"design: unknown design {kind!r}; designs: {allowed}")
+    if kind == designs.FULL:
+        if options not in (None, {}):
+            raise fail(f"design.full: takes no options, got {options!r}")
+        return kind, {}
+    keys = {
+        designs.FRACTIONAL: ("generators", "resolution"),
+        designs.LATIN_HYPERCUBE: ("points",),
+        designs.SOBOL: ("points",),
+    }[kind]
+    example = "generators: {d: a*b*c} or resolution: 4" if keys[0] == "generators" else "points: 20"
+    if not isinstance(options, dict):
+        raise fail(f"design.{kind}: expected a mapping ({example}), got {options!r}")
+    for key in options:
+        if key not in keys:
+            raise fail(f"design.{kind}: unknown key {key!r}; allowed: {', '.join(keys)}")
+    return kind, options
+
+
+def parse_design(
+    kind: str, options: dict[str, Any], factors: list[Factor], seed: int, fail: Fail
+) -> tuple[DesignSpec, list[Factor]]:
+    """The design, and the factors with each range's labels set to its points' values."""
+    if kind == designs.FULL:
+        return DesignSpec(), factors
+    if kind == designs.FRACTIONAL:
+        return fractional_design(options, factors, fail), factors
+    return point_design(kind, options, factors, seed, fail)
+
+
+def fractional_design(options: dict[str, Any], factors: list[Factor], fail: Fail) -> DesignSpec:
+    """A two-level fraction, from its generators or the standard one of a resolution."""
+    kind = designs.FRACTIONAL
+    where = f"design.{kind}"
+    names = [f.name for f in factors]
+    for factor in factors:
+        if len(factor.labels) != 2:
+            raise fail(
+                f"{where}: factor {factor.name} has {len(factor.labels)} levels; a two-level "
+                "fraction needs exactly two levels per factor (low first, then high)"
+            )
+    if len(factors) < 2:
+        raise fail(f"{where}: a fraction needs at least two factors, got {len(factors)}")
+    if ("generators" in options) == ("resolution" in options):
+        raise fail(f"{where}: give generators (d: a*b*c) or resolution (3, 4, 5, ...), one")
+    try:
+        if "generators" in options:
+            fraction = designs.parse_generators(options["generators"], names)
+            return DesignSpec(kind, fraction)
+        resolution = options["resolution"]
+        if isinstance(resolution, bool) or not isinstance(resolution, int) or resolution < 3:
+            raise fail(f"{where}.resolution: {resolution!r} is not allowed; use 3, 4, 5, ...")
+        fraction = designs.standard_fraction(names, resolution)
+    except designs.DesignError as error:
+        key = "generators" if "generators" in options else "resolution"
+        raise fail(f"{where}.{key}: {error}") from None
+    return DesignSpec(kind, fraction, resolution)
+
+
+def point_design(
+    kind: str, options: dict[str, Any], factors: list[Factor], seed: int, fail: Fail
+) -> tuple[DesignSpec, list[Factor]]:
+    """A Latin hypercube or Sobol design: its point counts, and the ranges' points."""
+    where = f"design.{kind}"
+    if "points" not in options:
+        raise fail(f"{where}: missing key 'points' (how many design points, e.g. points: 20)")
+    try:
+        sizes = designs.check_sizes(kind, options["points"])
+    except designs.DesignError as error:
+        raise fail(f"{where}.points: {error}") from None
+    ranges = [f for f in factors if f.range is not None]
+    if not ranges:
+        raise fail(
+            f"{where}: no factor is a range; give at least one as {{low: number, high: number}}"
+        )
+    unit = designs.unit_points(kind, sizes, len(ranges), seed)
+    columns = {f.name: designs.scale(unit[:, j], *f.range) for j, f in enumerate(ranges)}
+    placed = []
+    for factor in factors:
+        if factor.range is not None:
+            values = tuple(float(v) for v in columns[factor.name])
+            factor = Factor(factor.name, values, values, factor.range)
+        placed.append(factor)
+    return DesignSpec(kind, sizes=sizes), placed
+
+
+def parse_range(name: str, levels: dict[str, Any], fail: Fail) -> Factor:
+    """A factor given as a range {low, high} of a Latin hypercube or Sobol design."""
+    low, high = levels["low"], levels["high"]
+    for value in (low, high):
+        if not is_number(value) or not math.isfinite(value):
+            raise fail(f"factors.{name}: range bound {value!r} is not allowed; use finite numbers")
+    if not low < high:
+        raise fail(f"factors.{name}: the range needs low < high, got low {low!r}, high {high!r}")
+    return Factor(name, (), (), (float(low), float(high)))
+
+
+def is_number(value: Any) -> bool:
+    """An int or float, and not a boolean."""
+    return isinstance(value, int | float) and not isinstance(value, bool)

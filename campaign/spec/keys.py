@@ -1,0 +1,289 @@
+"""Check each key of a spec (already read from YAML) and build the `Spec`.
+
+Everything that can be checked without the model is checked here: keys, types, names and
+limits. Every problem is one `CampaignError` line naming the key, the bad value and what is
+allowed, before anything runs. Each key has its parser; ``fail`` turns a message into the
+error, prefixed with the spec file's path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+from campaign.design import points as designs
+from campaign.errors import CampaignError
+from campaign.models import model_names
+from campaign.results.names import metric_name_problem, name_clashes
+from campaign.spec.factors import Fail, design_kind, is_number, parse_design, parse_factors
+from campaign.spec.names import campaign_name_problem
+from campaign.spec.types import DesignSpec, Factor, Precision, Spec
+
+KEYS = {
+    "name": "campaign name (letters, digits, - _ .)",
+    "description": "free text",
+    "model": "a built-in model or 'package.module:function'",
+    "params": "mapping of fixed parameters",
+    "factors": "mapping factor -> list of levels (or mapping label -> value, or a range "
+    "{low, high} in a latin_hypercube or sobol design)",
+    "design": "full (the default), {fractional: {generators: {d: a*b*c}}} or "
+    "{fractional: {resolution: 4}}, {latin_hypercube: {points: N}}, {sobol: {points: N}}",
+    "paired": "list of factors whose levels share seeds",
+    "replicates": "integer >= 1",
+    "precision": "target confidence-interval half-width instead of a fixed replicate count",
+    "seed": "integer >= 0",
+    "metrics": "list of metric names to keep",
+    "output": "output folder (default outputs/<name> in the current folder)",
+}
+REQUIRED = ("name", "model", "seed")
+PRECISION_KEYS = {
+    "metrics": "metrics whose intervals must reach the target",
+    "half_width": "target half-width (a finite number > 0)",
+    "relative": "true: half_width is a fraction of |mean| (default); false: in metric units",
+    "min_replicates": "replicates run before any interval is trusted (>= 2, default 5)",
+    "max_replicates": "most replicates a cell may get",
+    "confidence": "confidence level of the intervals that must meet the target (default 0.95)",
+}
+
+MAX_TASKS = 10_000_000  # cells x replicates: a design's seeds and keys stay a few GB at most
+
+
+def parse_spec(data: Any, text: str = "", path: Path | None = None) -> Spec:
+    """Validate already-parsed spec data (a mapping) into a `Spec`, without the model."""
+    where = f"{path}: " if path else ""
+
+    def fail(message: str) -> CampaignError:
+        return CampaignError(where + message)
+
+    check_keys(data, fail)
+    name = parse_name(data["name"], fail)
+    model = parse_model(data["model"], fail)
+    params = parse_params(data.get("params") or {}, fail)
+    seed = parse_seed(data["seed"], fail)
+    kind, options = design_kind(data.get("design", designs.FULL), fail)
+    factors = parse_factors(data.get("factors") or {}, params, fail, kind in designs.POINT_KINDS)
+    factor_names = [f.name for f in factors]
+    design, factors = parse_design(kind, options, factors, seed, fail)
+    paired = parse_paired(data.get("paired") or [], factor_names, fail)
+    precision, replicates = parse_replicates(data, fail)
+    metrics = parse_metrics(data.get("metrics"), factor_names, fail)
+    check_size(design, factors, replicates, precision, fail)
+    output = output_folder(data.get("output"), name, path, fail)
+    description = data.get("description") or ""
+    if not isinstance(description, str):
+        raise fail(f"description: expected text, got {description!r}")
+    spec = Spec(
+        name=name,
+        model=model,
+        params=dict(params),
+        factors=tuple(factors),
+        paired=tuple(paired),
+        replicates=replicates,
+        seed=seed,
+        metrics=metrics,
+        output=output,
+        precision=precision,
+        text=text,
+        path=path,
+        description=description,
+        digest=hashlib.sha256(text.encode()).hexdigest(),
+        design=design,
+    )
+    if precision is not None:
+        check_precision_metrics(spec)
+    return spec
+
+
+def check_keys(data: Any, fail: Fail) -> None:
+    """A mapping of known keys, the required ones among them."""
+    if not isinstance(data, dict):
+        raise fail("a spec must be a mapping of keys: " + ", ".join(KEYS))
+    for key in data:
+        if key not in KEYS:
+            raise fail(f"unknown key {key!r}; allowed keys: {', '.join(KEYS)}")
+    for key in REQUIRED:
+        if key not in data:
+            raise fail(f"missing key {key!r} ({KEYS[key]})")
+
+
+def parse_name(name: Any, fail: Fail) -> str:
+    problem = campaign_name_problem(name)
+    if problem is not None:
+        raise fail(f"name: {problem}")
+    return name
+
+
+def parse_model(model: Any, fail: Fail) -> str:
+    """A registered model's name or 'package.module:function' (imported later, by the plan)."""
+    if not isinstance(model, str) or not model:
+        raise fail(
+            f"model: {model!r} is not allowed; use a registered model "
+            f"({', '.join(model_names())}) or 'package.module:function'"
+        )
+    if ":" not in model and model not in model_names():
+        raise fail(
+            f"model: unknown model {model!r}; registered models: "
+            f"{', '.join(model_names())}, or 'package.module:function'"
+        )
+    return model
+
+
+def parse_params(params: Any, fail: Fail) -> dict[str, Any]:
+    if not isinstance(params, dict):
+        raise fail(f"params: expected a mapping of parameter: value, got {params!r}")
+    for key in params:
+        if not isinstance(key, str):
+            raise fail(f"params: parameter names must be strings, got {key!r}")
+    return params
+
+
+def parse_seed(seed: Any, fail: Fail) -> int:
+    if not is_count(seed) or seed < 0:
+        raise fail(f"seed: {seed!r} is not allowed; use an integer >= 0")
+    return seed
+
+
+def parse_paired(paired: Any, factor_names: list[str], fail: Fail) -> list[str]:
+    if isinstance(paired, str):
+        paired = [paired]
+    if not isinstance(paired, list):
+        raise fail(f"paired: expected a list of factor names, got {paired!r}")
+    for item in paired:
+        if item not in factor_names:
+            allowed = ", ".join(factor_names) or "no factors are defined"
+            raise fail(f"paired: {item!r} is not a factor; factors: {allowed}")
+    return paired
+
+
+def parse_replicates(data: dict[str, Any], fail: Fail) -> tuple[Precision | None, int]:
+    """The precision target (None for a fixed count) and the most replicates a cell may get."""
+    precision = None
+    if "precision" in data:
+        if "replicates" in data:
+            raise fail("give replicates (a fixed count) or precision (a target), not both")
+        precision = parse_precision(data["precision"], fail)
+        replicates = precision.max_replicates
+    elif "replicates" not in data:
+        raise fail("missing key 'replicates' (integer >= 1) or 'precision' (a target)")
+    else:
+        replicates = data["replicates"]
+    if not is_count(replicates) or replicates < 1:
+        raise fail(f"replicates: {replicates!r} is not allowed; use an integer >= 1")
+    return precision, replicates
+
+
+def parse_metrics(metrics: Any, factor_names: list[str], fail: Fail) -> tuple[str, ...] | None:
+    """The metrics to keep (None: every metric the model returns)."""
+    if metrics is None:
+        return None
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    if not is_name_list(metrics):
+        raise fail(f"metrics: expected a non-empty list of metric names, got {metrics!r}")
+    for metric in metrics:
+        problem = metric_name_problem(metric)
+        if problem is not None:
+            raise fail(f"metrics: {problem}")
+    clashes = name_clashes(factor_names, metrics)
+    if clashes:
+        raise fail(f"metrics: {next(iter(clashes.values()))}; a results file cannot hold both")
+    return tuple(metrics)
+
+
+def check_size(
+    design: DesignSpec,
+    factors: list[Factor],
+    replicates: int,
+    precision: Precision | None,
+    fail: Fail,
+) -> None:
+    """Refuse a design of more than `MAX_TASKS` tasks before its seeds and keys are made."""
+    crossed = [f for f in factors if f.range is None and design.kind != designs.FRACTIONAL]
+    cells = math.prod(len(f.labels) for f in crossed)
+    if design.kind != designs.FULL:
+        cells *= design.points
+    if cells * replicates > MAX_TASKS:
+        what = "precision.max_replicates" if precision else "replicates"
+        raise fail(
+            f"the design has {cells:,} cells x {replicates:,} replicates ({what}) = "
+            f"{cells * replicates:,} tasks; at most {MAX_TASKS:,} tasks are allowed: use fewer "
+            "levels or replicates, or split the campaign"
+        )
+
+
+def output_folder(output: Any, name: str, path: Path | None, fail: Fail) -> Path:
+    """The absolute output folder: ``output`` relative to the spec file (``~`` expanded), or
+    by default ``outputs/<name>`` in the current folder."""
+    if output is None:
+        return Path.cwd() / "outputs" / name
+    if not isinstance(output, str) or not output.strip():
+        raise fail(f"output: expected a folder path, got {output!r}")
+    try:
+        folder = Path(output).expanduser()
+    except RuntimeError:
+        raise fail(f"output: cannot expand the home folder in {output!r}") from None
+    base = path.parent if path else Path.cwd()
+    return Path(os.path.abspath(base / folder))
+
+
+def parse_precision(raw: Any, fail: Fail) -> Precision:
+    if not isinstance(raw, dict):
+        raise fail(f"precision: expected a mapping with keys {', '.join(PRECISION_KEYS)}")
+    for key in raw:
+        if key not in PRECISION_KEYS:
+            raise fail(f"precision: unknown key {key!r}; allowed: {', '.join(PRECISION_KEYS)}")
+    metrics = raw.get("metrics")
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    if (
+        not isinstance(metrics, list)
+        or not metrics
+        or not all(isinstance(m, str) and m for m in metrics)
+    ):
+        raise fail(f"precision.metrics: expected a list of metric names, got {metrics!r}")
+    if len(set(metrics)) != len(metrics):
+        raise fail(f"precision.metrics: metrics repeat: {metrics}")
+    half_width = raw.get("half_width")
+    if not is_number(half_width) or not math.isfinite(half_width) or half_width <= 0:
+        raise fail(f"precision.half_width: {half_width!r} is not allowed; use a finite number > 0")
+    relative = raw.get("relative", True)
+    if not isinstance(relative, bool):
+        raise fail(f"precision.relative: {relative!r} is not allowed; use true or false")
+    low = raw.get("min_replicates", 5)
+    high = raw.get("max_replicates")
+    if isinstance(low, bool) or not isinstance(low, int) or low < 2:
+        raise fail(f"precision.min_replicates: {low!r} is not allowed; use an integer >= 2")
+    if isinstance(high, bool) or not isinstance(high, int) or high < low:
+        raise fail(
+            f"precision.max_replicates: {high!r} is not allowed; use an integer >= "
+            f"min_replicates ({low})"
+        )
+    confidence = raw.get("confidence", 0.95)
+    if not is_number(confidence) or not 0 < confidence < 1:
+        raise fail(
+            f"precision.confidence: {confidence!r} is not allowed; use a number between 0 and 1"
+        )
+    return Precision(tuple(metrics), float(half_width), relative, low, high, float(confidence))
+
+
+def is_count(value: Any) -> bool:
+    """An integer, and not a boolean (YAML's true is no count)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_name_list(names: Any) -> bool:
+    """A non-empty list of non-empty strings."""
+    return isinstance(names, list) and bool(names) and all(isinstance(n, str) and n for n in names)
+
+
+def check_precision_metrics(spec: Spec) -> None:
+    """Refuse a precision metric the spec does not keep."""
+    where = f"{spec.path or 'spec'}: precision.metrics"
+    for metric in spec.precision.metrics:
+        if spec.metrics and metric not in spec.metrics:
+            raise CampaignError(
+                f"{where}: {metric!r} is not among the kept metrics: {', '.join(spec.metrics)}"
+            )
