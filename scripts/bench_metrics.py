@@ -5,9 +5,11 @@ one cell and 2 replicates runs it on the embedded cluster with one worker (`camp
 --quiet`: running, reading the ledger, assembling, summarising, writing results.nc and the
 summary it prints), then `campaign query OUT --metric m00000` reads the file and tabulates
 one metric, and `campaign status SPEC` reads the ledger. Each command is a fresh process, so
-the figures include Python's start (about a second) and, for run, the cluster's. Beside each
-time is the growth exponent from the previous count: log(t / t_prev) / log(M / M_prev),
-about 1 for a step linear in the number of metrics and 2 for a quadratic one.
+the figures include Python's start (about a second) and, for run, the cluster's. Each time is
+CPU seconds (user and system, of the command and the processes it waited for), which other
+work on a shared machine does not inflate as it does wall time (also printed, last). Beside
+each is the growth exponent from the previous count: log(t / t_prev) / log(M / M_prev), about
+1 for a step linear in the number of metrics and 2 for a quadratic one.
 
 Usage: ``python scripts/bench_metrics.py [--metrics 100 500 1000 2000 5000]
 [--replicates 2]``.
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -46,9 +49,11 @@ output: out-{metrics}
 """
 
 
-def timed(folder: Path, *args: str) -> float:
+def timed(folder: Path, *args: str) -> tuple[float, float]:
+    """CPU and wall seconds of one `campaign` command."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(folder), env.get("PYTHONPATH")]))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "campaign.cli", *args],
@@ -58,10 +63,12 @@ def timed(folder: Path, *args: str) -> float:
         capture_output=True,
         text=True,
     )
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, wall
 
 
-def measure(folder: Path, metrics: int, replicates: int) -> dict[str, float]:
+def measure(folder: Path, metrics: int, replicates: int) -> dict[str, tuple[float, float]]:
     spec = folder / f"metrics-{metrics}.yaml"
     spec.write_text(SPEC.format(metrics=metrics, replicates=replicates))
     run = timed(folder, "run", str(spec), "--workers", "1", "--quiet")
@@ -82,9 +89,13 @@ def main() -> None:
     parser.add_argument("--replicates", type=int, default=2)
     args = parser.parse_args()
     steps = ("run", "query", "status")
-    print(f"1 cell x {args.replicates} replicates; seconds, growth exponent from the row above")
-    print(f"{'metrics':>8}" + "".join(f" {step:>8} {'exp':>5}" for step in steps), flush=True)
-    previous: dict[str, float] = {}
+    print(
+        f"1 cell x {args.replicates} replicates; CPU seconds, growth exponent from the row "
+        "above; wall seconds"
+    )
+    header = "".join(f" {step:>8} {'exp':>5}" for step in steps)
+    print(f"{'metrics':>8}{header}   wall: {' '.join(f'{step:>7}' for step in steps)}", flush=True)
+    previous: dict[str, tuple[float, float]] = {}
     previous_size = None
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -93,9 +104,11 @@ def main() -> None:
             row = measure(folder, metrics, args.replicates)
             cells = ""
             for step in steps:
-                growth = exponent(row[step], previous.get(step), metrics, previous_size)
-                cells += f" {row[step]:>8.2f} {growth:>5}"
-            print(f"{metrics:>8}{cells}", flush=True)
+                before = previous[step][0] if previous else None
+                growth = exponent(row[step][0], before, metrics, previous_size)
+                cells += f" {row[step][0]:>8.2f} {growth:>5}"
+            walls = " ".join(f"{row[step][1]:>7.2f}" for step in steps)
+            print(f"{metrics:>8}{cells}         {walls}", flush=True)
             previous, previous_size = row, metrics
     print("run: campaign run --quiet (cluster start included); query: --metric m00000")
 

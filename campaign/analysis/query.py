@@ -44,7 +44,7 @@ def parse_where(dataset: xr.Dataset, clauses: list[str]) -> dict[str, list[Any]]
             raise CampaignError(
                 f"--where {clause!r}: unknown factor {name!r}; factors: {', '.join(factors)}"
             )
-        coordinate = dataset[name].values
+        coordinate = dataset.variables[name].values
         levels = []
         for item in where_items(clause, text):
             level = _typed_level(item, coordinate)
@@ -138,13 +138,15 @@ def summary_table(
     check_confidence(confidence)
     if confidence is None:
         confidence = float(dataset.attrs.get("confidence", 0.95))
-    all_metrics = metrics_of(dataset)
-    metrics = metrics or all_metrics
-    known = set(all_metrics)
+    metrics = metrics or metrics_of(dataset)
+    # each named metric checked alone: a report asks for one metric at a time, of thousands
+    tasks = dataset.variables["status"].dims
     for metric in metrics:
-        if metric not in known:
+        variable = dataset.variables.get(metric)
+        if variable is None or variable.dims != tasks or metric in ("status", "seed"):
             raise CampaignError(
-                f"--metric {metric!r} is not in the results; metrics: {', '.join(all_metrics)}"
+                f"--metric {metric!r} is not in the results; metrics: "
+                f"{', '.join(metrics_of(dataset))}"
             )
     factors = factors_of(dataset)
     by = factors if by is None else by
@@ -152,7 +154,8 @@ def summary_table(
         if name not in factors:
             raise CampaignError(f"--by {name!r} is not a factor; factors: {', '.join(factors)}")
     # only the variables needed, each read once: linear in the number of metrics
-    selected = select(dataset[[*metrics, "status"]], parse_where(dataset, where or []))
+    needed = xr.Dataset(metric_arrays(dataset, [*metrics, "status"]))
+    selected = select(needed, parse_where(dataset, where or []))
     arrays = metric_arrays(selected, [*metrics, "status"])
     finished = arrays.pop("status") == STATUS_OK
     columns = {}

@@ -76,7 +76,7 @@ def column_attributes(dataset: xr.Dataset) -> dict[str, dict[str, str]]:
     columns["seed"] = {"units": "", "long_name": "random seed of the task"}
     columns["status"] = {"units": "", "long_name": "task status: ok, failed or missing"}
     for metric in metrics_of(dataset):
-        columns[metric] = _attrs(dataset[metric].attrs, metric)
+        columns[metric] = _attrs(dataset.variables[metric].attrs, metric)
     columns["error"] = {"units": "", "long_name": "error message of a failed task"}
     return columns
 

@@ -46,11 +46,12 @@ def left_out_metrics(dataset: xr.Dataset) -> dict[str, str]:
     (or none) has no variation to show."""
     reasons = {}
     for metric in metrics_of(dataset):
-        long_name = str(dataset[metric].attrs.get("long_name", ""))
+        variable = dataset.variables[metric]  # not dataset[metric]: it looks at every variable
+        long_name = str(variable.attrs.get("long_name", ""))
         if IDENTIFIER.search(metric) or IDENTIFIER.search(long_name):
             reasons[metric] = "digest of an input, not a measurement"
             continue
-        values = dataset[metric].values
+        values = variable.values
         finite = values[np.isfinite(values)]
         if finite.size == 0:
             reasons[metric] = "no value"
