@@ -9,24 +9,21 @@ level, too few replicates) is one line in its place, not a failed report.
 from __future__ import annotations
 
 import html
-import textwrap
 
 import xarray as xr
 
 from campaign.analysis.anova import effects, format_effects
-from campaign.analysis.comparison import compare, format_comparison, is_paired
+from campaign.analysis.comparison import compare, format_comparison
+from campaign.analysis.metrics import choose_metrics
 from campaign.analysis.query import _typed_level
-from campaign.analysis.ranking import LEGEND, degradation, format_ranking, ranking_notes
+from campaign.analysis.ranking_text import rank_levels
 from campaign.errors import CampaignError
-from campaign.render.figures import figure_metrics
-from campaign.results.assemble import factors_of, headline_metrics
+from campaign.results.assemble import factors_of
 
 
 def analysis_metrics(dataset: xr.Dataset) -> list[str]:
     """The headline metrics worth analysing, else the first metric that varies."""
-    shown = figure_metrics(dataset)
-    headline = [m for m in headline_metrics(dataset) if m in shown]
-    return headline or shown[:1]
+    return choose_metrics(dataset, "analysis")
 
 
 def parse_baseline(dataset: xr.Dataset, text: str | None) -> tuple[str, object] | None:
@@ -63,19 +60,7 @@ def attempt(title: str, make) -> str:
 
 
 def ranking_text(dataset: xr.Dataset, factor: str, metrics: list[str]) -> str:
-    confidence = float(dataset.attrs.get("confidence", 0.95))
-    instances = [f for f in factors_of(dataset) if f != factor]
-    result = degradation(dataset, factor, metrics, instances, confidence)
-    paired = is_paired(dataset, factor)
-    lines = [
-        f"degradation from the best {factor} (%), mean over {', '.join(metrics)} and over "
-        f"instances ({', '.join(instances) or 'one'}); {confidence:.0%} interval over "
-        + ("paired replicates" if paired else "replicates, not paired"),
-        format_ranking(result),
-        textwrap.fill(LEGEND, 100, subsequent_indent="  "),
-    ]
-    lines += [textwrap.fill(n, 100, subsequent_indent="  ") for n in ranking_notes(result, paired)]
-    return "\n".join(lines)
+    return rank_levels(dataset, factor, metrics).text()
 
 
 def analysis_section(dataset: xr.Dataset, baseline: tuple[str, object] | None) -> str:

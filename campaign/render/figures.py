@@ -14,7 +14,6 @@ everywhere, is left out (`figure_metrics` says which and why).
 from __future__ import annotations
 
 import math
-import re
 import textwrap
 from pathlib import Path
 
@@ -26,6 +25,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import xarray as xr  # noqa: E402
 
+from campaign.analysis.metrics import left_out_metrics  # noqa: E402
 from campaign.analysis.query import summary_table  # noqa: E402
 from campaign.errors import CampaignError  # noqa: E402
 from campaign.results.assemble import factors_of, metrics_of  # noqa: E402
@@ -35,29 +35,8 @@ FIGURE_FORMATS = ("png", "pdf", "svg")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")  # 7: prime to the palettes' 10 and 20 colours
 LOG_SPAN = 10.0  # an axis whose positive values span this factor or more is logarithmic
 LOG_CHOICES = ("auto", "x", "y", "xy", "none")
-IDENTIFIER = re.compile(r"digest|checksum|sha-?\d+", re.IGNORECASE)
 
 plt.rcParams["svg.fonttype"] = "none"  # text stays text in SVG: searchable, editable
-
-
-def left_out_metrics(dataset: xr.Dataset) -> dict[str, str]:
-    """Metrics a figure would mislead on, each with the reason: a digest identifies an input
-    (its name or long name says so) and measures nothing; a metric with one value everywhere
-    (or none) has no variation to show."""
-    reasons = {}
-    for metric in metrics_of(dataset):
-        variable = dataset.variables[metric]  # not dataset[metric]: it looks at every variable
-        long_name = str(variable.attrs.get("long_name", ""))
-        if IDENTIFIER.search(metric) or IDENTIFIER.search(long_name):
-            reasons[metric] = "digest of an input, not a measurement"
-            continue
-        values = variable.values
-        finite = values[np.isfinite(values)]
-        if finite.size == 0:
-            reasons[metric] = "no value"
-        elif finite.min() == finite.max():
-            reasons[metric] = f"constant: {finite[0]:.6g} everywhere"
-    return reasons
 
 
 def figure_metrics(dataset: xr.Dataset, metrics: list[str] | None = None) -> list[str]:

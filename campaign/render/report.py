@@ -17,12 +17,13 @@ from pathlib import Path
 
 import xarray as xr
 
+from campaign.analysis.metrics import choose_metrics
 from campaign.analysis.query import summary_table
 from campaign.analysis.report import analysis_section, parse_baseline
 from campaign.render.figures import default_axes, figure_metrics, left_out_metrics, plot_metric
 from campaign.render.figures import write_figures as write_figure_files
 from campaign.render.tables import render
-from campaign.results.assemble import factors_of, headline_metrics, metrics_of, point_factors_of
+from campaign.results.assemble import factors_of, point_factors_of
 from campaign.store.folder import make_folder, write_text
 
 STYLE = """
@@ -42,11 +43,7 @@ section.metric { break-inside: avoid; }
 
 def report_metrics(dataset: xr.Dataset, metrics: list[str] | None = None) -> list[str]:
     """The metrics of a report, the model's headline ones first (default: all)."""
-    if metrics:
-        return list(metrics)
-    available = metrics_of(dataset)
-    headline = [m for m in headline_metrics(dataset) if m in available]
-    return headline + [m for m in available if m not in headline]
+    return choose_metrics(dataset, "report", metrics)
 
 
 def write_report(

@@ -292,6 +292,62 @@ def test_query_rank_writes_every_format(tmp_path, capsys):
     assert cells.rows[1:] == rows[2:]
 
 
+def test_the_report_ranks_with_the_words_of_query_rank(tmp_path, capsys):
+    import html
+    import re
+
+    import xarray as xr
+
+    from campaign.render.report import write_report
+
+    # a fourth strategy without values leaves the replicate out of the interval: a note says so
+    values = {"A": (100, 2.0, 1000), "B": (150, 1.5, 1000), "C": (400, 3.0, 1100)}
+    values["D"] = (np.nan, np.nan, np.nan)
+    data = {
+        metric: (("strategy", "replicate"), [[values[s][k]] for s in values])
+        for k, metric in enumerate(["mean_wait", "mean_bsld", "swct_w"])
+    }
+    data["status"] = (("strategy", "replicate"), [[1]] * 4)
+    data["seed"] = (("strategy", "replicate"), [[7]] * 4)  # paired: one seed per replicate
+    attrs = {"headline_metrics": "mean_wait mean_bsld swct_w", "paired": "strategy"}
+    dataset = xr.Dataset(data, coords={"strategy": list(values), "replicate": [0]}, attrs=attrs)
+    dataset.to_netcdf(tmp_path / "results.nc")
+    assert main(["query", str(tmp_path / "results.nc"), "--rank", "strategy"]) == 0
+    said = capsys.readouterr().out
+    assert "(the levels of strategy share seeds)" in said
+    assert "1 replicates left out of the interval (some strategy, metric" in said
+    page = write_report(dataset, tmp_path / "report").read_text()
+    block = re.search(r"<h3>Ranking of strategy</h3>\n<pre>(.*?)</pre>", page, re.DOTALL)
+    assert html.unescape(block.group(1)) + "\n" == said
+
+
+def test_ranking_and_metric_choice_speak_python_words(tmp_path):
+    import xarray as xr
+
+    from campaign.analysis.metrics import choose_metrics
+    from campaign.analysis.ranking_text import rank_levels
+    from campaign.errors import CampaignError
+
+    data = {"v": (("strategy", "replicate"), [[1.0], [2.0]])}
+    data["status"] = (("strategy", "replicate"), [[1], [1]])
+    dataset = xr.Dataset(data, coords={"strategy": ["a", "b"], "replicate": [0]})
+    with pytest.raises(CampaignError) as error:
+        rank_levels(dataset, "speed")
+    assert str(error.value) == "factor 'speed' is not a factor; factors: strategy"
+    with pytest.raises(CampaignError) as error:
+        rank_levels(dataset, "strategy", ["w"])
+    assert str(error.value) == "metric 'w' is not in the results; metrics: v"
+    with pytest.raises(CampaignError) as error:
+        rank_levels(dataset, "strategy")
+    assert str(error.value) == (
+        "no metrics given (the results name no headline metrics); metrics: v"
+    )
+    assert choose_metrics(dataset, "report") == choose_metrics(dataset, "query") == ["v"]
+    assert choose_metrics(dataset, "analysis") == ["v"]
+    dataset["v"][:] = 3.0  # one value everywhere: nothing to analyse
+    assert choose_metrics(dataset, "analysis") == []
+
+
 def test_query_rank_orders_levels_by_mean_degradation(tmp_path, capsys):
     import xarray as xr
 

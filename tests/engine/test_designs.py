@@ -12,7 +12,7 @@ import pytest
 from scipy.stats import qmc
 
 import campaign
-from campaign.cli.main import describe_spec, main
+from campaign.cli.main import main
 from campaign.design.points import (
     STANDARD,
     DesignError,
@@ -26,6 +26,7 @@ from campaign.design.points import (
 from campaign.design.tasks import Design
 from campaign.plan.plan import make_plan
 from campaign.render.export import tidy
+from campaign.spec.describe import describe_spec
 from campaign.spec.load import load_spec
 from campaign.store.ledger import Ledger
 

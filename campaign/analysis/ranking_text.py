@@ -1,0 +1,80 @@
+"""A ranking of a factor's levels as a reader gets it: the table of `degradation` under a
+title saying what was averaged and how the interval was made, then the notes a reader needs.
+
+Built once here for `campaign query --rank` and for the report, so both say the same.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import xarray as xr
+
+from campaign.analysis.comparison import is_paired
+from campaign.analysis.metrics import choose_metrics
+from campaign.analysis.query import parse_where, select
+from campaign.analysis.ranking import LEGEND, degradation, format_ranking, ranking_notes
+from campaign.errors import BadValue
+from campaign.results.assemble import factors_of
+
+WIDTH = 100  # notes are wrapped to this many characters
+
+
+@dataclass
+class Ranking:
+    """The result of `degradation`, its title, and its notes (the legend first)."""
+
+    result: xr.Dataset
+    title: str
+    notes: list[str]
+    left_out: str | None  # the line counting replicates left out of the interval, if any
+
+    def text(self) -> str:
+        """Title, table and notes, each note wrapped but the left-out count on one line."""
+        notes = [
+            note if note == self.left_out else textwrap.fill(note, WIDTH, subsequent_indent="  ")
+            for note in self.notes
+        ]
+        return "\n".join([self.title, format_ranking(self.result), *notes])
+
+
+def rank_levels(
+    dataset: xr.Dataset,
+    factor: str,
+    metrics: Sequence[str] | None = None,
+    where: Sequence[str] = (),
+    confidence: float | None = None,
+) -> Ranking:
+    """Rank the levels of ``factor`` by mean degradation from the best over ``metrics``
+    (default: the headline metrics) and the cells of the other factors, on the levels
+    ``where`` keeps; ``confidence`` defaults to the results' own."""
+    factors = factors_of(dataset)
+    if factor not in factors:
+        raise BadValue("factor", factor, f"is not a factor; factors: {', '.join(factors)}")
+    metrics = choose_metrics(dataset, "ranking", list(metrics or []))
+    selected = select(dataset, parse_where(dataset, list(where)))
+    if confidence is None:
+        confidence = float(dataset.attrs.get("confidence", 0.95))
+    instances = [f for f in factors if f != factor]
+    result = degradation(selected, factor, metrics, instances, confidence)
+    paired = is_paired(dataset, factor)
+    over = (
+        f"paired replicates (the levels of {factor} share seeds)"
+        if paired
+        else f"replicates, not paired (the levels of {factor} have seeds of their own)"
+    )
+    title = (
+        f"degradation from the best {factor} (%), mean over {', '.join(metrics)} and over "
+        f"instances ({', '.join(instances) or 'one'}); {confidence:.0%} interval over {over}"
+    )
+    left_out = int(result["D_left_out"].sum())
+    counted = None
+    if left_out:
+        counted = (
+            f"{left_out} replicates left out of the interval (some {factor}, metric "
+            "or instance has no value in them: failed, missing or NaN)"
+        )
+    notes = [LEGEND, *([counted] if counted else []), *ranking_notes(result, paired)]
+    return Ranking(result, title, notes, counted)

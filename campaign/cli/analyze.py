@@ -1,0 +1,192 @@
+"""`campaign query`, `compare` and `effects`: tables of a results file, its rankings and its
+comparisons, computed by `campaign.analysis`."""
+
+from __future__ import annotations
+
+from campaign.cli.options import (
+    EXIT_OK,
+    RESULTS_HELP,
+    add_confidence_option,
+    add_where_option,
+    factor_list,
+)
+from campaign.errors import CampaignError
+
+RANK_COLUMNS = (  # the columns of `query --rank` (argparse help: %% is a percent sign)
+    "rank: 1 = the smallest D_means; D_means (%%): the degradation from the best level, "
+    "100 (value / best - 1), on cell means, averaged over the metrics and the instances (cells "
+    "of the other factors); D_replicates (%%): the same within each replicate, averaged over "
+    "the replicates; ci_low, ci_high (%%): the Student-t interval of D_replicates over the "
+    "replicates (paired when the factor's levels share seeds); n: the replicates in it (those "
+    "where every level, metric and instance has a value). Warnings follow when the factor is "
+    "not paired, when fewer than 5 replicates make the interval, or when a best value near 0 "
+    "makes degradations explode; with 3 levels or more and 2 instances or more, a Friedman "
+    "test of the levels across instances."
+)
+
+
+def register(subparsers, command: str) -> None:
+    """Add the sub-parser of ``command``, one of `PARSERS`."""
+    PARSERS[command](subparsers)
+
+
+def add_query(subparsers) -> None:
+    p = subparsers.add_parser(
+        "query", help="mean and confidence interval by factor from results.nc"
+    )
+    p.add_argument("results", help=RESULTS_HELP)
+    p.add_argument("--metric", action="append", help="metric to show (repeatable; default all)")
+    p.add_argument(
+        "--by",
+        action="append",
+        help="factors to group by (repeatable or comma-separated; default: every "
+        "factor); other factors are pooled per replicate",
+    )
+    add_where_option(p)
+    p.add_argument(
+        "--format",
+        default="table",
+        choices=["table", "csv", "json", "markdown", "latex", "html"],
+        help="table (text), csv, json, or for a paper or a page: markdown, latex (booktabs), "
+        "html; each metric as mean ± half-width and its interval (with --rank: the ranking, "
+        "csv and json as plain numbers without the notes)",
+    )
+    p.add_argument(
+        "--rank",
+        metavar="FACTOR",
+        help="rank the levels of FACTOR (e.g. strategy) by mean degradation from the best, "
+        "over --metric (default: the model's headline metrics) and the other factors' cells. "
+        "Columns: " + RANK_COLUMNS,
+    )
+    add_confidence_option(p, default=None)
+    p.set_defaults(func=cmd_query, option_names={"factor": "--rank"})
+
+
+def add_compare(subparsers) -> None:
+    p = subparsers.add_parser(
+        "compare",
+        help="each level of a factor against a baseline level: difference and ratio of the "
+        "means with confidence intervals (paired when the levels share seeds)",
+        description="For every level of --factor other than --baseline, per cell of the other "
+        "factors (or per group of --by, pooling the rest replicate by replicate): the means, "
+        "their difference (level - baseline) and ratio (level / baseline) with confidence "
+        "intervals over replicates. A paired factor (its levels share seeds: common random "
+        "numbers) gets intervals over the per-replicate differences; any other factor Welch "
+        "intervals from each level's replicates. The output says which.",
+    )
+    p.add_argument("results", help=RESULTS_HELP)
+    p.add_argument("--factor", required=True, help="the factor whose levels are compared")
+    p.add_argument("--baseline", required=True, metavar="LEVEL", help="the level compared with")
+    p.add_argument("--metric", required=True, help="the metric compared")
+    p.add_argument(
+        "--by",
+        action="append",
+        help="factors to group by (repeatable or comma-separated; default: every other "
+        "factor); the others are pooled replicate by replicate",
+    )
+    add_where_option(p)
+    p.add_argument(
+        "--unpaired",
+        action="store_true",
+        help="Welch intervals even for a paired factor (shows what the pairing gains)",
+    )
+    p.add_argument("--format", default="table", choices=["table", "csv", "json"])
+    add_confidence_option(p, default=None)
+    p.set_defaults(func=cmd_compare)
+
+
+def add_effects(subparsers) -> None:
+    p = subparsers.add_parser(
+        "effects",
+        help="which factors matter: main effects and two-factor interactions, their share of "
+        "the variance and an F test, ranked",
+        description="An analysis of variance of one metric over the replicates: every main "
+        "effect and two-factor interaction with its degrees of freedom, its share of the total "
+        "sum of squares (type II, so unequal replicate counts are fine), an F test and its "
+        "rank; then each factor's level means against the mean of all cells. With paired "
+        "factors, tasks that share a seed form blocks (a split-plot analysis).",
+    )
+    p.add_argument("results", help=RESULTS_HELP)
+    p.add_argument("--metric", required=True, help="the metric analysed")
+    add_where_option(p)
+    p.add_argument("--format", default="table", choices=["table", "csv", "json"])
+    p.set_defaults(func=cmd_effects)
+
+
+PARSERS = {"query": add_query, "compare": add_compare, "effects": add_effects}
+
+
+def cmd_query(args) -> int:
+    from campaign.analysis.metrics import choose_metrics
+    from campaign.analysis.query import check_confidence, format_table, summary_table
+    from campaign.render.tables import TABLE_FORMATS, render
+    from campaign.results.assemble import open_results
+
+    check_confidence(args.confidence)
+    dataset = open_results(args.results)
+    if args.rank:
+        return rank(dataset, args)
+    metrics = choose_metrics(dataset, "query", args.metric)
+    frame = summary_table(
+        dataset,
+        metrics=metrics,
+        by=factor_list(args.by),
+        where=args.where,
+        confidence=args.confidence,
+    )
+    if args.format in TABLE_FORMATS:
+        confidence = args.confidence or float(dataset.attrs.get("confidence", 0.95))
+        units = {m: dataset.variables[m].attrs.get("units", "") for m in metrics}
+        print(render(frame, metrics, args.format, units, confidence), end="")
+        return EXIT_OK
+    print(format_table(frame, metrics, args.format))
+    return EXIT_OK
+
+
+def rank(dataset, args) -> int:
+    """`query --rank FACTOR`: the ranking of `campaign.analysis.ranking_text`."""
+    from campaign.analysis.metrics import NoMetrics
+    from campaign.analysis.ranking_text import rank_levels
+    from campaign.render.tables import format_ranking_as
+
+    try:
+        ranking = rank_levels(dataset, args.rank, args.metric, args.where, args.confidence)
+    except NoMetrics as error:
+        raise CampaignError(
+            f"--rank needs --metric ({error.reason}); metrics: {', '.join(error.available)}"
+        ) from error
+    if args.format == "table":
+        print(ranking.text())
+        return EXIT_OK
+    print(format_ranking_as(ranking.result, args.format, [ranking.title, *ranking.notes]), end="")
+    return EXIT_OK
+
+
+def cmd_compare(args) -> int:
+    from campaign.analysis.comparison import compare, format_comparison
+    from campaign.analysis.query import check_confidence
+    from campaign.results.assemble import open_results
+
+    check_confidence(args.confidence)
+    dataset = open_results(args.results)
+    result = compare(
+        dataset,
+        args.factor,
+        args.baseline,
+        args.metric,
+        by=factor_list(args.by),
+        where=args.where,
+        confidence=args.confidence,
+        paired=False if args.unpaired else None,
+    )
+    print(format_comparison(result, args.format))
+    return EXIT_OK
+
+
+def cmd_effects(args) -> int:
+    from campaign.analysis.anova import effects, format_effects
+    from campaign.results.assemble import open_results
+
+    dataset = open_results(args.results)
+    print(format_effects(effects(dataset, args.metric, args.where), args.format))
+    return EXIT_OK

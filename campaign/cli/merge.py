@@ -1,0 +1,31 @@
+"""`campaign merge`: the output folders of one campaign's shards joined into one results.nc."""
+
+from __future__ import annotations
+
+from campaign.cli.options import EXIT_FAILED_TASKS, EXIT_OK, add_confidence_option
+
+
+def register(subparsers, command: str = "merge") -> None:
+    p = subparsers.add_parser(
+        command,
+        help="join the output folders of one campaign's shards and write one results.nc",
+        description="Join the ledgers of the shards of one campaign (`campaign run SPEC "
+        "--shard I/N`): same model, params, seed and design, computed from the same model "
+        "code and input files (a folder of another campaign is refused, saying why). A task "
+        "stored twice is resolved as on one machine; OUT/results.nc equals a single run's. "
+        "Missing tasks are listed per shard.",
+    )
+    p.add_argument("folders", nargs="+", metavar="SHARD_FOLDER", help="the shards' folders")
+    p.add_argument("-o", "--out", required=True, metavar="OUT", help="the merged output folder")
+    add_confidence_option(p, default=0.95)
+    p.set_defaults(func=cmd_merge)
+
+
+def cmd_merge(args) -> int:
+    from campaign.store.merge import describe, merge
+
+    merged = merge(args.folders, args.out, confidence=args.confidence)
+    for line in describe(merged):
+        print(line)
+    print(f"results: {merged.out / 'results.nc'}")
+    return EXIT_FAILED_TASKS if merged.failed or merged.missing else EXIT_OK

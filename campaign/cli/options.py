@@ -1,0 +1,116 @@
+"""What the commands share: exit statuses, and the options several commands take."""
+
+from __future__ import annotations
+
+import argparse
+
+EXIT_OK, EXIT_FAILED_TASKS, EXIT_USAGE = 0, 1, 2
+
+WHERE_HELP = (
+    "keep only these levels of FACTOR (repeatable). The levels are one CSV line: a level "
+    "holding a comma or a double quote goes in double quotes, its quotes doubled, e.g. "
+    "--where 'name=\"a,b\",c'; true/false select boolean levels"
+)
+RESULTS_HELP = "results.nc (or its folder)"
+
+
+def add_where_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--where", action="append", default=[], metavar="FACTOR=LEVEL[,LEVEL]", help=WHERE_HELP
+    )
+
+
+def add_confidence_option(parser: argparse.ArgumentParser, default: float | None) -> None:
+    """--confidence: fixed for a command that makes results, else the results' own level."""
+    parser.add_argument(
+        "--confidence",
+        type=float,
+        default=default,
+        help="confidence level of the intervals (default 0.95)"
+        if default is not None
+        else "confidence level (default: the one the results were made with)",
+    )
+
+
+def add_cluster_options(parser: argparse.ArgumentParser, tls: bool = False) -> None:
+    """--workers and --scheduler: the embedded cluster's size, or an existing scheduler."""
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="worker processes of the embedded cluster (default: one per core)",
+    )
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="tcp://HOST:PORT",
+        help="use an existing Dask scheduler instead of the embedded cluster"
+        + (" (tls://HOST:PORT with --security)" if tls else ""),
+    )
+
+
+def add_change_options(parser: argparse.ArgumentParser, plan: bool = False) -> None:
+    """--rerun-changed / --accept-changed: what to do with stored results computed before the
+    model's code or an input file changed (without either, such results stop the command)."""
+    changed = (
+        "stored results computed before the model's code or one of their input files (traces) "
+        "changed"
+    )
+    rerun = (
+        f"count the tasks of {changed} as to run, as run --rerun-changed would"
+        if plan
+        else f"run again the tasks of {changed} (the earlier records are kept in "
+        "OUTPUT/ledger.changed-*); without this or --accept-changed, such results stop the run "
+        "before anything runs, with one line naming the changed file"
+    )
+    accept = (
+        "count such results as done, as run --accept-changed would"
+        if plan
+        else "keep such results as they are; the choice and the new digests are recorded in "
+        "campaign.json and in results.nc (attribute source_changes)"
+    )
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--rerun-changed",
+        dest="on_change",
+        action="store_const",
+        const="rerun",
+        default="refuse",
+        help=rerun,
+    )
+    group.add_argument(
+        "--accept-changed", dest="on_change", action="store_const", const="accept", help=accept
+    )
+
+
+def add_place_options(parser: argparse.ArgumentParser) -> None:
+    """--out and --shard: which output folder a command uses, and which part of the design."""
+    parser.add_argument(
+        "--out",
+        metavar="FOLDER",
+        default=None,
+        help="output folder instead of the spec's output (for a shard, instead of "
+        "OUTPUT/shard-I-of-N)",
+    )
+    parser.add_argument(
+        "--shard",
+        metavar="I/N",
+        default=None,
+        help="only shard I of N (counted from 1) of the design, dealt from the design alone "
+        "(shards never overlap and together cover every task), into OUTPUT/shard-I-of-N (or "
+        "--out); `campaign merge` joins the shards' folders",
+    )
+
+
+def placed_spec(args):
+    """The spec of a command, with the output folder its --out and --shard options say."""
+    from campaign.design.shards import Shard, placed
+    from campaign.spec.load import load_spec
+
+    shard = Shard.parse(args.shard) if args.shard is not None else None
+    return placed(load_spec(args.spec), args.out, shard), shard
+
+
+def factor_list(by: list[str] | None) -> list[str] | None:
+    """--by given repeatedly or comma-separated, as one list (None: not given)."""
+    return None if by is None else [b for item in by for b in item.split(",") if b]

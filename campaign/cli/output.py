@@ -1,0 +1,138 @@
+"""`campaign plot`, `report` and `export`: files made from a results file (figures, an HTML
+page, a table of every task)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from campaign.cli.options import EXIT_OK, RESULTS_HELP, add_where_option
+
+
+def register(subparsers, command: str) -> None:
+    """Add the sub-parser of ``command``, one of `PARSERS`."""
+    PARSERS[command](subparsers)
+
+
+def add_plot(subparsers) -> None:
+    p = subparsers.add_parser("plot", help="plot a metric's mean and interval against a factor")
+    p.add_argument("results", help=RESULTS_HELP)
+    p.add_argument("--metric", required=True)
+    p.add_argument("--x", help="factor on the x axis (default: the one with most levels)")
+    p.add_argument("--by", help="one series per level of this factor (default: a paired factor)")
+    add_where_option(p)
+    p.add_argument("--confidence", type=float, default=None)
+    p.add_argument(
+        "--log",
+        nargs="?",
+        const="y",
+        default="auto",
+        choices=["auto", "x", "y", "xy", "none"],
+        help="logarithmic axes: --log alone is y; default auto: an axis whose positive values "
+        "span a factor of 10 or more; none: linear",
+    )
+    p.add_argument(
+        "--out",
+        help="image file to write, its suffix the format (the folder is made if missing); "
+        "default: figures/METRIC.png, .pdf and .svg beside results.nc",
+    )
+    p.set_defaults(func=cmd_plot)
+
+
+def add_report(subparsers) -> None:
+    p = subparsers.add_parser(
+        "report",
+        help="one self-contained HTML page: design, figures, summary tables, failures, provenance",
+    )
+    p.add_argument("results", help=RESULTS_HELP)
+    p.add_argument("--metric", action="append", help="metrics to include (default all)")
+    p.add_argument(
+        "--out",
+        help="folder to write report.html and figures/ into (default: the folder of results.nc)",
+    )
+    p.add_argument(
+        "--baseline",
+        metavar="FACTOR=LEVEL",
+        help="rank FACTOR's levels and compare each with LEVEL, for the headline metrics "
+        "(default: the first level of the first paired factor)",
+    )
+    p.set_defaults(func=cmd_report)
+
+
+def add_export(subparsers) -> None:
+    p = subparsers.add_parser(
+        "export",
+        help="the results as one table, a row per task (factors, replicate, seed, status, "
+        "metrics, error), units kept",
+    )
+    p.add_argument("results", help=RESULTS_HELP)
+    p.add_argument(
+        "--format",
+        choices=["csv", "parquet"],
+        default=None,
+        help="csv (units in a sidecar NAME.units.csv) or parquet (units as column metadata); "
+        "default: from the suffix of -o, else csv",
+    )
+    p.add_argument(
+        "-o",
+        "--out",
+        metavar="FILE",
+        help="file to write (default: results.csv or results.parquet beside results.nc)",
+    )
+    p.set_defaults(func=cmd_export)
+
+
+PARSERS = {"plot": add_plot, "report": add_report, "export": add_export}
+
+
+def cmd_plot(args) -> int:
+    from campaign.analysis.query import check_confidence
+    from campaign.render.figures import plot_metric, save_figure, write_figures
+    from campaign.results.assemble import open_results, results_file
+    from campaign.store.folder import check_folder, image_path
+
+    check_confidence(args.confidence)
+    if args.out:
+        out = image_path(args.out)
+    else:
+        folder = results_file(args.results).parent / "figures"
+        check_folder(folder, "figures")
+    dataset = open_results(args.results)
+    figure = plot_metric(
+        dataset, args.metric, args.x, args.by, args.where, args.confidence, args.log
+    )
+    if args.out:
+        save_figure(figure, out)
+        print(f"plot: {out}")
+    else:
+        for path in write_figures(figure, folder, args.metric):
+            print(f"plot: {path}")
+    return EXIT_OK
+
+
+def cmd_report(args) -> int:
+    from campaign.render.report import write_report
+    from campaign.results.assemble import open_failures, open_results, results_file
+    from campaign.store.folder import check_folder
+
+    default = results_file(args.results).parent
+    folder = Path(args.out).expanduser() if args.out else default
+    check_folder(folder, f"--out {args.out}" if args.out else "report")
+    dataset = open_results(args.results)
+    path = write_report(dataset, folder, args.metric, open_failures(args.results), args.baseline)
+    print(f"report: {path}")
+    return EXIT_OK
+
+
+def cmd_export(args) -> int:
+    from campaign.render.export import export
+    from campaign.results.assemble import open_failures, open_results, results_file
+
+    fmt = args.format
+    if args.out:
+        out = Path(args.out).expanduser()
+    else:
+        out = results_file(args.results).with_suffix(f".{fmt or 'csv'}")
+    dataset = open_results(args.results)
+    for path in export(dataset, open_failures(args.results), out, fmt):
+        print(f"wrote {path}")
+    return EXIT_OK

@@ -1,0 +1,273 @@
+"""`campaign run` and `campaign verify`: the commands that compute on a cluster."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+from campaign.cli.options import (
+    EXIT_FAILED_TASKS,
+    EXIT_OK,
+    add_change_options,
+    add_cluster_options,
+    add_confidence_option,
+    add_place_options,
+)
+
+
+def register(subparsers, command: str) -> None:
+    """Add the sub-parser of ``command``, one of `PARSERS`."""
+    PARSERS[command](subparsers)
+
+
+def add_run(subparsers) -> None:
+    p = subparsers.add_parser(
+        "run", help="run the missing tasks of a campaign, then write results.nc"
+    )
+    p.add_argument("spec")
+    add_place_options(p)
+    add_cluster_options(p, tls=True)
+    add_batch_system_options(p)
+    add_scheduling_options(p)
+    p.add_argument(
+        "--retries",
+        type=int,
+        default=1,
+        help="times a task is tried again, with the same seed, after a failure of its "
+        "surroundings: its worker process died, or the model raised OSError or MemoryError "
+        "(default 1); any other exception or a value that is not a number fails the task at "
+        "once, as a pure model would fail the same way again (a rerun of the campaign tries "
+        "failed tasks again)",
+    )
+    add_confidence_option(p, default=0.95)
+    p.add_argument(
+        "--new",
+        action="store_true",
+        help="set earlier results of this output folder aside (ledger, campaign.json and "
+        "results.nc, into OUTPUT/ledger.old-*) and start afresh",
+    )
+    add_change_options(p)
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress display (else a live bar on a terminal, a line every 10 s in a log)",
+    )
+    p.add_argument(
+        "--show-metrics",
+        type=int,
+        default=4,
+        metavar="N",
+        help="metrics shown in the final summary table (default 4)",
+    )
+    p.set_defaults(func=cmd_run)
+
+
+def add_batch_system_options(parser: argparse.ArgumentParser) -> None:
+    """--cluster, --security, --task-timeout, --wait-workers: clusters beyond this machine."""
+    parser.add_argument(
+        "--cluster",
+        default=None,
+        metavar="FILE",
+        help="start a batch-system cluster (SLURM, PBS, ... via dask-jobqueue) described by "
+        "this YAML file (see cluster/README.md)",
+    )
+    parser.add_argument(
+        "--security",
+        default=None,
+        metavar="FILE",
+        help="TLS settings (YAML with ca, cert, key paths) to talk to the cluster; "
+        "cluster/make-certs.sh writes one",
+    )
+    parser.add_argument(
+        "--task-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="fail a task that runs longer (not retried); its worker process is restarted "
+        "and its batchmates are sent again",
+    )
+    parser.add_argument(
+        "--wait-workers",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="how long to wait while the cluster has no worker (default 60; no limit with "
+        "--cluster; 'inf' for no limit)",
+    )
+
+
+def add_scheduling_options(parser: argparse.ArgumentParser) -> None:
+    """--tail-replication, --locality, --batch-size: how tasks reach workers."""
+    parser.add_argument(
+        "--tail-replication",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="at the end of a campaign, move unstarted tasks of long batches to idle workers "
+        "and copy straggling tasks there, first result wins (default: on)",
+    )
+    parser.add_argument(
+        "--locality",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="batch tasks that read the same inputs (traces) together and prefer workers that "
+        "already loaded them (default: on)",
+    )
+    parser.add_argument(
+        "--batch-size",
+        type=int,
+        default=None,
+        metavar="N",
+        help="tasks per batch sent to a worker (default: sized from measured task durations "
+        "to about half a second); results do not depend on it",
+    )
+
+
+def add_verify(subparsers) -> None:
+    p = subparsers.add_parser(
+        "verify",
+        help="run a sample of finished tasks again and compare their metrics bit for bit",
+        description="Run a sample of a campaign's finished tasks again (the same sample every "
+        "time: drawn from the campaign's seed), store nothing, and compare every metric with "
+        "the stored one, bit for bit. Each mismatch is one line (task key, metric, stored and "
+        "new value); exit status 1 when there is one. A model that reads a clock, the "
+        "environment or a generator not seeded from its seed shows up here.",
+    )
+    p.add_argument(
+        "target",
+        metavar="SPEC_OR_OUTPUT",
+        help="spec file, or output folder (its results.nc keeps the spec; relative paths in "
+        "it are then taken from the working folder)",
+    )
+    p.add_argument(
+        "--sample",
+        type=int,
+        default=10,
+        metavar="N",
+        help="finished tasks to run again (default 10)",
+    )
+    add_cluster_options(p)
+    p.set_defaults(func=cmd_verify)
+
+
+PARSERS = {"run": add_run, "verify": add_verify}
+
+
+def say(message: str) -> None:
+    from campaign.render.progress import say  # above a live progress bar, if one is drawn
+
+    say(message)
+
+
+def quiet_dask_logs() -> None:
+    """Silence Dask's own log lines: when a scheduler or worker goes away it logs errors with
+    tracebacks, which `run` replaces by one line of its own (--debug keeps them)."""
+    import distributed  # noqa: F401  - sets up Dask's loggers, quieted below
+
+    # Dask's logging config gives some children their own level (tornado.application: error)
+    prefixes = ("distributed", "tornado")
+    names = [name for name in logging.root.manager.loggerDict if name.startswith(prefixes)]
+    for name in ["distributed", "tornado", "tornado.application", *names]:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
+def cmd_run(args) -> int:
+    from campaign.design.shards import Shard, placed
+    from campaign.runner import run
+    from campaign.spec.load import load_spec
+
+    shard = Shard.parse(args.shard) if args.shard is not None else None
+    spec = load_spec(args.spec)
+    if not args.debug:
+        quiet_dask_logs()
+    dataset = run(
+        spec,
+        shard=shard,
+        output=args.out,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        retries=args.retries,
+        confidence=args.confidence,
+        new=args.new,
+        progress=not args.quiet,
+        say=say,
+        cluster=args.cluster,
+        security=args.security,
+        task_timeout=args.task_timeout,
+        wait_workers=args.wait_workers,
+        replicate_tail=args.tail_replication,
+        locality=args.locality,
+        on_change=args.on_change,
+        batch_size=args.batch_size,
+    )
+    spec = placed(spec, args.out, shard)
+    if shard is not None:
+        return shard_done(dataset, args, spec)
+    return run_done(dataset, args, spec)
+
+
+def run_done(dataset, args, spec) -> int:
+    """What a run prints: a summary table of its first metrics, the counts of its tasks, and
+    where its results are."""
+    from campaign.analysis.metrics import choose_metrics
+    from campaign.analysis.query import format_table, summary_table
+    from campaign.plan.plan import RESULTS_FILE, precision_summary
+    from campaign.results.assemble import nan_note
+
+    metrics = choose_metrics(dataset, "summary", limit=args.show_metrics)
+    if metrics and dataset.attrs["tasks_ok"]:
+        frame = summary_table(dataset, metrics=metrics)
+        print()
+        print(f"Summary: mean ± half-width of the {args.confidence:.0%} confidence interval")
+        print(format_table(frame, metrics, "table", max_rows=40))
+    ok, failed = dataset.attrs["tasks_ok"], dataset.attrs["tasks_failed"]
+    missing = dataset.attrs["tasks_missing"]
+    print()
+    print(f"{ok} tasks ok, {failed} failed, {missing} missing")
+    note = nan_note(dataset)
+    if note:
+        print(note)
+    if "precision_state" in dataset:
+        state, replicates = dataset["precision_state"], dataset["precision_replicates"]
+        print(precision_summary(state.values, replicates.values, spec.replicates))
+    print(f"results: {spec.output / RESULTS_FILE}")
+    if failed:
+        print(f"{failed} tasks failed: `campaign status {args.spec}` lists them")
+        return EXIT_FAILED_TASKS
+    return EXIT_OK if not missing else EXIT_FAILED_TASKS
+
+
+def shard_done(dataset, args, spec) -> int:
+    """What a shard's run prints: how far the shard stands; its folder holds no results.nc."""
+    attrs = dataset.attrs
+    print()
+    print(
+        f"shard {attrs['shard']}: {attrs['shard_ok']} of {attrs['shard_tasks']} of its tasks "
+        f"done, {attrs['shard_failed']} failed, {attrs['shard_missing']} missing"
+    )
+    print(
+        f"ledger: {spec.output / 'ledger'} (a shard writes no results.nc: once every shard "
+        "is done, `campaign merge SHARD_FOLDERS... -o OUT` writes the campaign's)"
+    )
+    if attrs["shard_failed"]:
+        print(
+            f"{attrs['shard_failed']} tasks failed: `campaign status {args.spec} --shard "
+            f"{attrs['shard']}` lists them"
+        )
+    return EXIT_FAILED_TASKS if attrs["shard_failed"] or attrs["shard_missing"] else EXIT_OK
+
+
+def cmd_verify(args) -> int:
+    from campaign.verify import verify
+
+    if not args.debug:
+        quiet_dask_logs()
+    verdict = verify(args.target, args.sample, workers=args.workers, scheduler=args.scheduler)
+    for mismatch in verdict.mismatches:
+        print(mismatch.line())
+    if verdict.left_out:
+        print(
+            f"verify: {verdict.left_out} stored results computed from other code or inputs "
+            "than now were left out"
+        )
+    print(verdict.summary())
+    return EXIT_FAILED_TASKS if verdict.mismatches else EXIT_OK

@@ -1,0 +1,126 @@
+"""A spec in words, as `campaign validate` and `campaign plan` print it: its params, factors,
+design, replicates, precision target, metrics and output folder."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from campaign.spec.load import Precision, Spec
+
+
+def describe_spec(spec: Spec) -> str:
+    lines = [f"campaign {spec.name}: model {spec.model}"]
+    if spec.description:
+        lines.append(f"  {spec.description.strip()}")
+    for name, value in spec.params.items():
+        lines.append(f"  param  {name} = {value!r}")
+    lines.extend(f"  {line}" for line in describe_factors(spec))
+    lines.extend(f"  {line}" for line in describe_design(spec))
+    lines.extend(f"  {line}" for line in describe_size(spec))
+    if spec.metrics:
+        lines.append(f"  metrics: {', '.join(spec.metrics)}")
+    lines.append(f"  output: {spec.output}")
+    return "\n".join(lines)
+
+
+def describe_factors(spec: Spec) -> list[str]:
+    """A line per factor: its range, or its levels (and whether it is paired)."""
+    lines = []
+    for factor in spec.factors:
+        paired = " (paired)" if factor.name in spec.paired else ""
+        if factor.range is not None:
+            low, high = factor.range
+            lines.append(f"factor {factor.name}{paired}: range {low:g} to {high:g}")
+            continue
+        levels = ", ".join(str(label) for label in factor.labels)
+        if factor.labels == ("low", "high"):  # a range only in a design of points
+            levels += (
+                " (labelled levels; a range {low, high} needs design: latin_hypercube or sobol)"
+            )
+        lines.append(f"factor {factor.name}{paired}: {len(factor.labels)} levels: {levels}")
+    return lines
+
+
+def describe_size(spec: Spec) -> list[str]:
+    """Cells, replicates and tasks, and the precision target that sets the replicates."""
+    if spec.precision is None:
+        return [
+            f"design: {spec.cells} cells x {spec.replicates} replicates = {spec.tasks} tasks; "
+            f"seed {spec.seed}"
+        ]
+    least = spec.precision.min_replicates
+    return [
+        f"design: {spec.cells} cells x {least} to {spec.replicates} replicates = "
+        f"{spec.cells * least} to {spec.tasks} tasks; seed {spec.seed}",
+        precision_target(spec.precision),
+    ]
+
+
+def precision_target(precision: Precision) -> str:
+    """The precision target in words."""
+    return (
+        f"precision: interval half-width at most {precision_bound(precision)} at "
+        f"{precision.confidence * 100:g}% confidence, for {', '.join(precision.metrics)}"
+    )
+
+
+def precision_bound(precision: Precision) -> str:
+    """The half-width a precision target allows: absolute, or a share of |mean|."""
+    if precision.relative:
+        return f"{precision.half_width * 100:g}% of |mean|"
+    return f"{precision.half_width:g}"
+
+
+def describe_design(spec: Spec) -> list[str]:
+    """A design other than the full factorial in words: a fraction's generators, defining
+    relation and aliases; how Latin hypercube or Sobol points are drawn."""
+    design = spec.design
+    if design.fraction is not None:
+        return describe_fraction(spec)
+    if design.kind == "full":
+        return []
+    what = "Latin hypercube" if design.kind == "latin_hypercube" else "Sobol sequence (scrambled)"
+    ranges = ", ".join(f.name for f in spec.factors if f.range is not None)
+    sizes = " then ".join(map(str, design.sizes))
+    crossed = ", ".join(f.name for f in spec.crossed)
+    line = f"{design.kind}: {what}, {sizes} points over {ranges}, drawn from seed {spec.seed}"
+    points = design.sizes[-1]
+    if design.kind == "sobol" and points & (points - 1):
+        line += f" (not a power of 2: a Sobol sequence is balanced at 2^m points, not {points})"
+    return [line + (f"; crossed with {crossed}" if crossed else "")]
+
+
+def describe_fraction(spec: Spec) -> list[str]:
+    """A fractional factorial: its generators, defining relation, aliases and pairing."""
+    design = spec.design
+    fraction = design.fraction
+    asked = f" (the smallest standard one of resolution >= {design.resolution})"
+    lines = [
+        f"fractional: {fraction.title}{asked if design.resolution else ''}",
+        f"  generators: {fraction.generator_text() or 'none (the full factorial)'}",
+        f"  defining relation: {fraction.relation_text()}",
+    ]
+    aliases = fraction.alias_lines()
+    lines.append(
+        "  aliases (main effects and two-factor interactions):"
+        if aliases
+        else "  aliases: no main effect or two-factor interaction is aliased with another"
+    )
+    lines.extend(f"    {line}" for line in aliases)
+    if spec.paired:
+        lines.append(f"  {paired_runs(spec)}")
+    return lines
+
+
+def paired_runs(spec: Spec) -> str:
+    """How many runs of a fraction share seeds through its paired factors: runs share a seed
+    when they differ in paired factors only, which a fraction may never have."""
+    runs = spec.design.fraction.runs
+    unpaired = [i for i, f in enumerate(spec.factors) if f.name not in spec.paired]
+    groups = len(np.unique(runs[:, unpaired], axis=0)) if unpaired else 1
+    if groups == len(runs):
+        return (
+            f"paired: no two runs of the fraction differ in {', '.join(spec.paired)} alone, "
+            "so no run shares its seeds with another"
+        )
+    return f"paired: the {len(runs)} runs share seeds in {groups} groups"
