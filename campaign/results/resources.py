@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -98,7 +99,7 @@ def resource_table(records: Mapping[str, Mapping[str, Any]]) -> xr.Dataset:
         {
             "task_key": column([r["key"] for r in rows], object, {"long_name": "task key"}),
             "task_cell": column(
-                [json.dumps(r.get("cell") or {}, sort_keys=True) for r in rows],
+                [json.dumps(r.get("cell") or {}) for r in rows],
                 object,
                 {"long_name": "factor levels of the task"},
             ),
@@ -170,3 +171,33 @@ def size(value: float) -> str:
         if value >= scale:
             return f"{value / scale:.3g} {unit}"
     return f"{value:.0f} B"
+
+
+def open_resources(path: Path) -> xr.Dataset | None:
+    """The group ``resources`` of a results file, or None in a file made before it existed."""
+    import netCDF4
+
+    with netCDF4.Dataset(path) as handle:
+        if RESOURCES_GROUP not in handle.groups:
+            return None
+    return xr.load_dataset(path, group=RESOURCES_GROUP, engine="netcdf4")
+
+
+def table_costs(table: xr.Dataset) -> Costs:
+    """`costs` of the tasks of a ``resources`` group."""
+    records = {
+        str(key): {
+            "cell": json.loads(str(cell)),
+            "status": "ok" if ok else "failed",
+            "elapsed": float(elapsed),
+            "peak_memory": float(memory),
+        }
+        for key, cell, ok, elapsed, memory in zip(
+            table["task_key"].values,
+            table["task_cell"].values,
+            table["task_ok"].values,
+            table["elapsed"].values,
+            table["peak_memory"].values,
+        )
+    }
+    return costs(records)
