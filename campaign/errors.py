@@ -3,3 +3,20 @@
 
 class CampaignError(Exception):
     """A problem the user can fix: bad spec, bad option, incompatible stored results."""
+
+
+class ParameterError(CampaignError):
+    """A bad argument of a library call. The message names each parameter as ``{name}``: read
+    from Python it shows the parameter's name (``where 'q=1': ...``), and a command line shows
+    its own option instead (`named`)."""
+
+    def __init__(self, template: str, *parameters: str):
+        self.template, self.parameters = template, parameters
+        super().__init__(self.named({}))
+
+    def named(self, options: dict[str, str]) -> str:
+        """The message with each parameter called what ``options`` calls it (else its name)."""
+        text = self.template
+        for name in self.parameters:
+            text = text.replace("{" + name + "}", options.get(name, name))
+        return text

@@ -12,7 +12,7 @@ import threading
 import traceback
 from pathlib import Path
 
-from campaign.errors import CampaignError
+from campaign.errors import CampaignError, ParameterError
 
 EXIT_OK, EXIT_FAILED_TASKS, EXIT_USAGE = 0, 1, 2
 RANK_COLUMNS = (  # the columns of `query --rank` (argparse help: %% is a percent sign)
@@ -26,6 +26,20 @@ RANK_COLUMNS = (  # the columns of `query --rank` (argparse help: %% is a percen
     "makes degradations explode; with 3 levels or more and 2 instances or more, a Friedman "
     "test of the levels across instances."
 )
+
+OPTIONS = {  # the option each library parameter is given by, for error messages
+    "baseline": "--baseline",
+    "by": "--by",
+    "confidence": "--confidence",
+    "factor": "--factor",
+    "fmt": "--format",
+    "log": "--log",
+    "metric": "--metric",
+    "metrics": "--metric",
+    "path": "-o",
+    "where": "--where",
+    "x": "--x",
+}
 
 WHERE_HELP = (
     "keep only these levels of FACTOR (repeatable). The levels are one CSV line: a level "
@@ -240,9 +254,10 @@ def quiet_dask_logs() -> None:
 
 
 def cmd_run(args) -> int:
-    from campaign.analysis.query import format_table, summary_table
+    from campaign.analysis.query import summary_table
     from campaign.design.shards import Shard, placed
     from campaign.plan.plan import RESULTS_FILE, precision_summary
+    from campaign.render.summary import render_summary
     from campaign.results.assemble import metrics_of, nan_note
     from campaign.runner import run
     from campaign.spec.load import load_spec
@@ -281,7 +296,7 @@ def cmd_run(args) -> int:
         frame = summary_table(dataset, metrics=metrics)
         print()
         print(f"Summary: mean ± half-width of the {args.confidence:.0%} confidence interval")
-        print(format_table(frame, metrics, "table", max_rows=40))
+        print(render_summary(frame, metrics, max_rows=40), end="")
     ok, failed = dataset.attrs["tasks_ok"], dataset.attrs["tasks_failed"]
     missing = dataset.attrs["tasks_missing"]
     print()
@@ -347,8 +362,8 @@ def cmd_merge(args) -> int:
 
 
 def cmd_query(args) -> int:
-    from campaign.analysis.query import check_confidence, format_table, summary_table
-    from campaign.render.tables import TABLE_FORMATS, render
+    from campaign.analysis.query import check_confidence, summary_table
+    from campaign.render.summary import render_summary
     from campaign.results.assemble import metrics_of, open_results
 
     check_confidence(args.confidence)
@@ -360,12 +375,9 @@ def cmd_query(args) -> int:
     frame = summary_table(
         dataset, metrics=metrics, by=by, where=args.where, confidence=args.confidence
     )
-    if args.format in TABLE_FORMATS:
-        confidence = args.confidence or float(dataset.attrs.get("confidence", 0.95))
-        units = {m: dataset.variables[m].attrs.get("units", "") for m in metrics}
-        print(render(frame, metrics, args.format, units, confidence), end="")
-        return EXIT_OK
-    print(format_table(frame, metrics, args.format))
+    confidence = args.confidence or float(dataset.attrs.get("confidence", 0.95))
+    units = {m: dataset.variables[m].attrs.get("units", "") for m in metrics}
+    print(render_summary(frame, metrics, args.format, units, confidence), end="")
     return EXIT_OK
 
 
@@ -388,8 +400,8 @@ def _rank(dataset, args) -> int:
 
     from campaign.analysis.comparison import is_paired
     from campaign.analysis.query import parse_where, select
-    from campaign.analysis.ranking import LEGEND, degradation, format_ranking, ranking_notes
-    from campaign.render.tables import format_ranking_as
+    from campaign.analysis.ranking import LEGEND, degradation, ranking_notes
+    from campaign.render.ranking import render_ranking
     from campaign.results.assemble import factors_of, metrics_of
 
     factors = factors_of(dataset)
@@ -435,10 +447,10 @@ def _rank(dataset, args) -> int:
         )
     notes += ranking_notes(result, paired)
     if args.format != "table":
-        print(format_ranking_as(result, args.format, [title, *notes]), end="")
+        print(render_ranking(result, args.format, [title, *notes]), end="")
         return EXIT_OK
     print(title)
-    print(format_ranking(result))
+    print(render_ranking(result), end="")
     for line in notes:  # the left-out count stays on one line
         left_out_line = left_out and line == notes[1]
         print(line if left_out_line else textwrap.fill(line, 100, subsequent_indent="  "))
@@ -485,8 +497,9 @@ def cmd_report(args) -> int:
 
 
 def cmd_compare(args) -> int:
-    from campaign.analysis.comparison import compare, format_comparison
+    from campaign.analysis.comparison import compare
     from campaign.analysis.query import check_confidence
+    from campaign.render.comparison import render_comparison
     from campaign.results.assemble import open_results
 
     check_confidence(args.confidence)
@@ -502,16 +515,17 @@ def cmd_compare(args) -> int:
         confidence=args.confidence,
         paired=False if args.unpaired else None,
     )
-    print(format_comparison(result, args.format))
+    print(render_comparison(result, args.format), end="")
     return EXIT_OK
 
 
 def cmd_effects(args) -> int:
-    from campaign.analysis.anova import effects, format_effects
+    from campaign.analysis.anova import effects
+    from campaign.render.effects import render_effects
     from campaign.results.assemble import open_results
 
     dataset = open_results(args.results)
-    print(format_effects(effects(dataset, args.metric, args.where), args.format))
+    print(render_effects(effects(dataset, args.metric, args.where), args.format), end="")
     return EXIT_OK
 
 
@@ -1038,7 +1052,8 @@ def _guarded(call, debug: bool) -> int:
     except CampaignError as error:
         if debug:
             traceback.print_exc()
-        print(f"campaign: error: {error}", file=sys.stderr)
+        message = error.named(OPTIONS) if isinstance(error, ParameterError) else error
+        print(f"campaign: error: {message}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt as stop:
         terminated = isinstance(stop, Terminated)

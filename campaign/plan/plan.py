@@ -26,15 +26,9 @@ from campaign.errors import CampaignError
 from campaign.models import check_params, load_model
 from campaign.models.contract import Model
 from campaign.plan.sources import ON_CHANGE, Change, Sources, compare, current_sources
-from campaign.results.assemble import (
-    PRECISION_STATES,
-    STATUS_FAILED,
-    STATUS_MISSING,
-    STATUS_OK,
-    storable_records,
-    task_table,
-)
+from campaign.results.assemble import PRECISION_STATES, storable_records, task_table
 from campaign.results.names import documented_name, name_clashes
+from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_OK
 from campaign.spec.load import Precision, Spec, load_spec
 from campaign.store.ledger import Ledger
 

@@ -1,4 +1,4 @@
-"""The analysis part of the report: which factors matter, the ranking of a factor's levels,
+"""The analysis section of the report page: which factors matter, the ranking of a factor's levels,
 and each level against a baseline, for the model's headline metrics.
 
 The texts are those of `campaign effects`, `campaign query --rank` and `campaign compare`, so
@@ -13,12 +13,15 @@ import textwrap
 
 import xarray as xr
 
-from campaign.analysis.anova import effects, format_effects
-from campaign.analysis.comparison import compare, format_comparison, is_paired
-from campaign.analysis.query import _typed_level
-from campaign.analysis.ranking import LEGEND, degradation, format_ranking, ranking_notes
-from campaign.errors import CampaignError
+from campaign.analysis.anova import effects
+from campaign.analysis.comparison import compare, is_paired
+from campaign.analysis.query import typed_level
+from campaign.analysis.ranking import LEGEND, degradation, ranking_notes
+from campaign.errors import CampaignError, ParameterError
+from campaign.render.comparison import render_comparison
+from campaign.render.effects import render_effects
 from campaign.render.figures import figure_metrics
+from campaign.render.ranking import render_ranking
 from campaign.results.assemble import factors_of, headline_metrics
 
 
@@ -38,14 +41,16 @@ def parse_baseline(dataset: xr.Dataset, text: str | None) -> tuple[str, object] 
         return (paired[0], dataset[paired[0]].values[0]) if paired else None
     factor, sep, level = text.partition("=")
     if not sep or factor not in factors:
-        raise CampaignError(
-            f"--baseline {text!r}: write FACTOR=LEVEL with a factor of {', '.join(factors)}"
+        raise ParameterError(
+            f"{{baseline}} {text!r}: write FACTOR=LEVEL with a factor of {', '.join(factors)}",
+            "baseline",
         )
-    typed = _typed_level(level, dataset[factor].values)
+    typed = typed_level(level, dataset[factor].values)
     if typed is None:
         levels = ", ".join(str(v) for v in dataset[factor].values)
-        raise CampaignError(
-            f"--baseline {text!r}: {level!r} is not a level of {factor}; levels: {levels}"
+        raise ParameterError(
+            f"{{baseline}} {text!r}: {level!r} is not a level of {factor}; levels: {levels}",
+            "baseline",
         )
     return factor, typed
 
@@ -71,7 +76,7 @@ def ranking_text(dataset: xr.Dataset, factor: str, metrics: list[str]) -> str:
         f"degradation from the best {factor} (%), mean over {', '.join(metrics)} and over "
         f"instances ({', '.join(instances) or 'one'}); {confidence:.0%} interval over "
         + ("paired replicates" if paired else "replicates, not paired"),
-        format_ranking(result),
+        render_ranking(result).rstrip("\n"),
         textwrap.fill(LEGEND, 100, subsequent_indent="  "),
     ]
     lines += [textwrap.fill(n, 100, subsequent_indent="  ") for n in ranking_notes(result, paired)]
@@ -87,7 +92,7 @@ def analysis_section(dataset: xr.Dataset, baseline: tuple[str, object] | None) -
         parts.append(
             attempt(
                 f"Which factors matter: {metric}",
-                lambda m=metric: format_effects(effects(dataset, m)),
+                lambda m=metric: render_effects(effects(dataset, m)).rstrip("\n"),
             )
         )
     if baseline is not None:
@@ -99,7 +104,9 @@ def analysis_section(dataset: xr.Dataset, baseline: tuple[str, object] | None) -
             parts.append(
                 attempt(
                     f"{metric}: each {factor} against {level}",
-                    lambda m=metric: format_comparison(compare(dataset, factor, level, m)),
+                    lambda m=metric: render_comparison(compare(dataset, factor, level, m)).rstrip(
+                        "\n"
+                    ),
                 )
             )
     else:
