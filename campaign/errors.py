@@ -5,12 +5,28 @@ class CampaignError(Exception):
     """A problem the user can fix: bad spec, bad option, incompatible stored results."""
 
 
-class BadValue(CampaignError):
-    """A value of one parameter the results do not allow (an unknown metric or factor).
+class ParameterError(CampaignError):
+    """A bad argument of a library call. The message names each parameter as ``{name}``: read
+    from Python it shows the parameter's name (``where 'q=1': ...``), and a command line shows
+    its own option instead (`named`)."""
 
-    The message names the Python parameter; ``parameter``, ``value`` and ``problem`` let a
-    front end say the same with its own name for it (the CLI: its option)."""
+    def __init__(self, template: str, *parameters: str):
+        self.template, self.parameters = template, parameters
+        super().__init__(self.named({}))
+
+    def named(self, options: dict[str, str]) -> str:
+        """The message with each parameter called what ``options`` calls it (else its name)."""
+        text = self.template
+        for name in self.parameters:
+            text = text.replace("{" + name + "}", options.get(name, name))
+        return text
+
+
+class BadValue(ParameterError):
+    """A value of one parameter the results do not allow (an unknown metric or factor): the
+    message is ``{parameter} value problem``; ``parameter``, ``value`` and ``problem`` are kept
+    for a front end that says it its own way."""
 
     def __init__(self, parameter: str, value: object, problem: str):
-        super().__init__(f"{parameter} {value!r} {problem}")
+        super().__init__(f"{{{parameter}}} {value!r} {problem}", parameter)
         self.parameter, self.value, self.problem = parameter, value, problem

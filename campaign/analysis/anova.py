@@ -27,15 +27,11 @@ from scipy import sparse
 from scipy import stats as scipy_stats
 from scipy.sparse.csgraph import connected_components
 
-from campaign.analysis.fraction_effects import (
-    format_fraction_effects,
-    fraction_effects,
-    is_fraction,
-)
-from campaign.analysis.query import _json_value, parse_where, select
-from campaign.errors import CampaignError
-from campaign.render.cells import one_line, to_csv
-from campaign.results.assemble import STATUS_OK, factors_of, metrics_of
+from campaign.analysis.fraction_effects import fraction_effects, is_fraction
+from campaign.analysis.query import parse_where, select
+from campaign.errors import CampaignError, ParameterError
+from campaign.results.assemble import factors_of, metrics_of
+from campaign.results.status import STATUS_OK
 
 HIGHER = "higher-order interactions"
 BLOCKS = "replicates (shared seeds)"
@@ -50,14 +46,15 @@ def effects(dataset: xr.Dataset, metric: str, where: list[str] | None = None) ->
     of variance from their aliases."""
     metrics = metrics_of(dataset)
     if metric not in metrics:
-        raise CampaignError(
-            f"--metric {metric!r} is not in the results; metrics: {', '.join(metrics)}"
+        raise ParameterError(
+            f"{{metric}} {metric!r} is not in the results; metrics: {', '.join(metrics)}", "metric"
         )
     if is_fraction(dataset):
         if where:
-            raise CampaignError(
-                "--where selects levels of a crossed factor; a fraction's factors vary "
-                "together over its runs: leave --where out"
+            raise ParameterError(
+                "{where} selects levels of a crossed factor; a fraction's factors vary "
+                "together over its runs: leave {where} out",
+                "where",
             )
         return fraction_effects(dataset, metric)
     selected = select(dataset, parse_where(dataset, where or []))
@@ -287,65 +284,3 @@ def _main_effects(selected: xr.Dataset, metric: str, factors: list[str]) -> dict
 def effects_table(result: xr.Dataset) -> pd.DataFrame:
     frame = result.to_dataframe().reset_index()
     return frame[["rank", "term", "df", "sum_sq", "share", "F", "p_value", "tested_against"]]
-
-
-def format_effects(result: xr.Dataset, fmt: str = "table") -> str:
-    """The analysis as aligned text (with the main effects), CSV or JSON."""
-    if result.attrs.get("design") == "fractional":
-        return format_fraction_effects(result, fmt)
-    frame = effects_table(result)
-    if fmt == "csv":
-        return to_csv(frame).rstrip("\n")
-    if fmt == "json":
-        records = [{k: _json_value(v) for k, v in row.items()} for row in frame.to_dict("records")]
-        return json.dumps(records, indent=2)
-    if fmt != "table":
-        raise CampaignError(f"--format {fmt!r} is not allowed; use table, csv or json")
-    attrs = result.attrs
-    units = f" [{attrs['units']}]" if attrs.get("units") else ""
-    lines = [
-        f"{attrs['metric']}: analysis of variance of {attrs['observations']} values (every "
-        "replicate of every cell; type II sums of squares; share = % of the total sum of squares)"
-    ]
-    if attrs.get("paired"):
-        lines.append(
-            f"split plot: {attrs['paired']} paired (tasks sharing a seed form a block); terms "
-            f"without a paired factor are tested against '{BLOCKS}', the others against "
-            f"'{RESIDUAL}'"
-        )
-    header = ["rank", "term", "df", "share (%)", "F", "p", "tested against"]
-    rows = []
-    for row in frame.itertuples(index=False):
-        rows.append(
-            [
-                str(row.rank) if row.rank else "",
-                row.term,
-                str(row.df),
-                f"{row.share:.2f}",
-                "" if np.isnan(row.F) else f"{row.F:.4g}",
-                "" if np.isnan(row.p_value) else _p(row.p_value),
-                row.tested_against,
-            ]
-        )
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-    lines.append("  ".join(h.ljust(w) for h, w in zip(header, widths)))
-    lines.append("  ".join("-" * w for w in widths))
-    for row in rows:
-        cells = [
-            c.rjust(w) if i in (0, 2, 3, 4, 5) else c.ljust(w)
-            for i, (c, w) in enumerate(zip(row, widths))
-        ]
-        lines.append("  ".join(cells).rstrip())
-    lines.append(
-        f"main effects{units} (level mean over the other factors' cells - mean of all cells):"
-    )
-    for factor, effects_of_levels in json.loads(attrs["main_effects"]).items():
-        shown = ", ".join(
-            f"{one_line(level)} {value:+.4g}" for level, value in effects_of_levels.items()
-        )
-        lines.append(f"  {factor}: {shown}")
-    return "\n".join(lines)
-
-
-def _p(value: float) -> str:
-    return "<1e-16" if value < 1e-16 else f"{value:.3g}"

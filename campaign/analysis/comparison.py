@@ -18,24 +18,15 @@ query: a replicate enters only when every pooled cell has a value in it.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import xarray as xr
 
-from campaign.analysis.query import (
-    _json_value,
-    _typed_level,
-    check_confidence,
-    parse_where,
-    positions,
-    select,
-)
+from campaign.analysis.query import check_confidence, parse_where, positions, select, typed_level
 from campaign.analysis.stats import t_quantile
-from campaign.errors import CampaignError
-from campaign.render.cells import one_line, to_csv
+from campaign.errors import CampaignError, ParameterError
 from campaign.results.assemble import factors_of, metrics_of
 
 VARIABLES = (
@@ -82,32 +73,42 @@ def compare(
         confidence = float(dataset.attrs.get("confidence", 0.95))
     factors = factors_of(dataset)
     if factor not in factors:
-        raise CampaignError(f"--factor {factor!r} is not a factor; factors: {', '.join(factors)}")
+        raise ParameterError(
+            f"{{factor}} {factor!r} is not a factor; factors: {', '.join(factors)}", "factor"
+        )
     metrics = metrics_of(dataset)
     if metric not in metrics:
-        raise CampaignError(
-            f"--metric {metric!r} is not in the results; metrics: {', '.join(metrics)}"
+        raise ParameterError(
+            f"{{metric}} {metric!r} is not in the results; metrics: {', '.join(metrics)}", "metric"
         )
     levels = dataset[factor].values
-    typed = _typed_level(str(baseline), levels)
+    typed = typed_level(str(baseline), levels)
     if typed is None:
-        raise CampaignError(
-            f"--baseline {baseline!r} is not a level of {factor}; levels: "
-            f"{', '.join(str(v) for v in levels)}"
+        raise ParameterError(
+            f"{{baseline}} {baseline!r} is not a level of {factor}; levels: "
+            f"{', '.join(str(v) for v in levels)}",
+            "baseline",
         )
     if len(levels) < 2:
-        raise CampaignError(f"--factor {factor!r} has one level: nothing to compare it with")
+        raise ParameterError(
+            f"{{factor}} {factor!r} has one level: nothing to compare it with", "factor"
+        )
     others = [f for f in factors if f != factor]
     groups = others if by is None else list(by)
     for name in groups:
         if name not in factors:
-            raise CampaignError(f"--by {name!r} is not a factor; factors: {', '.join(factors)}")
+            raise ParameterError(
+                f"{{by}} {name!r} is not a factor; factors: {', '.join(factors)}", "by"
+            )
         if name == factor:
-            raise CampaignError(f"--by {name!r} is the compared factor; give another factor")
+            raise ParameterError(
+                f"{{by}} {name!r} is the compared factor; give another factor", "by"
+            )
         if name in VARIABLES:
-            raise CampaignError(
-                f"--by {name!r}: a factor with this name cannot be a dimension of the "
-                f"comparison, whose variables are {', '.join(VARIABLES)}"
+            raise ParameterError(
+                f"{{by}} {name!r}: a factor with this name cannot be a dimension of the "
+                f"comparison, whose variables are {', '.join(VARIABLES)}",
+                "by",
             )
     natural = is_paired(dataset, factor)
     if paired is None:
@@ -129,7 +130,7 @@ def compare(
     base = values.isel({factor: at}, drop=True)
     rest = values.isel({factor: [i for i in range(values.sizes[factor]) if i != at]})
     if rest.sizes[factor] == 0:
-        raise CampaignError(f"--where leaves no level of {factor} besides the baseline")
+        raise ParameterError(f"{{where}} leaves no level of {factor} besides the baseline", "where")
     result = _paired(rest, base, confidence) if paired else _welch(rest, base, confidence)
     order = [*groups, factor]
     out = xr.Dataset({name: result[name].transpose(*order) for name in VARIABLES})
@@ -249,85 +250,3 @@ def notes(result: xr.Dataset) -> list[str]:
     if no_ratio:
         lines.append(f"note: {no_ratio} row(s) have a baseline mean of 0: no ratio (nan)")
     return lines
-
-
-def format_comparison(result: xr.Dataset, fmt: str = "table") -> str:
-    """The comparison as aligned text with its method line and warnings, or CSV or JSON."""
-    frame = comparison_table(result)
-    if fmt == "csv":
-        return to_csv(frame).rstrip("\n")
-    if fmt == "json":
-        records = [{k: _json_value(v) for k, v in row.items()} for row in frame.to_dict("records")]
-        return json.dumps(records, indent=2)
-    if fmt != "table":
-        raise CampaignError(f"--format {fmt!r} is not allowed; use table, csv or json")
-    attrs = result.attrs
-    factor, baseline = attrs["factor"], one_line(attrs["baseline"])
-    dims = list(result["difference"].dims)
-    units = result["mean"].attrs.get("units")
-    unit_text = f" [{units}]" if units else ""
-    header = [
-        *dims,
-        "n",
-        f"{baseline} (baseline)",
-        "mean",
-        f"difference{unit_text}",
-        "difference interval",
-        "ratio",
-        "ratio interval",
-    ]
-    rows = []
-    for row in frame.itertuples(index=False):
-        record = row._asdict()
-        count = (
-            f"{record['n']}"
-            if attrs["paired"] or record["n"] == record["n_baseline"]
-            else f"{record['n']}/{record['n_baseline']}"
-        )
-        rows.append(
-            [
-                *(one_line(record[d]) for d in dims),
-                count,
-                _number(record["baseline_mean"]),
-                _number(record["mean"]),
-                _pm(record["difference"], record["difference_half_width"]),
-                _bounds(record["difference_low"], record["difference_high"]),
-                _number(record["ratio"], 4),
-                _bounds(record["ratio_low"], record["ratio_high"], 4),
-            ]
-        )
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-    left = len(dims)
-    lines = [
-        f"{attrs['metric']}: each level of {factor} against {baseline}; difference = level - "
-        f"{baseline}, ratio = level / {baseline} (ratio of the means)",
-        attrs["method"],
-    ]
-    if attrs.get("pooled"):
-        lines.append(f"pooled replicate by replicate over: {attrs['pooled']}")
-    lines.append("  ".join(h.ljust(w) for h, w in zip(header, widths)))
-    lines.append("  ".join("-" * w for w in widths))
-    for row in rows:
-        lines.append(
-            "  ".join(
-                c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))
-            )
-        )
-    lines += notes(result)
-    return "\n".join(lines)
-
-
-def _number(value: float, digits: int = 6) -> str:
-    return "nan" if np.isnan(value) else f"{value:.{digits}g}"
-
-
-def _pm(value: float, half: float) -> str:
-    if np.isnan(value):
-        return "nan"
-    return _number(value) if np.isnan(half) else f"{value:.6g} ± {half:.3g}"
-
-
-def _bounds(low: float, high: float, digits: int = 4) -> str:
-    if np.isnan(low) or np.isnan(high):
-        return "-"
-    return f"[{low:.{digits}g}, {high:.{digits}g}]"

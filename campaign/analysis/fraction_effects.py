@@ -23,8 +23,7 @@ from scipy import stats as scipy_stats
 
 from campaign.design.points import POINT
 from campaign.errors import CampaignError
-from campaign.render.cells import one_line, to_csv
-from campaign.results.assemble import STATUS_OK
+from campaign.results.status import STATUS_OK
 
 
 def is_fraction(dataset: xr.Dataset) -> bool:
@@ -106,65 +105,3 @@ def fraction_effects(
         **({"units": units} if units else {}),
     }
     return out
-
-
-COLUMNS = ["term", "low", "high", "effect", "ci_low", "ci_high", "p_value", "n", "aliases"]
-
-
-def format_fraction_effects(result: xr.Dataset, fmt: str = "table") -> str:
-    frame = result.to_dataframe().reset_index()[COLUMNS].rename(columns={"term": "factor"})
-    if fmt == "csv":
-        return to_csv(frame).rstrip("\n")
-    if fmt == "json":
-        records = frame.astype(object).where(frame.notna(), None).to_dict("records")
-        return json.dumps(records, indent=2)
-    if fmt != "table":
-        raise CampaignError(f"--format {fmt!r} is not allowed; use table, csv or json")
-    attrs = result.attrs
-    units = f" [{attrs['units']}]" if attrs.get("units") else ""
-    level = f"{100 * attrs['confidence']:g}%"
-    lines = [
-        f"{attrs['metric']}: main effects{units} on the {attrs['design_title']} (mean at the "
-        f"high level - mean at the low level, within each of {attrs['replicates']} complete "
-        f"replicates; {level} interval over them)",
-        f"defining relation: {attrs['design_defining_relation']}",
-    ]
-    if attrs.get("left_out"):
-        lines.append(
-            f"{attrs['left_out']} replicates left out: some run of the fraction has no value "
-            "in them"
-        )
-    header = ["factor", "low", "high", "effect", "interval", "p", "aliased with (up to 2FI)"]
-    rows = []
-    for row in frame.itertuples(index=False):
-        interval = "" if np.isnan(row.ci_low) else f"[{row.ci_low:.4g}, {row.ci_high:.4g}]"
-        p = (
-            ""
-            if np.isnan(row.p_value)
-            else ("<1e-16" if row.p_value < 1e-16 else f"{row.p_value:.3g}")
-        )
-        aliases = ", ".join(row.aliases.split()) or "none"
-        low, high = one_line(row.low), one_line(row.high)
-        rows.append([row.factor, low, high, f"{row.effect:+.4g}", interval, p, aliases])
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-    lines.append("  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip())
-    lines.append("  ".join("-" * w for w in widths))
-    for row in rows:
-        cells = [
-            c.rjust(w) if i in (3, 5) else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))
-        ]
-        lines.append("  ".join(cells).rstrip())
-    aliased = [row for row in rows if row[-1] != "none"]
-    if aliased:
-        lines.append(
-            "each effect estimates the sum of the effects aliased with it: "
-            + "; ".join(_sum(row[0], row[-1].split(", ")) for row in aliased[:3])
-            + ("; ..." if len(aliased) > 3 else "")
-        )
-    return "\n".join(lines)
-
-
-def _sum(effect: str, aliases: list[str]) -> str:
-    """``a + bd - ce``: an effect and its signed aliases as the sum a fraction estimates."""
-    terms = [f"- {w[1:]}" if w.startswith("-") else f"+ {w}" for w in aliases]
-    return " ".join([effect, *terms])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import json
 from typing import Any
 
 import numpy as np
@@ -11,20 +10,20 @@ import pandas as pd
 import xarray as xr
 
 from campaign.analysis.stats import pooled
-from campaign.errors import CampaignError
-from campaign.render.cells import one_line, to_csv
-from campaign.results.assemble import STATUS_OK, factors_of, metric_arrays, metrics_of
+from campaign.errors import ParameterError
+from campaign.results.assemble import factors_of, metric_arrays, metrics_of
+from campaign.results.status import STATUS_OK
 
-SUMMARY_SUFFIXES = ("_mean", "_std", "_n", "_ci_low", "_ci_high")
 COLUMN_STATS = ("mean", "half_width", "ci_low", "ci_high", "n", "nan", "left_out")
 
 
 def check_confidence(confidence: float | None) -> None:
     """Refuse a confidence level no interval has (None: the results' own level)."""
     if confidence is not None and not 0 < confidence < 1:
-        raise CampaignError(
-            f"--confidence {confidence} is not allowed; use a number between 0 and 1 "
-            "(exclusive), such as 0.95"
+        raise ParameterError(
+            f"{{confidence}} {confidence} is not allowed; use a number between 0 and 1 "
+            "(exclusive), such as 0.95",
+            "confidence",
         )
 
 
@@ -39,21 +38,25 @@ def parse_where(dataset: xr.Dataset, clauses: list[str]) -> dict[str, list[Any]]
         name, sep, text = clause.partition("=")
         name = name.strip()
         if not sep or not text:
-            raise CampaignError(f"--where {clause!r}: write factor=level (or factor=a,b)")
+            raise ParameterError(
+                f"{{where}} {clause!r}: write factor=level (or factor=a,b)", "where"
+            )
         if name not in factors:
-            raise CampaignError(
-                f"--where {clause!r}: unknown factor {name!r}; factors: {', '.join(factors)}"
+            raise ParameterError(
+                f"{{where}} {clause!r}: unknown factor {name!r}; factors: {', '.join(factors)}",
+                "where",
             )
         coordinate = dataset.variables[name].values
         levels = []
         for item in where_items(clause, text):
-            level = _typed_level(item, coordinate)
+            level = typed_level(item, coordinate)
             if level is None:
-                level = _typed_level(item.strip(), coordinate)
+                level = typed_level(item.strip(), coordinate)
             if level is None:
-                raise CampaignError(
-                    f"--where {clause!r}: {item.strip()!r} is not a level of {name}; levels: "
-                    f"{quoted_levels(coordinate)}{_comma_hint(name, coordinate)}"
+                raise ParameterError(
+                    f"{{where}} {clause!r}: {item.strip()!r} is not a level of {name}; levels: "
+                    f"{quoted_levels(coordinate)}{_comma_hint(name, coordinate)}",
+                    "where",
                 )
             if level not in levels:
                 levels.append(level)
@@ -62,18 +65,19 @@ def parse_where(dataset: xr.Dataset, clauses: list[str]) -> dict[str, list[Any]]
 
 
 def where_items(clause: str, text: str) -> list[str]:
-    """The comma-separated levels of a --where clause, read as one CSV line."""
+    """The comma-separated levels of a ``where`` clause, read as one CSV line."""
     try:
         return next(csv.reader([text], skipinitialspace=True, strict=True))
     except csv.Error as error:
-        raise CampaignError(
-            f"--where {clause!r}: {error}; write levels as a,b and a level holding a comma or "
-            'a quote in double quotes, its quotes doubled: name="a,b",c'
+        raise ParameterError(
+            f"{{where}} {clause!r}: {error}; write levels as a,b and a level holding a comma "
+            'or a quote in double quotes, its quotes doubled: name="a,b",c',
+            "where",
         ) from None
 
 
 def quoted_levels(coordinate: np.ndarray) -> str:
-    """The levels as --where takes them: comma-separated, CSV-quoted where needed."""
+    """The levels as ``where`` takes them: comma-separated, CSV-quoted where needed."""
     return ", ".join(_quote(str(v)) for v in coordinate)
 
 
@@ -88,7 +92,7 @@ def _comma_hint(name: str, coordinate: np.ndarray) -> str:
     if not with_comma:
         return ""
     example = f"{name}={_quote(with_comma[0])}"
-    return f" (a level holding a comma goes in double quotes: --where '{example}')"
+    return f" (a level holding a comma goes in double quotes: {{where}} '{example}')"
 
 
 def positions(coordinate: np.ndarray, levels: list[Any]) -> list[int]:
@@ -104,7 +108,9 @@ def select(data: xr.Dataset | xr.DataArray, selection: dict[str, list[Any]]):
     )
 
 
-def _typed_level(text: str, coordinate: np.ndarray) -> Any:
+def typed_level(text: str, coordinate: np.ndarray) -> Any:
+    """The level of ``coordinate`` that ``text`` names (``1`` names 1.0, ``true`` names True);
+    None when none does."""
     for value in coordinate:
         if str(value) == text:
             return value
@@ -144,15 +150,18 @@ def summary_table(
     for metric in metrics:
         variable = dataset.variables.get(metric)
         if variable is None or variable.dims != tasks or metric in ("status", "seed"):
-            raise CampaignError(
-                f"--metric {metric!r} is not in the results; metrics: "
-                f"{', '.join(metrics_of(dataset))}"
+            raise ParameterError(
+                f"{{metrics}} {metric!r} is not in the results; metrics: "
+                f"{', '.join(metrics_of(dataset))}",
+                "metrics",
             )
     factors = factors_of(dataset)
     by = factors if by is None else by
     for name in by:
         if name not in factors:
-            raise CampaignError(f"--by {name!r} is not a factor; factors: {', '.join(factors)}")
+            raise ParameterError(
+                f"{{by}} {name!r} is not a factor; factors: {', '.join(factors)}", "by"
+            )
     # only the variables needed, each read once: linear in the number of metrics
     needed = xr.Dataset(metric_arrays(dataset, [*metrics, "status"]))
     selected = select(needed, parse_where(dataset, where or []))
@@ -180,85 +189,10 @@ def nan_count(finished: xr.DataArray, values: xr.DataArray, by: list[str]) -> xr
     return undefined.sum([d for d in undefined.dims if d not in by]).astype("int64")
 
 
-def format_table(frame: pd.DataFrame, metrics: list[str], fmt: str, max_rows: int = 0) -> str:
-    """Render a summary table as aligned text (mean +/- half-width), CSV or JSON."""
-    if fmt == "csv":
-        return to_csv(frame)
-    if fmt == "json":
-        records = [{k: _json_value(v) for k, v in row.items()} for row in frame.to_dict("records")]
-        return json.dumps(records, indent=2)
-    if fmt != "table":
-        raise CampaignError(f"--format {fmt!r} is not allowed; use table, csv or json")
-    factor_columns = [
+def factor_columns(frame: pd.DataFrame, metrics: list[str]) -> list[str]:
+    """The columns of a `summary_table` that hold factor levels, not a metric's statistics."""
+    return [
         c
         for c in frame.columns
         if not any(c.startswith(f"{m}_") and c[len(m) + 1 :] in COLUMN_STATS for m in metrics)
     ]
-    shown = frame if not max_rows or len(frame) <= max_rows else frame.head(max_rows)
-    left_out = {m: _column_total(frame, f"{m}_left_out") for m in metrics}
-    rows = []
-    for row in shown.to_dict("records"):  # iterrows would turn integer levels into floats
-        cells = [one_line(row[c]) for c in factor_columns]
-        for metric in metrics:
-            cells.append(_mean_pm(row[f"{metric}_mean"], row[f"{metric}_half_width"]))
-        cells.append(_counts(row, metrics, "n"))
-        if any(left_out.values()):
-            cells.append(_counts(row, metrics, "left_out"))
-        rows.append(cells)
-    header = [*factor_columns, *metrics, "n", *(["left out"] if any(left_out.values()) else [])]
-    widths = [
-        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)
-    ]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths))]
-    lines.append("  ".join("-" * w for w in widths))
-    lines += [
-        "  ".join(
-            c.rjust(w) if i >= len(factor_columns) else c.ljust(w)
-            for i, (c, w) in enumerate(zip(r, widths))
-        )
-        for r in rows
-    ]
-    if len(shown) < len(frame):
-        lines.append(f"... {len(frame) - len(shown)} more rows (campaign query shows them all)")
-    for metric in metrics:
-        if left_out[metric]:
-            lines.append(
-                f"{metric}: {left_out[metric]} replicates left out (some of the pooled cells "
-                "have no value in them: failed, missing or NaN); means and n are over complete "
-                "replicates"
-            )
-    for metric in metrics:
-        undefined = _column_total(frame, f"{metric}_nan")
-        if undefined:
-            lines.append(
-                f"{metric}: {undefined} values NaN (finished tasks, the value undefined); left "
-                "out of the means and n"
-            )
-    return "\n".join(lines)
-
-
-def _column_total(frame: pd.DataFrame, column: str) -> int:
-    return int(frame[column].sum()) if column in frame else 0
-
-
-def _counts(row: dict[str, Any], metrics: list[str], stat: str) -> str:
-    """One count per row: the metrics' counts joined by '/' when they differ."""
-    values = {int(row[f"{m}_{stat}"]) for m in metrics if f"{m}_{stat}" in row}
-    return "/".join(str(v) for v in sorted(values))
-
-
-def _json_value(value: Any) -> Any:
-    """Plain JSON: numpy scalars as Python numbers, NaN as null; full float precision."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and np.isnan(value):
-        return None
-    return value
-
-
-def _mean_pm(mean: float, half: float) -> str:
-    if np.isnan(mean):
-        return "nan"
-    if np.isnan(half):
-        return f"{mean:.6g}"
-    return f"{mean:.6g} ± {half:.3g}"

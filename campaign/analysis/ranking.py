@@ -23,7 +23,6 @@ import xarray as xr
 from scipy import stats as scipy_stats
 
 from campaign.analysis.stats import interval
-from campaign.render.cells import one_line
 from campaign.results.assemble import headline_metrics
 
 
@@ -255,18 +254,3 @@ def ranking_rows(result: xr.Dataset) -> tuple[list[str], list[tuple]]:
     rows.sort(key=lambda r: (np.inf if np.isnan(r[0]) else r[0], r[1]))
     header = [RANK_HEADER[0], str(factor), *RANK_HEADER[1:]]
     return header, rows
-
-
-def format_ranking(result: xr.Dataset) -> str:
-    """A plain-text table sorted by rank (the columns of `ranking_rows`)."""
-    header, rows = ranking_rows(result)
-    rows = [(rank, one_line(level), *rest) for rank, level, *rest in rows]
-    factor, names = header[1], header[2:6]
-    width = max(len(factor), *(len(r[1]) for r in rows))
-    head = f"{'rank':>4}  {factor:<{width}}  " + "  ".join(f"{name:>{len(name)}}" for name in names)
-    lines = [f"{head}  {'n':>4}"]
-    for rank, level, *numbers, count in rows:
-        rank_text = "-" if np.isnan(rank) else f"{int(rank)}"
-        text = "  ".join(f"{x:>{len(name)}.2f}" for x, name in zip(numbers, names))
-        lines.append(f"{rank_text:>4}  {level:<{width}}  {text}  {count:>4}")
-    return "\n".join(lines)

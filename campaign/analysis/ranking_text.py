@@ -1,7 +1,8 @@
 """A ranking of a factor's levels as a reader gets it: the table of `degradation` under a
 title saying what was averaged and how the interval was made, then the notes a reader needs.
 
-Built once here for `campaign query --rank` and for the report, so both say the same.
+Built once here for `campaign query --rank` and for the report, so both say the same
+(`campaign.render.ranking.render_ranking_text` lays it out).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import xarray as xr
 from campaign.analysis.comparison import is_paired
 from campaign.analysis.metrics import choose_metrics
 from campaign.analysis.query import parse_where, select
-from campaign.analysis.ranking import LEGEND, degradation, format_ranking, ranking_notes
+from campaign.analysis.ranking import LEGEND, degradation, ranking_notes
 from campaign.errors import BadValue
 from campaign.results.assemble import factors_of
 
@@ -31,13 +32,13 @@ class Ranking:
     notes: list[str]
     left_out: str | None  # the line counting replicates left out of the interval, if any
 
-    def text(self) -> str:
-        """Title, table and notes, each note wrapped but the left-out count on one line."""
-        notes = [
+    def wrapped_notes(self) -> list[str]:
+        """The notes as a reader gets them under the table (`campaign.render.ranking`): each
+        wrapped, but the left-out count on one line."""
+        return [
             note if note == self.left_out else textwrap.fill(note, WIDTH, subsequent_indent="  ")
             for note in self.notes
         ]
-        return "\n".join([self.title, format_ranking(self.result), *notes])
 
 
 def rank_levels(

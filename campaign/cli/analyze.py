@@ -118,8 +118,8 @@ PARSERS = {"query": add_query, "compare": add_compare, "effects": add_effects}
 
 def cmd_query(args) -> int:
     from campaign.analysis.metrics import choose_metrics
-    from campaign.analysis.query import check_confidence, format_table, summary_table
-    from campaign.render.tables import TABLE_FORMATS, render
+    from campaign.analysis.query import check_confidence, summary_table
+    from campaign.render.summary import render_summary
     from campaign.results.assemble import open_results
 
     check_confidence(args.confidence)
@@ -134,12 +134,9 @@ def cmd_query(args) -> int:
         where=args.where,
         confidence=args.confidence,
     )
-    if args.format in TABLE_FORMATS:
-        confidence = args.confidence or float(dataset.attrs.get("confidence", 0.95))
-        units = {m: dataset.variables[m].attrs.get("units", "") for m in metrics}
-        print(render(frame, metrics, args.format, units, confidence), end="")
-        return EXIT_OK
-    print(format_table(frame, metrics, args.format))
+    confidence = args.confidence or float(dataset.attrs.get("confidence", 0.95))
+    units = {m: dataset.variables[m].attrs.get("units", "") for m in metrics}
+    print(render_summary(frame, metrics, args.format, units, confidence), end="")
     return EXIT_OK
 
 
@@ -147,7 +144,7 @@ def rank(dataset, args) -> int:
     """`query --rank FACTOR`: the ranking of `campaign.analysis.ranking_text`."""
     from campaign.analysis.metrics import NoMetrics
     from campaign.analysis.ranking_text import rank_levels
-    from campaign.render.tables import format_ranking_as
+    from campaign.render.ranking import render_ranking, render_ranking_text
 
     try:
         ranking = rank_levels(dataset, args.rank, args.metric, args.where, args.confidence)
@@ -156,15 +153,16 @@ def rank(dataset, args) -> int:
             f"--rank needs --metric ({error.reason}); metrics: {', '.join(error.available)}"
         ) from error
     if args.format == "table":
-        print(ranking.text())
+        print(render_ranking_text(ranking))
         return EXIT_OK
-    print(format_ranking_as(ranking.result, args.format, [ranking.title, *ranking.notes]), end="")
+    print(render_ranking(ranking.result, args.format, [ranking.title, *ranking.notes]), end="")
     return EXIT_OK
 
 
 def cmd_compare(args) -> int:
-    from campaign.analysis.comparison import compare, format_comparison
+    from campaign.analysis.comparison import compare
     from campaign.analysis.query import check_confidence
+    from campaign.render.comparison import render_comparison
     from campaign.results.assemble import open_results
 
     check_confidence(args.confidence)
@@ -179,14 +177,15 @@ def cmd_compare(args) -> int:
         confidence=args.confidence,
         paired=False if args.unpaired else None,
     )
-    print(format_comparison(result, args.format))
+    print(render_comparison(result, args.format), end="")
     return EXIT_OK
 
 
 def cmd_effects(args) -> int:
-    from campaign.analysis.anova import effects, format_effects
+    from campaign.analysis.anova import effects
+    from campaign.render.effects import render_effects
     from campaign.results.assemble import open_results
 
     dataset = open_results(args.results)
-    print(format_effects(effects(dataset, args.metric, args.where), args.format))
+    print(render_effects(effects(dataset, args.metric, args.where), args.format), end="")
     return EXIT_OK

@@ -16,7 +16,7 @@ import campaign.cli.merge as merge
 import campaign.cli.output as output
 import campaign.cli.run as run
 from campaign.cli.options import EXIT_USAGE
-from campaign.errors import BadValue, CampaignError
+from campaign.errors import CampaignError, ParameterError
 
 COMMAND_GROUPS = {  # the order of `campaign --help`
     "validate": inspect,
@@ -34,6 +34,19 @@ COMMAND_GROUPS = {  # the order of `campaign --help`
     "models": inspect,
 }
 BUILTIN_COMMANDS = tuple(COMMAND_GROUPS)
+OPTIONS = {  # the option each library parameter is given by, for error messages
+    "baseline": "--baseline",
+    "by": "--by",
+    "confidence": "--confidence",
+    "factor": "--factor",
+    "fmt": "--format",
+    "log": "--log",
+    "metric": "--metric",
+    "metrics": "--metric",
+    "path": "-o",
+    "where": "--where",
+    "x": "--x",
+}
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -122,12 +135,16 @@ def guarded(call, debug: bool, option_names: dict[str, str] | None = None) -> in
 
 
 def in_options(error: CampaignError, option_names: dict[str, str]) -> str:
-    """The error's message, the parameter a `BadValue` names said as the command's option
-    (``option_names``: the options not spelled ``--PARAMETER``)."""
-    if not isinstance(error, BadValue):
+    """The error's message, each parameter a `ParameterError` names said as the command's
+    option: ``option_names`` (a command's own, such as ``query --rank`` for ``factor``), else
+    `OPTIONS`, else ``--PARAMETER``."""
+    if not isinstance(error, ParameterError):
         return str(error)
-    option = option_names.get(error.parameter, f"--{error.parameter.replace('_', '-')}")
-    return f"{option} {error.value!r} {error.problem}"
+    options = {
+        name: option_names.get(name) or OPTIONS.get(name) or f"--{name.replace('_', '-')}"
+        for name in error.parameters
+    }
+    return error.named(options)
 
 
 if __name__ == "__main__":

@@ -209,8 +209,9 @@ def run_done(dataset, args, spec) -> int:
     """What a run prints: a summary table of its first metrics, the counts of its tasks, and
     where its results are."""
     from campaign.analysis.metrics import choose_metrics
-    from campaign.analysis.query import format_table, summary_table
+    from campaign.analysis.query import summary_table
     from campaign.plan.plan import RESULTS_FILE, precision_summary
+    from campaign.render.summary import render_summary
     from campaign.results.assemble import nan_note
 
     metrics = choose_metrics(dataset, "summary", limit=args.show_metrics)
@@ -218,7 +219,7 @@ def run_done(dataset, args, spec) -> int:
         frame = summary_table(dataset, metrics=metrics)
         print()
         print(f"Summary: mean ± half-width of the {args.confidence:.0%} confidence interval")
-        print(format_table(frame, metrics, "table", max_rows=40))
+        print(render_summary(frame, metrics, max_rows=40), end="")
     ok, failed = dataset.attrs["tasks_ok"], dataset.attrs["tasks_failed"]
     missing = dataset.attrs["tasks_missing"]
     print()

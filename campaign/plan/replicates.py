@@ -22,13 +22,8 @@ from campaign.analysis.stats import Rounds, StoppingRule, precision_rounds
 from campaign.design.tasks import Design
 from campaign.errors import CampaignError
 from campaign.models.contract import Model
-from campaign.results.assemble import (
-    STATUS_FAILED,
-    STATUS_MISSING,
-    STATUS_OK,
-    storable_records,
-    task_table,
-)
+from campaign.results.assemble import storable_records, task_table
+from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_OK
 from campaign.spec.load import Precision, Spec
 from campaign.store.ledger import Ledger
 

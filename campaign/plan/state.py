@@ -21,7 +21,7 @@ from campaign.design.tasks import Design
 from campaign.models.contract import Model
 from campaign.plan.replicates import Replicates, replicates_of
 from campaign.plan.sources import Change, Sources
-from campaign.results.assemble import STATUS_FAILED, STATUS_MISSING, STATUS_OK
+from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_OK
 from campaign.spec.load import Spec
 from campaign.store.ledger import Ledger
 

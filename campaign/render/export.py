@@ -16,12 +16,12 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from campaign.errors import CampaignError
+from campaign.errors import CampaignError, ParameterError
 from campaign.render.cells import to_csv
-from campaign.results.assemble import STATUS_FAILED, factors_of, metrics_of, point_factors_of
+from campaign.results.assemble import factors_of, metrics_of, point_factors_of
+from campaign.results.status import STATUS_FAILED, STATUS_NAMES
 
 FORMATS = ("csv", "parquet")
-STATUS_NAMES = {0: "missing", 1: "ok", 2: "failed"}
 
 
 def tidy(dataset: xr.Dataset, failures: xr.Dataset | None = None) -> pd.DataFrame:
@@ -105,11 +105,14 @@ def export(
     if fmt is None:
         fmt = path.suffix.lstrip(".").lower() or "csv"
         if fmt not in FORMATS:
-            raise CampaignError(
-                f"-o {path}: cannot tell the format from the suffix; give --format csv or parquet"
+            raise ParameterError(
+                f"{{path}} {path}: cannot tell the format from the suffix; give {{fmt}} csv or "
+                "parquet",
+                "path",
+                "fmt",
             )
     if fmt not in FORMATS:
-        raise CampaignError(f"--format {fmt!r} is not allowed; use {' or '.join(FORMATS)}")
+        raise ParameterError(f"{{fmt}} {fmt!r} is not allowed; use {' or '.join(FORMATS)}", "fmt")
     check_target(path)
     frame = tidy(dataset, failures)
     attributes = column_attributes(dataset)
@@ -136,11 +139,13 @@ def write_csv(frame: pd.DataFrame, path: Path) -> None:
 def check_target(path: Path) -> None:
     """Refuse, before any work, a file path that is a folder or whose folder a file blocks."""
     if path.is_dir():
-        raise CampaignError(f"-o {path} is a folder; give a file such as {path / 'results.csv'}")
+        raise ParameterError(
+            f"{{path}} {path} is a folder; give a file such as {path / 'results.csv'}", "path"
+        )
     for place in path.parents:
         if place.exists():
             if not place.is_dir():
-                raise CampaignError(f"-o {path}: {place} is a file, not a folder")
+                raise ParameterError(f"{{path}} {path}: {place} is a file, not a folder", "path")
             return
 
 

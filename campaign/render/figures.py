@@ -27,7 +27,7 @@ import xarray as xr  # noqa: E402
 
 from campaign.analysis.metrics import left_out_metrics  # noqa: E402
 from campaign.analysis.query import summary_table  # noqa: E402
-from campaign.errors import CampaignError  # noqa: E402
+from campaign.errors import CampaignError, ParameterError  # noqa: E402
 from campaign.results.assemble import factors_of, metrics_of  # noqa: E402
 from campaign.store.folder import make_folder  # noqa: E402
 
@@ -87,23 +87,27 @@ def style(count: int) -> list[tuple[tuple[float, ...], str]]:
 def check_axes(dataset: xr.Dataset, x: str | None, by: str | None) -> tuple[str, str | None]:
     """The x factor and the series factor to draw: given ones checked, missing ones chosen."""
     factors = factors_of(dataset)
-    for option, name in (("--x", x), ("--by", by)):
+    for option, name in (("x", x), ("by", by)):
         if name is not None and name not in factors:
-            raise CampaignError(
-                f"{option} {name!r} is not a factor; factors: {', '.join(factors) or 'none'}"
+            raise ParameterError(
+                f"{{{option}}} {name!r} is not a factor; factors: {', '.join(factors) or 'none'}",
+                option,
             )
     if x is not None and x == by:
-        raise CampaignError(
-            f"--x and --by are both {x!r}: the lines need another factor than the x axis "
-            f"(factors: {', '.join(factors)}), or leave --by out"
+        raise ParameterError(
+            f"{{x}} and {{by}} are both {x!r}: the lines need another factor than the x axis "
+            f"(factors: {', '.join(factors)}), or leave {{by}} out",
+            "x",
+            "by",
         )
     default_x, default_by = default_axes(dataset, lines=by)
     x = x or default_x
     by = by if by is not None else (default_by if default_by != x else None)
     if x is None:
         if by is not None:
-            raise CampaignError(
-                f"--by {by!r} leaves no factor for the x axis: the results have no other one"
+            raise ParameterError(
+                f"{{by}} {by!r} leaves no factor for the x axis: the results have no other one",
+                "by",
             )
         raise CampaignError("the results have no factors to plot against")
     return x, by
@@ -113,14 +117,16 @@ def check_metric(dataset: xr.Dataset, metric: str) -> None:
     """Refuse a metric that is not in the results or that a figure would mislead on."""
     available = metrics_of(dataset)
     if metric not in available:
-        raise CampaignError(
-            f"--metric {metric!r} is not in the results; metrics: {', '.join(available)}"
+        raise ParameterError(
+            f"{{metric}} {metric!r} is not in the results; metrics: {', '.join(available)}",
+            "metric",
         )
     reason = left_out_metrics(dataset).get(metric)
     if reason is not None:
         shown = ", ".join(figure_metrics(dataset)) or "none"
-        raise CampaignError(
-            f"--metric {metric!r} has nothing to plot ({reason}); metrics to plot: {shown}"
+        raise ParameterError(
+            f"{{metric}} {metric!r} has nothing to plot ({reason}); metrics to plot: {shown}",
+            "metric",
         )
 
 
@@ -137,13 +143,13 @@ def plot_metric(
     level of ``by``; the other factors pooled replicate by replicate, as in a query.
     ``log``: ``auto`` (an axis spanning decades), ``x``, ``y``, ``xy`` or ``none``."""
     if log not in LOG_CHOICES:
-        raise CampaignError(f"--log {log!r} is not allowed; use {', '.join(LOG_CHOICES)}")
+        raise ParameterError(f"{{log}} {log!r} is not allowed; use {', '.join(LOG_CHOICES)}", "log")
     x, by = check_axes(dataset, x, by)
     check_metric(dataset, metric)
     table = summary_table(dataset, [metric], [x] + ([by] if by else []), where, confidence)
     numeric = dataset[x].dtype.kind in "fiu"
     if log in ("x", "xy") and not numeric:
-        raise CampaignError(f"--log {log}: the x axis ({x}) is not numeric")
+        raise ParameterError(f"{{log}} {log}: the x axis ({x}) is not numeric", "log")
     levels = list(dict.fromkeys(table[x]))
     series = list(table.groupby(by, sort=False)) if by else [(None, table)]
     figure, axes = plt.subplots(figsize=(7, 4.5), layout="constrained")

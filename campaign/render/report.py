@@ -2,10 +2,10 @@
 
 The page holds the design, a figure and a summary table (means and intervals) per metric,
 the metrics left out of the figures and why, which factors matter, a ranking and comparisons
-against a baseline (`campaign.analysis.report`), the failed tasks with their error line, and the
-provenance the results file records (spec, seeds, versions, digests). Figures are embedded as
-PNG data, so the page is one file to mail or archive; the same figures are written beside it
-as PNG, PDF and SVG for a paper.
+against a baseline (`campaign.render.analysis_section`), the failed tasks with their error
+line, and the provenance the results file records (spec, seeds, versions, digests). Figures
+are embedded as PNG data, so the page is one file to mail or archive; the same figures are
+written beside it as PNG, PDF and SVG for a paper.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ import xarray as xr
 
 from campaign.analysis.metrics import choose_metrics
 from campaign.analysis.query import summary_table
-from campaign.analysis.report import analysis_section, parse_baseline
+from campaign.render.analysis_section import analysis_section, parse_baseline
 from campaign.render.figures import default_axes, figure_metrics, left_out_metrics, plot_metric
 from campaign.render.figures import write_figures as write_figure_files
-from campaign.render.tables import render
+from campaign.render.summary import render_summary
 from campaign.results.assemble import factors_of, point_factors_of
 from campaign.store.folder import make_folder, write_text
 
@@ -171,7 +171,7 @@ def metric_section(dataset: xr.Dataset, metric: str, image: bytes | None) -> str
     attrs = dataset[metric].attrs
     confidence = float(dataset.attrs.get("confidence", 0.95))
     frame = summary_table(dataset, [metric])
-    table = render(frame, [metric], "html", {metric: attrs.get("units", "")}, confidence)
+    table = render_summary(frame, [metric], "html", {metric: attrs.get("units", "")}, confidence)
     units = attrs.get("units")
     parts = [
         f'<section class="metric" id="metric-{esc(metric)}">',

@@ -44,8 +44,8 @@ from campaign.errors import CampaignError
 from campaign.models import model_reference
 from campaign.results.names import name_clashes
 from campaign.results.resources import RESOURCES_GROUP
+from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_NAMES, STATUS_OK
 
-STATUS_MISSING, STATUS_OK, STATUS_FAILED = 0, 1, 2
 VERSIONED_PACKAGES = ("campaign", "numpy", "xarray", "dask", "distributed", "netCDF4", "scipy")
 
 
@@ -123,7 +123,7 @@ def assemble(
         {
             "long_name": "task status",
             "flag_values": np.array([STATUS_MISSING, STATUS_OK, STATUS_FAILED], dtype=np.int8),
-            "flag_meanings": "missing ok failed",
+            "flag_meanings": " ".join(STATUS_NAMES.values()),
         },
     )
     variables["seed"] = xr.Variable(

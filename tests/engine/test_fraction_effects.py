@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from campaign.analysis.anova import effects, format_effects
+from campaign.analysis.anova import effects
 from campaign.cli.main import main
 from campaign.design.tasks import Design, cell_params
+from campaign.render.effects import render_effects
 from campaign.render.report import design_note
 from campaign.results.assemble import assemble
 from campaign.spec.load import load_spec
@@ -155,7 +156,7 @@ def test_an_interaction_shows_up_in_the_main_effect_it_is_aliased_with(tmp_path)
     result = effects(assemble(design, records, 0.95), "y")
     found = dict(zip(result["term"].values, result["effect"].values))
     assert found == pytest.approx({"a": 0, "b": 0, "c": 0, "d": 4, "e": 2, "f": 0, "g": 0})
-    text = format_effects(result)
+    text = render_effects(result)
     row = next(line for line in text.splitlines() if line.startswith("d "))
     assert row.split()[3] == "+4" and row.endswith("ab, cg, ef")
 

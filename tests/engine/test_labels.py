@@ -14,15 +14,18 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from campaign.analysis.anova import effects, format_effects
-from campaign.analysis.comparison import compare, format_comparison
-from campaign.analysis.query import format_table, summary_table
-from campaign.analysis.ranking import degradation, format_ranking
+from campaign.analysis.anova import effects
+from campaign.analysis.comparison import compare
+from campaign.analysis.query import summary_table
+from campaign.analysis.ranking import degradation
 from campaign.cli.main import main
 from campaign.design.tasks import Design
+from campaign.render.comparison import render_comparison
+from campaign.render.effects import render_effects
 from campaign.render.figures import plot_metric
+from campaign.render.ranking import render_ranking
 from campaign.render.report import write_report
-from campaign.render.tables import render
+from campaign.render.summary import render_summary
 from campaign.results.assemble import assemble, failure_table, write_netcdf
 from campaign.spec.load import load_spec
 
@@ -169,13 +172,13 @@ def awkward(results):
 
 def test_text_tables_keep_a_label_with_a_line_break_on_its_row(awkward):
     frame = summary_table(awkward, ["v"], ["kind"])
-    lines = format_table(frame, ["v"], "table").splitlines()
+    lines = render_summary(frame, ["v"]).splitlines()
     assert len(lines) == 2 + 4
     assert [line.split("  ")[0] for line in lines[2:]] == SHOWN
     texts = [
-        format_comparison(compare(awkward, "kind", "=1+2", "v", by=[])),
-        format_ranking(degradation(awkward, "kind", ["v"], ["price"])),
-        format_effects(effects(awkward, "v")),
+        render_comparison(compare(awkward, "kind", "=1+2", "v", by=[])),
+        render_ranking(degradation(awkward, "kind", ["v"], ["price"])),
+        render_effects(effects(awkward, "v")),
     ]
     for text in texts:
         assert not any(line.startswith(("lines", "here")) for line in text.splitlines())
@@ -184,7 +187,7 @@ def test_text_tables_keep_a_label_with_a_line_break_on_its_row(awkward):
 
 def test_markdown_cells_escape_markup_pipes_and_line_breaks(awkward):
     frame = summary_table(awkward, ["v"], ["kind"])
-    lines = render(frame, ["v"], "markdown").splitlines()
+    lines = render_summary(frame, ["v"], "markdown").splitlines()
     assert len(lines) == 2 + 4
     cells = [line.strip("| ").split(" | ") for line in lines]
     assert {len(row) for row in cells} == {4}  # kind, v, interval, n: no column broken

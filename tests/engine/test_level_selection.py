@@ -13,10 +13,11 @@ import pytest
 import xarray as xr
 
 from campaign.analysis.anova import effects
-from campaign.analysis.comparison import compare, format_comparison
-from campaign.analysis.report import ranking_text
+from campaign.analysis.comparison import compare
 from campaign.cli.main import main
 from campaign.design.tasks import Design
+from campaign.render.analysis_section import ranking_text
+from campaign.render.comparison import render_comparison
 from campaign.render.export import export
 from campaign.render.figures import plot_metric
 from campaign.render.report import write_report
@@ -197,7 +198,7 @@ def test_report_compares_and_ranks_against_the_baseline_asked(results, tmp_path,
     option = None if baseline is None else f"{factor}={baseline}"
     page = write_report(dataset, tmp_path, ["v"], baseline=option).read_text()
     level = baseline or "False"
-    comparison = format_comparison(compare(dataset, factor, level, "v"))
+    comparison = render_comparison(compare(dataset, factor, level, "v")).rstrip("\n")
     assert f"each level of {factor} against {level};" in comparison
     assert html.escape(comparison) in page
     assert html.escape(ranking_text(dataset, factor, ["v"])) in page

@@ -7,7 +7,8 @@ import pytest
 import xarray as xr
 from scipy import stats
 
-from campaign.analysis.ranking import degradation, format_ranking, friedman_test, ranking_notes
+from campaign.analysis.ranking import degradation, friedman_test, ranking_notes
+from campaign.render.ranking import render_ranking
 
 METRICS = ("mean_wait", "mean_bsld", "swct_w")
 
@@ -31,7 +32,7 @@ def test_example_e():
     assert result["D"].values.tolist() == pytest.approx([100 / 9, 50 / 3, 410 / 3])
     assert result["rank"].values.tolist() == [1, 2, 3]
     assert np.isnan(result["D_ci_low"]).all()  # one replicate: no interval
-    table = format_ranking(result)
+    table = render_ranking(result)
     assert table.splitlines()[1].split() == ["1", "A", "11.11", "11.11", "nan", "nan", "1"]
     assert table.splitlines()[3].split()[:4] == ["3", "C", "136.67", "136.67"]
 

@@ -18,9 +18,9 @@ import yaml
 from matplotlib import image
 
 import campaign
-from campaign.analysis.anova import format_effects
-from campaign.analysis.comparison import format_comparison
 from campaign.cli.main import main
+from campaign.render.comparison import render_comparison
+from campaign.render.effects import render_effects
 
 BROWSER_FLAGS = [
     "--headless",
@@ -169,12 +169,12 @@ def test_the_browser_renders_every_figure_and_the_numbers_of_the_results(report,
     # the analysis says what the commands say: effects, the ranking of the paired factor and
     # each of its levels against the first one, for the headline metric
     effects, ranking, comparison = seen["blocks"][:3]
-    assert effects == format_effects(campaign.effects(dataset, "mean_wait"))
+    assert effects == render_effects(campaign.effects(dataset, "mean_wait")).rstrip("\n")
     assert effects.splitlines()[4].split()[:2] == ["1", "arrival_rate"]
     assert ranking.startswith("degradation from the best service_rate (%), mean over mean_wait")
-    assert comparison == format_comparison(
+    assert comparison == render_comparison(
         campaign.compare(dataset, "service_rate", "fast", "mean_wait")
-    )
+    ).rstrip("\n")
 
 
 def test_a_screenshot_shows_the_figures(report, tmp_path):

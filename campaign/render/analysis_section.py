@@ -1,4 +1,4 @@
-"""The analysis part of the report: which factors matter, the ranking of a factor's levels,
+"""The analysis section of the report page: which factors matter, the ranking of a factor's levels,
 and each level against a baseline, for the model's headline metrics.
 
 The texts are those of `campaign effects`, `campaign query --rank` and `campaign compare`, so
@@ -12,12 +12,15 @@ import html
 
 import xarray as xr
 
-from campaign.analysis.anova import effects, format_effects
-from campaign.analysis.comparison import compare, format_comparison
+from campaign.analysis.anova import effects
+from campaign.analysis.comparison import compare
 from campaign.analysis.metrics import choose_metrics
-from campaign.analysis.query import _typed_level
+from campaign.analysis.query import typed_level
 from campaign.analysis.ranking_text import rank_levels
-from campaign.errors import CampaignError
+from campaign.errors import CampaignError, ParameterError
+from campaign.render.comparison import render_comparison
+from campaign.render.effects import render_effects
+from campaign.render.ranking import render_ranking_text
 from campaign.results.assemble import factors_of
 
 
@@ -35,14 +38,16 @@ def parse_baseline(dataset: xr.Dataset, text: str | None) -> tuple[str, object] 
         return (paired[0], dataset[paired[0]].values[0]) if paired else None
     factor, sep, level = text.partition("=")
     if not sep or factor not in factors:
-        raise CampaignError(
-            f"--baseline {text!r}: write FACTOR=LEVEL with a factor of {', '.join(factors)}"
+        raise ParameterError(
+            f"{{baseline}} {text!r}: write FACTOR=LEVEL with a factor of {', '.join(factors)}",
+            "baseline",
         )
-    typed = _typed_level(level, dataset[factor].values)
+    typed = typed_level(level, dataset[factor].values)
     if typed is None:
         levels = ", ".join(str(v) for v in dataset[factor].values)
-        raise CampaignError(
-            f"--baseline {text!r}: {level!r} is not a level of {factor}; levels: {levels}"
+        raise ParameterError(
+            f"{{baseline}} {text!r}: {level!r} is not a level of {factor}; levels: {levels}",
+            "baseline",
         )
     return factor, typed
 
@@ -60,7 +65,7 @@ def attempt(title: str, make) -> str:
 
 
 def ranking_text(dataset: xr.Dataset, factor: str, metrics: list[str]) -> str:
-    return rank_levels(dataset, factor, metrics).text()
+    return render_ranking_text(rank_levels(dataset, factor, metrics))
 
 
 def analysis_section(dataset: xr.Dataset, baseline: tuple[str, object] | None) -> str:
@@ -72,7 +77,7 @@ def analysis_section(dataset: xr.Dataset, baseline: tuple[str, object] | None) -
         parts.append(
             attempt(
                 f"Which factors matter: {metric}",
-                lambda m=metric: format_effects(effects(dataset, m)),
+                lambda m=metric: render_effects(effects(dataset, m)).rstrip("\n"),
             )
         )
     if baseline is not None:
@@ -84,7 +89,9 @@ def analysis_section(dataset: xr.Dataset, baseline: tuple[str, object] | None) -
             parts.append(
                 attempt(
                     f"{metric}: each {factor} against {level}",
-                    lambda m=metric: format_comparison(compare(dataset, factor, level, m)),
+                    lambda m=metric: render_comparison(compare(dataset, factor, level, m)).rstrip(
+                        "\n"
+                    ),
                 )
             )
     else:

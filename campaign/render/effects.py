@@ -1,0 +1,109 @@
+"""Which factors matter, in any format: the analysis of variance of
+`campaign.analysis.anova.effects` (aligned text with the main effects under it), or on a
+two-level fraction each main effect with its aliases (`campaign.analysis.fraction_effects`)."""
+
+from __future__ import annotations
+
+import json
+
+import xarray as xr
+
+from campaign.analysis.anova import BLOCKS, RESIDUAL, effects_table
+from campaign.render.cells import one_line
+from campaign.render.numbers import bounds, fixed, is_missing, number, p_value, signed
+from campaign.render.table import Shown, check_format, render
+
+FRACTION_COLUMNS = ["term", "low", "high", "effect", "ci_low", "ci_high", "p_value", "n", "aliases"]
+
+
+def render_effects(result: xr.Dataset, fmt: str = "text") -> str:
+    """The analysis in ``fmt``: text (with the main effects) or any other."""
+    if result.attrs.get("design") == "fractional":
+        return render_fraction_effects(result, fmt)
+    frame = effects_table(result)
+    if check_format(fmt) in ("csv", "json"):
+        return render(frame, fmt)
+    attrs = result.attrs
+    above = [
+        f"{attrs['metric']}: analysis of variance of {attrs['observations']} values (every "
+        "replicate of every cell; type II sums of squares; share = % of the total sum of squares)"
+    ]
+    if attrs.get("paired"):
+        above.append(
+            f"split plot: {attrs['paired']} paired (tasks sharing a seed form a block); terms "
+            f"without a paired factor are tested against '{BLOCKS}', the others against "
+            f"'{RESIDUAL}'"
+        )
+    header = ["rank", "term", "df", "share (%)", "F", "p", "tested against"]
+    rows = [
+        [
+            str(row["rank"]) if row["rank"] else "",
+            row["term"],
+            str(row["df"]),
+            fixed(row["share"]),
+            "" if is_missing(row["F"]) else number(row["F"], 4),
+            p_value(row["p_value"]),
+            row["tested_against"],
+        ]
+        for row in frame.to_dict("records")
+    ]
+    units = f" [{attrs['units']}]" if attrs.get("units") else ""
+    below = [f"main effects{units} (level mean over the other factors' cells - mean of all cells):"]
+    for factor, effects_of_levels in json.loads(attrs["main_effects"]).items():
+        shown = ", ".join(
+            f"{one_line(level)} {signed(value)}" for level, value in effects_of_levels.items()
+        )
+        below.append(f"  {factor}: {shown}")
+    table = Shown(header, rows, 2, above=above, below=below, align="rlrrrrl")
+    return render(frame, fmt, table)
+
+
+def render_fraction_effects(result: xr.Dataset, fmt: str = "text") -> str:
+    """Main effects of a fraction in ``fmt``: text (with what each effect estimates) or any
+    other."""
+    frame = result.to_dataframe().reset_index()[FRACTION_COLUMNS].rename(columns={"term": "factor"})
+    if check_format(fmt) in ("csv", "json"):
+        return render(frame, fmt)
+    attrs = result.attrs
+    units = f" [{attrs['units']}]" if attrs.get("units") else ""
+    level = f"{100 * attrs['confidence']:g}%"
+    above = [
+        f"{attrs['metric']}: main effects{units} on the {attrs['design_title']} (mean at the "
+        f"high level - mean at the low level, within each of {attrs['replicates']} complete "
+        f"replicates; {level} interval over them)",
+        f"defining relation: {attrs['design_defining_relation']}",
+    ]
+    if attrs.get("left_out"):
+        above.append(
+            f"{attrs['left_out']} replicates left out: some run of the fraction has no value "
+            "in them"
+        )
+    header = ["factor", "low", "high", "effect", "interval", "p", "aliased with (up to 2FI)"]
+    rows = [
+        [
+            row["factor"],
+            row["low"],
+            row["high"],
+            signed(row["effect"]),
+            bounds(row["ci_low"], row["ci_high"], 4),
+            p_value(row["p_value"]),
+            ", ".join(row["aliases"].split()) or "none",
+        ]
+        for row in frame.to_dict("records")
+    ]
+    aliased = [row for row in rows if row[-1] != "none"]
+    below = []
+    if aliased:
+        below.append(
+            "each effect estimates the sum of the effects aliased with it: "
+            + "; ".join(alias_sum(row[0], row[-1].split(", ")) for row in aliased[:3])
+            + ("; ..." if len(aliased) > 3 else "")
+        )
+    table = Shown(header, rows, 3, above=above, below=below, align="lllrlrl")
+    return render(frame, fmt, table)
+
+
+def alias_sum(effect: str, aliases: list[str]) -> str:
+    """``a + bd - ce``: an effect and its signed aliases as the sum a fraction estimates."""
+    terms = [f"- {w[1:]}" if w.startswith("-") else f"+ {w}" for w in aliases]
+    return " ".join([effect, *terms])
