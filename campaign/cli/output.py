@@ -112,13 +112,16 @@ def cmd_plot(args) -> int:
 def cmd_report(args) -> int:
     from campaign.render.report import write_report
     from campaign.results.assemble import open_failures, open_results, results_file
+    from campaign.results.resources import open_resources
     from campaign.store.folder import check_folder
 
     default = results_file(args.results).parent
     folder = Path(args.out).expanduser() if args.out else default
     check_folder(folder, f"--out {args.out}" if args.out else "report")
     dataset = open_results(args.results)
-    path = write_report(dataset, folder, args.metric, open_failures(args.results), args.baseline)
+    failures = open_failures(args.results)
+    resources = open_resources(results_file(args.results))
+    path = write_report(dataset, folder, args.metric, failures, args.baseline, resources)
     print(f"report: {path}")
     return EXIT_OK
 

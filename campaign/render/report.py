@@ -20,6 +20,7 @@ import xarray as xr
 from campaign.analysis.metrics import choose_metrics
 from campaign.analysis.query import summary_table
 from campaign.render.analysis_section import analysis_section, parse_baseline
+from campaign.render.cost_section import cost_section
 from campaign.render.figures import default_axes, figure_metrics, left_out_metrics, plot_metric
 from campaign.render.figures import write_figures as write_figure_files
 from campaign.render.summary import render_summary
@@ -52,8 +53,10 @@ def write_report(
     metrics: list[str] | None = None,
     failures: xr.Dataset | None = None,
     baseline: str | None = None,
+    resources: xr.Dataset | None = None,
 ) -> Path:
     """Write ``folder/report.html`` and the figures in ``folder/figures``; return the page.
+    ``resources`` (the results' group of that name) gives the section on what tasks cost.
     ``baseline`` (``FACTOR=LEVEL``, default the first level of a paired factor) is what the
     ranking and the comparisons are against."""
     folder = Path(folder)
@@ -88,6 +91,7 @@ def write_report(
         left_out_section(skipped),
         analysis_section(dataset, against),
         failures_section(failures, int(dataset.attrs.get("tasks_failed", 0))),
+        cost_section(resources),
         provenance_section(dataset),
         "</body></html>",
     ]

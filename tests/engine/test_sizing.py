@@ -127,3 +127,17 @@ def test_tasks_record_their_own_time_and_peak_memory_and_a_pilot_sizes_the_campa
     cost_line = next(line for line in lines if line.startswith("  cost: "))
     assert cost_line.startswith("  cost: 10 finished tasks took ")
     assert lines[lines.index(cost_line) + 1].startswith("    megabytes=")
+    reported = campaign(tmp_path, "report", "out")
+    assert reported.returncode == 0, reported.stderr
+    page = (tmp_path / "out" / "report.html").read_text()
+    section = page[page.index('<h2 id="cost">') :]
+    assert "<p>10 finished tasks took " in section
+    rows = section[section.index("<tbody>") : section.index("</tbody>")].split("<tr>")[1:]
+    assert [row.split("</td>")[0].removeprefix("<td>") for row in rows] == [
+        "megabytes=300",
+        "megabytes=1",
+    ] or [row.split("</td>")[0].removeprefix("<td>") for row in rows] == [
+        "megabytes=1",
+        "megabytes=300",
+    ]
+    assert all("<td>5</td>" in row for row in rows)
