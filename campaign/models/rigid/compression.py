@@ -25,9 +25,13 @@ _AT_LEAST = [re.compile(b"[\\x%02x-\\xff]" % width).search for width in range(25
 """Per width below 256: the search of a byte of at least that value."""
 
 
-def _clamped(counts: list[int]) -> bytes:
-    """Free counts as bytes, 255 for 255 or more."""
-    return bytes(count if count < 255 else 255 for count in counts)
+def _clamp(limit: int):
+    """Free counts (0 to ``limit``) as bytes, 255 for 255 or more: the conversion."""
+    if limit < 256:
+        return bytes
+    table = bytes(range(256)) + b"\xff" * (limit - 255)
+    cap = table.__getitem__
+    return lambda counts: bytes(map(cap, counts))
 
 
 def compress(
@@ -64,7 +68,7 @@ def compress(
     limit = free[-1]  # the last step: every processor
     # ``level``: the free counts as bytes (255 stands for 255 or more), kept as the steps
     # change, for the search of the next step with enough processors.
-    clamp = bytes if limit < 256 else _clamped
+    clamp = _clamp(limit)
     level = bytearray(clamp(free))
     earliest = [_LAST] * (limit + 2)
     latest = [t] * (limit + 2)
