@@ -308,14 +308,17 @@ def _behind(
     earliest: list[float], latest: list[float], limit: int, a: float, b: float, most: int
 ) -> None:
     """A span [a, b) of at most ``most`` free processors joins the spans behind: the
-    Fenwick tree's prefixes from ``limit - most`` on (1-based) take its start and end."""
+    Fenwick tree's prefixes from ``limit - most`` on (1-based) take its start and end. The
+    nodes on the way cover ever larger ranges, so once one already holds both, all do."""
     k = limit - most + 1 if most < limit else 1
-    if k < 1:
-        k = 1
     size = len(earliest)
     while k < size:
         if a < earliest[k]:
             earliest[k] = a
-        if b > latest[k]:
+            if b > latest[k]:
+                latest[k] = b
+        elif b > latest[k]:
             latest[k] = b
+        else:
+            return
         k += k & -k
