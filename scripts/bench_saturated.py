@@ -112,7 +112,7 @@ def run_in(tree: Path, cell: str, sizes: list[int], cap: float, seed: int) -> di
 
 def exponent(rows: dict[int, dict], low: int, high: int) -> float | None:
     a, b = rows.get(low), rows.get(high)
-    if not a or not b or a["seconds"] is None or b["seconds"] is None:
+    if low == high or not a or not b or a["seconds"] is None or b["seconds"] is None:
         return None
     return math.log(max(b["seconds"], 1e-6) / max(a["seconds"], 1e-6)) / math.log(high / low)
 
