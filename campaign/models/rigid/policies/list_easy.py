@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from itertools import islice
 
-from campaign.models.rigid.policies.easy import backfill
+from campaign.models.rigid.policies.easy import backfill, backfill_from
 from campaign.models.rigid.policies.listed import ListOptions, ListPolicy
+from campaign.models.rigid.policies.widths import Widths
 
 
 class ListEasy(ListPolicy):
@@ -20,12 +21,17 @@ class ListEasy(ListPolicy):
         """(blocked head, shadow time, left-over processors, length of L after the pass,
         jobs ended at the site by then)."""
         self._reference = options.reference
-        """Scan all of L at every pass (the literal rule; the memo is checked against it)."""
+        """Scan all of L at every pass, job by job (the literal rule; the memo and the
+        widths are checked against it)."""
+        self._widths = Widths(site.size)
+        """L's widths, for backfilling to visit only the jobs that fit."""
 
     def select(self, t: float) -> list[int]:
         site = self.site
         size = site.size
         listing = self.listing(t)
+        widths = self._widths
+        widths.follow(listing, self.recomputed)
         started = []
         k = 0
         for job in listing:
@@ -35,6 +41,7 @@ class ListEasy(ListPolicy):
             started.append(job)
             k += 1
         if k == len(listing) or site.free == 0:
+            widths.gone.extend(range(k))
             self._memo = None
             return self.started(listing, started)
         head = listing[k]
@@ -55,7 +62,11 @@ class ListEasy(ListPolicy):
         else:
             shadow, extra = site.shadow(head, t)
             first = k + 1
-        extra = backfill(site, islice(listing, first, None), t, shadow, extra, started)
+        widths.gone.extend(range(k))
+        if self._reference:
+            extra = backfill(site, islice(listing, first, None), t, shadow, extra, started)
+        else:
+            extra = backfill_from(site, listing, widths, first, t, shadow, extra, started)
         self._memo = (
             (head, shadow, extra, len(listing) - len(started), site.ended)
             if site.free > 0
