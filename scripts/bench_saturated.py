@@ -149,6 +149,7 @@ def main() -> None:
     if args.measure:
         json.dump(measure(args.measure, args.sizes, args.cap, args.seed), sys.stdout)
         return
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(143))  # remove the worktree
     sizes = sorted(args.sizes)
     low, high = args.span
     print(f"load average {os.getloadavg()[0]:.2f}; cpu s per run, cap {args.cap:g} s")
