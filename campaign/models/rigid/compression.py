@@ -25,13 +25,12 @@ _AT_LEAST = [re.compile(b"[\\x%02x-\\xff]" % width).search for width in range(25
 """Per width below 256: the search of a byte of at least that value."""
 
 
-def _clamp(limit: int):
-    """Free counts (0 to ``limit``) as bytes, 255 for 255 or more: the conversion."""
+def _cap(limit: int):
+    """The byte of a free count (0 to ``limit``): 255 for 255 or more; None when every
+    count is its own byte."""
     if limit < 256:
-        return bytes
-    table = bytes(range(256)) + b"\xff" * (limit - 255)
-    cap = table.__getitem__
-    return lambda counts: bytes(map(cap, counts))
+        return None
+    return (bytes(range(256)) + b"\xff" * (limit - 255)).__getitem__
 
 
 def compress(
@@ -68,10 +67,11 @@ def compress(
     limit = free[-1]  # the last step: every processor
     # ``level``: the free counts as bytes (255 stands for 255 or more), kept as the steps
     # change, for the search of the next step with enough processors.
-    clamp = _clamp(limit)
-    level = bytearray(clamp(free))
+    cap = _cap(limit)
+    level = bytearray(free if cap is None else map(cap, free))
     earliest = [_LAST] * (limit + 2)
     latest = [t] * (limit + 2)
+    size_tree = limit + 2
     passed = 0
     ahead = [True] * known
     coming_spans = [(span[0], k) for k, span in enumerate(freed)]
@@ -94,8 +94,19 @@ def compress(
                 if ahead[k]:
                     ahead[k] = False
                     a, b, most = freed[k]
-                    _behind(earliest, latest, limit, a, b, most)
                     passed += 1
+                    # _behind, written inline (most spans pass here)
+                    k = limit - most + 1 if most < limit else 1
+                    while k < size_tree:
+                        if a < earliest[k]:
+                            earliest[k] = a
+                            if b > latest[k]:
+                                latest[k] = b
+                        elif b > latest[k]:
+                            latest[k] = b
+                        else:
+                            break
+                        k += k & -k
             coming = coming_spans[0][0] if coming_spans else _LAST
         width = size[job]
         if width > top:
@@ -273,7 +284,9 @@ def compress(
         stop = hi + 2
         if stop > len(free):
             stop = len(free)
-        level[i : stop - len(free) + len(level)] = clamp(free[i:stop])
+        level[i : stop - len(free) + len(level)] = (
+            free[i:stop] if cap is None else map(cap, free[i:stop])
+        )
         if most > top:
             top = most
         # The span it freed: coalesced with the last span freed here when they overlap (a
