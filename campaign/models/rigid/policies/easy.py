@@ -41,7 +41,7 @@ class Easy(Policy):
         self._memo: tuple[int, float, int, int, int] | None = None
         """(blocked head, shadow time, left-over processors, last job examined, jobs ended
         at the site by then)."""
-        self._widths = Widths(site.size)
+        self._widths = Widths(site.size, site.estimate)
         """The queue's widths, for backfilling to visit only the jobs that fit."""
 
     def select(self, t: float) -> list[int]:
@@ -110,8 +110,28 @@ def backfill_from(
     fit (``widths`` in step with ``listing``; the positions started join ``widths.gone``)."""
     size = site.size
     estimate = site.estimate
-    fitting = widths.fitting
     gone = widths.gone
+    if widths.estimates is not None and len(listing) - first > 64:
+        # On a long list, the jobs that may start are picked out by numpy at once (starts
+        # only shrink the free and extra processors: no other job becomes one).
+        for k in widths.easy_candidates(first, t, shadow, site.free, extra):
+            job = listing[k]
+            width = size[job]
+            if width > site.free:
+                continue
+            if t + estimate[job] <= shadow:
+                site.start_job(job, t)
+                started.append(job)
+                gone.append(k)
+            elif width <= extra:
+                extra -= width
+                site.start_job(job, t)
+                started.append(job)
+                gone.append(k)
+            if site.free == 0:
+                break
+        return extra
+    fitting = widths.fitting
     k = fitting(first, site.free)
     while k >= 0:
         job = listing[k]

@@ -23,7 +23,7 @@ class ListEasy(ListPolicy):
         self._reference = options.reference
         """Scan all of L at every pass, job by job (the literal rule; the memo and the
         widths are checked against it)."""
-        self._widths = Widths(site.size)
+        self._widths = Widths(site.size, site.estimate)
         """L's widths, for backfilling to visit only the jobs that fit."""
 
     def select(self, t: float) -> list[int]:
