@@ -30,8 +30,9 @@ class ListEasy(ListPolicy):
         site = self.site
         size = site.size
         listing = self.listing(t)
-        widths = self._widths
-        widths.follow(listing, self.recomputed)
+        widths = None if self._reference else self._widths
+        if widths is not None:
+            widths.follow(listing, self.recomputed)
         started = []
         k = 0
         for job in listing:
@@ -40,8 +41,9 @@ class ListEasy(ListPolicy):
             site.start_job(job, t)
             started.append(job)
             k += 1
-        if k == len(listing) or site.free == 0:
+        if widths is not None:
             widths.gone.extend(range(k))
+        if k == len(listing) or site.free == 0:
             self._memo = None
             return self.started(listing, started)
         head = listing[k]
@@ -62,8 +64,7 @@ class ListEasy(ListPolicy):
         else:
             shadow, extra = site.shadow(head, t)
             first = k + 1
-        widths.gone.extend(range(k))
-        if self._reference:
+        if widths is None:
             extra = backfill(site, islice(listing, first, None), t, shadow, extra, started)
         else:
             extra = backfill_from(site, listing, widths, first, t, shadow, extra, started)
@@ -72,4 +73,4 @@ class ListEasy(ListPolicy):
             if site.free > 0
             else None
         )
-        return self.started(listing, started)
+        return self.started(listing, started, None if widths is None else widths.gone)

@@ -46,4 +46,4 @@ class ListGreedy(ListPolicy):
                 if site.free == 0:
                     break
             k = widths.fitting(k + 1, site.free)
-        return self.started(listing, started)
+        return self.started(listing, started, gone)
