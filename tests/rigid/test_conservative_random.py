@@ -69,3 +69,26 @@ def test_fast_compression_starts_every_job_as_the_literal_one(kill):
     # earlier arrivals.
     assert waited > 6000
     assert backfilled > 2000
+
+
+def test_fast_compression_on_machines_of_more_than_255_processors():
+    # The search skips steps through the free counts as bytes, 255 standing for 255 or
+    # more: wide jobs (256 processors and more) and wide machines take the plain scan.
+    rng = np.random.default_rng(20261127)
+    wide = 0
+    for _ in range(40):
+        processors = int(rng.integers(250, 601))
+        workload = random_workload(rng, processors)
+        fast = run_schedule(workload, processors, "conservative", "user", True)
+        literal = run_schedule(
+            workload,
+            processors,
+            "conservative",
+            "user",
+            True,
+            options=PolicyOptions(reference=True),
+        )
+        check_feasible(fast)
+        assert fast.start.tolist() == literal.start.tolist()
+        wide += int((workload.size >= 256).sum())
+    assert wide > 800

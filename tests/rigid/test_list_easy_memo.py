@@ -68,3 +68,23 @@ def test_memo_equals_literal_on_trace_slices_at_load_2(order, kill, trace):
     assert memo.start.tolist() == literal.start.tolist()
     assert memo.jobs_backfilled == literal.jobs_backfilled
     assert memo.orders_computed == literal.orders_computed
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_fast_equals_literal_on_a_saturated_randomized_queue(order):
+    """Hundreds of waiting jobs (the candidates then picked by numpy), 256 processors (widths
+    of 255 and more stand for 255): the same starts as the literal rule, and plain EASY
+    the same as the FCFS order's."""
+    from numpy.random import SeedSequence
+
+    from campaign.models.jobs import build_workload, parse
+
+    params = parse({"workload": "randomized", "jobs": 1500})
+    workload, processors, _ = build_workload(params, SeedSequence(5).spawn(5))
+    fast, literal = both(workload, processors, True, order=order)
+    assert (fast.start - workload.submit).max() > 0
+    assert fast.start.tolist() == literal.start.tolist()
+    assert fast.jobs_backfilled == literal.jobs_backfilled > 200
+    if order == "fcfs":
+        easy = run_schedule(workload, processors, "easy", "user", True)
+        assert easy.start.tolist() == literal.start.tolist()

@@ -11,13 +11,26 @@ per job counts. The literal compression in ``reservations.py``
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from heapq import heapify, heappop, heappush
 
 from campaign.models.rigid.profile import Profile
 
 _LAST = float("inf")
 """Sorts after every key: (t, _LAST) bisects past all entries (t, key)."""
+
+_AT_LEAST = [re.compile(b"[\\x%02x-\\xff]" % width).search for width in range(256)]
+"""Per width below 256: the search of a byte of at least that value."""
+
+
+def _cap(limit: int):
+    """The byte of a free count (0 to ``limit``): 255 for 255 or more; None when every
+    count is its own byte."""
+    if limit < 256:
+        return None
+    return (bytes(range(256)) + b"\xff" * (limit - 255)).__getitem__
 
 
 def compress(
@@ -45,40 +58,56 @@ def compress(
     known = len(freed)
     low = min(span[0] for span in freed)
     top = max(span[2] for span in freed)
-    # The spans every job from here on lies past (a < old), in the order it passed them;
-    # a span that grows by coalescing after that is added again whole. The others are
-    # ``ahead`` (flag per span; their indices in ``coming_spans``), the first of them
-    # starting at ``coming``.
-    behind: list[tuple[float, float, int]] = []
+    # The spans every job from here on lies past (a < old) are ``behind``: ``passed`` counts
+    # them (a span that grows by coalescing after that counts again, whole), and for each
+    # width the earliest start and the latest end of those with ``most`` >= width is a
+    # prefix of a Fenwick tree indexed by ``limit - most`` (``_behind`` adds one). The others
+    # are ``ahead`` (flag per span), in a heap by start (an entry per start a span had; a
+    # span's smallest is its own), the first of them starting at ``coming``.
+    limit = free[-1]  # the last step: every processor
+    # ``level``: the free counts as bytes (255 stands for 255 or more), kept as the steps
+    # change, for the search of the next step with enough processors.
+    cap = _cap(limit)
+    level = bytearray(free if cap is None else map(cap, free))
+    earliest = [_LAST] * (limit + 2)
+    latest = [t] * (limit + 2)
+    size_tree = limit + 2
     passed = 0
     ahead = [True] * known
-    coming_spans = list(range(known))
+    coming_spans = [(span[0], k) for k, span in enumerate(freed)]
+    heapify(coming_spans)
     coming = low
     # Per width: [reach, until, seen, shortest, clear, dead]. The spans behind that could let
     # a job of that width move, the first ``seen`` of them taken in, bound its starts to
     # [reach - est, until) (reach infinite: no span). No job of that width and an estimate
     # >= ``shortest`` fits before ``clear`` (see below); ``dead``: the shortest estimate
     # that cannot move at all.
-    state: list[list | None] = [None] * (free[-1] + 1)  # the last step: every processor
+    state: list[list | None] = [None] * (limit + 1)
     moved = False
     # Jobs starting by ``low`` cannot move: the first job checked starts after it, and every
     # span freed here starts after a job checked before.
     first = bisect_right(order, (low, _LAST))
     for position, (old, job) in enumerate(order[first:], first):
         if old > coming:
-            coming = _LAST
-            still = []
-            for k in coming_spans:
-                span = freed[k]
-                if span[0] < old:
-                    behind.append(span)
+            while coming_spans and coming_spans[0][0] < old:
+                k = heappop(coming_spans)[1]
+                if ahead[k]:
                     ahead[k] = False
-                else:
-                    still.append(k)
-                    if span[0] < coming:
-                        coming = span[0]
-            coming_spans = still
-            passed = len(behind)
+                    a, b, most = freed[k]
+                    passed += 1
+                    # _behind, written inline (most spans pass here)
+                    k = limit - most + 1 if most < limit else 1
+                    while k < size_tree:
+                        if a < earliest[k]:
+                            earliest[k] = a
+                            if b > latest[k]:
+                                latest[k] = b
+                        elif b > latest[k]:
+                            latest[k] = b
+                        else:
+                            break
+                        k += k & -k
+            coming = coming_spans[0][0] if coming_spans else _LAST
         width = size[job]
         if width > top:
             continue
@@ -91,14 +120,15 @@ def compress(
         if entry is None or entry[2] != passed:
             if entry is None:
                 entry = state[width] = [_LAST, t, 0, _LAST, t, _LAST]
-            reach = entry[0]
-            until = entry[1]
-            for a, b, most in behind[entry[2] :]:
-                if most >= width:
-                    if a < reach:
-                        reach = a
-                    if b > until:
-                        until = b
+            reach = _LAST
+            until = t
+            k = limit - width + 1
+            while k > 0:
+                if earliest[k] < reach:
+                    reach = earliest[k]
+                if latest[k] > until:
+                    until = latest[k]
+                k &= k - 1
             entry[0] = reach
             entry[1] = until
             entry[2] = passed
@@ -128,12 +158,14 @@ def compress(
         # The earliest breakpoint s from after's step on, before ``before``, with ``width``
         # free over [s, min(s + duration, old)).
         # (The last step has every processor free: a scan never runs past it.)
+        # Runs of steps with too few processors are skipped by a search of ``level`` in C.
         n = len(times)
+        find = _AT_LEAST[width] if width < 256 else None
         i = bisect_right(times, after) - 1  # >= 0: the profile starts at t
         here = times[i]
         while here < before:
             if free[i] < width:
-                i += 1
+                i = i + 1 if find is None else find(level, i + 1).start()
                 here = times[i]
                 continue
             end = here + duration
@@ -248,6 +280,13 @@ def compress(
             if free[lo] == free[lo - 1]:
                 del times[lo]
                 del free[lo]
+        # The steps from i to hi changed (every later one only moved by the steps added).
+        stop = hi + 2
+        if stop > len(free):
+            stop = len(free)
+        level[i : stop - len(free) + len(level)] = (
+            free[i:stop] if cap is None else map(cap, free[i:stop])
+        )
         if most > top:
             top = most
         # The span it freed: coalesced with the last span freed here when they overlap (a
@@ -263,14 +302,36 @@ def compress(
                 m = most
             freed[k] = (a, b, m)
             if not ahead[k]:
-                behind.append((a, b, m))
+                _behind(earliest, latest, limit, a, b, m)
                 passed += 1
-            elif a < coming:
-                coming = a
+            else:
+                heappush(coming_spans, (a, k))
+                if a < coming:
+                    coming = a
         else:
-            coming_spans.append(k + 1)
+            heappush(coming_spans, (freed_from, k + 1))
             freed.append((freed_from, finish, most))
             ahead.append(True)
             if freed_from < coming:
                 coming = freed_from
     return moved
+
+
+def _behind(
+    earliest: list[float], latest: list[float], limit: int, a: float, b: float, most: int
+) -> None:
+    """A span [a, b) of at most ``most`` free processors joins the spans behind: the
+    Fenwick tree's prefixes from ``limit - most`` on (1-based) take its start and end. The
+    nodes on the way cover ever larger ranges, so once one already holds both, all do."""
+    k = limit - most + 1 if most < limit else 1
+    size = len(earliest)
+    while k < size:
+        if a < earliest[k]:
+            earliest[k] = a
+            if b > latest[k]:
+                latest[k] = b
+        elif b > latest[k]:
+            latest[k] = b
+        else:
+            return
+        k += k & -k

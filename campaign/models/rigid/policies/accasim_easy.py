@@ -8,6 +8,7 @@ With no event left and a job waiting, the clock steps by one second at a time, a
 from __future__ import annotations
 
 from campaign.models.rigid.policies.base import Policy
+from campaign.models.rigid.policies.widths import Widths
 
 
 class AccasimEasy(Policy):
@@ -17,6 +18,8 @@ class AccasimEasy(Policy):
         super().__init__(site)
         self._blocked: int | None = None
         self._reserved_at: float | None = None
+        self._widths = Widths(site.size)
+        """The queue's widths, for the pass to visit only the jobs that fit."""
 
     def wakeup(self, t: float) -> float | None:
         return t + 1.0
@@ -26,12 +29,16 @@ class AccasimEasy(Policy):
         started: list[int] = []
         queue = site.queue
         size = site.size
+        widths = self._widths
+        widths.follow(queue, False)
+        gone = widths.gone
         rest_from = 0
         if self._reserved_at is not None and self._reserved_at <= t:
             head = queue[0]
             if size[head] <= site.free:
                 site.start_job(head, t)
                 started.append(head)
+                gone.append(0)
                 self._blocked = None
                 self._reserved_at = None
             rest_from = 1
@@ -40,6 +47,7 @@ class AccasimEasy(Policy):
             while position < len(queue) and size[queue[position]] <= site.free:
                 site.start_job(queue[position], t)
                 started.append(queue[position])
+                gone.append(position)
                 position += 1
             if position == len(queue):
                 return started
@@ -49,12 +57,18 @@ class AccasimEasy(Policy):
             rest_from = position + 1
         else:
             rest_from = 1
-        for job in queue[rest_from:]:
+        # The jobs that fit, in queue order (with no processor free, the first job alone is
+        # looked at, as AccaSim's loop does).
+        position = widths.fitting(rest_from, site.free) if site.free else rest_from
+        while 0 <= position < len(queue):
+            job = queue[position]
             if size[job] <= site.free:
                 site.start_job(job, t)
                 started.append(job)
+                gone.append(position)
             if site.free == 0:
                 break
+            position = widths.fitting(position + 1, site.free)
         return started
 
     def _slot(self, job: int) -> float:

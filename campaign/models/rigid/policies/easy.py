@@ -6,10 +6,10 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import islice
 
 from campaign.models.rigid.policies.base import Policy, PolicyOptions
 from campaign.models.rigid.policies.fcfs import start_heads
+from campaign.models.rigid.policies.widths import Widths
 
 
 @dataclass(frozen=True)
@@ -41,11 +41,16 @@ class Easy(Policy):
         self._memo: tuple[int, float, int, int, int] | None = None
         """(blocked head, shadow time, left-over processors, last job examined, jobs ended
         at the site by then)."""
+        self._widths = Widths(site.size, site.estimate)
+        """The queue's widths, for backfilling to visit only the jobs that fit."""
 
     def select(self, t: float) -> list[int]:
         site = self.site
-        started = start_heads(site, t)
         queue = site.queue
+        widths = self._widths
+        widths.follow(queue, False)
+        started = start_heads(site, t)
+        widths.gone.extend(range(len(started)))
         if len(started) == len(queue) or site.free == 0:
             self._memo = None
             return started
@@ -62,7 +67,7 @@ class Easy(Policy):
         else:
             shadow, extra = site.shadow(head, t)
             first = len(started) + 1
-        extra = backfill(site, islice(queue, first, None), t, shadow, extra, started)
+        extra = backfill_from(site, queue, widths, first, t, shadow, extra, started)
         self._memo = (head, shadow, extra, queue[-1], site.ended) if site.free > 0 else None
         return started
 
@@ -88,4 +93,60 @@ def backfill(
             started.append(job)
         if site.free == 0:
             break
+    return extra
+
+
+def backfill_from(
+    site,
+    listing: list[int],
+    widths: Widths,
+    first: int,
+    t: float,
+    shadow: float,
+    extra: int,
+    started: list[int],
+) -> int:
+    """``backfill`` over ``listing`` from position ``first``, visiting only the jobs that
+    fit (``widths`` in step with ``listing``; the positions started join ``widths.gone``)."""
+    size = site.size
+    estimate = site.estimate
+    gone = widths.gone
+    if widths.estimates is not None and len(listing) - first > 64:
+        # On a long list, the jobs that may start are picked out by numpy at once (starts
+        # only shrink the free and extra processors: no other job becomes one).
+        for k in widths.easy_candidates(first, t, shadow, site.free, extra):
+            job = listing[k]
+            width = size[job]
+            if width > site.free:
+                continue
+            if t + estimate[job] <= shadow:
+                site.start_job(job, t)
+                started.append(job)
+                gone.append(k)
+            elif width <= extra:
+                extra -= width
+                site.start_job(job, t)
+                started.append(job)
+                gone.append(k)
+            if site.free == 0:
+                break
+        return extra
+    fitting = widths.fitting
+    k = fitting(first, site.free)
+    while k >= 0:
+        job = listing[k]
+        width = size[job]
+        if width <= site.free:
+            if t + estimate[job] <= shadow:
+                site.start_job(job, t)
+                started.append(job)
+                gone.append(k)
+            elif width <= extra:
+                extra -= width
+                site.start_job(job, t)
+                started.append(job)
+                gone.append(k)
+            if site.free == 0:
+                break
+        k = fitting(k + 1, site.free)
     return extra

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from itertools import islice
 
-from campaign.models.rigid.policies.easy import backfill
+from campaign.models.rigid.policies.easy import backfill, backfill_from
 from campaign.models.rigid.policies.listed import ListOptions, ListPolicy
+from campaign.models.rigid.policies.widths import Widths
 
 
 class ListEasy(ListPolicy):
@@ -20,12 +21,18 @@ class ListEasy(ListPolicy):
         """(blocked head, shadow time, left-over processors, length of L after the pass,
         jobs ended at the site by then)."""
         self._reference = options.reference
-        """Scan all of L at every pass (the literal rule; the memo is checked against it)."""
+        """Scan all of L at every pass, job by job (the literal rule; the memo and the
+        widths are checked against it)."""
+        self._widths = Widths(site.size, site.estimate)
+        """L's widths, for backfilling to visit only the jobs that fit."""
 
     def select(self, t: float) -> list[int]:
         site = self.site
         size = site.size
         listing = self.listing(t)
+        widths = None if self._reference else self._widths
+        if widths is not None:
+            widths.follow(listing, self.recomputed)
         started = []
         k = 0
         for job in listing:
@@ -34,6 +41,8 @@ class ListEasy(ListPolicy):
             site.start_job(job, t)
             started.append(job)
             k += 1
+        if widths is not None:
+            widths.gone.extend(range(k))
         if k == len(listing) or site.free == 0:
             self._memo = None
             return self.started(listing, started)
@@ -55,10 +64,13 @@ class ListEasy(ListPolicy):
         else:
             shadow, extra = site.shadow(head, t)
             first = k + 1
-        extra = backfill(site, islice(listing, first, None), t, shadow, extra, started)
+        if widths is None:
+            extra = backfill(site, islice(listing, first, None), t, shadow, extra, started)
+        else:
+            extra = backfill_from(site, listing, widths, first, t, shadow, extra, started)
         self._memo = (
             (head, shadow, extra, len(listing) - len(started), site.ended)
             if site.free > 0
             else None
         )
-        return self.started(listing, started)
+        return self.started(listing, started, None if widths is None else widths.gone)

@@ -107,10 +107,13 @@ class ListPolicy(Policy):
         self.orders_computed += 1
         self.recomputed = True
 
-    def started(self, listing: list[int], started: list[int]) -> list[int]:
+    def started(
+        self, listing: list[int], started: list[int], positions: list[int] | None = None
+    ) -> list[int]:
         """Book-keeping after a pass over ``listing`` that started ``started`` (in L order,
-        as every mode scans L): U grows by the jobs of O among them, and every started job
-        with a job ahead of it in L still waiting counts as backfilled. Returns ``started``."""
+        as every mode scans L; ``positions``: their positions in L, if the pass kept them):
+        U grows by the jobs of O among them, and every started job with a job ahead of it in
+        L still waiting counts as backfilled. Returns ``started``."""
         if not started:
             return started
         rank = self._rank
@@ -128,11 +131,14 @@ class ListPolicy(Policy):
         if self._ordering is not None:
             remaining = self._list
             if k < n:
-                spots = []
-                at = k
-                for job in started[k:]:
-                    at = remaining.index(job, at + 1)
-                    spots.append(at)
+                if positions is not None:
+                    spots = positions[k:]
+                else:
+                    spots = []
+                    at = k
+                    for job in started[k:]:
+                        at = remaining.index(job, at + 1)
+                        spots.append(at)
                 for at in reversed(spots):
                     del remaining[at]
             del remaining[:k]

@@ -23,7 +23,7 @@ class Random(Policy):
 
     def select(self, t: float) -> list[int]:
         site = self.site
-        waiting = list(site.queue)
+        waiting = site.queue  # read only: copied at the first start (most passes start none)
         draw = self.rng.integers
         size = site.size
         started = []
@@ -31,6 +31,8 @@ class Random(Policy):
             job = waiting[int(draw(len(waiting)))]
             if size[job] > site.free:
                 break
+            if not started:
+                waiting = list(waiting)
             waiting.remove(job)
             site.start_job(job, t)
             started.append(job)

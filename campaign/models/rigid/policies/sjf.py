@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from bisect import bisect_right, insort
-from itertools import islice
 
 from campaign.models.rigid.policies.base import Policy
 
@@ -25,7 +24,9 @@ class Sjf(Policy):
         estimate = site.estimate
         # The queue is in index order: jobs after the last one sorted are newcomers, whose
         # estimates are final by now (a predictor rewrites them at arrival).
-        for job in islice(queue, bisect_right(queue, self._sorted_upto), None):
+        for job in queue[
+            bisect_right(queue, self._sorted_upto) :
+        ]:  # islice would step over the head
             insort(order, (estimate[job], job))
         self._sorted_upto = queue[-1]
         started = []
