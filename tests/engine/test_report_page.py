@@ -104,7 +104,12 @@ def test_the_browser_renders_every_figure_and_the_numbers_of_the_results(report,
         assert shown["complete"] and (shown["width"], shown["height"]) == size
         assert size[0] > 600 and size[1] > 300
 
-    design, *summaries, failed, provenance = seen["tables"]
+    design, *summaries, failed, cost, provenance = seen["tables"]
+    # what the tasks cost: a row per cell, every finished task counted once
+    assert cost[0] == ["cell", "tasks", "mean wall time", "longest", "peak memory"]
+    assert len(cost) == 1 + len(LEVELS)
+    finished = int((dataset["status"] != 0).sum())
+    assert sum(int(row[1]) for row in cost[1:]) == finished
     assert design == [
         ["factor", "levels", "count", "paired (shared seeds)"],
         ["arrival_rate", "0.05, 0.3, 0.9", "3", "no"],
