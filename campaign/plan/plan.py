@@ -23,11 +23,12 @@ from campaign.design.tasks import Design, cell_params, iter_cells
 from campaign.errors import CampaignError
 from campaign.models import check_params, load_model
 from campaign.models.contract import Model
-from campaign.plan.precision import precision_progress, precision_summary, precision_target
+from campaign.plan.precision import precision_progress, precision_summary
 from campaign.plan.replicates import check_returned_metrics, replicates_of, stopping_rule_of
 from campaign.plan.sources import ON_CHANGE, Sources, compare, current_sources
 from campaign.plan.state import RESULTS_FILE, Plan, RunState
 from campaign.results.names import documented_name, name_clashes
+from campaign.spec.describe import precision_target
 from campaign.spec.load import Spec, load_spec
 from campaign.store.ledger import Ledger
 

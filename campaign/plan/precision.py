@@ -13,7 +13,7 @@ import numpy as np
 from campaign.analysis.stats import judge
 from campaign.plan.replicates import stopping_rule_of
 from campaign.results.assemble import PRECISION_STATES
-from campaign.spec.load import Precision
+from campaign.spec.describe import precision_bound
 
 if TYPE_CHECKING:
     from campaign.plan.state import RunState
@@ -44,20 +44,6 @@ def _cells(count: int) -> str:
     return f"{count} cell" if count == 1 else f"{count} cells"
 
 
-def precision_target(precision: Precision) -> str:
-    """The precision target in words, for `campaign validate` and `plan`."""
-    return (
-        f"precision: interval half-width at most {_bound(precision)} at "
-        f"{precision.confidence * 100:g}% confidence, for {', '.join(precision.metrics)}"
-    )
-
-
-def _bound(precision: Precision) -> str:
-    if precision.relative:
-        return f"{precision.half_width * 100:g}% of |mean|"
-    return f"{precision.half_width:g}"
-
-
 def precision_progress(plan: RunState) -> list[str]:
     """Per precision metric, one line on where the cells stand against the target now: how
     many meet it (the stopping rule's test, `campaign.analysis.stats.judge`) and the widest
@@ -85,8 +71,8 @@ def precision_progress(plan: RunState) -> list[str]:
             where = ", ".join(f"{name}={label}" for name, label in levels.items())
             line += (
                 f"{np.count_nonzero(judged.met)} of {shape[0]} {_plural(shape[0], 'cell')} "
-                f"within {_bound(precision)}; widest {widest} ({where or 'the single cell'}, "
-                f"{judged.n[cell]} replicates)"
+                f"within {precision_bound(precision)}; widest {widest} "
+                f"({where or 'the single cell'}, {judged.n[cell]} replicates)"
             )
         unmeasured = shape[0] - measured.size
         if unmeasured:
