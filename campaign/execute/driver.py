@@ -35,6 +35,7 @@ from typing import Any
 from campaign.errors import CampaignError
 from campaign.execute.batching import BATCHES_PER_WORKER, BatchSizer, GroupedQueue, Item, Outcome
 from campaign.execute.calls import WorkerCalls
+from campaign.execute.options import ExecutionOptions
 from campaign.execute.tail import Copy, Rescue, Steal, TailSnapshot, tail_decisions
 from campaign.execute.worker import end_worker_process, run_batch, running_tasks, skip_tasks
 from campaign.plan.sources import engine_identity, identity_differences
@@ -42,7 +43,6 @@ from campaign.render.progress import Progress
 
 POLL_SECONDS = 1.0  # how often the driver looks at the workers
 TAIL_POLL_SECONDS = 0.2  # how often, once nothing is left to send (tail replication)
-WAIT_WORKERS_SECONDS = 60.0  # default wait for a first worker, and for one after all left
 # what a call to the scheduler raises when the scheduler is gone (or the client closed)
 LOST_SCHEDULER_ERRORS = (OSError, CancelledError, RuntimeError)
 
@@ -83,22 +83,18 @@ def dispatch(
     model_name: str,
     items: list[Item],
     store: Callable[[list[dict[str, Any]]], None],
-    retries: int,
+    options: ExecutionOptions,
     progress: Progress,
     *,
-    task_timeout: float | None = None,
-    wait_workers: float = WAIT_WORKERS_SECONDS,
     say: Callable[[str], None] | None = None,
-    replicate_tail: bool = True,
-    locality: bool = True,
     code: str | None = None,
-    batch_size: int | None = None,
 ) -> Outcome:
     """Run every item on the cluster; store each finished batch before counting it.
 
-    `task_timeout` (seconds) fails a task that runs longer, ends its worker process (a thread
-    cannot be interrupted) and sends its batchmates again. `wait_workers` (seconds, may be
-    infinite) is how long to wait while the cluster has no worker, at the start or later.
+    ``options`` (`ExecutionOptions`): `task_timeout` (seconds) fails a task that runs longer,
+    ends its worker process (a thread cannot be interrupted) and sends its batchmates again.
+    `wait_workers` (seconds, may be infinite) is how long to wait while the cluster has no
+    worker, at the start or later.
     A lost scheduler raises `CampaignError` after everything finished has been stored.
 
     `replicate_tail`: once nothing is left to send and a worker is idle, the not yet started
@@ -119,12 +115,7 @@ def dispatch(
     used: its results are not stored, its tasks run on the other workers, and the run stops
     when no other worker is left.
     """
-    driver = _Driver(client, model_name, store, retries, progress, task_timeout, wait_workers, say)
-    driver.replicate_tail = replicate_tail
-    driver.locality = locality
-    driver.code = code
-    driver.sizer.fixed = batch_size
-    return driver.run(items)
+    return _Driver(client, model_name, store, options, progress, say, code).run(items)
 
 
 class _Driver:
@@ -135,21 +126,21 @@ class _Driver:
         client: Any,
         model_name: str,
         store: Callable[[list[dict[str, Any]]], None],
-        retries: int,
+        options: ExecutionOptions,
         progress: Progress,
-        task_timeout: float | None,
-        wait_workers: float,
-        say: Callable[[str], None] | None,
+        say: Callable[[str], None] | None = None,
+        code: str | None = None,
     ):
         from distributed import as_completed
 
         self.client = client
         self.model_name = model_name
         self.store = store
-        self.retries = retries
+        self.options = options
+        self.retries = options.retries
         self.progress = progress
-        self.task_timeout = task_timeout
-        self.wait_workers = wait_workers
+        self.task_timeout = options.task_timeout
+        self.wait_workers = options.wait_workers
         self.say = say or (lambda message: None)
         self.pending = GroupedQueue()
         self.in_flight: dict[Any, list[Item]] = {}
@@ -159,10 +150,12 @@ class _Driver:
         self.completed = as_completed(with_results=True, raise_errors=False)
         self.threads: dict[str, int] | None = None
         self.sizer = BatchSizer(1)
-        self.poll = POLL_SECONDS if task_timeout is None else min(POLL_SECONDS, task_timeout / 4)
-        self.replicate_tail = True
-        self.locality = True
-        self.code: str | None = None  # the digest of the model's code results must come from
+        self.sizer.fixed = options.batch_size
+        timeout = options.task_timeout
+        self.poll = POLL_SECONDS if timeout is None else min(POLL_SECONDS, timeout / 4)
+        self.replicate_tail = options.replicate_tail
+        self.locality = options.locality
+        self.code = code  # the digest of the model's code results must come from
         self.owned: dict[str, list[Any]] = {}  # worker -> groups it was given (warm caches)
         self.target: dict[str, str] = {}  # batch key -> the worker it was sent to
         self.sent_to: dict[str, int] = {}  # worker -> batches in flight sent to it
