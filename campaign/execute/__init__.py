@@ -3,8 +3,10 @@
 `options` holds how a dispatch runs (checked once); `worker` runs batches on the workers;
 `calls` asks workers questions, waiting a bounded time for each; `batching` holds the tasks,
 the tally and batch sizes; `tail` decides, from a snapshot, what idle workers take at the
-tail of a campaign; `driver` sends batches, places them, reads results, follows workers and
-maps a lost scheduler to one error. The names other modules use are re-exported here.
+tail of a campaign, `deaths` what becomes of the tasks of a dying worker and `timeouts`
+which tasks are past the timeout (all pure, over snapshots); `driver` sends batches, places
+them, reads results, follows workers, applies those decisions and maps a lost scheduler to
+one error. The names other modules use are re-exported here.
 """
 
 from campaign.execute.batching import (
@@ -15,10 +17,10 @@ from campaign.execute.batching import (
     Item,
     Outcome,
 )
+from campaign.execute.deaths import Death
 from campaign.execute.driver import (
     POLL_SECONDS,
     TAIL_POLL_SECONDS,
-    Death,
     _Driver,
     dispatch,
     lost_scheduler,

@@ -29,14 +29,26 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import CancelledError
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 from campaign.errors import CampaignError
 from campaign.execute.batching import BATCHES_PER_WORKER, BatchSizer, GroupedQueue, Item, Outcome
 from campaign.execute.calls import WorkerCalls
+from campaign.execute.deaths import (
+    Charge,
+    Death,
+    Moved,
+    Requeue,
+    SendAgain,
+    charged_result,
+    death_record,
+    died_with,
+    resend_parts,
+    stale_batch,
+)
 from campaign.execute.options import ExecutionOptions
 from campaign.execute.tail import Copy, Rescue, Steal, TailSnapshot, tail_decisions
+from campaign.execute.timeouts import TimeoutSnapshot, timed_out_result, timeout_decisions
 from campaign.execute.worker import end_worker_process, run_batch, running_tasks, skip_tasks
 from campaign.plan.sources import engine_identity, identity_differences
 from campaign.render.progress import Progress
@@ -47,15 +59,6 @@ TAIL_POLL_SECONDS = 0.2  # how often, once nothing is left to send (tail replica
 LOST_SCHEDULER_ERRORS = (OSError, CancelledError, RuntimeError)
 
 log = logging.getLogger("campaign")
-
-
-@dataclass(frozen=True)
-class Death:
-    """The scheduler's record of a worker's removal: the tasks it held, and whether it left on
-    purpose (closed or retired) rather than died."""
-
-    processing: frozenset[str]
-    expected: bool
 
 
 def lost_scheduler(address: str, saved: int, error: BaseException) -> CampaignError:
@@ -540,27 +543,33 @@ class _Driver:
         for item in batch:
             item.copies -= 1
         rest = [item for item in batch if not item.done and item.copies == 0]
-        if not rest:
+        decision = died_with(future.key, batch, rest, death, worker in self.ended, isolated)
+        if decision is None:
             return
-        if worker in self.ended or (death is not None and death.expected):
-            self._send_again(rest)
+        if isinstance(decision, SendAgain):
+            self._send_again(list(decision.items))
             return
-        if death is not None:
-            alone = death.processing == {future.key}
-        else:  # no record (an older scheduler): trust the driver's own isolation
-            alone = isolated
-        if alone and len(batch) == 1:
-            self._charge(rest[0])
+        if isinstance(decision, Charge):
+            self._charge(decision.item)
             return
         for item in rest:
             item.suspect = True
         self.outcome.resent += len(rest)
-        if len(rest) == 1:
-            self.lone.append(rest[0])
-        else:
-            middle = len(rest) // 2
-            self.halves.extend([rest[:middle], rest[middle:]])
+        self._queue_parts(decision.parts, front=False)
         self.placed = True
+
+    def _queue_parts(self, parts: tuple[tuple[Item, ...], ...], front: bool) -> None:
+        """Queue tasks that died with a worker: one alone, more as a batch of their own (at the
+        ``front`` of the queues: they were waiting already)."""
+        for part in parts:
+            if len(part) == 1 and front:
+                self.lone.appendleft(part[0])
+            elif len(part) == 1:
+                self.lone.append(part[0])
+            elif front:
+                self.halves.appendleft(list(part))
+            else:
+                self.halves.append(list(part))
 
     def _charge(self, item: Item) -> None:
         """A task's worker died while it ran alone: one try; it fails once its tries are spent."""
@@ -571,14 +580,7 @@ class _Driver:
             self.lone.append(item)
             return
         item.done = True
-        times = "once" if item.deaths == 1 else f"{item.deaths} times"
-        result = {
-            "status": "failed",
-            "error": "KilledWorker: the worker process died while running this task alone, "
-            f"{times} (the task ends its process: os._exit, a crash, memory)",
-            "traceback": "",
-            "elapsed": 0.0,
-        }
+        result = charged_result(item.deaths)
         self._store([self._record(item, result)])
 
     def _death(self, worker: str) -> Death | None:
@@ -589,14 +591,7 @@ class _Driver:
         if worker not in self.deaths:
             with self._scheduler():
                 events = self.client.get_events(worker) if worker else ()
-            record = None
-            closing = False
-            for _, event in events:
-                action = event.get("action") if isinstance(event, dict) else None
-                closing = closing or action == "closing-worker"
-                if action == "remove-worker":
-                    processing = frozenset(str(key) for key in event.get("processing-tasks", ()))
-                    record = Death(processing, closing or bool(event.get("expected")))
+            record = death_record(events)
             self.deaths[worker] = record
             if worker not in self.ended and not (record is not None and record.expected):
                 self.outcome.worker_deaths += 1
@@ -636,13 +631,15 @@ class _Driver:
             if future not in self.in_flight:
                 continue
             worker = self.target[future.key]
-            if future.key in where and future.key not in self.strict:
+            strict = future.key in self.strict
+            moved = future.key in where and not strict
+            death = None if moved else self._death(worker)
+            fate = stale_batch(future.key, strict, where, death)
+            if isinstance(fate, Moved):
                 self._landed(future)  # now on another worker
-                self.target[future.key] = where[future.key]
-                self.sent_to[where[future.key]] = self.sent_to.get(where[future.key], 0) + 1
-                continue
-            death = self._death(worker)
-            if death is not None and future.key not in death.processing:
+                self.target[future.key] = fate.to
+                self.sent_to[fate.to] = self.sent_to.get(fate.to, 0) + 1
+            elif isinstance(fate, Requeue):
                 self._requeue(future)
             else:
                 self._died_with(future, worker)
@@ -660,12 +657,9 @@ class _Driver:
     def _send_again(self, rest: list[Item]) -> None:
         """Queue tasks again, not counted as tried; those that died with a worker keep to
         their halves or to running alone."""
-        suspects = [item for item in rest if item.suspect]
-        if len(suspects) == 1:
-            self.lone.appendleft(suspects[0])
-        elif suspects:
-            self.halves.appendleft(suspects)
-        self.pending.extendleft(reversed([item for item in rest if not item.suspect]))
+        parts, others = resend_parts(rest)
+        self._queue_parts(parts, front=True)
+        self.pending.extendleft(reversed(others))
         self.outcome.requeued += len(rest)
 
     # -- workers ----------------------------------------------------------------------------
@@ -714,26 +708,15 @@ class _Driver:
         """Fail each task running past the timeout, resend its batchmates, end its worker."""
         with self._scheduler():
             reports = self.calls.run(running_tasks, workers=self._live())
-        by_key = {future.key: future for future in self.in_flight}
-        stop = set()
+        by_key = {future.key: future for future in self.in_flight if not future.done()}
+        timeout = self.task_timeout or 0.0  # only called with a timeout
+        snapshot = TimeoutSnapshot(reports, frozenset(by_key), frozenset(self.abandoned), timeout)
+        decided = timeout_decisions(snapshot)
         requeued = self.outcome.requeued
-        running = set()
-        for worker, batches in reports.items():
-            if not isinstance(batches, dict):
-                continue
-            running.update(batches)
-            for key, (index, elapsed) in batches.items():
-                if elapsed <= self.task_timeout:
-                    continue
-                if key in self.abandoned:  # cancelled, but its thread is stuck in a model
-                    stop.add(worker)
-                    continue
-                future = by_key.get(key)
-                if future is None or future.done():
-                    continue
-                self._time_out(future, index, elapsed)
-                stop.add(worker)
-        self.abandoned &= running
+        for stuck in decided.stuck:
+            self._time_out(by_key[stuck.key], stuck.index, stuck.elapsed)
+        self.abandoned &= decided.running
+        stop = decided.stop
         if stop:
             self.ended.update(stop)  # the tasks they hold did not end them
             self.outcome.stopped_workers += len(stop)
@@ -757,14 +740,7 @@ class _Driver:
             return
         stuck.attempts += 1
         stuck.done = True
-        result = {
-            "key": stuck.key,
-            "status": "failed",
-            "error": f"TimeoutError: timed out: the task ran longer than --task-timeout "
-            f"{self.task_timeout:g} s (stopped after {elapsed:.1f} s)",
-            "traceback": "",
-            "elapsed": elapsed,
-        }
+        result = timed_out_result(stuck.key, elapsed, self.task_timeout or 0.0)
         others = [i for i in batch[:index] + batch[index + 1 :] if not i.done and i.copies == 0]
         self.pending.extendleft(reversed(others))
         self.outcome.requeued += len(others)
