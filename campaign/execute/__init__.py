@@ -4,9 +4,10 @@
 `calls` asks workers questions, waiting a bounded time for each; `batching` holds the tasks,
 the tally and batch sizes; `tail` decides, from a snapshot, what idle workers take at the
 tail of a campaign, `deaths` what becomes of the tasks of a dying worker and `timeouts`
-which tasks are past the timeout (all pure, over snapshots); `driver` sends batches, places
-them, reads results, follows workers, applies those decisions and maps a lost scheduler to
-one error. The names other modules use are re-exported here.
+which tasks are past the timeout (all pure, over snapshots); `flight` keeps the batches in
+flight and where they were sent; `driver` sends batches, places them, reads results, follows
+workers, applies those decisions and maps a lost scheduler to one error. The names other
+modules use are re-exported here.
 """
 
 from campaign.execute.batching import (

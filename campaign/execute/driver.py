@@ -24,7 +24,6 @@ from __future__ import annotations
 import logging
 import math
 import time
-import uuid
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import CancelledError
@@ -46,10 +45,11 @@ from campaign.execute.deaths import (
     resend_parts,
     stale_batch,
 )
+from campaign.execute.flight import Flight
 from campaign.execute.options import ExecutionOptions
 from campaign.execute.tail import Copy, Rescue, Steal, TailSnapshot, tail_decisions
 from campaign.execute.timeouts import TimeoutSnapshot, timed_out_result, timeout_decisions
-from campaign.execute.worker import end_worker_process, run_batch, running_tasks, skip_tasks
+from campaign.execute.worker import end_worker_process, running_tasks, skip_tasks
 from campaign.plan.sources import engine_identity, identity_differences
 from campaign.render.progress import Progress
 
@@ -134,8 +134,6 @@ class _Driver:
         say: Callable[[str], None] | None = None,
         code: str | None = None,
     ):
-        from distributed import as_completed
-
         self.client = client
         self.model_name = model_name
         self.store = store
@@ -146,11 +144,8 @@ class _Driver:
         self.wait_workers = options.wait_workers
         self.say = say or (lambda message: None)
         self.pending = GroupedQueue()
-        self.in_flight: dict[Any, list[Item]] = {}
+        self.flight = Flight(client, model_name, self._scheduler)  # the batches in flight
         self.outcome = Outcome()
-        # results are read in the background as batches finish: reading the results of a
-        # batch whose worker died meanwhile would wait for Dask to run it again
-        self.completed = as_completed(with_results=True, raise_errors=False)
         self.threads: dict[str, int] | None = None
         self.sizer = BatchSizer(1)
         self.sizer.fixed = options.batch_size
@@ -160,19 +155,11 @@ class _Driver:
         self.locality = options.locality
         self.code = code  # the digest of the model's code results must come from
         self.owned: dict[str, list[Any]] = {}  # worker -> groups it was given (warm caches)
-        self.target: dict[str, str] = {}  # batch key -> the worker it was sent to
-        self.sent_to: dict[str, int] = {}  # worker -> batches in flight sent to it
-        self.replicas: set[str] = set()  # keys of batches that copy a straggling task
-        # keys of batches cancelled while they may still run: a cancelled task's thread goes
-        # on, so one stuck past the timeout still has its worker process ended
-        self.abandoned: set[str] = set()
         # worker deaths (see `_died_with`): once one happened, every batch is placed on a
         # worker by the driver, so that a worker can be kept free for a task to run alone
         self.placed = False
-        self.strict: set[str] = set()  # keys of batches that may run only on their worker
         self.halves: deque[list[Item]] = deque()  # batches that died with a worker, halved
         self.lone: deque[Item] = deque()  # tasks that died with a worker, to run alone
-        self.alone: dict[str, str] = {}  # worker -> key of the batch running alone there
         self.draining: set[str] = set()  # workers given nothing new until they are free
         self.ended: set[str] = set()  # workers this driver ended (tasks past the timeout)
         self.deaths: dict[str, Death | None] = {}  # worker -> the scheduler's record of it
@@ -184,40 +171,23 @@ class _Driver:
     def run(self, items: list[Item]) -> Outcome:
         self.pending.extend(items)
         next_poll = 0.0
-        while self.pending or self.in_flight or self.halves or self.lone:
+        while self.pending or self.flight.in_flight or self.halves or self.lone:
             if time.monotonic() >= next_poll:
                 self._watch_workers()
-                if self.task_timeout is not None and self.in_flight:
+                if self.task_timeout is not None and self.flight.in_flight:
                     self._stop_stuck_tasks()
                 waiting = self.pending or self.halves or self.lone
-                tail = self.replicate_tail and not waiting and self.in_flight
+                tail = self.replicate_tail and not waiting and self.flight.in_flight
                 if tail:
                     self._replicate_tail()
                 next_poll = time.monotonic() + (
                     min(self.poll, TAIL_POLL_SECONDS) if tail else self.poll
                 )
             self._submit_more()
-            done = self._next_done(next_poll)
-            if done is not None and done[0] in self.in_flight:
+            done = self.flight.next_done(next_poll)
+            if done is not None and done[0] in self.flight.in_flight:
                 self._finish(*done)
         return self.outcome
-
-    def _next_done(self, until: float) -> tuple[Any, Any] | None:
-        """The next finished batch and its result (or error), or None at `until` (the driver
-        then looks at workers)."""
-        # as_completed notifies this condition after queueing each finished future
-        condition = getattr(self.completed, "thread_condition", None)
-        while not self.completed.has_ready():
-            remaining = until - time.monotonic()
-            if remaining <= 0 or not self.in_flight:
-                return None
-            if condition is None:  # pragma: no cover - other distributed versions
-                time.sleep(min(remaining, 0.002))
-                continue
-            with condition:
-                if not self.completed.has_ready():
-                    condition.wait(timeout=min(remaining, 0.1))
-        return next(self.completed)
 
     def _submit_more(self) -> None:
         if self.lone:
@@ -226,8 +196,10 @@ class _Driver:
             self._submit_by_group()
             return
         slots = self.sizer.slots
-        while self.pending and len(self.in_flight) < slots * BATCHES_PER_WORKER:
-            self._send(self.pending.take(self.sizer.size(len(self.pending))), None, strict=False)
+        while self.pending and len(self.flight.in_flight) < slots * BATCHES_PER_WORKER:
+            self.flight.send(
+                self.pending.take(self.sizer.size(len(self.pending))), None, strict=False
+            )
 
     def _submit_by_group(self) -> None:
         """Give each worker batches of the groups it already has (their inputs are loaded).
@@ -236,16 +208,16 @@ class _Driver:
         only then shares the group with the most pending tasks, so each input is loaded by as
         few workers as keep all of them busy.
         """
-        kept = self.draining.union(self.alone)  # kept free for, or running, a task alone
+        kept = self.draining.union(self.flight.alone)  # kept free for, or running, a task alone
         threads = {w: n for w, n in self._usable().items() if w not in kept}
         while threads and (self.pending or self.halves):
-            if len(self.in_flight) >= self.sizer.slots * BATCHES_PER_WORKER:
+            if len(self.flight.in_flight) >= self.sizer.slots * BATCHES_PER_WORKER:
                 return
-            worker = min(threads, key=lambda w: (self.sent_to.get(w, 0) / threads[w], w))
-            if self.sent_to.get(worker, 0) >= threads[worker] * BATCHES_PER_WORKER:
+            worker = min(threads, key=lambda w: (self.flight.sent_to.get(w, 0) / threads[w], w))
+            if self.flight.sent_to.get(worker, 0) >= threads[worker] * BATCHES_PER_WORKER:
                 return
             if self.halves:  # batches that died with a worker go first, in halves
-                self._send(self.halves.popleft(), worker, strict=False)
+                self.flight.send(self.halves.popleft(), worker, strict=False)
                 continue
             groups = self.pending.groups()
             owned = self.owned.setdefault(worker, [])
@@ -257,7 +229,7 @@ class _Driver:
                     group = max(groups, key=self.pending.size_of)
                 owned.append(group)
             batch = self.pending.take(self.sizer.size(len(self.pending)), group)
-            self._send(batch, worker, strict=False)
+            self.flight.send(batch, worker, strict=False)
 
     def _submit_alone(self) -> None:
         """Run each task that died with a worker alone on a worker: one kept free for it (no
@@ -266,15 +238,15 @@ class _Driver:
         self.draining &= set(workers)
         wanted = len(self.lone) - len(self.draining)
         if wanted > 0:
-            free = [w for w in workers if w not in self.draining and w not in self.alone]
-            free.sort(key=lambda w: (self.sent_to.get(w, 0), w))
+            free = [w for w in workers if w not in self.draining and w not in self.flight.alone]
+            free.sort(key=lambda w: (self.flight.sent_to.get(w, 0), w))
             self.draining.update(free[:wanted])
         for worker in sorted(self.draining):
             if not self.lone:
                 break
-            if self.sent_to.get(worker, 0) == 0:
-                future = self._send([self.lone.popleft()], worker, strict=True)
-                self.alone[worker] = future.key
+            if self.flight.sent_to.get(worker, 0) == 0:
+                future = self.flight.send([self.lone.popleft()], worker, strict=True)
+                self.flight.alone[worker] = future.key
                 self.draining.discard(worker)
         if not self.lone:
             self.draining.clear()
@@ -289,36 +261,6 @@ class _Driver:
         silent = self.calls.silent
         return {w: n for w, n in self._live().items() if w not in self.refused and w not in silent}
 
-    def _send(self, batch: list[Item], worker: str | None, strict: bool) -> Any:
-        payload = [(item.key, item.params, item.seed) for item in batch]
-        key = f"campaign-{uuid.uuid4().hex}"
-        placement = (
-            {} if worker is None else {"workers": [worker], "allow_other_workers": not strict}
-        )
-        with self._scheduler():
-            future = self.client.submit(
-                run_batch, self.model_name, payload, key, pure=False, key=key, **placement
-            )
-        for item in batch:
-            item.copies += 1
-        self.in_flight[future] = batch
-        self.completed.add(future)
-        if worker is not None:
-            self.target[key] = worker
-            self.sent_to[worker] = self.sent_to.get(worker, 0) + 1
-            if strict:
-                self.strict.add(key)
-        return future
-
-    def _landed(self, future: Any) -> None:
-        """A batch left the flight (finished, cancelled, timed out or died with its worker)."""
-        worker = self.target.pop(future.key, None)
-        self.strict.discard(future.key)
-        if worker is not None:
-            self.sent_to[worker] -= 1
-            if self.alone.get(worker) == future.key:
-                del self.alone[worker]
-
     def _finish(self, future: Any, value: Any) -> None:
         """Store a finished batch's results (its result or error as ``as_completed`` read it)."""
         from distributed.scheduler import KilledWorker
@@ -330,9 +272,9 @@ class _Driver:
         if future.status == "finished" and self._foreign(value):
             self._requeue(future)  # its results are not stored: the tasks run elsewhere
             return
-        collected = self._collect(future, value, self.in_flight[future])
-        batch = self.in_flight.pop(future)
-        self._landed(future)
+        collected = self._collect(future, value, self.flight.in_flight[future])
+        batch = self.flight.in_flight.pop(future)
+        self.flight.landed(future)
         worker, results, code = collected
         if self.code is not None and code is not None and code != self.code:
             raise CampaignError(
@@ -356,23 +298,14 @@ class _Driver:
                 self.pending.append(item)
                 continue
             item.done = True
-            if future.key in self.replicas:
+            if future.key in self.flight.replicas:
                 self.outcome.replicas_won += 1
             final.append(self._record(item, result, worker))
         self.sizer.observe(r["elapsed"] for r in results if r["status"] == "ok")
         self._store(final)
         future.release()
         if self.replicate_tail:
-            self._drop_finished_copies()
-
-    def _drop_finished_copies(self) -> None:
-        """Cancel batches in flight whose every task has a stored result from another copy."""
-        for other in [f for f, batch in self.in_flight.items() if all(i.done for i in batch)]:
-            for item in self.in_flight.pop(other):
-                item.copies -= 1
-            self._landed(other)
-            other.cancel()
-            self.abandoned.add(other.key)
+            self.flight.drop_finished_copies()
 
     # -- tail replication -------------------------------------------------------------------
     def _replicate_tail(self) -> None:
@@ -386,7 +319,7 @@ class _Driver:
         unfinished task of them is copied first. What to move or copy is decided by
         `tail_decisions` from a snapshot; this applies it.
         """
-        kept = self.draining.union(self.alone)
+        kept = self.draining.union(self.flight.alone)
         with self._scheduler():
             processing = self.client.processing()
         idle = sorted(
@@ -406,7 +339,7 @@ class _Driver:
                 for key, (index, elapsed) in batches.items():
                     running[key] = (worker, index, elapsed)
         mean = self.sizer.seconds / self.sizer.count if self.sizer.count else math.inf
-        batches = {future.key: batch for future, batch in self.in_flight.items()}
+        batches = {future.key: batch for future, batch in self.flight.in_flight.items()}
         snapshot = TailSnapshot(batches, running, idle, mean, frozenset(held_by))
         for decision in tail_decisions(snapshot):
             if isinstance(decision, Rescue):
@@ -415,8 +348,8 @@ class _Driver:
                     f"{self.calls.timeout:g} s: {len(decision.items)} tasks it holds are copied to "
                     f"{decision.to}"
                 )
-                future = self._send(list(decision.items), decision.to, strict=True)
-                self.replicas.add(future.key)
+                future = self.flight.send(list(decision.items), decision.to, strict=True)
+                self.flight.replicas.add(future.key)
                 self.outcome.replicated += len(decision.items)
             elif isinstance(decision, Steal):
                 taken = list(decision.items)
@@ -427,11 +360,11 @@ class _Driver:
                         [i.key for i in taken],
                         workers=[decision.worker],
                     )
-                self._send(taken, decision.to, strict=True)
+                self.flight.send(taken, decision.to, strict=True)
                 self.outcome.stolen += len(taken)
             elif isinstance(decision, Copy):
-                future = self._send([decision.item], decision.to, strict=True)
-                self.replicas.add(future.key)
+                future = self.flight.send([decision.item], decision.to, strict=True)
+                self.flight.replicas.add(future.key)
                 self.outcome.replicated += 1
 
     def _held_by_silent(self, processing: dict[str, Any]) -> dict[str, str]:
@@ -439,7 +372,7 @@ class _Driver:
         there with its result not yet read (reading it waits for that worker)."""
         silent = self.calls.silent
         held_by = {str(key): worker for worker in silent for key in processing.get(worker, ())}
-        finished = [future for future in self.in_flight if future.status == "finished"]
+        finished = [future for future in self.flight.in_flight if future.status == "finished"]
         if silent and finished:
             with self._scheduler():
                 where = self.client.who_has(finished)
@@ -504,7 +437,7 @@ class _Driver:
         self.say(f"worker {worker}: {self.refused[worker]} — it is not used")
         with self._scheduler():
             there_now = set(self.client.processing().get(worker, ()))
-        for other in [f for f in self.in_flight if f.key in there_now and not f.done()]:
+        for other in [f for f in self.flight.in_flight if f.key in there_now and not f.done()]:
             self._requeue(other)  # its other batches would not count either: sent elsewhere
         workers = self._nthreads()
         if workers and set(workers) <= set(self.refused):
@@ -535,9 +468,9 @@ class _Driver:
         a batch in two halves, a single task alone on a worker. A worker this driver ended,
         or one that left on purpose, says nothing about its tasks: they are simply sent again.
         """
-        isolated = self.alone.get(self.target.get(future.key, "")) == future.key
-        batch = self.in_flight.pop(future)
-        self._landed(future)
+        isolated = self.flight.alone.get(self.flight.target.get(future.key, "")) == future.key
+        batch = self.flight.in_flight.pop(future)
+        self.flight.landed(future)
         future.cancel()  # a no-op once it failed; a batch tied to a gone worker would wait
         death = self._death(worker)
         for item in batch:
@@ -606,10 +539,10 @@ class _Driver:
         Dask runs nowhere else is taken back: one the worker held when it died died with it
         (`_died_with`), another is sent again. One Dask runs on another worker is left there.
         """
-        for future in [f for f in self.in_flight if f.status == "error"]:
+        for future in [f for f in self.flight.in_flight if f.status == "error"]:
             # as_completed gives up on a batch whose results were lost with its worker and
             # that then died with the next one: it may never hand it over
-            if future not in self.in_flight:  # cancelled as a copy of finished tasks
+            if future not in self.flight.in_flight:  # cancelled as a copy of finished tasks
                 continue
             with self._scheduler():
                 error = future.exception()
@@ -617,9 +550,9 @@ class _Driver:
         workers = self._live()
         stale = [
             future
-            for future in self.in_flight
-            if self.target.get(future.key, "") not in workers
-            and future.key in self.target
+            for future in self.flight.in_flight
+            if self.flight.target.get(future.key, "") not in workers
+            and future.key in self.flight.target
             and future.status in ("pending", "lost")
         ]
         if not stale:
@@ -628,17 +561,17 @@ class _Driver:
             processing = self.client.processing()
         where = {key: worker for worker, keys in processing.items() for key in keys}
         for future in stale:
-            if future not in self.in_flight:
+            if future not in self.flight.in_flight:
                 continue
-            worker = self.target[future.key]
-            strict = future.key in self.strict
+            worker = self.flight.target[future.key]
+            strict = future.key in self.flight.strict
             moved = future.key in where and not strict
             death = None if moved else self._death(worker)
             fate = stale_batch(future.key, strict, where, death)
             if isinstance(fate, Moved):
-                self._landed(future)  # now on another worker
-                self.target[future.key] = fate.to
-                self.sent_to[fate.to] = self.sent_to.get(fate.to, 0) + 1
+                self.flight.landed(future)  # now on another worker
+                self.flight.target[future.key] = fate.to
+                self.flight.sent_to[fate.to] = self.flight.sent_to.get(fate.to, 0) + 1
             elif isinstance(fate, Requeue):
                 self._requeue(future)
             else:
@@ -647,8 +580,8 @@ class _Driver:
     def _requeue(self, future: Any) -> None:
         """Send a batch's tasks again, not counted as tried: it never ran, or its results were
         lost with its worker after it finished."""
-        batch = self.in_flight.pop(future)
-        self._landed(future)
+        batch = self.flight.in_flight.pop(future)
+        self.flight.landed(future)
         future.cancel()
         for item in batch:
             item.copies -= 1
@@ -708,14 +641,16 @@ class _Driver:
         """Fail each task running past the timeout, resend its batchmates, end its worker."""
         with self._scheduler():
             reports = self.calls.run(running_tasks, workers=self._live())
-        by_key = {future.key: future for future in self.in_flight if not future.done()}
+        by_key = {future.key: future for future in self.flight.in_flight if not future.done()}
         timeout = self.task_timeout or 0.0  # only called with a timeout
-        snapshot = TimeoutSnapshot(reports, frozenset(by_key), frozenset(self.abandoned), timeout)
+        snapshot = TimeoutSnapshot(
+            reports, frozenset(by_key), frozenset(self.flight.abandoned), timeout
+        )
         decided = timeout_decisions(snapshot)
         requeued = self.outcome.requeued
         for stuck in decided.stuck:
             self._time_out(by_key[stuck.key], stuck.index, stuck.elapsed)
-        self.abandoned &= decided.running
+        self.flight.abandoned &= decided.running
         stop = decided.stop
         if stop:
             self.ended.update(stop)  # the tasks they hold did not end them
@@ -729,10 +664,10 @@ class _Driver:
                 self.calls.run(end_worker_process, workers=stop)
 
     def _time_out(self, future: Any, index: int, elapsed: float) -> None:
-        batch = self.in_flight.pop(future)
-        self._landed(future)
+        batch = self.flight.in_flight.pop(future)
+        self.flight.landed(future)
         future.cancel()
-        self.abandoned.add(future.key)  # until its worker process has ended
+        self.flight.abandoned.add(future.key)  # until its worker process has ended
         for item in batch:
             item.copies -= 1
         stuck = batch[index]

@@ -99,13 +99,13 @@ def test_batches_never_mix_input_groups(client, tmp_path):
     options = ExecutionOptions(retries=0)
     driver = _Driver(client, "busy", ledger.append, options, Progress(0, enabled=False))
     driver.sizer = FixedSizer(4)
-    original = driver._send
+    original = driver.flight.send
 
     def spy(batch, worker, strict):
         sent.append([item.group for item in batch])
         return original(batch, worker, strict)
 
-    driver._send = spy
+    driver.flight.send = spy
     driver.run(items)
     assert all(len(set(groups)) == 1 for groups in sent)
     records = ledger.load()
