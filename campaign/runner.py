@@ -13,11 +13,12 @@ from typing import Any
 
 import xarray as xr
 
-from campaign.cluster.open import check_cluster_options, open_client
+from campaign.cluster.options import ClusterOptions
 from campaign.design.shards import EveryTask, Shard, as_shard, counts, placed
 from campaign.design.tasks import cell_params
-from campaign.errors import CampaignError
-from campaign.execute import WAIT_WORKERS_SECONDS, Item, dispatch
+from campaign.errors import BadValue, CampaignError
+from campaign.execute import Item, dispatch
+from campaign.execute.options import WAIT_WORKERS_SECONDS, ExecutionOptions
 from campaign.models.contract import Model
 from campaign.plan.plan import RESULTS_FILE, Plan, as_spec, check_model, identity, make_plan
 from campaign.plan.sources import ON_CHANGE, Sources, task_inputs
@@ -78,52 +79,28 @@ def run(
     say = say or (lambda message: None)
     shard = as_shard(shard)
     if on_change not in ON_CHANGE:
-        raise CampaignError(f"on_change must be one of {', '.join(ON_CHANGE)}, got {on_change!r}")
-    if retries < 0:
-        raise CampaignError(f"--retries must be >= 0, got {retries}")
+        raise BadValue("on_change", on_change, f"must be one of {', '.join(ON_CHANGE)}")
     if not 0 < confidence < 1:
-        raise CampaignError(f"--confidence must be between 0 and 1, got {confidence}")
-    if workers is not None and workers < 1:
-        raise CampaignError(f"--workers must be >= 1, got {workers}")
-    if workers is not None and (scheduler or cluster):
-        raise CampaignError(
-            "--workers sizes the embedded cluster; with --scheduler or --cluster the cluster's "
-            "own workers run the tasks (start more with cluster/start-workers.sh or its scale)"
-        )
-    if batch_size is not None and batch_size < 1:
-        raise CampaignError(f"--batch-size must be >= 1, got {batch_size}")
-    if task_timeout is not None and not task_timeout > 0:
-        raise CampaignError(f"--task-timeout must be > 0 seconds, got {task_timeout}")
+        raise BadValue("confidence", confidence, "must be between 0 and 1")
+    where = ClusterOptions(workers, scheduler, cluster, security)
     if wait_workers is None:
-        wait_workers = float("inf") if cluster else WAIT_WORKERS_SECONDS
-    if not wait_workers >= 0:
-        raise CampaignError(f"--wait-workers must be >= 0 seconds, got {wait_workers}")
-    check_cluster_options(scheduler, cluster, security)
+        wait_workers = where.default_wait(WAIT_WORKERS_SECONDS)
+    options = ExecutionOptions(
+        retries=retries,
+        task_timeout=task_timeout,
+        wait_workers=wait_workers,
+        replicate_tail=replicate_tail,
+        locality=locality,
+        batch_size=batch_size,
+        progress=progress,
+    )
     spec = placed(as_spec(spec), output, shard)
     model = check_model(spec)  # every cell, before anything runs
     check_output(spec)
     ledger = Ledger(spec.output)
     with ledger.lock():
         return _run_holding_the_output(
-            spec,
-            model,
-            ledger,
-            workers=workers,
-            scheduler=scheduler,
-            retries=retries,
-            confidence=confidence,
-            new=new,
-            progress=progress,
-            say=say,
-            cluster=cluster,
-            security=security,
-            task_timeout=task_timeout,
-            wait_workers=wait_workers,
-            replicate_tail=replicate_tail,
-            locality=locality,
-            on_change=on_change,
-            shard=shard,
-            batch_size=batch_size,
+            spec, model, ledger, where, options, confidence, new, say, on_change, shard
         )
 
 
@@ -149,22 +126,13 @@ def _run_holding_the_output(
     spec: Spec,
     model: Model,
     ledger: Ledger,
-    workers: int | None,
-    scheduler: str | None,
-    retries: int,
+    where: ClusterOptions,
+    options: ExecutionOptions,
     confidence: float,
     new: bool,
-    progress: bool,
     say: Callable[[str], None],
-    cluster: str | Path | None,
-    security: str | Path | None,
-    task_timeout: float | None,
-    wait_workers: float,
-    replicate_tail: bool,
-    locality: bool,
     on_change: str,
     shard: Shard | EveryTask,
-    batch_size: int | None = None,
 ) -> xr.Dataset:
     """The steps of `run`, while this process alone may write the output folder."""
     if new:
@@ -197,26 +165,10 @@ def _run_holding_the_output(
     attempted: set[int] = set()  # a task fails at most once per run; a rerun retries it
     todo = plan.replicates.first(todo, plan.done, model)
     if todo:
-        with open_client(
-            scheduler=scheduler, workers=workers, cluster=cluster, security=security, say=say
-        ) as client:
+        with where.client(say) as client:
             while todo:
                 attempted.update(todo)
-                execute_tasks(
-                    client,
-                    plan,
-                    todo,
-                    run_id,
-                    retries,
-                    progress,
-                    task_timeout=task_timeout,
-                    wait_workers=wait_workers,
-                    say=say,
-                    replicate_tail=replicate_tail,
-                    locality=locality,
-                    code=sources.code_digest,
-                    batch_size=batch_size,
-                )
+                execute_tasks(client, plan, todo, run_id, options, say, sources.code_digest)
                 plan.next_round()
                 todo = [i for i in shard.mine(plan.to_run, plan.design) if i not in attempted]
     ledger.compact()
@@ -296,16 +248,16 @@ def execute_tasks(
     plan: RunState,
     todo: list[int],
     run_id: str,
-    retries: int,
-    progress: bool,
-    **dispatch_options: Any,
+    options: ExecutionOptions,
+    say: Callable[[str], None],
+    code: str | None,
 ) -> None:
     """Run the given task indices on the cluster, storing each finished batch in the ledger
     (and, with a precision target, in the plan's task table)."""
     spec = plan.spec
     items = task_items(plan, todo, run_id)
     indices = {item.key: index for index, item in zip(todo, items)}
-    bar = Progress(len(items), enabled=progress)
+    bar = Progress(len(items), enabled=options.progress)
 
     def stored(records: list[dict[str, Any]]) -> None:
         plan.ledger.append(records)
@@ -313,7 +265,7 @@ def execute_tasks(
 
     try:
         store = CheckedStore(spec, stored)
-        dispatch(client, spec.model, items, store, retries, bar, **dispatch_options)
+        dispatch(client, spec.model, items, store, options, bar, say=say, code=code)
     finally:
         bar.finish()
 

@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 import yaml
 
-from campaign.cluster.open import open_client
+from campaign.cluster.options import ClusterOptions
 from campaign.design.shards import placed
 from campaign.errors import CampaignError
-from campaign.execute import dispatch
+from campaign.execute import ExecutionOptions, dispatch
 from campaign.plan.plan import RESULTS_FILE, make_plan
 from campaign.plan.state import RunState
 from campaign.render.progress import Progress
@@ -29,6 +29,7 @@ from campaign.runner import task_items
 from campaign.spec.load import Spec, load_spec, parse_spec
 
 DEFAULT_SAMPLE = 10
+NO_RETRIES = ExecutionOptions(retries=0)  # a rerun to compare: a failure is a finding
 
 
 @dataclass(frozen=True)
@@ -102,12 +103,7 @@ def verify(
     say = say or (lambda message: None)
     if count < 1:
         raise CampaignError(f"--sample must be >= 1, got {count}")
-    if workers is not None and workers < 1:
-        raise CampaignError(f"--workers must be >= 1, got {workers}")
-    if workers is not None and scheduler:
-        raise CampaignError(
-            "--workers sizes the embedded cluster; with --scheduler its workers run"
-        )
+    where = ClusterOptions(workers=workers, scheduler=scheduler)
     plan = make_plan(spec_of(target), on_change="accept")
     records = plan.ledger.load()
     chosen, left_out = sample(plan, records, count)
@@ -122,9 +118,10 @@ def verify(
     def collect(batch: list[dict[str, Any]]) -> None:
         now.update((record["key"], record) for record in batch)
 
-    with open_client(scheduler=scheduler, workers=workers, say=say) as client:
+    with where.client(say) as client:
         code = plan.sources.code_digest if plan.sources is not None else None
-        dispatch(client, plan.spec.model, items, collect, 0, Progress(0, enabled=False), code=code)
+        quiet = Progress(0, enabled=False)
+        dispatch(client, plan.spec.model, items, collect, NO_RETRIES, quiet, code=code)
     verdict = Verdict(sampled=len(items), left_out=left_out)
     for item in items:
         verdict.mismatches.extend(compare(item.key, records[item.key], now[item.key]))

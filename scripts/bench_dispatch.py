@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 from distributed import Client, LocalCluster, wait
 
-from campaign.execute import Item, dispatch
+from campaign.execute import ExecutionOptions, Item, dispatch
 from campaign.models.check import busy
 from campaign.render.progress import Progress
 from campaign.store.ledger import Ledger
@@ -57,7 +57,12 @@ def campaign_dispatch(
         ledger = Ledger(Path(folder))
         start = time.perf_counter()
         outcome = dispatch(
-            client, "busy", items, ledger.append, 1, Progress(tasks, enabled=False), **options
+            client,
+            "busy",
+            items,
+            ledger.append,
+            ExecutionOptions(retries=1, **options),
+            Progress(tasks, enabled=False),
         )
         elapsed = time.perf_counter() - start
         assert outcome.ok == tasks, outcome

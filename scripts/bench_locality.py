@@ -22,7 +22,7 @@ from pathlib import Path
 from distributed import Client, LocalCluster
 
 from campaign.design.tasks import Design, cell_params
-from campaign.execute import Item, dispatch
+from campaign.execute import ExecutionOptions, Item, dispatch
 from campaign.models.jobs import inputs
 from campaign.render.progress import Progress
 from campaign.spec.load import parse_spec
@@ -89,10 +89,8 @@ def measure(workers: int, replicates: int, locality: bool) -> tuple[float, list[
             "jobs",
             items,
             ledger.append,
-            0,
+            ExecutionOptions(retries=0, locality=locality, replicate_tail=False),
             Progress(len(items), enabled=False),
-            locality=locality,
-            replicate_tail=False,
         )
         wall = time.perf_counter() - start
         assert outcome.ok == len(items), outcome

@@ -1,10 +1,13 @@
 """Run tasks on Dask as a bag of tasks.
 
-`worker` runs batches on the workers; `calls` asks workers questions, waiting a bounded time
-for each; `batching` holds the tasks, the tally and batch sizes; `tail` decides, from a
-snapshot, what idle workers take at the tail of a campaign; `driver` sends batches, places
-them, reads results, follows workers and maps a lost scheduler to one error. The names
-other modules use are re-exported here.
+`options` holds how a dispatch runs (checked once); `worker` runs batches on the workers;
+`calls` asks workers questions, waiting a bounded time for each; `batching` holds the tasks,
+the tally and batch sizes; `tail` decides, from a snapshot, what idle workers take at the
+tail of a campaign, `deaths` what becomes of the tasks of a dying worker and `timeouts`
+which tasks are past the timeout (all pure, over snapshots); `flight` keeps the batches in
+flight and where they were sent; `driver` sends batches, places them, reads results, follows
+workers, applies those decisions and maps a lost scheduler to one error. The names other
+modules use are re-exported here.
 """
 
 from campaign.execute.batching import (
@@ -15,16 +18,16 @@ from campaign.execute.batching import (
     Item,
     Outcome,
 )
+from campaign.execute.deaths import Death
 from campaign.execute.driver import (
     POLL_SECONDS,
     TAIL_POLL_SECONDS,
-    WAIT_WORKERS_SECONDS,
-    Death,
     _Driver,
     dispatch,
     lost_scheduler,
     scheduler_calls,
 )
+from campaign.execute.options import WAIT_WORKERS_SECONDS, ExecutionOptions
 from campaign.execute.tail import (
     STRAGGLER_FACTOR,
     Copy,
@@ -52,6 +55,7 @@ __all__ = [
     "BatchSizer",
     "Copy",
     "Death",
+    "ExecutionOptions",
     "GroupedQueue",
     "Item",
     "Outcome",

@@ -24,38 +24,41 @@ from __future__ import annotations
 import logging
 import math
 import time
-import uuid
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import CancelledError
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 from campaign.errors import CampaignError
 from campaign.execute.batching import BATCHES_PER_WORKER, BatchSizer, GroupedQueue, Item, Outcome
 from campaign.execute.calls import WorkerCalls
+from campaign.execute.deaths import (
+    Charge,
+    Death,
+    Moved,
+    Requeue,
+    SendAgain,
+    charged_result,
+    death_record,
+    died_with,
+    resend_parts,
+    stale_batch,
+)
+from campaign.execute.flight import Flight
+from campaign.execute.options import ExecutionOptions
 from campaign.execute.tail import Copy, Rescue, Steal, TailSnapshot, tail_decisions
-from campaign.execute.worker import end_worker_process, run_batch, running_tasks, skip_tasks
+from campaign.execute.timeouts import TimeoutSnapshot, timed_out_result, timeout_decisions
+from campaign.execute.worker import end_worker_process, running_tasks, skip_tasks
 from campaign.plan.sources import engine_identity, identity_differences
 from campaign.render.progress import Progress
 
 POLL_SECONDS = 1.0  # how often the driver looks at the workers
 TAIL_POLL_SECONDS = 0.2  # how often, once nothing is left to send (tail replication)
-WAIT_WORKERS_SECONDS = 60.0  # default wait for a first worker, and for one after all left
 # what a call to the scheduler raises when the scheduler is gone (or the client closed)
 LOST_SCHEDULER_ERRORS = (OSError, CancelledError, RuntimeError)
 
 log = logging.getLogger("campaign")
-
-
-@dataclass(frozen=True)
-class Death:
-    """The scheduler's record of a worker's removal: the tasks it held, and whether it left on
-    purpose (closed or retired) rather than died."""
-
-    processing: frozenset[str]
-    expected: bool
 
 
 def lost_scheduler(address: str, saved: int, error: BaseException) -> CampaignError:
@@ -83,22 +86,18 @@ def dispatch(
     model_name: str,
     items: list[Item],
     store: Callable[[list[dict[str, Any]]], None],
-    retries: int,
+    options: ExecutionOptions,
     progress: Progress,
     *,
-    task_timeout: float | None = None,
-    wait_workers: float = WAIT_WORKERS_SECONDS,
     say: Callable[[str], None] | None = None,
-    replicate_tail: bool = True,
-    locality: bool = True,
     code: str | None = None,
-    batch_size: int | None = None,
 ) -> Outcome:
     """Run every item on the cluster; store each finished batch before counting it.
 
-    `task_timeout` (seconds) fails a task that runs longer, ends its worker process (a thread
-    cannot be interrupted) and sends its batchmates again. `wait_workers` (seconds, may be
-    infinite) is how long to wait while the cluster has no worker, at the start or later.
+    ``options`` (`ExecutionOptions`): `task_timeout` (seconds) fails a task that runs longer,
+    ends its worker process (a thread cannot be interrupted) and sends its batchmates again.
+    `wait_workers` (seconds, may be infinite) is how long to wait while the cluster has no
+    worker, at the start or later.
     A lost scheduler raises `CampaignError` after everything finished has been stored.
 
     `replicate_tail`: once nothing is left to send and a worker is idle, the not yet started
@@ -119,12 +118,7 @@ def dispatch(
     used: its results are not stored, its tasks run on the other workers, and the run stops
     when no other worker is left.
     """
-    driver = _Driver(client, model_name, store, retries, progress, task_timeout, wait_workers, say)
-    driver.replicate_tail = replicate_tail
-    driver.locality = locality
-    driver.code = code
-    driver.sizer.fixed = batch_size
-    return driver.run(items)
+    return _Driver(client, model_name, store, options, progress, say, code).run(items)
 
 
 class _Driver:
@@ -135,48 +129,37 @@ class _Driver:
         client: Any,
         model_name: str,
         store: Callable[[list[dict[str, Any]]], None],
-        retries: int,
+        options: ExecutionOptions,
         progress: Progress,
-        task_timeout: float | None,
-        wait_workers: float,
-        say: Callable[[str], None] | None,
+        say: Callable[[str], None] | None = None,
+        code: str | None = None,
     ):
-        from distributed import as_completed
-
         self.client = client
         self.model_name = model_name
         self.store = store
-        self.retries = retries
+        self.options = options
+        self.retries = options.retries
         self.progress = progress
-        self.task_timeout = task_timeout
-        self.wait_workers = wait_workers
+        self.task_timeout = options.task_timeout
+        self.wait_workers = options.wait_workers
         self.say = say or (lambda message: None)
         self.pending = GroupedQueue()
-        self.in_flight: dict[Any, list[Item]] = {}
+        self.flight = Flight(client, model_name, self._scheduler)  # the batches in flight
         self.outcome = Outcome()
-        # results are read in the background as batches finish: reading the results of a
-        # batch whose worker died meanwhile would wait for Dask to run it again
-        self.completed = as_completed(with_results=True, raise_errors=False)
         self.threads: dict[str, int] | None = None
         self.sizer = BatchSizer(1)
-        self.poll = POLL_SECONDS if task_timeout is None else min(POLL_SECONDS, task_timeout / 4)
-        self.replicate_tail = True
-        self.locality = True
-        self.code: str | None = None  # the digest of the model's code results must come from
+        self.sizer.fixed = options.batch_size
+        timeout = options.task_timeout
+        self.poll = POLL_SECONDS if timeout is None else min(POLL_SECONDS, timeout / 4)
+        self.replicate_tail = options.replicate_tail
+        self.locality = options.locality
+        self.code = code  # the digest of the model's code results must come from
         self.owned: dict[str, list[Any]] = {}  # worker -> groups it was given (warm caches)
-        self.target: dict[str, str] = {}  # batch key -> the worker it was sent to
-        self.sent_to: dict[str, int] = {}  # worker -> batches in flight sent to it
-        self.replicas: set[str] = set()  # keys of batches that copy a straggling task
-        # keys of batches cancelled while they may still run: a cancelled task's thread goes
-        # on, so one stuck past the timeout still has its worker process ended
-        self.abandoned: set[str] = set()
         # worker deaths (see `_died_with`): once one happened, every batch is placed on a
         # worker by the driver, so that a worker can be kept free for a task to run alone
         self.placed = False
-        self.strict: set[str] = set()  # keys of batches that may run only on their worker
         self.halves: deque[list[Item]] = deque()  # batches that died with a worker, halved
         self.lone: deque[Item] = deque()  # tasks that died with a worker, to run alone
-        self.alone: dict[str, str] = {}  # worker -> key of the batch running alone there
         self.draining: set[str] = set()  # workers given nothing new until they are free
         self.ended: set[str] = set()  # workers this driver ended (tasks past the timeout)
         self.deaths: dict[str, Death | None] = {}  # worker -> the scheduler's record of it
@@ -188,40 +171,23 @@ class _Driver:
     def run(self, items: list[Item]) -> Outcome:
         self.pending.extend(items)
         next_poll = 0.0
-        while self.pending or self.in_flight or self.halves or self.lone:
+        while self.pending or self.flight.in_flight or self.halves or self.lone:
             if time.monotonic() >= next_poll:
                 self._watch_workers()
-                if self.task_timeout is not None and self.in_flight:
+                if self.task_timeout is not None and self.flight.in_flight:
                     self._stop_stuck_tasks()
                 waiting = self.pending or self.halves or self.lone
-                tail = self.replicate_tail and not waiting and self.in_flight
+                tail = self.replicate_tail and not waiting and self.flight.in_flight
                 if tail:
                     self._replicate_tail()
                 next_poll = time.monotonic() + (
                     min(self.poll, TAIL_POLL_SECONDS) if tail else self.poll
                 )
             self._submit_more()
-            done = self._next_done(next_poll)
-            if done is not None and done[0] in self.in_flight:
+            done = self.flight.next_done(next_poll)
+            if done is not None and done[0] in self.flight.in_flight:
                 self._finish(*done)
         return self.outcome
-
-    def _next_done(self, until: float) -> tuple[Any, Any] | None:
-        """The next finished batch and its result (or error), or None at `until` (the driver
-        then looks at workers)."""
-        # as_completed notifies this condition after queueing each finished future
-        condition = getattr(self.completed, "thread_condition", None)
-        while not self.completed.has_ready():
-            remaining = until - time.monotonic()
-            if remaining <= 0 or not self.in_flight:
-                return None
-            if condition is None:  # pragma: no cover - other distributed versions
-                time.sleep(min(remaining, 0.002))
-                continue
-            with condition:
-                if not self.completed.has_ready():
-                    condition.wait(timeout=min(remaining, 0.1))
-        return next(self.completed)
 
     def _submit_more(self) -> None:
         if self.lone:
@@ -230,8 +196,10 @@ class _Driver:
             self._submit_by_group()
             return
         slots = self.sizer.slots
-        while self.pending and len(self.in_flight) < slots * BATCHES_PER_WORKER:
-            self._send(self.pending.take(self.sizer.size(len(self.pending))), None, strict=False)
+        while self.pending and len(self.flight.in_flight) < slots * BATCHES_PER_WORKER:
+            self.flight.send(
+                self.pending.take(self.sizer.size(len(self.pending))), None, strict=False
+            )
 
     def _submit_by_group(self) -> None:
         """Give each worker batches of the groups it already has (their inputs are loaded).
@@ -240,16 +208,16 @@ class _Driver:
         only then shares the group with the most pending tasks, so each input is loaded by as
         few workers as keep all of them busy.
         """
-        kept = self.draining.union(self.alone)  # kept free for, or running, a task alone
+        kept = self.draining.union(self.flight.alone)  # kept free for, or running, a task alone
         threads = {w: n for w, n in self._usable().items() if w not in kept}
         while threads and (self.pending or self.halves):
-            if len(self.in_flight) >= self.sizer.slots * BATCHES_PER_WORKER:
+            if len(self.flight.in_flight) >= self.sizer.slots * BATCHES_PER_WORKER:
                 return
-            worker = min(threads, key=lambda w: (self.sent_to.get(w, 0) / threads[w], w))
-            if self.sent_to.get(worker, 0) >= threads[worker] * BATCHES_PER_WORKER:
+            worker = min(threads, key=lambda w: (self.flight.sent_to.get(w, 0) / threads[w], w))
+            if self.flight.sent_to.get(worker, 0) >= threads[worker] * BATCHES_PER_WORKER:
                 return
             if self.halves:  # batches that died with a worker go first, in halves
-                self._send(self.halves.popleft(), worker, strict=False)
+                self.flight.send(self.halves.popleft(), worker, strict=False)
                 continue
             groups = self.pending.groups()
             owned = self.owned.setdefault(worker, [])
@@ -261,7 +229,7 @@ class _Driver:
                     group = max(groups, key=self.pending.size_of)
                 owned.append(group)
             batch = self.pending.take(self.sizer.size(len(self.pending)), group)
-            self._send(batch, worker, strict=False)
+            self.flight.send(batch, worker, strict=False)
 
     def _submit_alone(self) -> None:
         """Run each task that died with a worker alone on a worker: one kept free for it (no
@@ -270,15 +238,15 @@ class _Driver:
         self.draining &= set(workers)
         wanted = len(self.lone) - len(self.draining)
         if wanted > 0:
-            free = [w for w in workers if w not in self.draining and w not in self.alone]
-            free.sort(key=lambda w: (self.sent_to.get(w, 0), w))
+            free = [w for w in workers if w not in self.draining and w not in self.flight.alone]
+            free.sort(key=lambda w: (self.flight.sent_to.get(w, 0), w))
             self.draining.update(free[:wanted])
         for worker in sorted(self.draining):
             if not self.lone:
                 break
-            if self.sent_to.get(worker, 0) == 0:
-                future = self._send([self.lone.popleft()], worker, strict=True)
-                self.alone[worker] = future.key
+            if self.flight.sent_to.get(worker, 0) == 0:
+                future = self.flight.send([self.lone.popleft()], worker, strict=True)
+                self.flight.alone[worker] = future.key
                 self.draining.discard(worker)
         if not self.lone:
             self.draining.clear()
@@ -293,36 +261,6 @@ class _Driver:
         silent = self.calls.silent
         return {w: n for w, n in self._live().items() if w not in self.refused and w not in silent}
 
-    def _send(self, batch: list[Item], worker: str | None, strict: bool) -> Any:
-        payload = [(item.key, item.params, item.seed) for item in batch]
-        key = f"campaign-{uuid.uuid4().hex}"
-        placement = (
-            {} if worker is None else {"workers": [worker], "allow_other_workers": not strict}
-        )
-        with self._scheduler():
-            future = self.client.submit(
-                run_batch, self.model_name, payload, key, pure=False, key=key, **placement
-            )
-        for item in batch:
-            item.copies += 1
-        self.in_flight[future] = batch
-        self.completed.add(future)
-        if worker is not None:
-            self.target[key] = worker
-            self.sent_to[worker] = self.sent_to.get(worker, 0) + 1
-            if strict:
-                self.strict.add(key)
-        return future
-
-    def _landed(self, future: Any) -> None:
-        """A batch left the flight (finished, cancelled, timed out or died with its worker)."""
-        worker = self.target.pop(future.key, None)
-        self.strict.discard(future.key)
-        if worker is not None:
-            self.sent_to[worker] -= 1
-            if self.alone.get(worker) == future.key:
-                del self.alone[worker]
-
     def _finish(self, future: Any, value: Any) -> None:
         """Store a finished batch's results (its result or error as ``as_completed`` read it)."""
         from distributed.scheduler import KilledWorker
@@ -334,9 +272,9 @@ class _Driver:
         if future.status == "finished" and self._foreign(value):
             self._requeue(future)  # its results are not stored: the tasks run elsewhere
             return
-        collected = self._collect(future, value, self.in_flight[future])
-        batch = self.in_flight.pop(future)
-        self._landed(future)
+        collected = self._collect(future, value, self.flight.in_flight[future])
+        batch = self.flight.in_flight.pop(future)
+        self.flight.landed(future)
         worker, results, code = collected
         if self.code is not None and code is not None and code != self.code:
             raise CampaignError(
@@ -360,23 +298,14 @@ class _Driver:
                 self.pending.append(item)
                 continue
             item.done = True
-            if future.key in self.replicas:
+            if future.key in self.flight.replicas:
                 self.outcome.replicas_won += 1
             final.append(self._record(item, result, worker))
         self.sizer.observe(r["elapsed"] for r in results if r["status"] == "ok")
         self._store(final)
         future.release()
         if self.replicate_tail:
-            self._drop_finished_copies()
-
-    def _drop_finished_copies(self) -> None:
-        """Cancel batches in flight whose every task has a stored result from another copy."""
-        for other in [f for f, batch in self.in_flight.items() if all(i.done for i in batch)]:
-            for item in self.in_flight.pop(other):
-                item.copies -= 1
-            self._landed(other)
-            other.cancel()
-            self.abandoned.add(other.key)
+            self.flight.drop_finished_copies()
 
     # -- tail replication -------------------------------------------------------------------
     def _replicate_tail(self) -> None:
@@ -390,7 +319,7 @@ class _Driver:
         unfinished task of them is copied first. What to move or copy is decided by
         `tail_decisions` from a snapshot; this applies it.
         """
-        kept = self.draining.union(self.alone)
+        kept = self.draining.union(self.flight.alone)
         with self._scheduler():
             processing = self.client.processing()
         idle = sorted(
@@ -410,7 +339,7 @@ class _Driver:
                 for key, (index, elapsed) in batches.items():
                     running[key] = (worker, index, elapsed)
         mean = self.sizer.seconds / self.sizer.count if self.sizer.count else math.inf
-        batches = {future.key: batch for future, batch in self.in_flight.items()}
+        batches = {future.key: batch for future, batch in self.flight.in_flight.items()}
         snapshot = TailSnapshot(batches, running, idle, mean, frozenset(held_by))
         for decision in tail_decisions(snapshot):
             if isinstance(decision, Rescue):
@@ -419,8 +348,8 @@ class _Driver:
                     f"{self.calls.timeout:g} s: {len(decision.items)} tasks it holds are copied to "
                     f"{decision.to}"
                 )
-                future = self._send(list(decision.items), decision.to, strict=True)
-                self.replicas.add(future.key)
+                future = self.flight.send(list(decision.items), decision.to, strict=True)
+                self.flight.replicas.add(future.key)
                 self.outcome.replicated += len(decision.items)
             elif isinstance(decision, Steal):
                 taken = list(decision.items)
@@ -431,11 +360,11 @@ class _Driver:
                         [i.key for i in taken],
                         workers=[decision.worker],
                     )
-                self._send(taken, decision.to, strict=True)
+                self.flight.send(taken, decision.to, strict=True)
                 self.outcome.stolen += len(taken)
             elif isinstance(decision, Copy):
-                future = self._send([decision.item], decision.to, strict=True)
-                self.replicas.add(future.key)
+                future = self.flight.send([decision.item], decision.to, strict=True)
+                self.flight.replicas.add(future.key)
                 self.outcome.replicated += 1
 
     def _held_by_silent(self, processing: dict[str, Any]) -> dict[str, str]:
@@ -443,7 +372,7 @@ class _Driver:
         there with its result not yet read (reading it waits for that worker)."""
         silent = self.calls.silent
         held_by = {str(key): worker for worker in silent for key in processing.get(worker, ())}
-        finished = [future for future in self.in_flight if future.status == "finished"]
+        finished = [future for future in self.flight.in_flight if future.status == "finished"]
         if silent and finished:
             with self._scheduler():
                 where = self.client.who_has(finished)
@@ -508,7 +437,7 @@ class _Driver:
         self.say(f"worker {worker}: {self.refused[worker]} — it is not used")
         with self._scheduler():
             there_now = set(self.client.processing().get(worker, ()))
-        for other in [f for f in self.in_flight if f.key in there_now and not f.done()]:
+        for other in [f for f in self.flight.in_flight if f.key in there_now and not f.done()]:
             self._requeue(other)  # its other batches would not count either: sent elsewhere
         workers = self._nthreads()
         if workers and set(workers) <= set(self.refused):
@@ -539,35 +468,41 @@ class _Driver:
         a batch in two halves, a single task alone on a worker. A worker this driver ended,
         or one that left on purpose, says nothing about its tasks: they are simply sent again.
         """
-        isolated = self.alone.get(self.target.get(future.key, "")) == future.key
-        batch = self.in_flight.pop(future)
-        self._landed(future)
+        isolated = self.flight.alone.get(self.flight.target.get(future.key, "")) == future.key
+        batch = self.flight.in_flight.pop(future)
+        self.flight.landed(future)
         future.cancel()  # a no-op once it failed; a batch tied to a gone worker would wait
         death = self._death(worker)
         for item in batch:
             item.copies -= 1
         rest = [item for item in batch if not item.done and item.copies == 0]
-        if not rest:
+        decision = died_with(future.key, batch, rest, death, worker in self.ended, isolated)
+        if decision is None:
             return
-        if worker in self.ended or (death is not None and death.expected):
-            self._send_again(rest)
+        if isinstance(decision, SendAgain):
+            self._send_again(list(decision.items))
             return
-        if death is not None:
-            alone = death.processing == {future.key}
-        else:  # no record (an older scheduler): trust the driver's own isolation
-            alone = isolated
-        if alone and len(batch) == 1:
-            self._charge(rest[0])
+        if isinstance(decision, Charge):
+            self._charge(decision.item)
             return
         for item in rest:
             item.suspect = True
         self.outcome.resent += len(rest)
-        if len(rest) == 1:
-            self.lone.append(rest[0])
-        else:
-            middle = len(rest) // 2
-            self.halves.extend([rest[:middle], rest[middle:]])
+        self._queue_parts(decision.parts, front=False)
         self.placed = True
+
+    def _queue_parts(self, parts: tuple[tuple[Item, ...], ...], front: bool) -> None:
+        """Queue tasks that died with a worker: one alone, more as a batch of their own (at the
+        ``front`` of the queues: they were waiting already)."""
+        for part in parts:
+            if len(part) == 1 and front:
+                self.lone.appendleft(part[0])
+            elif len(part) == 1:
+                self.lone.append(part[0])
+            elif front:
+                self.halves.appendleft(list(part))
+            else:
+                self.halves.append(list(part))
 
     def _charge(self, item: Item) -> None:
         """A task's worker died while it ran alone: one try; it fails once its tries are spent."""
@@ -578,14 +513,7 @@ class _Driver:
             self.lone.append(item)
             return
         item.done = True
-        times = "once" if item.deaths == 1 else f"{item.deaths} times"
-        result = {
-            "status": "failed",
-            "error": "KilledWorker: the worker process died while running this task alone, "
-            f"{times} (the task ends its process: os._exit, a crash, memory)",
-            "traceback": "",
-            "elapsed": 0.0,
-        }
+        result = charged_result(item.deaths)
         self._store([self._record(item, result)])
 
     def _death(self, worker: str) -> Death | None:
@@ -596,14 +524,7 @@ class _Driver:
         if worker not in self.deaths:
             with self._scheduler():
                 events = self.client.get_events(worker) if worker else ()
-            record = None
-            closing = False
-            for _, event in events:
-                action = event.get("action") if isinstance(event, dict) else None
-                closing = closing or action == "closing-worker"
-                if action == "remove-worker":
-                    processing = frozenset(str(key) for key in event.get("processing-tasks", ()))
-                    record = Death(processing, closing or bool(event.get("expected")))
+            record = death_record(events)
             self.deaths[worker] = record
             if worker not in self.ended and not (record is not None and record.expected):
                 self.outcome.worker_deaths += 1
@@ -618,10 +539,10 @@ class _Driver:
         Dask runs nowhere else is taken back: one the worker held when it died died with it
         (`_died_with`), another is sent again. One Dask runs on another worker is left there.
         """
-        for future in [f for f in self.in_flight if f.status == "error"]:
+        for future in [f for f in self.flight.in_flight if f.status == "error"]:
             # as_completed gives up on a batch whose results were lost with its worker and
             # that then died with the next one: it may never hand it over
-            if future not in self.in_flight:  # cancelled as a copy of finished tasks
+            if future not in self.flight.in_flight:  # cancelled as a copy of finished tasks
                 continue
             with self._scheduler():
                 error = future.exception()
@@ -629,9 +550,9 @@ class _Driver:
         workers = self._live()
         stale = [
             future
-            for future in self.in_flight
-            if self.target.get(future.key, "") not in workers
-            and future.key in self.target
+            for future in self.flight.in_flight
+            if self.flight.target.get(future.key, "") not in workers
+            and future.key in self.flight.target
             and future.status in ("pending", "lost")
         ]
         if not stale:
@@ -640,16 +561,18 @@ class _Driver:
             processing = self.client.processing()
         where = {key: worker for worker, keys in processing.items() for key in keys}
         for future in stale:
-            if future not in self.in_flight:
+            if future not in self.flight.in_flight:
                 continue
-            worker = self.target[future.key]
-            if future.key in where and future.key not in self.strict:
-                self._landed(future)  # now on another worker
-                self.target[future.key] = where[future.key]
-                self.sent_to[where[future.key]] = self.sent_to.get(where[future.key], 0) + 1
-                continue
-            death = self._death(worker)
-            if death is not None and future.key not in death.processing:
+            worker = self.flight.target[future.key]
+            strict = future.key in self.flight.strict
+            moved = future.key in where and not strict
+            death = None if moved else self._death(worker)
+            fate = stale_batch(future.key, strict, where, death)
+            if isinstance(fate, Moved):
+                self.flight.landed(future)  # now on another worker
+                self.flight.target[future.key] = fate.to
+                self.flight.sent_to[fate.to] = self.flight.sent_to.get(fate.to, 0) + 1
+            elif isinstance(fate, Requeue):
                 self._requeue(future)
             else:
                 self._died_with(future, worker)
@@ -657,8 +580,8 @@ class _Driver:
     def _requeue(self, future: Any) -> None:
         """Send a batch's tasks again, not counted as tried: it never ran, or its results were
         lost with its worker after it finished."""
-        batch = self.in_flight.pop(future)
-        self._landed(future)
+        batch = self.flight.in_flight.pop(future)
+        self.flight.landed(future)
         future.cancel()
         for item in batch:
             item.copies -= 1
@@ -667,12 +590,9 @@ class _Driver:
     def _send_again(self, rest: list[Item]) -> None:
         """Queue tasks again, not counted as tried; those that died with a worker keep to
         their halves or to running alone."""
-        suspects = [item for item in rest if item.suspect]
-        if len(suspects) == 1:
-            self.lone.appendleft(suspects[0])
-        elif suspects:
-            self.halves.appendleft(suspects)
-        self.pending.extendleft(reversed([item for item in rest if not item.suspect]))
+        parts, others = resend_parts(rest)
+        self._queue_parts(parts, front=True)
+        self.pending.extendleft(reversed(others))
         self.outcome.requeued += len(rest)
 
     # -- workers ----------------------------------------------------------------------------
@@ -721,26 +641,17 @@ class _Driver:
         """Fail each task running past the timeout, resend its batchmates, end its worker."""
         with self._scheduler():
             reports = self.calls.run(running_tasks, workers=self._live())
-        by_key = {future.key: future for future in self.in_flight}
-        stop = set()
+        by_key = {future.key: future for future in self.flight.in_flight if not future.done()}
+        timeout = self.task_timeout or 0.0  # only called with a timeout
+        snapshot = TimeoutSnapshot(
+            reports, frozenset(by_key), frozenset(self.flight.abandoned), timeout
+        )
+        decided = timeout_decisions(snapshot)
         requeued = self.outcome.requeued
-        running = set()
-        for worker, batches in reports.items():
-            if not isinstance(batches, dict):
-                continue
-            running.update(batches)
-            for key, (index, elapsed) in batches.items():
-                if elapsed <= self.task_timeout:
-                    continue
-                if key in self.abandoned:  # cancelled, but its thread is stuck in a model
-                    stop.add(worker)
-                    continue
-                future = by_key.get(key)
-                if future is None or future.done():
-                    continue
-                self._time_out(future, index, elapsed)
-                stop.add(worker)
-        self.abandoned &= running
+        for stuck in decided.stuck:
+            self._time_out(by_key[stuck.key], stuck.index, stuck.elapsed)
+        self.flight.abandoned &= decided.running
+        stop = decided.stop
         if stop:
             self.ended.update(stop)  # the tasks they hold did not end them
             self.outcome.stopped_workers += len(stop)
@@ -753,10 +664,10 @@ class _Driver:
                 self.calls.run(end_worker_process, workers=stop)
 
     def _time_out(self, future: Any, index: int, elapsed: float) -> None:
-        batch = self.in_flight.pop(future)
-        self._landed(future)
+        batch = self.flight.in_flight.pop(future)
+        self.flight.landed(future)
         future.cancel()
-        self.abandoned.add(future.key)  # until its worker process has ended
+        self.flight.abandoned.add(future.key)  # until its worker process has ended
         for item in batch:
             item.copies -= 1
         stuck = batch[index]
@@ -764,14 +675,7 @@ class _Driver:
             return
         stuck.attempts += 1
         stuck.done = True
-        result = {
-            "key": stuck.key,
-            "status": "failed",
-            "error": f"TimeoutError: timed out: the task ran longer than --task-timeout "
-            f"{self.task_timeout:g} s (stopped after {elapsed:.1f} s)",
-            "traceback": "",
-            "elapsed": elapsed,
-        }
+        result = timed_out_result(stuck.key, elapsed, self.task_timeout or 0.0)
         others = [i for i in batch[:index] + batch[index + 1 :] if not i.done and i.copies == 0]
         self.pending.extendleft(reversed(others))
         self.outcome.requeued += len(others)

@@ -416,4 +416,4 @@ def test_workers_with_an_existing_cluster_is_refused(finished, scheduler_address
     path, _ = finished
     code = main(["run", str(path), "--scheduler", scheduler_address, "--workers", "4"])
     assert code == 2
-    assert "--workers sizes the embedded cluster" in capsys.readouterr().err
+    assert "--workers 4 sizes the embedded cluster" in capsys.readouterr().err

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from distributed import Client
 
-from campaign.execute import Item, _Driver, run_batch, skip_tasks
+from campaign.execute import ExecutionOptions, Item, _Driver, run_batch, skip_tasks
 from campaign.models.check import busy
 from campaign.render.progress import Progress
 from campaign.store.ledger import Ledger
@@ -41,10 +41,9 @@ def items_for(durations, group=None):
 
 def drive(client, items, tmp_path, size, **switches):
     ledger = Ledger(tmp_path)
-    driver = _Driver(client, "busy", ledger.append, 0, Progress(0, enabled=False), None, 60, None)
+    options = ExecutionOptions(retries=0, **switches)
+    driver = _Driver(client, "busy", ledger.append, options, Progress(0, enabled=False))
     driver.sizer = FixedSizer(size)
-    for name, value in switches.items():
-        setattr(driver, name, value)
     outcome = driver.run(items)
     return outcome, ledger.load()
 
@@ -97,15 +96,16 @@ def test_batches_never_mix_input_groups(client, tmp_path):
         item.meta = {"key": item.key}
     sent = []
     ledger = Ledger(tmp_path)
-    driver = _Driver(client, "busy", ledger.append, 0, Progress(0, enabled=False), None, 60, None)
+    options = ExecutionOptions(retries=0)
+    driver = _Driver(client, "busy", ledger.append, options, Progress(0, enabled=False))
     driver.sizer = FixedSizer(4)
-    original = driver._send
+    original = driver.flight.send
 
     def spy(batch, worker, strict):
         sent.append([item.group for item in batch])
         return original(batch, worker, strict)
 
-    driver._send = spy
+    driver.flight.send = spy
     driver.run(items)
     assert all(len(set(groups)) == 1 for groups in sent)
     records = ledger.load()

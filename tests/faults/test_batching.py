@@ -50,5 +50,5 @@ def test_a_batch_size_below_one_is_refused_in_one_line(runner, size):
     spec = runner.spec("refused")
     done = runner.run(spec, "--batch-size", size)
     assert done.returncode == 2
-    assert done.stderr == f"campaign: error: --batch-size must be >= 1, got {size}\n"
+    assert done.stderr == f"campaign: error: --batch-size {size} must be >= 1\n"
     assert not (runner.folder / "refused").exists()

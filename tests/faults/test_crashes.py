@@ -12,7 +12,7 @@ import pytest
 from distributed import Client
 
 from campaign.cluster.open import keep_workers, start_local_cluster
-from campaign.execute import Item, _Driver
+from campaign.execute import ExecutionOptions, Item, _Driver
 from campaign.render.progress import Progress
 
 FOLDER = Path(__file__).resolve().parent
@@ -88,7 +88,8 @@ def test_batches_of_eight_with_three_crashing_tasks_lose_no_batchmate(embedded):
 
     records = []
     progress = Progress(0, enabled=False)
-    driver = _Driver(embedded, "faulty:run", records.extend, 1, progress, None, 600, None)
+    options = ExecutionOptions(retries=1, wait_workers=600)
+    driver = _Driver(embedded, "faulty:run", records.extend, options, progress)
     driver.sizer = FixedSizer(8)
     outcome = driver.run(items)
 
