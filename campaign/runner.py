@@ -19,7 +19,7 @@ from campaign.design.tasks import cell_params
 from campaign.errors import CampaignError
 from campaign.execute import WAIT_WORKERS_SECONDS, Item, dispatch
 from campaign.models.contract import Model
-from campaign.plan.plan import RESULTS_FILE, Plan, as_spec, check_model, identity, make_plan
+from campaign.plan.plan import Plan, as_spec, check_model, identity, make_plan
 from campaign.plan.sources import ON_CHANGE, Sources, task_inputs
 from campaign.plan.state import RunState
 from campaign.render.progress import Progress
@@ -32,6 +32,7 @@ from campaign.results.assemble import (
 )
 from campaign.results.resources import resource_table
 from campaign.spec.load import Spec
+from campaign.store.folder import RESULTS_FILE
 from campaign.store.ledger import Ledger, room_left, write_failure
 
 
