@@ -20,7 +20,7 @@ from campaign.errors import BadValue, CampaignError
 from campaign.execute import Item, dispatch
 from campaign.execute.options import WAIT_WORKERS_SECONDS, ExecutionOptions
 from campaign.models.contract import Model
-from campaign.plan.plan import RESULTS_FILE, Plan, as_spec, check_model, identity, make_plan
+from campaign.plan.plan import Plan, as_spec, check_model, identity, make_plan
 from campaign.plan.sources import ON_CHANGE, Sources, task_inputs
 from campaign.plan.state import RunState
 from campaign.render.progress import Progress
@@ -33,6 +33,7 @@ from campaign.results.assemble import (
 )
 from campaign.results.resources import resource_table
 from campaign.spec.load import Spec
+from campaign.store.folder import RESULTS_FILE
 from campaign.store.ledger import Ledger, room_left, write_failure
 
 

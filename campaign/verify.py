@@ -22,11 +22,12 @@ from campaign.cluster.options import ClusterOptions
 from campaign.design.shards import placed
 from campaign.errors import CampaignError
 from campaign.execute import ExecutionOptions, dispatch
-from campaign.plan.plan import RESULTS_FILE, make_plan
+from campaign.plan.plan import make_plan
 from campaign.plan.state import RunState
 from campaign.render.progress import Progress
 from campaign.runner import task_items
 from campaign.spec.load import Spec, load_spec, parse_spec
+from campaign.store.folder import RESULTS_FILE
 
 DEFAULT_SAMPLE = 10
 NO_RETRIES = ExecutionOptions(retries=0)  # a rerun to compare: a failure is a finding

@@ -15,6 +15,8 @@ ORDER = ["spec", "design", "store", "plan", "cluster", "execute", "results", "an
 PIPELINES = ["runner", "verify", "sizing_pilot"]
 EVERYWHERE = {"errors", "models"}
 AGAINST_THE_FLOW = {
+    ("design", "store"): "a shard's folder name comes from store/folder.py, which names every "
+    "file of an output folder",
     ("spec", "design"): "a spec's design key names the kinds of design points.py defines",
     ("spec", "results"): "a spec's metric and factor names are checked against the names a "
     "results file reserves (results/names.py)",

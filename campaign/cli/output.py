@@ -88,14 +88,14 @@ def cmd_plot(args) -> int:
     from campaign.analysis.query import check_confidence
     from campaign.render.figures import plot_metric, save_figure, write_figures
     from campaign.results.assemble import open_results, results_file
-    from campaign.store.folder import check_folder, image_path
+    from campaign.store.folder import FIGURES_FOLDER, check_folder, image_path
 
     check_confidence(args.confidence)
     if args.out:
         out = image_path(args.out)
     else:
-        folder = results_file(args.results).parent / "figures"
-        check_folder(folder, "figures")
+        folder = results_file(args.results).parent / FIGURES_FOLDER
+        check_folder(folder, FIGURES_FOLDER)
     dataset = open_results(args.results)
     figure = plot_metric(
         dataset, args.metric, args.x, args.by, args.where, args.confidence, args.log

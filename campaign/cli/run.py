@@ -210,9 +210,10 @@ def run_done(dataset, args, spec) -> int:
     where its results are."""
     from campaign.analysis.metrics import choose_metrics
     from campaign.analysis.query import summary_table
-    from campaign.plan.plan import RESULTS_FILE, precision_summary
+    from campaign.plan.plan import precision_summary
     from campaign.render.summary import render_summary
     from campaign.results.assemble import nan_note
+    from campaign.store.folder import RESULTS_FILE
 
     metrics = choose_metrics(dataset, "summary", limit=args.show_metrics)
     if metrics and dataset.attrs["tasks_ok"]:
@@ -239,6 +240,8 @@ def run_done(dataset, args, spec) -> int:
 
 def shard_done(dataset, args, spec) -> int:
     """What a shard's run prints: how far the shard stands; its folder holds no results.nc."""
+    from campaign.store.folder import LEDGER_FOLDER
+
     attrs = dataset.attrs
     print()
     print(
@@ -246,7 +249,7 @@ def shard_done(dataset, args, spec) -> int:
         f"done, {attrs['shard_failed']} failed, {attrs['shard_missing']} missing"
     )
     print(
-        f"ledger: {spec.output / 'ledger'} (a shard writes no results.nc: once every shard "
+        f"ledger: {spec.output / LEDGER_FOLDER} (a shard writes no results.nc: once every shard "
         "is done, `campaign merge SHARD_FOLDERS... -o OUT` writes the campaign's)"
     )
     if attrs["shard_failed"]:

@@ -30,6 +30,7 @@ import numpy as np
 from campaign.design.tasks import Design, canonical
 from campaign.errors import CampaignError
 from campaign.spec.load import Spec
+from campaign.store.folder import shard_folder_name
 
 SHARD_SYNTAX = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
 
@@ -65,7 +66,7 @@ class Shard:
     @property
     def folder(self) -> str:
         """The shard's output folder, inside the campaign's, unless ``--out`` names one."""
-        return f"shard-{self.index}-of-{self.count}"
+        return shard_folder_name(self.index, self.count)
 
     def output(self, spec: Spec) -> Path:
         """Where the shard writes by default: its folder inside the spec's output folder."""

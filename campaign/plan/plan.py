@@ -26,14 +26,14 @@ from campaign.models.contract import Model
 from campaign.plan.precision import precision_progress, precision_summary
 from campaign.plan.replicates import check_returned_metrics, replicates_of, stopping_rule_of
 from campaign.plan.sources import ON_CHANGE, Sources, compare, current_sources
-from campaign.plan.state import RESULTS_FILE, Plan, RunState
+from campaign.plan.state import Plan, RunState
 from campaign.results.names import documented_name, name_clashes
 from campaign.spec.describe import precision_target
 from campaign.spec.load import Spec, load_spec
+from campaign.store.folder import RESULTS_FILE, aside_folder_name
 from campaign.store.ledger import Ledger
 
 __all__ = [
-    "RESULTS_FILE",
     "Plan",
     "RunState",
     "as_spec",
@@ -184,6 +184,6 @@ def changed_refusal(plan: RunState) -> str:
     return (
         f"{plan.spec.output}: {results} computed before {plan.change.describe(plan.spec.model)}; "
         "rerun with --rerun-changed to compute them again (the earlier ones are kept in "
-        "ledger.changed-*), or with --accept-changed to keep them as they are (recorded in "
-        "results.nc)"
+        f"{aside_folder_name('changed', '*')}), or with --accept-changed to keep them as they "
+        f"are (recorded in {RESULTS_FILE})"
     )

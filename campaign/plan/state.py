@@ -23,9 +23,8 @@ from campaign.plan.replicates import Replicates, replicates_of
 from campaign.plan.sources import Change, Sources
 from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_OK
 from campaign.spec.load import Spec
+from campaign.store.folder import RESULTS_FILE
 from campaign.store.ledger import Ledger
-
-RESULTS_FILE = "results.nc"
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from campaign.render.figures import default_axes, figure_metrics, left_out_metri
 from campaign.render.figures import write_figures as write_figure_files
 from campaign.render.summary import render_summary
 from campaign.results.assemble import factors_of, point_factors_of
-from campaign.store.folder import make_folder, write_text
+from campaign.store.folder import FIGURES_FOLDER, REPORT_FILE, make_folder, write_text
 
 STYLE = """
 body { font-family: sans-serif; max-width: 70em; margin: 1em auto; padding: 0 1em; color: #222; }
@@ -72,7 +72,7 @@ def write_report(
         image = None
         if x is not None:
             paths = write_figure_files(
-                plot_metric(dataset, metric, x, by), folder / "figures", metric
+                plot_metric(dataset, metric, x, by), folder / FIGURES_FOLDER, metric
             )
             image = paths[0].read_bytes()
         sections.append(metric_section(dataset, metric, image))
@@ -95,7 +95,7 @@ def write_report(
         provenance_section(dataset),
         "</body></html>",
     ]
-    return write_text(folder / "report.html", "\n".join(page) + "\n")
+    return write_text(folder / REPORT_FILE, "\n".join(page) + "\n")
 
 
 def esc(value: object) -> str:

@@ -45,6 +45,7 @@ from campaign.models import model_reference
 from campaign.results.names import name_clashes
 from campaign.results.resources import RESOURCES_GROUP
 from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_NAMES, STATUS_OK
+from campaign.store.folder import RESULTS_FILE
 
 VERSIONED_PACKAGES = ("campaign", "numpy", "xarray", "dask", "distributed", "netCDF4", "scipy")
 
@@ -665,7 +666,7 @@ def results_file(path: str | Path) -> Path:
     """The results file named by ``path``: the file itself or results.nc in that folder."""
     path = Path(path)
     if path.is_dir():
-        path = path / "results.nc"
+        path = path / RESULTS_FILE
     if not path.exists():
         raise CampaignError(f"no results file at {path}")
     return path

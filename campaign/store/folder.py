@@ -1,10 +1,52 @@
-"""Where figures, tables and reports go: paths checked before any work, folders made."""
+"""What an output folder holds, by name, and where figures, tables and reports go: paths
+checked before any work, folders made.
+
+Every file of an output folder is named here, and only here::
+
+    OUTPUT/campaign.json        what the stored results mean: model, fixed params, base seed
+    OUTPUT/campaign.lock        held (flock) by the one run that may write the folder
+    OUTPUT/ledger/*.jsonl       one file per finished batch, one JSON record per task
+    OUTPUT/ledger.damaged/      files of the ledger that held damaged records
+    OUTPUT/ledger.old-*/        a campaign set aside by ``--new``
+    OUTPUT/ledger.changed-*/    records set aside because what they were computed from changed
+    OUTPUT/results.nc           the results file
+    OUTPUT/shard-I-of-N/        a shard's own output folder
+    OUTPUT/figures/             figures (``plot``, ``report``)
+    OUTPUT/report.html          the report page
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from campaign.errors import CampaignError
+
+IDENTITY_FILE = "campaign.json"
+LOCK_FILE = "campaign.lock"
+LEDGER_FOLDER = "ledger"
+LEDGER_BATCHES = "*.jsonl"
+COMPACTION_LOCK = ".compaction.lock"  # inside the ledger folder
+DAMAGED_FOLDER = f"{LEDGER_FOLDER}.damaged"
+RESULTS_FILE = "results.nc"
+FIGURES_FOLDER = "figures"
+REPORT_FILE = "report.html"
+SHARD_FOLDERS = "shard-*-of-*"
+WRITTEN_BESIDE_LEDGER = (IDENTITY_FILE, RESULTS_FILE)  # written atomically beside the ledger
+
+
+def aside_folder_name(kind: str, stamp: str) -> str:
+    """The name of a folder of records set aside: ``ledger.old-STAMP``, ``ledger.changed-STAMP``."""
+    return f"{LEDGER_FOLDER}.{kind}-{stamp}"
+
+
+def shard_folder_name(index: int, count: int) -> str:
+    """The name of shard ``index`` of ``count``'s output folder: ``shard-I-of-N``."""
+    return f"shard-{index}-of-{count}"
+
+
+def shard_of_folder(name: str) -> str:
+    """``I/N`` from a shard folder's name ``shard-I-of-N``."""
+    return name.removeprefix("shard-").replace("-of-", "/")
 
 
 def check_folder(folder: Path, what: str) -> None:

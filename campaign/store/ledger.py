@@ -44,13 +44,19 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from campaign.errors import CampaignError
+from campaign.store.folder import (
+    COMPACTION_LOCK,
+    DAMAGED_FOLDER,
+    IDENTITY_FILE,
+    LEDGER_BATCHES,
+    LEDGER_FOLDER,
+    LOCK_FILE,
+    WRITTEN_BESIDE_LEDGER,
+    aside_folder_name,
+)
 
 IDENTITY_FIELDS = ("model", "params", "seed")
-DAMAGED_FOLDER = "ledger.damaged"
-LOCK_FILE = "campaign.lock"
-COMPACTION_LOCK = ".compaction.lock"
 READ_ATTEMPTS = 20
-OWN_FILES = ("campaign.json", "results.nc")  # written atomically beside the ledger
 T = TypeVar("T")
 
 
@@ -151,8 +157,8 @@ class Ledger:
 
     def __init__(self, output: Path):
         self.output = Path(output)
-        self.folder = self.output / "ledger"
-        self.manifest_path = self.output / "campaign.json"
+        self.folder = self.output / LEDGER_FOLDER
+        self.manifest_path = self.output / IDENTITY_FILE
         self._counter = 0
         self.damaged: Counter[Path] = Counter()  # damaged records per file, of the last read
         self._guarded = False  # this process holds the compaction lock
@@ -189,7 +195,7 @@ class Ledger:
             raise CampaignError(
                 f"{self.output} holds results of a different campaign ({detail}): its stored "
                 f"results would not mean the same; rerun with --new to set them aside "
-                f"(kept in {self.folder.name}.old-*) or choose another output folder"
+                f"(kept in {aside_folder_name('old', '*')}) or choose another output folder"
             )
 
     def same_campaign(self, identity: dict[str, Any]) -> bool:
@@ -262,7 +268,7 @@ class Ledger:
 
     def _aside_folder(self, kind: str = "old") -> Path:
         """A new folder name for records set aside: the time, and a count if that is taken."""
-        first = self.output / f"{self.folder.name}.{kind}-{time.strftime('%Y%m%d-%H%M%S')}"
+        first = self.output / aside_folder_name(kind, time.strftime("%Y%m%d-%H%M%S"))
         target, count = first, 1
         while target.exists():
             count += 1
@@ -311,14 +317,14 @@ class Ledger:
         results.nc, campaign.json and ledger batches whose writer is gone): run by the holder
         of the lock, so no writer of this folder is at work."""
         removed = []
-        for name in OWN_FILES:
+        for name in WRITTEN_BESIDE_LEDGER:
             removed += remove_stale_temporaries(self.output, name)
-        removed += remove_stale_temporaries(self.folder, "*.jsonl")
+        removed += remove_stale_temporaries(self.folder, LEDGER_BATCHES)
         return removed
 
     # -- records --------------------------------------------------------------------------
     def has_records(self) -> bool:
-        return self.folder.exists() and any(self.folder.glob("*.jsonl"))
+        return self.folder.exists() and any(self.folder.glob(LEDGER_BATCHES))
 
     def append(self, records: Iterable[dict[str, Any]]) -> Path:
         """Durably store a batch of task records; returns the file written."""
@@ -407,7 +413,7 @@ class Ledger:
     def files(self) -> list[Path]:
         if not self.folder.exists():
             return []
-        return sorted(self.folder.glob("*.jsonl"))
+        return sorted(self.folder.glob(LEDGER_BATCHES))
 
     def load(self, only: set[str] | None = None) -> dict[str, dict[str, Any]]:
         """Stored records by task key (success beats failure, later beats earlier).

@@ -32,7 +32,12 @@ from campaign.plan.plan import Plan, identity
 from campaign.plan.state import RunState
 from campaign.runner import write_results
 from campaign.spec.load import Spec, parse_spec
-from campaign.store.folder import check_folder
+from campaign.store.folder import (
+    IDENTITY_FILE,
+    SHARD_FOLDERS,
+    check_folder,
+    shard_of_folder,
+)
 from campaign.store.ledger import IDENTITY_FIELDS, Ledger
 
 
@@ -149,13 +154,13 @@ def shard_folders(folders: list[Path], out: Path) -> list[Path]:
     found: list[Path] = []
     for folder in folders:
         shards = sorted(
-            (place for place in folder.glob("shard-*-of-*") if (place / "campaign.json").is_file()),
-            key=lambda place: _order(place.name.removeprefix("shard-").replace("-of-", "/")),
+            (place for place in folder.glob(SHARD_FOLDERS) if (place / IDENTITY_FILE).is_file()),
+            key=lambda place: _order(shard_of_folder(place.name)),
         )
         if not shards:
             found.append(folder)
             continue
-        if (folder / "campaign.json").is_file() and folder != out:
+        if (folder / IDENTITY_FILE).is_file() and folder != out:
             found.append(folder)
         found.extend(shards)
     return found
