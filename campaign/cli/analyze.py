@@ -120,7 +120,7 @@ def cmd_query(args) -> int:
     from campaign.analysis.metrics import choose_metrics
     from campaign.analysis.query import check_confidence, format_table, summary_table
     from campaign.render.tables import TABLE_FORMATS, render
-    from campaign.results.assemble import open_results
+    from campaign.results.netcdf import open_results
 
     check_confidence(args.confidence)
     dataset = open_results(args.results)
@@ -165,7 +165,7 @@ def rank(dataset, args) -> int:
 def cmd_compare(args) -> int:
     from campaign.analysis.comparison import compare, format_comparison
     from campaign.analysis.query import check_confidence
-    from campaign.results.assemble import open_results
+    from campaign.results.netcdf import open_results
 
     check_confidence(args.confidence)
     dataset = open_results(args.results)
@@ -185,7 +185,7 @@ def cmd_compare(args) -> int:
 
 def cmd_effects(args) -> int:
     from campaign.analysis.anova import effects, format_effects
-    from campaign.results.assemble import open_results
+    from campaign.results.netcdf import open_results
 
     dataset = open_results(args.results)
     print(format_effects(effects(dataset, args.metric, args.where), args.format))
