@@ -27,14 +27,14 @@ def run(spec, **options):
 
 def open_results(path):
     """Reopen a results file (or the output folder holding results.nc) as a Dataset."""
-    from campaign.results.assemble import open_results as _open
+    from campaign.results.netcdf import open_results as _open
 
     return _open(path)
 
 
 def open_failures(path):
     """The failed tasks of a results file (or its folder), one row each, with their errors."""
-    from campaign.results.assemble import open_failures as _open
+    from campaign.results.netcdf import open_failures as _open
 
     return _open(path)
 

@@ -24,14 +24,12 @@ from campaign.plan.plan import Plan, as_spec, check_model, identity, make_plan
 from campaign.plan.sources import ON_CHANGE, Sources, task_inputs
 from campaign.plan.state import RunState
 from campaign.render.progress import Progress
-from campaign.results.assemble import (
-    CheckedStore,
-    assemble,
-    failure_table,
-    source_provenance,
-    write_netcdf,
-)
+from campaign.results.assemble import assemble
+from campaign.results.check import CheckedStore
+from campaign.results.netcdf import write_netcdf
+from campaign.results.provenance import source_provenance
 from campaign.results.resources import resource_table
+from campaign.results.table import failure_table
 from campaign.spec.load import Spec
 from campaign.store.folder import RESULTS_FILE
 from campaign.store.ledger import Ledger, room_left, write_failure

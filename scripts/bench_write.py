@@ -39,7 +39,8 @@ import numpy as np
 import xarray as xr
 from campaign.design.tasks import Design
 from campaign.store.ledger import Ledger
-from campaign.results.assemble import assemble, write_netcdf
+from campaign.results.assemble import assemble
+from campaign.results.netcdf import write_netcdf
 from campaign.spec.load import load_spec
 from campaign.analysis.stats import interval, summarize
 

@@ -38,7 +38,7 @@ def identical(a: xr.DataArray, b: xr.DataArray) -> bool:
 
 def differences(path_a: Path, path_b: Path) -> list[str]:
     """One line per variable or coordinate that differs between the two files."""
-    from campaign.results.assemble import LEGACY_FAILURE_VARIABLES, open_failures, open_results
+    from campaign.results.netcdf import LEGACY_FAILURE_VARIABLES, open_failures, open_results
 
     lines = dataset_differences(open_results(path_a), open_results(path_b), path_a, path_b)
     fail_a, fail_b = open_failures(path_a), open_failures(path_b)

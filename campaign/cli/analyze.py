@@ -120,7 +120,7 @@ def cmd_query(args) -> int:
     from campaign.analysis.metrics import choose_metrics
     from campaign.analysis.query import check_confidence, summary_table
     from campaign.render.summary import render_summary
-    from campaign.results.assemble import open_results
+    from campaign.results.netcdf import open_results
 
     check_confidence(args.confidence)
     dataset = open_results(args.results)
@@ -163,7 +163,7 @@ def cmd_compare(args) -> int:
     from campaign.analysis.comparison import compare
     from campaign.analysis.query import check_confidence
     from campaign.render.comparison import render_comparison
-    from campaign.results.assemble import open_results
+    from campaign.results.netcdf import open_results
 
     check_confidence(args.confidence)
     dataset = open_results(args.results)
@@ -184,7 +184,7 @@ def cmd_compare(args) -> int:
 def cmd_effects(args) -> int:
     from campaign.analysis.anova import effects
     from campaign.render.effects import render_effects
-    from campaign.results.assemble import open_results
+    from campaign.results.netcdf import open_results
 
     dataset = open_results(args.results)
     print(render_effects(effects(dataset, args.metric, args.where), args.format), end="")

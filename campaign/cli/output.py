@@ -87,7 +87,7 @@ PARSERS = {"plot": add_plot, "report": add_report, "export": add_export}
 def cmd_plot(args) -> int:
     from campaign.analysis.query import check_confidence
     from campaign.render.figures import plot_metric, save_figure, write_figures
-    from campaign.results.assemble import open_results, results_file
+    from campaign.results.netcdf import open_results, results_file
     from campaign.store.folder import FIGURES_FOLDER, check_folder, image_path
 
     check_confidence(args.confidence)
@@ -111,7 +111,7 @@ def cmd_plot(args) -> int:
 
 def cmd_report(args) -> int:
     from campaign.render.report import write_report
-    from campaign.results.assemble import open_failures, open_results, results_file
+    from campaign.results.netcdf import open_failures, open_results, results_file
     from campaign.results.resources import open_resources
     from campaign.store.folder import check_folder
 
@@ -128,7 +128,7 @@ def cmd_report(args) -> int:
 
 def cmd_export(args) -> int:
     from campaign.render.export import export
-    from campaign.results.assemble import open_failures, open_results, results_file
+    from campaign.results.netcdf import open_failures, open_results, results_file
 
     fmt = args.format
     if args.out:

@@ -22,8 +22,9 @@ from campaign.analysis.stats import Rounds, StoppingRule, precision_rounds
 from campaign.design.tasks import Design
 from campaign.errors import CampaignError
 from campaign.models.contract import Model
-from campaign.results.assemble import storable_records, task_table
+from campaign.results.check import storable_records
 from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_OK
+from campaign.results.table import task_table
 from campaign.spec.load import Precision, Spec
 from campaign.store.ledger import Ledger
 
@@ -121,7 +122,7 @@ class PrecisionRounds:
 
     def replay(self, records: Mapping[str, dict[str, Any]], status: np.ndarray) -> None:
         """Set ``status`` (per task) from stored records, as a results file holds them
-        (`campaign.results.assemble.storable_records`), with the task table and the rounds
+        (`campaign.results.check.storable_records`), with the task table and the rounds
         they give."""
         checked = storable_records(records, self.design.spec)
         table, self.values, _ = task_table(self.design, checked, self.precision.metrics)

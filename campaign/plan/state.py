@@ -104,7 +104,7 @@ class RunState:
 
     def replay(self, records: Mapping[str, dict[str, Any]]) -> None:
         """Decide the rounds of a precision campaign from its stored records, as a results
-        file holds them (`campaign.results.assemble.storable_records`)."""
+        file holds them (`campaign.results.check.storable_records`)."""
         self.replicates.replay(records, self.status)
         self.count()
 

@@ -22,32 +22,20 @@ levels), where their own dimension does not multiply out the task table;
 
 from __future__ import annotations
 
-import json
-import os
-import platform
 import re
-import time
-import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from importlib import metadata
-from pathlib import Path
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-import netCDF4
 import numpy as np
 import xarray as xr
 
 from campaign.analysis.stats import Rounds, summarize
 from campaign.design import points as designs
 from campaign.design.tasks import Design, canonical
-from campaign.errors import CampaignError
-from campaign.models import model_reference
-from campaign.results.names import name_clashes
-from campaign.results.resources import RESOURCES_GROUP
+from campaign.results.check import storable_records
+from campaign.results.provenance import provenance
 from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_NAMES, STATUS_OK
-from campaign.store.folder import RESULTS_FILE
-
-VERSIONED_PACKAGES = ("campaign", "numpy", "xarray", "dask", "distributed", "netCDF4", "scipy")
+from campaign.results.table import task_table
 
 
 def metric_attributes(name: str, documented: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
@@ -175,29 +163,6 @@ def _factor_coordinates(design: Design) -> dict[str, xr.Variable]:
     return variables
 
 
-def design_attributes(spec) -> dict[str, str]:
-    """Global attributes saying which cells the design ran: its kind and, for a fraction,
-    its generators, defining relation and alias chains (main effects and two-factor
-    interactions); for Latin hypercube or Sobol points, their counts and the ranges."""
-    design = spec.design
-    attrs = {"design": design.kind}
-    if design.fraction is not None:
-        fraction = design.fraction
-        attrs.update(
-            design_title=fraction.title,
-            design_generators=fraction.generator_text(),
-            design_defining_relation=fraction.relation_text(),
-            design_aliases="; ".join(fraction.alias_lines()),
-            design_resolution=str(fraction.resolution or "full"),
-        )
-    elif design.kind != designs.FULL:
-        attrs.update(
-            design_points=" ".join(map(str, design.sizes)),
-            design_ranges=canonical({f.name: list(f.range) for f in spec.factors if f.range}),
-        )
-    return attrs
-
-
 def _nan_counts(raw: xr.Dataset, metrics: list[str]) -> dict[str, xr.Variable]:
     """Per cell and metric, the finished replicates whose value is NaN (an undefined value).
 
@@ -218,129 +183,6 @@ def _nan_counts(raw: xr.Dataset, metrics: list[str]) -> dict[str, xr.Variable]:
             },
         )
     return counts
-
-
-def refusal(
-    metrics: Mapping[str, float],
-    factors: list[str],
-    wanted: tuple[str, ...] | None,
-    others: Iterable[str] = (),
-) -> str | None:
-    """Why a finished task's metrics cannot go into the results file; None when they can.
-
-    A metric the spec keeps (``wanted``) must be there; without ``wanted`` every returned
-    name is kept, and none may take the name of a factor or of a summary variable of
-    another metric (``others``: the names other tasks returned).
-    """
-    if wanted:
-        missing = [name for name in wanted if name not in metrics]
-        if missing:
-            return (
-                f"the model returned no metric {missing[0]!r}, which the spec's metrics: "
-                f"keeps; it returned: {', '.join(metrics) or 'none'}"
-            )
-        return None
-    clashes = name_clashes(factors, [*others, *metrics])
-    for name in metrics:
-        if name in clashes:
-            return f"{clashes[name]}; a results file cannot hold both"
-    return None
-
-
-def as_failed(record: dict[str, Any], error: str) -> None:
-    """Turn a finished task's record into a failed one, in place (the driver counts it so)."""
-    record.pop("metrics", None)
-    record.update(status="failed", error=f"ValueError: {error}", traceback="")
-
-
-def storable_records(records: Mapping[str, dict[str, Any]], spec) -> Mapping[str, dict[str, Any]]:
-    """The records, with finished tasks whose metrics a results file cannot hold as failed.
-
-    Results stored before their names were checked (or that clash only with another
-    task's names) are caught here, so results.nc is always written.
-    """
-    factors = [f.name for f in spec.factors]
-    names: set[str] = set()
-    if not spec.metrics:
-        for record in records.values():
-            if record["status"] == "ok":
-                names.update(record["metrics"])
-    others = [] if spec.metrics else sorted(names)
-    if not spec.metrics and not name_clashes(factors, others):
-        return records
-    checked = dict(records)
-    for key, record in records.items():
-        if record["status"] != "ok":
-            continue
-        problem = refusal(record["metrics"], factors, spec.metrics, others)
-        if problem is not None:
-            checked[key] = failed = dict(record)
-            as_failed(failed, problem)
-    return checked
-
-
-class CheckedStore:
-    """Stores finished tasks' records through ``store`` (the ledger's ``append``), each ok
-    record first checked: one whose metrics a results file cannot hold is stored as failed,
-    saying why (so a rerun retries it once the model or spec is fixed).
-
-    A metric the spec keeps that a task did not return is most likely misspelt in
-    ``metrics:``: once that batch is stored, the run stops with one line.
-    """
-
-    def __init__(self, spec, store: Callable[[list[dict[str, Any]]], Any]):
-        self.spec = spec
-        self.store = store
-        self.factors = [f.name for f in spec.factors]
-        self.seen: set[str] = set()
-
-    def __call__(self, records: list[dict[str, Any]]) -> None:
-        stop = None
-        for record in records:
-            if record["status"] != "ok":
-                continue
-            problem = refusal(record["metrics"], self.factors, self.spec.metrics, self.seen)
-            if problem is None:
-                self.seen.update(record["metrics"])
-                continue
-            if self.spec.metrics and stop is None:
-                stop = f"{self.spec.path or 'spec'}: metrics: {problem} (model {self.spec.model})"
-            as_failed(record, problem)
-        self.store(records)
-        if stop is not None:
-            raise CampaignError(
-                f"{stop}; fix the name in metrics: and run again (a model returns NaN for an "
-                "undefined value, never leaves a metric out)"
-            )
-
-
-def task_table(
-    design: Design, records: Mapping[str, dict[str, Any]], wanted: tuple[str, ...] | None = None
-) -> tuple[np.ndarray, dict[str, np.ndarray], list[tuple[int, dict[str, Any]]]]:
-    """Per task (in task order) its status and metric values, and the failed tasks' records.
-
-    With ``wanted``, only those metrics are kept (NaN where a task did not return one).
-    """
-    status = np.zeros(design.size, dtype=np.int8)
-    columns: dict[str, np.ndarray] = {name: np.full(design.size, np.nan) for name in wanted or ()}
-    failures = []
-    for index, key in enumerate(design.keys()):
-        record = records.get(key)
-        if record is None:
-            continue
-        if record["status"] != "ok":
-            status[index] = STATUS_FAILED
-            failures.append((index, record))
-            continue
-        status[index] = STATUS_OK
-        for name, value in record["metrics"].items():
-            column = columns.get(name)
-            if column is None:
-                if wanted is not None:
-                    continue
-                column = columns[name] = np.full(design.size, np.nan)
-            column[index] = value
-    return status, columns, failures
 
 
 PRECISION_STATES = {"running": 0, "met": 1, "at_max": 2, "waiting": 3}
@@ -384,131 +226,6 @@ def _precision_variables(rounds: Rounds, raw: xr.Dataset, precision) -> dict[str
             dims=dims,
             attrs={"long_name": "replicates the stopping rule gave the cell (0..n-1)"},
         ),
-    }
-
-
-FAILURES_GROUP = "failures"
-
-
-def failure_table(
-    dataset: xr.Dataset, design: Design, records: Mapping[str, dict[str, Any]]
-) -> xr.Dataset:
-    """The failed tasks of an assembled Dataset (status 2), one row each on dimension
-    ``failure``: task key, cell (its levels as JSON), replicate, error text, and one variable
-    per factor holding the task's level, so that its ``to_dataframe()`` is tidy too."""
-    spec = design.spec
-    records = storable_records(records, spec)
-    status = dataset["status"].values.reshape(len(design.cells), -1)
-    cells, replicates = np.nonzero(status == STATUS_FAILED)
-    tasks = [design.task(int(c) * spec.replicates + int(r)) for c, r in zip(cells, replicates)]
-    factor_levels = {
-        factor.name: (
-            "failure",
-            np.array(list(factor.labels))[[task.cell[axis] for task in tasks]],
-            {"long_name": f"factor {factor.name} of a failed task"},
-        )
-        for axis, factor in enumerate(spec.factors)
-    }
-    if designs.POINT in design.dims:
-        factor_levels[designs.POINT] = (
-            "failure",
-            cells.astype(np.int64) % spec.design.points,
-            {"long_name": "design point of a failed task"},
-        )
-    return xr.Dataset(
-        {
-            "failure_key": (
-                "failure",
-                np.array([t.key for t in tasks], dtype=object),
-                {"long_name": "task key of a failed task"},
-            ),
-            "failure_cell": (
-                "failure",
-                np.array([canonical(design.cell_label(t.cell)) for t in tasks], dtype=object),
-                {"long_name": "factor levels of a failed task"},
-            ),
-            "failure_replicate": (
-                "failure",
-                np.array([t.replicate for t in tasks], dtype=np.int64),
-                {"long_name": "replicate of a failed task"},
-            ),
-            "failure_error": (
-                "failure",
-                np.array([records[t.key].get("error", "") for t in tasks], dtype=object),
-                {"long_name": "error message of a failed task"},
-            ),
-            **factor_levels,
-        },
-        attrs={"title": "failed tasks and their error texts, one row per failed task"},
-    )
-
-
-def package_version(package: str) -> str:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return "not installed"
-
-
-def package_versions() -> dict[str, str]:
-    versions = {"python": platform.python_version()}
-    for package in VERSIONED_PACKAGES:
-        versions[package] = package_version(package)
-    return versions
-
-
-def provenance(design: Design, confidence: float, status: np.ndarray) -> dict[str, Any]:
-    spec = design.spec
-    created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    return {
-        "title": f"campaign {spec.name}",
-        "campaign_name": spec.name,
-        "description": spec.description,
-        "model": spec.model,
-        "model_reference": model_reference(spec.model),
-        "base_seed": str(spec.seed),
-        "replicates": spec.replicates,
-        "factors": " ".join(f.name for f in spec.factors),
-        **design_attributes(spec),
-        "paired": " ".join(spec.paired),
-        "params": canonical(spec.params),
-        "confidence": confidence,
-        "tasks": int(status.size),
-        "tasks_ok": int((status == STATUS_OK).sum()),
-        "tasks_failed": int((status == STATUS_FAILED).sum()),
-        "tasks_missing": int((status == STATUS_MISSING).sum()),
-        "spec": spec.text,
-        "spec_digest": "sha256:" + spec.digest,
-        "versions": json.dumps(package_versions(), sort_keys=True),
-        "created": created,
-        "host": platform.node(),
-        "Conventions": "CF-1.11",
-        "history": f"{created} created by campaign {package_version('campaign')} from spec "
-        f"{spec.name} (sha256:{spec.digest[:12]})",
-        "layout": (
-            "raw metric per factor levels x replicate (one row per task in to_dataframe; "
-            "a design other than full lies on its crossed factors and point, each point's "
-            "factor values coordinates along point); "
-            "status 0 missing 1 ok 2 failed; "
-            "<metric>_mean/_std/_n/_ci_low/_ci_high per cell (Student t over replicates); "
-            "<metric>_nan per cell: finished replicates whose value is NaN; "
-            "group failures: failure_* and the factor levels per failed task"
-        ),
-    }
-
-
-def source_provenance(identity: Mapping[str, Any]) -> dict[str, str]:
-    """Global attributes saying what the results were computed from (campaign.json): digests
-    of the model's code and of the input files, and any choice made when they changed."""
-    sources = identity.get("sources")
-    if not sources:
-        return {}
-    algorithm = sources.get("algorithm", "")
-    return {
-        "model_code_digest": f"{algorithm}:{sources.get('model_code', '')}",
-        "model_code_files": json.dumps(sources.get("model_files") or {}, sort_keys=True),
-        "input_digests": json.dumps(sources.get("inputs") or {}, sort_keys=True),
-        "source_changes": json.dumps(identity.get("source_changes") or []),
     }
 
 
@@ -584,138 +301,4 @@ def nan_note(dataset: xr.Dataset) -> str | None:
     return (
         f"NaN values (undefined; left out of the means and n): {shown}{tail}; each "
         "<metric>_nan in results.nc counts them per cell"
-    )
-
-
-def write_netcdf(
-    dataset: xr.Dataset,
-    path: Path,
-    failures: xr.Dataset | None = None,
-    resources: xr.Dataset | None = None,
-) -> Path:
-    """Write atomically, so a crash never leaves a half-written results file and a reader
-    opens the previous file or the whole new one. ``failures`` (see `failure_table`) goes
-    into the group ``failures``, ``resources`` (what each task cost, see
-    `campaign.results.resources`) into the group ``resources``.
-
-    Written in time proportional to the number of variables, as far as netCDF-4 allows:
-    coordinates are defined first (a variable defined before its dimension's coordinate is
-    attached to the dimension twice) and every variable is defined before any data is
-    written (netCDF-4 otherwise leaves and re-enters its define mode for each variable, at a
-    cost growing with the variables already in the file).
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    dataset = _coordinates_first(dataset)
-    encoding = {  # Variables, not data_vars.items(): each DataArray built looks at every variable
-        name: {"zlib": True, "complevel": 4}
-        for name in dataset.data_vars
-        if (variable := dataset.variables[name]).dtype.kind in "fiu" and variable.ndim > 0
-    }
-    # CF: coordinate variables hold no missing values, so no _FillValue
-    encoding.update({name: {"_FillValue": None} for name in dataset.coords})
-    # a name of its own: concurrent writers never share one, readers never see it
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        store = xr.backends.NetCDF4DataStore.open(tmp, mode="w", format="NETCDF4")
-        try:
-            writes = _DeferredWrites()
-            dataset.dump_to_store(store, writer=writes, encoding=encoding)
-            writes.write()
-        finally:
-            store.close()
-        for group, table in ((FAILURES_GROUP, failures), (RESOURCES_GROUP, resources)):
-            if table is not None:
-                table.to_netcdf(tmp, mode="a", group=group, engine="netcdf4", format="NETCDF4")
-        with open(tmp, "rb+") as handle:
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path
-
-
-def _coordinates_first(dataset: xr.Dataset) -> xr.Dataset:
-    """The dataset with its coordinates ahead of its data variables (the order written)."""
-    order = [*dataset.coords, *dataset.data_vars]
-    if list(dataset.variables) == order:
-        return dataset
-    ordered = xr.Dataset(coords=dataset.coords, attrs=dataset.attrs)
-    return ordered.assign({name: dataset.variables[name] for name in dataset.data_vars})
-
-
-class _DeferredWrites:
-    """Collects the data of the variables a netCDF store defines, to write once all are."""
-
-    def __init__(self) -> None:
-        self.pending: list[tuple[Any, Any, Any]] = []
-
-    def add(self, source: Any, target: Any, region: Any = None) -> None:
-        self.pending.append((source, target, ... if region is None else region))
-
-    def write(self) -> None:
-        for source, target, region in self.pending:
-            target[region] = source
-        self.pending.clear()
-
-
-LEGACY_FAILURE_VARIABLES = ("failure_key", "failure_cell", "failure_replicate", "failure_error")
-
-
-def results_file(path: str | Path) -> Path:
-    """The results file named by ``path``: the file itself or results.nc in that folder."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / RESULTS_FILE
-    if not path.exists():
-        raise CampaignError(f"no results file at {path}")
-    return path
-
-
-def open_results(path: str | Path) -> xr.Dataset:
-    """Reopen a results file fully in memory (the file is closed afterwards).
-
-    Files written before failures had a group of their own held them on a ``failure``
-    dimension of the root; they are left out here (`open_failures` reads them), so every
-    results file gives one row per task.
-    """
-    path = results_file(path)
-    try:
-        dataset = xr.load_dataset(path, engine="netcdf4")
-    except (OSError, ValueError) as error:
-        reason = (getattr(error, "strerror", None) or str(error)).replace("\n", " ")
-        raise CampaignError(
-            f"{path} is not a readable netCDF file ({reason}); give the results.nc that "
-            "`campaign run` wrote, or its folder"
-        ) from None
-    if "status" not in dataset or "replicate" not in dataset["status"].dims:
-        raise CampaignError(
-            f"{path} is a netCDF file but not campaign results (no 'status' over 'replicate'); "
-            "give the results.nc that `campaign run` wrote, or its folder"
-        )
-    legacy = [name for name in LEGACY_FAILURE_VARIABLES if name in dataset]
-    return dataset.drop_vars(legacy) if legacy else dataset
-
-
-def open_failures(path: str | Path) -> xr.Dataset:
-    """The failed tasks of a results file: one row per failed task on dimension ``failure``
-    (``failure_key``, ``failure_cell``, ``failure_replicate``, ``failure_error`` and, in files
-    that have them, the factor levels)."""
-    path = results_file(path)
-    with netCDF4.Dataset(path) as handle:
-        grouped = FAILURES_GROUP in handle.groups
-    if grouped:
-        return xr.load_dataset(path, group=FAILURES_GROUP, engine="netcdf4")
-    root = xr.load_dataset(path, engine="netcdf4")
-    legacy = [name for name in LEGACY_FAILURE_VARIABLES if name in root]
-    if legacy:
-        return root[legacy]
-    empty = np.array([], dtype=object)
-    return xr.Dataset(
-        {
-            "failure_key": ("failure", empty),
-            "failure_cell": ("failure", empty),
-            "failure_replicate": ("failure", np.array([], dtype=np.int64)),
-            "failure_error": ("failure", empty),
-        }
     )

@@ -199,7 +199,7 @@ def test_a_report_shows_the_headline_metrics_first(finished, tmp_path):
     import re
 
     from campaign.render.report import write_report
-    from campaign.results.assemble import open_results
+    from campaign.results.netcdf import open_results
 
     path, dataset = finished
     assert dataset.attrs["headline_metrics"] == "mean_wait"  # the model's, in results.nc

@@ -12,7 +12,9 @@ from campaign.analysis.comparison import compare
 from campaign.cli.main import main
 from campaign.design.tasks import Design, cell_params
 from campaign.errors import CampaignError
-from campaign.results.assemble import assemble, failure_table, write_netcdf
+from campaign.results.assemble import assemble
+from campaign.results.netcdf import write_netcdf
+from campaign.results.table import failure_table
 from campaign.spec.load import load_spec
 
 TINY = """

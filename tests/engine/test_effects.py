@@ -17,7 +17,8 @@ from campaign.analysis.anova import BLOCKS, HIGHER, RESIDUAL, effects
 from campaign.cli.main import main
 from campaign.design.tasks import Design, cell_params
 from campaign.plan.plan import replay_rounds
-from campaign.results.assemble import assemble, write_netcdf
+from campaign.results.assemble import assemble
+from campaign.results.netcdf import write_netcdf
 from campaign.spec.load import load_spec
 
 

@@ -17,7 +17,9 @@ from campaign.design.tasks import Design, cell_params
 from campaign.models.check import mm1
 from campaign.plan.plan import replay_rounds
 from campaign.render.export import tidy
-from campaign.results.assemble import assemble, failure_table, write_netcdf
+from campaign.results.assemble import assemble
+from campaign.results.netcdf import write_netcdf
+from campaign.results.table import failure_table
 from campaign.spec.load import load_spec
 
 SPEC = """

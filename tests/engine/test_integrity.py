@@ -190,7 +190,7 @@ def test_the_lock_goes_with_its_holder_even_when_killed(tmp_path):
 WRITE_RESULTS = """
 import sys, time
 import numpy as np, xarray as xr
-from campaign.results.assemble import write_netcdf
+from campaign.results.netcdf import write_netcdf
 value = float(sys.argv[2])
 dataset = xr.Dataset({"m": ("x", np.full(20000, value))}, attrs={"writer": value})
 end = time.monotonic() + 5

@@ -21,7 +21,9 @@ from campaign.render.comparison import render_comparison
 from campaign.render.export import export
 from campaign.render.figures import plot_metric
 from campaign.render.report import write_report
-from campaign.results.assemble import assemble, failure_table, write_netcdf
+from campaign.results.assemble import assemble
+from campaign.results.netcdf import write_netcdf
+from campaign.results.table import failure_table
 from campaign.spec.load import load_spec
 
 SPEC = """

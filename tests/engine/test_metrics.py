@@ -17,8 +17,10 @@ import xarray as xr
 
 import campaign
 from campaign.design.tasks import Design
-from campaign.results.assemble import assemble, failure_table, write_netcdf
+from campaign.results.assemble import assemble
 from campaign.results.names import metric_values
+from campaign.results.netcdf import write_netcdf
+from campaign.results.table import failure_table
 from campaign.spec.load import parse_spec
 from campaign.store.ledger import Ledger
 

@@ -20,7 +20,7 @@ import pytest
 import xarray as xr
 import yaml
 
-from campaign.results.assemble import write_netcdf
+from campaign.results.netcdf import write_netcdf
 from campaign.store.ledger import Ledger
 
 FOLDER = Path(__file__).resolve().parent
