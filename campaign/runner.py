@@ -31,8 +31,9 @@ from campaign.results.provenance import source_provenance
 from campaign.results.resources import resource_table
 from campaign.results.table import failure_table
 from campaign.spec.load import Spec
+from campaign.store.durable import room_left, write_failure
 from campaign.store.folder import RESULTS_FILE
-from campaign.store.ledger import Ledger, room_left, write_failure
+from campaign.store.ledger import Ledger
 
 
 def run(

@@ -38,7 +38,8 @@ from campaign.store.folder import (
     check_folder,
     shard_of_folder,
 )
-from campaign.store.ledger import IDENTITY_FIELDS, Ledger
+from campaign.store.identity import IDENTITY_FIELDS
+from campaign.store.ledger import Ledger
 
 
 @dataclass

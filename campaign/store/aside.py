@@ -1,0 +1,116 @@
+"""Records moved out of the ledger, never deleted: a whole campaign set aside for a new one
+(``ledger.old-*``), the records of tasks whose sources changed (``ledger.changed-*``), and the
+files holding damaged records (``ledger.damaged/``, their sound records stored again)."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from campaign.store.durable import fsync_dir
+from campaign.store.folder import DAMAGED_FOLDER, IDENTITY_FILE, aside_folder_name
+from campaign.store.lines import line_key, parse_record, read_lines
+
+if TYPE_CHECKING:
+    from campaign.store.records import RecordFiles
+
+
+def set_aside(records: RecordFiles, also: Iterable[str] = ()) -> Path | None:
+    """Move the records, campaign.json and the named files of the output folder (its
+    results) into a new ``ledger.old-*`` folder, never deleting them, so that a new
+    campaign starts from nothing; returns that folder (None if there was nothing)."""
+    output, folder = records.output, records.folder
+    others = [output / IDENTITY_FILE, output / DAMAGED_FOLDER]
+    others += [output / name for name in also]
+    others = [path for path in others if path.exists()]
+    if not folder.exists() and not others:
+        return None
+    target = aside_folder(output)
+    if folder.exists():
+        os.rename(folder, target)
+    else:
+        target.mkdir()
+    for path in others:
+        os.replace(path, target / path.name)
+    fsync_dir(output)
+    return target
+
+
+def set_records_aside(
+    records: RecordFiles, affected: Callable[[str], bool]
+) -> tuple[int, Path | None]:
+    """Move the records of the tasks ``affected`` names (by key) out of the ledger, into a
+    new ``ledger.changed-*`` folder (never deleting them), so that those tasks count as
+    not done; returns how many records moved and where.
+
+    A file holding such records moves whole, after its other records are stored again:
+    a crash in between leaves those records twice, which `load` resolves.
+    """
+    moved, target = 0, None
+    with records.guard(exclusive=True):
+        for path in records.files():
+            keys = [line_key(line) for line in read_lines(path)]
+            hits = sum(key is not None and affected(key) for key in keys)
+            if not hits:
+                continue
+            kept = [
+                record
+                for line in read_lines(path)
+                if (record := parse_record(line)) is not None and not affected(record["key"])
+            ]
+            if kept:
+                records.append(kept)
+            if target is None:
+                target = aside_folder(records.output, "changed")
+                target.mkdir()
+            os.replace(path, target / path.name)
+            moved += hits
+        fsync_dir(records.folder)
+    return moved, target
+
+
+def aside_folder(output: Path, kind: str = "old") -> Path:
+    """A new folder name for records set aside: the time, and a count if that is taken."""
+    first = output / aside_folder_name(kind, time.strftime("%Y%m%d-%H%M%S"))
+    target, count = first, 1
+    while target.exists():
+        count += 1
+        target = first.with_name(f"{first.name}-{count}")
+    return target
+
+
+def damage_note(records: RecordFiles) -> str | None:
+    """One line on the damaged records the last read skipped, or None."""
+    if not records.damaged:
+        return None
+    count = sum(records.damaged.values())
+    names = sorted(path.name for path in records.damaged)
+    listed = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return (
+        f"ledger: {count} damaged record{'s' if count > 1 else ''} skipped in "
+        f"{records.folder}/ ({listed}); their tasks count as not done and run again"
+    )
+
+
+def set_damaged_aside(records: RecordFiles, keep_sound: bool = True) -> Path | None:
+    """Move the files of the last read's damaged records out of the ledger, to
+    ``ledger.damaged/``, after storing their sound records again (unless another file
+    already holds them); returns that folder."""
+    paths = sorted(path for path in records.damaged if path.exists())
+    if not paths:
+        return None
+    target = records.output / DAMAGED_FOLDER
+    target.mkdir(exist_ok=True)
+    with records.guard(exclusive=True):
+        for path in paths:
+            sound = [
+                record for line in read_lines(path) if (record := parse_record(line)) is not None
+            ]
+            if sound and keep_sound:
+                records.append(sound)
+            os.replace(path, target / path.name)
+        fsync_dir(records.folder)
+    return target

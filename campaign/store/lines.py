@@ -1,0 +1,126 @@
+"""The ledger's line format: one JSON record per line, key and status first, ending with a
+CRC-32 of the rest of it (a ``"crc"`` field), so a damaged record (a torn line, stray bytes, a
+hand edit) is found without parsing every line's JSON. Lines without that field (ledgers
+written before it existed) are parsed and checked instead."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+CRC_FIELD = b', "crc": "'
+CRC_END = b'"}'
+SEAL_LENGTH = len(CRC_FIELD) + 8 + len(CRC_END)
+KEY_PREFIX = b'{"key": "'
+STATUS_INFIX = b'", "status": "'
+METRICS_FIELD = b', "metrics": {'
+
+
+def sealed_line(record: dict[str, Any]) -> str:
+    """A record as one JSON line, key and status first, ending with a CRC-32 of the rest."""
+    fields = {"key": record["key"], "status": record["status"], **record}
+    fields.pop("crc", None)
+    body = json.dumps(fields, allow_nan=True)[:-1]  # ASCII: json.dumps escapes the rest
+    return f'{body}, "crc": "{zlib.crc32(body.encode()):08x}"}}\n'
+
+
+def line_digest(line: bytes) -> bytes:
+    """A short fingerprint of a ledger line: which records a ledger already holds, in far
+    less memory than the lines."""
+    return hashlib.blake2b(line, digest_size=16).digest()
+
+
+def key_status(line: bytes) -> tuple[str, bool]:
+    """Key and success of a sound line."""
+    head = head_of(line) if is_sealed(line) else None
+    if head is None:
+        record = parse_record(line)
+        head = record["key"], record["status"] == "ok"
+    return head
+
+
+def read_lines(path: Path) -> Iterator[bytes]:
+    """The non-blank lines of a ledger file, as bytes (stray bytes must not stop a read)."""
+    with open(path, "rb") as handle:
+        for line in handle:
+            line = line.rstrip(b"\r\n")
+            if line.strip():
+                yield line
+
+
+def claims_seal(line: bytes) -> bool:
+    """Whether a line ends the way a checksummed line does."""
+    return line.endswith(CRC_END) and line[-SEAL_LENGTH : -8 - len(CRC_END)] == CRC_FIELD
+
+
+def is_sealed(line: bytes) -> bool:
+    """Whether a line ends with a CRC-32 of the rest of it that holds."""
+    if not claims_seal(line):
+        return False
+    try:
+        crc = int(line[-8 - len(CRC_END) : -len(CRC_END)], 16)
+    except ValueError:
+        return False
+    return crc == zlib.crc32(line[:-SEAL_LENGTH])
+
+
+def head_of(line: bytes) -> tuple[str, bool] | None:
+    """Key and success read from the start of a sealed line, without parsing its JSON."""
+    if not line.startswith(KEY_PREFIX):
+        return None
+    end = line.find(b'"', len(KEY_PREFIX))
+    if end < 0 or not line.startswith(STATUS_INFIX, end):
+        return None
+    start = end + len(STATUS_INFIX)
+    key = line[len(KEY_PREFIX) : end]
+    if b"\\" in key:
+        return None  # an escaped key: leave it to the JSON parser
+    ok = line.startswith(b'ok"', start)
+    if ok and METRICS_FIELD not in line:
+        return None  # a success without its metrics: the JSON parser refuses it, as `load` does
+    return key.decode("ascii"), ok
+
+
+def line_key(line: bytes) -> str | None:
+    """The task key of a line (None if the line is damaged)."""
+    head = head_of(line) if is_sealed(line) else None
+    if head is not None:
+        return head[0]
+    record = parse_record(line)
+    return None if record is None else record["key"]
+
+
+def parse_record(line: bytes) -> dict[str, Any] | None:
+    """The record of a line, or None if it is damaged.
+
+    A line without a checksum (written before checksums existed) is checked for the fields
+    every record has instead.
+    """
+    if claims_seal(line) and not is_sealed(line):
+        return None  # a checksum that does not hold
+    try:
+        record = json.loads(line)
+    except ValueError:  # not JSON, torn, or not UTF-8
+        return None
+    if not is_sound(record):
+        return None
+    record.pop("crc", None)
+    return record
+
+
+def is_sound(record: Any) -> bool:
+    """Whether a parsed record has a key, a status and, if it succeeded, its metrics."""
+    if not isinstance(record, dict):
+        return False
+    if not isinstance(record.get("key"), str) or not isinstance(record.get("status"), str):
+        return False
+    if record["status"] != "ok":
+        return True
+    metrics = record.get("metrics")
+    return isinstance(metrics, dict) and all(
+        isinstance(value, int | float) and not isinstance(value, bool) for value in metrics.values()
+    )

@@ -1,0 +1,179 @@
+"""The ledger's record files: one file per finished batch, appended whole or not at all, read
+back by task key (a success beats a failure, a later record an earlier one), and compacted.
+
+A compaction (merging many batch files into one) and the readers of the ledger never overlap:
+each holds ``ledger/.compaction.lock`` (``flock``), readers shared, a compaction exclusive, so a
+`status` or `query` during a run sees every record once. Where that lock cannot be taken (a
+read-only copy), a reader that finds a listed file gone reads the ledger again: a compaction
+writes its merged file before it removes the originals.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from campaign.errors import CampaignError
+from campaign.store.aside import set_damaged_aside
+from campaign.store.durable import fsync_dir, write_atomic, write_failure
+from campaign.store.folder import COMPACTION_LOCK, LEDGER_BATCHES, LEDGER_FOLDER
+from campaign.store.lines import head_of, is_sealed, parse_record, read_lines, sealed_line
+
+READ_ATTEMPTS = 20
+T = TypeVar("T")
+
+
+class RecordFiles:
+    """The batch files of one output folder's ledger, and the damaged records a read found."""
+
+    def __init__(self, output: Path):
+        self.output = Path(output)
+        self.folder = self.output / LEDGER_FOLDER
+        self.counter = 0  # batches this object appended: part of each new file's name
+        self.damaged: Counter[Path] = Counter()  # damaged records per file, of the last read
+        self.guarded = False  # this process holds the compaction lock
+
+    def has_records(self) -> bool:
+        return self.folder.exists() and any(self.folder.glob(LEDGER_BATCHES))
+
+    def append(self, records: Iterable[dict[str, Any]]) -> Path:
+        """Durably store a batch of task records; returns the file written."""
+        self.counter += 1
+        name = f"{time.time_ns():020d}-{os.getpid()}-{self.counter:06d}.jsonl"
+        path = self.folder / name
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, "".join(sealed_line(record) for record in records))
+        except OSError as error:
+            kept = "the results stored before are kept"
+            again = "run the same command again to finish the rest"
+            raise CampaignError(
+                f"cannot store finished results in {self.folder}: "
+                f"{write_failure(error, self.folder, kept, again)}"
+            ) from None
+        return path
+
+    def files(self) -> list[Path]:
+        if not self.folder.exists():
+            return []
+        return sorted(self.folder.glob(LEDGER_BATCHES))
+
+    def load(self, only: set[str] | None = None) -> dict[str, dict[str, Any]]:
+        """Stored records by task key (success beats failure, later beats earlier).
+
+        With ``only``, just the records of those keys are parsed. Damaged records are skipped
+        and counted in ``damaged``.
+        """
+        return self.read(lambda: self._load_once(only))
+
+    def _load_once(self, only: set[str] | None) -> dict[str, dict[str, Any]]:
+        records: dict[str, dict[str, Any]] = {}
+        for path in self.files():
+            for line in read_lines(path):
+                if only is not None:
+                    head = head_of(line) if is_sealed(line) else None
+                    if head is not None and head[0] not in only:
+                        continue
+                record = parse_record(line)
+                if record is None:
+                    self.damaged[path] += 1
+                    continue
+                if only is not None and record["key"] not in only:
+                    continue
+                previous = records.get(record["key"])
+                if previous is None or not (
+                    previous["status"] == "ok" and record["status"] != "ok"
+                ):
+                    records[record["key"]] = record
+        return records
+
+    def statuses(self) -> dict[str, bool]:
+        """Task key -> True if it succeeded (at least once), False if it only failed.
+
+        A line whose checksum holds gives its leading key and status without parsing its
+        JSON: a million records take seconds and far less memory than `load`. Damaged
+        records are skipped and counted in ``damaged``.
+        """
+        return self.read(self._statuses_once)
+
+    def _statuses_once(self) -> dict[str, bool]:
+        done: dict[str, bool] = {}
+        for path in self.files():
+            for line in read_lines(path):
+                head = head_of(line) if is_sealed(line) else None
+                if head is None:
+                    record = parse_record(line)
+                    if record is None:
+                        self.damaged[path] += 1
+                        continue
+                    head = record["key"], record["status"] == "ok"
+                key, ok = head
+                if ok:
+                    done[key] = True
+                else:
+                    done.setdefault(key, False)
+        return done
+
+    def read(self, read: Callable[[], T]) -> T:
+        """Run a read of every file while no compaction runs (again if, without the lock, a
+        compaction removed a file while it ran)."""
+        with self.guard(exclusive=False):
+            for _ in range(READ_ATTEMPTS):
+                self.damaged = Counter()
+                try:
+                    return read()
+                except FileNotFoundError:
+                    continue  # the merged file holds its records: read again
+        raise CampaignError(f"the ledger {self.folder} kept changing while read; try again")
+
+    @contextmanager
+    def guard(self, exclusive: bool) -> Iterator[None]:
+        """Keep readers (shared) and a compaction (exclusive) apart; a reader that cannot
+        open the lock file reads without it."""
+        if self.guarded or not self.folder.exists():
+            yield
+            return
+        path = self.folder / COMPACTION_LOCK
+        fd = None
+        for flags in (os.O_RDWR | os.O_CREAT, os.O_RDONLY):
+            try:
+                fd = os.open(path, flags, 0o644)
+                break
+            except OSError:
+                continue
+        if fd is None:
+            yield
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+            self.guarded = True
+            try:
+                yield
+            finally:
+                self.guarded = False
+        finally:
+            os.close(fd)  # releases the lock
+
+    def compact(self, min_files: int = 64) -> None:
+        """Merge many batch files into one, so later loads open few files.
+
+        The merged file is in place before the originals are removed; a crash in between
+        leaves duplicates, which `load` resolves. Files with damaged records are moved to
+        ``ledger.damaged/`` rather than removed.
+        """
+        files = self.files()
+        if len(files) < min_files:
+            return
+        with self.guard(exclusive=True):
+            records = self.load()
+            self.append(records.values())
+            set_damaged_aside(self, keep_sound=False)
+            for path in files:
+                path.unlink(missing_ok=True)
+            fsync_dir(self.folder)
