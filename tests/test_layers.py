@@ -31,6 +31,16 @@ AGAINST_THE_FLOW = {
 }
 
 
+def runtime_nodes(tree: ast.AST):
+    """The nodes of a module that run: those under `if TYPE_CHECKING:` are for type
+    checkers only and import nothing when the module is loaded."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            continue
+        yield node
+        yield from runtime_nodes(node)
+
+
 def unit_of(path: Path) -> str:
     return path.relative_to(ENGINE).parts[0].removesuffix(".py")
 
@@ -43,8 +53,9 @@ def imports() -> set[tuple[str, str]]:
         if unit == "models":
             continue
         tree = ast.parse(path.read_text())
-        names = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-        names |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        nodes = list(runtime_nodes(tree))
+        names = {n.module for n in nodes if isinstance(n, ast.ImportFrom) and n.module}
+        names |= {a.name for n in nodes if isinstance(n, ast.Import) for a in n.names}
         for name in names:
             parts = name.split(".")
             if parts[0] == "campaign" and len(parts) > 1 and parts[1] != unit:

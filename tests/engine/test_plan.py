@@ -37,6 +37,16 @@ output: out
 """
 
 
+def runtime_nodes(tree: ast.AST):
+    """The nodes of a module that run: those under `if TYPE_CHECKING:` are for type
+    checkers only and import nothing when the module is loaded."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            continue
+        yield node
+        yield from runtime_nodes(node)
+
+
 def engine_imports() -> dict[str, set[str]]:
     """Per engine module (campaign/**/*.py outside models/, by dotted name), the engine modules
     it imports, wherever it does."""
@@ -48,12 +58,10 @@ def engine_imports() -> dict[str, set[str]]:
     graph = {}
     for module, path in modules.items():
         tree = ast.parse(path.read_text())
-        names = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        nodes = list(runtime_nodes(tree))
+        names = {node.module for node in nodes if isinstance(node, ast.ImportFrom)}
         names |= {
-            alias.name
-            for node in ast.walk(tree)
-            if isinstance(node, ast.Import)
-            for alias in node.names
+            alias.name for node in nodes if isinstance(node, ast.Import) for alias in node.names
         }
         graph[module] = {name for name in names if name in modules and name != module}
     return graph
