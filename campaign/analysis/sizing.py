@@ -1,14 +1,14 @@
-"""Sizing a campaign from what its finished tasks cost: core-hours, the slowest cells, the
-largest peak memory, and the batch jobs (count x walltime x memory) that finish it in a
-target time. The estimate scales each cell's mean task time by the tasks the cell will
-run; a cell with no finished task yet is taken at the mean of the others."""
+"""Sizing a campaign from what its finished tasks cost: core-hours and the batch jobs
+(count x walltime x memory) that finish it in a target time (in words: `campaign.render.costs`).
+The estimate scales each cell's mean task time by the tasks the cell will run; a cell with no
+finished task yet is taken at the mean of the others."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
-from campaign.results.resources import Costs, seconds, size
+from campaign.results.resources import Costs
 
 MEMORY_HEADROOM = 1.5  # a worker's memory: its largest peak times this
 WALLTIME_MARGIN = 1.25  # a job's walltime: the target times this (workers retire before it)
@@ -53,38 +53,3 @@ def estimate(
         walltime_seconds=target_hours * 3600 * WALLTIME_MARGIN,
         job_memory=memory,
     )
-
-
-def describe_estimate(found: Costs, planned: Estimate, target_hours: float) -> list[str]:
-    """The lines `campaign plan --estimate` prints."""
-    lines = [
-        f"estimate from {found.tasks} finished tasks of {len(found.cells)} cells "
-        f"(mean {seconds(found.mean_seconds)} a task):",
-        f"  the campaign: {planned.tasks} tasks, about {planned.core_hours:.3g} core-hours",
-    ]
-    for cell in found.cells[:3]:
-        lines.append(
-            f"  slow cell: {cell.cell}: {seconds(cell.mean_seconds)} a task "
-            f"(longest {seconds(cell.max_seconds)})"
-        )
-    biggest = max(found.cells, key=lambda cell: (cell.peak_memory, cell.cell))
-    lines.append(f"  largest peak memory: {size(found.peak_memory)} ({biggest.cell})")
-    hours, rest = divmod(int(round(planned.walltime_seconds)), 3600)
-    walltime = f"{hours:02d}:{rest // 60:02d}:{rest % 60:02d}"
-    workers = f"{planned.workers} worker{'s' if planned.workers != 1 else ''}"
-    jobs = f"{planned.jobs} job{'s' if planned.jobs != 1 else ''}"
-    lines.append(
-        f"  to finish in {target_hours:g} h: {workers}, as {jobs} x walltime {walltime} x "
-        f"memory {gigabytes(planned.job_memory)} ({planned.job_cores} workers a job)"
-    )
-    lines.append(
-        f"  in a cluster file: cores: {planned.job_cores}, processes: {planned.job_cores}, "
-        f'memory: {gigabytes(planned.job_memory)}, walltime: "{walltime}"; '
-        f"scale: {{jobs: {planned.jobs}}}"
-    )
-    return lines
-
-
-def gigabytes(value: float) -> str:
-    """Memory as a batch system takes it: whole gigabytes, at least 1GB."""
-    return f"{max(1, math.ceil(value / 1e9))}GB"

@@ -126,7 +126,7 @@ def cmd_plan(args) -> int:
 
 def estimate(spec, args) -> int:
     """`plan --estimate`: a pilot of the campaign, then what the whole of it costs."""
-    from campaign.analysis.sizing import describe_estimate
+    from campaign.render.costs import describe_estimate
     from campaign.sizing_pilot import pilot
 
     if args.target <= 0 or args.job_cores < 1:
@@ -160,7 +160,8 @@ def print_precision(plan) -> None:
 def cmd_status(args) -> int:
     from campaign.design.shards import counts
     from campaign.plan.plan import make_plan
-    from campaign.results.resources import costs, describe_costs
+    from campaign.render.costs import describe_costs
+    from campaign.results.resources import costs
 
     spec, shard = placed_spec(args)
     plan = make_plan(spec, check_identity=False)

@@ -6,7 +6,8 @@ from html import escape
 
 import xarray as xr
 
-from campaign.results.resources import seconds, size, table_costs
+from campaign.render.costs import seconds, size
+from campaign.results.resources import table_costs
 
 SHOWN_CELLS = 10
 

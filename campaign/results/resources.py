@@ -136,43 +136,6 @@ def resource_table(records: Mapping[str, Mapping[str, Any]]) -> xr.Dataset:
     )
 
 
-def describe_costs(found: Costs, slowest: int = 3) -> list[str]:
-    """`status`'s lines on what the finished tasks cost."""
-    if not found.tasks:
-        return []
-    lines = [
-        f"  cost: {found.tasks} finished tasks took {found.seconds / 3600:.3g} core-hours "
-        f"(mean {seconds(found.mean_seconds)} a task); peak memory {size(found.peak_memory)}"
-    ]
-    for cell in found.cells[:slowest]:
-        lines.append(
-            f"    {cell.cell}: mean {seconds(cell.mean_seconds)}, longest "
-            f"{seconds(cell.max_seconds)}, peak {size(cell.peak_memory)} ({cell.tasks} tasks)"
-        )
-    return lines
-
-
-def seconds(value: float) -> str:
-    if not np.isfinite(value):
-        return "?"
-    if value < 1:
-        return f"{value * 1000:.3g} ms"
-    if value < 120:
-        return f"{value:.3g} s"
-    if value < 7200:
-        return f"{value / 60:.3g} min"
-    return f"{value / 3600:.3g} h"
-
-
-def size(value: float) -> str:
-    if not np.isfinite(value):
-        return "unknown"
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if value >= scale:
-            return f"{value / scale:.3g} {unit}"
-    return f"{value:.0f} B"
-
-
 def open_resources(path: Path) -> xr.Dataset | None:
     """The group ``resources`` of a results file, or None in a file made before it existed."""
     import netCDF4

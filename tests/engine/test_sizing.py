@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from campaign.analysis.sizing import describe_estimate, estimate
+from campaign.analysis.sizing import estimate
+from campaign.render.costs import describe_estimate
 from campaign.results.resources import costs
 
 REPO = Path(__file__).resolve().parents[2]
