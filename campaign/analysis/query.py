@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -27,11 +28,16 @@ def check_confidence(confidence: float | None) -> None:
         )
 
 
-def parse_where(dataset: xr.Dataset, clauses: list[str]) -> dict[str, list[Any]]:
+def parse_where(
+    dataset: xr.Dataset, clauses: list[str] | Mapping[str, Any]
+) -> dict[str, list[Any]]:
     """``factor=level[,level...]`` clauses -> selection, with levels typed like the coordinate.
 
     The levels are comma-separated with CSV quoting: a level holding a comma or a double quote
-    is written in double quotes, its quotes doubled (``name="a,b",c``)."""
+    is written in double quotes, its quotes doubled (``name="a,b",c``). From Python, a mapping
+    ``{factor: level or [levels]}`` says the same without quoting."""
+    if isinstance(clauses, Mapping):
+        return where_mapping(dataset, clauses)
     selection: dict[str, list[Any]] = {}
     factors = factors_of(dataset)
     for clause in clauses:
@@ -56,6 +62,33 @@ def parse_where(dataset: xr.Dataset, clauses: list[str]) -> dict[str, list[Any]]
                 raise ParameterError(
                     f"{{where}} {clause!r}: {item.strip()!r} is not a level of {name}; levels: "
                     f"{quoted_levels(coordinate)}{_comma_hint(name, coordinate)}",
+                    "where",
+                )
+            if level not in levels:
+                levels.append(level)
+        selection[name] = levels
+    return selection
+
+
+def where_mapping(dataset: xr.Dataset, where: Mapping[str, Any]) -> dict[str, list[Any]]:
+    """``{factor: level or [levels]}`` -> selection, each level typed like the coordinate."""
+    factors = factors_of(dataset)
+    selection: dict[str, list[Any]] = {}
+    for name, given in where.items():
+        if name not in factors:
+            raise ParameterError(
+                f"{{where}} {{{name!r}: ...}}: unknown factor {name!r}; factors: "
+                f"{', '.join(factors)}",
+                "where",
+            )
+        coordinate = dataset.variables[name].values
+        levels = []
+        for item in given if isinstance(given, list | tuple) else [given]:
+            level = typed_level(str(item), coordinate)
+            if level is None:
+                raise ParameterError(
+                    f"{{where}} {{{name!r}: {item!r}}}: {item!r} is not a level of {name}; "
+                    f"levels: {', '.join(str(v) for v in coordinate)}",
                     "where",
                 )
             if level not in levels:

@@ -115,8 +115,9 @@ def guarded(call, debug: bool, option_names: dict[str, str] | None = None) -> in
     options where the library named parameters; SIGTERM and Ctrl-C stop it cleanly."""
     in_main_thread = threading.current_thread() is threading.main_thread()
     earlier = signal.signal(signal.SIGTERM, _terminated) if in_main_thread else None
-    if in_main_thread:  # `kill -USR1 PID`: where each thread of a run that seems stuck is
-        faulthandler.register(signal.SIGUSR1, all_threads=True, chain=False)
+    if in_main_thread and sys.__stderr__ is not None:  # `kill -USR1 PID`: where each thread
+        # of a run that seems stuck is, on the process's own stderr (a captured one has no file)
+        faulthandler.register(signal.SIGUSR1, file=sys.__stderr__, all_threads=True, chain=False)
     try:
         return call()
     except CampaignError as error:
