@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 
 from campaign.cli.options import (
     EXIT_FAILED_TASKS,
@@ -55,9 +56,10 @@ def add_run(subparsers) -> None:
     p.add_argument(
         "--show-metrics",
         type=int,
-        default=4,
+        default=None,
         metavar="N",
-        help="metrics shown in the final summary table (default 4)",
+        help="metrics shown in the final summary table, the model's headline metrics first "
+        "(default: the headline metrics; 4 when the model names none)",
     )
     p.set_defaults(func=cmd_run)
 
@@ -206,8 +208,8 @@ def cmd_run(args) -> int:
 
 
 def run_done(dataset, args, spec) -> int:
-    """What a run prints: a summary table of its first metrics, the counts of its tasks, and
-    where its results are."""
+    """What a run prints: a summary table of its headline metrics and a line on the others,
+    the counts of its tasks, and where its results are."""
     from campaign.analysis.metrics import choose_metrics
     from campaign.analysis.query import summary_table
     from campaign.plan.plan import precision_summary
@@ -221,6 +223,9 @@ def run_done(dataset, args, spec) -> int:
         print()
         print(f"Summary: mean ± half-width of the {args.confidence:.0%} confidence interval")
         print(render_summary(frame, metrics, max_rows=40), end="")
+        others = other_metrics_line(dataset, metrics, spec.output)
+        if others:
+            print(others)
     ok, failed = dataset.attrs["tasks_ok"], dataset.attrs["tasks_failed"]
     missing = dataset.attrs["tasks_missing"]
     print()
@@ -236,6 +241,26 @@ def run_done(dataset, args, spec) -> int:
         print(f"{failed} tasks failed: `campaign status {args.spec}` lists them")
         return EXIT_FAILED_TASKS
     return EXIT_OK if not missing else EXIT_FAILED_TASKS
+
+
+SHOWN_NAMES = 6  # other metrics named on the line under the summary; more are counted
+
+
+def other_metrics_line(dataset, shown: list[str], output) -> str | None:
+    """One line under the summary: how many metrics it leaves out, which, and how to see them."""
+    from campaign.results.assemble import metrics_of
+
+    others = [m for m in metrics_of(dataset) if m not in shown]
+    if not others:
+        return None
+    relative = os.path.relpath(output)
+    output = output if relative.startswith("..") else relative
+    named = ", ".join(others[:SHOWN_NAMES]) + (", ..." if len(others) > SHOWN_NAMES else "")
+    noun = "metric" if len(others) == 1 else "metrics"
+    return (
+        f"{len(others)} other {noun} ({named}): `campaign query {output}` shows every metric, "
+        "--metric NAME one (or run with --show-metrics N)"
+    )
 
 
 def shard_done(dataset, args, spec) -> int:
