@@ -96,6 +96,12 @@ def text(shown: Shown) -> str:
         max(len(h), shown.min_widths.get(i, 0), *(len(r[i]) for r in rows))
         for i, h in enumerate(header)
     ]
+    at = shown.labels
+    for label, span in shown.groups:  # a group's columns as wide as its label, at least
+        short = len(one_line(label)) - (sum(widths[at : at + span]) + 2 * (span - 1))
+        if short > 0:
+            widths[at + span - 1] += short
+        at += span
 
     def line(cells, aligned=True):
         return "  ".join(
@@ -126,7 +132,7 @@ def group_line(shown: Shown, widths: list[int]) -> str:
     at = shown.labels
     for label, span in shown.groups:
         width = sum(widths[at : at + span]) + 2 * (span - 1)
-        cells.append(one_line(label)[:width].ljust(width))
+        cells.append(one_line(label).ljust(width))
         at += span
     return "  ".join(cells).rstrip()
 
