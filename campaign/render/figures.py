@@ -206,27 +206,10 @@ def plot(
     ``size``: ``column`` (3.5 in wide), ``page`` (7.1 in) or ``WxH`` in inches; ``style``:
     ``paper`` or ``screen``; ``formula``: the long names' formulas in the labels; ``log``:
     ``auto`` (an axis spanning decades), ``x``, ``y``, ``xy`` or ``none``."""
-    check_confidence(confidence)
-    if kind not in KINDS:
-        raise ParameterError(f"{{kind}} {kind!r} is not allowed; use {', '.join(KINDS)}", "kind")
-    if log not in LOG_CHOICES:
-        raise ParameterError(f"{{log}} {log!r} is not allowed; use {', '.join(LOG_CHOICES)}", "log")
-    check_style(style)
-    figure_width(size)
-    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
-    if not metrics:
-        raise ParameterError("{metric}: give at least one metric", "metric")
-    for metric in metrics:
-        check_metric(dataset, metric)
+    metrics = check_request(dataset, metrics, kind, log, style, size, confidence)
     data = select(dataset, parse_where(dataset, where or []))
     layout = check_layout(data, kind, metrics, x, by, facet)
-    if kind == "difference":
-        baseline = baseline if baseline is not None else data[layout.by].values[0]
-    elif baseline is not None:
-        raise ParameterError(
-            f"{{baseline}} is for kind 'difference' (each level against a baseline), not {kind!r}",
-            "baseline",
-        )
+    baseline = check_baseline(data, layout, baseline)
     if confidence is None:
         confidence = float(dataset.attrs.get("confidence", 0.95))
     numeric = layout.x is not None and data[layout.x].dtype.kind in "fiu"
@@ -245,12 +228,11 @@ def plot(
             len(metrics), len(facets), figsize=figsize, layout="constrained", squeeze=False,
             sharex="row" if kind == "ecdf" else "all", sharey="all" if kind == "ecdf" else "row",
         )  # fmt: skip
-        notes = Notes()
-        handles: list = []
+        notes, handles = Notes(), []
         for row, metric in enumerate(metrics):
             for column, level in enumerate(facets):
-                axes = grid[row][column]
                 panel = data if level is None else select(data, {layout.facet: [level]})
+                axes = grid[row][column]
                 drawn = draw_panel(
                     axes, panel, metric, layout, baseline, confidence, notes, logs[row]
                 )
@@ -262,11 +244,46 @@ def plot(
             label_row(grid[row], dataset[metric].attrs, metric, layout, formula, figsize)
         finish(figure, grid, data, layout, handles, legend_right, numeric)
         if title:
-            text = notes.title(layout, baseline, confidence)
-            heading = figure.suptitle(text)
-            heading.set_text(wrapped_title(text, figsize[0], heading.get_fontsize()))
-            literal(heading)
+            heading(figure, notes.title(layout, baseline, confidence), figsize[0])
     return figure
+
+
+def check_request(dataset, metrics, kind, log, style, size, confidence) -> list[str]:
+    """The metrics as a list, each option checked, before anything is computed."""
+    check_confidence(confidence)
+    if kind not in KINDS:
+        raise ParameterError(f"{{kind}} {kind!r} is not allowed; use {', '.join(KINDS)}", "kind")
+    if log not in LOG_CHOICES:
+        raise ParameterError(f"{{log}} {log!r} is not allowed; use {', '.join(LOG_CHOICES)}", "log")
+    check_style(style)
+    figure_width(size)
+    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not metrics:
+        raise ParameterError("{metric}: give at least one metric", "metric")
+    for metric in metrics:
+        check_metric(dataset, metric)
+    return metrics
+
+
+def check_baseline(data: xr.Dataset, layout: Layout, baseline: Any) -> Any:
+    """A difference's baseline (default: the first level of the series factor); refused for
+    any other kind."""
+    if layout.kind == "difference":
+        return baseline if baseline is not None else data[layout.by].values[0]
+    if baseline is not None:
+        raise ParameterError(
+            f"{{baseline}} is for kind 'difference' (each level against a baseline), not "
+            f"{layout.kind!r}",
+            "baseline",
+        )
+    return None
+
+
+def heading(figure, text: str, width: float) -> None:
+    """The figure's title, wrapped to its width."""
+    title = figure.suptitle(text)
+    title.set_text(wrapped_title(text, width, title.get_fontsize()))
+    literal(title)
 
 
 def plot_metric(

@@ -50,11 +50,13 @@ def estimate(mean: float, half: float, digits: int | None = None) -> str:
     same decimal place (the interval says how many of its digits mean something), or the mean
     to ``digits`` significant digits and the half-width to its place. Magnitudes of a million
     or more, or below 0.001, share a power of ten: ``(3.14 ± 0.17)×10⁶``. Without an interval,
-    the mean alone to ``digits`` (default 4) significant digits."""
+    the mean alone to ``digits`` (default 4) significant digits (`plain`)."""
     if is_missing(mean):
         return "nan"
-    if is_missing(half) or half <= 0 or not math.isfinite(half):
+    if is_missing(half) or half < 0 or not math.isfinite(half):
         return plain(mean, digits or 4)
+    if half == 0:  # no variation: exact to the digits shown
+        return f"{plain(mean, digits or 4)} ± 0"
     scale = max(abs(mean), half)
     big_or_small = scale >= SCIENTIFIC_ABOVE or scale < SCIENTIFIC_BELOW
     exponent = math.floor(math.log10(scale)) if big_or_small else 0

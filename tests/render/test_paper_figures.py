@@ -108,13 +108,13 @@ def test_labels_are_the_long_names_and_units_without_formulas():
 def test_a_pooled_factor_is_named_and_labels_carry_no_unit_of_one(paper_results):
     dataset = campaign.open_results(paper_results)
     figure = plot(dataset, "utilization", kind="ecdf", by="arrival_rate")
-    assert figure._suptitle.get_text() == (
+    assert figure.get_suptitle() == (
         "Empirical distribution of 4 to 6 replicates; each replicate's mean over service_rate"
     )
     assert figure.axes[0].get_xlabel() == "Utilization"  # a formula long name, units "1"
     plt.close(figure)
     figure = plot(dataset, "utilization", x="arrival_rate", where={"arrival_rate": [0.3, 0.9]})
-    assert figure._suptitle.get_text() == "Mean and 95% interval over 6 replicates"
+    assert figure.get_suptitle() == "Mean and 95% interval over 6 replicates"
     plt.close(figure)
 
 
@@ -137,7 +137,7 @@ def test_paired_differences_are_the_intervals_compare_computes(paper_results):
         at = edges[np.isclose(edges[:, 0], rate), 1]
         assert at.min() == pytest.approx(float(slow["difference_low"][i]), rel=1e-12)
         assert at.max() == pytest.approx(float(slow["difference_high"][i]), rel=1e-12)
-    assert figure._suptitle.get_text() == (
+    assert figure.get_suptitle() == (
         "Difference from service_rate = fast, paired 95% interval over 4 to 6 replicates"
     )
     assert axes.get_ylabel().replace("\n", " ") == "Difference in mean waiting time in queue (s)"
