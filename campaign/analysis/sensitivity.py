@@ -146,6 +146,11 @@ def sensitivity(
             f"{metric}: {int(kept.sum())} points have a value; {method} needs more than the "
             f"{len(outputs.names)} factors + 1"
         )
+    if np.ptp(outputs.means[kept]) == 0:
+        raise ParameterError(
+            f"{metric} has the same value at every point: it depends on none of the factors, "
+            "and no index is defined"
+        )
     common = dict(
         metric=metric,
         method=method,

@@ -204,7 +204,8 @@ def plot_metric(
     if log in ("x", "xy") and not numeric:
         raise ParameterError(f"{{log}} {log}: the x axis ({x}) is not numeric", "log")
     levels = list(dict.fromkeys(table[x]))
-    series = list(table.groupby(by, sort=bool(series_bins))) if by else [(None, table)]
+    ordered = by is not None and by not in dataset.dims  # a factor along point: by value
+    series = list(table.groupby(by, sort=ordered)) if by else [(None, table)]
     figure, axes = plt.subplots(figsize=(7, 4.5), layout="constrained")
     width = 0.8 if len(series) > 1 else 0.0
     handles = []

@@ -4,6 +4,8 @@ the other formats a title above each metric's table and its notes below."""
 
 from __future__ import annotations
 
+import html
+
 import pandas as pd
 
 from campaign.analysis.sensitivity import Sensitivity, describe
@@ -31,7 +33,18 @@ def render_sensitivity(results: list[Sensitivity], fmt: str = "text", second_ord
         tagged = [f.assign(metric=r.metric) for r, f in zip(results, frames)]
         frame = pd.concat(tagged, ignore_index=True)
         return render(frame[["metric", *frames[0].columns]], fmt)
-    return "\n".join(render(f, fmt, shown(r, f)) for r, f in zip(results, frames))
+    return "\n".join(title(r, fmt) + render(f, fmt, shown(r, f)) for r, f in zip(results, frames))
+
+
+def title(result: Sensitivity, fmt: str) -> str:
+    """The table's title above it in formats whose tables have no line above (aligned text
+    has it in the table)."""
+    text, _ = describe(result)
+    return {
+        "markdown": f"{text}\n\n",
+        "latex": f"% {text}\n",
+        "html": f'<p class="title">{html.escape(text)}</p>\n',
+    }.get(fmt, "")
 
 
 def shown(result: Sensitivity, frame: pd.DataFrame) -> Shown:
