@@ -206,6 +206,20 @@ def test_standardized_regression_coefficients_match_a_linear_model(tmp_path, clu
     exact = 3 * inputs["a"] - 2 * inputs["b"] + 0.5 * inputs["k"]
     # what the inputs explain of the means: all but the noise of a mean of two replicates
     assert result.r_squared == pytest.approx(1 - 0.3**2 / 2 / np.var(exact, ddof=1), abs=0.01)
+    # first-order indices of a linear model: each term's share of the variance
+    variance = np.var(means, ddof=1)
+    for method in ("rbd_fast", "delta"):
+        table = sensitivity(results, "y", method=method, resamples=20).table.set_index("factor")
+        for name in ("a", "b", "c"):
+            share = sampled_models.COEFFICIENTS[name] ** 2 * np.var(inputs[name], ddof=1)
+            s1, conf = table.loc[name, "S1"], table.loc[name, "S1_conf"]
+            assert abs(s1 - share / variance) <= max(conf, 0.05), (method, name)
+    with pytest.raises(CampaignError) as caught:
+        sensitivity(results, "one")
+    assert str(caught.value) == (
+        "one has the same value at every point: it depends on none of the factors, and no "
+        "index is defined"
+    )
 
 
 def test_morris_effects_of_a_linear_model_are_its_slopes_over_each_range(tmp_path, cluster):
