@@ -242,6 +242,7 @@ def sobol_indices(dataset, outputs, problem, seed, common) -> Sensitivity:
     from SALib.analyze import sobol
 
     second = dataset.attrs.get("design_second_order") == "true"
+    check_saltelli_blocks(outputs, second)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         result = sobol.analyze(
@@ -263,6 +264,26 @@ def sobol_indices(dataset, outputs, problem, seed, common) -> Sensitivity:
         ]
         pairs = pd.DataFrame(rows, columns=["factor", "with", "S2", "S2_conf"])
     return Sensitivity(table=table, second_order=pairs, **common)
+
+
+def check_saltelli_blocks(outputs: PointOutputs, second_order: bool) -> None:
+    """Refuse points that are not Saltelli blocks over the factors in this order: in each
+    block, the point after the first (A) changes factor j alone at step j + 1."""
+    k = len(outputs.names)
+    step = 2 * k + 2 if second_order else k + 2
+    if len(outputs.values) % step:
+        raise ParameterError(
+            f"{len(outputs.values)} points are not whole Saltelli blocks of {step} points"
+        )
+    blocks = outputs.values.reshape(-1, step, k)
+    for j, name in enumerate(outputs.names):
+        moved = blocks[:, 1 + j] != blocks[:, 0]
+        moved[:, j] = False
+        if moved.any():
+            raise ParameterError(
+                f"the points are not a Saltelli sample over {', '.join(outputs.names)}: the "
+                f"step of {name} moves other factors too"
+            )
 
 
 def morris_effects(dataset, outputs, problem, seed, common) -> Sensitivity:

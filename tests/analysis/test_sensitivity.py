@@ -4,6 +4,7 @@ function, a linear model) on the shared Dask cluster, analysed from their result
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import math
 import site
@@ -17,7 +18,7 @@ from distributed import Client
 from SALib.analyze import sobol
 
 import campaign
-from campaign.analysis.sensitivity import sensitivity
+from campaign.analysis.sensitivity import check_saltelli_blocks, point_outputs, sensitivity
 from campaign.cli.main import main
 from campaign.design.points import _generator, saltelli_points
 from campaign.errors import CampaignError
@@ -109,6 +110,12 @@ def test_the_sample_is_salibs_saltelli_sample_drawn_from_the_campaign_seed(tmp_p
     np.testing.assert_allclose(stored, drawn, rtol=1e-12)
     assert results.attrs["design_samples"] == "8"
     assert results.attrs["design_second_order"] == "false"
+    # the blocks name the factors: taken in another order, they are refused
+    outputs = point_outputs(results, "y", None, whole=True)
+    check_saltelli_blocks(outputs, False)
+    swapped = dataclasses.replace(outputs, names=["x2", "x1", "x3"], values=stored[:, [1, 0, 2]])
+    with pytest.raises(CampaignError, match="the step of x2 moves other factors too"):
+        check_saltelli_blocks(swapped, False)
 
 
 def test_second_order_indices_find_the_x1_x3_interaction(tmp_path, cluster, capsys):
