@@ -188,7 +188,8 @@ def summary_table(
     where: list[str] | None = None,
     confidence: float | None = None,
 ) -> pd.DataFrame:
-    """One row per group of ``by`` levels (default: every cell), columns per metric.
+    """One row per group of ``by`` levels (default: every cell, with the values of the factors
+    along ``point`` beside it), columns per metric.
 
     Columns per metric: ``<m>_mean``, ``<m>_half_width``, ``<m>_ci_low``, ``<m>_ci_high``,
     ``<m>_n``, ``<m>_nan`` (finished tasks whose value is NaN, left out of the others) and
@@ -212,6 +213,7 @@ def summary_table(
             )
     factors = factors_of(dataset)
     on_points = point_factors_of(dataset) if POINT in factors else []
+    shown = [*factors, *on_points] if by is None else None  # each point's values beside it
     by = factors if by is None else by
     for name in by:
         if name not in factors and name not in on_points:
@@ -235,7 +237,7 @@ def summary_table(
     table = xr.Dataset(columns)
     if by:
         frame = table.to_dataframe().reset_index()
-        frame = frame[[*by, *columns]]
+        frame = frame[[*(shown or by), *columns]]
     else:
         frame = pd.DataFrame({name: [value.item()] for name, value in table.items()})
     return frame

@@ -65,6 +65,8 @@ def test_where_compares_a_sampled_factor_and_keeps_the_points_that_pass(sampled,
     kept = np.flatnonzero((rate < 0.5) & (rate >= 0.3))
     assert 0 < len(kept) < 40
     assert [int(r["point"]) for r in rows] == kept.tolist()
+    assert list(rows[0])[:3] == ["point", "arrival_rate", "customers"]  # the values beside
+    np.testing.assert_array_equal([float(r["arrival_rate"]) for r in rows], rate[kept])
     means = results["mean_wait"].values[kept].mean(axis=1)
     np.testing.assert_allclose([float(r["mean_wait_mean"]) for r in rows], means, rtol=1e-12)
     assert [int(r["point"]) for r in query(capsys, sampled, "--where", "customers=21")] == (
