@@ -17,8 +17,17 @@ from campaign.design.tasks import Design, canonical
 from campaign.models import model_reference
 from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_OK
 
-VERSIONED_PACKAGES = ("campaign", "numpy", "xarray", "dask", "distributed", "netCDF4", "scipy")
-VERSIONED_PACKAGES += ("SALib",)  # draws Saltelli and Morris samples
+# SALib draws the Saltelli and Morris samples
+VERSIONED_PACKAGES = (
+    "campaign",
+    "numpy",
+    "xarray",
+    "dask",
+    "distributed",
+    "netCDF4",
+    "scipy",
+    "SALib",
+)
 
 
 def design_attributes(spec) -> dict[str, str]:
