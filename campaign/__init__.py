@@ -158,6 +158,20 @@ def effects(results, metric, where=None):
     return _effects(_dataset(results), metric, where)
 
 
+def sensitivity(results, metric, **options):
+    """Which factors drawn over ranges drive ``metric``, on a design of points: Sobol indices
+    (a Saltelli design), Morris effects, delta, RBD-FAST or standardized regression
+    coefficients, with intervals (a `campaign.analysis.sensitivity.Sensitivity`: the table
+    in ``.table``).
+
+    ``results``: a Dataset, a results file or its folder. Options: ``method``, ``where``,
+    ``confidence``, ``resamples`` (see ``campaign.analysis.sensitivity.sensitivity``).
+    """
+    from campaign.analysis.sensitivity import sensitivity as _sensitivity
+
+    return _sensitivity(_dataset(results), metric, **options)
+
+
 def table(result, fmt="text", digits=None, pivot=None):
     """Any result of `query`, `rank`, `compare` or `effects` as text in ``fmt``: ``text``,
     ``csv``, ``json``, ``markdown``, ``latex`` (booktabs) or ``html``, through the one
@@ -332,6 +346,7 @@ __all__ = [
     "rank",
     "compare",
     "effects",
+    "sensitivity",
     "table",
     "plot",
     "report",

@@ -61,8 +61,16 @@ class Sample:
         return values[order], cumulative / cumulative[-1] if cumulative.size else cumulative
 
 
+def factor_levels(data: xr.Dataset, name: str) -> list[Any]:
+    """A factor's levels: a dimension's in order, a factor along ``point`` its distinct
+    values, sorted (as a query groups them)."""
+    if name in data.dims:
+        return list(data[name].values)
+    return list(np.unique(data[name].values))
+
+
 def series_levels(data: xr.Dataset, by: str | None) -> list[Any]:
-    return list(data[by].values) if by else [None]
+    return factor_levels(data, by) if by else [None]
 
 
 def mean_series(data, metric, x, by, confidence) -> tuple[list[Series], np.ndarray]:

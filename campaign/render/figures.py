@@ -14,6 +14,10 @@ is logarithmic on request, and by default when its positive values span a factor
 palette and markers cycle with a period prime to its size, so 14 or more series stay apart;
 the legend sits outside the axes and the layout is constrained, so nothing is clipped.
 
+A factor drawn over a range (along ``point``) is an axis like any other of a figure of means:
+with more than `MAX_PLOT_VALUES` distinct values it is cut into bins of equal width on its
+scale (`binned`), the points of a bin pooled replicate by replicate.
+
 Only measurements are drawn: a metric that is the digest of an input, or that has one value
 everywhere, is left out (`figure_metrics` says which and why).
 """
@@ -36,12 +40,14 @@ import xarray as xr  # noqa: E402
 
 from campaign.analysis.metrics import left_out_metrics  # noqa: E402
 from campaign.analysis.query import check_confidence, parse_where, select  # noqa: E402
+from campaign.design.points import LOG, POINT  # noqa: E402
 from campaign.errors import CampaignError, ParameterError  # noqa: E402
 from campaign.render.figure_panels import (  # noqa: E402
     difference_series,
     draw_distributions,
     draw_ecdf,
     draw_intervals,
+    factor_levels,
     mean_series,
     replicate_samples,
     replicate_series,
@@ -56,13 +62,15 @@ from campaign.render.figure_style import (  # noqa: E402
     styled,
     wrapped_title,
 )
-from campaign.results.assemble import factors_of, metrics_of  # noqa: E402
+from campaign.results.assemble import factors_of, metrics_of, point_factors_of  # noqa: E402
 from campaign.store.folder import make_folder  # noqa: E402
 
 FIGURE_FORMATS = ("png", "pdf", "svg")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")  # 7: prime to the palettes' 10 and 20 colours
 LOG_SPAN = 10.0  # an axis whose positive values span this factor or more is logarithmic
 LOG_CHOICES = ("auto", "x", "y", "xy", "none")
+MAX_PLOT_VALUES = 12  # a factor along point with more distinct values is binned
+X_BINS, SERIES_BINS = 10, 4
 SAVE_DPI = 200  # a PNG sharp in print; the figure keeps its size (no tight bounding box)
 
 
@@ -72,19 +80,63 @@ def figure_metrics(dataset: xr.Dataset, metrics: list[str] | None = None) -> lis
     return [m for m in (metrics or metrics_of(dataset)) if m not in skipped]
 
 
+def axis_factors(dataset: xr.Dataset) -> list[str]:
+    """The factors a figure can draw: the dimensions, and the factors along ``point``."""
+    factors = factors_of(dataset)
+    return factors + (point_factors_of(dataset) if POINT in factors else [])
+
+
+def drawn_factors(dataset: xr.Dataset) -> list[str]:
+    """The factors a default figure draws: those drawn over ranges rather than ``point``."""
+    factors = factors_of(dataset)
+    ranges = [f for f in point_factors_of(dataset) if "valid_range" in dataset[f].attrs]
+    if POINT in factors and ranges:
+        return [f for f in factors if f != POINT] + ranges
+    return factors
+
+
+def distinct(dataset: xr.Dataset, name: str) -> int:
+    if name in dataset.dims:
+        return dataset.sizes[name]
+    return len(np.unique(dataset[name].values))
+
+
+def binned(dataset: xr.Dataset, name: str, bins: int) -> tuple[xr.Dataset, str]:
+    """``dataset`` with a factor along ``point`` of many values replaced by the centre of its
+    bin (``bins`` of equal width, on a log scale for a range drawn on one), and the words for
+    it; unchanged (and no words) for a dimension or a factor of few values."""
+    if name in dataset.dims or distinct(dataset, name) <= MAX_PLOT_VALUES:
+        return dataset, ""
+    values = dataset[name].values.astype(float)
+    log = dataset[name].attrs.get("sampling_scale") == LOG and values.min() > 0
+    shown = np.log(values) if log else values
+    edges = np.linspace(shown.min(), shown.max(), bins + 1)
+    index = np.clip(np.searchsorted(edges, shown, side="right") - 1, 0, bins - 1)
+    centres = (edges[:-1] + edges[1:]) / 2
+    centres = np.exp(centres) if log else centres
+    centres = np.array([float(f"{c:.4g}") for c in centres])  # labels a reader can read
+    coordinate = xr.Variable(POINT, centres[index], dataset[name].attrs)
+    scale = "log-" if log else ""
+    return dataset.assign_coords({name: coordinate}), f"{name}: {bins} {scale}equal bins"
+
+
 def default_axes(
     dataset: xr.Dataset, lines: str | None = None, avoid: str | None = None
 ) -> tuple[str | None, str | None]:
     """The factor on the x axis (most levels, numeric first) and the one for the series; the x
     axis is never ``lines``, the factor already chosen for the series, and neither is
     ``avoid`` (the factor of the panels)."""
-    factors = [f for f in factors_of(dataset) if f not in (lines, avoid)]
+    factors = [f for f in drawn_factors(dataset) if f not in (lines, avoid)]
     if not factors:
         return None, None
     paired = [f for f in dataset.attrs.get("paired", "").split() if f in factors]
     ranked = sorted(
         factors,
-        key=lambda f: (dataset[f].dtype.kind not in "fiu", -dataset.sizes[f], factors.index(f)),
+        key=lambda f: (
+            dataset[f].dtype.kind not in "fiu",
+            -distinct(dataset, f),
+            factors.index(f),
+        ),
     )
     x = next((f for f in ranked if f not in paired), ranked[0])
     by = next((f for f in paired if f != x), None)
@@ -119,7 +171,7 @@ def check_axes(
 ) -> tuple[str, str | None]:
     """The x factor and the series factor to draw: given ones checked, missing ones chosen
     (never ``avoid``, the factor of the panels)."""
-    factors = factors_of(dataset)
+    factors = axis_factors(dataset)
     for option, name in (("x", x), ("by", by)):
         if name is not None and name not in factors:
             raise ParameterError(
@@ -210,6 +262,7 @@ def plot(
     data = select(dataset, parse_where(dataset, where or []))
     layout = check_layout(data, kind, metrics, x, by, facet)
     baseline = check_baseline(data, layout, baseline)
+    data, bins = binned_axes(data, layout)
     if confidence is None:
         confidence = float(dataset.attrs.get("confidence", 0.95))
     numeric = layout.x is not None and data[layout.x].dtype.kind in "fiu"
@@ -229,6 +282,7 @@ def plot(
             sharex="row" if kind == "ecdf" else "all", sharey="all" if kind == "ecdf" else "row",
         )  # fmt: skip
         notes, handles = Notes(), []
+        notes.bins = bins
         for row, metric in enumerate(metrics):
             for column, level in enumerate(facets):
                 panel = data if level is None else select(data, {layout.facet: [level]})
@@ -246,6 +300,14 @@ def plot(
         if title:
             heading(figure, notes.title(layout, baseline, confidence), figsize[0])
     return figure
+
+
+def binned_axes(data: xr.Dataset, layout: Layout) -> tuple[xr.Dataset, list[str]]:
+    """The data with a factor along ``point`` of many values on the x axis or the series cut
+    into bins (`binned`), and the words for the title."""
+    data, x_bins = binned(data, layout.x, X_BINS) if layout.x else (data, "")
+    data, series_bins = binned(data, layout.by, SERIES_BINS) if layout.by else (data, "")
+    return data, [words for words in (x_bins, series_bins) if words]
 
 
 def check_request(dataset, metrics, kind, log, style, size, confidence) -> list[str]:
@@ -341,7 +403,15 @@ def check_layout(data, kind, metrics, x, by, facet) -> Layout:
         raise ParameterError(
             "{by}: a difference figure needs a factor whose levels are compared", "by"
         )
-    shown = {x, by, facet}
+    along_points = [(o, n) for o, n in (("x", x), ("by", by)) if n and n not in data.dims]
+    if along_points and kind != "mean":
+        option, name = along_points[0]
+        raise ParameterError(
+            f"{{{option}}} {name!r} is a factor along point (a design of points): only kind "
+            "'mean' draws it",
+            option,
+        )
+    shown = {x, by, facet, *([POINT] if along_points else [])}
     pooled = [f for f in factors if f not in shown and data.sizes[f] > 1]
     return Layout(kind, metrics, x, by, facet, pooled)
 
@@ -352,6 +422,7 @@ class Notes:
     def __init__(self) -> None:
         self.counts: list[int] = []
         self.method = ""
+        self.bins: list[str] = []  # factors along point cut into bins, in words
 
     def add(self, counts) -> None:
         self.counts += [int(c) for c in np.ravel(counts) if np.isfinite(c)]
@@ -375,6 +446,8 @@ class Notes:
         if layout.pooled:
             each = "" if layout.kind in ("mean", "difference") else "each replicate's "
             what += f"; {each}mean over {' and '.join(layout.pooled)}"
+        if self.bins:
+            what += f" ({'; '.join(self.bins)})"
         return what
 
 
@@ -399,7 +472,7 @@ def draw_panel(
         samples = replicate_samples(panel, metric, layout.by)
         notes.add([np.isfinite(s.values).sum() for s in samples])
         return draw_ecdf(axes, samples, styles)
-    levels = list(panel[layout.x].values)
+    levels = factor_levels(panel, layout.x)
     numeric = panel[layout.x].dtype.kind in "fiu"
     if kind in ("box", "violin"):
         series, counts = replicate_series(panel, metric, layout.x, layout.by)
@@ -480,7 +553,7 @@ def finish(figure, grid, data, layout: Layout, handles, legend_right, numeric) -
             if layout.kind != "ecdf" and r < rows - 1:
                 axes.set_xlabel("")
             if layout.kind != "ecdf" and (not numeric or layout.kind in ("box", "violin")):
-                category_ticks(axes, list(data[layout.x].values))
+                category_ticks(axes, factor_levels(data, layout.x))
     if not layout.by or not handles:
         return
     names = [h.get_label() for h in handles]

@@ -75,7 +75,7 @@ def test_the_document_runs_and_its_tables_are_the_commands(notebook):
     assert (folder / "figures" / "ecdf.png").read_bytes()[:4] == b"\x89PNG"
     assert len(namespace["figure"].axes) == 2
     assert namespace["message"] == (
-        "where {'load': 3}: 3 is not a level of load; levels: 1.0, 1.5, 2.0"
+        "where 'load=3': '3' is not a level of load; levels: 1.0, 1.5, 2.0"
     )
 
 
