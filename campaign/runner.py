@@ -169,7 +169,7 @@ def _run_holding_the_output(
         with where.client(say) as client:
             while todo:
                 attempted.update(todo)
-                execute_tasks(client, plan, todo, run_id, options, say, sources.code_digest)
+                execute_tasks(client, plan, todo, run_id, options, say, sources)
                 plan.next_round()
                 todo = [i for i in shard.mine(plan.to_run, plan.design) if i not in attempted]
     ledger.compact()
@@ -251,7 +251,7 @@ def execute_tasks(
     run_id: str,
     options: ExecutionOptions,
     say: Callable[[str], None],
-    code: str | None,
+    sources: Sources | None,
 ) -> None:
     """Run the given task indices on the cluster, storing each finished batch in the ledger
     (and, with a precision target, in the plan's task table)."""
@@ -268,7 +268,7 @@ def execute_tasks(
 
     try:
         store = CheckedStore(spec, stored)
-        model = worker_model(spec, plan.sources)
+        model, code = worker_model(spec, sources), sources.code_digest if sources else None
         dispatch(client, model, items, store, options, bar, say=say, code=code)
     finally:
         bar.finish()
