@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +97,9 @@ def run(
         progress=progress,
     )
     spec = placed(as_spec(spec), output, shard)
+    if spec.resources is not None:  # every task asks them of a worker
+        where = replace(where, resources=spec.resources.dask())
+        options = replace(options, resources=spec.resources.dask())
     model = check_model(spec)  # every cell, before anything runs
     check_output(spec)
     ledger = Ledger(spec.output)

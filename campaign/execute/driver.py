@@ -149,7 +149,8 @@ class _Driver:
         self.wait_workers = options.wait_workers
         self.say = say or (lambda message: None)
         self.pending = GroupedQueue()
-        self.flight = Flight(client, model_name, self._scheduler)  # the batches in flight
+        # the batches in flight
+        self.flight = Flight(client, model_name, self._scheduler, options.resources)
         self.outcome = Outcome()
         self.threads: dict[str, int] | None = None
         self.sizer = BatchSizer(1)

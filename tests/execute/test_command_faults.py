@@ -321,7 +321,9 @@ def test_a_cancelled_task_ends_its_whole_process_group(tmp_path, scheduler_addre
 KILL_SPEC = """
 name: killed
 model:
-  command: [/bin/sh, -c, "echo $$ > {pids}/{{task}}; sleep 0.{{pause}}; echo v={{replicate}}", sh]
+  command: [/bin/sh, -c, "echo $$ > {pids}/{{task}}; sleep 0.{{pause}};
+    if [ -n \\"$HOLD\\" ] && [ {{replicate}} -ge 20 ]; then sleep 3031; fi; echo v={{replicate}}",
+    sh]
 factors:
   pause: [2, 3]
 replicates: 40
@@ -330,7 +332,10 @@ output: {output}
 """
 
 
-def test_a_sigkilled_driver_leaves_no_program_and_a_rerun_ends_as_an_undisturbed_run(tmp_path):
+@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM])
+def test_a_stopped_driver_leaves_no_program_and_a_rerun_ends_as_an_undisturbed_run(tmp_path, stop):
+    """The killed run's programs hang from replicate 20 on (HOLD set), so the driver stops
+    while they run: none is left afterwards, and the rerun ends as an undisturbed run."""
     pids = tmp_path / "pids"
     pids.mkdir()
     env = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -339,21 +344,21 @@ def test_a_sigkilled_driver_leaves_no_program_and_a_rerun_ends_as_an_undisturbed
     command = [sys.executable, "-m", "campaign", "run", "--workers", "2", "--quiet"]
     process = subprocess.Popen(
         [*command, str(killed)],
-        env=env,
+        env={**env, "HOLD": "1"},
         start_new_session=True,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 120
     try:
-        while len(list((tmp_path / "killed" / "ledger").glob("*.jsonl"))) < 3:
+        while len(processes_with("sleep 3031")) < 2:
             assert process.poll() is None and time.monotonic() < deadline
             time.sleep(0.05)
     finally:
-        os.kill(process.pid, signal.SIGKILL)  # the driver only: its cluster's processes remain
-        process.wait()
+        os.kill(process.pid, stop)  # the driver only: not its cluster's processes
+        process.wait(timeout=60)
     groups = [int(text) for path in pids.iterdir() if (text := path.read_text().strip())]
-    wait_until_gone(groups, "sleep 0.")
+    wait_until_gone(groups, "sleep 3031")
     rerun = subprocess.run([*command, str(killed)], env=env, capture_output=True, text=True)
     assert rerun.returncode == 0, rerun.stderr
     clean = tmp_path / "clean.yaml"
