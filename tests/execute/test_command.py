@@ -383,3 +383,24 @@ def test_a_running_copy_told_to_skip_its_task_ends_its_program(tmp_path, schedul
     group = int((pids / "g").read_text())
     with pytest.raises(ProcessLookupError):
         os.killpg(group, 0)
+
+
+def test_a_shell_line_and_a_free_port(tmp_path, write_spec, scheduler_address):
+    spec = write_spec(
+        """
+        name: shellline
+        model:
+          command: "echo got {name} >&2; python3 -c \\"import socket, sys;
+            s = socket.socket(); s.bind(('127.0.0.1', int(sys.argv[1]))); print('port_ok=1')\\"
+            {port}"
+          shell: true
+        factors:
+          name: ["1; echo injected=1", "2"]
+        replicates: 1
+        seed: 1
+        output: out
+        """
+    )
+    data = campaign.run(spec, scheduler=scheduler_address, progress=False)
+    assert data.port_ok.values.ravel().tolist() == [1.0, 1.0]
+    assert "injected" not in data  # a value is one word of the line, quoted
