@@ -28,6 +28,7 @@ from campaign.render.progress import Progress
 from campaign.runner import task_items
 from campaign.spec.load import Spec, load_spec, parse_spec
 from campaign.store.folder import RESULTS_FILE
+from campaign.store.outputs import Archives, reference
 
 DEFAULT_SAMPLE = 10
 NO_RETRIES = ExecutionOptions(retries=0)  # a rerun to compare: a failure is a finding
@@ -51,6 +52,7 @@ class Verdict:
     sampled: int
     mismatches: list[Mismatch] = field(default_factory=list)
     left_out: int = 0  # stored results computed from other code or inputs than now
+    outputs: list[str] = field(default_factory=list)  # kept outputs missing or damaged
 
     @property
     def reproduced(self) -> int:
@@ -124,9 +126,24 @@ def verify(
         quiet = Progress(0, enabled=False)
         dispatch(client, plan.spec.model, items, collect, NO_RETRIES, quiet, code=code)
     verdict = Verdict(sampled=len(items), left_out=left_out)
+    verdict.outputs = output_problems(plan, records)
     for item in items:
         verdict.mismatches.extend(compare(item.key, records[item.key], now[item.key]))
     return verdict
+
+
+def output_problems(plan: RunState, records: dict[str, dict[str, Any]]) -> list[str]:
+    """One line per finished task of the design whose kept outputs are missing or damaged
+    (every one is read and checked against the SHA-256 its record holds)."""
+    keys = set(plan.design.keys())
+    problems = []
+    with Archives(plan.spec.output) as archives:
+        for key, record in sorted(records.items()):
+            if key in keys and record["status"] == "ok" and reference(record) is not None:
+                problem = archives.problem(record)
+                if problem is not None:
+                    problems.append(problem)
+    return problems
 
 
 def compare(key: str, stored: dict[str, Any], now: dict[str, Any]) -> list[Mismatch]:

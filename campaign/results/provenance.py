@@ -110,3 +110,31 @@ def source_provenance(identity: Mapping[str, Any]) -> dict[str, str]:
         "input_digests": json.dumps(sources.get("inputs") or {}, sort_keys=True),
         "source_changes": json.dumps(identity.get("source_changes") or []),
     }
+
+
+METRICS_FROM = "metrics_from"  # a record's field: what recomputed its metrics from kept outputs
+
+
+def recomputed_provenance(records: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """The global attribute ``metrics_recomputed`` when stored records hold metrics recomputed
+    from kept outputs (`campaign remetric`): per recomputation, when, with what parser (and
+    the SHA-256 of its code), which metrics and for how many of the tasks now stored."""
+    runs: dict[tuple[str, str, str, tuple[str, ...]], int] = {}
+    for record in records.values():
+        stamp = record.get(METRICS_FROM)
+        if not isinstance(stamp, Mapping):
+            continue
+        run = (
+            str(stamp.get("time")),
+            str(stamp.get("parser")),
+            str(stamp.get("digest")),
+            tuple(stamp.get("metrics") or ()),
+        )
+        runs[run] = runs.get(run, 0) + 1
+    if not runs:
+        return {}
+    listed = [
+        {"time": when, "parser": parser, "digest": digest, "metrics": list(names), "tasks": n}
+        for (when, parser, digest, names), n in sorted(runs.items())
+    ]
+    return {"metrics_recomputed": json.dumps(listed)}

@@ -96,10 +96,10 @@ class Ledger:
     def compact(self, min_files: int = 64) -> None:
         self.records.compact(min_files)
 
-    def copy_from(self, source: Ledger) -> int:
-        """Store the sound records of another output folder's ledger here (a merge of
-        shards); see `campaign.store.copy.copy_records`."""
-        return copy_records(self.records, source.records)
+    def copy_from(self, source: Ledger, notes: list[str] | None = None) -> int:
+        """Store the sound records of another output folder's ledger here, with the kept
+        outputs they name (a merge of shards); see `campaign.store.copy.copy_records`."""
+        return copy_records(self.records, source.records, notes)
 
     # -- set aside ------------------------------------------------------------------------
     def set_aside(self, also: Iterable[str] = ()) -> Path | None:
