@@ -149,8 +149,10 @@ def select(campaign: Campaign, tasks: Iterable[str] = (), where: list[str] = ())
 def no_outputs_line(keys: list[str], where: list[str], matched: int) -> str:
     """One line for a choice of tasks that kept no outputs."""
     chose = " ".join([*(f"--task {key}" for key in keys), *(f"--where {w}" for w in where)])
-    scope = f"of the {matched} stored tasks {chose} chooses" if chose else f"of {matched} stored"
-    return f"no task {scope} kept outputs ({NOT_KEPT_HINT})"
+    if chose and not matched:
+        return f"{chose}: no stored task is chosen"
+    chosen = f" {chose} chooses" if chose else ""
+    return f"none of the {matched} stored tasks{chosen} kept outputs ({NOT_KEPT_HINT})"
 
 
 def output_name(name: str) -> str:

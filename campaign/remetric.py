@@ -121,7 +121,11 @@ def remetric(
     with ledger.lock():
         records = ledger.load()
         keys = set(plan.design.keys())
-        done = [r for key, r in records.items() if key in keys and r["status"] == "ok"]
+        done = [
+            records[key]
+            for key in sorted(records)
+            if key in keys and records[key]["status"] == "ok"
+        ]
         if not done:
             raise CampaignError(f"remetric: {spec.output} holds no finished task to recompute")
         stamp = {
