@@ -174,6 +174,15 @@ def recompute(
             "so their metrics cannot be recomputed; nothing was stored (run them again with "
             "`campaign run SPEC --new` to keep their outputs)"
         )
+    returned = {name for record in new for name in record[METRICS_FROM]["metrics"]}
+    before = {name for record in done for name in record["metrics"]}
+    unlisted = sorted(returned - before - set(spec.metrics or ()))  # new to the campaign
+    if spec.metrics and unlisted and not refused:
+        raise CampaignError(
+            f"remetric: {parser.description} returns {', '.join(unlisted)}, new metrics the spec's "
+            f"metrics: does not keep ({', '.join(spec.metrics)}); nothing was stored: add "
+            "them to metrics: and give the spec file"
+        )
     if refused:
         raise CampaignError(
             f"remetric: {len(refused)} of {len(done)} finished tasks cannot be recomputed with "

@@ -250,3 +250,19 @@ def test_verify_names_finished_tasks_whose_kept_outputs_are_damaged(kept, schedu
     assert len(verdict.outputs) == len(ok)
     assert verdict.outputs[0].startswith(f"task {ok[0]}: its kept outputs cannot be read: ")
     assert "is damaged" in verdict.outputs[0]
+
+
+def test_a_metric_the_specs_metrics_does_not_keep_is_refused(tmp_path, scheduler_address):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(SPEC + "metrics: [mean_wait]\n")
+    campaign.run(spec, scheduler=scheduler_address, progress=False)
+    attach_outputs(tmp_path / "out")
+    files = sorted(p.read_bytes() for p in Ledger(tmp_path / "out").files())
+    with pytest.raises(CampaignError) as refused:
+        remetric(spec, STDOUT_PARSER)
+    assert str(refused.value) == (
+        "remetric: parse: tests:stdout_parser returns served, new metrics the spec's metrics: "
+        "does not keep (mean_wait); nothing was stored: add them to metrics: and give the "
+        "spec file"
+    )
+    assert sorted(p.read_bytes() for p in Ledger(tmp_path / "out").files()) == files
