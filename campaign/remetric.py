@@ -26,11 +26,14 @@ from typing import Any
 import xarray as xr
 
 from campaign.errors import CampaignError
+from campaign.execute.command import check_declared
 from campaign.plan.plan import make_plan
 from campaign.results.check import refusal
 from campaign.results.names import metric_values
 from campaign.results.provenance import METRICS_FROM
 from campaign.runner import write_results
+from campaign.spec.command import MetricsSource
+from campaign.spec.load import Spec
 from campaign.store.outputs import Archives, reference
 from campaign.verify import spec_of
 
@@ -56,40 +59,44 @@ class Recomputed:
     results: Path
 
 
-def command_parser(form: str | dict[str, str]) -> MetricsParser:
-    """The metrics parser of command models for a ``metrics:`` form ("stdout", {"file": NAME}
-    or {"parse": "module:function"}): the function the workers use at run time."""
+def command_parser(source: MetricsSource) -> MetricsParser:
+    """The metrics parser of command models for a ``metrics:`` source (stdout, a file, or
+    ``module:function``): the function the workers use at run time."""
     from campaign.execute import command_metrics
-
-    source: Any = form
-    if hasattr(command_metrics, "metrics_source"):
-        try:
-            source = command_metrics.metrics_source(form)
-        except ValueError as error:
-            raise CampaignError(f"remetric: {error}") from None
 
     def parse(outputs: Mapping[str, bytes]) -> Mapping[str, float]:
         return command_metrics.metrics_from_outputs(source, outputs)
 
-    if isinstance(form, dict) and "parse" in form:
-        function = python_function(form["parse"])
-        return MetricsParser(parse, f"parse: {form['parse']}", code_digest(function))
-    described = form if isinstance(form, str) else f"file: {form['file']}"
+    if source.kind == "parse":
+        return MetricsParser(parse, f"parse: {source.name}", code_digest(python_function(source)))
+    described = "stdout" if source.kind == "stdout" else f"{source.kind}: {source.name}"
     return MetricsParser(parse, described, code_digest(command_metrics.metrics_from_outputs))
 
 
-def python_function(reference_: str) -> Callable[..., Any]:
+def spec_parser(spec: Spec) -> MetricsParser:
+    """The spec's own ``metrics:`` source (a program's), or one line saying what to give."""
+    if spec.command is None:
+        raise CampaignError(
+            f"remetric: model {spec.model} is not a program and has no metrics: source; give "
+            "--parse MODULE:FUNCTION, --metrics-file NAME or --stdout"
+        )
+    return command_parser(spec.command.metrics)
+
+
+def python_function(source: MetricsSource) -> Callable[..., Any]:
     """The function ``module:function`` names, or one line on why it cannot be loaded."""
-    module_name, sep, name = reference_.partition(":")
+    module_name, sep, name = source.name.partition(":")
     if not sep or not module_name or not name:
-        raise CampaignError(f"--parse {reference_!r}: write module:function")
+        raise CampaignError(f"metrics parser {source.name!r}: write module:function")
     try:
         module = importlib.import_module(module_name)
     except Exception as error:  # noqa: BLE001 - any import error is the user's to fix
-        raise CampaignError(f"--parse {reference_}: cannot import {module_name}: {error}") from None
+        raise CampaignError(
+            f"metrics parser {source.name}: cannot import {module_name}: {error}"
+        ) from None
     function = getattr(module, name, None)
     if not callable(function):
-        raise CampaignError(f"--parse {reference_}: {module_name} has no function {name!r}")
+        raise CampaignError(f"metrics parser {source.name}: {module_name} has no function {name!r}")
     return function
 
 
@@ -105,18 +112,24 @@ def code_digest(function: Callable[..., Any]) -> str:
 
 def remetric(
     target: str | Path,
-    parser: MetricsParser,
+    parser: MetricsParser | MetricsSource | None = None,
     confidence: float = 0.95,
     say: Callable[[str], None] | None = None,
 ) -> Recomputed:
     """Recompute the metrics of every finished task of the campaign of ``target`` (a spec file
-    or an output folder) from its kept outputs with ``parser``, store them and write
-    results.nc again. Refused in one line, before anything is stored, when a finished task
-    kept no outputs or its outputs do not parse."""
+    or an output folder) from its kept outputs with ``parser`` (a metrics source of command
+    models; None: the spec's own), store them and write results.nc again. Refused in one
+    line, before anything is stored, when a finished task kept no outputs or its outputs do
+    not parse."""
     say = say or (lambda message: None)
     if not 0 < confidence < 1:
         raise CampaignError(f"--confidence must be between 0 and 1, got {confidence}")
-    plan = make_plan(spec_of(target), on_change="accept")
+    spec = spec_of(target)
+    if parser is None:
+        parser = spec_parser(spec)
+    elif isinstance(parser, MetricsSource):
+        parser = command_parser(parser)
+    plan = make_plan(spec, on_change="accept")
     spec, ledger = plan.spec, plan.ledger
     with ledger.lock():
         records = ledger.load()
@@ -143,6 +156,17 @@ def remetric(
     return Recomputed(dataset, len(new), names, spec.output / "results.nc")
 
 
+def undeclared(spec: Spec, metrics: Mapping[str, float]) -> str | None:
+    """Why a program's metrics break its ``declare:`` (as at run time), or None."""
+    if spec.command is None:
+        return None
+    try:
+        check_declared(spec.command, metrics)
+    except ValueError as error:
+        return str(error)
+    return None
+
+
 def recompute(
     spec, done: list[dict[str, Any]], parser: MetricsParser, stamp: dict[str, str]
 ) -> list[dict[str, Any]]:
@@ -161,7 +185,7 @@ def recompute(
                 refused.append(f"task {record['key']}: {error}")
                 continue
             merged = {**record["metrics"], **metrics}
-            problem = refusal(merged, factors, spec.metrics)
+            problem = refusal(merged, factors, spec.metrics) or undeclared(spec, merged)
             if problem is not None:
                 refused.append(f"task {record['key']}: {problem}")
                 continue

@@ -65,7 +65,8 @@ class Verdict:
 
 def spec_of(target: str | Path) -> Spec:
     """A spec file's spec; or, for an output folder, the spec its results.nc was made from,
-    writing to that folder (relative paths in it are then relative to the working folder)."""
+    writing to that folder (relative paths in it are then relative to the folder the spec
+    file was in when it ran, if that folder is still there, else to the working folder)."""
     target = Path(target)
     if not target.is_dir():
         return load_spec(target)
@@ -76,9 +77,11 @@ def spec_of(target: str | Path) -> Spec:
 
     with xr.open_dataset(results) as dataset:
         text = dataset.attrs.get("spec")
+        spec_file = dataset.attrs.get("spec_file")
     if not text:
         raise CampaignError(f"{results} keeps no spec; give the spec file instead")
-    return placed(parse_spec(yaml.safe_load(text), text=text), target)
+    path = Path(spec_file) if spec_file and Path(spec_file).parent.is_dir() else None
+    return placed(parse_spec(yaml.safe_load(text), text=text, path=path), target)
 
 
 def sample(plan: RunState, records: dict[str, dict[str, Any]], count: int) -> tuple[list[int], int]:

@@ -8,8 +8,8 @@ import sys
 from campaign.cli.options import EXIT_OK, add_confidence_option, add_where_option
 
 TARGET_HELP = (
-    "spec file, or output folder (its results.nc keeps the spec; relative paths in it are "
-    "then taken from the working folder)"
+    "spec file, or output folder (its results.nc keeps the spec and where it was: relative "
+    "paths in it are taken from that folder if it is still there, else the working folder)"
 )
 
 
@@ -49,14 +49,15 @@ def add_remetric(subparsers) -> None:
         "remetric",
         help="recompute or add metrics from the outputs tasks kept, running nothing again",
         description="Give every finished task's kept outputs to a metrics parser (the one "
-        "command models use at run time) and store the metrics it returns: they replace the "
+        "command models use at run time; by default the spec's own metrics:, after a fix of "
+        "its parser, say) and store the metrics it returns: they replace the "
         "stored metrics of the same name and join the others. results.nc is written again "
         "and its attribute metrics_recomputed says when, with what parser and the SHA-256 "
         "of its code. Refused in one line, nothing stored, when a finished task kept no "
         "outputs or its outputs do not parse.",
     )
     p.add_argument("target", metavar="SPEC_OR_OUTPUT", help=TARGET_HELP)
-    source = p.add_mutually_exclusive_group(required=True)
+    source = p.add_mutually_exclusive_group()
     source.add_argument(
         "--parse",
         metavar="MODULE:FUNCTION",
@@ -122,14 +123,15 @@ def human_size(size: int) -> str:
 
 
 def cmd_remetric(args) -> int:
-    from campaign.remetric import command_parser, remetric
+    from campaign.remetric import remetric
+    from campaign.spec.command import MetricsSource
 
     if args.parse:
-        form = {"parse": args.parse}
+        source = MetricsSource("parse", args.parse)
     elif args.metrics_file:
-        form = {"file": args.metrics_file}
+        source = MetricsSource("file", args.metrics_file)
     else:
-        form = "stdout"
-    done = remetric(args.target, command_parser(form), confidence=args.confidence, say=print)
+        source = MetricsSource("stdout") if args.stdout else None
+    done = remetric(args.target, source, confidence=args.confidence, say=print)
     print(f"results: {done.results}")
     return EXIT_OK

@@ -137,8 +137,9 @@ def add_verify(subparsers) -> None:
     p.add_argument(
         "target",
         metavar="SPEC_OR_OUTPUT",
-        help="spec file, or output folder (its results.nc keeps the spec; relative paths in "
-        "it are then taken from the working folder)",
+        help="spec file, or output folder (its results.nc keeps the spec and where it was: "
+        "relative paths in it are taken from that folder if it is still there, else the "
+        "working folder)",
     )
     p.add_argument(
         "--sample",

@@ -81,6 +81,7 @@ def provenance(design: Design, confidence: float, status: np.ndarray) -> dict[st
         "tasks_missing": int((status == STATUS_MISSING).sum()),
         "spec": spec.text,
         "spec_digest": "sha256:" + spec.digest,
+        "spec_file": str(spec.path.resolve()) if spec.path else "",
         "versions": json.dumps(package_versions(), sort_keys=True),
         "created": created,
         "host": platform.node(),
