@@ -190,6 +190,12 @@ def extract(campaign: Campaign, chosen: list[KeptTask], folder: str | Path) -> t
     with Archives(campaign.output) as archives:
         for task in chosen:
             outputs = archives.read(task.record)
-            files += len(write_folder(folder / task.key, outputs))
+            try:
+                files += len(write_folder(folder / task.key, outputs))
+            except OSError as error:
+                raise CampaignError(
+                    f"--extract {folder}: cannot write {task.key}'s outputs: {error.strerror} "
+                    f"({files} files of the tasks before it are written)"
+                ) from None
             size += sum(len(data) for data in outputs.values())
     return files, size

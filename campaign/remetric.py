@@ -34,7 +34,7 @@ from campaign.results.provenance import METRICS_FROM
 from campaign.runner import write_results
 from campaign.spec.command import MetricsSource
 from campaign.spec.load import Spec
-from campaign.store.outputs import Archives, reference
+from campaign.store.outputs import Archives, by_archive, reference
 from campaign.verify import spec_of
 
 STORE_CHUNK = 10_000  # records per ledger file written
@@ -175,7 +175,7 @@ def recompute(
     factors = [factor.name for factor in spec.factors]
     unkept, refused, new = [], [], []
     with Archives(spec.output) as archives:
-        for record in done:
+        for record in by_archive(done):
             if reference(record) is None:
                 unkept.append(record["key"])
                 continue
@@ -207,6 +207,7 @@ def recompute(
             f"metrics: does not keep ({', '.join(spec.metrics)}); nothing was stored: add "
             "them to metrics: and give the spec file"
         )
+    refused.sort()  # the first by task key
     if refused:
         raise CampaignError(
             f"remetric: {len(refused)} of {len(done)} finished tasks cannot be recomputed with "

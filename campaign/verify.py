@@ -29,7 +29,7 @@ from campaign.render.progress import Progress
 from campaign.runner import task_items
 from campaign.spec.load import Spec, load_spec, parse_spec
 from campaign.store.folder import RESULTS_FILE
-from campaign.store.outputs import Archives, reference
+from campaign.store.outputs import Archives, by_archive, reference
 
 DEFAULT_SAMPLE = 10
 NO_RETRIES = ExecutionOptions(retries=0)  # a rerun to compare: a failure is a finding
@@ -141,14 +141,18 @@ def output_problems(plan: RunState, records: dict[str, dict[str, Any]]) -> list[
     """One line per finished task of the design whose kept outputs are missing or damaged
     (every one is read and checked against the SHA-256 its record holds)."""
     keys = set(plan.design.keys())
-    problems = []
+    kept = [
+        record
+        for key, record in records.items()
+        if key in keys and record["status"] == "ok" and reference(record) is not None
+    ]
+    problems = {}
     with Archives(plan.spec.output) as archives:
-        for key, record in sorted(records.items()):
-            if key in keys and record["status"] == "ok" and reference(record) is not None:
-                problem = archives.problem(record)
-                if problem is not None:
-                    problems.append(problem)
-    return problems
+        for record in by_archive(kept):
+            problem = archives.problem(record)
+            if problem is not None:
+                problems[record["key"]] = problem
+    return [problems[key] for key in sorted(problems)]
 
 
 def compare(key: str, stored: dict[str, Any], now: dict[str, Any]) -> list[Mismatch]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import io
 import zipfile
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -122,17 +123,21 @@ def sizes(record: Mapping[str, Any]) -> dict[str, int]:
     return {name: int(member["size"]) for name, member in stored["members"].items()}
 
 
+OPEN_ARCHIVES = 32  # archives held open at once (a million tasks' are thousands of files)
+
+
 class Archives:
-    """The archives of one output folder, each opened once, read member by member."""
+    """The archives of one output folder, read member by member: the last few used held open
+    (read records in the order of `by_archive` to open each archive once)."""
 
     def __init__(self, output: Path):
         self.folder = Path(output) / OUTPUTS_FOLDER
-        self.open: dict[str, zipfile.ZipFile | str] = {}  # name -> archive, or why not
+        self.open: OrderedDict[str, zipfile.ZipFile] = OrderedDict()
+        self.unreadable: dict[str, str] = {}  # name -> why it cannot be read
 
     def close(self) -> None:
         for archive in self.open.values():
-            if isinstance(archive, zipfile.ZipFile):
-                archive.close()
+            archive.close()
         self.open.clear()
 
     def __enter__(self) -> Archives:
@@ -142,15 +147,25 @@ class Archives:
         self.close()
 
     def archive(self, name: str) -> zipfile.ZipFile | str:
-        if name not in self.open:
-            path = self.folder / name
-            try:
-                self.open[name] = zipfile.ZipFile(path)
-            except FileNotFoundError:
-                self.open[name] = f"its archive {path} is missing"
-            except (OSError, zipfile.BadZipFile) as error:
-                self.open[name] = f"its archive {path} is damaged ({error})"
-        return self.open[name]
+        """The archive ``name``, open, or why it cannot be read."""
+        if name in self.unreadable:
+            return self.unreadable[name]
+        if name in self.open:
+            self.open.move_to_end(name)
+            return self.open[name]
+        path = self.folder / name
+        try:
+            archive = zipfile.ZipFile(path)
+        except FileNotFoundError:
+            self.unreadable[name] = f"its archive {path} is missing"
+            return self.unreadable[name]
+        except (OSError, zipfile.BadZipFile) as error:
+            self.unreadable[name] = f"its archive {path} is damaged ({error})"
+            return self.unreadable[name]
+        self.open[name] = archive
+        if len(self.open) > OPEN_ARCHIVES:
+            self.open.popitem(last=False)[1].close()
+        return archive
 
     def read(self, record: Mapping[str, Any], names: Iterable[str] | None = None) -> dict:
         """The kept outputs of a stored record (``names``: only those), each checked against
@@ -197,6 +212,13 @@ class Archives:
         except CampaignError as error:
             return str(error)
         return None
+
+
+def by_archive(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Records in the order that reads each archive once: by archive, then task key."""
+    return sorted(
+        records, key=lambda r: (str((reference(r) or {}).get("archive", "")), str(r["key"]))
+    )
 
 
 def folder_files(outputs: Mapping[str, bytes]) -> dict[str, bytes]:
