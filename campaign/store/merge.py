@@ -28,6 +28,7 @@ from campaign.design.shards import Shard, owners
 from campaign.design.tasks import Design, canonical
 from campaign.errors import CampaignError
 from campaign.models import load_model
+from campaign.plan.command import command_declaration
 from campaign.plan.plan import Plan, identity
 from campaign.plan.state import RunState
 from campaign.runner import write_results
@@ -113,8 +114,8 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float = 0.95) 
         inputs.append(existing_output(out, target))
     for folder in inputs[1:]:
         check_same_campaign(reference, folder)  # every refusal before anything is written
-    try:
-        model = load_model(spec.model)
+    try:  # a program's declaration comes from the spec itself
+        model = command_declaration(spec.command) if spec.command else load_model(spec.model)
     except ValueError as error:
         raise CampaignError(
             f"merge: model {spec.model}: {error}; install it where the shards are merged (the "

@@ -235,3 +235,17 @@ def test_metrics_added_later_from_kept_files_and_recomputed_from_stdout_without_
             assert {k: after[key]["metrics"][k] for k in record["metrics"]} == record["metrics"]
     with pytest.raises(CampaignError, match="metrics parser nosuch:f: cannot import nosuch"):
         remetric(spec, MetricsSource("parse", "nosuch:f"))
+
+
+def test_a_merge_of_shards_carries_their_kept_outputs(tmp_path, scheduler_address, capsys):
+    spec = write_campaign(tmp_path / "sharded")
+    for shard in ("1/2", "2/2"):
+        campaign.run(spec, scheduler=scheduler_address, shard=shard, progress=False)
+    merged = tmp_path / "merged"
+    assert main(["merge", str(tmp_path / "sharded" / "out"), "-o", str(merged)]) == 1  # failures
+    assert "merged 1/2 2/2 into" in capsys.readouterr().out
+    clean = write_campaign(tmp_path / "clean")
+    campaign.run(clean, scheduler=scheduler_address, progress=False)
+    assert what_counts(merged) == what_counts(tmp_path / "clean" / "out")
+    assert kept_by_task(merged) == kept_by_task(tmp_path / "clean" / "out")
+    assert len(kept_by_task(merged)) == 15
