@@ -29,7 +29,7 @@ from campaign.render.progress import Progress
 from campaign.runner import task_items
 from campaign.spec.load import Spec, load_spec, parse_spec
 from campaign.store.folder import RESULTS_FILE
-from campaign.store.outputs import Archives, by_archive, reference
+from campaign.store.outputs import Archives, by_archive, digest, reference
 
 DEFAULT_SAMPLE = 10
 NO_RETRIES = ExecutionOptions(retries=0)  # a rerun to compare: a failure is a finding
@@ -164,7 +164,30 @@ def compare(key: str, stored: dict[str, Any], now: dict[str, Any]) -> list[Misma
         Mismatch(key, name, before.get(name), after.get(name))
         for name in sorted(set(before) | set(after))
         if not _same(before.get(name), after.get(name))
-    ]
+    ] + compare_outputs(key, stored, now)
+
+
+def compare_outputs(key: str, stored: dict[str, Any], now: dict[str, Any]) -> list[Mismatch]:
+    """Every kept output of a task whose rerun's bytes differ from the stored ones (by their
+    SHA-256): a program that writes the time or an unseeded draw into what it keeps."""
+    kept, again = reference(stored), now.get("outputs")
+    if kept is None or not isinstance(again, dict):
+        return []
+    found = []
+    for name, member in sorted(kept["members"].items()):
+        data = again.get(name)
+        if data is None:
+            found.append(Mismatch(key, f"kept output {name}", "kept", None))
+        elif digest(data) != member["sha256"]:
+            found.append(
+                Mismatch(
+                    key,
+                    f"kept output {name}",
+                    f"sha256 {member['sha256'][:12]}",
+                    f"sha256 {digest(data)[:12]}",
+                )
+            )
+    return found
 
 
 def _same(a: Any, b: Any) -> bool:

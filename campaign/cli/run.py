@@ -131,8 +131,8 @@ def add_verify(subparsers) -> None:
         "the stored one, bit for bit. Each mismatch is one line (task key, metric, stored and "
         "new value); exit status 1 when there is one. Every finished task's kept outputs are "
         "checked against their records too: one line per task whose outputs are missing or "
-        "damaged. A model that reads a clock, the "
-        "environment or a generator not seeded from its seed shows up here.",
+        "damaged; a sampled task's kept outputs must come back byte for byte. A model that "
+        "reads a clock, the environment or a generator not seeded from its seed shows up here.",
     )
     p.add_argument(
         "target",

@@ -23,6 +23,7 @@ from campaign.remetric import remetric
 from campaign.spec.command import MetricsSource
 from campaign.store.ledger import Ledger
 from campaign.store.outputs import Archives
+from campaign.verify import verify
 
 REPO = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
@@ -249,3 +250,38 @@ def test_a_merge_of_shards_carries_their_kept_outputs(tmp_path, scheduler_addres
     assert what_counts(merged) == what_counts(tmp_path / "clean" / "out")
     assert kept_by_task(merged) == kept_by_task(tmp_path / "clean" / "out")
     assert len(kept_by_task(merged)) == 15
+
+
+CLOCK = """
+import json, sys, time
+open("log.txt", "w").write(f"started at {time.time_ns()}\\n")
+print(json.dumps({"value": int(sys.argv[1]) % 101}))
+"""
+
+
+def test_verify_finds_a_kept_file_that_a_rerun_writes_otherwise(tmp_path, scheduler_address):
+    (tmp_path / "clock.py").write_text(textwrap.dedent(CLOCK))
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        textwrap.dedent(
+            """
+            name: clock
+            model:
+              command: [python3, clock.py, "{seed}"]
+              inputs: [clock.py]
+              keep: [stdout, log.txt]
+            replicates: 4
+            seed: 2
+            output: out
+            """
+        )
+    )
+    campaign.run(spec, scheduler=scheduler_address, progress=False)
+    verdict = verify(spec, count=2, scheduler=scheduler_address)
+    assert verdict.sampled == 2 and verdict.outputs == []
+    assert [m.metric for m in verdict.mismatches] == ["kept output files/log.txt"] * 2
+    records = Ledger(tmp_path / "out").load()
+    for mismatch in verdict.mismatches:
+        stored = records[mismatch.key]["outputs"]["members"]["files/log.txt"]["sha256"]
+        assert mismatch.stored == f"sha256 {stored[:12]}"
+        assert mismatch.now.startswith("sha256 ") and mismatch.now != mismatch.stored
