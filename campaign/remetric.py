@@ -115,12 +115,14 @@ def remetric(
     parser: MetricsParser | MetricsSource | None = None,
     confidence: float = 0.95,
     say: Callable[[str], None] | None = None,
+    rerun_unkept: bool = False,
 ) -> Recomputed:
     """Recompute the metrics of every finished task of the campaign of ``target`` (a spec file
     or an output folder) from its kept outputs with ``parser`` (a metrics source of command
     models; None: the spec's own), store them and write results.nc again. Refused in one
-    line, before anything is stored, when a finished task kept no outputs or its outputs do
-    not parse."""
+    line, before anything is stored, when a finished task kept no outputs (unless
+    ``rerun_unkept``: their records are then set aside, so that `campaign run` computes them
+    again) or its outputs do not parse."""
     say = say or (lambda message: None)
     if not 0 < confidence < 1:
         raise CampaignError(f"--confidence must be between 0 and 1, got {confidence}")
@@ -146,12 +148,18 @@ def remetric(
             "digest": parser.digest,
             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
-        new = recompute(spec, done, parser, stamp)
+        new, unkept = recompute(spec, done, parser, stamp, rerun_unkept)
         for start in range(0, len(new), STORE_CHUNK):
             ledger.append(new[start : start + STORE_CHUNK])
-        ledger.compact()
         names = sorted({name for record in new for name in record[METRICS_FROM]["metrics"]})
         say(f"remetric: {len(new)} tasks recomputed with {parser.description}: {', '.join(names)}")
+        if unkept:
+            moved, folder = ledger.set_records_aside(set(unkept).__contains__, "unkept")
+            say(
+                f"remetric: {len(unkept)} tasks kept no outputs: their records are set aside in "
+                f"{folder}; `campaign run` computes them again"
+            )
+        ledger.compact()
         dataset = write_results(plan, confidence)
     return Recomputed(dataset, len(new), names, spec.output / "results.nc")
 
@@ -168,9 +176,14 @@ def undeclared(spec: Spec, metrics: Mapping[str, float]) -> str | None:
 
 
 def recompute(
-    spec, done: list[dict[str, Any]], parser: MetricsParser, stamp: dict[str, str]
-) -> list[dict[str, Any]]:
-    """The new records of the finished tasks ``done``, or one line on the tasks that cannot be
+    spec,
+    done: list[dict[str, Any]],
+    parser: MetricsParser,
+    stamp: dict[str, str],
+    rerun_unkept: bool = False,
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The new records of the finished tasks ``done`` and the keys of those that kept no
+    outputs (allowed with ``rerun_unkept``), or one line on the tasks that cannot be
     recomputed (kept no outputs; outputs missing, damaged or refused by the parser)."""
     factors = [factor.name for factor in spec.factors]
     unkept, refused, new = [], [], []
@@ -191,12 +204,12 @@ def recompute(
                 continue
             stamped = {**stamp, "metrics": sorted(metrics)}
             new.append({**record, "metrics": merged, METRICS_FROM: stamped})
-    if unkept:
+    if unkept and not rerun_unkept:
         raise CampaignError(
-            f"remetric: {len(unkept)} of {len(done)} finished tasks kept no outputs (the spec "
-            "kept none for tasks that succeed: keep: stdout or keep: [FILE] says what to keep), "
-            "so their metrics cannot be recomputed; nothing was stored (run them again with "
-            "`campaign run SPEC --new` to keep their outputs)"
+            f"remetric: {len(unkept)} of {len(done)} finished tasks kept no outputs (a task that "
+            "succeeds keeps only what the model's keep: names), so their metrics cannot be "
+            "recomputed; nothing was stored: name what to keep in keep: and give "
+            "--rerun-unkept to set those tasks aside for `campaign run` to compute again"
         )
     returned = {name for record in new for name in record[METRICS_FROM]["metrics"]}
     before = {name for record in done for name in record["metrics"]}
@@ -213,4 +226,4 @@ def recompute(
             f"remetric: {len(refused)} of {len(done)} finished tasks cannot be recomputed with "
             f"{parser.description}; nothing was stored; the first: {refused[0]}"
         )
-    return new
+    return new, unkept

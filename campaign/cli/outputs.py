@@ -54,7 +54,7 @@ def add_remetric(subparsers) -> None:
         "stored metrics of the same name and join the others. results.nc is written again "
         "and its attribute metrics_recomputed says when, with what parser and the SHA-256 "
         "of its code. Refused in one line, nothing stored, when a finished task kept no "
-        "outputs or its outputs do not parse.",
+        "outputs (unless --rerun-unkept) or its outputs do not parse.",
     )
     p.add_argument("target", metavar="SPEC_OR_OUTPUT", help=TARGET_HELP)
     source = p.add_mutually_exclusive_group()
@@ -74,6 +74,12 @@ def add_remetric(subparsers) -> None:
         "--stdout",
         action="store_true",
         help="the kept stdout holds the metrics: a JSON object or key=value lines",
+    )
+    p.add_argument(
+        "--rerun-unkept",
+        action="store_true",
+        help="recompute the tasks that kept outputs and set the records of those that kept "
+        "none aside (ledger.unkept-*/), so that `campaign run` computes them again",
     )
     add_confidence_option(p, default=0.95)
     p.set_defaults(func=cmd_remetric)
@@ -132,6 +138,8 @@ def cmd_remetric(args) -> int:
         source = MetricsSource("file", args.metrics_file)
     else:
         source = MetricsSource("stdout") if args.stdout else None
-    done = remetric(args.target, source, confidence=args.confidence, say=print)
+    done = remetric(
+        args.target, source, confidence=args.confidence, say=print, rerun_unkept=args.rerun_unkept
+    )
     print(f"results: {done.results}")
     return EXIT_OK

@@ -45,11 +45,11 @@ def set_aside(records: RecordFiles, also: Iterable[str] = ()) -> Path | None:
 
 
 def set_records_aside(
-    records: RecordFiles, affected: Callable[[str], bool]
+    records: RecordFiles, affected: Callable[[str], bool], kind: str = "changed"
 ) -> tuple[int, Path | None]:
     """Move the records of the tasks ``affected`` names (by key) out of the ledger, into a
-    new ``ledger.changed-*`` folder (never deleting them), so that those tasks count as
-    not done; returns how many records moved and where.
+    new ``ledger.KIND-*`` folder (``changed``; never deleting them), so that those tasks
+    count as not done; returns how many records moved and where.
 
     A file holding such records moves whole, after its other records are stored again:
     a crash in between leaves those records twice, which `load` resolves.
@@ -69,7 +69,7 @@ def set_records_aside(
             if kept:
                 records.append(kept)
             if target is None:
-                target = aside_folder(records.output, "changed")
+                target = aside_folder(records.output, kind)
                 target.mkdir()
             os.replace(path, target / path.name)
             moved += hits

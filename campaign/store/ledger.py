@@ -105,8 +105,10 @@ class Ledger:
     def set_aside(self, also: Iterable[str] = ()) -> Path | None:
         return aside.set_aside(self.records, also)
 
-    def set_records_aside(self, affected: Callable[[str], bool]) -> tuple[int, Path | None]:
-        return aside.set_records_aside(self.records, affected)
+    def set_records_aside(
+        self, affected: Callable[[str], bool], kind: str = "changed"
+    ) -> tuple[int, Path | None]:
+        return aside.set_records_aside(self.records, affected, kind)
 
     def damage_note(self) -> str | None:
         return aside.damage_note(self.records)

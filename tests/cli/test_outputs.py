@@ -219,10 +219,29 @@ def test_tasks_that_kept_no_outputs_are_counted_and_nothing_is_stored(tmp_path, 
     files = sorted(p.read_bytes() for p in Ledger(out).files())
     with pytest.raises(CampaignError) as refused:
         remetric(out, STDOUT_PARSER)
-    assert str(refused.value).startswith(
-        f"remetric: 3 of {len(ok)} finished tasks kept no outputs ("
+    assert str(refused.value) == (
+        f"remetric: 3 of {len(ok)} finished tasks kept no outputs (a task that succeeds keeps "
+        "only what the model's keep: names), so their metrics cannot be recomputed; nothing "
+        "was stored: name what to keep in keep: and give --rerun-unkept to set those tasks "
+        "aside for `campaign run` to compute again"
     )
     assert sorted(p.read_bytes() for p in Ledger(out).files()) == files
+    said = []
+    done = remetric(out, STDOUT_PARSER, say=said.append, rerun_unkept=True)
+    assert done.tasks == len(ok) - 3
+    (aside,) = out.glob("ledger.unkept-*")
+    assert said[1] == (
+        f"remetric: 3 tasks kept no outputs: their records are set aside in {aside}; "
+        "`campaign run` computes them again"
+    )
+    stored = Ledger(out).load()
+    assert not set(ok[:3]) & set(stored)
+    assert all("served" in stored[key]["metrics"] for key in ok[3:])
+    assert int((done.dataset["status"] == 0).sum()) == 3  # missing: they run again
+    again = campaign.run(spec, scheduler=scheduler_address, progress=False)
+    assert int((again["status"] == 0).sum()) == 0
+    rerun = Ledger(out).load()
+    assert all("served" not in rerun[key]["metrics"] for key in ok[:3])
 
     def garbage(outputs):
         raise ValueError("stdout: not a JSON object or key=value lines")
