@@ -194,7 +194,8 @@ def existing_output(out: Path, ledger: Ledger) -> Folder:
     another campaign is refused by `check_same_campaign`, one that says nothing of its
     records here."""
     stored = ledger.read_identity()
-    if stored is None or any(name not in stored for name in IDENTITY_FIELDS):
+    needed = [name for name in IDENTITY_FIELDS if name != "command"]  # a program's only
+    if stored is None or any(name not in stored for name in needed):
         raise CampaignError(
             f"merge: -o {out} already holds records but no campaign.json saying what they "
             "mean; merge into a new folder (or the output folder of the same campaign)"
