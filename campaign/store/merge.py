@@ -114,7 +114,7 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float = 0.95) 
         inputs.append(existing_output(out, target))
     for folder in inputs[1:]:
         check_same_campaign(reference, folder)  # every refusal before anything is written
-    try:  # a program's declaration comes from the spec itself
+    try:
         model = command_declaration(spec.command) if spec.command else load_model(spec.model)
     except ValueError as error:
         raise CampaignError(
