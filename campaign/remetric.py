@@ -28,16 +28,19 @@ import xarray as xr
 from campaign.errors import CampaignError
 from campaign.execute.command import check_declared
 from campaign.plan.plan import make_plan
+from campaign.plan.sources import combined_digest
 from campaign.results.check import refusal
 from campaign.results.names import metric_values
 from campaign.results.provenance import METRICS_FROM
 from campaign.runner import write_results
 from campaign.spec.command import MetricsSource
 from campaign.spec.load import Spec
+from campaign.store.ledger import Ledger
 from campaign.store.outputs import Archives, by_archive, reference
 from campaign.verify import spec_of
 
 STORE_CHUNK = 10_000  # records per ledger file written
+PARSER_FILES = "parser: "  # a program's metrics parser among its files (plan/sources.py)
 
 Parser = Callable[[Mapping[str, bytes]], Mapping[str, float]]
 
@@ -127,6 +130,7 @@ def remetric(
     if not 0 < confidence < 1:
         raise CampaignError(f"--confidence must be between 0 and 1, got {confidence}")
     spec = spec_of(target)
+    own = parser is None  # the spec's own parser: what a run would compute them with
     if parser is None:
         parser = spec_parser(spec)
     elif isinstance(parser, MetricsSource):
@@ -159,9 +163,31 @@ def remetric(
                 f"remetric: {len(unkept)} tasks kept no outputs: their records are set aside in "
                 f"{folder}; `campaign run` computes them again"
             )
+        if own and plan.sources is not None and absorb_parser(ledger, plan.sources.code):
+            say(
+                f"remetric: campaign.json now names the parser's code as it is "
+                f"({spec.command.metrics.name}): `campaign run` keeps these results"
+            )
         ledger.compact()
         dataset = write_results(plan, confidence)
     return Recomputed(dataset, len(new), names, spec.output / "results.nc")
+
+
+def absorb_parser(ledger: Ledger, code: Mapping[str, str]) -> bool:
+    """After every finished task was recomputed with the spec's own parser, its code as it is
+    now becomes what the stored results were computed from (campaign.json), so that `run` no
+    longer refuses them as computed by changed code; a change of any other file (the program,
+    an input) still shows. Returns whether anything changed."""
+    stored = ledger.read_identity() or {}
+    sources = dict(stored.get("sources") or {})
+    files = dict(sources.get("model_files") or {})
+    merged = {name: d for name, d in files.items() if not name.startswith(PARSER_FILES)}
+    merged.update({name: d for name, d in code.items() if name.startswith(PARSER_FILES)})
+    if not sources or merged == files:
+        return False
+    sources.update(model_files=dict(sorted(merged.items())), model_code=combined_digest(merged))
+    ledger.write_identity({**stored, "sources": sources})
+    return True
 
 
 def undeclared(spec: Spec, metrics: Mapping[str, float]) -> str | None:

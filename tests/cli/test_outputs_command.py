@@ -285,3 +285,55 @@ def test_verify_finds_a_kept_file_that_a_rerun_writes_otherwise(tmp_path, schedu
         stored = records[mismatch.key]["outputs"]["members"]["files/log.txt"]["sha256"]
         assert mismatch.stored == f"sha256 {stored[:12]}"
         assert mismatch.now.startswith("sha256 ") and mismatch.now != mismatch.stored
+
+
+PARSE_SPEC = """
+name: fixed-parser
+model:
+  command: [python3, sim.py, "{load}", "{seed}", "0"]
+  inputs: [sim.py]
+  metrics: {parse: "fixparser:metrics"}
+  keep: [stdout]
+factors:
+  load: [1.0, 2.0]
+replicates: 2
+seed: 8
+output: out
+"""
+
+FIX_PARSER = """
+import json
+
+def metrics(folder):
+    value = json.loads((folder / "stdout").read_text().splitlines()[-1])["mean_wait"]
+    return {"mean_wait": value * SCALE}
+
+SCALE = %s
+"""
+
+
+def test_a_fixed_parser_recomputes_the_results_and_run_keeps_them(tmp_path, monkeypatch, capsys):
+    folder = tmp_path / "site"
+    folder.mkdir()
+    (folder / "sim.py").write_text(textwrap.dedent(SIM))
+    spec = folder / "spec.yaml"
+    spec.write_text(PARSE_SPEC)
+    parser = tmp_path / "fixparser.py"
+    parser.write_text(FIX_PARSER % "1000.0")  # the bug: seconds read as milliseconds
+    monkeypatch.setenv("PYTHONPATH", f"{tmp_path}{os.pathsep}{ENV['PYTHONPATH']}")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    first = campaign.run(spec, workers=1, progress=False)
+    parser.write_text(FIX_PARSER % "1.0")
+    for name in [n for n in sys.modules if n == "fixparser"]:
+        del sys.modules[name]
+    with pytest.raises(CampaignError, match="changed"):
+        campaign.run(spec, workers=1, progress=False)  # computed by other code: refused
+    assert main(["remetric", str(spec)]) == 0
+    said = capsys.readouterr().out
+    assert "recomputed with parse: fixparser:metrics: mean_wait" in said
+    assert "campaign.json now names the parser's code as it is (fixparser:metrics)" in said
+    again = campaign.run(spec, workers=1, progress=False)  # nothing runs, nothing refused
+    ok = first["status"].values == 1
+    assert (again["mean_wait"].values[ok] == first["mean_wait"].values[ok] / 1000.0).all()
+    (stamp,) = json.loads(again.attrs["metrics_recomputed"])
+    assert stamp["parser"] == "parse: fixparser:metrics" and stamp["tasks"] == int(ok.sum())
