@@ -30,7 +30,7 @@ from typing import Any
 from campaign.errors import CampaignError
 from campaign.execute.batching import Item, Outcome
 from campaign.execute.finishing import Finishing
-from campaign.execute.inputs import ship_inputs
+from campaign.execute.inputs import ship_inputs, withdraw_inputs
 from campaign.execute.options import ExecutionOptions
 from campaign.execute.placement import Placement
 from campaign.execute.reading import Reading
@@ -84,10 +84,14 @@ def dispatch(
     used: its results are not stored, its tasks run on the other workers, and the run stops
     when no other worker is left.
     """
-    if isinstance(model_name, CommandSpec):  # its files reach every worker once, by digest
-        with scheduler_calls(lambda error: lost_scheduler("?", 0, error)):
-            ship_inputs(client, model_name)
-    return _Driver(client, model_name, store, options, progress, say, code).run(items)
+    if not isinstance(model_name, CommandSpec):
+        return _Driver(client, model_name, store, options, progress, say, code).run(items)
+    with scheduler_calls(lambda error: lost_scheduler("?", 0, error)):
+        shipped = ship_inputs(client, model_name)  # to every worker once, by digest
+    try:
+        return _Driver(client, model_name, store, options, progress, say, code).run(items)
+    finally:
+        withdraw_inputs(client, shipped)
 
 
 class _Driver(Shell):

@@ -69,9 +69,9 @@ class InputsPlugin(WorkerPlugin):
             store(folder, digest, data, executable)
 
 
-def ship_inputs(client: Any, command: CommandSpec) -> None:
+def ship_inputs(client: Any, command: CommandSpec) -> str:
     """Register the plugin that puts the program's files on every worker, now and joining
-    later (registered once per set of files)."""
+    later (once per set of files); its name."""
     digests = dict(command.files)
     files = []
     for item in command.inputs:
@@ -84,6 +84,16 @@ def ship_inputs(client: Any, command: CommandSpec) -> None:
         files.append((digest, os.access(item.path, os.X_OK), data))
     name = "campaign-inputs-" + digest_of("".join(sorted(d for d, _, _ in files)).encode())[:16]
     client.register_plugin(InputsPlugin(files), name=name)
+    return name
+
+
+def withdraw_inputs(client: Any, name: str) -> None:
+    """Take the plugin back from the scheduler once the run is done (the workers keep their
+    copies, and write nothing again when the same files come back)."""
+    try:
+        client.unregister_worker_plugin(name)
+    except Exception:  # the scheduler is gone or the plugin was never there: nothing to take
+        pass
 
 
 def cached_input(digest: str, name: str, original: str) -> Path:

@@ -17,6 +17,7 @@ every group still registered and every process that carries the token, then exit
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -97,18 +98,37 @@ def start(
 
 def wait(process: subprocess.Popen, cancelled: Callable[[], bool]) -> int:
     """Wait for a program, ending its group if ``cancelled()`` says so (raises `Cancelled`);
-    the group is ended in every case (children left behind die with the task)."""
+    the group is ended in every case (children left behind die with the task). On Linux the
+    wait wakes the moment the program exits (a pidfd), else it polls."""
     try:
+        watch = _pidfd(process.pid)
         delay = 0.0005
-        while True:
-            try:
-                return process.wait(timeout=delay)
-            except subprocess.TimeoutExpired:
+        try:
+            while True:
+                if watch is not None:
+                    select.select([watch], [], [], POLL_SECONDS)
+                    code = process.poll()
+                    if code is not None:
+                        return code
+                else:
+                    try:
+                        return process.wait(timeout=delay)
+                    except subprocess.TimeoutExpired:
+                        delay = min(delay * 2, POLL_SECONDS)
                 if cancelled():
-                    raise Cancelled() from None
-                delay = min(delay * 2, POLL_SECONDS)
+                    raise Cancelled()
+        finally:
+            if watch is not None:
+                os.close(watch)
     finally:
         end_group(process)
+
+
+def _pidfd(pid: int) -> int | None:
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):  # not Linux 5.3 or later
+        return None
 
 
 def end_group(process: subprocess.Popen, grace: float = GRACE_SECONDS) -> None:

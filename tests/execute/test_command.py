@@ -404,3 +404,35 @@ def test_a_shell_line_and_a_free_port(tmp_path, write_spec, scheduler_address):
     data = campaign.run(spec, scheduler=scheduler_address, progress=False)
     assert data.port_ok.values.ravel().tolist() == [1.0, 1.0]
     assert "injected" not in data  # a value is one word of the line, quoted
+
+
+def test_a_program_runs_precision_rounds_as_a_model_does(tmp_path, write_spec, scheduler_address):
+    (tmp_path / "noise.py").write_text(
+        "import random, sys\n"
+        "r = random.Random(int(sys.argv[1]))\n"
+        "print(f'y={float(sys.argv[2]) + r.gauss(0, 1)!r}')\n"
+    )
+    spec = write_spec(
+        """
+        name: rounds
+        model:
+          command: [python3, noise.py, "{seed}", "{mu}"]
+          inputs: [noise.py]
+        factors:
+          mu: [10, 20]
+        precision: {metrics: [y], half_width: 0.1, min_replicates: 3, max_replicates: 9}
+        seed: 3
+        output: out
+        """
+    )
+    data = campaign.run(spec, scheduler=scheduler_address, progress=False)
+    done = data.status.values == 1
+    assert done.sum(axis=1).min() >= 3 and done.sum(axis=1).max() <= 9
+    assert done[:, :3].all()
+    import random
+
+    for i, mu in enumerate((10, 20)):
+        ran = done[i]
+        seeds = data.seed.values[i][ran]
+        expected = [mu + random.Random(int(s)).gauss(0, 1) for s in seeds]
+        assert data.y.values[i][ran].tolist() == expected

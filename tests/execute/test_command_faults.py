@@ -381,3 +381,32 @@ def test_a_stopped_driver_leaves_no_program_and_a_rerun_ends_as_an_undisturbed_r
     assert int((left.status == 1).sum()) == 80
     assert left.v.equals(right.v) and left.seed.equals(right.seed)
     assert (left.v.values == left.replicate.values).all()
+
+
+def test_a_straggling_copy_that_lost_is_ended_with_its_group(tmp_path, write_spec):
+    """Tail replication copies a straggling task to an idle worker; the copy wins, and the
+    straggler's whole process group ends with its cancelled batch: the run does not wait."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    script = tmp_path / "slow.sh"
+    script.write_text(
+        'if [ "$2" = 0 ] && [ ! -e "$3/$1" ]; then touch "$3/$1"; echo $$ > "$3/$1.group";\n'
+        "  sleep 3043 & sleep 3043; fi\nsleep 0.2; echo v=$2\n"
+    )
+    spec = write_spec(
+        f"""
+        name: straggler
+        model:
+          command: [/bin/sh, slow.sh, "{{task}}", "{{replicate}}", {marks}]
+          inputs: [slow.sh]
+        replicates: 12
+        seed: 6
+        output: out
+        """
+    )
+    started = time.monotonic()
+    data = campaign.run(spec, workers=2, batch_size=1, progress=False)
+    assert time.monotonic() - started < 120
+    assert data.v.values.tolist() == list(range(12))
+    (group,) = [int(path.read_text()) for path in marks.glob("*.group")]
+    wait_until_gone([group], "sleep 3043")
