@@ -67,4 +67,21 @@ def effects(results, metric, where=None):
     return _effects(results, metric, where)
 
 
-__all__ = ["run", "open_results", "open_failures", "compare", "effects", "__version__"]
+def sensitivity(results, metric, **options):
+    """Which factors drawn over ranges drive ``metric``, on a design of points: Sobol indices
+    (a Saltelli design), Morris effects, delta, RBD-FAST or standardized regression
+    coefficients, with intervals (a `campaign.analysis.sensitivity.Sensitivity`: the table
+    in ``.table``).
+
+    ``results``: a Dataset, a results file or its folder. Options: ``method``, ``where``,
+    ``confidence``, ``resamples`` (see ``campaign.analysis.sensitivity.sensitivity``).
+    """
+    from campaign.analysis.sensitivity import sensitivity as _sensitivity
+
+    if not hasattr(results, "data_vars"):
+        results = open_results(results)
+    return _sensitivity(results, metric, **options)
+
+
+__all__ = ["run", "open_results", "open_failures", "compare", "effects", "sensitivity"]
+__all__ += ["__version__"]

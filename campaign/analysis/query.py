@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import operator
+import re
 from typing import Any
 
 import numpy as np
@@ -10,11 +12,14 @@ import pandas as pd
 import xarray as xr
 
 from campaign.analysis.stats import pooled
+from campaign.design.points import POINT
 from campaign.errors import ParameterError
-from campaign.results.assemble import factors_of, metric_arrays, metrics_of
+from campaign.results.assemble import factors_of, metric_arrays, metrics_of, point_factors_of
 from campaign.results.status import STATUS_OK
 
 COLUMN_STATS = ("mean", "half_width", "ci_low", "ci_high", "n", "nan", "left_out")
+COMPARISONS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
+CLAUSE = re.compile(r"^\s*([^<>=]+?)\s*(<=|>=|<|>|=)(.*)$", re.DOTALL)
 
 
 def check_confidence(confidence: float | None) -> None:
@@ -28,40 +33,90 @@ def check_confidence(confidence: float | None) -> None:
 
 
 def parse_where(dataset: xr.Dataset, clauses: list[str]) -> dict[str, list[Any]]:
-    """``factor=level[,level...]`` clauses -> selection, with levels typed like the coordinate.
+    """``factor=level[,level...]`` or ``factor<number`` (also ``<=``, ``>``, ``>=``, on a
+    numeric factor) clauses -> selection, with levels typed like the coordinate. A factor
+    along ``point`` (a design of points) selects the points whose value passes; clauses on
+    one factor keep what passes all of them.
 
     The levels are comma-separated with CSV quoting: a level holding a comma or a double quote
     is written in double quotes, its quotes doubled (``name="a,b",c``)."""
     selection: dict[str, list[Any]] = {}
     factors = factors_of(dataset)
+    on_points = point_factors_of(dataset) if POINT in factors else []
     for clause in clauses:
-        name, sep, text = clause.partition("=")
-        name = name.strip()
-        if not sep or not text:
+        match = CLAUSE.match(clause)
+        name, sign, text = (
+            (match.group(1), match.group(2), match.group(3)) if match else ("", "", "")
+        )
+        if not match or not text:
             raise ParameterError(
-                f"{{where}} {clause!r}: write factor=level (or factor=a,b)", "where"
-            )
-        if name not in factors:
-            raise ParameterError(
-                f"{{where}} {clause!r}: unknown factor {name!r}; factors: {', '.join(factors)}",
+                f"{{where}} {clause!r}: write factor=level (or factor=a,b), or factor<number "
+                "(<, <=, >, >=)",
                 "where",
             )
+        if name not in factors and name not in on_points:
+            known = ", ".join([*factors, *on_points])
+            raise ParameterError(
+                f"{{where}} {clause!r}: unknown factor {name!r}; factors: {known}", "where"
+            )
         coordinate = dataset.variables[name].values
-        levels = []
-        for item in where_items(clause, text):
-            level = typed_level(item, coordinate)
-            if level is None:
-                level = typed_level(item.strip(), coordinate)
-            if level is None:
+        if sign == "=":
+            levels = listed_levels(clause, name, text, coordinate)
+        else:
+            levels = compared_levels(clause, name, sign, text, coordinate)
+        if not levels:
+            raise ParameterError(
+                f"{{where}} {clause!r}: no value of {name} passes; its values run from "
+                f"{coordinate.min()} to {coordinate.max()}",
+                "where",
+            )
+        if name in on_points:
+            points = dataset[POINT].values
+            name, levels = POINT, [p for p, v in zip(points, coordinate) if v in levels]
+        if name in selection:
+            levels = [level for level in selection[name] if level in levels]
+            if not levels:
                 raise ParameterError(
-                    f"{{where}} {clause!r}: {item.strip()!r} is not a level of {name}; levels: "
-                    f"{quoted_levels(coordinate)}{_comma_hint(name, coordinate)}",
-                    "where",
+                    f"{{where}} {clause!r}: with the clauses before it, nothing is left", "where"
                 )
-            if level not in levels:
-                levels.append(level)
         selection[name] = levels
     return selection
+
+
+def listed_levels(clause: str, name: str, text: str, coordinate: np.ndarray) -> list[Any]:
+    """The levels a ``factor=a,b`` clause names, each checked against the coordinate."""
+    levels = []
+    for item in where_items(clause, text):
+        level = typed_level(item, coordinate)
+        if level is None:
+            level = typed_level(item.strip(), coordinate)
+        if level is None:
+            raise ParameterError(
+                f"{{where}} {clause!r}: {item.strip()!r} is not a level of {name}; levels: "
+                f"{quoted_levels(coordinate)}{_comma_hint(name, coordinate)}",
+                "where",
+            )
+        if level not in levels:
+            levels.append(level)
+    return levels
+
+
+def compared_levels(
+    clause: str, name: str, sign: str, text: str, coordinate: np.ndarray
+) -> list[Any]:
+    """The distinct values of a numeric coordinate that pass ``factor<number`` (or <=, >, >=)."""
+    if coordinate.dtype.kind not in "fiu":
+        raise ParameterError(
+            f"{{where}} {clause!r}: {name} is not numeric; write {name}=level", "where"
+        )
+    try:
+        bound = float(text)
+    except ValueError:
+        raise ParameterError(
+            f"{{where}} {clause!r}: {text.strip()!r} is not a number", "where"
+        ) from None
+    passes = COMPARISONS[sign]
+    return [v for v in dict.fromkeys(coordinate.tolist()) if passes(v, bound)]
 
 
 def where_items(clause: str, text: str) -> list[str]:
@@ -133,7 +188,8 @@ def summary_table(
     where: list[str] | None = None,
     confidence: float | None = None,
 ) -> pd.DataFrame:
-    """One row per group of ``by`` levels (default: every cell), columns per metric.
+    """One row per group of ``by`` levels (default: every cell, with the values of the factors
+    along ``point`` beside it), columns per metric.
 
     Columns per metric: ``<m>_mean``, ``<m>_half_width``, ``<m>_ci_low``, ``<m>_ci_high``,
     ``<m>_n``, ``<m>_nan`` (finished tasks whose value is NaN, left out of the others) and
@@ -156,12 +212,16 @@ def summary_table(
                 "metrics",
             )
     factors = factors_of(dataset)
+    on_points = point_factors_of(dataset) if POINT in factors else []
+    shown = [*factors, *on_points] if by is None else None  # each point's values beside it
     by = factors if by is None else by
     for name in by:
-        if name not in factors:
+        if name not in factors and name not in on_points:
             raise ParameterError(
-                f"{{by}} {name!r} is not a factor; factors: {', '.join(factors)}", "by"
+                f"{{by}} {name!r} is not a factor; factors: {', '.join([*factors, *on_points])}",
+                "by",
             )
+    grouped = [] if POINT in by else [name for name in by if name in on_points]
     # only the variables needed, each read once: linear in the number of metrics
     needed = xr.Dataset(metric_arrays(dataset, [*metrics, "status"]))
     selected = select(needed, parse_where(dataset, where or []))
@@ -169,18 +229,52 @@ def summary_table(
     finished = arrays.pop("status") == STATUS_OK
     columns = {}
     for metric, values in arrays.items():
-        result = pooled(values, by, confidence)
-        for stat in ("mean", "half_width", "ci_low", "ci_high", "n"):
-            columns[f"{metric}_{stat}"] = result[stat]
-        columns[f"{metric}_nan"] = nan_count(finished, values, by)
-        columns[f"{metric}_left_out"] = result["left_out"]
+        if grouped:
+            result = by_point_values(values, finished, by, grouped, confidence)
+        else:
+            result = metric_stats(values, finished, by, confidence)
+        columns.update({f"{metric}_{stat}": result[stat] for stat in COLUMN_STATS})
     table = xr.Dataset(columns)
     if by:
         frame = table.to_dataframe().reset_index()
-        frame = frame[[*by, *columns]]
+        frame = frame[[*(shown or by), *columns]]
     else:
         frame = pd.DataFrame({name: [value.item()] for name, value in table.items()})
     return frame
+
+
+def metric_stats(
+    values: xr.DataArray, finished: xr.DataArray, by: list[str], confidence: float
+) -> dict[str, xr.DataArray]:
+    """The columns of one metric (`COLUMN_STATS`) per group of ``by`` (dimensions)."""
+    return {**pooled(values, by, confidence), "nan": nan_count(finished, values, by)}
+
+
+def by_point_values(
+    values: xr.DataArray,
+    finished: xr.DataArray,
+    by: list[str],
+    grouped: list[str],
+    confidence: float,
+) -> dict[str, xr.DataArray]:
+    """`metric_stats` grouped by the values of factors along ``point`` (``grouped``): the
+    points that share them are pooled replicate by replicate, as the cells of a factor left
+    out of ``by`` are; one group per distinct value (bin a continuous factor first)."""
+    keys = list(zip(*(values[name].values.tolist() for name in grouped)))
+    members: dict[tuple, list[int]] = {}
+    for point, key in enumerate(keys):
+        members.setdefault(key, []).append(point)
+    groups = sorted(members.items())
+    rest = [name for name in by if name not in grouped]
+    parts = [
+        metric_stats(values.isel({POINT: m}), finished.isel({POINT: m}), rest, confidence)
+        for _, m in groups
+    ]
+    coordinates = {name: ("group", [key[i] for key, _ in groups]) for i, name in enumerate(grouped)}
+    return {
+        stat: xr.concat([part[stat] for part in parts], dim="group").assign_coords(coordinates)
+        for stat in parts[0]
+    }
 
 
 def nan_count(finished: xr.DataArray, values: xr.DataArray, by: list[str]) -> xr.DataArray:

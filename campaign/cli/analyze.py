@@ -1,5 +1,5 @@
-"""`campaign query`, `compare` and `effects`: tables of a results file, its rankings and its
-comparisons, computed by `campaign.analysis`."""
+"""`campaign query`, `compare`, `effects` and `sensitivity`: tables of a results file, its
+rankings, its comparisons and which sampled factors matter, computed by `campaign.analysis`."""
 
 from __future__ import annotations
 
@@ -113,7 +113,49 @@ def add_effects(subparsers) -> None:
     p.set_defaults(func=cmd_effects)
 
 
-PARSERS = {"query": add_query, "compare": add_compare, "effects": add_effects}
+def add_sensitivity(subparsers) -> None:
+    p = subparsers.add_parser(
+        "sensitivity",
+        help="which factors drawn over ranges drive a metric: Sobol indices, Morris effects, "
+        "delta, RBD-FAST or standardized regression coefficients, with intervals",
+        description="Sensitivity of each --metric to the factors drawn over ranges by a design "
+        "of points. Each point's output is the mean of its replicates that have a value (the "
+        "noise averaged out; the share of noise left is stated). Methods: sobol (a saltelli "
+        "design: S1, ST and with --second-order S2), morris (a morris design: mu, mu*, sigma), "
+        "delta and rbd_fast (any design of points), regression (standardized coefficients, "
+        "Student-t intervals, R^2). sobol and morris refuse results with failed points (their "
+        "estimators pair points); the others leave them out and say so.",
+    )
+    p.add_argument("results", help=RESULTS_HELP)
+    p.add_argument("--metric", action="append", required=True, help="metric (repeatable)")
+    p.add_argument(
+        "--method",
+        choices=["sobol", "morris", "delta", "rbd_fast", "regression"],
+        help="default: sobol on a saltelli design, morris on a morris design, else regression",
+    )
+    p.add_argument(
+        "--second-order",
+        action="store_true",
+        help="the pairs' second-order Sobol indices (a saltelli design with second_order: true)",
+    )
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    add_where_option(p)
+    p.add_argument(
+        "--format",
+        default="table",
+        choices=["table", "csv", "json", "markdown", "latex", "html"],
+        help="csv and json: one row per factor (a metric column first with several metrics)",
+    )
+    add_confidence_option(p, default=None)
+    p.set_defaults(func=cmd_sensitivity)
+
+
+PARSERS = {
+    "query": add_query,
+    "compare": add_compare,
+    "effects": add_effects,
+    "sensitivity": add_sensitivity,
+}
 
 
 def cmd_query(args) -> int:
@@ -188,4 +230,18 @@ def cmd_effects(args) -> int:
 
     dataset = open_results(args.results)
     print(render_effects(effects(dataset, args.metric, args.where), args.format), end="")
+    return EXIT_OK
+
+
+def cmd_sensitivity(args) -> int:
+    from campaign.analysis.sensitivity import sensitivity
+    from campaign.render.sensitivity import render_sensitivity
+    from campaign.results.netcdf import open_results
+
+    dataset = open_results(args.results)
+    results = [
+        sensitivity(dataset, m, args.method, args.where, args.confidence, args.resamples)
+        for m in dict.fromkeys(args.metric)
+    ]
+    print(render_sensitivity(results, args.format, args.second_order), end="")
     return EXIT_OK

@@ -36,6 +36,7 @@ COMMAND_GROUPS = {  # the order of `campaign --help`
     "report": output,
     "compare": analyze,
     "effects": analyze,
+    "sensitivity": analyze,
     "export": output,
     "models": inspect,
 }

@@ -9,7 +9,9 @@ EXIT_OK, EXIT_FAILED_TASKS, EXIT_USAGE = 0, 1, 2
 WHERE_HELP = (
     "keep only these levels of FACTOR (repeatable). The levels are one CSV line: a level "
     "holding a comma or a double quote goes in double quotes, its quotes doubled, e.g. "
-    "--where 'name=\"a,b\",c'; true/false select boolean levels"
+    "--where 'name=\"a,b\",c'; true/false select boolean levels. A numeric factor also takes "
+    "FACTOR<NUMBER (or <=, >, >=); a factor drawn over a range selects the points whose value "
+    "passes (--where 'load<0.5')"
 )
 RESULTS_HELP = "results.nc (or its folder)"
 

@@ -1,5 +1,6 @@
 """Which cells of the factors a campaign runs: the full factorial, a regular two-level
-fraction, or points of a Latin hypercube or a Sobol sequence over numeric ranges.
+fraction, or points over numeric ranges: a Latin hypercube, a Sobol sequence, Saltelli's
+sample for Sobol indices or Morris trajectories (both drawn by SALib).
 
 Plain data in, plain data out: this module knows factor names, levels and seeds, never a
 spec or a results file. `campaign.spec.load` parses the ``design:`` key into a `DesignSpec`;
@@ -28,8 +29,11 @@ from dataclasses import dataclass
 import numpy as np
 
 FULL, FRACTIONAL, LATIN_HYPERCUBE, SOBOL = "full", "fractional", "latin_hypercube", "sobol"
-KINDS = (FULL, FRACTIONAL, LATIN_HYPERCUBE, SOBOL)
-POINT_KINDS = (LATIN_HYPERCUBE, SOBOL)
+SALTELLI, MORRIS = "saltelli", "morris"
+KINDS = (FULL, FRACTIONAL, LATIN_HYPERCUBE, SOBOL, SALTELLI, MORRIS)
+POINT_KINDS = (LATIN_HYPERCUBE, SOBOL, SALTELLI, MORRIS)
+LINEAR, LOG = "linear", "log"
+SCALES = (LINEAR, LOG)
 POINT = "point"  # the results dimension of a design that is not a full factorial
 MAX_POINTS = 1_000_000
 # spawn key of the unit-cube points: two words, so it is never a task's key (1 + 2m words)
@@ -317,5 +321,58 @@ def is_stratified(column: np.ndarray) -> bool:
     return bool(np.array_equal(np.sort(strata), np.arange(len(column))))
 
 
-def scale(unit: np.ndarray, low: float, high: float) -> np.ndarray:
-    return low + unit * (high - low)
+def saltelli_points(samples: int, dims: int, second_order: bool, seed: int) -> np.ndarray:
+    """SALib's Saltelli sample in [0, 1]^dims from the campaign seed: ``samples`` blocks of
+    dims + 2 points (2 dims + 2 with ``second_order``), the first n of which are the sample of
+    n base samples."""
+    from SALib.sample import sobol
+
+    with warnings.catch_warnings():  # balance needs 2^m samples; any count is a prefix
+        warnings.simplefilter("ignore")
+        return sobol.sample(
+            unit_problem(dims), samples, calc_second_order=second_order, seed=_generator(seed, 0)
+        )
+
+
+def morris_points(trajectories: int, dims: int, levels: int, seed: int) -> np.ndarray:
+    """SALib's Morris trajectories on a grid of ``levels`` values in [0, 1]^dims from the
+    campaign seed: ``trajectories`` blocks of dims + 1 points, each one step from the one
+    before in one factor."""
+    from SALib.sample import morris
+
+    return morris.sample(unit_problem(dims), trajectories, levels, seed=_generator(seed, 0))
+
+
+def points_per_sample(kind: str, dims: int, second_order: bool = False) -> int:
+    """The design points of one base sample (Saltelli) or trajectory (Morris); 1 otherwise."""
+    if kind == SALTELLI:
+        return 2 * dims + 2 if second_order else dims + 2
+    return dims + 1 if kind == MORRIS else 1
+
+
+def unit_problem(dims: int) -> dict:
+    """SALib's problem over the unit cube: the ranges are scaled here, on their own scale."""
+    return {"num_vars": dims, "names": [f"x{i}" for i in range(dims)], "bounds": [[0, 1]] * dims}
+
+
+def scale(
+    unit: np.ndarray, low: float, high: float, log: bool = False, integer: bool = False
+) -> np.ndarray:
+    """Unit values onto the range [low, high], uniform in log(value) with ``log``; with
+    ``integer`` each integer k of low..high takes the part [k, k + 1) of the range."""
+    top = high + 1 if integer else high
+    if log:
+        values = np.exp(np.log(low) + unit * (np.log(top) - np.log(low)))
+    else:
+        values = low + unit * (top - low)
+    if integer:
+        return np.clip(np.floor(values), low, high).astype(np.int64)
+    return values
+
+
+def unscale(values: np.ndarray, low: float, high: float, log: bool = False) -> np.ndarray:
+    """Values of a range back onto [0, 1] on its scale (an analysis's inputs)."""
+    values = np.asarray(values, dtype=float)
+    if log:
+        return (np.log(values) - np.log(low)) / (np.log(high) - np.log(low))
+    return (values - low) / (high - low)

@@ -109,6 +109,27 @@ def level_word(factor_name: str, label: Any) -> int:
     return int.from_bytes(digest, "little") | LEVEL_WORD_FLAG
 
 
+def repeat_points(words: np.ndarray, paired_levels: np.ndarray) -> None:
+    """Tell apart cells whose levels all repeat an earlier cell's (the same point drawn twice:
+    Morris's grid, integer ranges), the levels of paired factors included (those share seeds
+    on purpose): the k-th repeat's first word is mixed with a digest of k, so each point keeps
+    its own seeds and keys. Points drawn once keep theirs unchanged."""
+    if not words.shape[1] or len(words) < 2:
+        return
+    rows = np.concatenate([words, paired_levels], axis=1)
+    _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    if len(first) == len(words):
+        return
+    seen: dict[int, int] = {}
+    for row, group in enumerate(inverse.tolist()):
+        repeat = seen.get(group, 0)
+        seen[group] = repeat + 1
+        if repeat:
+            mixed = int(words[row, 0]) ^ level_word(designs.POINT, repeat)
+            words[row, 0] = np.uint64(mixed | LEVEL_WORD_FLAG)
+
+
 def task_seed(base_seed: int, replicate: int, unpaired_words: tuple[int, ...]) -> int:
     """Seed of one task: NumPy's SeedSequence of (base seed; replicate, unpaired level words)."""
     sequence = np.random.SeedSequence(entropy=base_seed, spawn_key=(replicate, *unpaired_words))
@@ -144,6 +165,10 @@ class Design:
             per_level = np.array([level_word(name, label) for label in factor.labels], np.uint64)
             levels = np.array([cell[i] for cell in self.cells], dtype=np.int64)
             words[:, column] = per_level[levels]
+        if self.spec.design.kind in designs.POINT_KINDS:
+            paired = [i for i, f in enumerate(self.spec.factors) if f.name in self.spec.paired]
+            crossing = np.array([[cell[i] for i in paired] for cell in self.cells], np.uint64)
+            repeat_points(words, crossing.reshape(len(self.cells), len(paired)))
         return words
 
     @cached_property

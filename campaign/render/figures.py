@@ -7,6 +7,10 @@ is logarithmic on request, and by default when its positive values span a factor
 palette and markers cycle with a period prime to its size, so 14 or more series stay apart;
 the legend sits outside the axes and the layout is constrained, so nothing is clipped.
 
+A factor drawn over a range (along ``point``) is an axis like any other: with more than
+`MAX_PLOT_VALUES` distinct values it is cut into bins of equal width on its scale (`binned`),
+the points of a bin pooled replicate by replicate.
+
 Only measurements are drawn: a metric that is the digest of an input, or that has one value
 everywhere, is left out (`figure_metrics` says which and why).
 """
@@ -27,14 +31,17 @@ import xarray as xr  # noqa: E402
 
 from campaign.analysis.metrics import left_out_metrics  # noqa: E402
 from campaign.analysis.query import summary_table  # noqa: E402
+from campaign.design.points import LOG, POINT  # noqa: E402
 from campaign.errors import CampaignError, ParameterError  # noqa: E402
-from campaign.results.assemble import factors_of, metrics_of  # noqa: E402
+from campaign.results.assemble import factors_of, metrics_of, point_factors_of  # noqa: E402
 from campaign.store.folder import make_folder  # noqa: E402
 
 FIGURE_FORMATS = ("png", "pdf", "svg")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")  # 7: prime to the palettes' 10 and 20 colours
 LOG_SPAN = 10.0  # an axis whose positive values span this factor or more is logarithmic
 LOG_CHOICES = ("auto", "x", "y", "xy", "none")
+MAX_PLOT_VALUES = 12  # a factor along point with more distinct values is binned
+X_BINS, SERIES_BINS = 10, 4
 
 plt.rcParams["svg.fonttype"] = "none"  # text stays text in SVG: searchable, editable
 
@@ -45,16 +52,60 @@ def figure_metrics(dataset: xr.Dataset, metrics: list[str] | None = None) -> lis
     return [m for m in (metrics or metrics_of(dataset)) if m not in skipped]
 
 
+def axis_factors(dataset: xr.Dataset) -> list[str]:
+    """The factors a figure can draw: the dimensions, and the factors along ``point``."""
+    factors = factors_of(dataset)
+    return factors + (point_factors_of(dataset) if POINT in factors else [])
+
+
+def drawn_factors(dataset: xr.Dataset) -> list[str]:
+    """The factors a default figure draws: those drawn over ranges rather than ``point``."""
+    factors = factors_of(dataset)
+    ranges = [f for f in point_factors_of(dataset) if "valid_range" in dataset[f].attrs]
+    if POINT in factors and ranges:
+        return [f for f in factors if f != POINT] + ranges
+    return factors
+
+
+def distinct(dataset: xr.Dataset, name: str) -> int:
+    if name in dataset.dims:
+        return dataset.sizes[name]
+    return len(np.unique(dataset[name].values))
+
+
+def binned(dataset: xr.Dataset, name: str, bins: int) -> tuple[xr.Dataset, str]:
+    """``dataset`` with a factor along ``point`` of many values replaced by the centre of its
+    bin (``bins`` of equal width, on a log scale for a range drawn on one), and the words for
+    it; unchanged (and no words) for a dimension or a factor of few values."""
+    if name in dataset.dims or distinct(dataset, name) <= MAX_PLOT_VALUES:
+        return dataset, ""
+    values = dataset[name].values.astype(float)
+    log = dataset[name].attrs.get("sampling_scale") == LOG and values.min() > 0
+    shown = np.log(values) if log else values
+    edges = np.linspace(shown.min(), shown.max(), bins + 1)
+    index = np.clip(np.searchsorted(edges, shown, side="right") - 1, 0, bins - 1)
+    centres = (edges[:-1] + edges[1:]) / 2
+    centres = np.exp(centres) if log else centres
+    centres = np.array([float(f"{c:.4g}") for c in centres])  # labels a reader can read
+    coordinate = xr.Variable(POINT, centres[index], dataset[name].attrs)
+    scale = "log-" if log else ""
+    return dataset.assign_coords({name: coordinate}), f"{name}: {bins} {scale}equal bins"
+
+
 def default_axes(dataset: xr.Dataset, lines: str | None = None) -> tuple[str | None, str | None]:
     """The factor on the x axis (most levels, numeric first) and the one for the series; the x
     axis is never ``lines``, the factor already chosen for the series."""
-    factors = [f for f in factors_of(dataset) if f != lines]
+    factors = [f for f in drawn_factors(dataset) if f != lines]
     if not factors:
         return None, None
     paired = dataset.attrs.get("paired", "").split()
     ranked = sorted(
         factors,
-        key=lambda f: (dataset[f].dtype.kind not in "fiu", -dataset.sizes[f], factors.index(f)),
+        key=lambda f: (
+            dataset[f].dtype.kind not in "fiu",
+            -distinct(dataset, f),
+            factors.index(f),
+        ),
     )
     x = next((f for f in ranked if f not in paired), ranked[0])
     by = next((f for f in paired if f != x), None)
@@ -86,7 +137,7 @@ def style(count: int) -> list[tuple[tuple[float, ...], str]]:
 
 def check_axes(dataset: xr.Dataset, x: str | None, by: str | None) -> tuple[str, str | None]:
     """The x factor and the series factor to draw: given ones checked, missing ones chosen."""
-    factors = factors_of(dataset)
+    factors = axis_factors(dataset)
     for option, name in (("x", x), ("by", by)):
         if name is not None and name not in factors:
             raise ParameterError(
@@ -146,12 +197,15 @@ def plot_metric(
         raise ParameterError(f"{{log}} {log!r} is not allowed; use {', '.join(LOG_CHOICES)}", "log")
     x, by = check_axes(dataset, x, by)
     check_metric(dataset, metric)
+    dataset, x_bins = binned(dataset, x, X_BINS)
+    dataset, series_bins = binned(dataset, by, SERIES_BINS) if by else (dataset, "")
     table = summary_table(dataset, [metric], [x] + ([by] if by else []), where, confidence)
     numeric = dataset[x].dtype.kind in "fiu"
     if log in ("x", "xy") and not numeric:
         raise ParameterError(f"{{log}} {log}: the x axis ({x}) is not numeric", "log")
     levels = list(dict.fromkeys(table[x]))
-    series = list(table.groupby(by, sort=False)) if by else [(None, table)]
+    ordered = by is not None and by not in dataset.dims  # a factor along point: by value
+    series = list(table.groupby(by, sort=ordered)) if by else [(None, table)]
     figure, axes = plt.subplots(figsize=(7, 4.5), layout="constrained")
     width = 0.8 if len(series) > 1 else 0.0
     handles = []
@@ -194,7 +248,9 @@ def plot_metric(
     label = f"{dataset[metric].attrs.get('long_name', metric)}" + (f" [{units}]" if units else "")
     axes.set_ylabel(textwrap.fill(label, 45))  # a long name on one line outgrows the figure
     level = confidence or float(dataset.attrs.get("confidence", 0.95))
-    axes.set_title(f"{metric}: mean and {level:.0%} interval", fontsize=10)
+    bins = "; ".join(filter(None, [x_bins, series_bins]))
+    title = f"{metric}: mean and {level:.0%} interval" + (f"\n({bins})" if bins else "")
+    axes.set_title(title, fontsize=10)
     if by:
         columns = math.ceil(len(series) / 18)
         names = [str(label) for label, _ in series]  # given, so "_a" is no hidden label

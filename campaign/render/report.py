@@ -2,10 +2,11 @@
 
 The page holds the design, a figure and a summary table (means and intervals) per metric,
 the metrics left out of the figures and why, which factors matter, a ranking and comparisons
-against a baseline (`campaign.render.analysis_section`), the failed tasks with their error
-line, and the provenance the results file records (spec, seeds, versions, digests). Figures
-are embedded as PNG data, so the page is one file to mail or archive; the same figures are
-written beside it as PNG, PDF and SVG for a paper.
+against a baseline (`campaign.render.analysis_section`), on a design of points the
+sensitivity to the sampled factors (`campaign.render.sensitivity_section`), the failed
+tasks with their error line, and the provenance the results file records (spec, seeds,
+versions, digests). Figures are embedded as PNG data, so the page is one file to mail or
+archive; the same figures are written beside it as PNG, PDF and SVG for a paper.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from campaign.render.analysis_section import analysis_section, parse_baseline
 from campaign.render.cost_section import cost_section
 from campaign.render.figures import default_axes, figure_metrics, left_out_metrics, plot_metric
 from campaign.render.figures import write_figures as write_figure_files
+from campaign.render.sensitivity_section import sensitivity_section
 from campaign.render.summary import render_summary
 from campaign.results.assemble import factors_of, point_factors_of
 from campaign.store.folder import FIGURES_FOLDER, REPORT_FILE, make_folder, write_text
@@ -90,6 +92,7 @@ def write_report(
         *sections,
         left_out_section(skipped),
         analysis_section(dataset, against),
+        sensitivity_section(dataset),
         failures_section(failures, int(dataset.attrs.get("tasks_failed", 0))),
         cost_section(resources),
         provenance_section(dataset),

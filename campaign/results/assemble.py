@@ -150,6 +150,7 @@ def _factor_coordinates(design: Design) -> dict[str, xr.Variable]:
             attrs["paired"] = "levels share seeds (common random numbers)"
         if factor.range is not None:
             attrs["valid_range"] = np.array(factor.range)
+            attrs["sampling_scale"] = factor.scale  # how the design drew it (linear or log)
         if i in on_points and factor.range is None:
             attrs["levels"] = canonical(list(factor.labels))  # in order: low, high
         if i in on_points:

@@ -17,13 +17,24 @@ from campaign.design.tasks import Design, canonical
 from campaign.models import model_reference
 from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_OK
 
-VERSIONED_PACKAGES = ("campaign", "numpy", "xarray", "dask", "distributed", "netCDF4", "scipy")
+# SALib draws the Saltelli and Morris samples
+VERSIONED_PACKAGES = (
+    "campaign",
+    "numpy",
+    "xarray",
+    "dask",
+    "distributed",
+    "netCDF4",
+    "scipy",
+    "SALib",
+)
 
 
 def design_attributes(spec) -> dict[str, str]:
     """Global attributes saying which cells the design ran: its kind and, for a fraction,
     its generators, defining relation and alias chains (main effects and two-factor
-    interactions); for Latin hypercube or Sobol points, their counts and the ranges."""
+    interactions); for points, their counts and the ranges (and a Saltelli sample's base
+    samples and second order, Morris's trajectories and levels)."""
     design = spec.design
     attrs = {"design": design.kind}
     if design.fraction is not None:
@@ -40,6 +51,12 @@ def design_attributes(spec) -> dict[str, str]:
             design_points=" ".join(map(str, design.sizes)),
             design_ranges=canonical({f.name: list(f.range) for f in spec.factors if f.range}),
         )
+    if design.kind in (designs.SALTELLI, designs.MORRIS):
+        attrs["design_samples"] = str(design.samples)
+    if design.kind == designs.SALTELLI:
+        attrs["design_second_order"] = "true" if design.second_order else "false"
+    if design.kind == designs.MORRIS:
+        attrs["design_levels"] = str(design.levels)
     return attrs
 
 

@@ -34,7 +34,13 @@ def describe_factors(spec: Spec) -> list[str]:
         paired = " (paired)" if factor.name in spec.paired else ""
         if factor.range is not None:
             low, high = factor.range
-            lines.append(f"factor {factor.name}{paired}: range {low:g} to {high:g}")
+            on = [
+                w
+                for w, used in (("integer", factor.integer), ("log scale", factor.scale == "log"))
+                if used
+            ]
+            how = f" ({', '.join(on)})" if on else ""
+            lines.append(f"factor {factor.name}{paired}: range {low:g} to {high:g}{how}")
             continue
         levels = ", ".join(str(label) for label in factor.labels)
         if factor.labels == ("low", "high"):  # a range only in a design of points
@@ -75,6 +81,14 @@ def precision_bound(precision: Precision) -> str:
     return f"{precision.half_width:g}"
 
 
+SAMPLES = {
+    "latin_hypercube": "Latin hypercube",
+    "sobol": "Sobol sequence (scrambled)",
+    "saltelli": "Saltelli sample of a scrambled Sobol sequence",
+    "morris": "Morris trajectories",
+}
+
+
 def describe_design(spec: Spec) -> list[str]:
     """A design other than the full factorial in words: a fraction's generators, defining
     relation and aliases; how Latin hypercube or Sobol points are drawn."""
@@ -83,14 +97,24 @@ def describe_design(spec: Spec) -> list[str]:
         return describe_fraction(spec)
     if design.kind == "full":
         return []
-    what = "Latin hypercube" if design.kind == "latin_hypercube" else "Sobol sequence (scrambled)"
+    what = SAMPLES.get(design.kind, "Sobol sequence (scrambled)")
     ranges = ", ".join(f.name for f in spec.factors if f.range is not None)
     sizes = " then ".join(map(str, design.sizes))
     crossed = ", ".join(f.name for f in spec.crossed)
+    if design.kind == "saltelli":
+        order = "first, total and second order" if design.second_order else "first and total order"
+        what += f" ({design.samples} base samples; Sobol indices of {order})"
+    elif design.kind == "morris":
+        what += f" ({design.samples} trajectories on {design.levels} levels)"
     line = f"{design.kind}: {what}, {sizes} points over {ranges}, drawn from seed {spec.seed}"
     points = design.sizes[-1]
     if design.kind == "sobol" and points & (points - 1):
         line += f" (not a power of 2: a Sobol sequence is balanced at 2^m points, not {points})"
+    if design.kind == "saltelli" and design.samples & (design.samples - 1):
+        line += (
+            " (not a power of 2: a Sobol sequence is balanced at 2^m base samples, not "
+            f"{design.samples})"
+        )
     return [line + (f"; crossed with {crossed}" if crossed else "")]
 
 

@@ -1,9 +1,9 @@
 """Check a spec's factors, their levels, and its design (which cells run).
 
 A factor's levels are a list (numbers, strings or booleans of one kind), a mapping
-label: value, or in a Latin hypercube or Sobol design a range {low, high} whose labels are
-the design's points. Each problem is one line naming the factor or key (see
-`campaign.spec.keys`).
+label: value, or in a design of points (Latin hypercube, Sobol, Saltelli, Morris) a range
+{low, high} (optionally scale: log, integer: true) whose labels are the design's points.
+Each problem is one line naming the factor or key (see `campaign.spec.keys`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,20 @@ from campaign.spec.names import factor_name_problem, label_problem, scalar_kind
 from campaign.spec.types import DesignSpec, Factor
 
 Fail = Callable[[str], CampaignError]  # a message -> the error naming the spec file
+RANGE_KEYS = {"low", "high", "scale", "integer"}
+RANGE_KEYS_REQUIRED = {"low", "high"}
+DESIGN_KEYS = {
+    designs.FRACTIONAL: ("generators", "resolution"),
+    designs.LATIN_HYPERCUBE: ("points",),
+    designs.SOBOL: ("points",),
+    designs.SALTELLI: ("points", "second_order"),
+    designs.MORRIS: ("trajectories", "levels"),
+}
+DESIGN_EXAMPLES = {
+    designs.FRACTIONAL: "generators: {d: a*b*c} or resolution: 4",
+    designs.SALTELLI: "points: 64, second_order: false",
+    designs.MORRIS: "trajectories: 20, levels: 4",
+}
 
 
 def parse_factors(
@@ -36,7 +50,7 @@ def parse_factors(
             raise fail(
                 f"factors: {name!r} is also a fixed parameter in params; keep it in one place"
             )
-        if ranges and isinstance(levels, dict) and set(levels) == {"low", "high"}:
+        if ranges and isinstance(levels, dict) and RANGE_KEYS_REQUIRED <= set(levels) <= RANGE_KEYS:
             factors.append(parse_range(name, levels, fail))
         elif isinstance(levels, dict):
             factors.append(labelled_factor(name, levels, fail))
@@ -117,12 +131,8 @@ def design_kind(raw: Any, fail: Fail) -> tuple[str, Any]:
         if options not in (None, {}):
             raise fail(f"design.full: takes no options, got {options!r}")
         return kind, {}
-    keys = {
-        designs.FRACTIONAL: ("generators", "resolution"),
-        designs.LATIN_HYPERCUBE: ("points",),
-        designs.SOBOL: ("points",),
-    }[kind]
-    example = "generators: {d: a*b*c} or resolution: 4" if keys[0] == "generators" else "points: 20"
+    keys = DESIGN_KEYS[kind]
+    example = DESIGN_EXAMPLES.get(kind, "points: 20")
     if not isinstance(options, dict):
         raise fail(f"design.{kind}: expected a mapping ({example}), got {options!r}")
     for key in options:
@@ -174,39 +184,98 @@ def fractional_design(options: dict[str, Any], factors: list[Factor], fail: Fail
 def point_design(
     kind: str, options: dict[str, Any], factors: list[Factor], seed: int, fail: Fail
 ) -> tuple[DesignSpec, list[Factor]]:
-    """A Latin hypercube or Sobol design: its point counts, and the ranges' points."""
+    """A design of points over the ranges: its point counts, and the ranges' points."""
     where = f"design.{kind}"
-    if "points" not in options:
-        raise fail(f"{where}: missing key 'points' (how many design points, e.g. points: 20)")
-    try:
-        sizes = designs.check_sizes(kind, options["points"])
-    except designs.DesignError as error:
-        raise fail(f"{where}.points: {error}") from None
     ranges = [f for f in factors if f.range is not None]
+    if kind in (designs.SALTELLI, designs.MORRIS):
+        design, unit = sampled_design(kind, options, len(ranges), seed, fail)
+    else:
+        if "points" not in options:
+            raise fail(f"{where}: missing key 'points' (how many design points, e.g. points: 20)")
+        try:
+            sizes = designs.check_sizes(kind, options["points"])
+        except designs.DesignError as error:
+            raise fail(f"{where}.points: {error}") from None
+        design = DesignSpec(kind, sizes=sizes)
     if not ranges:
         raise fail(
             f"{where}: no factor is a range; give at least one as {{low: number, high: number}}"
         )
-    unit = designs.unit_points(kind, sizes, len(ranges), seed)
-    columns = {f.name: designs.scale(unit[:, j], *f.range) for j, f in enumerate(ranges)}
+    if kind not in (designs.SALTELLI, designs.MORRIS):
+        unit = designs.unit_points(kind, design.sizes, len(ranges), seed)
     placed = []
     for factor in factors:
         if factor.range is not None:
-            values = tuple(float(v) for v in columns[factor.name])
-            factor = Factor(factor.name, values, values, factor.range)
+            j = ranges.index(factor)
+            drawn = designs.scale(
+                unit[:, j], *factor.range, factor.scale == designs.LOG, factor.integer
+            )
+            values = tuple(int(v) if factor.integer else float(v) for v in drawn)
+            factor = Factor(factor.name, values, values, factor.range, factor.scale, factor.integer)
         placed.append(factor)
-    return DesignSpec(kind, sizes=sizes), placed
+    return design, placed
+
+
+def sampled_design(
+    kind: str, options: dict[str, Any], dims: int, seed: int, fail: Fail
+) -> tuple[DesignSpec, Any]:
+    """A Saltelli sample (``points`` base samples, ``second_order``) or Morris trajectories
+    (``trajectories``, ``levels``), and its points in the unit cube (none without ranges)."""
+    where = f"design.{kind}"
+    count_key = "points" if kind == designs.SALTELLI else "trajectories"
+    if count_key not in options:
+        what = "base samples" if kind == designs.SALTELLI else "trajectories"
+        raise fail(f"{where}: missing key {count_key!r} (how many {what}, e.g. {count_key}: 32)")
+    samples = options[count_key]
+    if isinstance(samples, bool) or not isinstance(samples, int) or not 2 <= samples:
+        raise fail(f"{where}.{count_key}: {samples!r} is not allowed; use an integer of 2 or more")
+    second_order = options.get("second_order", True)
+    levels = options.get("levels", 4)
+    if kind == designs.SALTELLI and not isinstance(second_order, bool):
+        raise fail(f"{where}.second_order: {second_order!r} is not allowed; use true or false")
+    if kind == designs.MORRIS and (
+        isinstance(levels, bool) or not isinstance(levels, int) or levels < 2 or levels % 2
+    ):
+        raise fail(f"{where}.levels: {levels!r} is not allowed; use an even integer of 2 or more")
+    per_sample = designs.points_per_sample(kind, dims, second_order)
+    if samples * per_sample > designs.MAX_POINTS:
+        raise fail(
+            f"{where}.{count_key}: {samples} x {per_sample} points per sample is more than "
+            f"{designs.MAX_POINTS:,} points"
+        )
+    if kind == designs.SALTELLI:
+        design = DesignSpec(
+            kind, sizes=(samples * per_sample,), samples=samples, second_order=second_order
+        )
+        unit = designs.saltelli_points(samples, dims, second_order, seed) if dims else None
+    else:
+        design = DesignSpec(kind, sizes=(samples * per_sample,), samples=samples, levels=levels)
+        unit = designs.morris_points(samples, dims, levels, seed) if dims else None
+    return design, unit
 
 
 def parse_range(name: str, levels: dict[str, Any], fail: Fail) -> Factor:
-    """A factor given as a range {low, high} of a Latin hypercube or Sobol design."""
+    """A factor given as a range {low, high} (scale: linear or log; integer: true or false)
+    of a design of points."""
     low, high = levels["low"], levels["high"]
+    scale, integer = levels.get("scale", designs.LINEAR), levels.get("integer", False)
     for value in (low, high):
         if not is_number(value) or not math.isfinite(value):
             raise fail(f"factors.{name}: range bound {value!r} is not allowed; use finite numbers")
     if not low < high:
         raise fail(f"factors.{name}: the range needs low < high, got low {low!r}, high {high!r}")
-    return Factor(name, (), (), (float(low), float(high)))
+    if scale not in designs.SCALES:
+        raise fail(f"factors.{name}: scale {scale!r} is not allowed; use linear or log")
+    if scale == designs.LOG and low <= 0:
+        raise fail(f"factors.{name}: a log scale needs low > 0, got low {low!r}")
+    if not isinstance(integer, bool):
+        raise fail(f"factors.{name}: integer {integer!r} is not allowed; use true or false")
+    if integer and not (float(low).is_integer() and float(high).is_integer()):
+        raise fail(
+            f"factors.{name}: an integer range needs integer bounds, got low {low!r}, high {high!r}"
+        )
+    bounds = (int(low), int(high)) if integer else (float(low), float(high))
+    return Factor(name, (), (), bounds, scale, integer)
 
 
 def is_number(value: Any) -> bool:

@@ -38,6 +38,8 @@ class Factor:
     labels: tuple[Any, ...]
     values: tuple[Any, ...]
     range: tuple[float, float] | None = None  # a range's labels are its design points' values
+    scale: str = designs.LINEAR  # a range drawn uniformly in value (linear) or in log(value)
+    integer: bool = False  # a range of integers
 
     @property
     def labelled(self) -> bool:
@@ -48,12 +50,17 @@ class Factor:
 class DesignSpec:
     """Which cells run: ``kind`` one of `campaign.design.points.KINDS`; a fraction's generators
     (given, or the standard ones of ``resolution``); a Latin hypercube's or Sobol design's
-    point counts (``sizes``: growing, the last one the design's)."""
+    point counts (``sizes``: growing, the last one the design's); a Saltelli sample's base
+    samples or Morris's trajectories (``samples``), whether the Saltelli sample allows
+    second-order indices and Morris's grid ``levels``."""
 
     kind: str = designs.FULL
     fraction: designs.Fraction | None = None
     resolution: int | None = None
     sizes: tuple[int, ...] = ()
+    samples: int = 0
+    second_order: bool = False
+    levels: int = 0
 
     @property
     def points(self) -> int:

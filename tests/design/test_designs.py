@@ -277,7 +277,8 @@ seed: 3
         ("  a: {low: 0, high: 1}", "{sobol: {points: 8, seed: 1}}",
          "design.sobol: unknown key 'seed'; allowed: points"),
         ("  a: [1, 2]", "taguchi",
-         "design: unknown design 'taguchi'; designs: full, fractional, latin_hypercube, sobol"),
+         "design: unknown design 'taguchi'; designs: full, fractional, latin_hypercube, sobol, "
+         "saltelli, morris"),
     ],
 )  # fmt: skip
 def test_design_mistakes_are_one_line(write_spec, capsys, factors, design, message):

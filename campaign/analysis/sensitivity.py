@@ -1,0 +1,436 @@
+"""Which sampled factors drive a metric: sensitivity indices over a design of points.
+
+The inputs are the factors drawn over ranges (the coordinates along ``point``); the output
+of a point is the mean of its replicates that have a value, so the replicates' noise is
+averaged out before any index is computed, and how much of the variance of those means
+the noise still makes is stated (`noise_share`). The methods:
+
+- ``sobol`` (a Saltelli design): first-order and total Sobol indices, second-order ones when
+  the sample was drawn for them (SALib's ``analyze.sobol``);
+- ``morris`` (a Morris design): elementary effects mu, mu*, sigma (``analyze.morris``);
+- ``delta`` and ``rbd_fast`` (any design of points): Borgonovo's delta and first-order
+  indices, and RBD-FAST first-order indices, from the points as a plain sample;
+- ``regression`` (any design of points): standardized regression coefficients with
+  Student-t intervals and R^2 of a least-squares fit of the point means on the inputs (a
+  log-scaled range enters as log(value)).
+
+Intervals of the SALib methods are theirs: a bootstrap of ``resamples`` resamples, the
+half-width z x the resamples' standard deviation at ``confidence``, seeded from the
+campaign's base seed so the same results give the same table. delta is slow (a kernel density
+per bin and resample): fewer resamples make it quicker.
+
+Failed points: a point none of whose replicates has a value. Sobol and Morris estimators
+pair each point with others of its block (a Saltelli block, a trajectory), so they refuse
+results with such points and name them; delta, RBD-FAST and the regression take any sample
+and leave them out, saying how many.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+from scipy import stats
+
+from campaign.analysis.query import parse_where, select
+from campaign.design import points as designs
+from campaign.errors import BadValue, ParameterError
+from campaign.results.assemble import factors_of, metrics_of, point_factors_of
+from campaign.results.status import STATUS_OK
+
+SOBOL, MORRIS, DELTA, RBD_FAST, REGRESSION = "sobol", "morris", "delta", "rbd_fast", "regression"
+METHODS = (SOBOL, MORRIS, DELTA, RBD_FAST, REGRESSION)
+DEFAULT_METHOD = {
+    designs.SALTELLI: SOBOL,
+    designs.MORRIS: MORRIS,
+    designs.LATIN_HYPERCUBE: REGRESSION,
+    designs.SOBOL: REGRESSION,
+}
+STRUCTURED = {SOBOL: designs.SALTELLI, MORRIS: designs.MORRIS}  # need their own sample
+COLUMNS = {
+    SOBOL: ["S1", "S1_conf", "ST", "ST_conf"],
+    MORRIS: ["mu", "mu_star", "mu_star_conf", "sigma"],
+    DELTA: ["delta", "delta_conf", "S1", "S1_conf"],
+    RBD_FAST: ["S1", "S1_conf"],
+    REGRESSION: ["SRC", "SRC_conf"],
+}
+RESAMPLES = 1000
+HARMONICS = 10  # RBD-FAST's interference factor M (SALib's default)
+
+
+@dataclass(frozen=True)
+class PointOutputs:
+    """The sampled inputs and the replicate-averaged output of every point."""
+
+    names: list[str]  # the factors drawn over ranges, in the design's order
+    values: np.ndarray  # points x factors: the values the model received
+    unit: np.ndarray  # points x factors: the same on [0, 1], each on its range's scale
+    log: list[bool]  # per factor: drawn on a log scale
+    means: np.ndarray  # per point: the mean of its replicates with a value (NaN: none)
+    counts: np.ndarray  # per point: how many replicates have a value
+    replicates: int
+    noise_share: float  # share of the variance of the point means that is replicate noise
+
+
+@dataclass(frozen=True)
+class Sensitivity:
+    """One metric's sensitivity table: a row per factor, the method's columns."""
+
+    metric: str
+    method: str
+    design: str
+    table: pd.DataFrame
+    confidence: float
+    points: int  # points analysed
+    replicates: int
+    left_out: list[int]  # points left out (no replicate with a value)
+    noise_share: float
+    r_squared: float = float("nan")
+    second_order: pd.DataFrame | None = None
+    resamples: int = RESAMPLES
+    notes: list[str] = field(default_factory=list)
+
+
+def sensitivity(
+    dataset: xr.Dataset,
+    metric: str,
+    method: str | None = None,
+    where: list[str] | None = None,
+    confidence: float | None = None,
+    resamples: int = RESAMPLES,
+) -> Sensitivity:
+    """The sensitivity of ``metric`` to the factors drawn over ranges (see the module)."""
+    design = str(dataset.attrs.get("design", designs.FULL))
+    if design not in DEFAULT_METHOD:
+        raise ParameterError(
+            f"sensitivity indices need a design of points over ranges (latin_hypercube, sobol, "
+            f"saltelli, morris); these results are of a {design} design: use effects instead",
+        )
+    method = method or DEFAULT_METHOD[design]
+    if method not in METHODS:
+        raise BadValue("method", method, f"is not a method; methods: {', '.join(METHODS)}")
+    if method in STRUCTURED and design != STRUCTURED[method]:
+        raise ParameterError(
+            f"{{method}} {method!r} needs a {STRUCTURED[method]} design (its estimators pair the "
+            f"points of its blocks); these results are of a {design} design: use "
+            f"{', '.join(m for m in METHODS if m not in STRUCTURED)}",
+            "method",
+        )
+    if metric not in metrics_of(dataset):
+        raise BadValue(
+            "metric", metric, f"is not in the results; metrics: {', '.join(metrics_of(dataset))}"
+        )
+    if confidence is None:
+        confidence = float(dataset.attrs.get("confidence", 0.95))
+    if not 0 < confidence < 1:
+        raise BadValue("confidence", confidence, "is not allowed; use a number between 0 and 1")
+    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 10:
+        raise BadValue("resamples", resamples, "is not allowed; use an integer of 10 or more")
+    outputs = point_outputs(dataset, metric, where, whole=method in STRUCTURED)
+    failed = [int(i) for i in np.flatnonzero(outputs.counts == 0)]
+    if failed and method in STRUCTURED:
+        raise ParameterError(
+            f"{method} indices need every point of the {design} sample (each is paired with "
+            f"the others of its block); {len(failed)} points have no value (every replicate "
+            f"failed or is NaN): point {', '.join(map(str, failed[:20]))}"
+            f"{', ...' if len(failed) > 20 else ''}; rerun them, or use method delta, rbd_fast "
+            "or regression, which leave them out"
+        )
+    seed = int(dataset.attrs.get("base_seed", 0))
+    kept = outputs.counts > 0
+    if kept.sum() < len(outputs.names) + 2:
+        raise ParameterError(
+            f"{metric}: {int(kept.sum())} points have a value; {method} needs more than the "
+            f"{len(outputs.names)} factors + 1"
+        )
+    if np.ptp(outputs.means[kept]) == 0:
+        raise ParameterError(
+            f"{metric} has the same value at every point: it depends on none of the factors, "
+            "and no index is defined"
+        )
+    common = dict(
+        metric=metric,
+        method=method,
+        design=design,
+        confidence=confidence,
+        points=int(kept.sum()),
+        replicates=outputs.replicates,
+        left_out=failed,
+        noise_share=outputs.noise_share,
+        resamples=resamples,
+    )
+    problem = {
+        "num_vars": len(outputs.names),
+        "names": outputs.names,
+        "bounds": [[0.0, 1.0]] * len(outputs.names),
+    }
+    if method == SOBOL:
+        return sobol_indices(dataset, outputs, problem, seed, common)
+    if method == MORRIS:
+        return morris_effects(dataset, outputs, problem, seed, common)
+    if method == REGRESSION:
+        table, r_squared = regression(outputs, kept, confidence)
+        return Sensitivity(table=table, r_squared=r_squared, **common)
+    return Sensitivity(table=sample_indices(method, outputs, problem, kept, seed, common), **common)
+
+
+def point_outputs(
+    dataset: xr.Dataset, metric: str, where: list[str] | None, whole: bool
+) -> PointOutputs:
+    """The inputs and replicate means of the points ``where`` keeps (``whole``: every point of
+    the design, in order, as a structured sample needs)."""
+    selected = select(
+        xr.Dataset({metric: dataset[metric], "status": dataset["status"]}),
+        parse_where(dataset, where or []),
+    )
+    crossed = [f for f in factors_of(selected) if f != designs.POINT]
+    several = [f for f in crossed if selected.sizes[f] > 1]
+    if several:
+        example = f"{several[0]}={selected[several[0]].values[0]}"
+        raise ParameterError(
+            f"the results cross {', '.join(several)} with the points; analyse one level at a "
+            f"time: {{where}} '{example}'",
+            "where",
+        )
+    selected = selected.isel({f: 0 for f in crossed})
+    if whole and selected.sizes[designs.POINT] != dataset.sizes[designs.POINT]:
+        raise ParameterError(
+            "{where} keeps some of the points, but sobol and morris indices need every point "
+            "of the sample; select only levels of crossed factors",
+            "where",
+        )
+    names = [
+        n for n in point_factors_of(dataset) if "valid_range" in dataset[n].attrs
+    ]  # a fraction's factors lie along point too, without a range
+    values = np.column_stack([selected[n].values.astype(float) for n in names])
+    log = [dataset[n].attrs.get("sampling_scale") == designs.LOG for n in names]
+    unit = np.column_stack(
+        [
+            designs.unscale(values[:, j], *dataset[n].attrs["valid_range"], log[j])
+            for j, n in enumerate(names)
+        ]
+    )
+    raw = selected[metric].transpose(designs.POINT, "replicate").values.astype(float)
+    ok = selected["status"].transpose(designs.POINT, "replicate").values == STATUS_OK
+    present = ok & np.isfinite(raw)
+    counts = present.sum(axis=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        kept = np.where(present, raw, np.nan)
+        means = np.nanmean(kept, axis=1)
+        variances = np.nanvar(kept, axis=1, ddof=1)
+    return PointOutputs(
+        names, values, unit, log, means, counts, raw.shape[1], noise_share(means, variances, counts)
+    )
+
+
+def noise_share(means: np.ndarray, variances: np.ndarray, counts: np.ndarray) -> float:
+    """The share of the variance of the point means that replicate noise accounts for: the
+    mean of each point's variance of its mean (s^2 / n) over the variance of the means; NaN
+    without points of two replicates or more."""
+    several = counts >= 2
+    spread = np.nanvar(means[counts > 0], ddof=1) if (counts > 0).sum() > 1 else np.nan
+    if not several.any() or not np.isfinite(spread) or spread == 0:
+        return float("nan")
+    return float(np.mean(variances[several] / counts[several]) / spread)
+
+
+def sobol_indices(dataset, outputs, problem, seed, common) -> Sensitivity:
+    from SALib.analyze import sobol
+
+    second = dataset.attrs.get("design_second_order") == "true"
+    check_saltelli_blocks(outputs, second)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result = sobol.analyze(
+            problem,
+            outputs.means,
+            calc_second_order=second,
+            num_resamples=common["resamples"],
+            conf_level=common["confidence"],
+            seed=seed,
+        )
+    table = factor_table(outputs.names, result, COLUMNS[SOBOL])
+    pairs = None
+    if second:
+        rows = [
+            (a, b, result["S2"][i, j], result["S2_conf"][i, j])
+            for i, a in enumerate(outputs.names)
+            for j, b in enumerate(outputs.names)
+            if j > i
+        ]
+        pairs = pd.DataFrame(rows, columns=["factor", "with", "S2", "S2_conf"])
+    return Sensitivity(table=table, second_order=pairs, **common)
+
+
+def check_saltelli_blocks(outputs: PointOutputs, second_order: bool) -> None:
+    """Refuse points that are not Saltelli blocks over the factors in this order: in each
+    block, the point after the first (A) changes factor j alone at step j + 1."""
+    k = len(outputs.names)
+    step = 2 * k + 2 if second_order else k + 2
+    if len(outputs.values) % step:
+        raise ParameterError(
+            f"{len(outputs.values)} points are not whole Saltelli blocks of {step} points"
+        )
+    blocks = outputs.values.reshape(-1, step, k)
+    for j, name in enumerate(outputs.names):
+        moved = blocks[:, 1 + j] != blocks[:, 0]
+        moved[:, j] = False
+        if moved.any():
+            raise ParameterError(
+                f"the points are not a Saltelli sample over {', '.join(outputs.names)}: the "
+                f"step of {name} moves other factors too"
+            )
+
+
+def morris_effects(dataset, outputs, problem, seed, common) -> Sensitivity:
+    from SALib.analyze import morris
+
+    levels = int(dataset.attrs["design_levels"])
+    unit = morris_unit_points(dataset, outputs)
+    result = morris.analyze(
+        problem,
+        unit,
+        outputs.means,
+        num_resamples=common["resamples"],
+        conf_level=common["confidence"],
+        num_levels=levels,
+        seed=seed,
+    )
+    return Sensitivity(table=factor_table(outputs.names, result, COLUMNS[MORRIS]), **common)
+
+
+def morris_unit_points(dataset: xr.Dataset, outputs: PointOutputs) -> np.ndarray:
+    """The trajectories on Morris's grid in [0, 1], drawn again from the design's seed and
+    checked against the stored values (an integer range's values are not on the grid)."""
+    unit = designs.morris_points(
+        int(dataset.attrs["design_samples"]),
+        len(outputs.names),
+        int(dataset.attrs["design_levels"]),
+        int(dataset.attrs["base_seed"]),
+    )
+    for j, name in enumerate(outputs.names):
+        attrs = dataset[name].attrs
+        integer = dataset[name].dtype.kind in "iu"
+        drawn = designs.scale(unit[:, j], *attrs["valid_range"], outputs.log[j], integer)
+        if not np.allclose(drawn, outputs.values[:, j], rtol=1e-12, atol=0):
+            raise ParameterError(
+                f"the Morris trajectories drawn again from seed {dataset.attrs['base_seed']} "
+                f"are not the stored points of {name} (another SALib or numpy release?)"
+            )
+    return unit
+
+
+def sample_indices(method, outputs, problem, kept, seed, common) -> pd.DataFrame:
+    """delta or RBD-FAST over the points that have a value, as a plain sample."""
+    from SALib.analyze import delta, rbd_fast
+
+    unit, means = outputs.unit[kept], outputs.means[kept]
+    if method == RBD_FAST and len(means) <= 4 * HARMONICS:
+        raise ParameterError(
+            f"rbd_fast needs more than {4 * HARMONICS} points (its bootstrap takes halves of the "
+            f"sample, each more than twice its {HARMONICS} harmonics); {len(means)} points have "
+            "a value: draw more points, or use method delta or regression"
+        )
+    with warnings.catch_warnings():  # SALib's notices on bins, as warnings
+        warnings.simplefilter("ignore")
+        if method == DELTA:
+            result = delta.analyze(
+                problem,
+                unit,
+                means,
+                num_resamples=common["resamples"],
+                conf_level=common["confidence"],
+                seed=seed,
+            )
+        else:
+            result = rbd_fast.analyze(
+                problem,
+                unit,
+                means,
+                M=HARMONICS,
+                num_resamples=common["resamples"],
+                conf_level=common["confidence"],
+                seed=seed,
+            )
+    if "delta_raw" in result:  # SALib 1.6 names Borgonovo's estimator delta_raw
+        result["delta"], result["delta_conf"] = result["delta_raw"], result["delta_raw_conf"]
+    return factor_table(outputs.names, result, COLUMNS[method])
+
+
+def regression(
+    outputs: PointOutputs, kept: np.ndarray, confidence: float
+) -> tuple[pd.DataFrame, float]:
+    """Standardized regression coefficients (the change of the output, in standard
+    deviations, per standard deviation of one input, the others held) with Student-t
+    intervals, and R^2, of the point means on the inputs (log(value) for a log scale)."""
+    inputs = outputs.values[kept].copy()
+    for j, log in enumerate(outputs.log):
+        if log:
+            inputs[:, j] = np.log(inputs[:, j])
+    y = outputs.means[kept]
+    n, k = inputs.shape
+    z = (inputs - inputs.mean(axis=0)) / inputs.std(axis=0, ddof=1)
+    zy = (y - y.mean()) / y.std(ddof=1)
+    design = np.column_stack([np.ones(n), z])
+    coefficients, *_ = np.linalg.lstsq(design, zy, rcond=None)
+    residuals = zy - design @ coefficients
+    dof = n - k - 1
+    variance = residuals @ residuals / dof
+    errors = np.sqrt(np.diag(np.linalg.inv(design.T @ design)) * variance)
+    half = stats.t.ppf(0.5 + confidence / 2, dof) * errors
+    r_squared = 1 - (residuals @ residuals) / (zy @ zy)
+    table = pd.DataFrame({"factor": outputs.names, "SRC": coefficients[1:], "SRC_conf": half[1:]})
+    return table, float(r_squared)
+
+
+def factor_table(names: list[str], result, columns: list[str]) -> pd.DataFrame:
+    frame = pd.DataFrame({"factor": names})
+    for column in columns:
+        frame[column] = np.asarray(result[column], dtype=float)
+    return frame
+
+
+def describe(result: Sensitivity) -> tuple[str, list[str]]:
+    """The title and the notes of a sensitivity table, in words."""
+    level = f"{100 * result.confidence:g}%"
+    what = {
+        SOBOL: "Sobol indices (S1 first order, ST total)",
+        MORRIS: "Morris elementary effects (mu, mu* the mean of |effect|, sigma)",
+        DELTA: "Borgonovo's delta and first-order indices (S1)",
+        RBD_FAST: "RBD-FAST first-order indices (S1)",
+        REGRESSION: "standardized regression coefficients (SRC)",
+    }[result.method]
+    title = f"{result.metric}: {what}, {result.design} design of {result.points} points"
+    notes = []
+    if result.method == REGRESSION:
+        notes.append(
+            f"SRC_conf: half-width of the {level} Student-t interval; R^2 = "
+            f"{result.r_squared:.4g} (what a linear model of the inputs explains; the SRCs "
+            "say little when it is far below 1)"
+        )
+    else:
+        notes.append(
+            f"*_conf: half-width of the {level} bootstrap interval ({result.resamples} resamples)"
+        )
+    if result.replicates > 1:
+        share = (
+            "unknown (no point has two replicates with a value)"
+            if not np.isfinite(result.noise_share)
+            else f"{100 * result.noise_share:.3g}% of the variance of the point means"
+        )
+        notes.append(
+            f"each point's output is the mean of its {result.replicates} replicates (the "
+            f"noise averaged out); replicate noise left in those means: {share}"
+        )
+    if result.left_out:
+        shown = ", ".join(map(str, result.left_out[:20]))
+        notes.append(
+            f"{len(result.left_out)} points left out (no replicate has a value): point "
+            f"{shown}{', ...' if len(result.left_out) > 20 else ''}; the indices are those of "
+            "the other points, unbiased only if failing does not depend on the inputs"
+        )
+    return title, notes

@@ -1,0 +1,58 @@
+"""Sensitivity tables in any format (`campaign.analysis.sensitivity`): one row per factor;
+CSV and JSON carry the numbers (a ``metric`` column first when several metrics are shown),
+the other formats a title above each metric's table and its notes below."""
+
+from __future__ import annotations
+
+import html
+
+import pandas as pd
+
+from campaign.analysis.sensitivity import Sensitivity, describe
+from campaign.errors import ParameterError
+from campaign.render.numbers import number
+from campaign.render.table import Shown, check_format, render
+
+
+def render_sensitivity(results: list[Sensitivity], fmt: str = "text", second_order=False) -> str:
+    """The tables of ``results`` (one per metric) in ``fmt``; ``second_order``: the pairs'
+    second-order Sobol indices instead of the factors' indices."""
+    fmt = check_format(fmt)
+    if second_order:
+        missing = [r.metric for r in results if r.second_order is None]
+        if missing:
+            raise ParameterError(
+                "{second_order}: second-order indices need method sobol on a saltelli design "
+                "drawn with second_order: true",
+                "second_order",
+            )
+    frames = [r.second_order if second_order else r.table for r in results]
+    if fmt in ("csv", "json"):
+        if len(results) == 1:
+            return render(frames[0], fmt)
+        tagged = [f.assign(metric=r.metric) for r, f in zip(results, frames)]
+        frame = pd.concat(tagged, ignore_index=True)
+        return render(frame[["metric", *frames[0].columns]], fmt)
+    return "\n".join(title(r, fmt) + render(f, fmt, shown(r, f)) for r, f in zip(results, frames))
+
+
+def title(result: Sensitivity, fmt: str) -> str:
+    """The table's title above it in formats whose tables have no line above (aligned text
+    has it in the table)."""
+    text, _ = describe(result)
+    return {
+        "markdown": f"{text}\n\n",
+        "latex": f"% {text}\n",
+        "html": f'<p class="title">{html.escape(text)}</p>\n',
+    }.get(fmt, "")
+
+
+def shown(result: Sensitivity, frame: pd.DataFrame) -> Shown:
+    """One metric's table for a reader: 4 significant digits."""
+    title, notes = describe(result)
+    labels = 2 if "with" in frame.columns else 1
+    rows = [
+        [str(v) if i < labels else number(v, 4) for i, v in enumerate(row.values())]
+        for row in frame.to_dict("records")
+    ]
+    return Shown([str(c) for c in frame.columns], rows, labels, above=[title], below=notes)

@@ -1,0 +1,253 @@
+"""`campaign sensitivity`: real campaigns of models whose sensitivities are known (Ishigami's
+function, a linear model) on the shared Dask cluster, analysed from their results.nc."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import math
+import site
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from distributed import Client
+from SALib.analyze import sobol
+
+import campaign
+from campaign.analysis.sensitivity import check_saltelli_blocks, point_outputs, sensitivity
+from campaign.cli.main import main
+from campaign.design.points import _generator, saltelli_points
+from campaign.errors import CampaignError
+from campaign.results.netcdf import open_results
+
+FOLDER = Path(__file__).resolve().parent
+sys.path.insert(0, str(FOLDER))
+import sampled_models  # noqa: E402
+
+ISHIGAMI = """
+name: ishigami
+model: sampled_models:ishigami
+params: {{{params}}}
+factors:
+  x1: {{low: -3.141592653589793, high: 3.141592653589793}}
+  x2: {{low: -3.141592653589793, high: 3.141592653589793}}
+  x3: {{low: -3.141592653589793, high: 3.141592653589793}}
+design: {{saltelli: {{points: {points}, second_order: {second}}}}}
+replicates: {replicates}
+seed: 26
+output: out
+"""
+
+
+@pytest.fixture(scope="module")
+def cluster(scheduler_address):
+    """The shared cluster, its workers able to import this folder's models."""
+    with Client(scheduler_address) as client:
+        client.run(site.addsitedir, str(FOLDER))
+    return scheduler_address
+
+
+def run(folder: Path, text: str, cluster: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    spec = folder / "spec.yaml"
+    spec.write_text(textwrap.dedent(text))
+    campaign.run(spec, scheduler=cluster, progress=False)
+    return folder / "out"
+
+
+def ishigami(folder, cluster, points=512, second="false", replicates=1, params=""):
+    text = ISHIGAMI.format(points=points, second=second, replicates=replicates, params=params)
+    return run(folder, text, cluster)
+
+
+def csv_rows(capsys, *args) -> list[dict[str, str]]:
+    assert main(["sensitivity", *map(str, args), "--format", "csv"]) == 0
+    return list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+
+
+def test_sobol_indices_of_ishigami_hold_the_analytical_values(tmp_path, cluster, capsys):
+    out = ishigami(tmp_path, cluster)
+    assert main(["sensitivity", str(out), "--metric", "y", "--format", "csv"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.splitlines()[0] == "factor,S1,S1_conf,ST,ST_conf"
+    rows = list(csv.DictReader(io.StringIO(printed)))
+    assert [row["factor"] for row in rows] == ["x1", "x2", "x3"]
+    truth = sampled_models.ishigami_indices()
+    for row in rows:
+        s1, st = truth[row["factor"]]
+        assert abs(float(row["S1"]) - s1) <= float(row["S1_conf"]), row
+        assert abs(float(row["ST"]) - st) <= float(row["ST_conf"]), row
+        assert float(row["S1_conf"]) < 0.1 and float(row["ST_conf"]) < 0.1
+    # the same numbers as SALib's own analysis of its own sample of the function
+    unit = saltelli_points(512, 3, False, 26)
+    x = -math.pi + unit * 2 * math.pi
+    y = np.array([sampled_models.ishigami(dict(zip(("x1", "x2", "x3"), p)), 0)["y"] for p in x])
+    problem = {"num_vars": 3, "names": ["x1", "x2", "x3"], "bounds": [[0, 1]] * 3}
+    expected = sobol.analyze(problem, y, calc_second_order=False, num_resamples=1000, seed=26)
+    for j, row in enumerate(rows):
+        assert float(row["S1"]) == pytest.approx(expected["S1"][j], rel=1e-12)
+        assert float(row["ST_conf"]) == pytest.approx(expected["ST_conf"][j], rel=1e-12)
+    assert main(["sensitivity", str(out), "--metric", "y"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith(
+        "y: Sobol indices (S1 first order, ST total), saltelli design of 2560 points\n"
+    )
+    assert "*_conf: half-width of the 95% bootstrap interval (1000 resamples)\n" in text
+
+
+def test_the_sample_is_salibs_saltelli_sample_drawn_from_the_campaign_seed(tmp_path, cluster):
+    from SALib.sample import sobol as sobol_sample
+
+    out = ishigami(tmp_path, cluster, points=8)
+    results = open_results(out)
+    problem = {"num_vars": 3, "names": ["x1", "x2", "x3"], "bounds": [[-math.pi, math.pi]] * 3}
+    drawn = sobol_sample.sample(problem, 8, calc_second_order=False, seed=_generator(26, 0))
+    stored = np.column_stack([results[n].values for n in ("x1", "x2", "x3")])
+    np.testing.assert_allclose(stored, drawn, rtol=1e-12)
+    assert results.attrs["design_samples"] == "8"
+    assert results.attrs["design_second_order"] == "false"
+    # the blocks name the factors: taken in another order, they are refused
+    outputs = point_outputs(results, "y", None, whole=True)
+    check_saltelli_blocks(outputs, False)
+    swapped = dataclasses.replace(outputs, names=["x2", "x1", "x3"], values=stored[:, [1, 0, 2]])
+    with pytest.raises(CampaignError, match="the step of x2 moves other factors too"):
+        check_saltelli_blocks(swapped, False)
+
+
+def test_second_order_indices_find_the_x1_x3_interaction(tmp_path, cluster, capsys):
+    out = ishigami(tmp_path, cluster, points=256, second="true")
+    rows = csv_rows(capsys, out, "--metric", "y", "--second-order")
+    assert [(r["factor"], r["with"]) for r in rows] == [("x1", "x2"), ("x1", "x3"), ("x2", "x3")]
+    truth = sampled_models.ishigami_indices()
+    interaction = truth["x1"][1] - truth["x1"][0]  # V13 / V
+    expected = {("x1", "x2"): 0.0, ("x1", "x3"): interaction, ("x2", "x3"): 0.0}
+    for row in rows:
+        assert abs(float(row["S2"]) - expected[row["factor"], row["with"]]) <= float(
+            row["S2_conf"]
+        ), row
+
+
+def test_replicates_are_averaged_per_point_and_their_noise_is_stated(tmp_path, cluster):
+    out = ishigami(tmp_path, cluster, points=64, replicates=3, params="noise: 2.0")
+    results = open_results(out)
+    result = sensitivity(results, "y")
+    y = results["y"].values  # point x replicate
+    means, variances = y.mean(axis=1), y.var(axis=1, ddof=1)
+    assert result.noise_share == pytest.approx(np.mean(variances / 3) / np.var(means, ddof=1))
+    assert 0.01 < result.noise_share < 0.2
+    problem = {"num_vars": 3, "names": ["x1", "x2", "x3"], "bounds": [[0, 1]] * 3}
+    expected = sobol.analyze(problem, means, calc_second_order=False, num_resamples=1000, seed=26)
+    np.testing.assert_allclose(result.table["ST"], expected["ST"], rtol=1e-12)
+    from campaign.render.sensitivity import render_sensitivity
+
+    text = render_sensitivity([result])
+    assert (
+        "each point's output is the mean of its 3 replicates (the noise averaged out); "
+        f"replicate noise left in those means: {100 * result.noise_share:.3g}% of the variance "
+        "of the point means\n" in text
+    )
+
+
+def test_failed_points_stop_sobol_indices_and_are_left_out_of_the_others(tmp_path, cluster, capsys):
+    out = ishigami(tmp_path, cluster, points=16, params="fail_above: 2.5")
+    results = open_results(out)
+    failed = [int(p) for p in np.flatnonzero(results["x1"].values > 2.5)]
+    assert failed and int((results["status"] != 1).sum()) == len(failed)
+    assert main(["sensitivity", str(out), "--metric", "y"]) == 2
+    assert capsys.readouterr().err == (
+        "campaign: error: sobol indices need every point of the saltelli sample (each is paired "
+        f"with the others of its block); {len(failed)} points have no value (every replicate "
+        f"failed or is NaN): point {', '.join(map(str, failed))}; rerun them, or use method "
+        "delta, rbd_fast or regression, which leave them out\n"
+    )
+    result = sensitivity(results, "y", method="regression")
+    assert result.left_out == failed and result.points == 80 - len(failed)
+    assert main(["sensitivity", str(out), "--metric", "y", "--method", "regression"]) == 0
+    assert (
+        f"{len(failed)} points left out (no replicate has a value): point "
+        f"{', '.join(map(str, failed))}; the indices are those of the other points, unbiased "
+        "only if failing does not depend on the inputs\n" in capsys.readouterr().out
+    )
+
+
+LINEAR = """
+name: linear
+model: sampled_models:linear
+params: {{noise: 0.3}}
+factors:
+  a: {{low: 0, high: 1}}
+  b: {{low: 0, high: 2}}
+  c: {{low: 1, high: 10, scale: log}}
+  k: {{low: 1, high: 64, scale: log, integer: true}}
+design: {design}
+replicates: 2
+seed: 5
+output: out
+"""
+
+
+def test_standardized_regression_coefficients_match_a_linear_model(tmp_path, cluster, capsys):
+    out = run(tmp_path, LINEAR.format(design="{latin_hypercube: {points: 200}}"), cluster)
+    results = open_results(out)
+    k = results["k"].values
+    assert k.dtype.kind == "i" and k.min() >= 1 and k.max() <= 64
+    rows = csv_rows(capsys, out, "--metric", "y")  # regression: the default on a hypercube
+    assert list(rows[0]) == ["factor", "SRC", "SRC_conf"]
+    inputs = {
+        "a": results["a"].values,
+        "b": results["b"].values,
+        "c": np.log(results["c"].values),  # a log-scaled range enters as log(value)
+        "k": np.log(k),
+    }
+    means = results["y"].values.mean(axis=1)
+    for row in rows:
+        name = row["factor"]
+        true = sampled_models.COEFFICIENTS[name] * inputs[name].std(ddof=1) / means.std(ddof=1)
+        assert abs(float(row["SRC"]) - true) <= float(row["SRC_conf"]), row
+        assert float(row["SRC_conf"]) < 0.05
+    result = sensitivity(results, "y")
+    exact = 3 * inputs["a"] - 2 * inputs["b"] + 0.5 * inputs["k"]
+    # what the inputs explain of the means: all but the noise of a mean of two replicates
+    assert result.r_squared == pytest.approx(1 - 0.3**2 / 2 / np.var(exact, ddof=1), abs=0.01)
+    # first-order indices of a linear model: each term's share of the variance
+    variance = np.var(means, ddof=1)
+    for method in ("rbd_fast", "delta"):
+        table = sensitivity(results, "y", method=method, resamples=20).table.set_index("factor")
+        for name in ("a", "b", "c"):
+            share = sampled_models.COEFFICIENTS[name] ** 2 * np.var(inputs[name], ddof=1)
+            s1, conf = table.loc[name, "S1"], table.loc[name, "S1_conf"]
+            assert abs(s1 - share / variance) <= max(conf, 0.05), (method, name)
+    with pytest.raises(CampaignError) as caught:
+        sensitivity(results, "one")
+    assert str(caught.value) == (
+        "one has the same value at every point: it depends on none of the factors, and no "
+        "index is defined"
+    )
+
+
+def test_morris_effects_of_a_linear_model_are_its_slopes_over_each_range(tmp_path, cluster):
+    design = "{morris: {trajectories: 10, levels: 4}}"
+    text = LINEAR.format(design=design).replace("noise: 0.3", "noise: 0.0")
+    results = open_results(run(tmp_path, text, cluster))
+    assert results.sizes["point"] == 50
+    table = sensitivity(results, "y").table.set_index("factor")
+    # an elementary effect is the change of y over a step of the range (on its scale)
+    np.testing.assert_allclose(table.loc[["a", "b", "c"], "mu"], [3.0, -4.0, 0.0], atol=1e-9)
+    np.testing.assert_allclose(table.loc[["a", "b", "c"], "sigma"], [0.0, 0.0, 0.0], atol=1e-9)
+    assert table.loc["k", "mu_star"] > 0
+
+
+def test_a_method_the_design_cannot_carry_is_one_line(tmp_path, cluster):
+    out = run(tmp_path, LINEAR.format(design="{latin_hypercube: {points: 20}}"), cluster)
+    with pytest.raises(CampaignError) as caught:
+        sensitivity(open_results(out), "y", method="sobol")
+    assert str(caught.value) == (
+        "method 'sobol' needs a saltelli design (its estimators pair the points of its "
+        "blocks); these results are of a latin_hypercube design: use delta, rbd_fast, regression"
+    )
+    with pytest.raises(CampaignError, match="rbd_fast needs more than 40 points"):
+        sensitivity(open_results(out), "y", method="rbd_fast")
