@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from campaign.analysis.query import quoted_levels, where_items
+from campaign.design.shards import Shard, placed
 from campaign.design.tasks import Design
 from campaign.errors import CampaignError, ParameterError
 from campaign.spec.load import Spec
@@ -57,9 +58,14 @@ class Campaign:
         return self.spec.output
 
 
-def open_campaign(target: str | Path) -> Campaign:
-    """The campaign of a spec file or an output folder, with its stored records."""
+def open_campaign(
+    target: str | Path, out: str | Path | None = None, shard: str | None = None
+) -> Campaign:
+    """The campaign of a spec file or an output folder, with its stored records (``out``,
+    ``shard``: in that output folder, or that shard's, as `run` places them)."""
     spec = spec_of(target)
+    if out is not None or shard is not None:
+        spec = placed(spec, out, Shard.parse(shard) if shard is not None else None)
     ledger = Ledger(spec.output)
     if not ledger.has_records():
         raise CampaignError(f"{spec.output}: no stored results here (run the campaign first)")

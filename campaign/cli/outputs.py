@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import sys
 
-from campaign.cli.options import EXIT_OK, add_confidence_option, add_where_option
+from campaign.cli.options import (
+    EXIT_OK,
+    add_confidence_option,
+    add_place_options,
+    add_where_option,
+)
 
 TARGET_HELP = (
     "spec file, or output folder (its results.nc keeps the spec and where it was: relative "
@@ -32,6 +37,7 @@ def add_outputs(subparsers) -> None:
         "--task", action="append", default=[], metavar="KEY", help="this task (repeatable)"
     )
     add_where_option(p)
+    add_place_options(p)
     shown = p.add_mutually_exclusive_group()
     shown.add_argument(
         "--show",
@@ -91,7 +97,7 @@ PARSERS = {"outputs": add_outputs, "remetric": add_remetric}
 def cmd_outputs(args) -> int:
     from campaign.kept import extract, open_campaign, select, show
 
-    campaign = open_campaign(args.target)
+    campaign = open_campaign(args.target, args.out, args.shard)
     chosen = select(campaign, args.task, args.where)
     if args.show:
         sys.stdout.flush()

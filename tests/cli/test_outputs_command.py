@@ -242,6 +242,11 @@ def test_a_merge_of_shards_carries_their_kept_outputs(tmp_path, scheduler_addres
     spec = write_campaign(tmp_path / "sharded")
     for shard in ("1/2", "2/2"):
         campaign.run(spec, scheduler=scheduler_address, shard=shard, progress=False)
+    assert main(["outputs", str(spec), "--shard", "1/2"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    mine = Ledger(tmp_path / "sharded" / "out" / "shard-1-of-2").load()
+    assert {line.split()[0] for line in listed[:-1]} == set(mine)  # the shard's tasks only
+    assert 0 < len(mine) < 15
     merged = tmp_path / "merged"
     assert main(["merge", str(tmp_path / "sharded" / "out"), "-o", str(merged)]) == 1  # failures
     assert "merged 1/2 2/2 into" in capsys.readouterr().out
