@@ -29,13 +29,14 @@ from campaign.render.progress import Progress
 from campaign.results.assemble import assemble
 from campaign.results.check import CheckedStore
 from campaign.results.netcdf import write_netcdf
-from campaign.results.provenance import source_provenance
+from campaign.results.provenance import recomputed_provenance, source_provenance
 from campaign.results.resources import resource_table
 from campaign.results.table import failure_table
 from campaign.spec.load import Spec
 from campaign.store.durable import room_left, write_failure
 from campaign.store.folder import RESULTS_FILE
 from campaign.store.ledger import Ledger
+from campaign.store.outputs import keep_outputs
 
 
 def run(
@@ -257,16 +258,15 @@ def execute_tasks(
     say: Callable[[str], None],
     sources: Sources | None,
 ) -> None:
-    """Run the given task indices on the cluster, storing each finished batch in the ledger
-    (and, with a precision target, in the plan's task table)."""
+    """Run the given task indices on the cluster, storing each finished batch in the ledger,
+    its tasks' kept outputs first (and, with a precision target, in the plan's task table)."""
     spec = plan.spec
     items = task_items(plan, todo, run_id)
     indices = {item.key: index for index, item in zip(todo, items)}
     bar = Progress(len(items), enabled=options.progress)
 
     def stored(records: list[dict[str, Any]]) -> None:
-        for record in records:
-            record.pop("outputs", None)  # a program's kept outputs: not in the ledger's records
+        keep_outputs(spec.output, records)  # on disk before the records that name them
         plan.ledger.append(records)
         plan.stored(records, indices)
 
@@ -314,6 +314,7 @@ def write_results(
     plan.replay(records)
     dataset = assemble(design, records, confidence, model.metrics, model.headline, plan.rounds)
     dataset.attrs.update(source_provenance(plan.ledger.read_identity() or {}))
+    dataset.attrs.update(recomputed_provenance(records))
     dataset.attrs.update(attrs or {})
     if not write:
         return dataset

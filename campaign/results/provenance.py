@@ -98,6 +98,7 @@ def provenance(design: Design, confidence: float, status: np.ndarray) -> dict[st
         "tasks_missing": int((status == STATUS_MISSING).sum()),
         "spec": spec.text,
         "spec_digest": "sha256:" + spec.digest,
+        "spec_file": str(spec.path.resolve()) if spec.path else "",
         "versions": json.dumps(package_versions(), sort_keys=True),
         "created": created,
         "host": platform.node(),
@@ -130,3 +131,31 @@ def source_provenance(identity: Mapping[str, Any]) -> dict[str, str]:
         "source_changes": json.dumps(identity.get("source_changes") or []),
         **({"program_version": sources["version"]} if sources.get("version") else {}),
     }
+
+
+METRICS_FROM = "metrics_from"  # a record's field: what recomputed its metrics from kept outputs
+
+
+def recomputed_provenance(records: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """The global attribute ``metrics_recomputed`` when stored records hold metrics recomputed
+    from kept outputs (`campaign remetric`): per recomputation, when, with what parser (and
+    the SHA-256 of its code), which metrics and for how many of the tasks now stored."""
+    runs: dict[tuple[str, str, str, tuple[str, ...]], int] = {}
+    for record in records.values():
+        stamp = record.get(METRICS_FROM)
+        if not isinstance(stamp, Mapping):
+            continue
+        run = (
+            str(stamp.get("time")),
+            str(stamp.get("parser")),
+            str(stamp.get("digest")),
+            tuple(stamp.get("metrics") or ()),
+        )
+        runs[run] = runs.get(run, 0) + 1
+    if not runs:
+        return {}
+    listed = [
+        {"time": when, "parser": parser, "digest": digest, "metrics": list(names), "tasks": n}
+        for (when, parser, digest, names), n in sorted(runs.items())
+    ]
+    return {"metrics_recomputed": json.dumps(listed)}

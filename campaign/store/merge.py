@@ -127,10 +127,12 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float = 0.95) 
             if folder.path == out:
                 continue
             source = Ledger(folder.path)
-            copied += target.copy_from(source)
+            missing: list[str] = []
+            copied += target.copy_from(source, missing)
             note = source.damage_note()
             if note:
                 notes.append(f"{folder.path}: {note}")
+            notes.extend(f"{folder.path}: {line}" for line in missing)
         target.write_identity(merged_identity(spec, inputs))
         target.compact()
         plan = RunState(Plan(spec, model, Design(spec)), target)
