@@ -20,6 +20,7 @@ from campaign.errors import BadValue, CampaignError
 from campaign.execute import Item, dispatch
 from campaign.execute.options import WAIT_WORKERS_SECONDS, ExecutionOptions
 from campaign.models.contract import Model
+from campaign.plan.command import worker_model
 from campaign.plan.plan import Plan, as_spec, check_model, identity, make_plan
 from campaign.plan.sources import ON_CHANGE, Sources, task_inputs
 from campaign.plan.state import RunState
@@ -260,12 +261,15 @@ def execute_tasks(
     bar = Progress(len(items), enabled=options.progress)
 
     def stored(records: list[dict[str, Any]]) -> None:
+        for record in records:
+            record.pop("outputs", None)  # a program's kept outputs: not in the ledger's records
         plan.ledger.append(records)
         plan.stored(records, indices)
 
     try:
         store = CheckedStore(spec, stored)
-        dispatch(client, spec.model, items, store, options, bar, say=say, code=code)
+        model = worker_model(spec, plan.sources)
+        dispatch(client, model, items, store, options, bar, say=say, code=code)
     finally:
         bar.finish()
 

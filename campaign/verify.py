@@ -22,6 +22,7 @@ from campaign.cluster.options import ClusterOptions
 from campaign.design.shards import placed
 from campaign.errors import CampaignError
 from campaign.execute import ExecutionOptions, dispatch
+from campaign.plan.command import worker_model
 from campaign.plan.plan import make_plan
 from campaign.plan.state import RunState
 from campaign.render.progress import Progress
@@ -122,7 +123,8 @@ def verify(
     with where.client(say) as client:
         code = plan.sources.code_digest if plan.sources is not None else None
         quiet = Progress(0, enabled=False)
-        dispatch(client, plan.spec.model, items, collect, NO_RETRIES, quiet, code=code)
+        model = worker_model(plan.spec, plan.sources)
+        dispatch(client, model, items, collect, NO_RETRIES, quiet, code=code)
     verdict = Verdict(sampled=len(items), left_out=left_out)
     for item in items:
         verdict.mismatches.extend(compare(item.key, records[item.key], now[item.key]))

@@ -46,12 +46,14 @@ from campaign.execute.deaths import (
     stale_batch,
 )
 from campaign.execute.flight import Flight
+from campaign.execute.inputs import ship_inputs
 from campaign.execute.options import ExecutionOptions
 from campaign.execute.tail import Copy, Rescue, Steal, TailSnapshot, tail_decisions
 from campaign.execute.timeouts import TimeoutSnapshot, timed_out_result, timeout_decisions
 from campaign.execute.worker import end_worker_process, running_tasks, skip_tasks
 from campaign.plan.sources import engine_identity, identity_differences
 from campaign.render.progress import Progress
+from campaign.spec.command import CommandSpec
 
 POLL_SECONDS = 1.0  # how often the driver looks at the workers
 TAIL_POLL_SECONDS = 0.2  # how often, once nothing is left to send (tail replication)
@@ -83,7 +85,7 @@ def scheduler_calls(lost: Callable[[BaseException], CampaignError]) -> Iterator[
 
 def dispatch(
     client: Any,
-    model_name: str,
+    model_name: str | CommandSpec,
     items: list[Item],
     store: Callable[[list[dict[str, Any]]], None],
     options: ExecutionOptions,
@@ -118,6 +120,9 @@ def dispatch(
     used: its results are not stored, its tasks run on the other workers, and the run stops
     when no other worker is left.
     """
+    if isinstance(model_name, CommandSpec):  # its files reach every worker once, by digest
+        with scheduler_calls(lambda error: lost_scheduler("?", 0, error)):
+            ship_inputs(client, model_name)
     return _Driver(client, model_name, store, options, progress, say, code).run(items)
 
 

@@ -43,7 +43,9 @@ class Flight:
 
     def send(self, batch: list[Item], worker: str | None, strict: bool) -> Any:
         """Submit a batch (to ``worker``, only there when ``strict``); its future."""
-        payload = [(item.key, item.params, item.seed) for item in batch]
+        payload = [
+            (item.key, item.params, item.seed, item.meta.get("replicate", 0)) for item in batch
+        ]
         key = f"campaign-{uuid.uuid4().hex}"
         placement = (
             {} if worker is None else {"workers": [worker], "allow_other_workers": not strict}

@@ -65,7 +65,9 @@ def provenance(design: Design, confidence: float, status: np.ndarray) -> dict[st
         "campaign_name": spec.name,
         "description": spec.description,
         "model": spec.model,
-        "model_reference": model_reference(spec.model),
+        "model_reference": (
+            model_reference(spec.model) if spec.command is None else " ".join(spec.command.argv)
+        ),
         "base_seed": str(spec.seed),
         "replicates": spec.replicates,
         "factors": " ".join(f.name for f in spec.factors),
@@ -109,4 +111,5 @@ def source_provenance(identity: Mapping[str, Any]) -> dict[str, str]:
         "model_code_files": json.dumps(sources.get("model_files") or {}, sort_keys=True),
         "input_digests": json.dumps(sources.get("inputs") or {}, sort_keys=True),
         "source_changes": json.dumps(identity.get("source_changes") or []),
+        **({"program_version": sources["version"]} if sources.get("version") else {}),
     }
