@@ -140,3 +140,33 @@ def test_the_slice_given_to_accasim_is_the_trace_without_memory(tmp_path):
     for fields in original:
         fields[6] = fields[9] = "-1"
     assert given == original
+
+
+def test_the_ready_spec_runs_accasim_as_a_program(scheduler_address, tmp_path):
+    """specs/accasim-fifo.yaml end to end: each task runs the driver in a folder of its own on
+    a worker, its inputs shipped there; the FIFO cells give the jobs model's FCFS mean wait."""
+    from campaign.results.netcdf import open_results
+    from campaign.results.status import STATUS_OK
+    from campaign.runner import run as run_campaign
+
+    spec = ROOT / "specs" / "accasim-fifo.yaml"
+    results = run_campaign(spec, scheduler=scheduler_address, progress=False, output=tmp_path)
+    reopened = open_results(tmp_path / "results.nc")
+    kth = DATA / "KTH-SP2-1996-2.1-cln.swf.gz"
+    expected_wait = {
+        "FIFO": [run({"trace": str(kth), "jobs": n, **FCFS}, 1)["mean_wait"] for n in (500, 1000)],
+        "SJF": [2527.018, 5960.732],
+        "EBF": [1261.904, 2514.936],
+    }
+    assert expected_wait["FIFO"] == [9550.632, 15654.725]
+    for data in (results, reopened):
+        assert (data["status"] == STATUS_OK).all()
+        assert data["jobs_run"].squeeze("replicate").sel(dispatcher="FIFO").values.tolist() == [
+            500.0,
+            1000.0,
+        ]
+        assert float(data["jobs_rejected"].sum()) == 0.0
+        for dispatcher, waits in expected_wait.items():
+            got = data["mean_wait"].sel(dispatcher=dispatcher).squeeze("replicate")
+            assert got.values.tolist() == waits, dispatcher
+    assert reopened["mean_wait"].attrs["units"] == "s"
