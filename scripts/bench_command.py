@@ -6,15 +6,17 @@
    one after the other on one local cluster of ``--workers`` single-threaded worker processes
    (what ``campaign run --workers 2`` starts), each through ``campaign.runner.run`` (plan,
    dispatch, the ledger on disk, results.nc). For each: wall time and tasks per second; the
-   CPU time all processes spent per task (this one with the scheduler, the nannies, the
-   workers and the programs they ran), which a machine shared with other work does not
-   inflate as it does wall time; and the mean time a task took inside its worker (the
-   records' ``elapsed``: the model call, or the whole program task). A tiny campaign of each
-   (``--tiny`` tasks) gives the fixed cost of a run (plan, cluster calls, results.nc), so
-   ``rate beyond fixed`` is the rate of the tasks themselves.
+   CPU time spent per task by each kind of process (this one with the scheduler and the
+   nannies, the workers, the programs they ran, the workers' watchdogs), which a machine
+   shared with other work does not inflate as it does wall time; and the mean time a task
+   took inside its worker (the records' ``elapsed``: the model call, or the whole program
+   task). A first small campaign, not counted, pays for what only a session's first run does
+   (imports, the dashboard's setup).
 2. Where a command task's time goes, each step timed ``--repeat`` times in this process as a
    worker runs it (`campaign.execute.command`), wall and CPU time (own and children's): the
-   process start alone (``subprocess.run``), the program's process group started and awaited
+   process start alone (``subprocess.run``, which uses vfork; and with fork, as it would with
+   a ``preexec_fn``, whose cost grows with the parent's memory), the program's process group
+   started and awaited
    (`process_tree.start` and `process_tree.wait`), the task's folder (made, the program
    linked in, the stream files opened, all removed), the metrics read from stdout, and
    `run_command` whole.
@@ -37,7 +39,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import psutil
-from distributed import Client, LocalCluster
+from distributed import LocalCluster
 
 import campaign.execute.process_tree as process_tree
 from campaign.execute.command import place_inputs, placeholder_values, run_command
@@ -66,7 +68,7 @@ def compile_noop(folder: Path) -> Path:
 def write_spec(folder: Path, kind: str, tasks: int) -> Path:
     """A campaign of ``tasks`` no-op tasks, through the program or through Python."""
     model = 'model:\n  command: [noop, "{seed}"]\n'
-    if kind == "python":
+    if kind != "command":
         model = "model: busy\nparams: {duration_ms: 0}\n"
     spec = folder / f"{kind}-{tasks}.yaml"
     spec.write_text(
@@ -77,32 +79,42 @@ def write_spec(folder: Path, kind: str, tasks: int) -> Path:
     return spec
 
 
-def cpu_seconds() -> float:
-    """CPU seconds spent so far by this process and every process below it (and by the
-    children they reaped: the programs the workers ran)."""
-    total = 0.0
-    for process in [psutil.Process(), *psutil.Process().children(recursive=True)]:
+ROLES = ("driver", "workers", "programs", "watchdogs")
+
+
+def cpu_by_role() -> dict[str, float]:
+    """CPU seconds spent so far: by this process (the driver, with the scheduler and the
+    nannies of the local cluster), by the worker processes, by the programs they ran (their
+    reaped children) and by the workers' watchdogs."""
+    me = psutil.Process()
+    spent = dict.fromkeys(ROLES, 0.0)
+    spent["driver"] = sum(me.cpu_times()[:2])
+    for process in me.children(recursive=True):
         try:
-            times = process.cpu_times()
+            times, line = process.cpu_times(), " ".join(process.cmdline())
         except psutil.Error:
             continue
-        total += times.user + times.system + times.children_user + times.children_system
-    return total
+        if "watchdog.py" in line:
+            spent["watchdogs"] += times.user + times.system
+        else:
+            spent["workers"] += times.user + times.system
+            spent["programs"] += times.children_user + times.children_system
+    return spent
 
 
-def campaign_run(spec: Path, address: str, tasks: int) -> tuple[float, float, float]:
-    """Wall seconds of one whole campaign run, CPU seconds of all processes, and the mean
-    seconds a task took inside its worker."""
-    cpu = cpu_seconds()
+def campaign_run(spec: Path, address: str, tasks: int) -> tuple[float, dict[str, float], float]:
+    """Wall seconds of one whole campaign run, CPU seconds spent meanwhile by role, and the
+    mean seconds a task took inside its worker."""
+    before = cpu_by_role()
     start = time.perf_counter()
     results = run(spec, scheduler=address, progress=False)
     wall = time.perf_counter() - start
-    cpu = cpu_seconds() - cpu
+    after = cpu_by_role()
     ok = int((results["status"] == STATUS_OK).sum())
     assert ok == tasks, f"{spec.name}: {ok} of {tasks} tasks ok"
     records = Ledger(spec.parent / load_spec(spec).output).load().values()
     inside = sum(record["elapsed"] for record in records) / len(records)
-    return wall, cpu, inside
+    return wall, {role: after[role] - before[role] for role in ROLES}, inside
 
 
 def per_call(step: Callable[[], object], repeat: int) -> tuple[float, float]:
@@ -131,6 +143,9 @@ def step_costs(spec: Path, program: Path, repeat: int) -> list[tuple[str, float,
     def plain() -> None:
         subprocess.run([str(program)], stdout=null, stderr=null, check=True)
 
+    def forked() -> None:
+        subprocess.run([str(program)], stdout=null, stderr=null, check=True, preexec_fn=os.getpid)
+
     def group() -> None:
         process = process_tree.start([str(program)], scratch, null, null)
         process_tree.wait(process, lambda: False)
@@ -155,13 +170,18 @@ def step_costs(spec: Path, program: Path, repeat: int) -> list[tuple[str, float,
 
     steps = [
         ("process start alone: subprocess.run", plain),
+        ("the same with fork, not vfork (a preexec_fn)", forked),
         ("process_tree.start + wait", group),
         ("task folder: make, link program, streams, remove", folder),
         ("metrics from stdout", parse),
         ("run_command, whole", whole),
     ]
     try:
-        return [(label, *per_call(step, repeat)) for label, step in steps]
+        # fork is slow: a tenth of the calls
+        return [
+            (label, *per_call(step, repeat // 10 if step is forked else repeat))
+            for label, step in steps
+        ]
     finally:
         null.close()
         shutil.rmtree(scratch, ignore_errors=True)
@@ -170,7 +190,6 @@ def step_costs(spec: Path, program: Path, repeat: int) -> list[tuple[str, float,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=2000)
-    parser.add_argument("--tiny", type=int, default=20)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=300)
     args = parser.parse_args()
@@ -179,43 +198,36 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-command-") as name:
         folder = Path(name)
         program = compile_noop(folder)
-        specs = {
-            (kind, n): write_spec(folder, kind, n)
-            for kind in ("command", "python")
-            for n in (args.tiny, args.tasks)
-        }
-        with (
-            LocalCluster(
-                n_workers=args.workers,
-                threads_per_worker=1,
-                host="127.0.0.1",
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-            ) as cluster,
-            Client(cluster) as client,
-        ):
-            client.wait_for_workers(args.workers)
-            for (kind, n), spec in specs.items():
-                rows[kind, n] = campaign_run(spec, cluster.scheduler_address, n)
-        steps = step_costs(specs["command", args.tasks], program, args.repeat)
+        specs = {kind: write_spec(folder, kind, args.tasks) for kind in ("command", "python")}
+        with LocalCluster(
+            n_workers=args.workers,
+            threads_per_worker=1,
+            host="127.0.0.1",
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        ) as cluster:
+            cluster.wait_for_workers(args.workers)
+            # the first run of a session pays for imports and the dashboard's setup
+            campaign_run(write_spec(folder, "warm-up", 20), cluster.scheduler_address, 20)
+            for kind, spec in specs.items():
+                rows[kind] = campaign_run(spec, cluster.scheduler_address, args.tasks)
+        steps = step_costs(specs["command"], program, args.repeat)
     load_after = os.getloadavg()[0]
 
     print(
         f"{args.tasks} no-op tasks, {args.workers} worker processes of 1 thread, "
         f"{os.cpu_count()} cores; load average {load_before:.1f} before, {load_after:.1f} after"
     )
-    print(
-        f"{'model':>10} {'wall s':>7} {'tasks/s':>8} {'fixed s':>8} {'rate beyond fixed':>18} "
-        f"{'CPU ms/task':>12} {'in worker ms':>13}"
-    )
+    print(f"{'model':>10} {'wall s':>7} {'tasks/s':>8} {'in worker ms':>13}")
     for kind in ("command", "python"):
-        wall, cpu, inside = rows[kind, args.tasks]
-        fixed = rows[kind, args.tiny][0]
-        beyond = (args.tasks - args.tiny) / max(wall - fixed, 1e-9)
-        print(
-            f"{kind:>10} {wall:>7.2f} {args.tasks / wall:>8.0f} {fixed:>8.2f} {beyond:>18.0f} "
-            f"{cpu / args.tasks * 1e3:>12.2f} {inside * 1e3:>13.2f}"
-        )
+        wall, _, inside = rows[kind]
+        print(f"{kind:>10} {wall:>7.2f} {args.tasks / wall:>8.0f} {inside * 1e3:>13.2f}")
+    print("\nCPU ms per task, by process (during the run of all tasks)")
+    print(f"{'model':>10} " + " ".join(f"{role:>9}" for role in ROLES) + f" {'total':>9}")
+    for kind in ("command", "python"):
+        cpu = rows[kind][1]
+        cells = [cpu[role] / args.tasks * 1e3 for role in ROLES]
+        print(f"{kind:>10} " + " ".join(f"{c:>9.2f}" for c in cells) + f" {sum(cells):>9.2f}")
     print(f"\nsteps of a command task (mean of {args.repeat} calls in this process)")
     print(f"{'step':>50} {'wall us':>9} {'CPU us':>8}")
     for label, wall, cpu in steps:
