@@ -26,6 +26,7 @@ from __future__ import annotations
 import csv
 import gzip
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -149,6 +150,9 @@ def test_the_ready_spec_runs_accasim_as_a_program(scheduler_address, tmp_path):
     from campaign.results.status import STATUS_OK
     from campaign.runner import run as run_campaign
 
+    python3 = shutil.which("python3")
+    found = subprocess.run([python3, "-c", "import accasim"], capture_output=True).returncode
+    assert found == 0, f"the spec runs python3 ({python3}), which cannot import accasim"
     spec = ROOT / "specs" / "accasim-fifo.yaml"
     results = run_campaign(spec, scheduler=scheduler_address, progress=False, output=tmp_path)
     reopened = open_results(tmp_path / "results.nc")
