@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +97,9 @@ def run(
         progress=progress,
     )
     spec = placed(as_spec(spec), output, shard)
+    if spec.resources is not None:  # every task asks them of a worker
+        where = replace(where, resources=spec.resources.dask())
+        options = replace(options, resources=spec.resources.dask())
     model = check_model(spec)  # every cell, before anything runs
     check_output(spec)
     ledger = Ledger(spec.output)
@@ -169,7 +173,7 @@ def _run_holding_the_output(
         with where.client(say) as client:
             while todo:
                 attempted.update(todo)
-                execute_tasks(client, plan, todo, run_id, options, say, sources.code_digest)
+                execute_tasks(client, plan, todo, run_id, options, say, sources)
                 plan.next_round()
                 todo = [i for i in shard.mine(plan.to_run, plan.design) if i not in attempted]
     ledger.compact()
@@ -251,7 +255,7 @@ def execute_tasks(
     run_id: str,
     options: ExecutionOptions,
     say: Callable[[str], None],
-    code: str | None,
+    sources: Sources | None,
 ) -> None:
     """Run the given task indices on the cluster, storing each finished batch in the ledger
     (and, with a precision target, in the plan's task table)."""
@@ -268,7 +272,7 @@ def execute_tasks(
 
     try:
         store = CheckedStore(spec, stored)
-        model = worker_model(spec, plan.sources)
+        model, code = worker_model(spec, sources), sources.code_digest if sources else None
         dispatch(client, model, items, store, options, bar, say=say, code=code)
     finally:
         bar.finish()

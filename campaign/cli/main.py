@@ -5,6 +5,7 @@ an error in one line, Ctrl-C and SIGTERM as a clean stop."""
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import signal
 import sys
 import threading
@@ -114,6 +115,8 @@ def guarded(call, debug: bool, option_names: dict[str, str] | None = None) -> in
     options where the library named parameters; SIGTERM and Ctrl-C stop it cleanly."""
     in_main_thread = threading.current_thread() is threading.main_thread()
     earlier = signal.signal(signal.SIGTERM, _terminated) if in_main_thread else None
+    if in_main_thread:  # `kill -USR1 PID`: where each thread of a run that seems stuck is
+        faulthandler.register(signal.SIGUSR1, all_threads=True, chain=False)
     try:
         return call()
     except CampaignError as error:

@@ -5,9 +5,12 @@
 the tally and batch sizes; `tail` decides, from a snapshot, what idle workers take at the
 tail of a campaign, `deaths` what becomes of the tasks of a dying worker and `timeouts`
 which tasks are past the timeout (all pure, over snapshots); `flight` keeps the batches in
-flight and where they were sent; `driver` sends batches, places them, reads results, follows
-workers, applies those decisions and maps a lost scheduler to one error. The names other
-modules use are re-exported here.
+flight and where they were sent; `shell` holds the state of a dispatch and its calls to the
+scheduler (a lost one is one error); `placement` chooses which batches go to which worker,
+`reading` reads and checks a landed batch, `finishing` stores its results or sends its tasks
+again, `recovery` applies `deaths`' decisions; `driver` runs the loop that follows workers
+and applies the tail and timeout decisions. The names other modules use are re-exported
+here.
 """
 
 from campaign.execute.batching import (
@@ -19,15 +22,9 @@ from campaign.execute.batching import (
     Outcome,
 )
 from campaign.execute.deaths import Death
-from campaign.execute.driver import (
-    POLL_SECONDS,
-    TAIL_POLL_SECONDS,
-    _Driver,
-    dispatch,
-    lost_scheduler,
-    scheduler_calls,
-)
+from campaign.execute.driver import TAIL_POLL_SECONDS, _Driver, dispatch
 from campaign.execute.options import WAIT_WORKERS_SECONDS, ExecutionOptions
+from campaign.execute.shell import POLL_SECONDS, lost_scheduler, scheduler_calls
 from campaign.execute.tail import (
     STRAGGLER_FACTOR,
     Copy,

@@ -65,7 +65,7 @@ def _program_digest(path: str, stamp: tuple[int, int, int]) -> str:
 def files_here(command: CommandSpec) -> dict[str, str]:
     """Name -> digest of each file this worker would run: the inputs as cached (by the digest
     they arrived under) and a program found on this worker's PATH as it is here."""
-    files = dict(command.files)
+    files = dict(command.files)  # a parser's code is checked as a model's, when it is loaded
     program = command.program
     if program is not None and not program.placed:
         path = resolve_on_path(program.name)

@@ -17,6 +17,7 @@ from typing import Any
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
+from campaign.errors import CampaignError
 from campaign.spec.command import CommandSpec
 
 CACHE_FOLDER = "campaign-inputs"
@@ -29,7 +30,7 @@ def cache_folder() -> Path:
         from distributed import get_worker
 
         base = Path(get_worker().local_directory)
-    except (ImportError, ValueError):
+    except ValueError:
         base = Path(tempfile.gettempdir()) / f"campaign-{os.getuid()}"
     return base / CACHE_FOLDER
 
@@ -75,26 +76,40 @@ def ship_inputs(client: Any, command: CommandSpec) -> None:
     files = []
     for item in command.inputs:
         data = Path(item.path).read_bytes()
-        digest = digests.get(item.name) or digest_of(data)
+        digest = digest_of(data)
+        if digests.get(item.name, digest) != digest:
+            raise CampaignError(
+                f"{item.path} changed since the run started; run again to take the change in"
+            )
         files.append((digest, os.access(item.path, os.X_OK), data))
     name = "campaign-inputs-" + digest_of("".join(sorted(d for d, _, _ in files)).encode())[:16]
     client.register_plugin(InputsPlugin(files), name=name)
 
 
 def cached_input(digest: str, name: str, original: str) -> Path:
-    """The cached file of this digest; when it has not arrived (no plugin: a direct call),
-    taken from ``original`` if that file still has this digest."""
+    """The cached file of this digest. On a Dask worker it came with the plugin (nothing is
+    read from the spec's folder: no shared file system is assumed); called outside Dask, it is
+    taken from ``original`` if that file has this digest."""
     folder = cache_folder()
     target = folder / digest
     if target.exists():
         return target
+    if on_dask_worker():
+        raise FileNotFoundError(f"input {name} (digest {digest[:12]}) has not reached this worker")
     try:
         data = Path(original).read_bytes()
     except OSError:
         data = b""
     if digest_of(data) != digest:
-        raise FileNotFoundError(
-            f"input {name} (digest {digest[:12]}) has not reached this worker, and its copy "
-            f"here ({original}) differs or is missing"
-        )
+        raise FileNotFoundError(f"input {name}: {original} is missing or not the one digested")
     return store(folder, digest, data, os.access(original, os.X_OK))
+
+
+def on_dask_worker() -> bool:
+    try:
+        from distributed import get_worker
+
+        get_worker()
+    except (ImportError, ValueError):
+        return False
+    return True

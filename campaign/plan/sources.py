@@ -198,6 +198,12 @@ def command_files(command: CommandSpec) -> dict[str, str]:
     program = command.program
     if program is not None and not program.placed:
         files[program.name] = _digest(Path(program.path))
+    if command.metrics.kind == "parse":  # the parser's code decides the metrics too
+        try:
+            parser = code_files(command.metrics.name)
+        except ValueError as error:
+            raise CampaignError(f"model.metrics.parse: {error}") from None
+        files.update({f"parser: {name}": digest for name, digest in parser.items()})
     return files
 
 

@@ -28,6 +28,7 @@ from campaign.design.shards import Shard, owners
 from campaign.design.tasks import Design, canonical
 from campaign.errors import CampaignError
 from campaign.models import load_model
+from campaign.plan.command import command_declaration
 from campaign.plan.plan import Plan, identity
 from campaign.plan.state import RunState
 from campaign.runner import write_results
@@ -114,7 +115,7 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float = 0.95) 
     for folder in inputs[1:]:
         check_same_campaign(reference, folder)  # every refusal before anything is written
     try:
-        model = load_model(spec.model)
+        model = command_declaration(spec.command) if spec.command else load_model(spec.model)
     except ValueError as error:
         raise CampaignError(
             f"merge: model {spec.model}: {error}; install it where the shards are merged (the "

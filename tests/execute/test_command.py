@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import textwrap
+import time
 
 import numpy as np
 import pytest
@@ -279,3 +280,127 @@ def test_results_file_records_the_program_and_its_digests(tmp_path, write_spec, 
     files = json.loads(data.attrs["model_code_files"])
     assert set(files) == {"sim"}
     assert np.isfinite(data.makespan.values).all()
+
+
+def test_shards_of_a_program_merge_into_the_whole_campaign(tmp_path, write_spec, scheduler_address):
+    from campaign.store.merge import merge
+
+    compile_c(tmp_path, C_SIM)
+    text = """
+        name: sharded
+        model:
+          command: [./sim, "{seed}", "{load}"]
+          metrics: {file: result.csv}
+        factors:
+          load: [0.25, 4, 9]
+        replicates: 3
+        seed: 7
+        output: out
+        """
+    spec = write_spec(text)
+    whole = campaign.run(spec, scheduler=scheduler_address, progress=False, output=tmp_path / "w")
+    for shard in ("1/2", "2/2"):
+        campaign.run(spec, scheduler=scheduler_address, progress=False, shard=shard)
+    merged = merge(sorted((tmp_path / "out").glob("shard-*")), tmp_path / "merged").dataset
+    assert merged.makespan.equals(whole.makespan) and merged.seed.equals(whole.seed)
+
+
+def run_one(tmp_path, text, script, key="k"):
+    """One task of a program through the worker's own function, outside Dask."""
+    from campaign.execute.worker import run_batch
+    from campaign.plan.command import worker_model
+    from campaign.plan.sources import command_sources
+    from campaign.spec.load import load_spec
+
+    (tmp_path / "run.sh").write_text(script)
+    (tmp_path / "spec.yaml").write_text(textwrap.dedent(text))
+    spec = load_spec(tmp_path / "spec.yaml")
+    command = worker_model(spec, command_sources(spec.command))
+    _, results, _, _ = run_batch(command, [(key, {}, 5, 0)], None)
+    return results[0]
+
+
+OUTPUTS = """
+name: kept
+model:
+  command: [/bin/sh, run.sh]
+  inputs: [run.sh]
+  keep: {keep}
+  keep_limit: {limit}
+replicates: 1
+seed: 1
+"""
+
+
+def test_a_finished_task_keeps_the_outputs_keep_names(tmp_path):
+    script = "echo '{\"a\": 1}'; echo note >&2; echo x,y > r.csv; echo z > other.txt\n"
+    result = run_one(tmp_path, OUTPUTS.format(keep="[stdout, '*.csv']", limit="1kB"), script)
+    assert result["status"] == "ok" and result["metrics"] == {"a": 1.0}
+    assert result["outputs"] == {"stdout": b'{"a": 1}\n', "files/r.csv": b"x,y\n"}
+
+
+def test_a_failed_task_keeps_its_stdout_and_stderr(tmp_path):
+    result = run_one(tmp_path, OUTPUTS.format(keep="[]", limit="1kB"), "echo out; echo err >&2")
+    assert result["status"] == "failed"
+    assert result["outputs"] == {"stdout": b"out\n", "stderr": b"err\n"}
+    ok = run_one(tmp_path, OUTPUTS.format(keep="[]", limit="1kB"), "echo a=1")
+    assert ok["status"] == "ok" and "outputs" not in ok  # by default a finished task keeps none
+
+
+def test_outputs_over_the_keep_limit_fail_the_task_in_one_line(tmp_path):
+    script = "head -c 3000 /dev/zero > big.bin; echo a=1\n"
+    result = run_one(tmp_path, OUTPUTS.format(keep="['*.bin']", limit="2kB"), script)
+    assert result["status"] == "failed"
+    assert result["error"] == (
+        "the outputs to keep are 3,000 bytes, over the limit of 2,000 bytes per task "
+        "(model.keep_limit)"
+    )
+
+
+def test_a_running_copy_told_to_skip_its_task_ends_its_program(tmp_path, scheduler_address):
+    from distributed import Client
+
+    from campaign.execute.worker import run_batch, skip_tasks
+    from campaign.spec.command import parse_command
+
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    command = parse_command(
+        {"command": ["/bin/sh", "-c", f"echo $$ > {pids}/g; sleep 3041 & sleep 3041"]},
+        {},
+        [],
+        tmp_path,
+        CampaignError,
+    )
+    with Client(scheduler_address) as client:
+        future = client.submit(run_batch, command, [("k", {}, 1, 0)], "copy", key="copy")
+        while not (pids / "g").exists() or not (pids / "g").read_text().strip():
+            time.sleep(0.05)
+        (worker,) = [w for w, keys in client.processing().items() if "copy" in keys]
+        client.run(skip_tasks, "copy", ["k"], workers=[worker])
+        _, results, _, _ = future.result(timeout=30)
+    assert results[0]["status"] == "skipped"
+    group = int((pids / "g").read_text())
+    with pytest.raises(ProcessLookupError):
+        os.killpg(group, 0)
+
+
+def test_a_shell_line_and_a_free_port(tmp_path, write_spec, scheduler_address):
+    spec = write_spec(
+        """
+        name: shellline
+        model:
+          command: "echo got {name} >&2; python3 -c \\"import socket, sys;
+            s = socket.socket(); s.bind(('127.0.0.1', int(sys.argv[1]))); print('port_ok=1')\\"
+            {port}"
+          shell: true
+        factors:
+          name: ["1; echo injected=1", "2"]
+        replicates: 1
+        seed: 1
+        output: out
+        """
+    )
+    data = campaign.run(spec, scheduler=scheduler_address, progress=False)
+    assert data.port_ok.values.ravel().tolist() == [1.0, 1.0]
+    assert "injected" not in data  # a value is one word of the line, quoted

@@ -5,7 +5,7 @@ from concurrent.futures import CancelledError
 import pytest
 
 from campaign.errors import CampaignError
-from campaign.execute.driver import lost_scheduler, scheduler_calls
+from campaign.execute.shell import lost_scheduler, scheduler_calls
 
 LOST = (
     "lost the Dask scheduler at tcp://10.0.0.1:8786 ({}); the 7 results finished in this run "

@@ -229,7 +229,14 @@ def test_hung_tasks_without_a_timeout_interrupted_by_ctrl_c_keep_the_results_and
             time.sleep(0.05)
         # Ctrl-C on a terminal: SIGINT to the whole foreground group (the cluster's too).
         os.killpg(process.pid, signal.SIGINT)
-        out, err = process.communicate(timeout=300)
+        try:
+            out, err = process.communicate(timeout=300)
+        except subprocess.TimeoutExpired:  # say where the run is stuck: its threads' stacks
+            process.send_signal(signal.SIGUSR1)
+            time.sleep(5)
+            process.kill()
+            out, err = process.communicate()
+            raise AssertionError(f"run did not end within 300 s of Ctrl-C:\n{out}{err}") from None
         while True:  # every process of the run (nannies, hung workers) ends with it
             try:
                 os.killpg(process.pid, 0)

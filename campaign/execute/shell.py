@@ -1,0 +1,143 @@
+"""The state of one dispatch and its calls out: to the scheduler, to the store, to the user.
+
+Everything the driver's parts share lives here: the queues of tasks to send, the batches in
+flight, the workers as last seen, and the tally. The parts (`placement`, `reading`,
+`finishing`, `recovery`, the driver's loop) change it by applying decisions that pure
+functions compute; every call to the scheduler goes through `Shell.scheduler`, so that a lost
+scheduler ends the run with one error, after every finished result has been stored.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import CancelledError
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any
+
+from campaign.errors import CampaignError
+from campaign.execute.batching import BatchSizer, GroupedQueue, Item, Outcome
+from campaign.execute.calls import WorkerCalls
+from campaign.execute.deaths import Death
+from campaign.execute.flight import Flight
+from campaign.execute.options import ExecutionOptions
+from campaign.plan.sources import engine_identity
+from campaign.render.progress import Progress
+
+POLL_SECONDS = 1.0  # how often the driver looks at the workers
+# what a call to the scheduler raises when the scheduler is gone (or the client closed)
+LOST_SCHEDULER_ERRORS = (OSError, CancelledError, RuntimeError)
+
+
+def lost_scheduler(address: str, saved: int, error: BaseException) -> CampaignError:
+    """The one error a lost scheduler ends a run with, whatever call or result found it."""
+    return CampaignError(
+        f"lost the Dask scheduler at {address} ({type(error).__name__}); the {saved} "
+        "results finished in this run are saved: run the same command again (with a "
+        "running scheduler) to finish the rest"
+    )
+
+
+@contextmanager
+def scheduler_calls(lost: Callable[[BaseException], CampaignError]) -> Iterator[None]:
+    """Around calls to the scheduler: one failing because the scheduler is gone (or the
+    client closed) raises ``lost(error)`` instead, its traceback left out (it says nothing
+    more)."""
+    try:
+        yield
+    except LOST_SCHEDULER_ERRORS as error:
+        raise lost(error) from None
+
+
+class Shell:
+    """The state of one dispatch: pending items, batches in flight, workers as last seen."""
+
+    def __init__(
+        self,
+        client: Any,
+        model_name: str,
+        store: Callable[[list[dict[str, Any]]], None],
+        options: ExecutionOptions,
+        progress: Progress,
+        say: Callable[[str], None] | None = None,
+        code: str | None = None,
+    ):
+        self.client = client
+        self.model_name = model_name
+        self.store = store
+        self.options = options
+        self.retries = options.retries
+        self.progress = progress
+        self.task_timeout = options.task_timeout
+        self.wait_workers = options.wait_workers
+        self.say = say or (lambda message: None)
+        self.pending = GroupedQueue()
+        # the batches in flight
+        self.flight = Flight(client, model_name, self.scheduler, options.resources)
+        self.outcome = Outcome()
+        self.threads: dict[str, int] | None = None
+        self.sizer = BatchSizer(1)
+        self.sizer.fixed = options.batch_size
+        timeout = options.task_timeout
+        self.poll = POLL_SECONDS if timeout is None else min(POLL_SECONDS, timeout / 4)
+        self.replicate_tail = options.replicate_tail
+        self.locality = options.locality
+        self.code = code  # the digest of the model's code results must come from
+        self.owned: dict[str, list[Any]] = {}  # worker -> groups it was given (warm caches)
+        # worker deaths (see `Recovery.died_with`): once one happened, every batch is placed
+        # on a worker by the driver, so that a worker can be kept free for a task to run alone
+        self.placed = False
+        self.halves: deque[list[Item]] = deque()  # batches that died with a worker, halved
+        self.lone: deque[Item] = deque()  # tasks that died with a worker, to run alone
+        self.draining: set[str] = set()  # workers given nothing new until they are free
+        self.ended: set[str] = set()  # workers this driver ended (tasks past the timeout)
+        self.deaths: dict[str, Death | None] = {}  # worker -> the scheduler's record of it
+        self.engine = engine_identity()  # what a worker must run for its results to count
+        self.refused: dict[str, str] = {}  # worker -> how its engine differs from this one's
+        self.calls = WorkerCalls(client)  # questions to workers, each waited for a bounded time
+
+    def waiting(self) -> bool:
+        """Whether tasks wait to be sent (new ones, or ones that died with a worker)."""
+        return bool(self.pending or self.halves or self.lone)
+
+    def live(self) -> dict[str, int]:
+        """The workers as last seen, less those known to have died since."""
+        return {w: n for w, n in (self.threads or {}).items() if w not in self.deaths}
+
+    def usable(self) -> dict[str, int]:
+        """The live workers to give work to: those running this process's engine, less those
+        that have not answered the driver's last question (work sent there would wait)."""
+        silent = self.calls.silent
+        return {w: n for w, n in self.live().items() if w not in self.refused and w not in silent}
+
+    def nthreads(self) -> dict[str, int]:
+        with self.scheduler():
+            return dict(self.client.nthreads())
+
+    def record(self, item: Item, result: dict[str, Any], worker: str = "") -> dict[str, Any]:
+        record = {**item.meta, **result, "seed": item.seed, "attempts": item.attempts}
+        if worker:
+            record["worker"] = worker
+        return record
+
+    def keep(self, final: list[dict[str, Any]]) -> None:
+        """Store final records, then count them (a result counts once it is stored)."""
+        if not final:
+            return
+        self.store(final)
+        ok = sum(record["status"] == "ok" for record in final)
+        self.outcome.ok += ok
+        self.outcome.failed += len(final) - ok
+        self.progress.update(ok=ok, failed=len(final) - ok)
+
+    def saved(self) -> int:
+        """How many results this run has stored."""
+        return self.outcome.ok + self.outcome.failed
+
+    def scheduler(self) -> AbstractContextManager[None]:
+        """Around every call to the scheduler (see `scheduler_calls`)."""
+        return scheduler_calls(self.lost)
+
+    def lost(self, error: BaseException) -> CampaignError:
+        address = getattr(getattr(self.client, "scheduler", None), "address", "?")
+        return lost_scheduler(address, self.saved(), error)
