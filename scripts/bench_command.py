@@ -10,8 +10,10 @@
    nannies, the workers, the programs they ran, the workers' watchdogs), which a machine
    shared with other work does not inflate as it does wall time; and the mean time a task
    took inside its worker (the records' ``elapsed``: the model call, or the whole program
-   task). A first small campaign, not counted, pays for what only a session's first run does
-   (imports, the dashboard's setup).
+   task). The command campaign runs again in batches of ``--batch`` tasks (``campaign run
+   --batch-size``) instead of batches sized to last about half a second each from measured
+   durations: what the batches cost. A first small campaign, not counted, pays for what only
+   a session's first run does (imports, the dashboard's setup).
 2. Where a command task's time goes, each step timed ``--repeat`` times in this process as a
    worker runs it (`campaign.execute.command`), wall and CPU time (own and children's): the
    process start alone (``subprocess.run``, which uses vfork; and with fork, as it would with
@@ -102,12 +104,15 @@ def cpu_by_role() -> dict[str, float]:
     return spent
 
 
-def campaign_run(spec: Path, address: str, tasks: int) -> tuple[float, dict[str, float], float]:
+def campaign_run(
+    spec: Path, address: str, tasks: int, batch_size: int | None = None
+) -> tuple[float, dict[str, float], float]:
     """Wall seconds of one whole campaign run, CPU seconds spent meanwhile by role, and the
-    mean seconds a task took inside its worker."""
+    mean seconds a task took inside its worker (``batch_size``: None sizes batches from
+    measured durations, as ``campaign run`` does)."""
     before = cpu_by_role()
     start = time.perf_counter()
-    results = run(spec, scheduler=address, progress=False)
+    results = run(spec, scheduler=address, progress=False, batch_size=batch_size, new=True)
     wall = time.perf_counter() - start
     after = cpu_by_role()
     ok = int((results["status"] == STATUS_OK).sum())
@@ -192,6 +197,9 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=2000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=300)
+    parser.add_argument(
+        "--batch", type=int, default=100, help="the command campaign again in batches of this"
+    )
     args = parser.parse_args()
     load_before = os.getloadavg()[0]
     rows = {}
@@ -211,6 +219,10 @@ def main() -> None:
             campaign_run(write_spec(folder, "warm-up", 20), cluster.scheduler_address, 20)
             for kind, spec in specs.items():
                 rows[kind] = campaign_run(spec, cluster.scheduler_address, args.tasks)
+            batched = campaign_run(
+                specs["command"], cluster.scheduler_address, args.tasks, args.batch
+            )
+            rows[f"command, batches of {args.batch}"] = batched
         steps = step_costs(specs["command"], program, args.repeat)
     load_after = os.getloadavg()[0]
 
@@ -218,16 +230,14 @@ def main() -> None:
         f"{args.tasks} no-op tasks, {args.workers} worker processes of 1 thread, "
         f"{os.cpu_count()} cores; load average {load_before:.1f} before, {load_after:.1f} after"
     )
-    print(f"{'model':>10} {'wall s':>7} {'tasks/s':>8} {'in worker ms':>13}")
-    for kind in ("command", "python"):
-        wall, _, inside = rows[kind]
-        print(f"{kind:>10} {wall:>7.2f} {args.tasks / wall:>8.0f} {inside * 1e3:>13.2f}")
+    print(f"{'model':>26} {'wall s':>7} {'tasks/s':>8} {'in worker ms':>13}")
+    for kind, (wall, _, inside) in rows.items():
+        print(f"{kind:>26} {wall:>7.2f} {args.tasks / wall:>8.0f} {inside * 1e3:>13.2f}")
     print("\nCPU ms per task, by process (during the run of all tasks)")
-    print(f"{'model':>10} " + " ".join(f"{role:>9}" for role in ROLES) + f" {'total':>9}")
-    for kind in ("command", "python"):
-        cpu = rows[kind][1]
+    print(f"{'model':>26} " + " ".join(f"{role:>9}" for role in ROLES) + f" {'total':>9}")
+    for kind, (_, cpu, _) in rows.items():
         cells = [cpu[role] / args.tasks * 1e3 for role in ROLES]
-        print(f"{kind:>10} " + " ".join(f"{c:>9.2f}" for c in cells) + f" {sum(cells):>9.2f}")
+        print(f"{kind:>26} " + " ".join(f"{c:>9.2f}" for c in cells) + f" {sum(cells):>9.2f}")
     print(f"\nsteps of a command task (mean of {args.repeat} calls in this process)")
     print(f"{'step':>50} {'wall us':>9} {'CPU us':>8}")
     for label, wall, cpu in steps:
