@@ -5,7 +5,9 @@ an error in one line, Ctrl-C and SIGTERM as a clean stop."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import faulthandler
+import io
 import signal
 import sys
 import threading
@@ -15,6 +17,7 @@ import campaign.cli.analyze as analyze
 import campaign.cli.inspect as inspect
 import campaign.cli.merge as merge
 import campaign.cli.output as output
+import campaign.cli.outputs as kept_outputs
 import campaign.cli.run as run
 from campaign.cli.options import EXIT_USAGE
 from campaign.errors import CampaignError, ParameterError
@@ -26,6 +29,8 @@ COMMAND_GROUPS = {  # the order of `campaign --help`
     "verify": run,
     "status": inspect,
     "merge": merge,
+    "outputs": kept_outputs,
+    "remetric": kept_outputs,
     "query": analyze,
     "plot": output,
     "report": output,
@@ -116,9 +121,9 @@ def guarded(call, debug: bool, option_names: dict[str, str] | None = None) -> in
     options where the library named parameters; SIGTERM and Ctrl-C stop it cleanly."""
     in_main_thread = threading.current_thread() is threading.main_thread()
     earlier = signal.signal(signal.SIGTERM, _terminated) if in_main_thread else None
-    if in_main_thread and sys.__stderr__ is not None:  # `kill -USR1 PID`: where each thread
-        # of a run that seems stuck is, on the process's own stderr (a captured one has no file)
-        faulthandler.register(signal.SIGUSR1, file=sys.__stderr__, all_threads=True, chain=False)
+    if in_main_thread:  # `kill -USR1 PID`: where each thread of a run that seems stuck is
+        with contextlib.suppress(ValueError, io.UnsupportedOperation):  # stderr has no file
+            faulthandler.register(signal.SIGUSR1, all_threads=True, chain=False)
     try:
         return call()
     except CampaignError as error:

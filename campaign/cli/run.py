@@ -131,14 +131,17 @@ def add_verify(subparsers) -> None:
         description="Run a sample of a campaign's finished tasks again (the same sample every "
         "time: drawn from the campaign's seed), store nothing, and compare every metric with "
         "the stored one, bit for bit. Each mismatch is one line (task key, metric, stored and "
-        "new value); exit status 1 when there is one. A model that reads a clock, the "
-        "environment or a generator not seeded from its seed shows up here.",
+        "new value); exit status 1 when there is one. Every finished task's kept outputs are "
+        "checked against their records too: one line per task whose outputs are missing or "
+        "damaged; a sampled task's kept outputs must come back byte for byte. A model that "
+        "reads a clock, the environment or a generator not seeded from its seed shows up here.",
     )
     p.add_argument(
         "target",
         metavar="SPEC_OR_OUTPUT",
-        help="spec file, or output folder (its results.nc keeps the spec; relative paths in "
-        "it are then taken from the working folder)",
+        help="spec file, or output folder (its results.nc keeps the spec and where it was: "
+        "relative paths in it are taken from that folder if it is still there, else the "
+        "working folder)",
     )
     p.add_argument(
         "--sample",
@@ -298,5 +301,9 @@ def cmd_verify(args) -> int:
             f"verify: {verdict.left_out} stored results computed from other code or inputs "
             "than now were left out"
         )
+    for problem in verdict.outputs:
+        print(f"verify: {problem}")
     print(verdict.summary())
-    return EXIT_FAILED_TASKS if verdict.mismatches else EXIT_OK
+    if verdict.outputs:
+        print(f"verify: {len(verdict.outputs)} finished tasks' kept outputs are missing or damaged")
+    return EXIT_FAILED_TASKS if verdict.mismatches or verdict.outputs else EXIT_OK

@@ -10,6 +10,10 @@ from campaign.spec.load import Precision, Spec
 
 def describe_spec(spec: Spec) -> str:
     lines = [f"campaign {spec.name}: model {spec.model}"]
+    if spec.command is not None:
+        lines[0] += f": {' '.join(spec.command.argv)}"
+        if spec.command.inputs:
+            lines.append(f"  inputs: {', '.join(i.name for i in spec.command.inputs)}")
     if spec.description:
         lines.append(f"  {spec.description.strip()}")
     for name, value in spec.params.items():
