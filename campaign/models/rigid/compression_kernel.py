@@ -221,6 +221,8 @@ def _compress(
             top = span_most[k]
     limit = free[n - 1]
     size_tree = limit + 2
+    buffer_times = np.empty(len(times), np.float64)
+    buffer_free = np.empty(len(free), np.int64)
     earliest = np.full(size_tree, inf)
     latest = np.full(size_tree, t)
     passed = 0
@@ -322,83 +324,36 @@ def _compress(
         moves[position] = True
         if duration <= 0 or width <= 0:
             continue
-        # Book [here, end) (j: its first step at or after end), merging equal neighbours.
-        if j == i + 1:
-            count = free[i] - width
-            if j == n or times[j] != end:
-                if i > 0 and free[i - 1] == count:
-                    times[i] = end
-                else:
-                    _insert(times, free, n, j, end, count + width)
-                    free[i] = count
-                    n += 1
-            else:
-                free[i] = count
-                if free[j] == count:
-                    _delete(times, free, n, j)
-                    n -= 1
-                if i > 0 and free[i - 1] == count:
-                    _delete(times, free, n, i)
-                    n -= 1
-        else:
-            if j == n or times[j] != end:
-                _insert(times, free, n, j, end, free[j - 1])
-                n += 1
-            for k in range(i, j):
-                free[k] -= width
-            if j < n and free[j] == free[j - 1]:
-                _delete(times, free, n, j)
-                n -= 1
-            if i > 0 and free[i] == free[i - 1]:
-                _delete(times, free, n, i)
-                n -= 1
-        # Give back [freed_from, finish) with ``most`` its most free processors.
+        # The steps the move changes (from the one before ``here`` to the first after the
+        # old booking's end) are edited in a buffer, then put back with one shift of the
+        # steps after them: a tail shifted per breakpoint added or dropped dominated.
+        first_step = i - 1 if i > 0 else 0
+        last_step = np.searchsorted(times[:n], old + duration, side="right") + 1
+        if last_step > n:
+            last_step = n
+        length = last_step - first_step
+        buffer_times[:length] = times[first_step:last_step]
+        buffer_free[:length] = free[first_step:last_step]
+        edited, most = _move(
+            buffer_times, buffer_free, length, i - first_step, j - first_step,
+            here, end, old, duration, width, horizon,
+        )  # fmt: skip
+        shift = edited - length
+        if shift > 0:
+            for k in range(n - 1, last_step - 1, -1):
+                times[k + shift] = times[k]
+                free[k + shift] = free[k]
+        elif shift < 0:
+            for k in range(last_step, n):
+                times[k + shift] = times[k]
+                free[k + shift] = free[k]
+        n += shift
+        times[first_step : first_step + edited] = buffer_times[:edited]
+        free[first_step : first_step + edited] = buffer_free[:edited]
         freed_from = here + duration
         if freed_from < old:
             freed_from = old
         finish = old + duration
-        lo = i + np.searchsorted(times[i:n], freed_from, side="left")
-        if lo == n or times[lo] != freed_from:
-            _insert(times, free, n, lo, freed_from, free[lo - 1])
-            n += 1
-        hi = lo + 1
-        if hi < n and times[hi] < finish:
-            hi = hi + 1 + np.searchsorted(times[hi + 1 : n], finish, side="left")
-        if hi == lo + 1:
-            most = free[lo] + width
-            if hi == n or times[hi] != finish:
-                if free[lo - 1] == most:
-                    times[lo] = finish
-                else:
-                    _insert(times, free, n, hi, finish, most - width)
-                    n += 1
-                    free[lo] = most
-            else:
-                free[lo] = most
-                if free[hi] == most:
-                    _delete(times, free, n, hi)
-                    n -= 1
-                if free[lo - 1] == most:
-                    _delete(times, free, n, lo)
-                    n -= 1
-        else:
-            if hi == n or times[hi] != finish:
-                _insert(times, free, n, hi, finish, free[hi - 1])
-                n += 1
-            most = free[lo] + width
-            free[lo] = most
-            bound = finish if finish < horizon else horizon
-            for k in range(lo + 1, hi):
-                count = free[k] + width
-                free[k] = count
-                if count > most and times[k] < bound:
-                    most = count
-            if hi < n and free[hi] == free[hi - 1]:
-                _delete(times, free, n, hi)
-                n -= 1
-            if free[lo] == free[lo - 1]:
-                _delete(times, free, n, lo)
-                n -= 1
         if most > top:
             top = most
         # The span freed, coalesced with the last one freed here when they overlap.
@@ -433,3 +388,90 @@ def _compress(
             if freed_from < coming:
                 coming = freed_from
     return n, known, spans
+
+
+@njit(cache=True)
+def _move(times, free, n, i, j, here, end, old, duration, width, horizon):
+    """Book [here, end) (j: its first step at or after end) and give back [max(here +
+    duration, old), old + duration), merging equal neighbours, in the steps ``times[:n]``:
+    the profile's from the one before ``here`` (if any) to the first after old + duration
+    (or the end). The new length, and the most free processors in the span given back
+    before the horizon. (Every index compared with n is below it unless n is the end.)"""
+    # Book [here, end) (j: its first step at or after end), merging equal neighbours.
+    if j == i + 1:
+        count = free[i] - width
+        if j == n or times[j] != end:
+            if i > 0 and free[i - 1] == count:
+                times[i] = end
+            else:
+                _insert(times, free, n, j, end, count + width)
+                free[i] = count
+                n += 1
+        else:
+            free[i] = count
+            if free[j] == count:
+                _delete(times, free, n, j)
+                n -= 1
+            if i > 0 and free[i - 1] == count:
+                _delete(times, free, n, i)
+                n -= 1
+    else:
+        if j == n or times[j] != end:
+            _insert(times, free, n, j, end, free[j - 1])
+            n += 1
+        for k in range(i, j):
+            free[k] -= width
+        if j < n and free[j] == free[j - 1]:
+            _delete(times, free, n, j)
+            n -= 1
+        if i > 0 and free[i] == free[i - 1]:
+            _delete(times, free, n, i)
+            n -= 1
+    # Give back [freed_from, finish) with ``most`` its most free processors.
+    freed_from = here + duration
+    if freed_from < old:
+        freed_from = old
+    finish = old + duration
+    lo = i + np.searchsorted(times[i:n], freed_from, side="left")
+    if lo == n or times[lo] != freed_from:
+        _insert(times, free, n, lo, freed_from, free[lo - 1])
+        n += 1
+    hi = lo + 1
+    if hi < n and times[hi] < finish:
+        hi = hi + 1 + np.searchsorted(times[hi + 1 : n], finish, side="left")
+    if hi == lo + 1:
+        most = free[lo] + width
+        if hi == n or times[hi] != finish:
+            if free[lo - 1] == most:
+                times[lo] = finish
+            else:
+                _insert(times, free, n, hi, finish, most - width)
+                n += 1
+                free[lo] = most
+        else:
+            free[lo] = most
+            if free[hi] == most:
+                _delete(times, free, n, hi)
+                n -= 1
+            if free[lo - 1] == most:
+                _delete(times, free, n, lo)
+                n -= 1
+    else:
+        if hi == n or times[hi] != finish:
+            _insert(times, free, n, hi, finish, free[hi - 1])
+            n += 1
+        most = free[lo] + width
+        free[lo] = most
+        bound = finish if finish < horizon else horizon
+        for k in range(lo + 1, hi):
+            count = free[k] + width
+            free[k] = count
+            if count > most and times[k] < bound:
+                most = count
+        if hi < n and free[hi] == free[hi - 1]:
+            _delete(times, free, n, hi)
+            n -= 1
+        if free[lo] == free[lo - 1]:
+            _delete(times, free, n, lo)
+            n -= 1
+    return n, most
