@@ -1,0 +1,93 @@
+"""README.md's outputs of the demo are what the commands print today: each block after a
+`<!-- output of: COMMAND -->` comment equals COMMAND's output on one run of specs/demo.yaml."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+import pytest
+
+from campaign.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[1]
+MARKER = re.compile(r"^<!-- output of: (.+?) -->$")
+
+
+def readme_outputs(text: str) -> list[tuple[str, str]]:
+    """(command, block) for every marked block: a fenced block (its lines inside the fences)
+    or a Markdown table (its lines up to the next blank line, and the note after it)."""
+    lines = text.splitlines()
+    found = []
+    for at, line in enumerate(lines):
+        match = MARKER.match(line)
+        if not match:
+            continue
+        rest = lines[at + 1 :]
+        if rest[0].strip().startswith("```"):
+            end = next(i for i in range(1, len(rest)) if rest[i].strip().startswith("```"))
+            block = rest[1:end]
+        else:  # a table, a blank line, its note
+            table_end = rest.index("")
+            note_end = rest.index("", table_end + 1)
+            block = rest[:note_end]
+        found.append((match.group(1), "\n".join(block)))
+    return found
+
+
+OUTPUTS = readme_outputs((ROOT / "README.md").read_text())
+
+
+def printed(args: list[str]) -> tuple[int, str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(args)
+    return code, out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def demo_folder(tmp_path_factory, scheduler_address):
+    """A folder where `campaign run specs/demo.yaml` ran, as the README says (the whole demo,
+    on the shared cluster: results do not depend on it), and what the run printed."""
+    folder = tmp_path_factory.mktemp("readme")
+    (folder / "specs").mkdir()
+    shutil.copy(ROOT / "specs" / "demo.yaml", folder / "specs" / "demo.yaml")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        code, text = printed(["run", "specs/demo.yaml", "--scheduler", scheduler_address])
+    assert code == 0, text
+    return folder, text
+
+
+def summary_of_run(text: str, folder: Path) -> str:
+    """What `run` printed from its summary on (the lines before name the cluster), the output
+    folder shown as the README shows it."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Summary:"))
+    return "\n".join(lines[start:]).replace(f"{folder.resolve()}/", "/home/me/")
+
+
+def test_readme_marks_the_demo_outputs():
+    commands = [command for command, _ in OUTPUTS]
+    assert len(commands) == len(set(commands)) >= 6
+    assert "campaign run specs/demo.yaml" in commands
+    assert any("--rank" in command for command in commands)
+    assert any(command.startswith("campaign compare") for command in commands)
+    assert any(command.startswith("campaign effects") for command in commands)
+    assert any(command.startswith("campaign query") for command in commands)
+
+
+@pytest.mark.parametrize(("command", "block"), OUTPUTS, ids=[c for c, _ in OUTPUTS])
+def test_readme_output_is_what_the_command_prints(demo_folder, monkeypatch, command, block):
+    folder, run_text = demo_folder
+    if command == "campaign run specs/demo.yaml":
+        assert summary_of_run(run_text, folder) == block
+        return
+    monkeypatch.chdir(folder)
+    code, text = printed(shlex.split(command)[1:])
+    assert code == 0, text
+    assert text.rstrip("\n") == block
