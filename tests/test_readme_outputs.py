@@ -91,3 +91,30 @@ def test_readme_output_is_what_the_command_prints(demo_folder, monkeypatch, comm
     code, text = printed(shlex.split(command)[1:])
     assert code == 0, text
     assert text.rstrip("\n") == block
+
+
+def test_readme_prose_numbers_of_compare(demo_folder):
+    """The numbers the prose after the compare block quotes: unpaired half-widths against
+    EASY, and paired against unpaired intervals against FCFS (easy, load 1.0)."""
+    import campaign
+
+    folder, _ = demo_folder
+    results = campaign.open_results(folder / "outputs" / "demo")
+    readme = " ".join((ROOT / "README.md").read_text().split())
+
+    def against(baseline, paired, **where):
+        chosen = campaign.compare(results, "scheduler", baseline, "mean_wait", paired=paired)
+        return chosen.sel(**where) if where else chosen
+
+    easy = against("easy", False).sel(scheduler="conservative")
+    widths = [f"{float(f'{w:.3g}'):.0f}" for w in easy["difference_half_width"].values.ravel()]
+    assert f"half-widths of {widths[0]}, {widths[1]} and {widths[2]} s" in readme
+
+    paired = against("fcfs", True, scheduler="easy", load=1.0)
+    unpaired = against("fcfs", False, scheduler="easy", load=1.0)
+    thousands = [f"{float(c['difference_half_width']) / 1000:.1f}" for c in (paired, unpaired)]
+    assert f"({thousands[0]} against {thousands[1]} thousand seconds at load 1.0)" in readme
+    bounds = [
+        f"[{float(c['ratio_low']):.3f}, {float(c['ratio_high']):.3f}]" for c in (paired, unpaired)
+    ]
+    assert f"({bounds[0]} against {bounds[1]})" in readme
