@@ -3,6 +3,7 @@ session (a real scheduler and two worker processes, started when a test first as
 
 from __future__ import annotations
 
+import json
 import logging
 import textwrap
 from pathlib import Path
@@ -11,6 +12,14 @@ import pytest
 
 DATA = Path(__file__).resolve().parent / "data"
 """Slices of real archive traces, under the traces' own names (scripts/make_test_slices.py)."""
+
+
+def ledger_keys(output: Path) -> set[str]:
+    """The keys of the tasks an output folder's ledger holds, read as a run writes it."""
+    keys = set()
+    for path in (output / "ledger").glob("*.jsonl"):
+        keys.update(json.loads(line)["key"] for line in path.read_text().splitlines() if line)
+    return keys
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -14,6 +13,7 @@ import xarray as xr
 
 import campaign
 from campaign.plan.plan import make_plan
+from tests.conftest import ledger_keys
 
 SPEC = """
 name: killme
@@ -24,13 +24,6 @@ replicates: 50
 seed: 5
 output: {output}
 """
-
-
-def ledger_keys(output):
-    keys = set()
-    for path in (output / "ledger").glob("*.jsonl"):
-        keys.update(json.loads(line)["key"] for line in path.read_text().splitlines() if line)
-    return keys
 
 
 def test_sigkill_midway_then_rerun_finishes_only_the_rest(tmp_path, scheduler_address):

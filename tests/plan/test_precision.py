@@ -3,7 +3,6 @@ enough; the rounds follow from the spec and the stored results alone."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -22,6 +21,7 @@ from campaign.cli.main import main
 from campaign.errors import CampaignError
 from campaign.plan.plan import make_plan
 from campaign.spec.load import parse_spec
+from tests.conftest import ledger_keys
 
 
 def test_stopping_rule_cases():
@@ -266,13 +266,6 @@ precision: {{metrics: [value], half_width: 0.15, min_replicates: 5, max_replicat
 seed: 11
 output: {output}
 """
-
-
-def ledger_keys(output):
-    keys = set()
-    for path in (output / "ledger").glob("*.jsonl"):
-        keys.update(json.loads(line)["key"] for line in path.read_text().splitlines() if line)
-    return keys
 
 
 def run_and_kill(command, output, after):

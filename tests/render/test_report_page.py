@@ -21,6 +21,7 @@ import campaign
 from campaign.cli.main import main
 from campaign.render.comparison import render_comparison
 from campaign.render.effects import render_effects
+from tests.render.test_tables import expected_rows
 
 BROWSER_FLAGS = [
     "--headless",
@@ -125,21 +126,7 @@ def test_the_browser_renders_every_figure_and_the_numbers_of_the_results(report,
             "95% interval",
             "n",
         ]
-        rows = []
-        for rate, level in LEVELS:
-            cell = dataset.sel(arrival_rate=rate, service_rate=level)
-            low, high = float(cell[f"{metric}_ci_low"]), float(cell[f"{metric}_ci_high"])
-            mean = float(cell[f"{metric}_mean"])
-            rows.append(
-                [
-                    str(rate),
-                    level,
-                    f"{mean:.6g} ± {(high - low) / 2:.3g}",
-                    f"[{low:.6g}, {high:.6g}]",
-                    str(int(cell[f"{metric}_n"])),
-                ]
-            )
-        assert table[1:] == rows
+        assert table[1:] == expected_rows(dataset, metric)
 
     assert failures.sizes["failure"] == 4  # this seed's failures, all at the lowest rate
     assert failed[0] == ["levels", "replicate", "error", "task key"]
