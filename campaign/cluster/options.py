@@ -17,7 +17,7 @@ from campaign.errors import BadValue
 class ClusterOptions:
     """`workers`: worker processes of the embedded cluster (None: one per core); `scheduler`:
     the address of a running scheduler; `cluster`: a cluster file that starts one; `security`:
-    a TLS settings file (see `campaign.cluster.open`)."""
+    a TLS settings file (see `campaign.cluster.security`)."""
 
     workers: int | None = None
     scheduler: str | None = None

@@ -11,7 +11,8 @@ import yaml
 
 import campaign
 from campaign.cli.main import main
-from campaign.cluster.open import cluster_class, load_cluster_file, load_security
+from campaign.cluster.jobqueue import cluster_class, load_cluster_file
+from campaign.cluster.security import load_security
 from campaign.errors import CampaignError
 
 SPEC = """
@@ -131,9 +132,11 @@ def test_scheduler_address_refuses_a_mix_of_tls_and_plain_tcp():
     assert scheduler_address("10.0.0.1:8786", None) == "tcp://10.0.0.1:8786"
     assert scheduler_address("10.0.0.1:8786", security) == "tls://10.0.0.1:8786"
     assert scheduler_address("tls://h:1", security) == "tls://h:1"
-    with pytest.raises(CampaignError, match=r"^the Dask scheduler tls://h:1 uses TLS: pass --sec"):
+    with pytest.raises(
+        CampaignError, match=r"^the Dask scheduler tls://h:1 uses TLS: pass security FILE"
+    ):
         scheduler_address("tls://h:1", None)
-    with pytest.raises(CampaignError, match=r"^--security needs a tls:// scheduler address, got"):
+    with pytest.raises(CampaignError, match=r"^security needs a tls:// scheduler address, got"):
         scheduler_address("tcp://h:1", security)
 
 
