@@ -36,13 +36,7 @@ class ClusterFile:
 
 def load_cluster_file(path: str | Path) -> ClusterFile:
     path = Path(path)
-    data = read_mapping(path, "cluster")
-    unknown = sorted(set(data) - set(CLUSTER_FIELDS))
-    if unknown:
-        raise CampaignError(
-            f"cluster file {path}: unknown setting {unknown[0]!r}; allowed: "
-            f"{', '.join(CLUSTER_FIELDS)}"
-        )
+    data = read_mapping(path, "cluster", CLUSTER_FIELDS)
     reference = data.get("class")
     if not isinstance(reference, str) or not reference:
         raise CampaignError(

@@ -24,8 +24,9 @@ from campaign.errors import CampaignError
 SECURITY_FIELDS = ("ca", "cert", "key")
 
 
-def read_mapping(path: Path, what: str) -> dict[str, Any]:
-    """The settings of a small YAML file (``what`` names it in errors): one mapping."""
+def read_mapping(path: Path, what: str, allowed: tuple[str, ...]) -> dict[str, Any]:
+    """The settings of a small YAML file (``what`` names it in errors): one mapping, of
+    ``allowed`` settings only."""
     try:
         data = yaml.safe_load(path.read_text())
     except FileNotFoundError:
@@ -35,6 +36,11 @@ def read_mapping(path: Path, what: str) -> dict[str, Any]:
         raise CampaignError(f"{what} file {path} cannot be read: {problem}") from None
     if not isinstance(data, dict):
         raise CampaignError(f"{what} file {path} must be a mapping of settings")
+    unknown = sorted(set(data) - set(allowed))
+    if unknown:
+        raise CampaignError(
+            f"{what} file {path}: unknown setting {unknown[0]!r}; allowed: {', '.join(allowed)}"
+        )
     return data
 
 
@@ -47,13 +53,7 @@ def load_security(path: str | Path) -> Any:
     from distributed import Security
 
     path = Path(path)
-    data = read_mapping(path, "security")
-    unknown = sorted(set(data) - set(SECURITY_FIELDS))
-    if unknown:
-        raise CampaignError(
-            f"security file {path}: unknown setting {unknown[0]!r}; allowed: "
-            f"{', '.join(SECURITY_FIELDS)}"
-        )
+    data = read_mapping(path, "security", SECURITY_FIELDS)
     files: dict[str, str] = {}
     for name in SECURITY_FIELDS:
         value = data.get(name)

@@ -14,17 +14,7 @@ from campaign.cli.main import main
 from campaign.cluster.jobqueue import cluster_class, load_cluster_file
 from campaign.cluster.security import load_security
 from campaign.errors import CampaignError
-
-SPEC = """
-name: from-file
-model: mm1
-params: {service_rate: 1.0, customers: 500}
-factors:
-  arrival_rate: [0.5, 0.8]
-replicates: 4
-seed: 3
-output: out
-"""
+from tests.conftest import MM1_TWO_LOADS as SPEC
 
 LOCAL = """
 class: distributed:LocalCluster
@@ -165,7 +155,7 @@ def test_batch_cluster_without_interface_is_said_to_listen_everywhere(tmp_path, 
     warning = (
         f"warning: {path} sets no 'interface': its scheduler and workers listen on every "
         "interface over plain TCP, where whoever reaches them can run code; set the cluster "
-        "network's interface and use --security (see cluster/README.md)"
+        "network's interface and use TLS (see cluster/README.md)"
     )
     assert (warning in said) == (interface is None), said
     assert listening == ({"127.0.0.1"} if interface else {"0.0.0.0", "::"})
