@@ -592,7 +592,7 @@ def literal(*texts) -> None:
 def save_figure(figure, path: Path) -> None:
     """Write a figure (its folder made if missing) and close it; the tight bounding box
     keeps every label and the legend inside the image."""
-    make_folder(path.parent, f"--out {path}")
+    make_folder(path.parent, f"{{out}} {path}", "out")
     try:
         figure.savefig(path, dpi=SAVE_DPI)
     except OSError as error:
