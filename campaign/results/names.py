@@ -74,12 +74,60 @@ def name_clashes(factors: Iterable[str], metrics: Iterable[str]) -> dict[str, st
     return clashes
 
 
+SAMPLE_MARK = "@"
+"""Joins a sample's name and one of its stored entries: ``wait@q95``, ``wait@n``."""
+QUANTILE_GRID = np.arange(101) / 100
+"""The probabilities at which a sample is kept: every whole percentile, 0 (the minimum) to 100
+(the maximum). A task's sample is stored as its quantiles there (NumPy's default, linear
+interpolation) and its size: about 2 kB per sample in a ledger line whatever the sample's size.
+Percentiles on this grid are exact; a CDF drawn from them is within 1/100 (plus 1/size) in
+probability of the sample's own."""
+
+
+def quantile_label(probability: float) -> str:
+    return f"q{round(probability * 100)}"
+
+
+def sample_entries(name: str, value: Any) -> dict[str, float]:
+    """A 1-D sample as the scalars a record stores: its size and its quantiles on the grid."""
+    try:
+        sample = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"metric {name!r} is a sequence that is not all numbers") from None
+    if sample.ndim != 1:
+        raise TypeError(
+            f"metric {name!r} has {sample.ndim} dimensions; a sample is a 1-D array of numbers"
+        )
+    if np.isnan(sample).any():
+        raise ValueError(
+            f"sample {name!r} holds NaN; a sample holds the values that are defined only"
+        )
+    entries = {f"{name}{SAMPLE_MARK}n": float(sample.size)}
+    quantiles = (
+        np.quantile(sample, QUANTILE_GRID) if sample.size else np.full(QUANTILE_GRID.size, np.nan)
+    )
+    for probability, quantile in zip(QUANTILE_GRID, quantiles):
+        entries[f"{name}{SAMPLE_MARK}{quantile_label(probability)}"] = float(quantile)
+    return entries
+
+
+def is_sample(value: Any) -> bool:
+    return isinstance(value, np.ndarray) and value.ndim > 0 or isinstance(value, list | tuple)
+
+
+def sample_names(names: Iterable[str]) -> list[str]:
+    """The samples whose entries are among ``names`` (``wait`` for ``wait@n``), in order."""
+    mark = SAMPLE_MARK + "n"
+    return [name[: -len(mark)] for name in names if name.endswith(mark)]
+
+
 def metric_values(raw: Any) -> dict[str, float]:
     """A model's result as ``{metric: float}``, or a clear error for what a file cannot hold.
 
     NaN is a legitimate value (an undefined metric); no metrics at all, a name that is not
     a string or that the layout reserves, a value that is not a number, or two names that
-    clash are errors of the task.
+    clash are errors of the task. A 1-D array (or list) of numbers is a sample: it is kept as
+    its size and quantiles (`sample_entries`).
     """
     if not isinstance(raw, Mapping):
         raise TypeError(f"the model returned {type(raw).__name__}, not a mapping metric: value")
@@ -90,7 +138,10 @@ def metric_values(raw: Any) -> dict[str, float]:
         problem = metric_name_problem(name)
         if problem is not None:
             raise ValueError(problem)
-        values[name] = _as_float(name, value)
+        if is_sample(value):
+            values.update(sample_entries(name, value))
+        else:
+            values[name] = _as_float(name, value)
     clashes = name_clashes((), values)
     if clashes:
         raise ValueError(next(iter(clashes.values())))

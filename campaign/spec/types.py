@@ -68,6 +68,11 @@ class DesignSpec:
         return self.sizes[-1] if self.sizes else 0
 
 
+DEFAULT_PERCENTILES = (50, 95, 99)
+"""The percentiles of every sample a model returns that results keep as metrics
+(``wait_p95``); a spec's ``percentiles:`` chooses others among the whole percentiles 0..100."""
+
+
 @dataclass(frozen=True)
 class Spec:
     name: str
@@ -85,6 +90,7 @@ class Spec:
     description: str = ""
     digest: str = field(default="")
     design: DesignSpec = field(default_factory=DesignSpec)
+    percentiles: tuple[int, ...] = DEFAULT_PERCENTILES
 
     def factor(self, name: str) -> Factor:
         for factor in self.factors:
