@@ -107,8 +107,8 @@ def test_pooled_cdf_weighs_tasks_by_their_sample_size():
 
 
 def test_spec_percentiles_are_checked(write_spec):
-    spec = write_spec("name: a\nmodel: mm1\nseed: 1\npercentiles: [50, 99.5]\n")
+    spec = write_spec("name: a\nmodel: mm1\nseed: 1\nreplicates: 2\npercentiles: [50, 99.5]\n")
     with pytest.raises(CampaignError, match="percentiles: 99.5 is not allowed"):
         load_spec(spec)
-    spec = write_spec("name: a\nmodel: mm1\nseed: 1\npercentiles: [90]\n")
+    spec = write_spec("name: a\nmodel: mm1\nseed: 1\nreplicates: 2\npercentiles: [90]\n")
     assert load_spec(spec).percentiles == (90,)
