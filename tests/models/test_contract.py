@@ -140,8 +140,13 @@ def test_a_model_declares_its_params_metrics_with_units_and_an_example(model):
 def test_same_seed_same_metrics_each_declared_with_units(model):
     first, again = model(model.example, 11), model(dict(model.example), 11)
     assert list(first) == list(again)
-    assert np.array_equal(list(first.values()), list(again.values()), equal_nan=True)
-    assert all(type(value) is float for value in first.values())
+    for name, value in first.items():
+        assert np.array_equal(value, again[name], equal_nan=True), name
+    samples = set(model.samples)
+    assert all(type(v) is float for name, v in first.items() if name not in samples)
+    for name in samples:  # declared samples: 1-D arrays of floats
+        assert isinstance(first[name], np.ndarray) and first[name].ndim == 1, name
+        assert first[name].dtype == np.float64, name
     undeclared = [name for name in first if not declared(name, model.metrics)]
     assert not undeclared
 
