@@ -159,6 +159,7 @@ PARSERS = {
 
 
 def cmd_query(args) -> int:
+    from campaign.analysis.breakdown import factor_view, mentioned
     from campaign.analysis.metrics import choose_metrics
     from campaign.analysis.query import check_confidence, summary_table
     from campaign.render.summary import render_summary
@@ -166,6 +167,7 @@ def cmd_query(args) -> int:
 
     check_confidence(args.confidence)
     dataset = open_results(args.results)
+    dataset = factor_view(dataset, mentioned(factor_list(args.by), args.where, args.rank))
     if args.rank:
         return rank(dataset, args)
     metrics = choose_metrics(dataset, "query", args.metric)
@@ -202,6 +204,7 @@ def rank(dataset, args) -> int:
 
 
 def cmd_compare(args) -> int:
+    from campaign.analysis.breakdown import factor_view, mentioned
     from campaign.analysis.comparison import compare
     from campaign.analysis.query import check_confidence
     from campaign.render.comparison import render_comparison
@@ -209,8 +212,9 @@ def cmd_compare(args) -> int:
 
     check_confidence(args.confidence)
     dataset = open_results(args.results)
+    names = mentioned(factor_list(args.by), args.where, args.factor)
     result = compare(
-        dataset,
+        factor_view(dataset, names),
         args.factor,
         args.baseline,
         args.metric,

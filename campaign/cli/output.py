@@ -85,9 +85,11 @@ PARSERS = {"plot": add_plot, "report": add_report, "export": add_export}
 
 
 def cmd_plot(args) -> int:
+    from campaign.analysis.breakdown import factor_view, mentioned
     from campaign.analysis.query import check_confidence
-    from campaign.render.figures import plot_metric, save_figure, write_figures
+    from campaign.render.figures import plot_ecdf, plot_metric, save_figure, write_figures
     from campaign.results.netcdf import open_results, results_file
+    from campaign.results.samples import samples_of
     from campaign.store.folder import FIGURES_FOLDER, check_folder, image_path
 
     check_confidence(args.confidence)
@@ -97,9 +99,14 @@ def cmd_plot(args) -> int:
         folder = results_file(args.results).parent / FIGURES_FOLDER
         check_folder(folder, FIGURES_FOLDER)
     dataset = open_results(args.results)
-    figure = plot_metric(
-        dataset, args.metric, args.x, args.by, args.where, args.confidence, args.log
-    )
+    if args.metric in samples_of(dataset):  # a sample: its CDF pooled over replicates
+        figure = plot_ecdf(dataset, args.metric, args.by, args.where)
+    else:
+        names = mentioned([args.by], args.where, args.x)
+        figure = plot_metric(
+            factor_view(dataset, names), args.metric, args.x, args.by, args.where,
+            args.confidence, args.log,
+        )  # fmt: skip
     if args.out:
         save_figure(figure, out)
         print(f"plot: {out}")

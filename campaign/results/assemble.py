@@ -8,6 +8,8 @@ One flat netCDF file, readable with plain ``xarray.open_dataset``:
 - ``<metric>_mean``, ``_std``, ``_n``, ``_ci_low``, ``_ci_high``: per-cell summary;
 - ``<sample>``: a sample's quantiles per task on an extra dimension ``quantile``, with
   ``<sample>_count`` and ``<sample>_p<k>`` metrics (`campaign.results.samples`);
+- ``<metric>_by_<dimension>``: a breakdown's values per task on an extra dimension
+  (``job_class``) (`campaign.results.breakdowns`);
 - ``<metric>_nan``: per cell, the finished replicates whose value is NaN (undefined), which
   the mean and ``_n`` leave out;
 - with a precision target, per cell: ``precision_met``, ``precision_state`` and
@@ -34,6 +36,7 @@ import xarray as xr
 from campaign.analysis.stats import Rounds, summarize
 from campaign.design import points as designs
 from campaign.design.tasks import Design, canonical
+from campaign.results.breakdowns import split_breakdowns
 from campaign.results.check import storable_records
 from campaign.results.provenance import provenance
 from campaign.results.samples import QUANTILE, quantile_coordinate, split_samples
@@ -96,6 +99,7 @@ def assemble(
     seeds = design.seeds.reshape(shape)
     columns = {name: column.reshape(shape) for name, column in columns.items()}
     columns, samples, derived = split_samples(columns, dims, spec.percentiles, documented)
+    columns, breakdowns = split_breakdowns(columns, dims, documented)
     documented = {**documented, **derived}
 
     kept = spec.replicates  # replicates beyond every cell's rounds are left out
@@ -115,6 +119,13 @@ def assemble(
         variables[QUANTILE] = quantile_coordinate()
     for name, sample in samples.items():
         variables[name] = xr.Variable(sample.dims, sample.values[..., :kept, :], sample.attrs)
+    for name, variable in breakdowns.items():
+        if isinstance(variable, xr.IndexVariable):
+            variables[name] = variable
+        else:
+            variables[name] = xr.Variable(
+                variable.dims, variable.values[..., :kept, :], variable.attrs
+            )
     variables["status"] = xr.Variable(
         dims,
         status[..., :kept],

@@ -111,6 +111,40 @@ def sample_entries(name: str, value: Any) -> dict[str, float]:
     return entries
 
 
+BREAKDOWN_ENTRY = re.compile(r"^(?P<metric>.+)@(?P<dimension>[a-z][a-z0-9_]*)=(?P<label>.+)$")
+"""A breakdown's entry in a record: ``mean_wait@job_class=narrow_short``."""
+
+
+def breakdown_entries(dimension: str, value: Mapping) -> dict[str, float]:
+    """A breakdown ``{label: {metric: number}}`` as the scalars a record stores."""
+    entries = {}
+    for label, metrics in value.items():
+        for part, what in ((label, "label"), (dimension, "dimension")):
+            if not isinstance(part, str) or not METRIC_PATTERN.match(part) or "=" in part:
+                raise ValueError(f"breakdown {dimension!r}: {what} {part!r} is not allowed")
+        if not isinstance(metrics, Mapping):
+            raise TypeError(
+                f"breakdown {dimension!r}: label {label!r} must map metric names to numbers, "
+                f"got {metrics!r}"
+            )
+        for metric, number in metrics.items():
+            problem = metric_name_problem(metric)
+            if problem is not None:
+                raise ValueError(f"breakdown {dimension!r}: {problem}")
+            entry = f"{metric}{SAMPLE_MARK}{dimension}={label}"
+            entries[entry] = _as_float(entry, number)
+    return entries
+
+
+def entry_owner(name: str) -> str:
+    """The name a spec's ``metrics:`` keeps a record's entry by: a sample's name for its
+    entries (``wait`` for ``wait@q95``), a breakdown's dimension for its entries."""
+    match = BREAKDOWN_ENTRY.match(name)
+    if match:
+        return match["dimension"]
+    return name.split(SAMPLE_MARK)[0]
+
+
 def is_sample(value: Any) -> bool:
     return isinstance(value, np.ndarray) and value.ndim > 0 or isinstance(value, list | tuple)
 
@@ -127,7 +161,8 @@ def metric_values(raw: Any) -> dict[str, float]:
     NaN is a legitimate value (an undefined metric); no metrics at all, a name that is not
     a string or that the layout reserves, a value that is not a number, or two names that
     clash are errors of the task. A 1-D array (or list) of numbers is a sample: it is kept as
-    its size and quantiles (`sample_entries`).
+    its size and quantiles (`sample_entries`); a mapping is a breakdown named by its dimension,
+    ``{label: {metric: number}}`` (`breakdown_entries`).
     """
     if not isinstance(raw, Mapping):
         raise TypeError(f"the model returned {type(raw).__name__}, not a mapping metric: value")
@@ -140,6 +175,8 @@ def metric_values(raw: Any) -> dict[str, float]:
             raise ValueError(problem)
         if is_sample(value):
             values.update(sample_entries(name, value))
+        elif isinstance(value, Mapping):
+            values.update(breakdown_entries(name, value))
         else:
             values[name] = _as_float(name, value)
     clashes = name_clashes((), values)

@@ -28,6 +28,7 @@ from campaign.models.jobs.datacenter import reference_workload
 from campaign.models.jobs.energy import METRICS as ENERGY_METRICS
 from campaign.models.jobs.energy import NAN_METRICS, energy_metrics, platform_energy_metrics
 from campaign.models.jobs.params import PARAMS, JobsParams, parse
+from campaign.models.rigid.classes import BREAKDOWN, class_metrics
 from campaign.models.rigid.clock import month_slice
 from campaign.models.rigid.generated import fit_workload, probabilistic, randomized
 from campaign.models.rigid.metrics import (
@@ -188,6 +189,7 @@ def run(params: Mapping[str, object], seed: int) -> dict[str, float]:
     values.update({f"n_dropped_{reason}": float(n) for reason, n in dropped.items()})
     values["n_unknown_run_time"] = float(unknown_runtimes)
     values.update(job_samples(result, p.bsld_floor_one))
+    values.update(class_metrics(result, p.class_width, p.class_runtime_s, p.bsld_floor_one))
     return values
 
 
@@ -201,6 +203,7 @@ def inputs(params: Mapping[str, object]) -> tuple[str, ...]:
 METRICS_TABLE = {
     **METRICS,
     **SAMPLES,
+    **BREAKDOWN,
     **LIST_METRICS,
     **ENERGY_METRICS,
     "processors": {"units": "1", "long_name": "processors of the site"},
