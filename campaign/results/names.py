@@ -79,7 +79,7 @@ SAMPLE_MARK = "@"
 QUANTILE_GRID = np.arange(101) / 100
 """The probabilities at which a sample is kept: every whole percentile, 0 (the minimum) to 100
 (the maximum). A task's sample is stored as its quantiles there (NumPy's default, linear
-interpolation) and its size: about 2 kB per sample in a ledger line whatever the sample's size.
+interpolation) and its size: about 3 kB per sample in a ledger line whatever the sample's size.
 Percentiles on this grid are exact; a CDF drawn from them is within 1/100 (plus 1/size) in
 probability of the sample's own."""
 
