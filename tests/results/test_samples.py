@@ -13,6 +13,7 @@ import campaign
 from campaign.analysis.distributions import cell_cdfs, pooled_cdf
 from campaign.errors import CampaignError
 from campaign.models.jobs import run as jobs_run
+from campaign.render.figures import plot_ecdf
 from campaign.results.names import QUANTILE_GRID, metric_values
 from campaign.spec.load import load_spec
 
@@ -41,6 +42,13 @@ def test_demo_pooled_wait_cdf_matches_the_models_waits(demo):
     spec = load_spec(spec_path)
     cdfs = cell_cdfs(results, "wait", by=["scheduler"], where={"load": [1.5]})
     assert sorted(cdfs) == [("conservative",), ("easy",), ("fcfs",)]
+    # the figure draws these CDFs, one step line per scheduler
+    figure = plot_ecdf(results, "wait", by="scheduler", where=["load=1.5"])
+    lines = {line.get_label(): line for line in figure.axes[0].lines}
+    assert sorted(lines) == ["conservative", "easy", "fcfs"]
+    for scheduler, line in lines.items():
+        np.testing.assert_array_equal(line.get_xdata(), cdfs[(scheduler,)][0])
+        np.testing.assert_array_equal(line.get_ydata(), cdfs[(scheduler,)][1])
     for scheduler in ("fcfs", "easy", "conservative"):
         cell = results.sel(scheduler=scheduler, load=1.5)
         waits = []
