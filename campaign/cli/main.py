@@ -5,7 +5,9 @@ an error in one line, Ctrl-C and SIGTERM as a clean stop."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import faulthandler
+import io
 import signal
 import sys
 import threading
@@ -117,7 +119,8 @@ def guarded(call, debug: bool, option_names: dict[str, str] | None = None) -> in
     in_main_thread = threading.current_thread() is threading.main_thread()
     earlier = signal.signal(signal.SIGTERM, _terminated) if in_main_thread else None
     if in_main_thread:  # `kill -USR1 PID`: where each thread of a run that seems stuck is
-        faulthandler.register(signal.SIGUSR1, all_threads=True, chain=False)
+        with contextlib.suppress(ValueError, io.UnsupportedOperation):  # stderr has no file
+            faulthandler.register(signal.SIGUSR1, all_threads=True, chain=False)
     try:
         return call()
     except CampaignError as error:
