@@ -182,7 +182,36 @@ def metric_values(raw: Any) -> dict[str, float]:
     clashes = name_clashes((), values)
     if clashes:
         raise ValueError(next(iter(clashes.values())))
+    _check_derived_names(values)
     return values
+
+
+DERIVED = re.compile(r"^(?P<owner>.+)_(count|p\d+)$")
+
+
+def _check_derived_names(values: Mapping[str, float]) -> None:
+    """Refuse a scalar named like a sample's derived metric (``wait_p95`` beside a sample
+    ``wait``) or a breakdown's variable (``mean_wait_by_job_class``): one would overwrite the
+    other in the results file."""
+    samples = set(sample_names(values))
+    breakdowns = set()
+    for name in values:
+        match = BREAKDOWN_ENTRY.match(name)
+        if match:
+            breakdowns.add(f"{match['metric']}_by_{match['dimension']}")
+    for name in values:
+        if SAMPLE_MARK in name:
+            continue
+        match = DERIVED.match(name)
+        if match and match["owner"] in samples:
+            raise ValueError(
+                f"metric {name!r} has the name of a metric results derive from the sample "
+                f"{match['owner']!r} (its size or a percentile); rename one of them"
+            )
+        if name in breakdowns:
+            raise ValueError(
+                f"metric {name!r} has the name results give a breakdown's metric; rename it"
+            )
 
 
 FLOAT_EXACT_INTEGERS = 2**53  # float64 holds every integer up to this size, and not all beyond

@@ -103,6 +103,14 @@ def test_a_sample_is_kept_as_its_size_and_quantiles():
         metric_values({"wait": [1.0, float("nan")]})
     with pytest.raises(TypeError, match="2 dimensions"):
         metric_values({"wait": np.zeros((2, 2))})
+    with pytest.raises(ValueError, match="'wait_p95' has the name of a metric results derive"):
+        metric_values({"wait": [1.0, 2.0], "wait_p95": 2.0})
+    breakdown = {"job_class": {"wide": {"mean_wait": 1.0}}, "mean_wait_by_job_class": 1.0}
+    with pytest.raises(ValueError, match="'mean_wait_by_job_class' has the name results give"):
+        metric_values(breakdown)
+    assert metric_values({"job_class": {"wide": {"mean_wait": 1.0}}}) == {
+        "mean_wait@job_class=wide": 1.0
+    }
 
 
 def test_pooled_cdf_weighs_tasks_by_their_sample_size():
