@@ -1,28 +1,89 @@
 """campaign: simulation campaigns of scheduling strategies on Dask, results as xarray/netCDF.
 
-From Python::
+Every command is a function here, taking Python values (a spec as a dict, levels as a
+mapping, metrics as a list) and returning data (an xarray Dataset, a pandas DataFrame, a
+matplotlib Figure) or the files it wrote; errors name the function's parameters::
 
     import campaign
-    results = campaign.run("specs/demo.yaml")          # an xarray.Dataset, also in results.nc
-    again = campaign.open_results("outputs/demo/results.nc")
+    results = campaign.run("specs/demo.yaml")          # or a dict, or a Spec
+    table = campaign.query(results, by=["scheduler"], where={"load": 1.5})
+    print(campaign.table(table, "markdown"))
+    figure = campaign.plot(results, "mean_wait", kind="difference", baseline="fcfs")
+
+docs/python-api.md walks through them. In a script that runs a campaign on the embedded
+cluster, call `run` under ``if __name__ == "__main__":`` (its worker processes import the
+script); reading results needs no guard.
 """
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from campaign.errors import CampaignError
 
 __version__ = "0.1.0"
 
 
 def run(spec, **options):
-    """Run what is missing of a campaign spec and return its results Dataset.
+    """Run what is missing of a campaign and return its results Dataset (also written to
+    the output folder's results.nc).
 
-    Options: ``workers``, ``scheduler``, ``cluster``, ``security``, ``retries``,
-    ``task_timeout``, ``wait_workers``, ``confidence``, ``new``, ``progress``, ``on_change``
-    ("rerun" or "accept" stored results computed before the model's code or an input file
-    changed; see ``campaign.runner.run`` and cluster/README.md), ``output`` (a folder instead
-    of the spec's output), ``shard`` ("I/N": only that shard of the design, into its own
-    folder; ``campaign merge`` joins the shards).
+    ``spec``: a spec file's path, a `campaign.spec.load.Spec`, or the spec itself as a dict
+    (the keys of a spec file; relative paths are taken from the working folder). Options:
+    ``workers``, ``scheduler``, ``cluster``, ``security``, ``retries``, ``task_timeout``,
+    ``wait_workers``, ``confidence``, ``new``, ``progress``, ``on_change`` ("rerun" or
+    "accept" stored results computed before the model's code or an input file changed; see
+    ``campaign.runner.run`` and cluster/README.md), ``output`` (a folder instead of the
+    spec's output), ``shard`` ("I/N": only that shard of the design, into its own folder;
+    `merge` joins the shards).
     """
     from campaign.runner import run as _run
 
-    return _run(spec, **options)
+    return _run(as_spec(spec), **options)
+
+
+def validate(spec):
+    """Check a spec and every cell's params against its model, before anything runs; returns
+    the checked `Spec` (a `campaign.errors.CampaignError` names what is wrong)."""
+    from campaign.plan.plan import check_model
+
+    spec = as_spec(spec)
+    check_model(spec)
+    return spec
+
+
+def plan(spec, output=None, shard=None, on_change="refuse"):
+    """What a run would do, from the spec and the stored results alone (nothing runs): a
+    `campaign.plan.state.RunState` whose ``done``, ``failed``, ``missing`` and ``to_run``
+    say where each task stands. ``output`` and ``shard`` as for `run`."""
+    from campaign.plan.plan import make_plan
+
+    return make_plan(_placed(spec, output, shard), on_change=on_change)
+
+
+def status(spec, output=None, shard=None):
+    """Where a campaign stands from its ledger alone (done, failed, missing tasks), whatever
+    the model's code is now: a `campaign.plan.state.RunState`, as `plan` returns."""
+    from campaign.plan.plan import make_plan
+
+    return make_plan(_placed(spec, output, shard), check_identity=False)
+
+
+def verify(target, sample=10, workers=None, scheduler=None):
+    """Run ``sample`` finished tasks again (spec or output folder ``target``), store nothing,
+    and compare every metric bit for bit; the verdict lists each mismatch."""
+    from campaign.verify import verify as _verify
+
+    return _verify(target, sample, workers=workers, scheduler=scheduler)
+
+
+def merge(folders, out, confidence=0.95):
+    """Join the shard folders of one campaign into ``out`` and write its results.nc."""
+    from campaign.store.merge import merge as _merge
+
+    return _merge(list(folders), out, confidence=confidence)
 
 
 def open_results(path):
@@ -39,32 +100,62 @@ def open_failures(path):
     return _open(path)
 
 
+def query(results, metrics=None, by=None, where=None, confidence=None):
+    """Mean and confidence interval of ``metrics`` (default: all) per group of ``by``
+    (default: every cell); the other factors pooled replicate by replicate.
+
+    ``results``: a Dataset, a results file or its folder; ``metrics`` and ``by``: a name or
+    a list; ``where``: ``{factor: level or [levels]}``; ``confidence``: default the
+    results' own. Returns a DataFrame (columns ``<metric>_mean``, ``_half_width``,
+    ``_ci_low``, ``_ci_high``, ``_n``, ``_nan``, ``_left_out``) that `table` writes.
+    """
+    from campaign.analysis.query import summary_table
+
+    dataset = _dataset(results)
+    metrics = _names(metrics)
+    frame = summary_table(dataset, metrics, _names(by), where, confidence)
+    shown = metrics or _metrics_of(dataset)
+    frame.attrs.update(
+        metrics=shown,
+        units={m: str(dataset[m].attrs.get("units", "")) for m in shown},
+        confidence=confidence or float(dataset.attrs.get("confidence", 0.95)),
+    )
+    return frame
+
+
+def rank(results, factor, metrics=None, where=None, confidence=None):
+    """Rank the levels of ``factor`` by mean degradation from the best over ``metrics``
+    (default: the model's headline metrics) and the cells of the other factors. Returns a
+    `campaign.analysis.ranking_text.Ranking`: ``result`` (a Dataset), ``title``, ``notes``."""
+    from campaign.analysis.ranking_text import rank_levels
+
+    return rank_levels(_dataset(results), factor, _names(metrics), where or (), confidence)
+
+
 def compare(results, factor, baseline, metric, **options):
     """Each level of ``factor`` against ``baseline``: difference and ratio of the means of
     ``metric`` with intervals over replicates (paired when the levels share seeds).
 
-    ``results``: a Dataset, a results file or its folder. Options: ``by``, ``where``,
-    ``confidence``, ``paired`` (see ``campaign.analysis.comparison.compare``). Returns an
-    xarray Dataset.
+    ``results``: a Dataset, a results file or its folder. Options: ``by`` (a list),
+    ``where`` (``{factor: level}``), ``confidence``, ``paired`` (see
+    ``campaign.analysis.comparison.compare``). Returns an xarray Dataset.
     """
     from campaign.analysis.comparison import compare as _compare
 
-    if not hasattr(results, "data_vars"):
-        results = open_results(results)
-    return _compare(results, factor, baseline, metric, **options)
+    if "by" in options:
+        options["by"] = _names(options["by"])
+    return _compare(_dataset(results), factor, baseline, metric, **options)
 
 
 def effects(results, metric, where=None):
     """Which factors matter for ``metric``: main effects and two-factor interactions, each
     with its share of the variance and an F test (an xarray Dataset, one row per term).
 
-    ``results``: a Dataset, a results file or its folder; ``where``: ``factor=level`` clauses.
+    ``results``: a Dataset, a results file or its folder; ``where``: ``{factor: level}``.
     """
     from campaign.analysis.anova import effects as _effects
 
-    if not hasattr(results, "data_vars"):
-        results = open_results(results)
-    return _effects(results, metric, where)
+    return _effects(_dataset(results), metric, where)
 
 
 def sensitivity(results, metric, **options):
@@ -78,10 +169,190 @@ def sensitivity(results, metric, **options):
     """
     from campaign.analysis.sensitivity import sensitivity as _sensitivity
 
-    if not hasattr(results, "data_vars"):
-        results = open_results(results)
-    return _sensitivity(results, metric, **options)
+    return _sensitivity(_dataset(results), metric, **options)
 
 
-__all__ = ["run", "open_results", "open_failures", "compare", "effects", "sensitivity"]
-__all__ += ["__version__"]
+def table(result, fmt="text", digits=None, pivot=None):
+    """Any result of `query`, `rank`, `compare` or `effects` as text in ``fmt``: ``text``,
+    ``csv``, ``json``, ``markdown``, ``latex`` (booktabs) or ``html``, through the one
+    renderer the commands use. ``digits``: significant digits (default: from each
+    interval); ``pivot``: a factor whose levels go across (`query` and `compare` tables)."""
+    from campaign.analysis.ranking_text import Ranking
+    from campaign.errors import ParameterError
+
+    if digits is not None and not (isinstance(digits, int) and 1 <= digits <= 15):
+        raise ParameterError(f"{{digits}} {digits!r}: give a whole number from 1 to 15", "digits")
+    if isinstance(result, Ranking):
+        from campaign.render.ranking import render_ranking, render_ranking_text
+
+        _no_pivot(pivot, "a ranking")
+        if fmt in ("text", "table") and digits is None:  # as `query --rank` prints it
+            return render_ranking_text(result) + "\n"
+        return render_ranking(result.result, fmt, [result.title, *result.notes], digits)
+    if hasattr(result, "attrs") and "baseline" in getattr(result, "attrs", {}):
+        from campaign.render.comparison import render_comparison
+
+        return render_comparison(result, fmt, digits, pivot)
+    if hasattr(result, "data_vars") and "metric" in result.attrs:
+        from campaign.render.effects import render_effects
+
+        _no_pivot(pivot, "an analysis of effects")
+        return render_effects(result, fmt, digits)
+    if hasattr(result, "columns") and "metrics" in result.attrs:
+        from campaign.render.summary import render_summary
+
+        attrs = result.attrs
+        return render_summary(
+            result, attrs["metrics"], fmt, attrs["units"], attrs["confidence"], 0, digits, pivot
+        )
+    raise ParameterError(
+        "{result} must be what query, rank, compare or effects returned, got "
+        f"{type(result).__name__}",
+        "result",
+    )
+
+
+def plot(results, metrics, kind="mean", out=None, **options):
+    """A figure of ``metrics`` (a name or a list: a row of panels each). ``kind``: ``mean``,
+    ``difference`` (against ``baseline``, with `compare`'s intervals), ``box``, ``violin``
+    or ``ecdf`` of the replicates. Options: ``x``, ``by``, ``facet`` (a column of panels per
+    level), ``where``, ``baseline``, ``confidence``, ``log``, ``size`` (``column``,
+    ``page`` or ``"WxH"`` inches), ``style`` (``paper`` or ``screen``), ``formula``,
+    ``title`` (see `campaign.render.figures.plot`).
+
+    Returns the matplotlib Figure; with ``out`` (a file, its suffix the format: png, pdf,
+    svg) writes it there, closes it and returns the path.
+    """
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    from campaign.render.figures import plot as _plot
+    from campaign.render.figures import save_figure
+
+    path = Path(out).expanduser() if out is not None else None
+    formats = sorted(FigureCanvasBase.get_supported_filetypes())
+    if path is not None and path.suffix.lstrip(".").lower() not in formats:
+        raise _bad("out", f"a file whose suffix is an image format ({', '.join(formats)})")
+    figure = _plot(_dataset(results), metrics, kind, **options)
+    if path is None:
+        return figure
+    save_figure(figure, path)
+    return path
+
+
+def report(results, out=None, metrics=None, baseline=None):
+    """Write report.html (and its figures) into ``out`` (default: the folder of
+    results.nc); ``baseline``: ``"FACTOR=LEVEL"``. Returns the page's path."""
+    from campaign.render.report import write_report
+    from campaign.results.netcdf import results_file
+    from campaign.results.resources import open_resources
+
+    if hasattr(results, "data_vars"):
+        raise _bad("results", "a results file or its folder (the report reads its groups)")
+    folder = Path(out).expanduser() if out is not None else results_file(results).parent
+    return write_report(
+        open_results(results),
+        folder,
+        _names(metrics),
+        open_failures(results),
+        baseline,
+        open_resources(results_file(results)),
+    )
+
+
+def export(results, out=None, fmt=None):
+    """The results as one tidy table, a row per task, units kept: CSV (units in a sidecar)
+    or Parquet, from ``fmt`` or ``out``'s suffix. Returns the files written."""
+    from campaign.render.export import export as _export
+    from campaign.results.netcdf import results_file
+
+    if out is None:
+        out = results_file(results).with_suffix(f".{fmt or 'csv'}")
+    return _export(open_results(results), open_failures(results), out, fmt)
+
+
+def models(name=None):
+    """The models (names, what each simulates), or one model's declaration: params, metrics
+    with units and long names, headline metrics (as `campaign models show NAME` prints)."""
+    from campaign.models.describe import list_models, show
+
+    return list_models() if name is None else show(name)
+
+
+def as_spec(spec):
+    """A `Spec` from a path, a dict (a spec file's keys) or a `Spec`."""
+    from campaign.spec.load import Spec, load_spec
+
+    if isinstance(spec, Spec):
+        return spec
+    if isinstance(spec, Mapping):
+        import yaml
+
+        from campaign.spec.keys import parse_spec
+
+        data = dict(spec)
+        return parse_spec(data, text=yaml.safe_dump(data, sort_keys=False))
+    if isinstance(spec, str | Path):
+        return load_spec(spec)
+    raise _bad("spec", f"a dict, a Spec or a spec file's path, got {type(spec).__name__}")
+
+
+def _placed(spec, output, shard):
+    from campaign.design.shards import Shard, placed
+
+    shard = Shard.parse(shard) if isinstance(shard, str) else shard
+    return placed(as_spec(spec), output, shard)
+
+
+def _dataset(results):
+    return results if hasattr(results, "data_vars") else open_results(results)
+
+
+def _metrics_of(dataset) -> list[str]:
+    from campaign.results.assemble import metrics_of
+
+    return metrics_of(dataset)
+
+
+def _names(names: str | Sequence[str] | None) -> list[str] | None:
+    """A name or a list of names as a list (None stays None)."""
+    if names is None:
+        return None
+    return [names] if isinstance(names, str) else list(names)
+
+
+def _no_pivot(pivot: Any, what: str) -> None:
+    if pivot is not None:
+        from campaign.errors import ParameterError
+
+        raise ParameterError(f"{{pivot}} is for query and compare tables, not {what}", "pivot")
+
+
+def _bad(parameter: str, problem: str):
+    from campaign.errors import ParameterError
+
+    return ParameterError(f"{{{parameter}}} must be {problem}", parameter)
+
+
+__all__ = [
+    "run",
+    "validate",
+    "plan",
+    "status",
+    "verify",
+    "merge",
+    "open_results",
+    "open_failures",
+    "query",
+    "rank",
+    "compare",
+    "effects",
+    "sensitivity",
+    "table",
+    "plot",
+    "report",
+    "export",
+    "models",
+    "as_spec",
+    "CampaignError",
+    "__version__",
+]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from campaign.errors import BadValue, CampaignError
 from campaign.execute import Item, dispatch
 from campaign.execute.options import WAIT_WORKERS_SECONDS, ExecutionOptions
 from campaign.models.contract import Model
+from campaign.plan.command import worker_model
 from campaign.plan.plan import Plan, as_spec, check_model, identity, make_plan
 from campaign.plan.sources import ON_CHANGE, Sources, task_inputs
 from campaign.plan.state import RunState
@@ -27,13 +29,14 @@ from campaign.render.progress import Progress
 from campaign.results.assemble import assemble
 from campaign.results.check import CheckedStore
 from campaign.results.netcdf import write_netcdf
-from campaign.results.provenance import source_provenance
+from campaign.results.provenance import recomputed_provenance, source_provenance
 from campaign.results.resources import resource_table
 from campaign.results.table import failure_table
 from campaign.spec.load import Spec
 from campaign.store.durable import room_left, write_failure
 from campaign.store.folder import RESULTS_FILE
 from campaign.store.ledger import Ledger
+from campaign.store.outputs import keep_outputs
 
 
 def run(
@@ -95,6 +98,9 @@ def run(
         progress=progress,
     )
     spec = placed(as_spec(spec), output, shard)
+    if spec.resources is not None:  # every task asks them of a worker
+        where = replace(where, resources=spec.resources.dask())
+        options = replace(options, resources=spec.resources.dask())
     model = check_model(spec)  # every cell, before anything runs
     check_output(spec)
     ledger = Ledger(spec.output)
@@ -168,7 +174,7 @@ def _run_holding_the_output(
         with where.client(say) as client:
             while todo:
                 attempted.update(todo)
-                execute_tasks(client, plan, todo, run_id, options, say, sources.code_digest)
+                execute_tasks(client, plan, todo, run_id, options, say, sources)
                 plan.next_round()
                 todo = [i for i in shard.mine(plan.to_run, plan.design) if i not in attempted]
     ledger.compact()
@@ -250,22 +256,24 @@ def execute_tasks(
     run_id: str,
     options: ExecutionOptions,
     say: Callable[[str], None],
-    code: str | None,
+    sources: Sources | None,
 ) -> None:
-    """Run the given task indices on the cluster, storing each finished batch in the ledger
-    (and, with a precision target, in the plan's task table)."""
+    """Run the given task indices on the cluster, storing each finished batch in the ledger,
+    its tasks' kept outputs first (and, with a precision target, in the plan's task table)."""
     spec = plan.spec
     items = task_items(plan, todo, run_id)
     indices = {item.key: index for index, item in zip(todo, items)}
     bar = Progress(len(items), enabled=options.progress)
 
     def stored(records: list[dict[str, Any]]) -> None:
+        keep_outputs(spec.output, records)  # on disk before the records that name them
         plan.ledger.append(records)
         plan.stored(records, indices)
 
     try:
         store = CheckedStore(spec, stored)
-        dispatch(client, spec.model, items, store, options, bar, say=say, code=code)
+        model, code = worker_model(spec, sources), sources.code_digest if sources else None
+        dispatch(client, model, items, store, options, bar, say=say, code=code)
     finally:
         bar.finish()
 
@@ -306,6 +314,7 @@ def write_results(
     plan.replay(records)
     dataset = assemble(design, records, confidence, model.metrics, model.headline, plan.rounds)
     dataset.attrs.update(source_provenance(plan.ledger.read_identity() or {}))
+    dataset.attrs.update(recomputed_provenance(records))
     dataset.attrs.update(attrs or {})
     if not write:
         return dataset

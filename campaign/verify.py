@@ -22,12 +22,14 @@ from campaign.cluster.options import ClusterOptions
 from campaign.design.shards import placed
 from campaign.errors import CampaignError
 from campaign.execute import ExecutionOptions, dispatch
+from campaign.plan.command import worker_model
 from campaign.plan.plan import make_plan
 from campaign.plan.state import RunState
 from campaign.render.progress import Progress
 from campaign.runner import task_items
 from campaign.spec.load import Spec, load_spec, parse_spec
 from campaign.store.folder import RESULTS_FILE
+from campaign.store.outputs import Archives, by_archive, digest, reference
 
 DEFAULT_SAMPLE = 10
 NO_RETRIES = ExecutionOptions(retries=0)  # a rerun to compare: a failure is a finding
@@ -51,6 +53,7 @@ class Verdict:
     sampled: int
     mismatches: list[Mismatch] = field(default_factory=list)
     left_out: int = 0  # stored results computed from other code or inputs than now
+    outputs: list[str] = field(default_factory=list)  # kept outputs missing or damaged
 
     @property
     def reproduced(self) -> int:
@@ -62,7 +65,8 @@ class Verdict:
 
 def spec_of(target: str | Path) -> Spec:
     """A spec file's spec; or, for an output folder, the spec its results.nc was made from,
-    writing to that folder (relative paths in it are then relative to the working folder)."""
+    writing to that folder (relative paths in it are then relative to the folder the spec
+    file was in when it ran, if that folder is still there, else to the working folder)."""
     target = Path(target)
     if not target.is_dir():
         return load_spec(target)
@@ -73,9 +77,11 @@ def spec_of(target: str | Path) -> Spec:
 
     with xr.open_dataset(results) as dataset:
         text = dataset.attrs.get("spec")
+        spec_file = dataset.attrs.get("spec_file")
     if not text:
         raise CampaignError(f"{results} keeps no spec; give the spec file instead")
-    return placed(parse_spec(yaml.safe_load(text), text=text), target)
+    path = Path(spec_file) if spec_file and Path(spec_file).parent.is_dir() else None
+    return placed(parse_spec(yaml.safe_load(text), text=text, path=path), target)
 
 
 def sample(plan: RunState, records: dict[str, dict[str, Any]], count: int) -> tuple[list[int], int]:
@@ -122,11 +128,31 @@ def verify(
     with where.client(say) as client:
         code = plan.sources.code_digest if plan.sources is not None else None
         quiet = Progress(0, enabled=False)
-        dispatch(client, plan.spec.model, items, collect, NO_RETRIES, quiet, code=code)
+        model = worker_model(plan.spec, plan.sources)
+        dispatch(client, model, items, collect, NO_RETRIES, quiet, code=code)
     verdict = Verdict(sampled=len(items), left_out=left_out)
+    verdict.outputs = output_problems(plan, records)
     for item in items:
         verdict.mismatches.extend(compare(item.key, records[item.key], now[item.key]))
     return verdict
+
+
+def output_problems(plan: RunState, records: dict[str, dict[str, Any]]) -> list[str]:
+    """One line per finished task of the design whose kept outputs are missing or damaged
+    (every one is read and checked against the SHA-256 its record holds)."""
+    keys = set(plan.design.keys())
+    kept = [
+        record
+        for key, record in records.items()
+        if key in keys and record["status"] == "ok" and reference(record) is not None
+    ]
+    problems = {}
+    with Archives(plan.spec.output) as archives:
+        for record in by_archive(kept):
+            problem = archives.problem(record)
+            if problem is not None:
+                problems[record["key"]] = problem
+    return [problems[key] for key in sorted(problems)]
 
 
 def compare(key: str, stored: dict[str, Any], now: dict[str, Any]) -> list[Mismatch]:
@@ -138,7 +164,30 @@ def compare(key: str, stored: dict[str, Any], now: dict[str, Any]) -> list[Misma
         Mismatch(key, name, before.get(name), after.get(name))
         for name in sorted(set(before) | set(after))
         if not _same(before.get(name), after.get(name))
-    ]
+    ] + compare_outputs(key, stored, now)
+
+
+def compare_outputs(key: str, stored: dict[str, Any], now: dict[str, Any]) -> list[Mismatch]:
+    """Every kept output of a task whose rerun's bytes differ from the stored ones (by their
+    SHA-256): a program that writes the time or an unseeded draw into what it keeps."""
+    kept, again = reference(stored), now.get("outputs")
+    if kept is None or not isinstance(again, dict):
+        return []
+    found = []
+    for name, member in sorted(kept["members"].items()):
+        data = again.get(name)
+        if data is None:
+            found.append(Mismatch(key, f"kept output {name}", "kept", None))
+        elif digest(data) != member["sha256"]:
+            found.append(
+                Mismatch(
+                    key,
+                    f"kept output {name}",
+                    f"sha256 {member['sha256'][:12]}",
+                    f"sha256 {digest(data)[:12]}",
+                )
+            )
+    return found
 
 
 def _same(a: Any, b: Any) -> bool:

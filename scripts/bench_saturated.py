@@ -2,7 +2,8 @@
 workload of ``specs/list-orders-randomized.yaml`` (every attribute uniform, 256 processors,
 users' estimates, jobs killed at their estimate) at 1,000 to 10,000 jobs, every scheduler and
 every list order x backfilling mode. For each cell: the CPU seconds (time.process_time of the
-simulation alone, the workload built before) at each size, the growth exponent between the
+simulation alone, the workload built before, after an untimed run of 200 jobs that compiles
+any numba kernel) at each size, the growth exponent between the
 two sizes given by ``--span`` (log of the time ratio over log of the size ratio) and a sha256
 of every job's start and end.
 
@@ -74,6 +75,14 @@ def measure(cell: str, sizes: list[int], cap: float, seed: int) -> list[dict]:
     from campaign.models.rigid.simulate import run_schedule
 
     signal.signal(signal.SIGPROF, _over_cap)
+    # A first small run untimed: a compiled kernel (numba) compiles or loads at its first call.
+    params = parse({"workload": "randomized", "jobs": 200, **cell_params(cell)})
+    streams = np.random.SeedSequence(seed).spawn(5)
+    workload, processors, _ = build_workload(params, streams)
+    policy, options = params.policy()
+    run_schedule(
+        workload, processors, policy, "user", True, rng=np.random.default_rng(0), options=options
+    )
     rows = []
     for n in sizes:
         params = parse({"workload": "randomized", "jobs": n, **cell_params(cell)})

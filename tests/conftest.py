@@ -74,3 +74,29 @@ def paper_results(tmp_path_factory, scheduler_address):
     spec.write_text(PAPER_SPEC)
     campaign.run(spec, scheduler=scheduler_address, progress=False)
     return folder / "out"
+
+
+@pytest.fixture(scope="session")
+def demo_results(tmp_path_factory, scheduler_address):
+    """The README's demo (specs/demo.yaml) made small, 400 jobs and 4 replicates, run by
+    `campaign run`: its output folder, and what the command printed (``run-output.txt``
+    beside it)."""
+    import contextlib
+    import io
+
+    import yaml
+
+    from campaign.cli.main import main
+
+    folder = tmp_path_factory.mktemp("demo")
+    spec = yaml.safe_load((Path(__file__).resolve().parents[1] / "specs" / "demo.yaml").read_text())
+    spec["params"]["jobs"] = 400
+    spec.update(replicates=4, output="out")
+    path = folder / "demo.yaml"
+    path.write_text(yaml.safe_dump(spec, sort_keys=False))
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        code = main(["run", str(path), "--scheduler", scheduler_address, "--quiet"])
+    assert code == 0, printed.getvalue()
+    (folder / "run-output.txt").write_text(printed.getvalue())
+    return folder / "out"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 ENGINE = Path(__file__).resolve().parents[1] / "campaign"
 ORDER = ["spec", "design", "store", "plan", "cluster", "execute", "results", "analysis", "render"]
-PIPELINES = ["runner", "verify", "sizing_pilot"]
+PIPELINES = ["runner", "verify", "sizing_pilot", "kept", "remetric"]
 EVERYWHERE = {"errors", "models"}
 AGAINST_THE_FLOW = {
     ("design", "store"): "a shard's folder name comes from store/folder.py, which names every "

@@ -20,6 +20,7 @@ from campaign.results.assemble import headline_metrics, metrics_of
 IDENTIFIER = re.compile(r"digest|checksum|sha-?\d+", re.IGNORECASE)
 PER_ENTITY = re.compile(r"_[a-z]+\d+(_|$)")  # makespan_job3, satisfaction_user2
 VIEWS = ("query", "summary", "ranking", "report", "analysis")
+SUMMARY_METRICS = 4  # the run summary's metrics when the results name no headline metric
 
 
 class NoMetrics(CampaignError):
@@ -36,7 +37,8 @@ def choose_metrics(
     """The metrics ``view`` shows, ``asked`` (checked) when given, else by default:
 
     - query: every metric;
-    - summary (the table after a run): the first ``limit`` metrics, per-entity ones
+    - summary (the table after a run): the headline metrics (without any, the first
+      `SUMMARY_METRICS`); with ``limit``, that many, the headline ones first; per-entity ones
       (makespan_job3) left out unless there are no others;
     - ranking: the headline metrics (`NoMetrics` without any);
     - report: every metric, the headline ones first;
@@ -55,10 +57,12 @@ def choose_metrics(
         return list(asked)
     if view == "query":
         return available
-    if view == "summary":
-        overall = [m for m in available if not PER_ENTITY.search(m)]
-        return (overall or available)[:limit]
     headline = [m for m in headline_of(dataset) if m in available]
+    if view == "summary":
+        overall = [m for m in available if not PER_ENTITY.search(m)] or available
+        if limit is None:
+            return headline or overall[:SUMMARY_METRICS]
+        return (headline + [m for m in overall if m not in headline])[:limit]
     if view == "report":
         return headline + [m for m in available if m not in headline]
     if view == "analysis":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import operator
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -32,14 +33,19 @@ def check_confidence(confidence: float | None) -> None:
         )
 
 
-def parse_where(dataset: xr.Dataset, clauses: list[str]) -> dict[str, list[Any]]:
+def parse_where(
+    dataset: xr.Dataset, clauses: list[str] | Mapping[str, Any]
+) -> dict[str, list[Any]]:
     """``factor=level[,level...]`` or ``factor<number`` (also ``<=``, ``>``, ``>=``, on a
     numeric factor) clauses -> selection, with levels typed like the coordinate. A factor
     along ``point`` (a design of points) selects the points whose value passes; clauses on
     one factor keep what passes all of them.
 
     The levels are comma-separated with CSV quoting: a level holding a comma or a double quote
-    is written in double quotes, its quotes doubled (``name="a,b",c``)."""
+    is written in double quotes, its quotes doubled (``name="a,b",c``). From Python, a mapping
+    ``{factor: level or [levels]}`` says the same without quoting."""
+    if isinstance(clauses, Mapping):
+        return where_mapping(dataset, clauses)
     selection: dict[str, list[Any]] = {}
     factors = factors_of(dataset)
     on_points = point_factors_of(dataset) if POINT in factors else []
@@ -81,6 +87,16 @@ def parse_where(dataset: xr.Dataset, clauses: list[str]) -> dict[str, list[Any]]
                 )
         selection[name] = levels
     return selection
+
+
+def where_mapping(dataset: xr.Dataset, where: Mapping[str, Any]) -> dict[str, list[Any]]:
+    """``{factor: level or [levels]}`` -> selection: each item the clause ``factor=a,b`` (its
+    levels quoted as that needs), read as a command line's would be."""
+    clauses = []
+    for name, given in where.items():
+        items = given if isinstance(given, list | tuple) else [given]
+        clauses.append(f"{name}=" + ",".join(_quote(str(item)) for item in items))
+    return parse_where(dataset, clauses)
 
 
 def listed_levels(clause: str, name: str, text: str, coordinate: np.ndarray) -> list[Any]:

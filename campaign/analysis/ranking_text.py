@@ -8,7 +8,7 @@ Built once here for `campaign query --rank` and for the report, so both say the 
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import xarray as xr
@@ -45,7 +45,7 @@ def rank_levels(
     dataset: xr.Dataset,
     factor: str,
     metrics: Sequence[str] | None = None,
-    where: Sequence[str] = (),
+    where: Sequence[str] | Mapping[str, object] = (),
     confidence: float | None = None,
 ) -> Ranking:
     """Rank the levels of ``factor`` by mean degradation from the best over ``metrics``
@@ -55,7 +55,7 @@ def rank_levels(
     if factor not in factors:
         raise BadValue("factor", factor, f"is not a factor; factors: {', '.join(factors)}")
     metrics = choose_metrics(dataset, "ranking", list(metrics or []))
-    selected = select(dataset, parse_where(dataset, list(where)))
+    selected = select(dataset, parse_where(dataset, where or []))
     if confidence is None:
         confidence = float(dataset.attrs.get("confidence", 0.95))
     instances = [f for f in factors if f != factor]

@@ -110,11 +110,20 @@ def pooled(values: xr.DataArray, by: list[str], confidence: float) -> dict[str, 
         result = interval(values, "replicate", confidence)
         return {**result, "left_out": xr.zeros_like(result["n"])}
     present = values.notnull()
-    complete = present.all(others)
-    partial = present.any(others) & ~complete
-    per_replicate = values.mean(others, skipna=True).where(complete)
-    result = interval(per_replicate, "replicate", confidence)
+    partial = present.any(others) & ~present.all(others)
+    result = interval(per_replicate(values, by), "replicate", confidence)
     return {**result, "left_out": partial.sum("replicate").astype("int64")}
+
+
+def per_replicate(values: xr.DataArray, by: list[str]) -> xr.DataArray:
+    """Each replicate's value per combination of ``by``: the other factors averaged within the
+    replicate, NaN where some pooled cell has no value (what `pooled` takes the interval of,
+    and what box plots and ECDFs of replicates draw)."""
+    others = [d for d in values.dims if d not in by and d != "replicate"]
+    if not others:
+        return values
+    complete = values.notnull().all(others)
+    return values.mean(others, skipna=True).where(complete)
 
 
 def paired_difference(

@@ -43,14 +43,12 @@ def add_query(subparsers) -> None:
         "factor); other factors are pooled per replicate",
     )
     add_where_option(p)
-    p.add_argument(
-        "--format",
-        default="table",
-        choices=["table", "csv", "json", "markdown", "latex", "html"],
-        help="table (text), csv, json, or for a paper or a page: markdown, latex (booktabs), "
-        "html; each metric as mean ± half-width and its interval (with --rank: the ranking, "
-        "csv and json as plain numbers without the notes)",
+    add_format_options(
+        p,
+        "each metric as mean ± half-width (with --rank: the ranking, csv and json as plain "
+        "numbers without the notes)",
     )
+    add_pivot_option(p)
     p.add_argument(
         "--rank",
         metavar="FACTOR",
@@ -90,7 +88,8 @@ def add_compare(subparsers) -> None:
         action="store_true",
         help="Welch intervals even for a paired factor (shows what the pairing gains)",
     )
-    p.add_argument("--format", default="table", choices=["table", "csv", "json"])
+    add_format_options(p, "each difference and ratio as value ± half-width")
+    add_pivot_option(p)
     add_confidence_option(p, default=None)
     p.set_defaults(func=cmd_compare)
 
@@ -109,7 +108,7 @@ def add_effects(subparsers) -> None:
     p.add_argument("results", help=RESULTS_HELP)
     p.add_argument("--metric", required=True, help="the metric analysed")
     add_where_option(p)
-    p.add_argument("--format", default="table", choices=["table", "csv", "json"])
+    add_format_options(p, "the table and the main effects under it")
     p.set_defaults(func=cmd_effects)
 
 
@@ -158,6 +157,39 @@ PARSERS = {
 }
 
 
+def add_format_options(parser, paper: str) -> None:
+    """--format and --digits: one renderer writes every table in every format."""
+    parser.add_argument(
+        "--format",
+        default="table",
+        choices=["table", "csv", "json", "markdown", "latex", "html"],
+        help="table (text), csv, json (every number at full precision), or for a paper or a "
+        f"page: markdown, latex (booktabs), html: {paper}, to the digits the interval supports",
+    )
+    parser.add_argument(
+        "--digits",
+        type=int,
+        default=None,
+        metavar="N",
+        help="significant digits of the numbers (default: from each interval, whose "
+        "half-width gets 2)",
+    )
+
+
+def add_pivot_option(parser) -> None:
+    parser.add_argument(
+        "--pivot",
+        metavar="FACTOR",
+        help="the levels of FACTOR across, as groups of columns (e.g. loads as rows, "
+        "schedulers as columns: --pivot scheduler)",
+    )
+
+
+def check_digits(digits: int | None) -> None:
+    if digits is not None and not 1 <= digits <= 15:
+        raise CampaignError(f"--digits {digits}: give a number of digits from 1 to 15")
+
+
 def cmd_query(args) -> int:
     from campaign.analysis.breakdown import factor_view, mentioned
     from campaign.analysis.metrics import choose_metrics
@@ -166,9 +198,12 @@ def cmd_query(args) -> int:
     from campaign.results.netcdf import open_results
 
     check_confidence(args.confidence)
+    check_digits(args.digits)
     dataset = open_results(args.results)
     dataset = factor_view(dataset, mentioned(factor_list(args.by), args.where, args.rank))
     if args.rank:
+        if args.pivot:
+            raise CampaignError("--pivot is for the summary table, not --rank")
         return rank(dataset, args)
     metrics = choose_metrics(dataset, "query", args.metric)
     frame = summary_table(
@@ -180,7 +215,10 @@ def cmd_query(args) -> int:
     )
     confidence = args.confidence or float(dataset.attrs.get("confidence", 0.95))
     units = {m: dataset.variables[m].attrs.get("units", "") for m in metrics}
-    print(render_summary(frame, metrics, args.format, units, confidence), end="")
+    text = render_summary(
+        frame, metrics, args.format, units, confidence, digits=args.digits, pivot=args.pivot
+    )
+    print(text, end="")
     return EXIT_OK
 
 
@@ -199,7 +237,8 @@ def rank(dataset, args) -> int:
     if args.format == "table":
         print(render_ranking_text(ranking))
         return EXIT_OK
-    print(render_ranking(ranking.result, args.format, [ranking.title, *ranking.notes]), end="")
+    notes = [ranking.title, *ranking.notes]
+    print(render_ranking(ranking.result, args.format, notes, args.digits), end="")
     return EXIT_OK
 
 
@@ -211,6 +250,7 @@ def cmd_compare(args) -> int:
     from campaign.results.netcdf import open_results
 
     check_confidence(args.confidence)
+    check_digits(args.digits)
     dataset = open_results(args.results)
     names = mentioned(factor_list(args.by), args.where, args.factor)
     result = compare(
@@ -223,7 +263,7 @@ def cmd_compare(args) -> int:
         confidence=args.confidence,
         paired=False if args.unpaired else None,
     )
-    print(render_comparison(result, args.format), end="")
+    print(render_comparison(result, args.format, args.digits, args.pivot), end="")
     return EXIT_OK
 
 
@@ -232,8 +272,10 @@ def cmd_effects(args) -> int:
     from campaign.render.effects import render_effects
     from campaign.results.netcdf import open_results
 
+    check_digits(args.digits)
     dataset = open_results(args.results)
-    print(render_effects(effects(dataset, args.metric, args.where), args.format), end="")
+    result = effects(dataset, args.metric, args.where)
+    print(render_effects(result, args.format, args.digits), end="")
     return EXIT_OK
 
 

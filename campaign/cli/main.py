@@ -17,6 +17,7 @@ import campaign.cli.analyze as analyze
 import campaign.cli.inspect as inspect
 import campaign.cli.merge as merge
 import campaign.cli.output as output
+import campaign.cli.outputs as kept_outputs
 import campaign.cli.run as run
 from campaign.cli.options import EXIT_USAGE
 from campaign.errors import CampaignError, ParameterError
@@ -28,6 +29,8 @@ COMMAND_GROUPS = {  # the order of `campaign --help`
     "verify": run,
     "status": inspect,
     "merge": merge,
+    "outputs": kept_outputs,
+    "remetric": kept_outputs,
     "query": analyze,
     "plot": output,
     "report": output,

@@ -14,11 +14,35 @@ def register(subparsers, command: str) -> None:
 
 
 def add_plot(subparsers) -> None:
-    p = subparsers.add_parser("plot", help="plot a metric's mean and interval against a factor")
+    p = subparsers.add_parser(
+        "plot",
+        help="a figure of metrics against factors: means, paired differences, box, violin or "
+        "ECDF of the replicates",
+        description="A figure for a paper: a row of panels per --metric, a column per level "
+        "of --facet, a series per level of --by; factors shown nowhere are averaged replicate "
+        "by replicate (as in query) and named in the title. Labels come from the model's long "
+        "names and units; every PDF embeds TrueType (Type 42) fonts.",
+    )
     p.add_argument("results", help=RESULTS_HELP)
-    p.add_argument("--metric", required=True)
+    p.add_argument("--metric", required=True, action="append", help="metric (repeatable)")
+    p.add_argument(
+        "--kind",
+        default="mean",
+        choices=["mean", "difference", "box", "violin", "ecdf"],
+        help="mean: mean and interval against --x (default); difference: each level of --by "
+        "minus --baseline with the intervals of `campaign compare` (paired when the levels "
+        "share seeds); box, violin: the replicates against --x; ecdf: the replicates' "
+        "empirical distribution",
+    )
     p.add_argument("--x", help="factor on the x axis (default: the one with most levels)")
     p.add_argument("--by", help="one series per level of this factor (default: a paired factor)")
+    p.add_argument("--facet", help="one column of panels per level of this factor")
+    p.add_argument(
+        "--baseline",
+        metavar="LEVEL",
+        help="with --kind difference: the level of --by the others are compared with "
+        "(default: its first level)",
+    )
     add_where_option(p)
     p.add_argument("--confidence", type=float, default=None)
     p.add_argument(
@@ -31,9 +55,33 @@ def add_plot(subparsers) -> None:
         "span a factor of 10 or more; none: linear",
     )
     p.add_argument(
+        "--size",
+        default="page",
+        help="column (3.5 in wide), page (7.1 in, default) or WxH in inches, such as 5x3",
+    )
+    p.add_argument(
+        "--style",
+        default="paper",
+        choices=["paper", "screen"],
+        help="paper (default): 8-9 pt fonts and thin lines, readable at the printed width; "
+        "screen: matplotlib's own",
+    )
+    p.add_argument(
+        "--formula",
+        action="store_true",
+        help="the whole long names in the labels, formulas included",
+    )
+    p.add_argument(
+        "--no-title",
+        dest="title",
+        action="store_false",
+        help="no title (the pooled factors and the interval then belong in the caption)",
+    )
+    p.add_argument(
         "--out",
         help="image file to write, its suffix the format (the folder is made if missing); "
-        "default: figures/METRIC.png, .pdf and .svg beside results.nc",
+        "default: figures/NAME.png, .pdf and .svg beside results.nc (NAME: the metrics, "
+        "then the kind unless mean)",
     )
     p.set_defaults(func=cmd_plot)
 
@@ -87,7 +135,7 @@ PARSERS = {"plot": add_plot, "report": add_report, "export": add_export}
 def cmd_plot(args) -> int:
     from campaign.analysis.breakdown import factor_view, mentioned
     from campaign.analysis.query import check_confidence
-    from campaign.render.figures import plot_ecdf, plot_metric, save_figure, write_figures
+    from campaign.render.figures import figure_name, plot, plot_ecdf, save_figure, write_figures
     from campaign.results.netcdf import open_results, results_file
     from campaign.results.samples import samples_of
     from campaign.store.folder import FIGURES_FOLDER, check_folder, image_path
@@ -99,19 +147,31 @@ def cmd_plot(args) -> int:
         folder = results_file(args.results).parent / FIGURES_FOLDER
         check_folder(folder, FIGURES_FOLDER)
     dataset = open_results(args.results)
-    if args.metric in samples_of(dataset):  # a sample: its CDF pooled over replicates
-        figure = plot_ecdf(dataset, args.metric, args.by, args.where)
+    if args.metric[0] in samples_of(dataset):  # a sample: its CDF pooled over replicates
+        figure = plot_ecdf(dataset, args.metric[0], args.by, args.where)
     else:
-        names = mentioned([args.by], args.where, args.x)
-        figure = plot_metric(
-            factor_view(dataset, names), args.metric, args.x, args.by, args.where,
-            args.confidence, args.log,
-        )  # fmt: skip
+        names = mentioned([args.by], args.where, args.x, args.facet)
+        figure = plot(
+            factor_view(dataset, names),
+            args.metric,
+            kind=args.kind,
+            x=args.x,
+            by=args.by,
+            facet=args.facet,
+            where=args.where,
+            baseline=args.baseline,
+            confidence=args.confidence,
+            log=args.log,
+            size=args.size,
+            style=args.style,
+            formula=args.formula,
+            title=args.title,
+        )
     if args.out:
         save_figure(figure, out)
         print(f"plot: {out}")
     else:
-        for path in write_figures(figure, folder, args.metric):
+        for path in write_figures(figure, folder, figure_name(args.metric, args.kind)):
             print(f"plot: {path}")
     return EXIT_OK
 

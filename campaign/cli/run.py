@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 
 from campaign.cli.options import (
     EXIT_FAILED_TASKS,
@@ -55,9 +56,10 @@ def add_run(subparsers) -> None:
     p.add_argument(
         "--show-metrics",
         type=int,
-        default=4,
+        default=None,
         metavar="N",
-        help="metrics shown in the final summary table (default 4)",
+        help="metrics shown in the final summary table, the model's headline metrics first "
+        "(default: the headline metrics; 4 when the model names none)",
     )
     p.set_defaults(func=cmd_run)
 
@@ -129,14 +131,17 @@ def add_verify(subparsers) -> None:
         description="Run a sample of a campaign's finished tasks again (the same sample every "
         "time: drawn from the campaign's seed), store nothing, and compare every metric with "
         "the stored one, bit for bit. Each mismatch is one line (task key, metric, stored and "
-        "new value); exit status 1 when there is one. A model that reads a clock, the "
-        "environment or a generator not seeded from its seed shows up here.",
+        "new value); exit status 1 when there is one. Every finished task's kept outputs are "
+        "checked against their records too: one line per task whose outputs are missing or "
+        "damaged; a sampled task's kept outputs must come back byte for byte. A model that "
+        "reads a clock, the environment or a generator not seeded from its seed shows up here.",
     )
     p.add_argument(
         "target",
         metavar="SPEC_OR_OUTPUT",
-        help="spec file, or output folder (its results.nc keeps the spec; relative paths in "
-        "it are then taken from the working folder)",
+        help="spec file, or output folder (its results.nc keeps the spec and where it was: "
+        "relative paths in it are taken from that folder if it is still there, else the "
+        "working folder)",
     )
     p.add_argument(
         "--sample",
@@ -206,8 +211,8 @@ def cmd_run(args) -> int:
 
 
 def run_done(dataset, args, spec) -> int:
-    """What a run prints: a summary table of its first metrics, the counts of its tasks, and
-    where its results are."""
+    """What a run prints: a summary table of its headline metrics and a line on the others,
+    the counts of its tasks, and where its results are."""
     from campaign.analysis.metrics import choose_metrics
     from campaign.analysis.query import summary_table
     from campaign.plan.plan import precision_summary
@@ -221,6 +226,9 @@ def run_done(dataset, args, spec) -> int:
         print()
         print(f"Summary: mean ± half-width of the {args.confidence:.0%} confidence interval")
         print(render_summary(frame, metrics, max_rows=40), end="")
+        others = other_metrics_line(dataset, metrics, spec.output)
+        if others:
+            print(others)
     ok, failed = dataset.attrs["tasks_ok"], dataset.attrs["tasks_failed"]
     missing = dataset.attrs["tasks_missing"]
     print()
@@ -236,6 +244,26 @@ def run_done(dataset, args, spec) -> int:
         print(f"{failed} tasks failed: `campaign status {args.spec}` lists them")
         return EXIT_FAILED_TASKS
     return EXIT_OK if not missing else EXIT_FAILED_TASKS
+
+
+SHOWN_NAMES = 6  # other metrics named on the line under the summary; more are counted
+
+
+def other_metrics_line(dataset, shown: list[str], output) -> str | None:
+    """One line under the summary: how many metrics it leaves out, which, and how to see them."""
+    from campaign.results.assemble import metrics_of
+
+    others = [m for m in metrics_of(dataset) if m not in shown]
+    if not others:
+        return None
+    relative = os.path.relpath(output)
+    output = output if relative.startswith("..") else relative
+    named = ", ".join(others[:SHOWN_NAMES]) + (", ..." if len(others) > SHOWN_NAMES else "")
+    noun = "metric" if len(others) == 1 else "metrics"
+    return (
+        f"{len(others)} other {noun} ({named}): `campaign query {output}` shows every metric, "
+        "--metric NAME one (or run with --show-metrics N)"
+    )
 
 
 def shard_done(dataset, args, spec) -> int:
@@ -273,5 +301,9 @@ def cmd_verify(args) -> int:
             f"verify: {verdict.left_out} stored results computed from other code or inputs "
             "than now were left out"
         )
+    for problem in verdict.outputs:
+        print(f"verify: {problem}")
     print(verdict.summary())
-    return EXIT_FAILED_TASKS if verdict.mismatches else EXIT_OK
+    if verdict.outputs:
+        print(f"verify: {len(verdict.outputs)} finished tasks' kept outputs are missing or damaged")
+    return EXIT_FAILED_TASKS if verdict.mismatches or verdict.outputs else EXIT_OK

@@ -26,7 +26,7 @@ import logging
 import os
 import re
 import ssl
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +35,7 @@ from typing import Any
 import yaml
 
 from campaign.cluster.dashboard import dashboard
+from campaign.cluster.resources import check_workers, embedded_workers
 from campaign.errors import CampaignError
 
 SECURITY_FIELDS = ("ca", "cert", "key")
@@ -363,9 +364,12 @@ def open_client(
     cluster: str | Path | None = None,
     security: str | Path | None = None,
     say: Callable[[str], None] = print,
+    resources: Mapping[str, float] | None = None,
 ) -> Iterator[Any]:
     """A Dask client: to a running scheduler, to a cluster a cluster file starts, or to an
-    embedded cluster of worker processes listening on 127.0.0.1 only."""
+    embedded cluster of worker processes listening on 127.0.0.1 only. With ``resources`` (what
+    each task asks), the embedded cluster's workers get a share of this machine each, and a
+    cluster none of whose workers can hold a task is refused (`campaign.cluster.resources`)."""
     from distributed import Client
 
     tls = check_cluster_options(scheduler, cluster, security)
@@ -384,6 +388,8 @@ def open_client(
             except OSError as error:
                 raise CampaignError(f"lost the Dask scheduler at {address}: {error}") from None
             say(f"Dask scheduler {address} ({nworkers} workers); {dashboard(client)}")
+            if resources:
+                check_workers(client, resources)
             yield client
         finally:
             client.close()
@@ -405,6 +411,8 @@ def open_client(
                     f"{type(started).__name__} from {spec.path}: scheduler "
                     f"{started.scheduler_address}; {dashboard(client)}"
                 )
+                if resources:
+                    check_workers(client, resources)
                 yield client
             finally:
                 client.close()
@@ -412,8 +420,10 @@ def open_client(
             stop_keeping()
             started.close()
         return
-    count = workers or default_workers()
-    local = start_local_cluster(count, tls)
+    count, each = workers or default_workers(), None
+    if resources:
+        count, each = embedded_workers(resources, workers)
+    local = start_local_cluster(count, tls, each)
     stop_keeping = keep_workers(local)
     try:
         client = Client(local, security=tls)
@@ -427,7 +437,9 @@ def open_client(
         local.close()
 
 
-def start_local_cluster(workers: int, security: Any | None) -> Any:
+def start_local_cluster(
+    workers: int, security: Any | None, resources: Mapping[str, float] | None = None
+) -> Any:
     """The embedded cluster: scheduler, dashboard, nannies and workers all listen on 127.0.0.1
     only, so nothing outside this machine can reach them (TLS with `security`).
 
@@ -438,7 +450,8 @@ def start_local_cluster(workers: int, security: Any | None) -> Any:
     Its scheduler fails a task at the first death of a worker holding it (Dask's
     ``allowed-failures`` 0, instead of running it on up to three more workers, each of which a
     crashing task ends): the campaign sends such tasks again itself, in halves and then alone,
-    so that only the task that ends its process fails (see `campaign.execute`)."""
+    so that only the task that ends its process fails (see `campaign.execute`). ``resources``:
+    each worker's Dask resources."""
     from distributed import LocalCluster
 
     try:
@@ -452,6 +465,7 @@ def start_local_cluster(workers: int, security: Any | None) -> Any:
             security=security,
             preload=["campaign.cluster.worker_setup"],  # Ctrl-C is for `run`, not each worker
             scheduler_kwargs={"allowed_failures": 0},
+            **({"resources": dict(resources)} if resources else {}),
         )
     except (RuntimeError, OSError) as error:
         reason = str(error).replace("\n", " ")

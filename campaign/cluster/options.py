@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,12 +17,14 @@ from campaign.errors import BadValue
 class ClusterOptions:
     """`workers`: worker processes of the embedded cluster (None: one per core); `scheduler`:
     the address of a running scheduler; `cluster`: a cluster file that starts one; `security`:
-    a TLS settings file (see `campaign.cluster.open`)."""
+    a TLS settings file (see `campaign.cluster.open`); `resources`: what each task asks of a
+    worker (`campaign.cluster.resources`)."""
 
     workers: int | None = None
     scheduler: str | None = None
     cluster: str | Path | None = None
     security: str | Path | None = None
+    resources: Mapping[str, float] | None = None  # what one task asks (Dask worker resources)
 
     def __post_init__(self) -> None:
         if self.workers is not None and self.workers < 1:
@@ -49,4 +51,5 @@ class ClusterOptions:
             cluster=self.cluster,
             security=self.security,
             say=say,
+            resources=self.resources,
         )

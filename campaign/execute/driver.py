@@ -30,15 +30,17 @@ from typing import Any
 from campaign.errors import CampaignError
 from campaign.execute.batching import Item, Outcome
 from campaign.execute.finishing import Finishing
+from campaign.execute.inputs import ship_inputs, withdraw_inputs
 from campaign.execute.options import ExecutionOptions
 from campaign.execute.placement import Placement
 from campaign.execute.reading import Reading
 from campaign.execute.recovery import Recovery
-from campaign.execute.shell import Shell
+from campaign.execute.shell import Shell, lost_scheduler, scheduler_calls
 from campaign.execute.tail import Copy, Rescue, Steal, TailSnapshot, tail_decisions
 from campaign.execute.timeouts import TimeoutSnapshot, timed_out_result, timeout_decisions
 from campaign.execute.worker import end_worker_process, running_tasks, skip_tasks
 from campaign.render.progress import Progress
+from campaign.spec.command import CommandSpec
 
 TAIL_POLL_SECONDS = 0.2  # how often, once nothing is left to send (tail replication)
 
@@ -47,7 +49,7 @@ log = logging.getLogger("campaign")
 
 def dispatch(
     client: Any,
-    model_name: str,
+    model_name: str | CommandSpec,
     items: list[Item],
     store: Callable[[list[dict[str, Any]]], None],
     options: ExecutionOptions,
@@ -82,7 +84,14 @@ def dispatch(
     used: its results are not stored, its tasks run on the other workers, and the run stops
     when no other worker is left.
     """
-    return _Driver(client, model_name, store, options, progress, say, code).run(items)
+    if not isinstance(model_name, CommandSpec):
+        return _Driver(client, model_name, store, options, progress, say, code).run(items)
+    with scheduler_calls(lambda error: lost_scheduler("?", 0, error)):
+        shipped = ship_inputs(client, model_name)  # to every worker once, by digest
+    try:
+        return _Driver(client, model_name, store, options, progress, say, code).run(items)
+    finally:
+        withdraw_inputs(client, shipped)
 
 
 class _Driver(Shell):

@@ -16,6 +16,7 @@ from campaign.execute.batching import Item
 from campaign.execute.reading import Reading
 from campaign.execute.recovery import Recovery
 from campaign.execute.shell import Shell
+from campaign.execute.worker import skip_tasks
 
 
 class Fate(Enum):
@@ -84,8 +85,31 @@ class Finishing:
         shell.sizer.observe(r["elapsed"] for r in results if r["status"] == "ok")
         shell.keep(final)
         future.release()
+        self.stop_lost_copies([item for item in batch if item.done and item.copies > 0])
         if shell.replicate_tail:
             flight.drop_finished_copies()
+
+    def stop_lost_copies(self, won: list[Item]) -> None:
+        """Tell the workers running other copies of tasks that just finished to skip them: a
+        program that is still running there is ended with its process group (a Python model
+        runs on, its result ignored)."""
+        if not won:
+            return
+        shell, keys = self.shell, {item.key for item in won}
+        copies = {
+            future.key: [item.key for item in batch if item.key in keys]
+            for future, batch in shell.flight.in_flight.items()
+        }
+        copies = {batch: tasks for batch, tasks in copies.items() if tasks}
+        if not copies:
+            return
+        with shell.scheduler():
+            processing = shell.client.processing()
+        where = {str(key): worker for worker, held in processing.items() for key in held}
+        for batch, tasks in copies.items():
+            if batch in where:
+                with shell.scheduler():
+                    shell.calls.run(skip_tasks, batch, tasks, workers=[where[batch]])
 
     def finish_failed(self) -> None:
         """Finish the batches in flight that failed: as_completed gives up on a batch whose

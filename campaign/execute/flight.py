@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -21,13 +21,18 @@ class Flight:
     """The batches in flight and where they are."""
 
     def __init__(
-        self, client: Any, model_name: str, scheduler: Callable[[], AbstractContextManager[None]]
+        self,
+        client: Any,
+        model_name: Any,
+        scheduler: Callable[[], AbstractContextManager[None]],
+        resources: Mapping[str, float] | None = None,
     ):
         from distributed import as_completed
 
         self.client = client
         self.model_name = model_name
         self.scheduler = scheduler  # around every call to the scheduler
+        self.resources = {"resources": dict(resources)} if resources else {}
         self.in_flight: dict[Any, list[Item]] = {}
         # results are read in the background as batches finish: reading the results of a
         # batch whose worker died meanwhile would wait for Dask to run it again
@@ -43,14 +48,23 @@ class Flight:
 
     def send(self, batch: list[Item], worker: str | None, strict: bool) -> Any:
         """Submit a batch (to ``worker``, only there when ``strict``); its future."""
-        payload = [(item.key, item.params, item.seed) for item in batch]
+        payload = [
+            (item.key, item.params, item.seed, item.meta.get("replicate", 0)) for item in batch
+        ]
         key = f"campaign-{uuid.uuid4().hex}"
         placement = (
             {} if worker is None else {"workers": [worker], "allow_other_workers": not strict}
         )
         with self.scheduler():
             future = self.client.submit(
-                run_batch, self.model_name, payload, key, pure=False, key=key, **placement
+                run_batch,
+                self.model_name,
+                payload,
+                key,
+                pure=False,
+                key=key,
+                **placement,
+                **self.resources,
             )
         for item in batch:
             item.copies += 1

@@ -6,6 +6,7 @@ the error names the Python parameter (`BadValue`: the CLI says its option instea
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from campaign.errors import BadValue
@@ -20,7 +21,8 @@ class ExecutionOptions:
     while the cluster has no worker (may be infinite); `replicate_tail`: tail work stealing
     and straggler copies; `locality`: batches keep to the groups of inputs a worker has;
     `batch_size`: tasks per batch (None: sized from measured durations); `progress`: show a
-    progress bar."""
+    progress bar; `resources`: what each task asks of a worker (Dask worker resources: a batch
+    asks what its one running task needs)."""
 
     retries: int = 1
     task_timeout: float | None = None
@@ -29,6 +31,7 @@ class ExecutionOptions:
     locality: bool = True
     batch_size: int | None = None
     progress: bool = True
+    resources: Mapping[str, float] | None = None  # what each task asks of a worker (Dask)
 
     def __post_init__(self) -> None:
         if self.retries < 0:

@@ -72,7 +72,8 @@ class Shell:
         self.wait_workers = options.wait_workers
         self.say = say or (lambda message: None)
         self.pending = GroupedQueue()
-        self.flight = Flight(client, model_name, self.scheduler)  # the batches in flight
+        # the batches in flight
+        self.flight = Flight(client, model_name, self.scheduler, options.resources)
         self.outcome = Outcome()
         self.threads: dict[str, int] | None = None
         self.sizer = BatchSizer(1)

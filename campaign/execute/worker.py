@@ -18,10 +18,14 @@ from typing import Any
 
 import numpy as np
 
+import campaign.execute.process_tree as process_tree
+from campaign.execute.command import CommandFailed, command_code, run_command
 from campaign.execute.memory import peak_bytes, reset_peak
 from campaign.models import describe_error, load_model
+from campaign.plan.command import command_declaration
 from campaign.plan.sources import code_digest, engine_identity
 from campaign.results.names import metric_values
+from campaign.spec.command import CommandSpec
 
 STOPPED_EXIT_CODE = 70
 # Model errors worth another try: faults of a task's surroundings (a flaky file system or
@@ -31,9 +35,12 @@ TRANSIENT_ERRORS = (OSError, MemoryError)
 
 
 @lru_cache(maxsize=16)
-def _model(name: str):
+def _model(name: str | CommandSpec):
     """A model, and the digest of its code as this process loaded it (a long-lived worker may
-    hold code that has changed on disk since)."""
+    hold code that has changed on disk since); for a program, the digest of its files as this
+    worker has them."""
+    if isinstance(name, CommandSpec):
+        return command_declaration(name), command_code(name)
     return load_model(name), code_digest(name)
 
 
@@ -44,7 +51,9 @@ _SKIP: dict[str, set[str]] = {}  # per running batch, the tasks another worker t
 
 
 def run_batch(
-    model_name: str, items: list[tuple[str, dict[str, Any], int]], batch: str | None = None
+    model_name: str | CommandSpec,
+    items: list[tuple[str, dict[str, Any], int, int]],
+    batch: str | None = None,
 ) -> tuple[str, list[dict] | str, str | None, dict[str, str]]:
     """Run a batch of (key, params, seed) on a worker; a model error fails only its task.
 
@@ -52,8 +61,9 @@ def run_batch(
     the keys), the digest of the model's code the worker runs, and the engine and libraries it
     runs (`engine_identity`); or, when the model cannot be loaded on this worker (its module
     fails to import here only, say), the worker's address, that reason in one line, None and
-    the engine. While it runs, `running_tasks` tells the driver which task of `batch` is
-    running and for how long, so that the driver can time out one task rather than a batch.
+    the engine. An item is (key, params, seed, replicate). While it runs, `running_tasks`
+    tells the driver which task of `batch` is running and for how long, so that the driver
+    can time out one task rather than a batch.
     """
     worker = _worker_address()
     engine = engine_identity()
@@ -68,9 +78,10 @@ def run_batch(
             None,
             engine,
         )
+    process_tree.ensure_watchdog()  # nothing a task starts outlives this worker process
     results = []
     try:
-        for index, (key, params, seed) in enumerate(items):
+        for index, (key, params, seed, *replicate) in enumerate(items):
             if key in _SKIP.get(batch, ()):
                 results.append({"status": "skipped", "elapsed": 0.0})
                 continue
@@ -80,10 +91,13 @@ def run_batch(
             start = time.perf_counter()
             try:
                 seed_global_generators(seed)
-                # its own copy: batchmates of one cell arrive sharing one params object
-                raw = model(copy.deepcopy(params), seed)
-                metrics = metric_values(raw)
-                result = {"status": "ok", "metrics": metrics}
+                if isinstance(model_name, CommandSpec):
+                    task = (key, replicate[0] if replicate else 0, batch)
+                    result = _run_command(model_name, params, seed, *task)
+                else:
+                    # its own copy: batchmates of one cell arrive sharing one params object
+                    raw = model(copy.deepcopy(params), seed)
+                    result = {"status": "ok", "metrics": metric_values(raw)}
             except BaseException as error:  # a model's failure is data, not a crash of the
                 # campaign, even sys.exit or a CancelledError, which Dask would not survive
                 result = {
@@ -101,6 +115,46 @@ def run_batch(
             _RUNNING.pop(batch, None)
             _SKIP.pop(batch, None)
     return worker, results, code, engine
+
+
+def _run_command(
+    command: CommandSpec, params: dict[str, Any], seed: int, key: str, replicate: int, batch
+) -> dict[str, Any]:
+    """One task of a program: its result, with its outputs to keep."""
+    try:
+        metrics, outputs = run_command(
+            command, params, seed, key, replicate, lambda: _unwanted(batch, key)
+        )
+    except process_tree.Cancelled:
+        return {"status": "skipped"}
+    except CommandFailed as failure:
+        result = {"status": "failed", "error": str(failure), "traceback": ""}
+        if failure.outputs:
+            result["outputs"] = failure.outputs
+        if failure.transient:
+            result["transient"] = True
+        return result
+    result = {"status": "ok", "metrics": metric_values(metrics)}
+    if outputs:
+        result["outputs"] = outputs
+    return result
+
+
+def _unwanted(batch: str | None, key: str) -> bool:
+    """Whether a running task is no longer wanted: another worker took it or finished it
+    (`skip_tasks`), or its batch was cancelled (the driver stopped, gave up on it, or another
+    copy of every task of it won)."""
+    if key in _SKIP.get(batch, ()):
+        return True
+    if batch is None:
+        return False
+    try:
+        from distributed import get_worker
+
+        task = get_worker().state.tasks.get(batch)
+    except (ImportError, ValueError, AttributeError):
+        return False
+    return task is None or task.state in ("cancelled", "released", "forgotten")
 
 
 def seed_global_generators(seed: int) -> None:
@@ -143,8 +197,10 @@ def running_tasks() -> dict[str, tuple[int, float]]:
 def end_worker_process() -> None:
     """On a worker: exit at once.
 
-    A thread stuck in a model cannot be interrupted, so its whole process is ended; the
+    A thread stuck in a model cannot be interrupted, so its whole process is ended, with every
+    process it started (a program's process group, a Python model's subprocesses); the
     worker's nanny (the default for `dask worker` and every cluster this tool starts) starts
     a fresh one, which joins the scheduler as a new worker.
     """
+    process_tree.kill_everything()
     os._exit(STOPPED_EXIT_CODE)

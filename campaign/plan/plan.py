@@ -23,9 +23,10 @@ from campaign.design.tasks import Design, cell_params, iter_cells
 from campaign.errors import CampaignError
 from campaign.models import check_params, load_model
 from campaign.models.contract import Model
+from campaign.plan.command import command_declaration
 from campaign.plan.precision import precision_progress, precision_summary
 from campaign.plan.replicates import check_returned_metrics, replicates_of, stopping_rule_of
-from campaign.plan.sources import ON_CHANGE, Sources, compare, current_sources
+from campaign.plan.sources import ON_CHANGE, Sources, command_sources, compare, current_sources
 from campaign.plan.state import Plan, RunState
 from campaign.results.names import documented_name, name_clashes
 from campaign.spec.describe import precision_target
@@ -57,10 +58,13 @@ def check_model(spec: Spec) -> Model:
     """The spec's model, once it has accepted the spec: the metrics the spec names (when the
     model declares its metrics) and the parameters of every cell."""
     where = f"{spec.path or 'spec'}: "
-    try:
-        model = load_model(spec.model)
-    except ValueError as error:
-        raise CampaignError(f"{where}model: {error}") from None
+    if spec.command is not None:
+        model = command_declaration(spec.command)
+    else:
+        try:
+            model = load_model(spec.model)
+        except ValueError as error:
+            raise CampaignError(f"{where}model: {error}") from None
     check_declared_metrics(spec, model.metrics)
     if spec.precision is not None and model.metrics:
         for metric in spec.precision.metrics:
@@ -108,7 +112,10 @@ def check_declared_metrics(spec: Spec, declared: Mapping[str, Any] | None) -> No
 
 def identity(spec: Spec) -> dict[str, Any]:
     """What stored results depend on; an edit of any of these makes them mean something else."""
-    return {"model": spec.model, "params": spec.params, "seed": spec.seed, "name": spec.name}
+    stored = {"model": spec.model, "params": spec.params, "seed": spec.seed, "name": spec.name}
+    if spec.command is not None:
+        stored["command"] = spec.command.identity()
+    return stored
 
 
 def replay_rounds(design: Design, records: Mapping[str, dict[str, Any]]) -> Rounds | None:
@@ -174,6 +181,8 @@ def design_sources(design: Design) -> Sources:
     cells = (
         (digest, cell_params(spec, cell)) for digest, cell in zip(design.cell_digests, design.cells)
     )
+    if spec.command is not None:
+        return command_sources(spec.command)
     return current_sources(spec.model, cells)
 
 

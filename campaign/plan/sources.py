@@ -22,6 +22,8 @@ import hashlib
 import importlib.metadata
 import os
 import platform
+import shlex
+import subprocess
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -30,6 +32,7 @@ from typing import Any
 
 from campaign.errors import CampaignError
 from campaign.models import MODELS_FOLDER, describe_error, load_model, source_files
+from campaign.spec.command import COMMAND_MODEL, CommandSpec
 
 ALGORITHM = "blake2b-256"
 ON_CHANGE = ("refuse", "rerun", "accept")
@@ -138,6 +141,7 @@ class Sources:
     code: dict[str, str]
     inputs: dict[str, str]
     cell_inputs: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    version: str = ""  # a program's answer to its version command
 
     @property
     def code_digest(self) -> str:
@@ -150,6 +154,7 @@ class Sources:
             "model_code": self.code_digest,
             "model_files": dict(sorted(self.code.items())),
             "inputs": dict(sorted(self.inputs.items())),
+            **({"version": self.version} if self.version else {}),
         }
 
 
@@ -183,6 +188,52 @@ def current_sources(model_name: str, cells: Iterable[tuple[str, Mapping[str, Any
                 if path not in inputs:
                     inputs[path] = _input_digest(model_name, path)
     return Sources(code=code, inputs=inputs, cell_inputs=cell_inputs)
+
+
+def command_files(command: CommandSpec) -> dict[str, str]:
+    """A program's files, as its code: each input (and the program, when it travels with them)
+    by the name it is placed under, and a program found on PATH by its name -> its digest. A
+    recompiled program or an edited input is then a change of the model's code."""
+    files = {item.name: _digest(Path(item.path)) for item in command.inputs}
+    program = command.program
+    if program is not None and not program.placed:
+        files[program.name] = _digest(Path(program.path))
+    if command.metrics.kind == "parse":  # the parser's code decides the metrics too
+        try:
+            parser = code_files(command.metrics.name)
+        except ValueError as error:
+            raise CampaignError(f"model.metrics.parse: {error}") from None
+        files.update({f"parser: {name}": digest for name, digest in parser.items()})
+    return files
+
+
+def command_sources(command: CommandSpec) -> Sources:
+    """The digests of a program and its inputs (every task reads them all), and its version."""
+    return Sources(code=command_files(command), inputs={}, version=program_version(command))
+
+
+VERSION_SECONDS = 30.0
+
+
+def program_version(command: CommandSpec) -> str:
+    """What ``version:`` prints (stdout, else stderr; at most 1000 characters), or ""."""
+    if command.version is None:
+        return ""
+    folder = command.folder or None
+    try:
+        done = subprocess.run(
+            list(command.version),
+            capture_output=True,
+            timeout=VERSION_SECONDS,
+            cwd=folder,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise CampaignError(
+            f"model.version: {shlex.join(command.version)} failed: {error}"
+        ) from None
+    text = (done.stdout or done.stderr).decode(errors="replace").strip()
+    return text[:1000]
 
 
 def _digest(path: Path) -> str:
@@ -220,7 +271,9 @@ class Change:
 
     def describe(self, model: str) -> str:
         parts = []
-        if self.code_files:
+        if self.code_files and model == COMMAND_MODEL:
+            parts.append(f"the program or its inputs changed ({_listed(self.code_files)})")
+        elif self.code_files:
             parts.append(f"the code of model {model} changed ({_listed(self.code_files)})")
         if self.input_files:
             noun = "input file" if len(self.input_files) == 1 else "input files"

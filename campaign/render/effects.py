@@ -10,19 +10,33 @@ import xarray as xr
 
 from campaign.analysis.anova import BLOCKS, RESIDUAL, effects_table
 from campaign.render.cells import one_line
-from campaign.render.numbers import bounds, fixed, is_missing, number, p_value, signed
+from campaign.render.numbers import (
+    bounds,
+    estimate,
+    fixed,
+    is_missing,
+    number,
+    p_value,
+    plain,
+    signed,
+)
 from campaign.render.table import Shown, check_format, render
 
 FRACTION_COLUMNS = ["term", "low", "high", "effect", "ci_low", "ci_high", "p_value", "n", "aliases"]
 
 
-def render_effects(result: xr.Dataset, fmt: str = "text") -> str:
-    """The analysis in ``fmt``: text (with the main effects) or any other."""
+def render_effects(result: xr.Dataset, fmt: str = "text", digits: int | None = None) -> str:
+    """The analysis in ``fmt``: text (with the main effects) or any other; in Markdown, LaTeX
+    and HTML numbers are written for a paper (``digits`` significant digits of F and of the
+    main effects, default 4; a fraction's effects as ``effect ± half-width``)."""
     if result.attrs.get("design") == "fractional":
-        return render_fraction_effects(result, fmt)
+        return render_fraction_effects(result, fmt, digits)
     frame = effects_table(result)
-    if check_format(fmt) in ("csv", "json"):
+    fmt = check_format(fmt)
+    if fmt in ("csv", "json"):
         return render(frame, fmt)
+    paper = fmt != "text"
+    effect = (lambda v: ("+" if v >= 0 else "") + plain(v, digits or 4)) if paper else signed
     attrs = result.attrs
     above = [
         f"{attrs['metric']}: analysis of variance of {attrs['observations']} values (every "
@@ -41,7 +55,7 @@ def render_effects(result: xr.Dataset, fmt: str = "text") -> str:
             row["term"],
             str(row["df"]),
             fixed(row["share"]),
-            "" if is_missing(row["F"]) else number(row["F"], 4),
+            "" if is_missing(row["F"]) else number(row["F"], digits or 4),
             p_value(row["p_value"]),
             row["tested_against"],
         ]
@@ -51,18 +65,21 @@ def render_effects(result: xr.Dataset, fmt: str = "text") -> str:
     below = [f"main effects{units} (level mean over the other factors' cells - mean of all cells):"]
     for factor, effects_of_levels in json.loads(attrs["main_effects"]).items():
         shown = ", ".join(
-            f"{one_line(level)} {signed(value)}" for level, value in effects_of_levels.items()
+            f"{one_line(level)} {effect(value)}" for level, value in effects_of_levels.items()
         )
         below.append(f"  {factor}: {shown}")
     table = Shown(header, rows, 2, above=above, below=below, align="rlrrrrl")
     return render(frame, fmt, table)
 
 
-def render_fraction_effects(result: xr.Dataset, fmt: str = "text") -> str:
+def render_fraction_effects(
+    result: xr.Dataset, fmt: str = "text", digits: int | None = None
+) -> str:
     """Main effects of a fraction in ``fmt``: text (with what each effect estimates) or any
-    other."""
+    other; Markdown, LaTeX and HTML write each effect as ``effect ± half-width``."""
     frame = result.to_dataframe().reset_index()[FRACTION_COLUMNS].rename(columns={"term": "factor"})
-    if check_format(fmt) in ("csv", "json"):
+    fmt = check_format(fmt)
+    if fmt in ("csv", "json"):
         return render(frame, fmt)
     attrs = result.attrs
     units = f" [{attrs['units']}]" if attrs.get("units") else ""
@@ -99,6 +116,13 @@ def render_fraction_effects(result: xr.Dataset, fmt: str = "text") -> str:
             + "; ".join(alias_sum(row[0], row[-1].split(", ")) for row in aliased[:3])
             + ("; ..." if len(aliased) > 3 else "")
         )
+    if fmt != "text":  # one interval notation: effect ± half-width
+        header = [*header[:3], "effect ± half-width", *header[5:]]
+        for row, record in zip(rows, frame.to_dict("records")):
+            half = (record["ci_high"] - record["ci_low"]) / 2
+            row[3:5] = [estimate(record["effect"], half, digits)]
+        below = [*above, *below]
+        above = []
     table = Shown(header, rows, 3, above=above, below=below, align="lllrlrl")
     return render(frame, fmt, table)
 

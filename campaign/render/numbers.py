@@ -7,6 +7,7 @@ otherwise (an interval without bounds is empty, a p-value without a test is empt
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,52 @@ def mean_pm(mean: float, half: float) -> str:
     if is_missing(mean):
         return "nan"
     return number(mean) if is_missing(half) else f"{number(mean)} ± {number(half, 3)}"
+
+
+SCIENTIFIC_ABOVE, SCIENTIFIC_BELOW = 1e6, 1e-3  # magnitudes written with a power of 10
+SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+HALF_DIGITS = 2  # significant digits of an interval's half-width
+
+
+def estimate(mean: float, half: float, digits: int | None = None) -> str:
+    """``mean ± half`` for a paper: the half-width to 2 significant digits and the mean to the
+    same decimal place (the interval says how many of its digits mean something), or the mean
+    to ``digits`` significant digits and the half-width to its place. Magnitudes of a million
+    or more, or below 0.001, share a power of ten: ``(3.14 ± 0.17)×10⁶``. Without an interval,
+    the mean alone to ``digits`` (default 4) significant digits (`plain`)."""
+    if is_missing(mean):
+        return "nan"
+    if is_missing(half) or half < 0 or not math.isfinite(half):
+        return plain(mean, digits or 4)
+    if half == 0:  # no variation: exact to the digits shown
+        return f"{plain(mean, digits or 4)} ± 0"
+    scale = max(abs(mean), half)
+    big_or_small = scale >= SCIENTIFIC_ABOVE or scale < SCIENTIFIC_BELOW
+    exponent = math.floor(math.log10(scale)) if big_or_small else 0
+    m, h = mean / 10**exponent, half / 10**exponent
+    if digits is None or m == 0:
+        place = math.floor(math.log10(h)) - (HALF_DIGITS - 1)
+    else:
+        place = math.floor(math.log10(abs(m))) - (digits - 1)
+    decimals = max(0, -place)
+    m, h = round(m, -place) + 0.0, round(h, -place)  # + 0.0: no "-0"
+    text = f"{m:.{decimals}f} ± {h:.{decimals}f}"
+    return f"({text})×10{str(exponent).translate(SUPERSCRIPTS)}" if exponent else text
+
+
+def plain(value: float, digits: int = 4) -> str:
+    """A number without an interval for a paper: at least ``digits`` significant digits in
+    fixed notation (every digit of a whole part: 58815, not 5.882e+04), a power of ten as
+    `estimate` writes it for a million or more or below 0.001."""
+    if is_missing(value):
+        return "nan"
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    exponent = math.floor(math.log10(abs(value)))
+    if abs(value) >= SCIENTIFIC_ABOVE or abs(value) < SCIENTIFIC_BELOW:
+        mantissa = f"{value / 10**exponent:.{digits - 1}f}"
+        return f"{mantissa}×10{str(exponent).translate(SUPERSCRIPTS)}"
+    return f"{value:.{max(0, digits - 1 - exponent)}f}"
 
 
 def bounds(low: float, high: float, digits: int = 6, missing: str = "") -> str:

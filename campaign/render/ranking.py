@@ -11,7 +11,7 @@ import xarray as xr
 
 from campaign.analysis.ranking import ranking_rows
 from campaign.analysis.ranking_text import Ranking
-from campaign.render.numbers import count, fixed
+from campaign.render.numbers import count, estimate, fixed, plain
 from campaign.render.table import Shown, check_format, render
 
 
@@ -23,13 +23,20 @@ def ranking_frame(result: xr.Dataset) -> pd.DataFrame:
     return frame
 
 
-def render_ranking(result: xr.Dataset, fmt: str = "text", notes: Sequence[str] = ()) -> str:
+def render_ranking(
+    result: xr.Dataset, fmt: str = "text", notes: Sequence[str] = (), digits: int | None = None
+) -> str:
     """The ranking in ``fmt``; Markdown, LaTeX and HTML put ``notes`` under the table (aligned
-    text is the table alone: a command prints its title and notes around it)."""
+    text is the table alone: a command prints its title and notes around it) and write the
+    replicates' degradation as ``value ± half-width`` (to the digits its interval supports,
+    or ``digits``), the one interval notation of every table for a paper."""
     frame = ranking_frame(result)
-    if check_format(fmt) in ("csv", "json"):
+    fmt = check_format(fmt)
+    if fmt in ("csv", "json"):
         return render(frame, fmt)
     header, rows = ranking_rows(result)
+    if fmt != "text":
+        return render(frame, fmt, paper_ranking(header, rows, notes, digits))
     cells = [
         [count(rank), level, *map(fixed, numbers), str(n)] for rank, level, *numbers, n in rows
     ]
@@ -44,6 +51,16 @@ def render_ranking(result: xr.Dataset, fmt: str = "text", notes: Sequence[str] =
         rule=False,
     )
     return render(frame, fmt, shown)
+
+
+def paper_ranking(header, rows, notes: Sequence[str], digits: int | None) -> Shown:
+    """rank, level, D_means (%), D_replicates (%) ± half-width of its interval, n."""
+    cells = []
+    for rank, level, means, replicates, low, high, n in rows:
+        spread = estimate(replicates, (high - low) / 2, digits)
+        cells.append([count(rank), level, plain(means, digits or 4), spread, str(n)])
+    shown_header = [header[0], header[1], header[2], f"{header[3]} ± half-width", header[-1]]
+    return Shown(shown_header, cells, 2, below=list(notes), align="rlrrr")
 
 
 def render_ranking_text(ranking: Ranking) -> str:

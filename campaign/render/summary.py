@@ -2,8 +2,10 @@
 
 Aligned text (what `campaign query` and `campaign run` print): per metric the mean ± the
 interval's half-width, a count of replicates, and notes on replicates left out and NaN values.
-Paper formats (Markdown, LaTeX, HTML): per metric the mean ± half-width and the interval
-itself, the metric's units in its header. CSV and JSON: every column at full precision.
+Paper formats (Markdown, LaTeX, HTML): per metric the mean ± half-width, to the digits its
+interval supports (`numbers.estimate`), the metric's units in its header, what the numbers are
+in a note. Any format can pivot: a factor's levels across, as groups of columns. CSV and JSON:
+every column at full precision.
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ from typing import Any
 import pandas as pd
 
 from campaign.analysis.query import factor_columns
-from campaign.render.numbers import bounds, mean_pm
-from campaign.render.table import Shown, check_format, render
+from campaign.render.numbers import estimate, mean_pm
+from campaign.render.table import Shown, check_format, pivot, pivot_frame, render
 
 
 def column_total(frame: pd.DataFrame, column: str) -> int:
@@ -34,17 +36,28 @@ def render_summary(
     units: dict[str, str] | None = None,
     confidence: float = 0.95,
     max_rows: int = 0,
+    digits: int | None = None,
+    pivot: str | None = None,
 ) -> str:
-    """The summary table in ``fmt``; text shows at most ``max_rows`` rows (0: all)."""
+    """The summary table in ``fmt``; text shows at most ``max_rows`` rows (0: all).
+    ``digits``: significant digits of the means (default: from each interval);
+    ``pivot``: a factor whose levels go across, as groups of columns."""
     fmt = check_format(fmt)
-    if fmt == "text":
-        return render(frame, fmt, text_table(frame, metrics, max_rows))
+    factors = factor_columns(frame, metrics)
     if fmt in ("csv", "json"):
+        if pivot:
+            frame = pivot_frame(frame, pivot, [f for f in factors if f != pivot])
         return render(frame, fmt)
-    return render(frame, fmt, paper_table(frame, metrics, units or {}, confidence))
+    if fmt == "text":
+        shown = text_table(frame, metrics, 0 if pivot else max_rows, digits)
+    else:
+        shown = paper_table(frame, metrics, units or {}, confidence, digits)
+    return render(frame, fmt, pivot_table(shown, pivot) if pivot else shown)
 
 
-def text_table(frame: pd.DataFrame, metrics: list[str], max_rows: int = 0) -> Shown:
+def text_table(
+    frame: pd.DataFrame, metrics: list[str], max_rows: int = 0, digits: int | None = None
+) -> Shown:
     factors = factor_columns(frame, metrics)
     shown = frame if not max_rows or len(frame) <= max_rows else frame.head(max_rows)
     left_out = {m: column_total(frame, f"{m}_left_out") for m in metrics}
@@ -52,7 +65,10 @@ def text_table(frame: pd.DataFrame, metrics: list[str], max_rows: int = 0) -> Sh
     rows = []
     for row in shown.to_dict("records"):  # iterrows would turn integer levels into floats
         cells = [str(row[c]) for c in factors]
-        cells += [mean_pm(row[f"{m}_mean"], row[f"{m}_half_width"]) for m in metrics]
+        if digits is None:
+            cells += [mean_pm(row[f"{m}_mean"], row[f"{m}_half_width"]) for m in metrics]
+        else:
+            cells += [estimate(row[f"{m}_mean"], row[f"{m}_half_width"], digits) for m in metrics]
         cells.append(counts(row, metrics, "n"))
         if any_left_out:
             cells.append(counts(row, metrics, "left_out"))
@@ -79,24 +95,31 @@ def text_table(frame: pd.DataFrame, metrics: list[str], max_rows: int = 0) -> Sh
 
 
 def paper_table(
-    frame: pd.DataFrame, metrics: list[str], units: dict[str, str], confidence: float
+    frame: pd.DataFrame,
+    metrics: list[str],
+    units: dict[str, str],
+    confidence: float,
+    digits: int | None = None,
 ) -> Shown:
+    """Per metric one column, ``mean ± half-width`` to the digits its interval supports;
+    the notes below say what the numbers are."""
     factors = factor_columns(frame, metrics)
     header = list(factors)
     for metric in metrics:
         unit = units.get(metric)
         header.append(f"{metric} [{unit}]" if unit and unit != "1" else metric)
-        header.append(f"{confidence:.0%} interval")
     header.append("n")
     rows = []
     for row in frame.to_dict("records"):  # iterrows would turn integer levels into floats
         line = [str(row[f]) for f in factors]
         for metric in metrics:
-            line.append(mean_pm(row[f"{metric}_mean"], row[f"{metric}_half_width"]))
-            line.append(bounds(row[f"{metric}_ci_low"], row[f"{metric}_ci_high"]))
+            line.append(estimate(row[f"{metric}_mean"], row[f"{metric}_half_width"], digits))
         line.append(counts(row, metrics, "n"))
         rows.append(line)
-    notes = []
+    notes = [
+        f"mean ± half-width of the {confidence:.0%} confidence interval (Student t) over n "
+        "replicates"
+    ]
     for metric in metrics:
         left_out = column_total(frame, f"{metric}_left_out")
         if left_out:
@@ -108,3 +131,8 @@ def paper_table(
         if undefined:
             notes.append(f"{metric}: {undefined} values NaN (undefined), left out")
     return Shown(header, rows, len(factors), below=notes)
+
+
+def pivot_table(shown: Shown, factor: str) -> Shown:
+    """The table with ``factor``'s levels across; ``n`` stays per group of columns."""
+    return pivot(shown, factor)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -31,7 +32,12 @@ LATEX_SPECIAL = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
 }
+
+POWER = re.compile("×10([⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+)")
+PLAIN_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,8 @@ class Shown:
     min_widths: dict[int, int] = field(default_factory=dict)
     header_aligned: bool = False
     rule: bool = True
+    groups: list[tuple[str, int]] = field(default_factory=list)
+    """Labels above the header, each over that many of the value columns (a pivot's levels)."""
 
 
 def check_format(fmt: str, allowed: tuple[str, ...] = FORMATS) -> str:
@@ -88,6 +96,12 @@ def text(shown: Shown) -> str:
         max(len(h), shown.min_widths.get(i, 0), *(len(r[i]) for r in rows))
         for i, h in enumerate(header)
     ]
+    at = shown.labels
+    for label, span in shown.groups:  # a group's columns as wide as its label, at least
+        short = len(one_line(label)) - (sum(widths[at : at + span]) + 2 * (span - 1))
+        if short > 0:
+            widths[at + span - 1] += short
+        at += span
 
     def line(cells, aligned=True):
         return "  ".join(
@@ -95,32 +109,65 @@ def text(shown: Shown) -> str:
             for c, w, a in zip(cells, widths, align)
         ).rstrip()
 
-    lines = [*shown.above, line(header, shown.header_aligned)]
+    lines = [*shown.above]
+    if shown.groups:
+        lines.append(group_line(shown, widths))
+    lines.append(line(header, shown.header_aligned))
     if shown.rule:
         lines.append("  ".join("-" * w for w in widths))
     lines += [line(r) for r in rows]
     return "\n".join(lines + shown.below) + "\n"
 
 
+def alignment(shown: Shown) -> str:
+    """Each column's alignment: ``align`` when given, else labels left and numbers right."""
+    if shown.align and len(shown.align) == len(shown.header):
+        return shown.align
+    return "l" * shown.labels + "r" * (len(shown.header) - shown.labels)
+
+
+def group_line(shown: Shown, widths: list[int]) -> str:
+    """The group labels, each over the columns it spans (aligned text)."""
+    cells = ["  ".join(" " * w for w in widths[: shown.labels])]
+    at = shown.labels
+    for label, span in shown.groups:
+        width = sum(widths[at : at + span]) + 2 * (span - 1)
+        cells.append(one_line(label).ljust(width))
+        at += span
+    return "  ".join(cells).rstrip()
+
+
+def grouped_header(shown: Shown) -> list[str]:
+    """The header with each value column's group before it, for formats without spans."""
+    if not shown.groups:
+        return shown.header
+    names = [label for label, span in shown.groups for _ in range(span)]
+    values = [f"{g}: {h}" for g, h in zip(names, shown.header[shown.labels :])]
+    return shown.header[: shown.labels] + values
+
+
 def markdown(shown: Shown) -> str:
     def line(items):
         return "| " + " | ".join(markdown_cell(i) for i in items) + " |"
 
-    rule = ["---"] * shown.labels + ["---:"] * (len(shown.header) - shown.labels)
-    lines = [line(shown.header), "| " + " | ".join(rule) + " |", *(line(r) for r in shown.rows)]
+    rule = ["---:" if a == "r" else "---" for a in alignment(shown)]
+    header = grouped_header(shown)
+    lines = [line(header), "| " + " | ".join(rule) + " |", *(line(r) for r in shown.rows)]
     return "\n".join(lines + ([""] + shown.below if shown.below else [])) + "\n"
 
 
 def latex_escape(text: str) -> str:
-    return "".join(LATEX_SPECIAL.get(c, c) for c in one_line(text)).replace("±", r"$\pm$")
+    """Text as LaTeX typesets it: special characters escaped, ``±`` and a power of ten
+    (``×10⁶``) in math mode."""
+    escaped = "".join(LATEX_SPECIAL.get(c, c) for c in one_line(text)).replace("±", r"$\pm$")
+    return POWER.sub(lambda m: rf"$\times 10^{{{m.group(1).translate(PLAIN_DIGITS)}}}$", escaped)
 
 
 def latex(shown: Shown) -> str:
     """A booktabs tabular (``\\usepackage{booktabs}``), the notes as comments."""
-    columns = "l" * shown.labels + "r" * (len(shown.header) - shown.labels)
-    lines = [
-        rf"\begin{{tabular}}{{{columns}}}",
-        r"\toprule",
+    columns = "".join(alignment(shown))
+    lines = [rf"\begin{{tabular}}{{{columns}}}", r"\toprule", *latex_groups(shown)]
+    lines += [
         " & ".join(latex_escape(h) for h in shown.header) + r" \\",
         r"\midrule",
         *(" & ".join(latex_escape(c) for c in row) + r" \\" for row in shown.rows),
@@ -130,12 +177,29 @@ def latex(shown: Shown) -> str:
     return "\n".join(lines + [f"% {note}" for note in shown.below]) + "\n"
 
 
+def latex_groups(shown: Shown) -> list[str]:
+    """A header row of centred group labels, each ruled over its columns."""
+    if not shown.groups:
+        return []
+    cells, rules, at = [""] * shown.labels, [], shown.labels + 1
+    for label, span in shown.groups:
+        cells.append(rf"\multicolumn{{{span}}}{{c}}{{{latex_escape(label)}}}")
+        rules.append(rf"\cmidrule(lr){{{at}-{at + span - 1}}}")
+        at += span
+    return [" & ".join(cells) + r" \\", " ".join(rules)]
+
+
 def to_html(shown: Shown) -> str:
     def cell(tag, content, i):
         kind = "factor" if i < shown.labels else "number"
         return f'<{tag} class="{kind}">{html.escape(content)}</{tag}>'
 
-    lines = ['<table class="summary">', "<thead><tr>"]
+    lines = ['<table class="summary">', "<thead>"]
+    if shown.groups:
+        spans = [f'<th colspan="{shown.labels}"></th>'] if shown.labels else []
+        spans += [f'<th colspan="{n}">{html.escape(label)}</th>' for label, n in shown.groups]
+        lines.append('<tr class="groups">' + "".join(spans) + "</tr>")
+    lines.append("<tr>")
     lines.append("".join(cell("th", h, i) for i, h in enumerate(shown.header)) + "</tr></thead>")
     lines.append("<tbody>")
     lines += [
@@ -147,3 +211,59 @@ def to_html(shown: Shown) -> str:
 
 
 WRITERS = {"text": text, "markdown": markdown, "latex": latex, "html": to_html}
+
+
+def pivot(shown: Shown, column: str) -> Shown:
+    """``shown`` with the levels of its label column ``column`` across: a row per combination
+    of the other label columns, and per level (in order of appearance) the value columns,
+    grouped under ``column = level``; a missing combination's cells are empty."""
+    at = check_pivot(shown.header[: shown.labels], column)
+    keys = [h for i, h in enumerate(shown.header[: shown.labels]) if i != at]
+    values = shown.header[shown.labels :]
+    levels: list[str] = []
+    rows: dict[tuple[str, ...], dict[str, list[str]]] = {}
+    for row in shown.rows:
+        key = tuple(c for i, c in enumerate(row[: shown.labels]) if i != at)
+        level = row[at]
+        if level not in levels:
+            levels.append(level)
+        rows.setdefault(key, {})[level] = row[shown.labels :]
+    empty = [""] * len(values)
+    body = [
+        [*key, *(cell for level in levels for cell in cells.get(level, empty))]
+        for key, cells in rows.items()
+    ]
+    return Shown(
+        [*keys, *(values * len(levels))],
+        body,
+        len(keys),
+        above=shown.above,
+        below=shown.below,
+        groups=[(f"{column} = {level}", len(values)) for level in levels],
+    )
+
+
+def pivot_frame(frame: pd.DataFrame, column: str, keys: list[str]) -> pd.DataFrame:
+    """The data of a pivoted table (CSV, JSON): a row per combination of ``keys``, each other
+    column once per level of ``column``, named ``name[column=level]``."""
+    check_pivot([column, *keys], column)
+    values = [c for c in frame.columns if c != column and c not in keys]
+    levels = list(dict.fromkeys(frame[column]))
+    parts = []
+    for level in levels:
+        part = frame[frame[column] == level][[*keys, *values]]
+        part = part.rename(columns={v: f"{v}[{column}={level}]" for v in values})
+        parts.append(part.set_index(keys) if keys else part.reset_index(drop=True))
+    if not keys:
+        return pd.concat(parts, axis=1)
+    return pd.concat(parts, axis=1).reset_index()
+
+
+def check_pivot(labels: list[str], column: str) -> int:
+    if column not in labels:
+        raise ParameterError(
+            f"{{pivot}} {column!r} is not a factor of the table's rows; rows: "
+            f"{', '.join(labels) or 'none'}",
+            "pivot",
+        )
+    return labels.index(column)

@@ -82,7 +82,9 @@ def provenance(design: Design, confidence: float, status: np.ndarray) -> dict[st
         "campaign_name": spec.name,
         "description": spec.description,
         "model": spec.model,
-        "model_reference": model_reference(spec.model),
+        "model_reference": (
+            model_reference(spec.model) if spec.command is None else " ".join(spec.command.argv)
+        ),
         "base_seed": str(spec.seed),
         "replicates": spec.replicates,
         "factors": " ".join(f.name for f in spec.factors),
@@ -96,6 +98,7 @@ def provenance(design: Design, confidence: float, status: np.ndarray) -> dict[st
         "tasks_missing": int((status == STATUS_MISSING).sum()),
         "spec": spec.text,
         "spec_digest": "sha256:" + spec.digest,
+        "spec_file": str(spec.path.resolve()) if spec.path else "",
         "versions": json.dumps(package_versions(), sort_keys=True),
         "created": created,
         "host": platform.node(),
@@ -126,4 +129,33 @@ def source_provenance(identity: Mapping[str, Any]) -> dict[str, str]:
         "model_code_files": json.dumps(sources.get("model_files") or {}, sort_keys=True),
         "input_digests": json.dumps(sources.get("inputs") or {}, sort_keys=True),
         "source_changes": json.dumps(identity.get("source_changes") or []),
+        **({"program_version": sources["version"]} if sources.get("version") else {}),
     }
+
+
+METRICS_FROM = "metrics_from"  # a record's field: what recomputed its metrics from kept outputs
+
+
+def recomputed_provenance(records: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """The global attribute ``metrics_recomputed`` when stored records hold metrics recomputed
+    from kept outputs (`campaign remetric`): per recomputation, when, with what parser (and
+    the SHA-256 of its code), which metrics and for how many of the tasks now stored."""
+    runs: dict[tuple[str, str, str, tuple[str, ...]], int] = {}
+    for record in records.values():
+        stamp = record.get(METRICS_FROM)
+        if not isinstance(stamp, Mapping):
+            continue
+        run = (
+            str(stamp.get("time")),
+            str(stamp.get("parser")),
+            str(stamp.get("digest")),
+            tuple(stamp.get("metrics") or ()),
+        )
+        runs[run] = runs.get(run, 0) + 1
+    if not runs:
+        return {}
+    listed = [
+        {"time": when, "parser": parser, "digest": digest, "metrics": list(names), "tasks": n}
+        for (when, parser, digest, names), n in sorted(runs.items())
+    ]
+    return {"metrics_recomputed": json.dumps(listed)}

@@ -11,6 +11,10 @@ from campaign.spec.types import DEFAULT_PERCENTILES
 
 def describe_spec(spec: Spec) -> str:
     lines = [f"campaign {spec.name}: model {spec.model}"]
+    if spec.command is not None:
+        lines[0] += f": {' '.join(spec.command.argv)}"
+        if spec.command.inputs:
+            lines.append(f"  inputs: {', '.join(i.name for i in spec.command.inputs)}")
     if spec.description:
         lines.append(f"  {spec.description.strip()}")
     for name, value in spec.params.items():

@@ -18,6 +18,12 @@ from campaign.design import points as designs
 from campaign.errors import CampaignError
 from campaign.models import model_names
 from campaign.results.names import metric_name_problem, name_clashes
+from campaign.spec.command import (
+    COMMAND_MODEL,
+    CommandSpec,
+    parse_command,
+    parse_resources,
+)
 from campaign.spec.factors import Fail, design_kind, is_number, parse_design, parse_factors
 from campaign.spec.names import campaign_name_problem
 from campaign.spec.types import DEFAULT_PERCENTILES, DesignSpec, Factor, Precision, Spec
@@ -25,7 +31,8 @@ from campaign.spec.types import DEFAULT_PERCENTILES, DesignSpec, Factor, Precisi
 KEYS = {
     "name": "campaign name (letters, digits, - _ .)",
     "description": "free text",
-    "model": "a built-in model or 'package.module:function'",
+    "model": "a built-in model, 'package.module:function' or a program: {command: [...], "
+    "inputs: [...]}",
     "params": "mapping of fixed parameters",
     "factors": "mapping factor -> list of levels (or mapping label -> value, or a range "
     "{low, high} in a latin_hypercube or sobol design)",
@@ -38,6 +45,7 @@ KEYS = {
     "metrics": "list of metric names to keep",
     "percentiles": "whole percentiles 0..100 of each sample kept as metrics (default 50, 95, 99)",
     "output": "output folder (default outputs/<name> in the current folder)",
+    "resources": "what one task needs of a worker: {cores: N, memory: 8GB}",
 }
 REQUIRED = ("name", "model", "seed")
 PRECISION_KEYS = {
@@ -61,12 +69,19 @@ def parse_spec(data: Any, text: str = "", path: Path | None = None) -> Spec:
 
     check_keys(data, fail)
     name = parse_name(data["name"], fail)
-    model = parse_model(data["model"], fail)
+    if not isinstance(data["model"], dict):
+        parse_model_name(data["model"], fail)
     params = parse_params(data.get("params") or {}, fail)
     seed = parse_seed(data["seed"], fail)
     kind, options = design_kind(data.get("design", designs.FULL), fail)
     factors = parse_factors(data.get("factors") or {}, params, fail, kind in designs.POINT_KINDS)
     factor_names = [f.name for f in factors]
+    model, command = parse_model(data["model"], params, factor_names, path, fail)
+    resources = parse_resources(data.get("resources"), "resources", fail)
+    if command is not None and command.resources is not None:
+        if resources is not None:
+            raise fail("give resources once: at the top or in model.resources, not both")
+        resources = command.resources
     design, factors = parse_design(kind, options, factors, seed, fail)
     paired = parse_paired(data.get("paired") or [], factor_names, fail)
     precision, replicates = parse_replicates(data, fail)
@@ -94,6 +109,8 @@ def parse_spec(data: Any, text: str = "", path: Path | None = None) -> Spec:
         digest=hashlib.sha256(text.encode()).hexdigest(),
         design=design,
         percentiles=percentiles,
+        command=command,
+        resources=resources,
     )
     if precision is not None:
         check_precision_metrics(spec)
@@ -119,8 +136,18 @@ def parse_name(name: Any, fail: Fail) -> str:
     return name
 
 
-def parse_model(model: Any, fail: Fail) -> str:
-    """A registered model's name or 'package.module:function' (imported later, by the plan)."""
+def parse_model(
+    model: Any, params: dict[str, Any], factor_names: list[str], path: Path | None, fail: Fail
+) -> tuple[str, CommandSpec | None]:
+    """A registered model's name or 'package.module:function' (imported later, by the plan),
+    or a program (`campaign.spec.command`): the model's name and the program, if any."""
+    if isinstance(model, dict):
+        base = path.parent if path else Path.cwd()
+        return COMMAND_MODEL, parse_command(model, params, factor_names, base, fail)
+    return parse_model_name(model, fail), None
+
+
+def parse_model_name(model: Any, fail: Fail) -> str:
     if not isinstance(model, str) or not model:
         raise fail(
             f"model: {model!r} is not allowed; use a registered model "

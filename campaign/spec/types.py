@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from campaign.design import points as designs
+from campaign.spec.command import CommandSpec, Resources
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,13 @@ class Spec:
     digest: str = field(default="")
     design: DesignSpec = field(default_factory=DesignSpec)
     percentiles: tuple[int, ...] = DEFAULT_PERCENTILES
+    command: CommandSpec | None = None  # a program as the model (`model` is then "command")
+    resources: Resources | None = None  # what one task needs of a worker
+
+    @property
+    def model_reference(self) -> str | CommandSpec:
+        """What loads the model: its name, or the program's description."""
+        return self.command if self.command is not None else self.model
 
     def factor(self, name: str) -> Factor:
         for factor in self.factors:

@@ -11,7 +11,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from campaign.store.durable import fsync_dir
-from campaign.store.folder import DAMAGED_FOLDER, IDENTITY_FILE, aside_folder_name
+from campaign.store.folder import (
+    DAMAGED_FOLDER,
+    IDENTITY_FILE,
+    OUTPUTS_FOLDER,
+    aside_folder_name,
+)
 from campaign.store.lines import line_key, parse_record, read_lines
 
 if TYPE_CHECKING:
@@ -19,11 +24,11 @@ if TYPE_CHECKING:
 
 
 def set_aside(records: RecordFiles, also: Iterable[str] = ()) -> Path | None:
-    """Move the records, campaign.json and the named files of the output folder (its
-    results) into a new ``ledger.old-*`` folder, never deleting them, so that a new
-    campaign starts from nothing; returns that folder (None if there was nothing)."""
+    """Move the records, campaign.json, the kept outputs and the named files of the output
+    folder (its results) into a new ``ledger.old-*`` folder, never deleting them, so that a
+    new campaign starts from nothing; returns that folder (None if there was nothing)."""
     output, folder = records.output, records.folder
-    others = [output / IDENTITY_FILE, output / DAMAGED_FOLDER]
+    others = [output / IDENTITY_FILE, output / DAMAGED_FOLDER, output / OUTPUTS_FOLDER]
     others += [output / name for name in also]
     others = [path for path in others if path.exists()]
     if not folder.exists() and not others:
@@ -40,11 +45,11 @@ def set_aside(records: RecordFiles, also: Iterable[str] = ()) -> Path | None:
 
 
 def set_records_aside(
-    records: RecordFiles, affected: Callable[[str], bool]
+    records: RecordFiles, affected: Callable[[str], bool], kind: str = "changed"
 ) -> tuple[int, Path | None]:
     """Move the records of the tasks ``affected`` names (by key) out of the ledger, into a
-    new ``ledger.changed-*`` folder (never deleting them), so that those tasks count as
-    not done; returns how many records moved and where.
+    new ``ledger.KIND-*`` folder (``changed``; never deleting them), so that those tasks
+    count as not done; returns how many records moved and where.
 
     A file holding such records moves whole, after its other records are stored again:
     a crash in between leaves those records twice, which `load` resolves.
@@ -64,7 +69,7 @@ def set_records_aside(
             if kept:
                 records.append(kept)
             if target is None:
-                target = aside_folder(records.output, "changed")
+                target = aside_folder(records.output, kind)
                 target.mkdir()
             os.replace(path, target / path.name)
             moved += hits

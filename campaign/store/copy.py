@@ -1,5 +1,5 @@
 """Copying the sound records of one output folder's ledger into another's (a merge of
-shards), each record stored once."""
+shards), each record stored once, with the kept outputs it names."""
 
 from __future__ import annotations
 
@@ -8,17 +8,20 @@ from pathlib import Path
 from campaign.errors import CampaignError
 from campaign.store.durable import write_atomic, write_failure
 from campaign.store.lines import key_status, line_digest, parse_record, read_lines
+from campaign.store.outputs import copy_archives
 from campaign.store.records import RecordFiles
 
 
-def copy_records(target: RecordFiles, source: RecordFiles) -> int:
+def copy_records(target: RecordFiles, source: RecordFiles, notes: list[str] | None = None) -> int:
     """Store the sound records of another output folder's ledger in ``target`` (a merge),
     file by file under the files' own names, so that the time in a name orders them with
     this ledger's as if one machine had stored them all: `load` then resolves a task
     stored twice as it would there. Only records new to this ledger are stored: not one
     it holds already (the same line, even after a compaction moved it into another file),
     nor a failure of a task it holds a success for (which would never count). Damaged
-    records are skipped (counted in ``source.damaged``). Returns the records stored."""
+    records are skipped (counted in ``source.damaged``). The kept outputs the records name
+    are copied before them; an archive missing in ``source`` is said in ``notes`` (its
+    records are copied all the same: their metrics stand). Returns the records stored."""
 
     def sound_files() -> list[tuple[str, list[bytes]]]:
         found = []
@@ -48,6 +51,10 @@ def copy_records(target: RecordFiles, source: RecordFiles) -> int:
             new.append(line)
         if not new:
             continue
+        records = [parse_record(line) for line in new]
+        missing = copy_archives(source.output, target.output, records)
+        if notes is not None:
+            notes.extend(f"kept outputs: {line}" for line in missing)
         text = b"".join(line + b"\n" for line in new)
         place, count = target.folder / name, 1
         while place.exists():

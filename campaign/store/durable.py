@@ -89,11 +89,11 @@ def remove_stale_temporaries(folder: Path, name: str) -> list[Path]:
     return removed
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str | bytes) -> None:
     """Write a file so that readers see the old content or the whole new one, never a part."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "w") as handle:
+        with open(tmp, "wb" if isinstance(text, bytes) else "w") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())

@@ -9,6 +9,10 @@ Every file of an output folder is named here, and only here::
     OUTPUT/ledger.damaged/      files of the ledger that held damaged records
     OUTPUT/ledger.old-*/        a campaign set aside by ``--new``
     OUTPUT/ledger.changed-*/    records set aside because what they were computed from changed
+    OUTPUT/ledger.unkept-*/     records set aside by ``remetric --rerun-unkept``: they kept no
+                                outputs to compute their metrics from, so they run again
+    OUTPUT/outputs/*.zip        kept outputs of tasks (stdout, stderr, kept files), one archive
+                                per stored batch, named by the digest of its bytes
     OUTPUT/results.nc           the results file
     OUTPUT/shard-I-of-N/        a shard's own output folder
     OUTPUT/figures/             figures (``plot``, ``report``)
@@ -25,6 +29,8 @@ IDENTITY_FILE = "campaign.json"
 LOCK_FILE = "campaign.lock"
 LEDGER_FOLDER = "ledger"
 LEDGER_BATCHES = "*.jsonl"
+OUTPUTS_FOLDER = "outputs"
+OUTPUT_ARCHIVES = "*.zip"  # inside the outputs folder
 COMPACTION_LOCK = ".compaction.lock"  # inside the ledger folder
 DAMAGED_FOLDER = f"{LEDGER_FOLDER}.damaged"
 RESULTS_FILE = "results.nc"

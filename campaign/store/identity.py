@@ -11,7 +11,7 @@ from campaign.errors import CampaignError
 from campaign.store.durable import write_atomic, write_failure
 from campaign.store.folder import IDENTITY_FILE, LEDGER_FOLDER, aside_folder_name
 
-IDENTITY_FIELDS = ("model", "params", "seed")
+IDENTITY_FIELDS = ("model", "command", "params", "seed")  # command: a program's (spec/command.py)
 
 
 def read_identity(output: Path) -> dict[str, Any] | None:

@@ -96,17 +96,19 @@ class Ledger:
     def compact(self, min_files: int = 64) -> None:
         self.records.compact(min_files)
 
-    def copy_from(self, source: Ledger) -> int:
-        """Store the sound records of another output folder's ledger here (a merge of
-        shards); see `campaign.store.copy.copy_records`."""
-        return copy_records(self.records, source.records)
+    def copy_from(self, source: Ledger, notes: list[str] | None = None) -> int:
+        """Store the sound records of another output folder's ledger here, with the kept
+        outputs they name (a merge of shards); see `campaign.store.copy.copy_records`."""
+        return copy_records(self.records, source.records, notes)
 
     # -- set aside ------------------------------------------------------------------------
     def set_aside(self, also: Iterable[str] = ()) -> Path | None:
         return aside.set_aside(self.records, also)
 
-    def set_records_aside(self, affected: Callable[[str], bool]) -> tuple[int, Path | None]:
-        return aside.set_records_aside(self.records, affected)
+    def set_records_aside(
+        self, affected: Callable[[str], bool], kind: str = "changed"
+    ) -> tuple[int, Path | None]:
+        return aside.set_records_aside(self.records, affected, kind)
 
     def damage_note(self) -> str | None:
         return aside.damage_note(self.records)

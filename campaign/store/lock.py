@@ -14,7 +14,14 @@ from pathlib import Path
 
 from campaign.errors import CampaignError
 from campaign.store.durable import remove_stale_temporaries
-from campaign.store.folder import LEDGER_BATCHES, LEDGER_FOLDER, LOCK_FILE, WRITTEN_BESIDE_LEDGER
+from campaign.store.folder import (
+    LEDGER_BATCHES,
+    LEDGER_FOLDER,
+    LOCK_FILE,
+    OUTPUT_ARCHIVES,
+    OUTPUTS_FOLDER,
+    WRITTEN_BESIDE_LEDGER,
+)
 
 
 @contextmanager
@@ -51,10 +58,11 @@ def hold(output: Path) -> Iterator[None]:
 
 def remove_leftovers(output: Path) -> list[Path]:
     """Remove what writers killed mid-write left in the folder (temporary files of
-    results.nc, campaign.json and ledger batches whose writer is gone): run by the holder
-    of the lock, so no writer of this folder is at work."""
+    results.nc, campaign.json, ledger batches and output archives whose writer is gone): run
+    by the holder of the lock, so no writer of this folder is at work."""
     removed = []
     for name in WRITTEN_BESIDE_LEDGER:
         removed += remove_stale_temporaries(output, name)
     removed += remove_stale_temporaries(output / LEDGER_FOLDER, LEDGER_BATCHES)
+    removed += remove_stale_temporaries(output / OUTPUTS_FOLDER, OUTPUT_ARCHIVES)
     return removed

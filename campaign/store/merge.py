@@ -28,6 +28,7 @@ from campaign.design.shards import Shard, owners
 from campaign.design.tasks import Design, canonical
 from campaign.errors import CampaignError
 from campaign.models import load_model
+from campaign.plan.command import command_declaration
 from campaign.plan.plan import Plan, identity
 from campaign.plan.state import RunState
 from campaign.runner import write_results
@@ -114,7 +115,7 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float = 0.95) 
     for folder in inputs[1:]:
         check_same_campaign(reference, folder)  # every refusal before anything is written
     try:
-        model = load_model(spec.model)
+        model = command_declaration(spec.command) if spec.command else load_model(spec.model)
     except ValueError as error:
         raise CampaignError(
             f"merge: model {spec.model}: {error}; install it where the shards are merged (the "
@@ -126,10 +127,12 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float = 0.95) 
             if folder.path == out:
                 continue
             source = Ledger(folder.path)
-            copied += target.copy_from(source)
+            missing: list[str] = []
+            copied += target.copy_from(source, missing)
             note = source.damage_note()
             if note:
                 notes.append(f"{folder.path}: {note}")
+            notes.extend(f"{folder.path}: {line}" for line in missing)
         target.write_identity(merged_identity(spec, inputs))
         target.compact()
         plan = RunState(Plan(spec, model, Design(spec)), target)
@@ -191,7 +194,8 @@ def existing_output(out: Path, ledger: Ledger) -> Folder:
     another campaign is refused by `check_same_campaign`, one that says nothing of its
     records here."""
     stored = ledger.read_identity()
-    if stored is None or any(name not in stored for name in IDENTITY_FIELDS):
+    needed = [name for name in IDENTITY_FIELDS if name != "command"]  # a program's only
+    if stored is None or any(name not in stored for name in needed):
         raise CampaignError(
             f"merge: -o {out} already holds records but no campaign.json saying what they "
             "mean; merge into a new folder (or the output folder of the same campaign)"

@@ -95,7 +95,11 @@ def test_a_sampled_factor_is_plotted_in_bins_of_equal_width(sampled):
     assert default_axes(results) == ("arrival_rate", "customers")  # the ranges, not point
     figure = plot_metric(results, "mean_wait", x="arrival_rate", log="none")
     axes = figure.axes[0]
-    assert axes.get_title() == "mean_wait: mean and 95% interval\n(arrival_rate: 10 equal bins)"
+    assert (
+        figure.get_suptitle()
+        .replace("\n", " ")
+        .endswith("interval over 3 replicates (arrival_rate: 10 equal bins)")
+    )
     lines = axes.get_lines()
     assert [line.get_label() for line in lines] == ["20", "21", "22", "23"]
     rate, customers = results["arrival_rate"].values, results["customers"].values

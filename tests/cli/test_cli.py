@@ -258,16 +258,18 @@ def test_query_rank_writes_every_format(tmp_path, capsys):
         [cell.strip() for cell in line.strip("|").split("|")]
         for line in output("markdown").splitlines()[:6]
     ]
-    assert rows[0] == header and rows[1][:2] == ["---", "---"]
+    # for a paper: one interval notation (D_replicates ± half-width), 4 significant digits
+    paper = ["rank", "strategy", "D_means(%)", "D_replicates(%) ± half-width", "n"]
+    assert rows[0] == paper and rows[1] == ["---:", "---", "---:", "---:", "---:"]
     assert rows[2:] == [
-        ["1", "A", "11.11", "nan", "nan", "nan", "0"],
-        ["2", "B", "16.67", "nan", "nan", "nan", "0"],
-        ["3", "C", "136.67", "nan", "nan", "nan", "0"],
-        ["-", "D", "nan", "nan", "nan", "nan", "0"],
+        ["1", "A", "11.11", "nan", "0"],
+        ["2", "B", "16.67", "nan", "0"],
+        ["3", "C", "136.7", "nan", "0"],
+        ["-", "D", "nan", "nan", "0"],
     ]
     latex = output("latex").splitlines()
-    assert latex[0] == r"\begin{tabular}{llrrrrr}"
-    assert latex[4] == r"1 & A & 11.11 & nan & nan & nan & 0 \\"
+    assert latex[0] == r"\begin{tabular}{rlrrr}"
+    assert latex[4] == r"1 & A & 11.11 & nan & 0 \\"
 
     class Cells(HTMLParser):
         def __init__(self):
@@ -288,7 +290,7 @@ def test_query_rank_writes_every_format(tmp_path, capsys):
 
     cells = Cells()
     cells.feed(output("html"))
-    assert cells.rows[0] == header
+    assert cells.rows[0] == paper
     assert cells.rows[1:] == rows[2:]
 
 

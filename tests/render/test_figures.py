@@ -170,7 +170,9 @@ def test_plot_writes_png_pdf_and_svg_into_the_results_folder(paper_results, caps
     assert sorted(markers) == [0, 1] and [len(m) for m in markers.values()] == [3, 3]
     texts = svg_texts(paths[2])
     assert {"fast", "slow", "service_rate", "arrival_rate"} <= set(texts)
-    assert "mean_wait: mean and 95% interval" in texts
+    # the title says what is drawn and over what; labels are the declared long name and units
+    assert "Mean and 95% interval over 4 to 6 replicates" in texts
+    assert "Mean waiting time in queue (s)" in texts
 
 
 def test_a_metric_with_nothing_to_plot_is_one_line(grid, tmp_path, capsys):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import re
 import shutil
 import struct
@@ -122,23 +123,17 @@ def test_the_browser_renders_every_figure_and_the_numbers_of_the_results(report,
             "arrival_rate",
             "service_rate",
             metric if unit == "1" else f"{metric} [{unit}]",
-            "95% interval",
             "n",
         ]
         rows = []
         for rate, level in LEVELS:
             cell = dataset.sel(arrival_rate=rate, service_rate=level)
             low, high = float(cell[f"{metric}_ci_low"]), float(cell[f"{metric}_ci_high"])
-            mean = float(cell[f"{metric}_mean"])
-            rows.append(
-                [
-                    str(rate),
-                    level,
-                    f"{mean:.6g} ± {(high - low) / 2:.3g}",
-                    f"[{low:.6g}, {high:.6g}]",
-                    str(int(cell[f"{metric}_n"])),
-                ]
-            )
+            mean, half = float(cell[f"{metric}_mean"]), (high - low) / 2
+            place = math.floor(math.log10(half)) - 1  # the half-width to 2 significant digits
+            decimals = max(0, -place)
+            shown = f"{round(mean, -place):.{decimals}f} ± {round(half, -place):.{decimals}f}"
+            rows.append([str(rate), level, shown, str(int(cell[f"{metric}_n"]))])
         assert table[1:] == rows
 
     assert failures.sizes["failure"] == 4  # this seed's failures, all at the lowest rate

@@ -3,6 +3,7 @@ mean ± half-width and interval as results.nc holds them."""
 
 from __future__ import annotations
 
+import math
 from html.parser import HTMLParser
 
 import campaign
@@ -12,21 +13,18 @@ LEVELS = [(a, s) for a in (0.05, 0.3, 0.9) for s in ("fast", "slow")]
 
 
 def expected_rows(dataset, metric: str) -> list[list[str]]:
-    """Per cell, the text the tables must show, read from the results file."""
+    """Per cell, the text the tables must show, read from the results file: the mean ± the
+    half-width of its interval, the half-width to 2 significant digits and the mean to the
+    same decimal place."""
     rows = []
     for rate, level in LEVELS:
         cell = dataset.sel(arrival_rate=rate, service_rate=level)
         mean = float(cell[f"{metric}_mean"])
-        low, high = float(cell[f"{metric}_ci_low"]), float(cell[f"{metric}_ci_high"])
-        rows.append(
-            [
-                str(rate),
-                level,
-                f"{mean:.6g} ± {(high - low) / 2:.3g}",
-                f"[{low:.6g}, {high:.6g}]",
-                str(int(cell[f"{metric}_n"])),
-            ]
-        )
+        half = float(cell[f"{metric}_ci_high"] - cell[f"{metric}_ci_low"]) / 2
+        place = math.floor(math.log10(half)) - 1
+        decimals = max(0, -place)
+        shown = f"{round(mean, -place):.{decimals}f} ± {round(half, -place):.{decimals}f}"
+        rows.append([str(rate), level, shown, str(int(cell[f"{metric}_n"]))])
     return rows
 
 
@@ -38,9 +36,13 @@ def query(capsys, results, *options: str) -> str:
 def test_markdown_table_holds_the_cells_of_the_results(paper_results, capsys):
     dataset = campaign.open_results(paper_results)
     lines = query(capsys, paper_results, "--format", "markdown").splitlines()
-    assert lines[0] == "| arrival_rate | service_rate | mean_wait [s] | 95% interval | n |"
-    assert lines[1] == "| --- | --- | ---: | ---: | ---: |"
-    rows = [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:]]
+    assert lines[0] == "| arrival_rate | service_rate | mean_wait [s] | n |"
+    assert lines[1] == "| --- | --- | ---: | ---: |"
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:8]]
+    assert lines[8:] == [
+        "",
+        "mean ± half-width of the 95% confidence interval (Student t) over n replicates",
+    ]
     assert rows == expected_rows(dataset, "mean_wait")
     assert [row[-1] for row in rows] == ["4", "4", "6", "6", "6", "6"]  # 4 tasks failed
 
@@ -50,15 +52,20 @@ def test_latex_table_is_booktabs_with_escaped_names(paper_results, capsys):
     text = query(capsys, paper_results, "--format", "latex")
     lines = text.splitlines()
     assert lines[:4] == [
-        r"\begin{tabular}{llrrr}",
+        r"\begin{tabular}{llrr}",
         r"\toprule",
-        r"arrival\_rate & service\_rate & mean\_wait [s] & 95\% interval & n \\",
+        r"arrival\_rate & service\_rate & mean\_wait [s] & n \\",
         r"\midrule",
     ]
-    assert lines[-2:] == [r"\bottomrule", r"\end{tabular}"]
-    rows = [line.removesuffix(r" \\").split(" & ") for line in lines[4:-2]]
+    end = lines.index(r"\bottomrule")
+    assert lines[end:] == [
+        r"\bottomrule",
+        r"\end{tabular}",
+        "% mean ± half-width of the 95% confidence interval (Student t) over n replicates",
+    ]
+    rows = [line.removesuffix(r" \\").split(" & ") for line in lines[4:end]]
     assert rows == [
-        [row[0], row[1], row[2].replace("±", r"$\pm$"), row[3], row[4]]
+        [row[0], row[1], row[2].replace("±", r"$\pm$"), row[3]]
         for row in expected_rows(dataset, "mean_wait")
     ]
 
@@ -88,13 +95,14 @@ def test_html_table_and_its_notes(paper_results, capsys):
     dataset = campaign.open_results(paper_results)
     parser = Cells()
     parser.feed(query(capsys, paper_results, "--format", "html"))
-    assert parser.rows[0] == ["arrival_rate", "service_rate", "mean_wait [s]", "95% interval", "n"]
+    assert parser.rows[0] == ["arrival_rate", "service_rate", "mean_wait [s]", "n"]
     assert parser.rows[1:] == expected_rows(dataset, "mean_wait")
     # pooled over the arrival rates, the replicates where some rate failed are left out
     parser = Cells()
     parser.feed(query(capsys, paper_results, "--format", "html", "--by", "service_rate"))
     assert [row[-1] for row in parser.rows[1:]] == ["4", "4"]
     assert parser.notes == [
+        "mean ± half-width of the 95% confidence interval (Student t) over n replicates",
         "mean_wait: 4 replicates left out (some pooled cell has no value in them); means and "
-        "n are over complete replicates"
+        "n are over complete replicates",
     ]

@@ -1,0 +1,306 @@
+"""Run one task of a program on a worker: its own folder, its inputs, its metrics.
+
+For each task: a fresh folder below the worker's scratch folder; the inputs linked there
+under their own names from the worker's cache (read-only: `campaign.execute.inputs`); the
+templates filled; the command's placeholders filled (each item stays one argument, no shell
+unless asked for); the program started in a process group of its own
+(`campaign.execute.process_tree`) with stdout and stderr written to files (a huge output
+never fills a pipe or the worker's memory); the metrics read from the outputs
+(`campaign.execute.command_metrics`); the outputs to keep gathered; the folder removed.
+
+A failure is one line: the exit code or the signal's name and the last lines of stderr, a
+missing output, garbage, an undeclared metric. Which failures are worth another try
+(``transient``): a program killed by SIGKILL (the kernel's out-of-memory killer, the machine's
+administrator) and a fault of the task's surroundings (no room left for its folder). An exit
+code, another signal (a segfault) or bad output come back the same on every try.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import shlex
+import shutil
+import signal
+import socket
+import uuid
+from collections.abc import Callable, Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import campaign.execute.process_tree as process_tree
+from campaign.execute.command_metrics import FolderOutputs, metrics_from_outputs
+from campaign.execute.inputs import cache_folder, cached_input, digest_of
+from campaign.plan.sources import combined_digest, file_digest
+from campaign.spec.command import PLACEHOLDER, CommandSpec
+
+TASKS_FOLDER = "campaign-tasks"
+STDERR_LINES = 5  # lines of stderr a failure's message ends with
+STDERR_CHARACTERS = 800
+TRANSIENT_SIGNALS = (signal.SIGKILL,)
+
+
+class CommandFailed(Exception):
+    """A task of a program failed: ``outputs`` as kept, ``transient`` if worth another try."""
+
+    def __init__(self, message: str, outputs: dict[str, bytes], transient: bool = False):
+        super().__init__(message)
+        self.outputs = outputs
+        self.transient = transient
+
+
+def command_code(command: CommandSpec) -> str:
+    """The digest of the program and inputs this worker runs (`files_here`), which the driver
+    compares with its own: a worker whose copy differs is not used."""
+    return combined_digest(files_here(command))
+
+
+@lru_cache(maxsize=16)
+def _program_digest(path: str, stamp: tuple[int, int, int]) -> str:
+    return file_digest(path)
+
+
+def files_here(command: CommandSpec) -> dict[str, str]:
+    """Name -> digest of each file this worker would run: the inputs as cached (by the digest
+    they arrived under) and a program found on this worker's PATH as it is here."""
+    files = dict(command.files)  # a parser's code is checked as a model's, when it is loaded
+    program = command.program
+    if program is not None and not program.placed:
+        path = resolve_on_path(program.name)
+        if path is None:
+            files[program.name] = "not found on this worker's PATH"
+        else:
+            stat = os.stat(path)
+            files[program.name] = _program_digest(
+                path, (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+            )
+    return files
+
+
+def resolve_on_path(name: str) -> str | None:
+    found = shutil.which(name)
+    return os.path.abspath(found) if found else None
+
+
+def run_command(
+    command: CommandSpec,
+    params: Mapping[str, Any],
+    seed: int,
+    key: str,
+    replicate: int,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> tuple[dict[str, float], dict[str, bytes]]:
+    """Run one task of the program; its metrics and the outputs to keep (raises
+    `CommandFailed`, or `process_tree.Cancelled` when the task is no longer wanted)."""
+    root = tasks_folder()
+    name = f"{key[:40]}-{uuid.uuid4().hex[:8]}"
+    folder = root / name
+    streams = {"stdout": root / f"{name}.stdout", "stderr": root / f"{name}.stderr"}
+    try:
+        try:
+            folder.mkdir(parents=True)
+            values = placeholder_values(command, params, seed, key, replicate, folder)
+            place_inputs(command, folder, values)
+            argv = command_line(command, folder, values)
+        except OSError as error:
+            raise CommandFailed(f"cannot prepare the task's folder: {error}", {}, True) from None
+        with open(streams["stdout"], "wb") as out, open(streams["stderr"], "wb") as err:
+            try:
+                process = process_tree.start(argv, folder, out, err)
+            except OSError as error:
+                raise CommandFailed(f"cannot start {argv[0]}: {error}", {}, False) from None
+            code = process_tree.wait(process, cancelled)
+        outputs = FolderOutputs(folder, streams)
+        if code != 0:
+            failure = exit_failure(command, code, streams["stderr"])
+            raise CommandFailed(failure, failure_outputs(command, outputs), code == -signal.SIGKILL)
+        try:
+            metrics = metrics_from_outputs(command.metrics, outputs)
+            check_declared(command, metrics)
+            kept = kept_outputs(command, outputs)
+        except ValueError as error:
+            raise CommandFailed(str(error), failure_outputs(command, outputs)) from None
+        return metrics, kept
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        for path in streams.values():
+            path.unlink(missing_ok=True)
+
+
+def tasks_folder() -> Path:
+    """Where this worker's tasks get their folders: beside its input cache."""
+    return cache_folder().parent / TASKS_FOLDER
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now (the program binds it soon after)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def placeholder_values(
+    command: CommandSpec,
+    params: Mapping[str, Any],
+    seed: int,
+    key: str,
+    replicate: int,
+    folder: Path,
+) -> dict[str, str]:
+    """Every placeholder's text for this task."""
+    values = {name: text(value) for name, value in params.items()}
+    values.update(
+        seed=str(seed),
+        replicate=str(replicate),
+        task=key,
+        dir=str(folder),
+        cores=str(command.cores),
+    )
+    if "{port}" in " ".join(command.argv) or any(i.template for i in command.inputs):
+        values["port"] = str(free_port())
+    return values
+
+
+def text(value: Any) -> str:
+    """A param's value as one argument: numbers as Python writes them (shortest round trip),
+    true / false, lists and mappings as JSON."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    if isinstance(value, list | tuple | dict):
+        return json.dumps(value)
+    return str(value)
+
+
+def fill(template: str, values: Mapping[str, str], quote: bool = False) -> str:
+    """Replace each ``{name}`` by its value (``{{name}}`` stays as ``{name}``)."""
+
+    def value(match: Any) -> str:
+        if match[1]:
+            return "{" + match[1] + "}"
+        filled = values[match[2]]
+        return shlex.quote(filled) if quote else filled
+
+    return PLACEHOLDER.sub(value, template)
+
+
+def place_inputs(command: CommandSpec, folder: Path, values: Mapping[str, str]) -> None:
+    """Link each input into the task's folder under its own name; fill the templates."""
+    digests = dict(command.files)
+    for item in command.inputs:
+        target = folder / item.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        digest = digests.get(item.name) or digest_of(Path(item.path).read_bytes())
+        cached = cached_input(digest, item.name, item.path)
+        if item.template:
+            target.write_text(fill(cached.read_text(encoding="utf-8"), values), encoding="utf-8")
+            continue
+        try:
+            os.link(cached, target)
+        except OSError:
+            shutil.copy2(cached, target)
+
+
+def command_line(command: CommandSpec, folder: Path, values: Mapping[str, str]) -> list[str]:
+    """The program and its arguments for this task."""
+    if command.shell:
+        line = " ".join(fill(item, values, quote=True) for item in command.argv)
+        return ["/bin/sh", "-c", line]
+    argv = [fill(item, values) for item in command.argv[1:]]
+    program = command.program
+    if program is not None and program.placed:
+        executable = str(folder / Path(os.path.normpath(program.name)).as_posix())
+    else:
+        executable = resolve_on_path(command.argv[0]) or command.argv[0]
+    return [executable, *argv]
+
+
+def exit_failure(command: CommandSpec, code: int, stderr: Path) -> str:
+    """One line: how the program ended and the last lines of its stderr."""
+    program = command.argv[0] if not command.shell else "the shell command"
+    if code < 0:
+        how = f"{program} was killed by {process_tree.signal_name(code)}"
+    else:
+        how = f"{program} exited with code {code}"
+    tail = stderr_tail(stderr)
+    return f"{how}; stderr: {tail}" if tail else f"{how}; stderr was empty"
+
+
+def stderr_tail(path: Path) -> str:
+    """The last lines of stderr on one line (`` | `` between lines)."""
+    with open(path, "rb") as handle:
+        handle.seek(0, os.SEEK_END)
+        size = handle.tell()
+        handle.seek(max(0, size - 4 * STDERR_CHARACTERS))
+        data = handle.read()
+    lines = [line.strip() for line in data.decode(errors="replace").splitlines() if line.strip()]
+    tail = " | ".join(lines[-STDERR_LINES:])
+    return tail[-STDERR_CHARACTERS:]
+
+
+def check_declared(command: CommandSpec, metrics: Mapping[str, float]) -> None:
+    """With declared metrics, the program must give each of them and no other."""
+    declared = [name for name, _, _ in command.declare]
+    if not declared:
+        return
+    undeclared = sorted(set(metrics) - set(declared))
+    if undeclared:
+        raise ValueError(
+            f"metric {undeclared[0]!r} is not declared in model.declare ({', '.join(declared)})"
+        )
+    missing = [name for name in declared if name not in metrics]
+    if missing:
+        raise ValueError(f"declared metric {missing[0]!r} is missing from the program's output")
+
+
+def kept_outputs(command: CommandSpec, outputs: FolderOutputs) -> dict[str, bytes]:
+    """The outputs a finished task keeps: the files ``keep`` names (stdout and stderr by
+    those names); over ``keep_limit`` the task fails."""
+    if not command.keep:
+        return {}
+    names = [name for name in outputs if matches(name, command.keep)]
+    size = sum(size_of(outputs, name) for name in names)
+    if size > command.keep_limit:
+        raise ValueError(
+            f"the outputs to keep are {size:,} bytes, over the limit of {command.keep_limit:,} "
+            "bytes per task (model.keep_limit)"
+        )
+    return {name: outputs[name] for name in names}
+
+
+def failure_outputs(command: CommandSpec, outputs: FolderOutputs) -> dict[str, bytes]:
+    """What a failed task keeps: its stdout and stderr (their ends, within ``keep_limit``)
+    and the files ``keep`` names that fit."""
+    kept: dict[str, bytes] = {}
+    room = command.keep_limit
+    for name in ("stderr", "stdout"):
+        data = tail_bytes(outputs.streams[name], room // 2)
+        kept[name] = data
+        room -= len(data)
+    for name in outputs:
+        if name.startswith("files/") and matches(name, command.keep):
+            size = size_of(outputs, name)
+            if size <= room:
+                kept[name] = outputs[name]
+                room -= size
+    return kept
+
+
+def tail_bytes(path: Path, most: int) -> bytes:
+    with open(path, "rb") as handle:
+        handle.seek(0, os.SEEK_END)
+        handle.seek(max(0, handle.tell() - most))
+        return handle.read()
+
+
+def matches(name: str, patterns: tuple[str, ...]) -> bool:
+    plain = name.removeprefix("files/")
+    return any(fnmatch.fnmatchcase(plain, pattern) for pattern in patterns)
+
+
+def size_of(outputs: FolderOutputs, name: str) -> int:
+    path = outputs.path(name)
+    return path.stat().st_size if path is not None else 0

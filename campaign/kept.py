@@ -1,0 +1,207 @@
+"""A campaign's kept outputs: which tasks kept which, chosen by task key or factor levels, and
+their bytes read back (checked against their records) to be shown or extracted.
+
+The records say what each task kept (`campaign.store.outputs`); the design says which levels
+a task key stands for, so a selection never opens an archive it does not need.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from campaign.analysis.query import quoted_levels, where_items
+from campaign.design.shards import Shard, placed
+from campaign.design.tasks import Design
+from campaign.errors import CampaignError, ParameterError
+from campaign.spec.load import Spec
+from campaign.store.ledger import Ledger
+from campaign.store.outputs import FILES_PREFIX, Archives, reference, sizes, write_folder
+from campaign.verify import spec_of
+
+NOT_KEPT_HINT = (
+    "by default a task keeps only its stdout and stderr, and only when it fails; the model's "
+    "keep: names files to keep"
+)
+
+
+@dataclass(frozen=True)
+class KeptTask:
+    """A stored task and the outputs it kept."""
+
+    key: str
+    levels: dict[str, Any]
+    replicate: int
+    record: dict[str, Any]
+
+    @property
+    def status(self) -> str:
+        return self.record["status"]
+
+    @property
+    def sizes(self) -> dict[str, int]:
+        return sizes(self.record)
+
+
+@dataclass
+class Campaign:
+    """What the kept outputs of one campaign are read from."""
+
+    spec: Spec
+    design: Design
+    records: dict[str, dict[str, Any]]
+
+    @property
+    def output(self) -> Path:
+        return self.spec.output
+
+
+def open_campaign(
+    target: str | Path, out: str | Path | None = None, shard: str | None = None
+) -> Campaign:
+    """The campaign of a spec file or an output folder, with its stored records (``out``,
+    ``shard``: in that output folder, or that shard's, as `run` places them)."""
+    spec = spec_of(target)
+    if out is not None or shard is not None:
+        spec = placed(spec, out, Shard.parse(shard) if shard is not None else None)
+    ledger = Ledger(spec.output)
+    if not ledger.has_records():
+        raise CampaignError(f"{spec.output}: no stored results here (run the campaign first)")
+    return Campaign(spec, Design(spec), ledger.load())
+
+
+def where_levels(spec: Spec, clauses: list[str]) -> dict[int, set[int]]:
+    """``factor=level[,level]`` clauses -> per factor (by position), the positions of the
+    levels kept; one line naming the clause when it names no factor or level."""
+    names = [factor.name for factor in spec.factors]
+    chosen: dict[int, set[int]] = {}
+    for clause in clauses:
+        name, sep, text = clause.partition("=")
+        name = name.strip()
+        if not sep or not text:
+            raise ParameterError(
+                f"{{where}} {clause!r}: write factor=level (or factor=a,b)", "where"
+            )
+        if name not in names:
+            raise ParameterError(
+                f"{{where}} {clause!r}: unknown factor {name!r}; factors: {', '.join(names)}",
+                "where",
+            )
+        index = names.index(name)
+        labels = list(spec.factors[index].labels)
+        found = chosen.setdefault(index, set())
+        for item in where_items(clause, text):
+            position = level_position(item.strip(), labels)
+            if position is None:
+                raise ParameterError(
+                    f"{{where}} {clause!r}: {item.strip()!r} is not a level of {name}; levels: "
+                    f"{quoted_levels(labels)}",
+                    "where",
+                )
+            found.add(position)
+    return chosen
+
+
+def level_position(text: str, labels: list[Any]) -> int | None:
+    """The position of the level ``text`` names (``1`` names 1.0, ``true`` names True)."""
+    for position, label in enumerate(labels):
+        if str(label) == text or (isinstance(label, bool) and text.lower() == str(label).lower()):
+            return position
+        if isinstance(label, int | float) and not isinstance(label, bool):
+            try:
+                if float(text) == float(label):
+                    return position
+            except ValueError:
+                continue
+    return None
+
+
+def select(campaign: Campaign, tasks: Iterable[str] = (), where: list[str] = ()) -> list[KeptTask]:
+    """The stored tasks with kept outputs that ``tasks`` (keys) and ``where`` (levels) choose
+    (every one when neither is given), in task order; one line when the choice holds none."""
+    keys = list(dict.fromkeys(tasks))
+    levels = where_levels(campaign.spec, list(where))
+    known = set(campaign.design.keys()) if keys else set()
+    for key in keys:
+        if key not in known:
+            raise ParameterError(
+                f"{{task}} {key!r}: no task of campaign {campaign.spec.name} has this key "
+                "(`campaign outputs` lists the tasks that kept outputs)",
+                "task",
+            )
+    wanted = set(keys)
+    chosen, matched = [], 0
+    for task in campaign.design.tasks():
+        if wanted and task.key not in wanted:
+            continue
+        if any(task.cell[index] not in positions for index, positions in levels.items()):
+            continue
+        record = campaign.records.get(task.key)
+        if record is None:
+            continue
+        matched += 1
+        if reference(record) is None:
+            continue
+        chosen.append(
+            KeptTask(task.key, campaign.design.cell_label(task.cell), task.replicate, record)
+        )
+    if not chosen:
+        raise CampaignError(no_outputs_line(keys, list(where), matched))
+    return chosen
+
+
+def no_outputs_line(keys: list[str], where: list[str], matched: int) -> str:
+    """One line for a choice of tasks that kept no outputs."""
+    chose = " ".join([*(f"--task {key}" for key in keys), *(f"--where {w}" for w in where)])
+    if chose and not matched:
+        return f"{chose}: no stored task is chosen"
+    chosen = f" {chose} chooses" if chose else ""
+    return f"none of the {matched} stored tasks{chosen} kept outputs ({NOT_KEPT_HINT})"
+
+
+def output_name(name: str) -> str:
+    """An output as `--show` takes it: stdout, stderr, files/PATH or just PATH."""
+    return (
+        name
+        if name in ("stdout", "stderr") or name.startswith(FILES_PREFIX)
+        else (FILES_PREFIX + name)
+    )
+
+
+def show(campaign: Campaign, chosen: list[KeptTask], name: str) -> bytes:
+    """One kept output of the one task chosen."""
+    if len(chosen) != 1:
+        raise ParameterError(
+            f"{{show}} {name}: choose one task (--task KEY, or --where clauses that leave one); "
+            f"{len(chosen)} tasks with kept outputs are chosen",
+            "show",
+        )
+    (task,) = chosen
+    with Archives(campaign.output) as archives:
+        return archives.read(task.record, [output_name(name)])[output_name(name)]
+
+
+def extract(campaign: Campaign, chosen: list[KeptTask], folder: str | Path) -> tuple[int, int]:
+    """Write the chosen tasks' kept outputs under ``folder``/TASK_KEY/ (stdout, stderr and the
+    kept files under their own names: the folder a metrics parser is given); returns the
+    files and bytes written."""
+    folder = Path(folder).expanduser()
+    if folder.exists() and not folder.is_dir():
+        raise ParameterError(
+            f"{{extract}} {folder} is a file; give a folder (made if missing)", "extract"
+        )
+    files = size = 0
+    with Archives(campaign.output) as archives:
+        for task in chosen:
+            outputs = archives.read(task.record)
+            try:
+                files += len(write_folder(folder / task.key, outputs))
+            except OSError as error:
+                raise CampaignError(
+                    f"--extract {folder}: cannot write {task.key}'s outputs: {error.strerror} "
+                    f"({files} files of the tasks before it are written)"
+                ) from None
+            size += sum(len(data) for data in outputs.values())
+    return files, size

@@ -1,0 +1,477 @@
+"""Conservative backfilling's fast compression compiled by numba: ``compression.compress``
+step for step (the same jobs checked, skipped and moved, the same spans freed), on arrays.
+
+The pure-Python ``compress`` stays the reference: tests run both (and the literal
+re-insertion) on the same workloads and compare every job's start. ``compress`` here has its
+signature and effects; without numba the book uses the pure-Python one.
+numba compiles the kernel at its first call in a process (cached on disk next to this file
+when the folder is writable, so later processes load it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numba import njit
+
+from campaign.models.rigid.profile import Profile
+
+_LAST = float("inf")
+
+
+class KeyArrays:
+    """``size`` and ``estimate`` as numpy arrays, extended as the lists grow (a list
+    conservative book appends a key per newcomer; keys already read never change)."""
+
+    def __init__(self) -> None:
+        self._count = 0
+        self.size = np.zeros(0, np.int64)
+        self.estimate = np.zeros(0, np.float64)
+
+    def of(self, size: Sequence[int], estimate: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+        """The arrays of the book's lists (a new ``KeyArrays`` when the book takes new ones)."""
+        count = len(size)
+        if count > len(self.size):
+            capacity = max(count, 2 * len(self.size), 64)
+            grown_size = np.zeros(capacity, np.int64)
+            grown_estimate = np.zeros(capacity, np.float64)
+            grown_size[: self._count] = self.size[: self._count]
+            grown_estimate[: self._count] = self.estimate[: self._count]
+            self.size, self.estimate = grown_size, grown_estimate
+        if count > self._count:
+            done = self._count
+            self.size[done:count] = np.asarray(size[done:count], np.int64)
+            self.estimate[done:count] = np.asarray(estimate[done:count], np.float64)
+            self._count = count
+        return self.size, self.estimate
+
+
+def compress(
+    profile: Profile,
+    order: list[tuple[float, int]],
+    reservation: dict[int, float],
+    arrays: tuple[np.ndarray, np.ndarray],
+    spans: list[tuple[float, float, int]],
+    t: float,
+) -> tuple[bool, list[tuple[float, float, int]]]:
+    """``ReservationBook.compress``'s fast part: the spans freed since the last compression
+    (``spans``, their third field unused) bounded by the profile (kept when they end after t
+    and start before the last reservation start, with their most free processors up to it),
+    then ``compression.compress`` with ``size`` and ``estimate`` as arrays (``KeyArrays``).
+    Whether any reservation moved, and the spans freed by the moves (for the next one)."""
+    if not order or not spans:
+        return False, []
+    size, estimate = arrays
+    table = np.array(order, np.float64)
+    starts = table[:, 0].copy()
+    keys = table[:, 1].astype(np.int64)
+    widths = size[keys]
+    durations = estimate[keys]
+    count = len(profile.times)
+    rest = len(order)
+    capacity = count + 3 * rest + 4
+    times = np.empty(capacity, np.float64)
+    free = np.empty(capacity, np.int64)
+    times[:count] = profile.times
+    free[:count] = profile.free
+    known = len(spans)
+    room = known + rest + 1
+    span_a = np.empty(room, np.float64)
+    span_b = np.empty(room, np.float64)
+    span_a[:known] = [span[0] for span in spans]
+    span_b[:known] = [span[1] for span in spans]
+    span_most = np.empty(room, np.int64)
+    moves = np.zeros(rest, np.bool_)
+    count, known, total = _compress(
+        times, free, count, starts, widths, durations, moves, span_a, span_b, span_most, known, t
+    )
+    if known == 0:
+        return False, []
+    profile.times = times[:count].tolist()
+    profile.free = free[:count].tolist()
+    freed = list(
+        zip(
+            span_a[known:total].tolist(),
+            span_b[known:total].tolist(),
+            span_most[known:total].tolist(),
+        )
+    )
+    moved = np.flatnonzero(moves).tolist()
+    for p in moved:
+        here = float(starts[p])
+        key = order[p][1]
+        reservation[key] = here
+        order[p] = (here, key)
+    return bool(moved), freed
+
+
+@njit(cache=True, inline="always")
+def _insert(times, free, n, j, at, count):
+    for k in range(n, j, -1):
+        times[k] = times[k - 1]
+        free[k] = free[k - 1]
+    times[j] = at
+    free[j] = count
+
+
+@njit(cache=True, inline="always")
+def _delete(times, free, n, j):
+    for k in range(j, n - 1):
+        times[k] = times[k + 1]
+        free[k] = free[k + 1]
+
+
+@njit(cache=True, inline="always")
+def _behind(earliest, latest, limit, a, b, most):
+    k = limit - most + 1 if most < limit else 1
+    size = len(earliest)
+    while k < size:
+        if a < earliest[k]:
+            earliest[k] = a
+            if b > latest[k]:
+                latest[k] = b
+        elif b > latest[k]:
+            latest[k] = b
+        else:
+            return
+        k += k & -k
+
+
+@njit(cache=True, inline="always")
+def _push(heap_at, heap_span, size, at, span):
+    k = size
+    while k > 0:
+        parent = (k - 1) >> 1
+        if heap_at[parent] <= at:
+            break
+        heap_at[k] = heap_at[parent]
+        heap_span[k] = heap_span[parent]
+        k = parent
+    heap_at[k] = at
+    heap_span[k] = span
+    return size + 1
+
+
+@njit(cache=True, inline="always")
+def _pop(heap_at, heap_span, size):
+    """Remove the root; the new size (the root was read before)."""
+    size -= 1
+    at = heap_at[size]
+    span = heap_span[size]
+    k = 0
+    while True:
+        child = 2 * k + 1
+        if child >= size:
+            break
+        if child + 1 < size and heap_at[child + 1] < heap_at[child]:
+            child += 1
+        if heap_at[child] >= at:
+            break
+        heap_at[k] = heap_at[child]
+        heap_span[k] = heap_span[child]
+        k = child
+    if size > 0:
+        heap_at[k] = at
+        heap_span[k] = span
+    return size
+
+
+@njit(cache=True)
+def _compress(
+    times, free, n, starts, widths, durations, moves, span_a, span_b, span_most, known, t
+):
+    """``ReservationBook.compress``'s bounding of the spans, then the loop of
+    ``compression.compress`` (the comments there explain each rule). Returns the profile's
+    length, the number of spans kept (0: nothing to do) and their number with those freed."""
+    inf = np.inf
+    horizon = starts[len(starts) - 1]
+    kept = 0
+    for k in range(known):
+        a = span_a[k]
+        b = span_b[k]
+        if b > t and a < horizon:
+            end = b if b < horizon else horizon
+            # Profile.most_free(a, end)
+            m = np.searchsorted(times[:n], a, side="right") - 1
+            if m < 0:
+                m = 0
+            most = free[m]
+            m += 1
+            while m < n and times[m] < end:
+                if free[m] > most:
+                    most = free[m]
+                m += 1
+            span_a[kept] = a
+            span_b[kept] = b
+            span_most[kept] = most
+            kept += 1
+    known = kept
+    if known == 0:
+        return n, 0, 0
+    spans = known
+    low = span_a[0]
+    for k in range(known):
+        if span_a[k] < low:
+            low = span_a[k]
+    first = np.searchsorted(starts, low, side="right")
+    top = 0
+    for k in range(known):
+        if span_most[k] > top:
+            top = span_most[k]
+    limit = free[n - 1]
+    size_tree = limit + 2
+    buffer_times = np.empty(len(times), np.float64)
+    buffer_free = np.empty(len(free), np.int64)
+    earliest = np.full(size_tree, inf)
+    latest = np.full(size_tree, t)
+    passed = 0
+    ahead = np.ones(len(span_a), np.bool_)
+    heap_at = np.empty(len(span_a) * 2 + 1, np.float64)
+    heap_span = np.empty(len(span_a) * 2 + 1, np.int64)
+    heap_size = 0
+    coming = inf
+    for k in range(known):
+        heap_size = _push(heap_at, heap_span, heap_size, span_a[k], k)
+        if span_a[k] < coming:
+            coming = span_a[k]
+    # Per width: reach, until, seen (-1: not yet), shortest, clear, dead.
+    reach_of = np.full(limit + 1, inf)
+    until_of = np.full(limit + 1, t)
+    seen_of = np.full(limit + 1, -1, np.int64)
+    shortest_of = np.full(limit + 1, inf)
+    clear_of = np.full(limit + 1, t)
+    dead_of = np.full(limit + 1, inf)
+    for position in range(first, len(starts)):
+        old = starts[position]
+        if old > coming:
+            while heap_size > 0 and heap_at[0] < old:
+                k = heap_span[0]
+                heap_size = _pop(heap_at, heap_span, heap_size)
+                if ahead[k]:
+                    ahead[k] = False
+                    passed += 1
+                    _behind(earliest, latest, limit, span_a[k], span_b[k], span_most[k])
+            coming = heap_at[0] if heap_size > 0 else inf
+        width = widths[position]
+        if width > top:
+            continue
+        if seen_of[width] != passed:
+            reach = inf
+            until = t
+            k = limit - width + 1
+            while k > 0:
+                if earliest[k] < reach:
+                    reach = earliest[k]
+                if latest[k] > until:
+                    until = latest[k]
+                k &= k - 1
+            reach_of[width] = reach
+            until_of[width] = until
+            seen_of[width] = passed
+            if reach == inf:
+                dead_of[width] = -1.0
+            elif clear_of[width] >= until:
+                dead_of[width] = shortest_of[width]
+            else:
+                dead_of[width] = inf
+        duration = durations[position]
+        if duration >= dead_of[width]:
+            continue
+        until = until_of[width]
+        after = reach_of[width] - duration
+        if after < t:
+            after = t
+        before = until if until < old else old
+        if duration >= shortest_of[width]:
+            clear = clear_of[width]
+            if clear >= before:
+                continue
+            if clear > after:
+                after = clear
+        shortest_of[width] = duration
+        i = np.searchsorted(times[:n], after, side="right") - 1
+        here = times[i]
+        found = False
+        j = 0
+        while here < before:
+            if free[i] < width:
+                i += 1
+                here = times[i]
+                continue
+            end = here + duration
+            if end > old:
+                end = old
+            j = i + 1
+            fits = True
+            while j < n and times[j] < end:
+                if free[j] < width:
+                    fits = False
+                    break
+                j += 1
+            if fits:
+                found = True
+                break
+            i = j + 1
+            here = times[i]
+        if not found:
+            clear_of[width] = old
+            dead_of[width] = duration if old >= until else inf
+            continue
+        clear_of[width] = here
+        dead_of[width] = duration if here >= until else inf
+        starts[position] = here
+        moves[position] = True
+        if duration <= 0 or width <= 0:
+            continue
+        # The steps the move changes (from the one before ``here`` to the first after the
+        # old booking's end) are edited in a buffer, then put back with one shift of the
+        # steps after them: a tail shifted per breakpoint added or dropped dominated.
+        first_step = i - 1 if i > 0 else 0
+        last_step = np.searchsorted(times[:n], old + duration, side="right") + 1
+        if last_step > n:
+            last_step = n
+        length = last_step - first_step
+        buffer_times[:length] = times[first_step:last_step]
+        buffer_free[:length] = free[first_step:last_step]
+        edited, most = _move(
+            buffer_times, buffer_free, length, i - first_step, j - first_step,
+            here, end, old, duration, width, horizon,
+        )  # fmt: skip
+        shift = edited - length
+        if shift > 0:
+            for k in range(n - 1, last_step - 1, -1):
+                times[k + shift] = times[k]
+                free[k + shift] = free[k]
+        elif shift < 0:
+            for k in range(last_step, n):
+                times[k + shift] = times[k]
+                free[k + shift] = free[k]
+        n += shift
+        times[first_step : first_step + edited] = buffer_times[:edited]
+        free[first_step : first_step + edited] = buffer_free[:edited]
+        freed_from = here + duration
+        if freed_from < old:
+            freed_from = old
+        finish = old + duration
+        if most > top:
+            top = most
+        # The span freed, coalesced with the last one freed here when they overlap.
+        k = spans - 1
+        a = span_a[k]
+        b = span_b[k]
+        m = span_most[k]
+        if k >= known and a <= finish and freed_from <= b:
+            if a > freed_from:
+                a = freed_from
+            if finish > b:
+                b = finish
+            if most > m:
+                m = most
+            span_a[k] = a
+            span_b[k] = b
+            span_most[k] = m
+            if not ahead[k]:
+                _behind(earliest, latest, limit, a, b, m)
+                passed += 1
+            else:
+                heap_size = _push(heap_at, heap_span, heap_size, a, k)
+                if a < coming:
+                    coming = a
+        else:
+            heap_size = _push(heap_at, heap_span, heap_size, freed_from, spans)
+            span_a[spans] = freed_from
+            span_b[spans] = finish
+            span_most[spans] = most
+            ahead[spans] = True
+            spans += 1
+            if freed_from < coming:
+                coming = freed_from
+    return n, known, spans
+
+
+@njit(cache=True)
+def _move(times, free, n, i, j, here, end, old, duration, width, horizon):
+    """Book [here, end) (j: its first step at or after end) and give back [max(here +
+    duration, old), old + duration), merging equal neighbours, in the steps ``times[:n]``:
+    the profile's from the one before ``here`` (if any) to the first after old + duration
+    (or the end). The new length, and the most free processors in the span given back
+    before the horizon. (Every index compared with n is below it unless n is the end.)"""
+    # Book [here, end) (j: its first step at or after end), merging equal neighbours.
+    if j == i + 1:
+        count = free[i] - width
+        if j == n or times[j] != end:
+            if i > 0 and free[i - 1] == count:
+                times[i] = end
+            else:
+                _insert(times, free, n, j, end, count + width)
+                free[i] = count
+                n += 1
+        else:
+            free[i] = count
+            if free[j] == count:
+                _delete(times, free, n, j)
+                n -= 1
+            if i > 0 and free[i - 1] == count:
+                _delete(times, free, n, i)
+                n -= 1
+    else:
+        if j == n or times[j] != end:
+            _insert(times, free, n, j, end, free[j - 1])
+            n += 1
+        for k in range(i, j):
+            free[k] -= width
+        if j < n and free[j] == free[j - 1]:
+            _delete(times, free, n, j)
+            n -= 1
+        if i > 0 and free[i] == free[i - 1]:
+            _delete(times, free, n, i)
+            n -= 1
+    # Give back [freed_from, finish) with ``most`` its most free processors.
+    freed_from = here + duration
+    if freed_from < old:
+        freed_from = old
+    finish = old + duration
+    lo = i + np.searchsorted(times[i:n], freed_from, side="left")
+    if lo == n or times[lo] != freed_from:
+        _insert(times, free, n, lo, freed_from, free[lo - 1])
+        n += 1
+    hi = lo + 1
+    if hi < n and times[hi] < finish:
+        hi = hi + 1 + np.searchsorted(times[hi + 1 : n], finish, side="left")
+    if hi == lo + 1:
+        most = free[lo] + width
+        if hi == n or times[hi] != finish:
+            if free[lo - 1] == most:
+                times[lo] = finish
+            else:
+                _insert(times, free, n, hi, finish, most - width)
+                n += 1
+                free[lo] = most
+        else:
+            free[lo] = most
+            if free[hi] == most:
+                _delete(times, free, n, hi)
+                n -= 1
+            if free[lo - 1] == most:
+                _delete(times, free, n, lo)
+                n -= 1
+    else:
+        if hi == n or times[hi] != finish:
+            _insert(times, free, n, hi, finish, free[hi - 1])
+            n += 1
+        most = free[lo] + width
+        free[lo] = most
+        bound = finish if finish < horizon else horizon
+        for k in range(lo + 1, hi):
+            count = free[k] + width
+            free[k] = count
+            if count > most and times[k] < bound:
+                most = count
+        if hi < n and free[hi] == free[hi - 1]:
+            _delete(times, free, n, hi)
+            n -= 1
+        if free[lo] == free[lo - 1]:
+            _delete(times, free, n, lo)
+            n -= 1
+    return n, most

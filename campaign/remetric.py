@@ -1,0 +1,255 @@
+"""Metrics later: recompute a finished campaign's metrics, or add new ones, from the outputs its
+tasks kept, without running any simulation again.
+
+Each finished task's kept outputs are read back (checked against their records) and given to
+the metrics parser (`campaign.execute.command_metrics.metrics_from_outputs`, the function the
+workers use at run time); the metrics it returns replace the stored ones of the same name and
+join the others. The new records are stored in the ledger (a later success beats an earlier
+one) and each says what recomputed it (``metrics_from``: the parser, the SHA-256 of its
+code, when), so results.nc, written again, says so in its ``metrics_recomputed`` attribute
+(as does every later results.nc made from those records). Nothing is stored unless every
+finished task can be recomputed: tasks that kept no outputs, or whose outputs the parser
+refuses, are counted in one line first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import inspect
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import xarray as xr
+
+from campaign.errors import CampaignError
+from campaign.execute.command import check_declared
+from campaign.plan.plan import make_plan
+from campaign.plan.sources import combined_digest
+from campaign.results.check import refusal
+from campaign.results.names import metric_values
+from campaign.results.provenance import METRICS_FROM
+from campaign.runner import write_results
+from campaign.spec.command import MetricsSource
+from campaign.spec.load import Spec
+from campaign.store.ledger import Ledger
+from campaign.store.outputs import Archives, by_archive, reference
+from campaign.verify import spec_of
+
+STORE_CHUNK = 10_000  # records per ledger file written
+PARSER_FILES = "parser: "  # a program's metrics parser among its files (plan/sources.py)
+
+Parser = Callable[[Mapping[str, bytes]], Mapping[str, float]]
+
+
+@dataclass(frozen=True)
+class MetricsParser:
+    """What turns a task's kept outputs into metrics, and what the results file says of it."""
+
+    parse: Parser
+    description: str  # "stdout", "file: out.json", "parse: module:function"
+    digest: str  # "sha256:..." of the code that parses
+
+
+@dataclass
+class Recomputed:
+    dataset: xr.Dataset
+    tasks: int
+    metrics: list[str]
+    results: Path
+
+
+def command_parser(source: MetricsSource) -> MetricsParser:
+    """The metrics parser of command models for a ``metrics:`` source (stdout, a file, or
+    ``module:function``): the function the workers use at run time."""
+    from campaign.execute import command_metrics
+
+    def parse(outputs: Mapping[str, bytes]) -> Mapping[str, float]:
+        return command_metrics.metrics_from_outputs(source, outputs)
+
+    if source.kind == "parse":
+        return MetricsParser(parse, f"parse: {source.name}", code_digest(python_function(source)))
+    described = "stdout" if source.kind == "stdout" else f"{source.kind}: {source.name}"
+    return MetricsParser(parse, described, code_digest(command_metrics.metrics_from_outputs))
+
+
+def spec_parser(spec: Spec) -> MetricsParser:
+    """The spec's own ``metrics:`` source (a program's), or one line saying what to give."""
+    if spec.command is None:
+        raise CampaignError(
+            f"remetric: model {spec.model} is not a program and has no metrics: source; give "
+            "--parse MODULE:FUNCTION, --metrics-file NAME or --stdout"
+        )
+    return command_parser(spec.command.metrics)
+
+
+def python_function(source: MetricsSource) -> Callable[..., Any]:
+    """The function ``module:function`` names, or one line on why it cannot be loaded."""
+    module_name, sep, name = source.name.partition(":")
+    if not sep or not module_name or not name:
+        raise CampaignError(f"metrics parser {source.name!r}: write module:function")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as error:  # noqa: BLE001 - any import error is the user's to fix
+        raise CampaignError(
+            f"metrics parser {source.name}: cannot import {module_name}: {error}"
+        ) from None
+    function = getattr(module, name, None)
+    if not callable(function):
+        raise CampaignError(f"metrics parser {source.name}: {module_name} has no function {name!r}")
+    return function
+
+
+def code_digest(function: Callable[..., Any]) -> str:
+    """SHA-256 of the source file that defines ``function``: which parser the results used."""
+    try:
+        path = inspect.getsourcefile(function)
+        data = Path(path).read_bytes() if path else b""
+    except (OSError, TypeError):
+        data = b""
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def remetric(
+    target: str | Path,
+    parser: MetricsParser | MetricsSource | None = None,
+    confidence: float = 0.95,
+    say: Callable[[str], None] | None = None,
+    rerun_unkept: bool = False,
+) -> Recomputed:
+    """Recompute the metrics of every finished task of the campaign of ``target`` (a spec file
+    or an output folder) from its kept outputs with ``parser`` (a metrics source of command
+    models; None: the spec's own), store them and write results.nc again. Refused in one
+    line, before anything is stored, when a finished task kept no outputs (unless
+    ``rerun_unkept``: their records are then set aside, so that `campaign run` computes them
+    again) or its outputs do not parse."""
+    say = say or (lambda message: None)
+    if not 0 < confidence < 1:
+        raise CampaignError(f"--confidence must be between 0 and 1, got {confidence}")
+    spec = spec_of(target)
+    own = parser is None  # the spec's own parser: what a run would compute them with
+    if parser is None:
+        parser = spec_parser(spec)
+    elif isinstance(parser, MetricsSource):
+        parser = command_parser(parser)
+    plan = make_plan(spec, on_change="accept")
+    spec, ledger = plan.spec, plan.ledger
+    with ledger.lock():
+        records = ledger.load()
+        keys = set(plan.design.keys())
+        done = [
+            records[key]
+            for key in sorted(records)
+            if key in keys and records[key]["status"] == "ok"
+        ]
+        if not done:
+            raise CampaignError(f"remetric: {spec.output} holds no finished task to recompute")
+        stamp = {
+            "parser": parser.description,
+            "digest": parser.digest,
+            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+        new, unkept = recompute(spec, done, parser, stamp, rerun_unkept)
+        for start in range(0, len(new), STORE_CHUNK):
+            ledger.append(new[start : start + STORE_CHUNK])
+        names = sorted({name for record in new for name in record[METRICS_FROM]["metrics"]})
+        say(f"remetric: {len(new)} tasks recomputed with {parser.description}: {', '.join(names)}")
+        if unkept:
+            moved, folder = ledger.set_records_aside(set(unkept).__contains__, "unkept")
+            say(
+                f"remetric: {len(unkept)} tasks kept no outputs: their records are set aside in "
+                f"{folder}; `campaign run` computes them again"
+            )
+        if own and plan.sources is not None and absorb_parser(ledger, plan.sources.code):
+            say(
+                f"remetric: campaign.json now names the parser's code as it is "
+                f"({spec.command.metrics.name}): `campaign run` keeps these results"
+            )
+        ledger.compact()
+        dataset = write_results(plan, confidence)
+    return Recomputed(dataset, len(new), names, spec.output / "results.nc")
+
+
+def absorb_parser(ledger: Ledger, code: Mapping[str, str]) -> bool:
+    """After every finished task was recomputed with the spec's own parser, its code as it is
+    now becomes what the stored results were computed from (campaign.json), so that `run` no
+    longer refuses them as computed by changed code; a change of any other file (the program,
+    an input) still shows. Returns whether anything changed."""
+    stored = ledger.read_identity() or {}
+    sources = dict(stored.get("sources") or {})
+    files = dict(sources.get("model_files") or {})
+    merged = {name: d for name, d in files.items() if not name.startswith(PARSER_FILES)}
+    merged.update({name: d for name, d in code.items() if name.startswith(PARSER_FILES)})
+    if not sources or merged == files:
+        return False
+    sources.update(model_files=dict(sorted(merged.items())), model_code=combined_digest(merged))
+    ledger.write_identity({**stored, "sources": sources})
+    return True
+
+
+def undeclared(spec: Spec, metrics: Mapping[str, float]) -> str | None:
+    """Why a program's metrics break its ``declare:`` (as at run time), or None."""
+    if spec.command is None:
+        return None
+    try:
+        check_declared(spec.command, metrics)
+    except ValueError as error:
+        return str(error)
+    return None
+
+
+def recompute(
+    spec,
+    done: list[dict[str, Any]],
+    parser: MetricsParser,
+    stamp: dict[str, str],
+    rerun_unkept: bool = False,
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The new records of the finished tasks ``done`` and the keys of those that kept no
+    outputs (allowed with ``rerun_unkept``), or one line on the tasks that cannot be
+    recomputed (kept no outputs; outputs missing, damaged or refused by the parser)."""
+    factors = [factor.name for factor in spec.factors]
+    unkept, refused, new = [], [], []
+    with Archives(spec.output) as archives:
+        for record in by_archive(done):
+            if reference(record) is None:
+                unkept.append(record["key"])
+                continue
+            try:
+                metrics = metric_values(parser.parse(archives.read(record)))
+            except (CampaignError, ValueError, TypeError) as error:
+                refused.append(f"task {record['key']}: {error}")
+                continue
+            merged = {**record["metrics"], **metrics}
+            problem = refusal(merged, factors, spec.metrics) or undeclared(spec, merged)
+            if problem is not None:
+                refused.append(f"task {record['key']}: {problem}")
+                continue
+            stamped = {**stamp, "metrics": sorted(metrics)}
+            new.append({**record, "metrics": merged, METRICS_FROM: stamped})
+    if unkept and not rerun_unkept:
+        raise CampaignError(
+            f"remetric: {len(unkept)} of {len(done)} finished tasks kept no outputs (a task that "
+            "succeeds keeps only what the model's keep: names), so their metrics cannot be "
+            "recomputed; nothing was stored: name what to keep in keep: and give "
+            "--rerun-unkept to set those tasks aside for `campaign run` to compute again"
+        )
+    returned = {name for record in new for name in record[METRICS_FROM]["metrics"]}
+    before = {name for record in done for name in record["metrics"]}
+    unlisted = sorted(returned - before - set(spec.metrics or ()))  # new to the campaign
+    if spec.metrics and unlisted and not refused:
+        raise CampaignError(
+            f"remetric: {parser.description} returns {', '.join(unlisted)}, new metrics the spec's "
+            f"metrics: does not keep ({', '.join(spec.metrics)}); nothing was stored: add "
+            "them to metrics: and give the spec file"
+        )
+    refused.sort()  # the first by task key
+    if refused:
+        raise CampaignError(
+            f"remetric: {len(refused)} of {len(done)} finished tasks cannot be recomputed with "
+            f"{parser.description}; nothing was stored; the first: {refused[0]}"
+        )
+    return new, unkept

@@ -1,0 +1,419 @@
+"""An external program as a campaign's model: the ``model:`` mapping of a spec, checked.
+
+```yaml
+model:
+  command: [python3, sim.py, --load, "{load}", --seed, "{seed}"]
+  inputs: [sim.py, data/platform.json]
+```
+
+Everything that can be checked without running the program is checked here, one line per
+problem: the program is found (the spec's folder, then PATH), every input exists, every
+placeholder of the command and of the templates names a param, a factor or one of
+`TASK_PLACEHOLDERS`, and every factor is used by a placeholder (a factor that cannot change
+the run would give equal results under different labels) unless listed in ``labels``.
+What runs on the worker is `campaign.execute.command`; the digests of the program and the
+inputs are the plan's (`campaign.plan.sources`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from campaign.errors import CampaignError
+from campaign.results.names import metric_name_problem
+
+Fail = Callable[[str], CampaignError]
+
+COMMAND_MODEL = "command"  # `Spec.model` of a campaign whose model is a program
+TASK_PLACEHOLDERS = {
+    "seed": "the task's seed",
+    "replicate": "the task's replicate index",
+    "task": "the task's key",
+    "dir": "the task's folder (absolute path)",
+    "cores": "the task's cores (resources.cores, default 1)",
+    "port": "a free TCP port on 127.0.0.1 for this task",
+}
+COMMAND_KEYS = {
+    "command": "the program and its arguments, one list item each ({name} placeholders)",
+    "inputs": "files the program needs, relative to the spec (placed in each task's folder)",
+    "templates": "files whose {name} placeholders are filled per task in the task's folder",
+    "metrics": "stdout (a JSON object or key=value lines), {file: NAME} or "
+    "{parse: module:function}",
+    "declare": "units and long names of metrics: {metric: {units: s, long_name: ...}}",
+    "keep": "files of the task's folder (names or globs) kept with its record",
+    "keep_limit": "most bytes kept per task (e.g. 50MB; default 100MB)",
+    "shell": "true: the command is one shell line run by /bin/sh (default false)",
+    "labels": "factors that no placeholder uses: they only label the results",
+    "resources": "what one task needs: {cores: N, memory: 8GB} (Dask worker resources)",
+    "version": "a command printing the program's version, stored in the provenance",
+}
+METRICS_KEYS = ("file", "parse")
+PLACEHOLDER = re.compile(r"\{\{([A-Za-z_]\w*)\}\}|\{([A-Za-z_]\w*)\}")
+SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?i?[bB]?)\s*")
+UNITS = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
+BINARY_UNITS = {"ki": 2**10, "mi": 2**20, "gi": 2**30, "ti": 2**40}
+KEEP_LIMIT = 100 * 10**6  # bytes kept per task unless keep_limit says otherwise
+MAX_TEMPLATE_BYTES = 10 * 2**20  # a template is a configuration file, read whole
+
+
+@dataclass(frozen=True)
+class MetricsSource:
+    """Where a task's metrics come from: ``kind`` "stdout", "file" (``name``: a file of the
+    task's folder: JSON, a one-row CSV or key=value lines) or "parse" (``name``:
+    ``module:function``, given the folder of the outputs)."""
+
+    kind: str = "stdout"
+    name: str = ""
+
+    def __str__(self) -> str:
+        return self.kind if self.kind == "stdout" else f"{{{self.kind}: {self.name}}}"
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """A file of the spec's folder the program needs: ``name`` where it is placed in the
+    task's folder, ``path`` where it is on this machine; a ``template`` is filled per task."""
+
+    name: str
+    path: str
+    template: bool = False
+
+
+@dataclass(frozen=True)
+class Program:
+    """The program a command runs: ``name`` as written; ``path`` as found here; ``placed``:
+    found in the spec's folder, so it travels with the inputs (else each machine finds
+    ``name`` on its PATH)."""
+
+    name: str
+    path: str
+    placed: bool
+
+
+@dataclass(frozen=True)
+class Resources:
+    """What one task needs of a worker (Dask worker resources): cores and bytes of memory."""
+
+    cores: int = 1
+    memory: int = 0
+
+    def dask(self) -> dict[str, float]:
+        """The task's Dask resources (those it asks for at all)."""
+        asked = {"cores": float(self.cores)}
+        if self.memory:
+            asked["memory"] = float(self.memory)
+        return asked
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    """A program as a model. Every field is hashable and picklable: the worker receives this
+    (with ``files``, the digests the plan took) instead of a model name to import."""
+
+    argv: tuple[str, ...]
+    program: Program | None  # None with shell: /bin/sh runs the line
+    inputs: tuple[InputFile, ...] = ()
+    metrics: MetricsSource = MetricsSource()
+    declare: tuple[tuple[str, str, str], ...] = ()  # (metric, units, long_name)
+    keep: tuple[str, ...] = ()
+    keep_limit: int = KEEP_LIMIT
+    shell: bool = False
+    labels: tuple[str, ...] = ()
+    resources: Resources | None = None
+    version: tuple[str, ...] | None = None
+    files: tuple[tuple[str, str], ...] = ()  # name -> digest of the program and inputs
+    folder: str = ""  # the spec's folder on this machine (where the version command runs)
+
+    def __str__(self) -> str:
+        return COMMAND_MODEL
+
+    @property
+    def cores(self) -> int:
+        return self.resources.cores if self.resources else 1
+
+    @property
+    def declared(self) -> dict[str, dict[str, str]]:
+        """The declared metrics as a model declares them."""
+        return {name: {"units": units, "long_name": long} for name, units, long in self.declare}
+
+    def identity(self) -> dict[str, Any]:
+        """What the stored results depend on besides the program's and inputs' contents."""
+        return {
+            "command": list(self.argv),
+            "shell": self.shell,
+            "templates": [i.name for i in self.inputs if i.template],
+            "metrics": str(self.metrics),
+            "cores": self.cores,
+        }
+
+
+def parse_command(
+    raw: dict[str, Any],
+    params: dict[str, Any],
+    factor_names: list[str],
+    base: Path,
+    fail: Fail,
+) -> CommandSpec:
+    """The ``model:`` mapping of a spec whose model is a program (``base``: the spec's folder)."""
+    for key in raw:
+        if key not in COMMAND_KEYS:
+            raise fail(f"model: unknown key {key!r}; allowed: {', '.join(COMMAND_KEYS)}")
+    if "command" not in raw:
+        raise fail(f"model: missing key 'command' ({COMMAND_KEYS['command']})")
+    shell = raw.get("shell", False)
+    if not isinstance(shell, bool):
+        raise fail(f"model.shell: {shell!r} is not allowed; use true or false")
+    argv = parse_argv(raw["command"], shell, fail)
+    inputs = parse_inputs(raw.get("inputs"), raw.get("templates"), base, fail)
+    program = None if shell else find_program(argv[0], base, fail)
+    if program is not None and program.placed:
+        inputs = with_program(inputs, program)
+    names = {*params, *factor_names}
+    clash = sorted(names & set(TASK_PLACEHOLDERS))
+    if clash:
+        raise fail(
+            f"{clash[0]!r} names a param or factor and a placeholder of the task "
+            f"({', '.join(TASK_PLACEHOLDERS)}): rename it"
+        )
+    used = check_placeholders(argv, inputs, names, fail)
+    if program is not None:
+        check_arguments_listed(argv[1:], inputs, base, fail)
+    labels = parse_name_list(raw.get("labels"), "model.labels", fail)
+    for label in labels:
+        if label not in factor_names:
+            raise fail(f"model.labels: {label!r} is not a factor; factors: {factor_names}")
+    for factor in factor_names:
+        if factor not in used and factor not in labels:
+            raise fail(
+                f"factor {factor!r} is used by no placeholder of the command or its templates, "
+                f"so it cannot change the run: use {{{factor}}}, or list it in model.labels if "
+                "it only labels the results"
+            )
+    resources = parse_resources(raw.get("resources"), "model.resources", fail)
+    return CommandSpec(
+        argv=argv,
+        program=program,
+        inputs=inputs,
+        metrics=parse_metrics_source(raw.get("metrics", "stdout"), fail),
+        declare=parse_declare(raw.get("declare"), fail),
+        keep=parse_name_list(raw.get("keep"), "model.keep", fail),
+        keep_limit=parse_size(raw.get("keep_limit", KEEP_LIMIT), "model.keep_limit", fail),
+        shell=shell,
+        labels=labels,
+        resources=resources,
+        version=parse_version(raw.get("version"), fail),
+        folder=os.path.abspath(base),
+    )
+
+
+def parse_argv(raw: Any, shell: bool, fail: Fail) -> tuple[str, ...]:
+    """The command: a list of arguments (numbers become text); with shell, also one string."""
+    if shell and isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list) or not raw:
+        raise fail(
+            "model.command: expected a list [program, argument, ...] (one item per argument), "
+            f"got {raw!r}"
+        )
+    argv = []
+    for item in raw:
+        if isinstance(item, bool) or not isinstance(item, str | int | float) or item == "":
+            raise fail(f"model.command: {item!r} is not an argument; use text or a number")
+        argv.append(str(item))
+    if not shell and PLACEHOLDER.search(argv[0]):
+        raise fail(f"model.command: the program {argv[0]!r} cannot hold a placeholder")
+    return tuple(argv)
+
+
+def find_program(name: str, base: Path, fail: Fail) -> Program:
+    """The program: a path (relative to the spec), a file of the spec's folder, or on PATH."""
+    candidate = Path(name).expanduser()
+    local = candidate if candidate.is_absolute() else base / candidate
+    if "/" in name or local.is_file():
+        if not local.is_file():
+            raise fail(f"model.command: program {name!r} not found ({local} is no file)")
+        if not os.access(local, os.X_OK):
+            raise fail(f"model.command: program {local} is not executable (chmod +x it)")
+        placed = not candidate.is_absolute() and is_below(local, base)
+        return Program(name, os.path.abspath(local), placed)
+    found = shutil.which(name)
+    if found is None:
+        raise fail(
+            f"model.command: program {name!r} not found in the spec's folder {base} or on PATH"
+        )
+    return Program(name, os.path.abspath(found), False)
+
+
+def is_below(path: Path, folder: Path) -> bool:
+    return Path(os.path.abspath(path)).is_relative_to(os.path.abspath(folder))
+
+
+def parse_inputs(inputs: Any, templates: Any, base: Path, fail: Fail) -> tuple[InputFile, ...]:
+    """Inputs and templates: existing files below the spec's folder, placed under the path
+    written (an input elsewhere under its file name)."""
+    listed = parse_name_list(inputs, "model.inputs", fail)
+    filled = parse_name_list(templates, "model.templates", fail)
+    files: dict[str, InputFile] = {}
+    for key, names in (("model.inputs", listed), ("model.templates", filled)):
+        for name in names:
+            path = Path(name).expanduser()
+            path = path if path.is_absolute() else base / path
+            if not path.is_file():
+                what = "a folder: name its files" if path.is_dir() else "not found"
+                raise fail(f"{key}: {name!r} is {what} ({path})")
+            placed = name if is_below(path, base) and not Path(name).is_absolute() else path.name
+            placed = Path(os.path.normpath(placed)).as_posix()
+            earlier = files.get(placed)
+            if earlier is not None and earlier.path != os.path.abspath(path):
+                raise fail(f"{key}: two files would be placed as {placed!r}")
+            template = key == "model.templates"
+            files[placed] = InputFile(placed, os.path.abspath(path), template)
+    return tuple(files.values())
+
+
+def with_program(inputs: tuple[InputFile, ...], program: Program) -> tuple[InputFile, ...]:
+    """The inputs and the program of the spec's folder (placed, travelling with them)."""
+    name = Path(os.path.normpath(program.name)).as_posix()
+    if any(i.name == name for i in inputs):
+        return inputs
+    return (*inputs, InputFile(name, program.path))
+
+
+def check_placeholders(
+    argv: tuple[str, ...], inputs: tuple[InputFile, ...], names: set[str], fail: Fail
+) -> set[str]:
+    """Refuse a placeholder that names nothing; the names the command and templates use."""
+    allowed = sorted(names) + list(TASK_PLACEHOLDERS)
+    used: set[str] = set()
+    sources: list[tuple[str, str]] = [("model.command", " ".join(argv))]
+    for item in inputs:
+        if item.template:
+            sources.append((f"model.templates: {item.name}", read_template(item, fail)))
+    for where, text in sources:
+        for name in placeholders(text):
+            if name not in names and name not in TASK_PLACEHOLDERS:
+                raise fail(
+                    f"{where}: placeholder {{{name}}} names nothing; allowed: "
+                    + ", ".join(f"{{{n}}}" for n in allowed)
+                    + " (write {{name}} for a literal {name})"
+                )
+            used.add(name)
+    return used
+
+
+def placeholders(text: str) -> list[str]:
+    """The names of the placeholders of a text (``{{name}}`` is a literal ``{name}``)."""
+    return [match[1] for match in PLACEHOLDER.findall(text) if match[1]]
+
+
+def read_template(item: InputFile, fail: Fail) -> str:
+    if os.path.getsize(item.path) > MAX_TEMPLATE_BYTES:
+        raise fail(f"model.templates: {item.name} is larger than {MAX_TEMPLATE_BYTES:,} bytes")
+    try:
+        return Path(item.path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise fail(f"model.templates: cannot read {item.path} as UTF-8 text: {error}") from None
+
+
+def check_arguments_listed(args: Iterable[str], inputs: tuple[InputFile, ...], base, fail) -> None:
+    """Refuse an argument that names a file beside the spec but is not among the inputs: the
+    task's folder would not have it."""
+    placed = {i.name for i in inputs}
+    for arg in args:
+        if PLACEHOLDER.search(arg) or arg.startswith("-") or Path(arg).is_absolute():
+            continue
+        name = Path(os.path.normpath(arg)).as_posix()
+        if name not in placed and (base / arg).is_file():
+            raise fail(
+                f"model.command: {arg!r} is a file beside the spec but not among model.inputs; "
+                "list it there so that each task's folder has it"
+            )
+
+
+def parse_name_list(raw: Any, key: str, fail: Fail) -> tuple[str, ...]:
+    if raw is None:
+        return ()
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list) or not all(isinstance(n, str) and n for n in raw):
+        raise fail(f"{key}: expected a list of names, got {raw!r}")
+    if len(set(raw)) != len(raw):
+        raise fail(f"{key}: names repeat: {raw}")
+    return tuple(raw)
+
+
+def parse_metrics_source(raw: Any, fail: Fail) -> MetricsSource:
+    allowed = "stdout, {file: NAME} or {parse: module:function}"
+    if raw == "stdout":
+        return MetricsSource()
+    if not isinstance(raw, dict) or len(raw) != 1 or next(iter(raw)) not in METRICS_KEYS:
+        raise fail(f"model.metrics: {raw!r} is not allowed; use {allowed}")
+    kind, name = next(iter(raw.items()))
+    if not isinstance(name, str) or not name:
+        raise fail(f"model.metrics.{kind}: expected a name, got {name!r}")
+    if kind == "parse" and not re.fullmatch(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*", name):
+        raise fail(f"model.metrics.parse: {name!r} is not 'package.module:function'")
+    if kind == "file" and (Path(name).is_absolute() or ".." in Path(name).parts):
+        raise fail(f"model.metrics.file: {name!r} must name a file of the task's folder")
+    return MetricsSource(kind, name)
+
+
+def parse_declare(raw: Any, fail: Fail) -> tuple[tuple[str, str, str], ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict) or not raw:
+        raise fail(f"model.declare: expected a mapping metric: {{units, long_name}}, got {raw!r}")
+    declared = []
+    for name, doc in raw.items():
+        problem = metric_name_problem(name) if isinstance(name, str) else "is no name"
+        if problem is not None:
+            raise fail(f"model.declare: {problem}")
+        doc = doc or {}
+        if not isinstance(doc, dict) or not set(doc) <= {"units", "long_name"}:
+            raise fail(f"model.declare.{name}: expected {{units: ..., long_name: ...}}")
+        units, long = str(doc.get("units", "1")), str(doc.get("long_name", name))
+        declared.append((name, units, long))
+    return tuple(declared)
+
+
+def parse_resources(raw: Any, key: str, fail: Fail) -> Resources | None:
+    """``{cores: N, memory: 8GB}``: what one task needs of a worker."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or not set(raw) <= {"cores", "memory"} or not raw:
+        raise fail(f"{key}: expected {{cores: N, memory: SIZE}}, got {raw!r}")
+    cores = raw.get("cores", 1)
+    if isinstance(cores, bool) or not isinstance(cores, int) or cores < 1:
+        raise fail(f"{key}.cores: {cores!r} is not allowed; use an integer >= 1")
+    memory = parse_size(raw["memory"], f"{key}.memory", fail) if "memory" in raw else 0
+    return Resources(cores, memory)
+
+
+def parse_size(raw: Any, key: str, fail: Fail) -> int:
+    """A size in bytes: a count, or 8GB, 512MiB, 100MB, 2kB."""
+    if isinstance(raw, int) and not isinstance(raw, bool) and raw > 0:
+        return raw
+    match = SIZE.fullmatch(raw) if isinstance(raw, str) else None
+    unit = match[2].lower().removesuffix("b") if match else ""
+    if match is None or (unit not in UNITS and unit not in BINARY_UNITS):
+        raise fail(f"{key}: {raw!r} is not a size; use bytes or e.g. 8GB, 512MiB")
+    size = int(float(match[1]) * {**UNITS, **BINARY_UNITS}[unit])
+    if size <= 0:
+        raise fail(f"{key}: {raw!r} is not allowed; use a size > 0")
+    return size
+
+
+def parse_version(raw: Any, fail: Fail) -> tuple[str, ...] | None:
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list) or not raw or not all(isinstance(a, str) and a for a in raw):
+        raise fail(f"model.version: expected a command [program, --version], got {raw!r}")
+    return tuple(raw)

@@ -1,0 +1,55 @@
+"""The README's analysis section: the commands it lists make its figures and its pivoted
+table (run here on the small demo; the README's own come from the full demo), and the
+figures it shows are committed beside it."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import shlex
+from pathlib import Path
+
+from campaign.cli.main import main
+
+REPO = Path(__file__).resolve().parents[2]
+SECTION = "## Figures, tables and the report"
+
+
+def section() -> str:
+    text = (REPO / "README.md").read_text()
+    start = text.index(SECTION)
+    return text[start : text.index("\n## ", start + len(SECTION))]
+
+
+def commands(text: str) -> list[list[str]]:
+    """The `campaign ...` command lines quoted in the section, as argument lists."""
+    joined = re.sub(r"`\s*\n\s*", "` ", text)  # quotes broken over lines
+    quoted = re.findall(r"`(campaign (?:plot|query) outputs/demo[^`]*)`", joined)
+    return [shlex.split(" ".join(line.split()))[1:] for line in quoted]
+
+
+def run(argv: list[str]) -> str:
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(argv) == 0, argv
+    return printed.getvalue()
+
+
+def test_the_readme_commands_make_its_figures_and_its_table(demo_results, tmp_path):
+    text = section()
+    found = commands(text)
+    plots = [argv for argv in found if argv[0] == "plot"]
+    assert len(plots) == 2
+    for argv in plots:
+        image = argv[argv.index("--out") + 1]
+        assert f"]({image})" in text  # shown in the README
+        assert (REPO / image).read_bytes()[:4] == b"\x89PNG"  # and committed
+        argv = [str(demo_results) if a == "outputs/demo" else a for a in argv]
+        argv[argv.index("--out") + 1] = str(tmp_path / Path(image).name)
+        assert run(argv) == f"plot: {tmp_path / Path(image).name}\n"
+    (query,) = [argv for argv in found if argv[0] == "query" and "--pivot" in argv]
+    printed = run([str(demo_results) if a == "outputs/demo" else a for a in query])
+    shown = [line for line in text.splitlines() if line.startswith("| load |")]
+    assert shown == [printed.splitlines()[0]]  # the same columns; the numbers are the demo's
+    assert printed.splitlines()[-1] in text

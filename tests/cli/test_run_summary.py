@@ -1,0 +1,37 @@
+"""What `campaign run` prints at the end: the model's headline metrics, and one line saying
+how many other metrics the results hold, which, and how to see them."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+from campaign.cli.main import main
+
+
+def table_header(printed: str) -> list[str]:
+    lines = printed.splitlines()
+    at = lines.index("Summary: mean ± half-width of the 95% confidence interval")
+    return lines[at + 1].split()
+
+
+def test_the_summary_shows_the_headline_metrics_and_names_the_others(demo_results):
+    printed = (demo_results.parent / "run-output.txt").read_text()
+    # the jobs model's headline metrics are mean_wait, mean_bsld and swct_w; the demo's spec
+    # keeps the first two of them and three others
+    assert table_header(printed) == ["scheduler", "load", "mean_wait", "mean_bsld", "n"]
+    assert (
+        f"3 other metrics (utilization, makespan, jobs_backfilled): `campaign query "
+        f"{demo_results}` shows every metric, --metric NAME one (or run with --show-metrics N)"
+    ) in printed.splitlines()
+
+
+def test_show_metrics_adds_others_after_the_headline_ones(demo_results, scheduler_address):
+    spec = demo_results.parent / "demo.yaml"
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        argv = ["run", str(spec), "--scheduler", scheduler_address, "--quiet"]
+        assert main([*argv, "--show-metrics", "3"]) == 0
+    text = printed.getvalue()
+    assert table_header(text) == ["scheduler", "load", "mean_wait", "mean_bsld", "utilization", "n"]
+    assert "2 other metrics (makespan, jobs_backfilled): " in text

@@ -1,0 +1,101 @@
+"""The Python API: docs/python-api.md runs as written (its code blocks in order, as in a
+notebook), its functions give what the commands print, and errors name Python parameters."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import campaign
+from campaign.cli.main import main
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "python-api.md"
+
+
+def code_blocks(text: str) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
+
+
+@pytest.fixture(scope="module")
+def notebook(tmp_path_factory):
+    """The document's code run in a fresh folder: its namespace and what it printed."""
+    folder = tmp_path_factory.mktemp("notebook")
+    namespace: dict = {}
+    printed = io.StringIO()
+    with contextlib.chdir(folder), contextlib.redirect_stdout(printed):
+        for block in code_blocks(DOC.read_text()):
+            exec(compile(block, str(DOC), "exec"), namespace)
+    return folder, namespace, printed.getvalue()
+
+
+def cli(*argv) -> str:
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main([str(a) for a in argv]) == 0
+    return printed.getvalue()
+
+
+def test_the_document_runs_and_its_tables_are_the_commands(notebook):
+    folder, namespace, printed = notebook
+    assert len(code_blocks(DOC.read_text())) == 5
+    results = folder / "outputs" / "demo-small"
+    assert (results / "results.nc").exists()
+    assert dict(namespace["results"]["mean_wait"].sizes) == {
+        "scheduler": 3,
+        "load": 3,
+        "replicate": 4,
+    }
+    # the same tables, word for word, as the commands print them
+    metrics = ["--metric", "mean_wait", "--metric", "mean_bsld"]
+    pivoted = cli("query", results, *metrics, "--format", "markdown", "--pivot", "scheduler")
+    assert pivoted in printed
+    assert namespace["latex"] == cli(
+        "query", results, "--metric", "mean_wait", "--by", "scheduler", "--where", "load=2",
+        "--format", "latex",
+    )  # fmt: skip
+    compared = cli(
+        "compare", results, "--factor", "scheduler", "--baseline", "easy", "--metric",
+        "mean_wait", "--by", "load", "--format", "markdown",
+    )  # fmt: skip
+    assert compared in printed
+    ranked = cli("query", results, "--rank", "scheduler", *metrics)
+    assert ranked in printed
+    assert cli("effects", results, "--metric", "mean_wait", "--format", "markdown") in printed
+    # figures: written where asked, a row of panels per metric
+    assert namespace["difference"] == Path("figures/difference.pdf")
+    fonts = subprocess.run(
+        ["pdffonts", str(folder / "figures" / "difference.pdf")], capture_output=True, text=True
+    ).stdout
+    assert "TrueType" in fonts and "Type 3" not in fonts
+    assert (folder / "figures" / "ecdf.png").read_bytes()[:4] == b"\x89PNG"
+    assert len(namespace["figure"].axes) == 2
+    assert namespace["message"] == (
+        "where 'load=3': '3' is not a level of load; levels: 1.0, 1.5, 2.0"
+    )
+
+
+def test_errors_name_python_parameters_never_options(notebook):
+    _, namespace, _ = notebook
+    results = namespace["results"]
+    cases = [
+        (lambda: campaign.query(results, by="nope"), "by 'nope' is not a factor; factors: "),
+        (lambda: campaign.plot(results, "mean_wait", size="wide"), "size 'wide' is not allowed"),
+        (
+            lambda: campaign.table(campaign.rank(results, "scheduler"), pivot="load"),
+            "pivot is for query and compare tables, not a ranking",
+        ),
+        (lambda: campaign.run(42), "spec must be a dict, a Spec or a spec file's path, got int"),
+        (lambda: campaign.plot(results, "mean_wait", out="x.doc"), "out must be a file whose"),
+    ]
+    for call, start in cases:
+        with pytest.raises(campaign.CampaignError) as caught:
+            call()
+        assert str(caught.value).startswith(start), str(caught.value)
+        assert "--" not in str(caught.value)
+    with pytest.raises(campaign.CampaignError, match="missing key 'model'"):
+        campaign.run({"name": "no-model"})
