@@ -159,7 +159,7 @@ def _run_holding_the_output(
         else:
             say(
                 f"{choice['change']}: {choice['results']} stored results kept as they are "
-                "(--accept-changed; recorded in results.nc)"
+                "(as asked; recorded in results.nc)"
             )
     earlier = ledger.read_identity() if ledger.same_campaign(identity(spec)) else None
     inputs = sources.inputs if sources is not None else {}

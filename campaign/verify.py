@@ -20,7 +20,7 @@ import yaml
 
 from campaign.cluster.options import ClusterOptions
 from campaign.design.shards import placed
-from campaign.errors import CampaignError
+from campaign.errors import BadValue, CampaignError
 from campaign.execute import ExecutionOptions, dispatch
 from campaign.plan.command import worker_model
 from campaign.plan.plan import make_plan
@@ -109,7 +109,7 @@ def verify(
     output folder) and compare each metric with its stored value, bit for bit."""
     say = say or (lambda message: None)
     if count < 1:
-        raise CampaignError(f"--sample must be >= 1, got {count}")
+        raise BadValue("count", count, "must be >= 1")
     where = ClusterOptions(workers=workers, scheduler=scheduler)
     plan = make_plan(spec_of(target), on_change="accept")
     records = plan.ledger.load()

@@ -3,14 +3,83 @@ session (a real scheduler and two worker processes, started when a test first as
 
 from __future__ import annotations
 
+import json
 import logging
+import os
+import signal
+import subprocess
+import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
 
 DATA = Path(__file__).resolve().parent / "data"
 """Slices of real archive traces, under the traces' own names (scripts/make_test_slices.py)."""
+
+
+MM1_TWO_LOADS = """
+name: two-loads
+model: mm1
+params: {service_rate: 1.0, customers: 500}
+factors:
+  arrival_rate: [0.5, 0.8]
+replicates: 4
+seed: 3
+output: out
+"""
+"""A small finished-in-seconds campaign of the M/M/1 check model."""
+
+MM1_PRECISION = """
+name: precision
+model: mm1
+params: {customers: 200}
+factors:
+  arrival_rate: [0.2, 0.4, 0.6, 0.8, 0.9]
+precision: {metrics: [mean_wait], half_width: 0.25, min_replicates: 3, max_replicates: 12}
+seed: 3
+output: out
+"""
+"""The same with a precision target: cells run 3 to 12 replicates."""
+
+
+def run_with_model(folder: Path, spec: Path, **env: str | None) -> subprocess.CompletedProcess:
+    """`campaign run SPEC --workers 2 --quiet` in a process (and embedded cluster) that can
+    import the models in ``folder``, its environment with ``env`` (None: left out)."""
+    given = {**os.environ, **env}
+    environment = {name: value for name, value in given.items() if value is not None}
+    environment["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [str(folder), os.environ.get("PYTHONPATH")])
+    )
+    command = [sys.executable, "-m", "campaign.cli", "run", str(spec), "--workers", "2", "--quiet"]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, env=environment)
+
+
+def ledger_keys(output: Path) -> set[str]:
+    """The keys of the tasks an output folder's ledger holds, read as a run writes it."""
+    keys = set()
+    for path in (output / "ledger").glob("*.jsonl"):
+        keys.update(json.loads(line)["key"] for line in path.read_text().splitlines() if line)
+    return keys
+
+
+def run_and_kill(command: list[str], output: Path, after: int) -> set[str]:
+    """Start `campaign run` (``command``), SIGKILL its whole process group once ``after``
+    results are stored in ``output``; the keys stored by then."""
+    process = subprocess.Popen(
+        command, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    deadline = time.monotonic() + 180  # against a hang of the test, not a time limit
+    try:
+        while len(ledger_keys(output)) < after:
+            assert process.poll() is None, "campaign run ended before it could be killed"
+            assert time.monotonic() < deadline, "campaign run made no progress"
+            time.sleep(0.02)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    return ledger_keys(output)
 
 
 @pytest.fixture

@@ -71,45 +71,10 @@ def compare(
     check_confidence(confidence)
     if confidence is None:
         confidence = float(dataset.attrs.get("confidence", 0.95))
+    typed = _check_choice(dataset, factor, baseline, metric)
     factors = factors_of(dataset)
-    if factor not in factors:
-        raise ParameterError(
-            f"{{factor}} {factor!r} is not a factor; factors: {', '.join(factors)}", "factor"
-        )
-    metrics = metrics_of(dataset)
-    if metric not in metrics:
-        raise ParameterError(
-            f"{{metric}} {metric!r} is not in the results; metrics: {', '.join(metrics)}", "metric"
-        )
-    levels = dataset[factor].values
-    typed = typed_level(str(baseline), levels)
-    if typed is None:
-        raise ParameterError(
-            f"{{baseline}} {baseline!r} is not a level of {factor}; levels: "
-            f"{', '.join(str(v) for v in levels)}",
-            "baseline",
-        )
-    if len(levels) < 2:
-        raise ParameterError(
-            f"{{factor}} {factor!r} has one level: nothing to compare it with", "factor"
-        )
     others = [f for f in factors if f != factor]
-    groups = others if by is None else list(by)
-    for name in groups:
-        if name not in factors:
-            raise ParameterError(
-                f"{{by}} {name!r} is not a factor; factors: {', '.join(factors)}", "by"
-            )
-        if name == factor:
-            raise ParameterError(
-                f"{{by}} {name!r} is the compared factor; give another factor", "by"
-            )
-        if name in VARIABLES:
-            raise ParameterError(
-                f"{{by}} {name!r}: a factor with this name cannot be a dimension of the "
-                f"comparison, whose variables are {', '.join(VARIABLES)}",
-                "by",
-            )
+    groups = _check_groups(factors, factor, others if by is None else list(by))
     natural = is_paired(dataset, factor)
     if paired is None:
         paired = natural
@@ -148,6 +113,55 @@ def compare(
         "pooled": " ".join(pooled_dims),
     }
     return out
+
+
+def _check_choice(dataset: xr.Dataset, factor: str, baseline: Any, metric: str) -> Any:
+    """The baseline as a level of ``factor`` (its own type), once the factor, the metric and
+    the baseline are checked against the results."""
+    factors = factors_of(dataset)
+    if factor not in factors:
+        raise ParameterError(
+            f"{{factor}} {factor!r} is not a factor; factors: {', '.join(factors)}", "factor"
+        )
+    metrics = metrics_of(dataset)
+    if metric not in metrics:
+        raise ParameterError(
+            f"{{metric}} {metric!r} is not in the results; metrics: {', '.join(metrics)}", "metric"
+        )
+    levels = dataset[factor].values
+    typed = typed_level(str(baseline), levels)
+    if typed is None:
+        raise ParameterError(
+            f"{{baseline}} {baseline!r} is not a level of {factor}; levels: "
+            f"{', '.join(str(v) for v in levels)}",
+            "baseline",
+        )
+    if len(levels) < 2:
+        raise ParameterError(
+            f"{{factor}} {factor!r} has one level: nothing to compare it with", "factor"
+        )
+    return typed
+
+
+def _check_groups(factors: list[str], factor: str, groups: list[str]) -> list[str]:
+    """The ``by`` factors, each checked: a factor, not the compared one, not a variable's
+    name."""
+    for name in groups:
+        if name not in factors:
+            raise ParameterError(
+                f"{{by}} {name!r} is not a factor; factors: {', '.join(factors)}", "by"
+            )
+        if name == factor:
+            raise ParameterError(
+                f"{{by}} {name!r} is the compared factor; give another factor", "by"
+            )
+        if name in VARIABLES:
+            raise ParameterError(
+                f"{{by}} {name!r}: a factor with this name cannot be a dimension of the "
+                f"comparison, whose variables are {', '.join(VARIABLES)}",
+                "by",
+            )
+    return groups
 
 
 def method_text(paired: bool, natural: bool, confidence: float) -> str:

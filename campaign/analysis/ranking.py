@@ -65,32 +65,11 @@ def degradation(
     instance dimensions (default: every other dimension of the metrics); ``metrics`` default
     to its headline metrics.
     """
-    if metrics is None:
-        metrics = headline_metrics(dataset)
-        if not metrics:
-            raise ValueError("the dataset names no headline metrics: give the metrics to rank by")
-    metrics = list(metrics)
-    missing = [m for m in metrics if m not in dataset]
-    if missing:
-        raise ValueError(
-            f"metric {missing[0]!r} is not in the dataset; "
-            f"has: {', '.join(map(str, dataset.data_vars))}"
-        )
-    if factor not in dataset.dims:
-        raise ValueError(
-            f"factor {factor!r} is not a dimension; dimensions: {', '.join(map(str, dataset.dims))}"
-        )
+    metrics = _metrics_to_rank(dataset, factor, metrics)
     raw = dataset[list(metrics)]
     if "replicate" not in raw.dims:
         raw = raw.expand_dims(replicate=[0])
-    dims = set(raw[metrics[0]].dims)
-    if instance_dims is None:
-        instance_dims = [d for d in raw[metrics[0]].dims if d not in (factor, "replicate")]
-    else:
-        unknown = [d for d in instance_dims if d not in dims]
-        if unknown:
-            raise ValueError(f"instance dimension {unknown[0]!r} is not in the dataset")
-    instance_dims = list(instance_dims)
+    instance_dims = _instance_dims(raw[metrics[0]], factor, instance_dims)
     stacked = raw.to_dataarray("metric")
     means = stacked.mean("replicate", skipna=True)
     deg = _deg(means, factor)
@@ -98,19 +77,9 @@ def degradation(
     d_instance = deg.mean("metric", skipna=True)
     d = d_instance.mean(instance_dims, skipna=True) if instance_dims else d_instance
     replicate_deg = _deg(stacked, factor)
-    per_replicate = replicate_deg.mean("metric", skipna=True)
-    if instance_dims:
-        per_replicate = per_replicate.mean(instance_dims, skipna=True)
-    # a replicate is paired only where every level, metric and instance has a value in it
-    present = stacked.notnull()
-    reduced = ["metric", factor, *instance_dims]
-    complete = present.all(reduced)
-    left_out = (present.any(reduced) & ~complete).sum("replicate").astype("int64")
-    per_replicate = per_replicate.where(complete)
+    spread, left_out = _paired_interval(stacked, replicate_deg, factor, instance_dims, confidence)
     d = d.transpose(factor, ...)
-    per_replicate = per_replicate.transpose(factor, ...)
     other = [x for x in d.dims if x != factor]
-    spread = interval(per_replicate, "replicate", confidence)
     out = xr.Dataset(
         {
             "D": d,
@@ -141,6 +110,60 @@ def degradation(
     if other:
         out.attrs["note"] = f"unreduced dimensions: {', '.join(map(str, other))}"
     return out
+
+
+def _metrics_to_rank(dataset: xr.Dataset, factor: str, metrics: Sequence[str] | None) -> list[str]:
+    """The metrics to rank by (default: the headline metrics), each in the dataset, and
+    ``factor`` a dimension of it."""
+    if metrics is None:
+        metrics = headline_metrics(dataset)
+        if not metrics:
+            raise ValueError("the dataset names no headline metrics: give the metrics to rank by")
+    metrics = list(metrics)
+    missing = [m for m in metrics if m not in dataset]
+    if missing:
+        raise ValueError(
+            f"metric {missing[0]!r} is not in the dataset; "
+            f"has: {', '.join(map(str, dataset.data_vars))}"
+        )
+    if factor not in dataset.dims:
+        raise ValueError(
+            f"factor {factor!r} is not a dimension; dimensions: {', '.join(map(str, dataset.dims))}"
+        )
+    return metrics
+
+
+def _instance_dims(
+    values: xr.DataArray, factor: str, instance_dims: Sequence[str] | None
+) -> list[str]:
+    """The instance dimensions (default: every dimension but ``factor`` and replicate)."""
+    if instance_dims is None:
+        return [d for d in values.dims if d not in (factor, "replicate")]
+    unknown = [d for d in instance_dims if d not in values.dims]
+    if unknown:
+        raise ValueError(f"instance dimension {unknown[0]!r} is not in the dataset")
+    return list(instance_dims)
+
+
+def _paired_interval(
+    stacked: xr.DataArray,
+    replicate_deg: xr.DataArray,
+    factor: str,
+    instance_dims: list[str],
+    confidence: float,
+) -> tuple[dict[str, xr.DataArray], xr.DataArray]:
+    """The interval of D per level over complete replicates, and per level how many
+    replicates were left out (a replicate is paired only where every level, metric and
+    instance has a value in it)."""
+    per_replicate = replicate_deg.mean("metric", skipna=True)
+    if instance_dims:
+        per_replicate = per_replicate.mean(instance_dims, skipna=True)
+    present = stacked.notnull()
+    reduced = ["metric", factor, *instance_dims]
+    complete = present.all(reduced)
+    left_out = (present.any(reduced) & ~complete).sum("replicate").astype("int64")
+    per_replicate = per_replicate.where(complete).transpose(factor, ...)
+    return interval(per_replicate, "replicate", confidence), left_out
 
 
 NEAR_ZERO = 0.01  # a best value below 1% of another level's: degradations above 9900%

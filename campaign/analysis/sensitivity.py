@@ -104,31 +104,7 @@ def sensitivity(
 ) -> Sensitivity:
     """The sensitivity of ``metric`` to the factors drawn over ranges (see the module)."""
     design = str(dataset.attrs.get("design", designs.FULL))
-    if design not in DEFAULT_METHOD:
-        raise ParameterError(
-            f"sensitivity indices need a design of points over ranges (latin_hypercube, sobol, "
-            f"saltelli, morris); these results are of a {design} design: use effects instead",
-        )
-    method = method or DEFAULT_METHOD[design]
-    if method not in METHODS:
-        raise BadValue("method", method, f"is not a method; methods: {', '.join(METHODS)}")
-    if method in STRUCTURED and design != STRUCTURED[method]:
-        raise ParameterError(
-            f"{{method}} {method!r} needs a {STRUCTURED[method]} design (its estimators pair the "
-            f"points of its blocks); these results are of a {design} design: use "
-            f"{', '.join(m for m in METHODS if m not in STRUCTURED)}",
-            "method",
-        )
-    if metric not in metrics_of(dataset):
-        raise BadValue(
-            "metric", metric, f"is not in the results; metrics: {', '.join(metrics_of(dataset))}"
-        )
-    if confidence is None:
-        confidence = float(dataset.attrs.get("confidence", 0.95))
-    if not 0 < confidence < 1:
-        raise BadValue("confidence", confidence, "is not allowed; use a number between 0 and 1")
-    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 10:
-        raise BadValue("resamples", resamples, "is not allowed; use an integer of 10 or more")
+    method, confidence = checked_options(dataset, design, metric, method, confidence, resamples)
     outputs = point_outputs(dataset, metric, where, whole=method in STRUCTURED)
     failed = [int(i) for i in np.flatnonzero(outputs.counts == 0)]
     if failed and method in STRUCTURED:
@@ -175,6 +151,43 @@ def sensitivity(
         table, r_squared = regression(outputs, kept, confidence)
         return Sensitivity(table=table, r_squared=r_squared, **common)
     return Sensitivity(table=sample_indices(method, outputs, problem, kept, seed, common), **common)
+
+
+def checked_options(
+    dataset: xr.Dataset,
+    design: str,
+    metric: str,
+    method: str | None,
+    confidence: float | None,
+    resamples: int,
+) -> tuple[str, float]:
+    """The method and confidence `sensitivity` uses, each bad option refused in one line."""
+    if design not in DEFAULT_METHOD:
+        raise ParameterError(
+            f"sensitivity indices need a design of points over ranges (latin_hypercube, sobol, "
+            f"saltelli, morris); these results are of a {design} design: use effects instead",
+        )
+    method = method or DEFAULT_METHOD[design]
+    if method not in METHODS:
+        raise BadValue("method", method, f"is not a method; methods: {', '.join(METHODS)}")
+    if method in STRUCTURED and design != STRUCTURED[method]:
+        raise ParameterError(
+            f"{{method}} {method!r} needs a {STRUCTURED[method]} design (its estimators pair the "
+            f"points of its blocks); these results are of a {design} design: use "
+            f"{', '.join(m for m in METHODS if m not in STRUCTURED)}",
+            "method",
+        )
+    if metric not in metrics_of(dataset):
+        raise BadValue(
+            "metric", metric, f"is not in the results; metrics: {', '.join(metrics_of(dataset))}"
+        )
+    if confidence is None:
+        confidence = float(dataset.attrs.get("confidence", 0.95))
+    if not 0 < confidence < 1:
+        raise BadValue("confidence", confidence, "is not allowed; use a number between 0 and 1")
+    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 10:
+        raise BadValue("resamples", resamples, "is not allowed; use an integer of 10 or more")
+    return method, confidence
 
 
 def point_outputs(

@@ -191,6 +191,7 @@ def check_digits(digits: int | None) -> None:
 
 
 def cmd_query(args) -> int:
+    from campaign.analysis.breakdown import factor_view, mentioned
     from campaign.analysis.metrics import choose_metrics
     from campaign.analysis.query import check_confidence, summary_table
     from campaign.render.summary import render_summary
@@ -199,6 +200,7 @@ def cmd_query(args) -> int:
     check_confidence(args.confidence)
     check_digits(args.digits)
     dataset = open_results(args.results)
+    dataset = factor_view(dataset, mentioned(factor_list(args.by), args.where, args.rank))
     if args.rank:
         if args.pivot:
             raise CampaignError("--pivot is for the summary table, not --rank")
@@ -241,6 +243,7 @@ def rank(dataset, args) -> int:
 
 
 def cmd_compare(args) -> int:
+    from campaign.analysis.breakdown import factor_view, mentioned
     from campaign.analysis.comparison import compare
     from campaign.analysis.query import check_confidence
     from campaign.render.comparison import render_comparison
@@ -249,8 +252,9 @@ def cmd_compare(args) -> int:
     check_confidence(args.confidence)
     check_digits(args.digits)
     dataset = open_results(args.results)
+    names = mentioned(factor_list(args.by), args.where, args.factor)
     result = compare(
-        dataset,
+        factor_view(dataset, names),
         args.factor,
         args.baseline,
         args.metric,

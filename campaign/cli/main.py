@@ -50,7 +50,11 @@ OPTIONS = {  # the option each library parameter is given by, for error messages
     "log": "--log",
     "metric": "--metric",
     "metrics": "--metric",
+    "new=True": "--new",
+    "on_change='accept'": "--accept-changed",
+    "on_change='rerun'": "--rerun-changed",
     "path": "-o",
+    "shard='I/N'": "--shard I/N",
     "where": "--where",
     "x": "--x",
 }

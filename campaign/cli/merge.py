@@ -18,7 +18,7 @@ def register(subparsers, command: str = "merge") -> None:
     p.add_argument("folders", nargs="+", metavar="SHARD_FOLDER", help="the shards' folders")
     p.add_argument("-o", "--out", required=True, metavar="OUT", help="the merged output folder")
     add_confidence_option(p, default=0.95)
-    p.set_defaults(func=cmd_merge)
+    p.set_defaults(func=cmd_merge, option_names={"out": "-o"})
 
 
 def cmd_merge(args) -> int:

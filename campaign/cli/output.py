@@ -133,9 +133,11 @@ PARSERS = {"plot": add_plot, "report": add_report, "export": add_export}
 
 
 def cmd_plot(args) -> int:
+    from campaign.analysis.breakdown import factor_view, mentioned
     from campaign.analysis.query import check_confidence
-    from campaign.render.figures import figure_name, plot, save_figure, write_figures
+    from campaign.render.figures import figure_name, plot, plot_ecdf, save_figure, write_figures
     from campaign.results.netcdf import open_results, results_file
+    from campaign.results.samples import samples_of
     from campaign.store.folder import FIGURES_FOLDER, check_folder, image_path
 
     check_confidence(args.confidence)
@@ -145,22 +147,26 @@ def cmd_plot(args) -> int:
         folder = results_file(args.results).parent / FIGURES_FOLDER
         check_folder(folder, FIGURES_FOLDER)
     dataset = open_results(args.results)
-    figure = plot(
-        dataset,
-        args.metric,
-        kind=args.kind,
-        x=args.x,
-        by=args.by,
-        facet=args.facet,
-        where=args.where,
-        baseline=args.baseline,
-        confidence=args.confidence,
-        log=args.log,
-        size=args.size,
-        style=args.style,
-        formula=args.formula,
-        title=args.title,
-    )
+    if args.metric[0] in samples_of(dataset):  # a sample: its CDF pooled over replicates
+        figure = plot_ecdf(dataset, args.metric[0], args.by, args.where)
+    else:
+        names = mentioned([args.by], args.where, args.x, args.facet)
+        figure = plot(
+            factor_view(dataset, names),
+            args.metric,
+            kind=args.kind,
+            x=args.x,
+            by=args.by,
+            facet=args.facet,
+            where=args.where,
+            baseline=args.baseline,
+            confidence=args.confidence,
+            log=args.log,
+            size=args.size,
+            style=args.style,
+            formula=args.formula,
+            title=args.title,
+        )
     if args.out:
         save_figure(figure, out)
         print(f"plot: {out}")

@@ -151,7 +151,7 @@ def add_verify(subparsers) -> None:
         help="finished tasks to run again (default 10)",
     )
     add_cluster_options(p)
-    p.set_defaults(func=cmd_verify)
+    p.set_defaults(func=cmd_verify, option_names={"count": "--sample"})
 
 
 PARSERS = {"run": add_run, "verify": add_verify}

@@ -17,8 +17,8 @@ from campaign.errors import BadValue
 class ClusterOptions:
     """`workers`: worker processes of the embedded cluster (None: one per core); `scheduler`:
     the address of a running scheduler; `cluster`: a cluster file that starts one; `security`:
-    a TLS settings file (see `campaign.cluster.open`); `resources`: what each task asks of a
-    worker (`campaign.cluster.resources`)."""
+    a TLS settings file (see `campaign.cluster.security`); `resources`: what each task asks of
+    a worker (`campaign.cluster.resources`)."""
 
     workers: int | None = None
     scheduler: str | None = None

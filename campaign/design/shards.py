@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from campaign.design.tasks import Design, canonical
-from campaign.errors import CampaignError
+from campaign.errors import ParameterError
 from campaign.spec.load import Spec
 from campaign.store.folder import shard_folder_name
 
@@ -46,16 +46,19 @@ class Shard:
 
     @classmethod
     def parse(cls, text: str) -> Shard:
-        """``I/N``, as ``--shard`` takes it; anything else is one line saying what is allowed."""
+        """``I/N``, as the ``shard`` parameter takes it; anything else is one line saying what
+        is allowed."""
         match = SHARD_SYNTAX.fullmatch(str(text))
         if match is None:
-            raise CampaignError(
-                f"--shard {text!r}: expected I/N, shard I of N counted from 1 (such as 1/3)"
+            raise ParameterError(
+                f"{{shard}} {text!r}: expected I/N, shard I of N counted from 1 (such as 1/3)",
+                "shard",
             )
         index, count = int(match.group(1)), int(match.group(2))
         if count < 1 or not 1 <= index <= count:
-            raise CampaignError(
-                f"--shard {text}: I must be between 1 and N, and N at least 1 (such as 1/3)"
+            raise ParameterError(
+                f"{{shard}} {text}: I must be between 1 and N, and N at least 1 (such as 1/3)",
+                "shard",
             )
         return cls(index, count)
 

@@ -25,9 +25,10 @@ import logging
 import math
 import time
 from collections.abc import Callable
+from functools import cached_property
 from typing import Any
 
-from campaign.errors import CampaignError
+from campaign.errors import ParameterError
 from campaign.execute.batching import Item, Outcome
 from campaign.execute.finishing import Finishing
 from campaign.execute.inputs import ship_inputs, withdraw_inputs
@@ -95,22 +96,22 @@ def dispatch(
 
 
 class _Driver(Shell):
-    """One dispatch's loop: send, read what lands, look at the workers, apply decisions."""
+    """One dispatch's loop: send, read what lands, look at the workers, apply decisions.
 
-    def __init__(
-        self,
-        client: Any,
-        model_name: str,
-        store: Callable[[list[dict[str, Any]]], None],
-        options: ExecutionOptions,
-        progress: Progress,
-        say: Callable[[str], None] | None = None,
-        code: str | None = None,
-    ):
-        super().__init__(client, model_name, store, options, progress, say, code)
-        self.placement = Placement(self)
-        self.recovery = Recovery(self)
-        self.finishing = Finishing(self, self.recovery, Reading(self, self.recovery))
+    Its parts (placement, finishing, recovery) each hold this state and are made on first use.
+    """
+
+    @cached_property
+    def placement(self) -> Placement:
+        return Placement(self)
+
+    @cached_property
+    def recovery(self) -> Recovery:
+        return Recovery(self)
+
+    @cached_property
+    def finishing(self) -> Finishing:
+        return Finishing(self, self.recovery, Reading(self, self.recovery))
 
     # -- the loop ---------------------------------------------------------------------------
     def run(self, items: list[Item]) -> Outcome:
@@ -156,7 +157,7 @@ class _Driver(Shell):
         address = getattr(self.client.scheduler, "address", "?")
         limit = "no limit" if math.isinf(self.wait_workers) else f"{self.wait_workers:g} s"
         what = "to join" if self.threads is None else "after all workers left"
-        self.say(f"waiting for Dask workers {what} at {address} (--wait-workers: {limit})")
+        self.say(f"waiting for Dask workers {what} at {address} (wait limit: {limit})")
         deadline = time.monotonic() + self.wait_workers
         while True:
             threads = self.nthreads()
@@ -164,10 +165,11 @@ class _Driver(Shell):
                 return threads
             if time.monotonic() >= deadline:
                 saved = self.saved()
-                raise CampaignError(
-                    f"no Dask worker at {address} for {self.wait_workers:g} s (--wait-workers); "
+                raise ParameterError(
+                    f"no Dask worker at {address} for {self.wait_workers:g} s ({{wait_workers}}); "
                     f"the {saved} results finished in this run are saved: start workers "
-                    "(see cluster/README.md) and run the same command again"
+                    "(see cluster/README.md) and run the same command again",
+                    "wait_workers",
                 )
             time.sleep(0.2)
 
@@ -191,7 +193,7 @@ class _Driver(Shell):
             self.ended.update(stop)  # the tasks they hold did not end them
             self.outcome.stopped_workers += len(stop)
             self.say(
-                f"ending {len(stop)} worker process(es) stuck past --task-timeout "
+                f"ending {len(stop)} worker process(es) stuck past the task timeout of "
                 f"{self.task_timeout:g} s ({self.outcome.requeued - requeued} tasks of their "
                 "batches sent again); their nannies start fresh ones"
             )

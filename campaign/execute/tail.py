@@ -8,7 +8,7 @@ checked without a cluster; the driver applies the decisions it gets back.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from campaign.execute.batching import Item
@@ -53,6 +53,11 @@ class Copy:
     to: str
     item: Item
 
+    @property
+    def items(self) -> tuple[Item, ...]:
+        """The tasks this decision copies: the straggler alone."""
+        return (self.item,)
+
 
 @dataclass(frozen=True)
 class Rescue:
@@ -81,42 +86,52 @@ def tail_decisions(snapshot: TailSnapshot) -> list[Steal | Copy | Rescue]:
 
     decisions: list[Steal | Copy | Rescue] = []
     for idle_worker in snapshot.idle:
-        rescue: tuple[str, list[Item]] | None = None
-        for key in sorted(snapshot.silent):
-            rest = [i for i in snapshot.batches.get(key, ()) if _copyable(i, copies(i))]
-            if len(rest) > (len(rescue[1]) if rescue else 0):
-                rescue = (key, rest)
-        if rescue is not None:
-            decisions.append(Rescue(idle_worker, rescue[0], tuple(rescue[1])))
-            for item in rescue[1]:
-                added[id(item)] = added.get(id(item), 0) + 1
-            continue
-        steal: tuple[str, str, list[Item]] | None = None
-        straggler: tuple[float, Item] | None = None
-        for key, batch in snapshot.batches.items():
-            if key not in snapshot.running or key in snapshot.silent:
-                continue
-            worker, index, elapsed = snapshot.running[key]
-            rest = [i for i in batch[index + 1 :] if not i.done and copies(i) == 1]
-            if len(rest) > (len(steal[2]) if steal else 0):
-                steal = (worker, key, rest)
-            current = batch[index]
-            slow = elapsed > STRAGGLER_FACTOR * snapshot.mean
-            if not current.done and copies(current) == 1 and slow and not current.suspect:
-                if straggler is None or elapsed > straggler[0]:
-                    straggler = (elapsed, current)
-        if steal is not None:
-            worker, batch_key, rest = steal
-            taken = tuple(rest[len(rest) // 2 :])
-            decisions.append(Steal(idle_worker, batch_key, worker, taken))
-            for item in taken:
-                added[id(item)] = added.get(id(item), 0) + 1
-        elif straggler is not None:
-            decisions.append(Copy(idle_worker, straggler[1]))
-            added[id(straggler[1])] = added.get(id(straggler[1]), 0) + 1
-        else:
+        decision = _rescue(snapshot, idle_worker, copies) or _steal_or_copy(
+            snapshot, idle_worker, copies
+        )
+        if decision is None:
             break
+        decisions.append(decision)
+        for item in decision.items:
+            added[id(item)] = added.get(id(item), 0) + 1
     return decisions
+
+
+def _rescue(snapshot: TailSnapshot, to: str, copies: Callable[[Item], int]) -> Rescue | None:
+    """A copy of every unfinished task of the silent batch with the most of them."""
+    rescue: tuple[str, list[Item]] | None = None
+    for key in sorted(snapshot.silent):
+        rest = [i for i in snapshot.batches.get(key, ()) if _copyable(i, copies(i))]
+        if len(rest) > (len(rescue[1]) if rescue else 0):
+            rescue = (key, rest)
+    return None if rescue is None else Rescue(to, rescue[0], tuple(rescue[1]))
+
+
+def _steal_or_copy(
+    snapshot: TailSnapshot, to: str, copies: Callable[[Item], int]
+) -> Steal | Copy | None:
+    """Half of the unstarted tasks of the running batch with the most of them, or else a copy
+    of the task running longest past `STRAGGLER_FACTOR` times the mean."""
+    steal: tuple[str, str, list[Item]] | None = None
+    straggler: tuple[float, Item] | None = None
+    for key, batch in snapshot.batches.items():
+        if key not in snapshot.running or key in snapshot.silent:
+            continue
+        worker, index, elapsed = snapshot.running[key]
+        rest = [i for i in batch[index + 1 :] if not i.done and copies(i) == 1]
+        if len(rest) > (len(steal[2]) if steal else 0):
+            steal = (worker, key, rest)
+        current = batch[index]
+        slow = elapsed > STRAGGLER_FACTOR * snapshot.mean
+        if not current.done and copies(current) == 1 and slow and not current.suspect:
+            if straggler is None or elapsed > straggler[0]:
+                straggler = (elapsed, current)
+    if steal is not None:
+        worker, batch_key, rest = steal
+        return Steal(to, batch_key, worker, tuple(rest[len(rest) // 2 :]))
+    if straggler is not None:
+        return Copy(to, straggler[1])
+    return None
 
 
 def _copyable(item: Item, copies: int) -> bool:

@@ -76,7 +76,7 @@ def timed_out_result(key: str, elapsed: float, timeout: float) -> dict[str, Any]
     return {
         "key": key,
         "status": "failed",
-        "error": f"TimeoutError: timed out: the task ran longer than --task-timeout "
+        "error": f"TimeoutError: timed out: the task ran longer than the task timeout of "
         f"{timeout:g} s (stopped after {elapsed:.1f} s)",
         "traceback": "",
         "elapsed": elapsed,

@@ -10,7 +10,11 @@ A model is a plain picklable function ``run(params, seed) -> {metric: float}`` a
   parameter alone cannot state (two that exclude each other, a range that depends on another).
   It starts from `Params.values`, so defaults are typed once, in the table.
 - ``metrics``: ``{name: {"units": str, "long_name": str}}``; ``{k}`` in a name stands for a
-  number (``makespan_job{k}`` documents ``makespan_job1``, ``makespan_job2``...).
+  number (``makespan_job{k}`` documents ``makespan_job1``, ``makespan_job2``...). A metric
+  with ``"kind": "sample"`` is a 1-D array of numbers per task (every job's wait), kept as
+  its quantiles, its size and the spec's percentiles (``wait_p95``); one with
+  ``"kind": "breakdown"`` is named by a dimension (``job_class``) and maps each of its labels
+  to metrics (``{"narrow_short": {"mean_wait": 12.0}, ...}``).
 - ``headline``: the metrics rankings and reports use by default (smaller is better).
 - ``inputs(params)``: the paths of the files a run reads (traces), so runs sharing them are
   batched together and sent where they are already loaded, and so their digests go with the
@@ -368,6 +372,14 @@ class Command:
     main: Callable[[list[str]], int]
 
 
+SCALAR = "scalar"
+SAMPLE = "sample"
+BREAKDOWN = "breakdown"
+"""A metric's ``kind``: a number per task (the default); a sample (a 1-D array, every job's
+wait say), which results keep as quantiles with percentiles as metrics; or a breakdown, named
+by its dimension (``job_class``): ``{label: {metric: number}}``, which results keep as
+``<metric>_by_<dimension>`` on that extra dimension."""
+
 METRIC_NAME = re.compile(r"[a-z][a-z0-9_]*(\{[a-z]+\}[a-z0-9_]*)*")
 
 
@@ -392,14 +404,31 @@ class Model:
         if not self.strict:
             return
         for name, doc in self.metrics.items():
-            if not METRIC_NAME.fullmatch(name) or set(doc) != {"units", "long_name"}:
+            keys = set(doc) - {"kind"}
+            if not METRIC_NAME.fullmatch(name) or keys != {"units", "long_name"}:
                 raise ValueError(
                     f"model {self.name}: metric {name!r} must be a snake_case name declared "
                     f"with units and long_name, got {dict(doc)!r}"
                 )
+            if doc.get("kind", SCALAR) not in (SCALAR, SAMPLE, BREAKDOWN):
+                raise ValueError(
+                    f"model {self.name}: metric {name!r} has kind {doc['kind']!r}; allowed: "
+                    f"{SCALAR!r} (a number, the default), {SAMPLE!r} (a 1-D array of numbers) "
+                    f"or {BREAKDOWN!r} (a mapping label -> metric -> number)"
+                )
         unknown = [m for m in self.headline if m not in self.metrics]
         if unknown:
             raise ValueError(f"model {self.name}: headline metric {unknown[0]!r} is not declared")
+
+    @property
+    def samples(self) -> list[str]:
+        """The metrics declared as samples."""
+        return [name for name, doc in self.metrics.items() if doc.get("kind") == SAMPLE]
+
+    @property
+    def breakdowns(self) -> list[str]:
+        """The dimensions of the breakdowns the model declares (``job_class``)."""
+        return [name for name, doc in self.metrics.items() if doc.get("kind") == BREAKDOWN]
 
     def __call__(self, params: Mapping[str, object], seed: int) -> Mapping[str, float]:
         return self.run(params, seed)

@@ -49,7 +49,8 @@ def _text(name: str, model: Model) -> str:
         lines.append("  not declared (whatever each run returns)")
     width = max((len(m) for m in model.metrics), default=0)
     for metric, doc in model.metrics.items():
-        lines.append(f"  {metric:<{width}}  [{doc['units']}]: {doc['long_name']}")
+        kind = " (sample per task: quantiles and percentiles)" if doc.get("kind") else ""
+        lines.append(f"  {metric:<{width}}  [{doc['units']}]: {doc['long_name']}{kind}")
     if model.headline:
         lines += ["", f"headline metrics (rankings and reports): {', '.join(model.headline)}"]
     if model.inputs is not None:
@@ -82,6 +83,7 @@ def markdown_tables(model: Model) -> str:
     rows = ["| metric | units | meaning |", "|---|---|---|"]
     for metric, doc in model.metrics.items():
         mark = " (headline)" if metric in model.headline else ""
+        mark += " (sample)" if doc.get("kind") == "sample" else ""
         units, meaning = markdown_cell(doc["units"]), markdown_cell(doc["long_name"])
         rows.append(f"| `{metric}`{mark} | {units} | {meaning} |")
     parts += ["Metrics:", "", *rows]

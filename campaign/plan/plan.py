@@ -20,7 +20,7 @@ import numpy as np
 
 from campaign.analysis.stats import Rounds
 from campaign.design.tasks import Design, cell_params, iter_cells
-from campaign.errors import CampaignError
+from campaign.errors import CampaignError, ParameterError
 from campaign.models import check_params, load_model
 from campaign.models.contract import Model
 from campaign.plan.command import command_declaration
@@ -169,7 +169,7 @@ def make_plan(
         keys = design.keys()
         state.change = change.narrowed({keys[i][:16] for i in state.changed}, sources)
         if on_change == "refuse":
-            raise CampaignError(changed_refusal(state))
+            raise changed_refusal(state)
         state.rerun_changed = on_change == "rerun"
         state.count()
     return state
@@ -186,13 +186,15 @@ def design_sources(design: Design) -> Sources:
     return current_sources(spec.model, cells)
 
 
-def changed_refusal(plan: RunState) -> str:
+def changed_refusal(plan: RunState) -> ParameterError:
     """One line: which stored results were computed from other sources, and what to do."""
     count = len(plan.changed)
     results = "1 stored result was" if count == 1 else f"{count} stored results were"
-    return (
+    return ParameterError(
         f"{plan.spec.output}: {results} computed before {plan.change.describe(plan.spec.model)}; "
-        "rerun with --rerun-changed to compute them again (the earlier ones are kept in "
-        f"{aside_folder_name('changed', '*')}), or with --accept-changed to keep them as they "
-        f"are (recorded in {RESULTS_FILE})"
+        "rerun with {on_change='rerun'} to compute them again (the earlier ones are kept in "
+        f"{aside_folder_name('changed', '*')}), or with {{on_change='accept'}} to keep them as "
+        f"they are (recorded in {RESULTS_FILE})",
+        "on_change='rerun'",
+        "on_change='accept'",
     )

@@ -96,7 +96,7 @@ def analysis_section(dataset: xr.Dataset, baseline: tuple[str, object] | None) -
             )
     else:
         parts.append(
-            '<p class="note">No paired factor: give --baseline FACTOR=LEVEL for a ranking and '
+            '<p class="note">No paired factor: give a baseline FACTOR=LEVEL for a ranking and '
             "comparisons against a baseline.</p>"
         )
     return "\n".join(parts)

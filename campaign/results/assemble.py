@@ -6,6 +6,10 @@ One flat netCDF file, readable with plain ``xarray.open_dataset``:
 - ``<metric>``: raw value per factor levels x replicate (NaN where missing or failed);
 - ``status``: 0 missing, 1 ok, 2 failed per task; ``seed``: the task's seed;
 - ``<metric>_mean``, ``_std``, ``_n``, ``_ci_low``, ``_ci_high``: per-cell summary;
+- ``<sample>``: a sample's quantiles per task on an extra dimension ``quantile``, with
+  ``<sample>_count`` and ``<sample>_p<k>`` metrics (`campaign.results.samples`);
+- ``<metric>_by_<dimension>``: a breakdown's values per task on an extra dimension
+  (``job_class``) (`campaign.results.breakdowns`);
 - ``<metric>_nan``: per cell, the finished replicates whose value is NaN (undefined), which
   the mean and ``_n`` leave out;
 - with a precision target, per cell: ``precision_met``, ``precision_state`` and
@@ -32,8 +36,10 @@ import xarray as xr
 from campaign.analysis.stats import Rounds, summarize
 from campaign.design import points as designs
 from campaign.design.tasks import Design, canonical
+from campaign.results.breakdowns import split_breakdowns
 from campaign.results.check import storable_records
 from campaign.results.provenance import provenance
+from campaign.results.samples import QUANTILE, quantile_coordinate, split_samples
 from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_NAMES, STATUS_OK
 from campaign.results.table import task_table
 
@@ -41,7 +47,7 @@ from campaign.results.table import task_table
 def metric_attributes(name: str, documented: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
     """Units and long name of a metric from a model's ``metrics`` table (``{k}`` patterns ok)."""
     if name in documented:
-        return dict(documented[name])
+        return {k: v for k, v in documented[name].items() if k != "kind"}
     for pattern, attrs in documented.items():
         if "{" in pattern:
             regex = re.escape(pattern).replace(r"\{k\}", r"(\d+)")
@@ -92,6 +98,9 @@ def assemble(
     status = status.reshape(shape)
     seeds = design.seeds.reshape(shape)
     columns = {name: column.reshape(shape) for name, column in columns.items()}
+    columns, samples, derived = split_samples(columns, dims, spec.percentiles, documented)
+    columns, breakdowns = split_breakdowns(columns, dims, documented)
+    documented = {**documented, **derived}
 
     kept = spec.replicates  # replicates beyond every cell's rounds are left out
     if rounds is not None:
@@ -106,6 +115,17 @@ def assemble(
     )
     for name, column in columns.items():
         variables[name] = xr.Variable(dims, column[..., :kept], metric_attributes(name, documented))
+    if samples:
+        variables[QUANTILE] = quantile_coordinate()
+    for name, sample in samples.items():
+        variables[name] = xr.Variable(sample.dims, sample.values[..., :kept, :], sample.attrs)
+    for name, variable in breakdowns.items():
+        if isinstance(variable, xr.IndexVariable):
+            variables[name] = variable
+        else:
+            variables[name] = xr.Variable(
+                variable.dims, variable.values[..., :kept, :], variable.attrs
+            )
     variables["status"] = xr.Variable(
         dims,
         status[..., :kept],

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from campaign.errors import CampaignError
-from campaign.results.names import name_clashes
+from campaign.results.names import entry_owner, name_clashes
 
 
 def refusal(
@@ -24,7 +24,8 @@ def refusal(
     another metric (``others``: the names other tasks returned).
     """
     if wanted:
-        missing = [name for name in wanted if name not in metrics]
+        returned = {entry_owner(name) for name in metrics}
+        missing = [name for name in wanted if name not in returned]
         if missing:
             return (
                 f"the model returned no metric {missing[0]!r}, which the spec's metrics: "

@@ -74,12 +74,95 @@ def name_clashes(factors: Iterable[str], metrics: Iterable[str]) -> dict[str, st
     return clashes
 
 
+SAMPLE_MARK = "@"
+"""Joins a sample's name and one of its stored entries: ``wait@q95``, ``wait@n``."""
+QUANTILE_GRID = np.arange(101) / 100
+"""The probabilities at which a sample is kept: every whole percentile, 0 (the minimum) to 100
+(the maximum). A task's sample is stored as its quantiles there (NumPy's default, linear
+interpolation) and its size: about 3 kB per sample in a ledger line whatever the sample's size.
+Percentiles on this grid are exact; a CDF drawn from them is within 1/100 (plus 1/size) in
+probability of the sample's own."""
+
+
+def quantile_label(probability: float) -> str:
+    return f"q{round(probability * 100)}"
+
+
+def sample_entries(name: str, value: Any) -> dict[str, float]:
+    """A 1-D sample as the scalars a record stores: its size and its quantiles on the grid."""
+    try:
+        sample = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"metric {name!r} is a sequence that is not all numbers") from None
+    if sample.ndim != 1:
+        raise TypeError(
+            f"metric {name!r} has {sample.ndim} dimensions; a sample is a 1-D array of numbers"
+        )
+    if np.isnan(sample).any():
+        raise ValueError(
+            f"sample {name!r} holds NaN; a sample holds the values that are defined only"
+        )
+    entries = {f"{name}{SAMPLE_MARK}n": float(sample.size)}
+    quantiles = (
+        np.quantile(sample, QUANTILE_GRID) if sample.size else np.full(QUANTILE_GRID.size, np.nan)
+    )
+    for probability, quantile in zip(QUANTILE_GRID, quantiles):
+        entries[f"{name}{SAMPLE_MARK}{quantile_label(probability)}"] = float(quantile)
+    return entries
+
+
+BREAKDOWN_ENTRY = re.compile(r"^(?P<metric>.+)@(?P<dimension>[a-z][a-z0-9_]*)=(?P<label>.+)$")
+"""A breakdown's entry in a record: ``mean_wait@job_class=narrow_short``."""
+
+
+def breakdown_entries(dimension: str, value: Mapping) -> dict[str, float]:
+    """A breakdown ``{label: {metric: number}}`` as the scalars a record stores."""
+    entries = {}
+    for label, metrics in value.items():
+        for part, what in ((label, "label"), (dimension, "dimension")):
+            if not isinstance(part, str) or not METRIC_PATTERN.match(part) or "=" in part:
+                raise ValueError(f"breakdown {dimension!r}: {what} {part!r} is not allowed")
+        if not isinstance(metrics, Mapping):
+            raise TypeError(
+                f"breakdown {dimension!r}: label {label!r} must map metric names to numbers, "
+                f"got {metrics!r}"
+            )
+        for metric, number in metrics.items():
+            problem = metric_name_problem(metric)
+            if problem is not None:
+                raise ValueError(f"breakdown {dimension!r}: {problem}")
+            entry = f"{metric}{SAMPLE_MARK}{dimension}={label}"
+            entries[entry] = _as_float(entry, number)
+    return entries
+
+
+def entry_owner(name: str) -> str:
+    """The name a spec's ``metrics:`` keeps a record's entry by: a sample's name for its
+    entries (``wait`` for ``wait@q95``), a breakdown's dimension for its entries."""
+    match = BREAKDOWN_ENTRY.match(name)
+    if match:
+        return match["dimension"]
+    return name.split(SAMPLE_MARK)[0]
+
+
+def is_sample(value: Any) -> bool:
+    return isinstance(value, np.ndarray) and value.ndim > 0 or isinstance(value, list | tuple)
+
+
+def sample_names(names: Iterable[str]) -> list[str]:
+    """The samples whose entries are among ``names`` (``wait`` for ``wait@n``), in order."""
+    mark = SAMPLE_MARK + "n"
+    return [name[: -len(mark)] for name in names if name.endswith(mark)]
+
+
 def metric_values(raw: Any) -> dict[str, float]:
     """A model's result as ``{metric: float}``, or a clear error for what a file cannot hold.
 
     NaN is a legitimate value (an undefined metric); no metrics at all, a name that is not
     a string or that the layout reserves, a value that is not a number, or two names that
-    clash are errors of the task.
+    clash are errors of the task. A 1-D array (or list) of numbers is a sample: it is kept as
+    its size and quantiles (`sample_entries`); a mapping is a breakdown named by its dimension,
+    ``{label: {metric: number}}`` (`breakdown_entries`).
     """
     if not isinstance(raw, Mapping):
         raise TypeError(f"the model returned {type(raw).__name__}, not a mapping metric: value")
@@ -90,11 +173,45 @@ def metric_values(raw: Any) -> dict[str, float]:
         problem = metric_name_problem(name)
         if problem is not None:
             raise ValueError(problem)
-        values[name] = _as_float(name, value)
+        if is_sample(value):
+            values.update(sample_entries(name, value))
+        elif isinstance(value, Mapping):
+            values.update(breakdown_entries(name, value))
+        else:
+            values[name] = _as_float(name, value)
     clashes = name_clashes((), values)
     if clashes:
         raise ValueError(next(iter(clashes.values())))
+    _check_derived_names(values)
     return values
+
+
+DERIVED = re.compile(r"^(?P<owner>.+)_(count|p\d+)$")
+
+
+def _check_derived_names(values: Mapping[str, float]) -> None:
+    """Refuse a scalar named like a sample's derived metric (``wait_p95`` beside a sample
+    ``wait``) or a breakdown's variable (``mean_wait_by_job_class``): one would overwrite the
+    other in the results file."""
+    samples = set(sample_names(values))
+    breakdowns = set()
+    for name in values:
+        match = BREAKDOWN_ENTRY.match(name)
+        if match:
+            breakdowns.add(f"{match['metric']}_by_{match['dimension']}")
+    for name in values:
+        if SAMPLE_MARK in name:
+            continue
+        match = DERIVED.match(name)
+        if match and match["owner"] in samples:
+            raise ValueError(
+                f"metric {name!r} has the name of a metric results derive from the sample "
+                f"{match['owner']!r} (its size or a percentile); rename one of them"
+            )
+        if name in breakdowns:
+            raise ValueError(
+                f"metric {name!r} has the name results give a breakdown's metric; rename it"
+            )
 
 
 FLOAT_EXACT_INTEGERS = 2**53  # float64 holds every integer up to this size, and not all beyond

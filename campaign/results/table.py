@@ -12,6 +12,7 @@ import xarray as xr
 from campaign.design import points as designs
 from campaign.design.tasks import Design, canonical
 from campaign.results.check import storable_records
+from campaign.results.names import entry_owner
 from campaign.results.status import STATUS_FAILED, STATUS_OK
 
 
@@ -37,7 +38,7 @@ def task_table(
         for name, value in record["metrics"].items():
             column = columns.get(name)
             if column is None:
-                if wanted is not None:
+                if wanted is not None and entry_owner(name) not in wanted:
                     continue
                 column = columns[name] = np.full(design.size, np.nan)
             column[index] = value

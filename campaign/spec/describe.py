@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from campaign.spec.load import Precision, Spec
+from campaign.spec.types import DEFAULT_PERCENTILES
 
 
 def describe_spec(spec: Spec) -> str:
@@ -23,6 +24,8 @@ def describe_spec(spec: Spec) -> str:
     lines.extend(f"  {line}" for line in describe_size(spec))
     if spec.metrics:
         lines.append(f"  metrics: {', '.join(spec.metrics)}")
+    if spec.percentiles != DEFAULT_PERCENTILES:
+        lines.append(f"  percentiles of samples: {', '.join(map(str, spec.percentiles))}")
     lines.append(f"  output: {spec.output}")
     return "\n".join(lines)
 

@@ -26,7 +26,7 @@ from campaign.spec.command import (
 )
 from campaign.spec.factors import Fail, design_kind, is_number, parse_design, parse_factors
 from campaign.spec.names import campaign_name_problem
-from campaign.spec.types import DesignSpec, Factor, Precision, Spec
+from campaign.spec.types import DEFAULT_PERCENTILES, DesignSpec, Factor, Precision, Spec
 
 KEYS = {
     "name": "campaign name (letters, digits, - _ .)",
@@ -43,6 +43,7 @@ KEYS = {
     "precision": "target confidence-interval half-width instead of a fixed replicate count",
     "seed": "integer >= 0",
     "metrics": "list of metric names to keep",
+    "percentiles": "whole percentiles 0..100 of each sample kept as metrics (default 50, 95, 99)",
     "output": "output folder (default outputs/<name> in the current folder)",
     "resources": "what one task needs of a worker: {cores: N, memory: 8GB}",
 }
@@ -85,6 +86,7 @@ def parse_spec(data: Any, text: str = "", path: Path | None = None) -> Spec:
     paired = parse_paired(data.get("paired") or [], factor_names, fail)
     precision, replicates = parse_replicates(data, fail)
     metrics = parse_metrics(data.get("metrics"), factor_names, fail)
+    percentiles = parse_percentiles(data.get("percentiles"), fail)
     check_size(design, factors, replicates, precision, fail)
     output = output_folder(data.get("output"), name, path, fail)
     description = data.get("description") or ""
@@ -106,6 +108,7 @@ def parse_spec(data: Any, text: str = "", path: Path | None = None) -> Spec:
         description=description,
         digest=hashlib.sha256(text.encode()).hexdigest(),
         design=design,
+        percentiles=percentiles,
         command=command,
         resources=resources,
     )
@@ -218,6 +221,25 @@ def parse_metrics(metrics: Any, factor_names: list[str], fail: Fail) -> tuple[st
     if clashes:
         raise fail(f"metrics: {next(iter(clashes.values()))}; a results file cannot hold both")
     return tuple(metrics)
+
+
+def parse_percentiles(percentiles: Any, fail: Fail) -> tuple[int, ...]:
+    """The percentiles kept of each sample: whole numbers 0..100, where samples are stored."""
+    if percentiles is None:
+        return DEFAULT_PERCENTILES
+    allowed = "a non-empty list of distinct whole percentiles from 0 to 100, such as [50, 95, 99]"
+    if not isinstance(percentiles, list) or not percentiles:
+        raise fail(f"percentiles: expected {allowed}, got {percentiles!r}")
+    for value in percentiles:
+        whole = isinstance(value, int | float) and not isinstance(value, bool)
+        if not whole or value != int(value) or not 0 <= value <= 100:
+            raise fail(
+                f"percentiles: {value!r} is not allowed; expected {allowed} (samples are kept "
+                "at every whole percentile)"
+            )
+    if len(set(percentiles)) != len(percentiles):
+        raise fail(f"percentiles: values repeat: {percentiles}")
+    return tuple(int(value) for value in percentiles)
 
 
 def check_size(

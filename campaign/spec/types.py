@@ -69,6 +69,11 @@ class DesignSpec:
         return self.sizes[-1] if self.sizes else 0
 
 
+DEFAULT_PERCENTILES = (50, 95, 99)
+"""The percentiles of every sample a model returns that results keep as metrics
+(``wait_p95``); a spec's ``percentiles:`` chooses others among the whole percentiles 0..100."""
+
+
 @dataclass(frozen=True)
 class Spec:
     name: str
@@ -86,6 +91,7 @@ class Spec:
     description: str = ""
     digest: str = field(default="")
     design: DesignSpec = field(default_factory=DesignSpec)
+    percentiles: tuple[int, ...] = DEFAULT_PERCENTILES
     command: CommandSpec | None = None  # a program as the model (`model` is then "command")
     resources: Resources | None = None  # what one task needs of a worker
 

@@ -39,16 +39,7 @@ def copy_records(target: RecordFiles, source: RecordFiles, notes: list[str] | No
     held, succeeded = target.read(lambda: held_lines(target))
     copied = 0
     for name, lines in source.read(sound_files):
-        new = []
-        for line in lines:
-            digest = line_digest(line)
-            key, ok = key_status(line)
-            if digest in held or (not ok and key in succeeded):
-                continue
-            held.add(digest)
-            if ok:
-                succeeded.add(key)
-            new.append(line)
+        new = new_lines(lines, held, succeeded)
         if not new:
             continue
         records = [parse_record(line) for line in new]
@@ -85,3 +76,19 @@ def held_lines(records: RecordFiles) -> tuple[set[bytes], set[str]]:
             if ok:
                 succeeded.add(key)
     return held, succeeded
+
+
+def new_lines(lines: list[bytes], held: set[str], succeeded: set[str]) -> list[bytes]:
+    """The lines of a source file a merge stores: neither a line held already nor a failure
+    of a task held as a success; ``held`` and ``succeeded`` follow what is taken."""
+    new = []
+    for line in lines:
+        digest = line_digest(line)
+        key, ok = key_status(line)
+        if digest in held or (not ok and key in succeeded):
+            continue
+        held.add(digest)
+        if ok:
+            succeeded.add(key)
+        new.append(line)
+    return new

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from campaign.errors import CampaignError
+from campaign.errors import CampaignError, ParameterError
 
 IDENTITY_FILE = "campaign.json"
 LOCK_FILE = "campaign.lock"
@@ -55,22 +55,27 @@ def shard_of_folder(name: str) -> str:
     return name.removeprefix("shard-").replace("-of-", "/")
 
 
-def check_folder(folder: Path, what: str) -> None:
-    """Refuse a folder path that a file blocks: the path itself or one of its parents."""
+def check_folder(folder: Path, what: str, *parameters: str) -> None:
+    """Refuse a folder path that a file blocks: the path itself or one of its parents.
+    ``what`` names the folder in the error, a parameter there as ``{name}`` (`ParameterError`)
+    when ``parameters`` name it."""
     for place in (folder, *folder.parents):
         if place.exists():
             if not place.is_dir():
-                raise CampaignError(f"{what}: {place} is a file, not a folder")
+                raise ParameterError(f"{what}: {place} is a file, not a folder", *parameters)
             return
 
 
-def make_folder(folder: Path, what: str) -> None:
-    """Make ``folder`` (and its parents) or say in one line why it cannot be."""
-    check_folder(folder, what)
+def make_folder(folder: Path, what: str, *parameters: str) -> None:
+    """Make ``folder`` (and its parents) or say in one line why it cannot be (``what`` and
+    ``parameters`` as for `check_folder`)."""
+    check_folder(folder, what, *parameters)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise CampaignError(f"{what}: cannot make the folder {folder}: {error.strerror}") from None
+        raise ParameterError(
+            f"{what}: cannot make the folder {folder}: {error.strerror}", *parameters
+        ) from None
 
 
 def image_path(out: str | Path) -> Path:
@@ -82,17 +87,18 @@ def image_path(out: str | Path) -> Path:
     path = Path(out).expanduser()
     formats = sorted(FigureCanvasBase.get_supported_filetypes())
     if path.is_dir():
-        raise CampaignError(
-            f"--out {out} is a folder; give an image file such as {path / 'plot.png'}"
+        raise ParameterError(
+            f"{{out}} {out} is a folder; give an image file such as {path / 'plot.png'}", "out"
         )
     if not path.suffix:
         path = path.with_name(f"{path.name}.png")
     if path.suffix[1:].lower() not in formats:
-        raise CampaignError(
-            f"--out {out}: {path.suffix!r} is not an image format matplotlib writes; use "
-            f"{', '.join('.' + f for f in formats)}"
+        raise ParameterError(
+            f"{{out}} {out}: {path.suffix!r} is not an image format matplotlib writes; use "
+            f"{', '.join('.' + f for f in formats)}",
+            "out",
         )
-    check_folder(path.parent, f"--out {out}")
+    check_folder(path.parent, f"{{out}} {out}", "out")
     return path
 
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from campaign.errors import CampaignError
+from campaign.errors import CampaignError, ParameterError
 from campaign.store.durable import write_atomic, write_failure
 from campaign.store.folder import IDENTITY_FILE, LEDGER_FOLDER, aside_folder_name
 
@@ -24,10 +24,11 @@ def read_identity(output: Path) -> dict[str, Any] | None:
         if not isinstance(identity, dict):
             raise ValueError("not a JSON object")
     except ValueError as error:
-        raise CampaignError(
+        raise ParameterError(
             f"{path} is damaged ({error}); it says what the results stored "
-            f"in {output / LEDGER_FOLDER} mean: restore it, or rerun with --new to set those "
-            f"results aside and start afresh"
+            f"in {output / LEDGER_FOLDER} mean: restore it, or rerun with {{new=True}} to set "
+            "those results aside and start afresh",
+            "new=True",
         ) from None
     return identity
 
@@ -48,10 +49,11 @@ def refuse_other_campaign(output: Path, stored: dict[str, Any], identity: dict[s
     """Refuse to mix results of campaigns whose stored results mean different things."""
     detail = identity_difference(stored, identity)
     if detail is not None:
-        raise CampaignError(
+        raise ParameterError(
             f"{output} holds results of a different campaign ({detail}): its stored "
-            f"results would not mean the same; rerun with --new to set them aside "
-            f"(kept in {aside_folder_name('old', '*')}) or choose another output folder"
+            "results would not mean the same; rerun with {new=True} to set them aside "
+            f"(kept in {aside_folder_name('old', '*')}) or choose another output folder",
+            "new=True",
         )
 
 

@@ -26,7 +26,7 @@ import yaml
 
 from campaign.design.shards import Shard, owners
 from campaign.design.tasks import Design, canonical
-from campaign.errors import CampaignError
+from campaign.errors import BadValue, CampaignError, ParameterError
 from campaign.models import load_model
 from campaign.plan.command import command_declaration
 from campaign.plan.plan import Plan, identity
@@ -99,11 +99,11 @@ class Merged:
 def merge(folders: list[str | Path], out: str | Path, confidence: float = 0.95) -> Merged:
     """Join the ledgers of one campaign's shard folders into ``out`` and write its results.nc."""
     if not 0 < confidence < 1:
-        raise CampaignError(f"--confidence must be between 0 and 1, got {confidence}")
+        raise BadValue("confidence", confidence, "must be between 0 and 1")
     if not folders:
         raise CampaignError("merge: name the shard folders to merge (OUT_A OUT_B ...)")
     out = Path(out).expanduser().absolute()
-    check_folder(out, "-o")
+    check_folder(out, "{out}", "out")
     named = shard_folders([Path(folder).expanduser().absolute() for folder in folders], out)
     given = [read_folder(folder) for folder in named]
     reference = given[0]
@@ -176,14 +176,16 @@ def read_folder(path: Path) -> Folder:
         raise CampaignError(f"merge: {path} is not a folder; name the shards' output folders")
     stored = Ledger(path).read_identity()
     if stored is None:
-        raise CampaignError(
+        raise ParameterError(
             f"merge: {path} holds no campaign.json: it is not the output folder of a campaign "
-            "run (`campaign run SPEC --shard I/N` writes one)"
+            "run (a run with {shard='I/N'} writes one)",
+            "shard='I/N'",
         )
     if "design" not in stored or not ("shard" in stored or "merged" in stored):
-        raise CampaignError(
+        raise ParameterError(
             f"merge: {path} was not run as a shard (its campaign.json names no shard): merge "
-            "joins the folders of `campaign run SPEC --shard I/N`"
+            "joins the folders of runs with {shard='I/N'}",
+            "shard='I/N'",
         )
     return Folder(path, stored)
 
@@ -252,7 +254,7 @@ def check_same_campaign(reference: Folder, folder: Folder) -> None:
     if not folder.whole and reference.count != folder.count:
         raise CampaignError(
             f"merge: {folder.path} is a shard of {folder.count}, {reference.path} of "
-            f"{reference.count}: merge the shards of one split (the same N of --shard I/N)"
+            f"{reference.count}: merge the shards of one split (the same N of shards I/N)"
         )
 
 
@@ -385,7 +387,7 @@ def describe(merged: Merged) -> list[str]:
     lines.extend(merged.missing)
     if merged.missing:
         lines.append(
-            "run the missing shards (`campaign run SPEC --shard I/N`, or again where one "
-            "stopped) and merge again into the same folder"
+            "run the missing shards (or again where one stopped) and merge again into the "
+            "same folder"
         )
     return lines

@@ -4,9 +4,6 @@ recovers them, and an interaction shows up in the main effect it is aliased with
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -20,6 +17,7 @@ from campaign.render.effects import render_effects
 from campaign.render.report import design_note
 from campaign.results.assemble import assemble
 from campaign.spec.load import load_spec
+from tests.conftest import run_with_model
 
 LINEAR = '''
 import numpy as np
@@ -68,19 +66,7 @@ def test_a_2_7_4_campaign_recovers_known_main_effects_and_names_their_aliases(
     assert "      a = bd = ce = fg\n" in printed and "      g = af = be = cd\n" in printed
     assert "design: 8 cells x 4 replicates = 32 tasks; seed 15\n" in printed
 
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp_path), env.get("PYTHONPATH")]))
-    command = [
-        sys.executable,
-        "-m",
-        "campaign.cli",
-        "run",
-        str(spec),
-        "--workers",
-        "2",
-        "--quiet",
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+    done = run_with_model(tmp_path, spec)
     assert done.returncode == 0, done.stderr
     assert "32 tasks ok, 0 failed, 0 missing" in done.stdout
 
@@ -131,7 +117,7 @@ def test_a_2_7_4_campaign_recovers_known_main_effects_and_names_their_aliases(
     ]
 
     # a rerun runs nothing: every task of the fraction is stored
-    again = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+    again = run_with_model(tmp_path, spec)
     assert again.returncode == 0 and "0 to run" in again.stdout
 
 

@@ -9,6 +9,7 @@ import pytest
 
 import campaign
 from campaign.cli.main import main
+from campaign.errors import CampaignError
 
 SPEC = """
 name: usage
@@ -238,3 +239,35 @@ def test_options_argparse_refuses_are_one_line_too(results, capsys, argv, messag
         main(argv)
     assert exit_info.value.code == 2
     assert capsys.readouterr().err == f"{message}\n"
+
+
+def python_error(call) -> str:
+    with pytest.raises(CampaignError) as info:
+        call()
+    return str(info.value)
+
+
+def test_library_errors_name_parameters_and_the_command_line_its_options(results, capsys):
+    from campaign.cluster.open import check_cluster_options
+    from campaign.design.shards import Shard
+    from campaign.verify import verify
+
+    spec = str(results.parent / "spec.yaml")
+    shard = "expected I/N, shard I of N counted from 1 (such as 1/3)"
+    assert python_error(lambda: Shard.parse("x")) == f"shard 'x': {shard}"
+    assert refused(capsys, "run", spec, "--shard", "x") == f"--shard 'x': {shard}"
+    assert python_error(lambda: verify(spec, count=0)) == "count 0 must be >= 1"
+    assert refused(capsys, "verify", spec, "--sample", "0") == "--sample 0 must be >= 1"
+    empty = "is empty: give tcp://HOST:PORT (or tls://HOST:PORT with {}), or leave it out"
+    assert python_error(lambda: check_cluster_options(scheduler=" ")).startswith(
+        "scheduler " + empty.format("security")
+    )
+    assert refused(capsys, "run", spec, "--scheduler", " ").startswith(
+        "--scheduler " + empty.format("--security")
+    )
+    both = {"scheduler": "tcp://h:1", "cluster": "c.yaml"}
+    assert python_error(lambda: check_cluster_options(**both)) == (
+        "give scheduler or cluster, not both"
+    )
+    argv = ["run", spec, "--scheduler", "tcp://h:1", "--cluster", "c.yaml"]
+    assert refused(capsys, *argv) == "give --scheduler or --cluster, not both"

@@ -14,6 +14,7 @@ from campaign.design.tasks import Design
 from campaign.errors import CampaignError
 from campaign.spec.load import load_spec
 from campaign.store.ledger import Ledger
+from tests.conftest import MM1_PRECISION as PRECISION
 
 SPEC = """
 name: sharded
@@ -25,17 +26,6 @@ factors:
 paired: [service_rate]
 replicates: {replicates}
 seed: 8
-output: out
-"""
-
-PRECISION = """
-name: sharded-precision
-model: mm1
-params: {customers: 200}
-factors:
-  arrival_rate: [0.2, 0.4, 0.6, 0.8, 0.9]
-precision: {metrics: [mean_wait], half_width: 0.25, min_replicates: 3, max_replicates: 12}
-seed: 3
 output: out
 """
 

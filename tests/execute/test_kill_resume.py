@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import json
-import os
-import signal
 import subprocess
 import sys
-import time
 
 import numpy as np
 import xarray as xr
 
 import campaign
 from campaign.plan.plan import make_plan
+from tests.conftest import run_and_kill
 
 SPEC = """
 name: killme
@@ -26,31 +23,12 @@ output: {output}
 """
 
 
-def ledger_keys(output):
-    keys = set()
-    for path in (output / "ledger").glob("*.jsonl"):
-        keys.update(json.loads(line)["key"] for line in path.read_text().splitlines() if line)
-    return keys
-
-
 def test_sigkill_midway_then_rerun_finishes_only_the_rest(tmp_path, scheduler_address):
     spec = tmp_path / "spec.yaml"
     spec.write_text(SPEC.format(output="killed"))
     output = tmp_path / "killed"
     command = [sys.executable, "-m", "campaign", "run", str(spec), "--workers", "2"]
-    process = subprocess.Popen(
-        command, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    deadline = time.monotonic() + 120
-    try:
-        while len(ledger_keys(output)) < 60:
-            assert process.poll() is None, "campaign run ended before it could be killed"
-            assert time.monotonic() < deadline, "campaign run made no progress"
-            time.sleep(0.05)
-    finally:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-    done_before = ledger_keys(output)
+    done_before = run_and_kill(command, output, after=60)
     assert 60 <= len(done_before) < 200, "the kill came too late to test a resume"
 
     rerun = subprocess.run(command + ["--quiet"], capture_output=True, text=True, timeout=300)

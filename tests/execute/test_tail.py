@@ -11,24 +11,6 @@ from campaign.render.progress import Progress
 from campaign.store.ledger import Ledger
 
 
-class FixedSizer:
-    """Batches of a fixed size, so a test controls what lands in one batch."""
-
-    def __init__(self, size: int):
-        self.fixed = size
-        self.slots = 1
-        self.seconds = 0.0
-        self.count = 0
-
-    def observe(self, elapsed):
-        for value in elapsed:
-            self.seconds += value
-            self.count += 1
-
-    def size(self, remaining: int) -> int:
-        return min(self.fixed, remaining)
-
-
 def items_for(durations, group=None):
     items = []
     for seed, duration in enumerate(durations):
@@ -41,9 +23,8 @@ def items_for(durations, group=None):
 
 def drive(client, items, tmp_path, size, **switches):
     ledger = Ledger(tmp_path)
-    options = ExecutionOptions(retries=0, **switches)
+    options = ExecutionOptions(retries=0, batch_size=size, **switches)
     driver = _Driver(client, "busy", ledger.append, options, Progress(0, enabled=False))
-    driver.sizer = FixedSizer(size)
     outcome = driver.run(items)
     return outcome, ledger.load()
 
@@ -96,9 +77,8 @@ def test_batches_never_mix_input_groups(client, tmp_path):
         item.meta = {"key": item.key}
     sent = []
     ledger = Ledger(tmp_path)
-    options = ExecutionOptions(retries=0)
+    options = ExecutionOptions(retries=0, batch_size=4)
     driver = _Driver(client, "busy", ledger.append, options, Progress(0, enabled=False))
-    driver.sizer = FixedSizer(4)
     original = driver.flight.send
 
     def spy(batch, worker, strict):

@@ -43,7 +43,7 @@ def test_the_failure_of_a_timed_out_task_says_the_limit_and_the_time_it_ran():
     assert timed_out_result("t1", 3.04, 2.0) == {
         "key": "t1",
         "status": "failed",
-        "error": "TimeoutError: timed out: the task ran longer than --task-timeout 2 s "
+        "error": "TimeoutError: timed out: the task ran longer than the task timeout of 2 s "
         "(stopped after 3.0 s)",
         "traceback": "",
         "elapsed": 3.04,

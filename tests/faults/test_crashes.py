@@ -45,21 +45,6 @@ def test_six_crashing_tasks_in_forty_fail_alone_and_the_rest_end_as_undisturbed(
         assert str(error) == ALONE + "once (the task ends its process: os._exit, a crash, memory)"
 
 
-class FixedSizer:
-    """Batches of a fixed size, so that every crashing task has batchmates."""
-
-    def __init__(self, size: int):
-        self.fixed, self.slots, self.seconds, self.count = size, 1, 0.0, 0
-
-    def observe(self, elapsed):
-        for value in elapsed:
-            self.seconds += value
-            self.count += 1
-
-    def size(self, remaining: int) -> int:
-        return min(self.fixed, remaining)
-
-
 @pytest.fixture
 def embedded():
     """The embedded cluster of `campaign run` (2 workers, kept at 2 by the campaign alone), its
@@ -88,10 +73,8 @@ def test_batches_of_eight_with_three_crashing_tasks_lose_no_batchmate(embedded):
 
     records = []
     progress = Progress(0, enabled=False)
-    options = ExecutionOptions(retries=1, wait_workers=600)
-    driver = _Driver(embedded, "faulty:run", records.extend, options, progress)
-    driver.sizer = FixedSizer(8)
-    outcome = driver.run(items)
+    options = ExecutionOptions(retries=1, wait_workers=600, batch_size=8)
+    outcome = _Driver(embedded, "faulty:run", records.extend, options, progress).run(items)
 
     assert sorted(r["key"] for r in records) == [item.key for item in items]
     assert (outcome.ok, outcome.failed) == (37, 3)

@@ -158,6 +158,15 @@ def ledger_lines(output: Path) -> int:
     return sum(len(p.read_bytes().splitlines()) for p in (output / "ledger").glob("*.jsonl"))
 
 
+def wait_for_a_stored_result(process: subprocess.Popen, output: Path) -> None:
+    """Until the running campaign ``process`` stored a first result in ``output``."""
+    guard = time.monotonic() + 600  # against a hang of the test, not a time limit
+    while ledger_lines(output) < 1:
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < guard, "the campaign stored nothing"
+        time.sleep(0.05)
+
+
 def test_a_killed_scheduler_stops_the_run_in_one_line_and_a_new_cluster_finishes_it_exactly(
     runner, transient, same_results
 ):
@@ -172,11 +181,7 @@ def test_a_killed_scheduler_stops_the_run_in_one_line_and_a_new_cluster_finishes
         command, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
-        guard = time.monotonic() + 600  # against a hang of the test, not a time limit
-        while ledger_lines(output) < 1:
-            assert process.poll() is None, process.communicate()
-            assert time.monotonic() < guard, "the campaign stored nothing"
-            time.sleep(0.05)
+        wait_for_a_stored_result(process, output)
         HandCluster.kill(clusters[0].scheduler)
         out, err = process.communicate(timeout=300)
         clusters[0].stop()
@@ -222,11 +227,7 @@ def test_hung_tasks_without_a_timeout_interrupted_by_ctrl_c_keep_the_results_and
         start_new_session=True,
     )
     try:
-        guard = time.monotonic() + 600  # against a hang of the test, not a time limit
-        while ledger_lines(output) < 1:
-            assert process.poll() is None, process.communicate()
-            assert time.monotonic() < guard, "the campaign stored nothing"
-            time.sleep(0.05)
+        wait_for_a_stored_result(process, output)
         # Ctrl-C on a terminal: SIGINT to the whole foreground group (the cluster's too).
         os.killpg(process.pid, signal.SIGINT)
         try:
@@ -237,6 +238,7 @@ def test_hung_tasks_without_a_timeout_interrupted_by_ctrl_c_keep_the_results_and
             process.kill()
             out, err = process.communicate()
             raise AssertionError(f"run did not end within 300 s of Ctrl-C:\n{out}{err}") from None
+        guard = time.monotonic() + 600  # against a hang of the test, not a time limit
         while True:  # every process of the run (nannies, hung workers) ends with it
             try:
                 os.killpg(process.pid, 0)

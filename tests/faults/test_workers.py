@@ -30,7 +30,9 @@ def test_twelve_hung_tasks_past_the_timeout_end_as_twelve_failures_and_the_rest_
     hung = runner.draws(runner.results(spec)) > 0.8
     assert hung.sum() == 12, "this seed gives 12 hung tasks in 40"
     assert "28 tasks ok, 12 failed, 0 missing" in done.stdout
-    ended = re.findall(r"ending (\d+) worker process\(es\) stuck past --task-timeout", done.stdout)
+    ended = re.findall(
+        r"ending (\d+) worker process\(es\) stuck past the task timeout of", done.stdout
+    )
     assert sum(map(int, ended)) >= 12, done.stdout
 
     results = runner.results(spec)
@@ -41,7 +43,7 @@ def test_twelve_hung_tasks_past_the_timeout_end_as_twelve_failures_and_the_rest_
     assert failures.sizes["failure"] == 12
     for error in failures["failure_error"].values:
         assert str(error).startswith(
-            "TimeoutError: timed out: the task ran longer than --task-timeout 1 s"
+            "TimeoutError: timed out: the task ran longer than the task timeout of 1 s"
         )
 
 

@@ -24,6 +24,7 @@ from campaign.models.contract import (
     Param,
     Params,
 )
+from campaign.results.names import metric_values
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -140,8 +141,16 @@ def test_a_model_declares_its_params_metrics_with_units_and_an_example(model):
 def test_same_seed_same_metrics_each_declared_with_units(model):
     first, again = model(model.example, 11), model(dict(model.example), 11)
     assert list(first) == list(again)
-    assert np.array_equal(list(first.values()), list(again.values()), equal_nan=True)
-    assert all(type(value) is float for value in first.values())
+    stored, stored_again = metric_values(first), metric_values(again)
+    assert list(stored) == list(stored_again)
+    assert np.array_equal(list(stored.values()), list(stored_again.values()), equal_nan=True)
+    samples, breakdowns = set(model.samples), set(model.breakdowns)
+    assert all(type(v) is float for n, v in first.items() if n not in samples | breakdowns)
+    for name in breakdowns:  # declared breakdowns: label -> metric -> float
+        assert all(type(v) is float for per in first[name].values() for v in per.values())
+    for name in samples:  # declared samples: 1-D arrays of floats
+        assert isinstance(first[name], np.ndarray) and first[name].ndim == 1, name
+        assert first[name].dtype == np.float64, name
     undeclared = [name for name in first if not declared(name, model.metrics)]
     assert not undeclared
 

@@ -21,6 +21,7 @@ from scipy import stats
 from campaign.cli.main import main
 from campaign.plan.plan import make_plan, precision_progress
 from campaign.store.ledger import Ledger
+from tests.test_layers import runtime_nodes
 
 ENGINE = Path(__file__).resolve().parents[2] / "campaign"
 
@@ -35,16 +36,6 @@ precision: {metrics: [value], half_width: 0.1, relative: false, min_replicates: 
 seed: 5
 output: out
 """
-
-
-def runtime_nodes(tree: ast.AST):
-    """The nodes of a module that run: those under `if TYPE_CHECKING:` are for type
-    checkers only and import nothing when the module is loaded."""
-    for node in ast.iter_child_nodes(tree):
-        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
-            continue
-        yield node
-        yield from runtime_nodes(node)
 
 
 def engine_imports() -> dict[str, set[str]]:

@@ -3,13 +3,9 @@ enough; the rounds follow from the spec and the stored results alone."""
 
 from __future__ import annotations
 
-import json
-import os
-import signal
 import subprocess
 import sys
 import textwrap
-import time
 
 import numpy as np
 import pytest
@@ -22,6 +18,8 @@ from campaign.cli.main import main
 from campaign.errors import CampaignError
 from campaign.plan.plan import make_plan
 from campaign.spec.load import parse_spec
+from tests import conftest
+from tests.conftest import ledger_keys, run_and_kill
 
 
 def test_stopping_rule_cases():
@@ -268,30 +266,6 @@ output: {output}
 """
 
 
-def ledger_keys(output):
-    keys = set()
-    for path in (output / "ledger").glob("*.jsonl"):
-        keys.update(json.loads(line)["key"] for line in path.read_text().splitlines() if line)
-    return keys
-
-
-def run_and_kill(command, output, after):
-    """Start `campaign run`, SIGKILL its whole process group once `after` results are stored."""
-    process = subprocess.Popen(
-        command, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    deadline = time.monotonic() + 180
-    try:
-        while len(ledger_keys(output)) < after:
-            assert process.poll() is None, "campaign run ended before it could be killed"
-            assert time.monotonic() < deadline, "campaign run made no progress"
-            time.sleep(0.02)
-    finally:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-    return len(ledger_keys(output))
-
-
 def assert_same_results(path, clean):
     resumed = xr.load_dataset(path)
     assert sorted(resumed.data_vars) == sorted(clean.data_vars)
@@ -313,8 +287,8 @@ def test_precision_campaign_killed_twice_ends_as_an_undisturbed_run(tmp_path, sc
     spec.write_text(KILLED.format(output="killed"))
     output = tmp_path / "killed"
     command = [sys.executable, "-m", "campaign", "run", str(spec), "--workers", "2"]
-    first = run_and_kill(command, output, after=25)
-    second = run_and_kill(command, output, after=first + 40)
+    first = len(run_and_kill(command, output, after=25))
+    second = len(run_and_kill(command, output, after=first + 40))
     assert second < total, "the kill came too late to test a resume"
     rerun = subprocess.run(command + ["--quiet"], capture_output=True, text=True, timeout=300)
     assert rerun.returncode == 0, rerun.stderr
@@ -353,22 +327,7 @@ output: {output}
 
 def run_with_model(tmp_path, spec, flaky=False):
     """`campaign run` in a process (and embedded cluster) that can import the test model."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp_path), env.get("PYTHONPATH")]))
-    env.pop("FLAKY", None)
-    if flaky:
-        env["FLAKY"] = "1"
-    command = [
-        sys.executable,
-        "-m",
-        "campaign.cli",
-        "run",
-        str(spec),
-        "--workers",
-        "2",
-        "--quiet",
-    ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+    return conftest.run_with_model(tmp_path, spec, FLAKY="1" if flaky else None)
 
 
 def test_failed_tasks_retried_by_a_rerun_end_as_an_undisturbed_run(tmp_path):

@@ -122,7 +122,7 @@ class Cluster:
         return worker
 
     def security(self):
-        from campaign.cluster.open import load_security
+        from campaign.cluster.security import load_security
 
         return load_security(self.certs / "security.yaml") if self.certs else None
 

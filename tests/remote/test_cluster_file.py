@@ -11,19 +11,10 @@ import yaml
 
 import campaign
 from campaign.cli.main import main
-from campaign.cluster.open import cluster_class, load_cluster_file, load_security
+from campaign.cluster.jobqueue import cluster_class, load_cluster_file
+from campaign.cluster.security import load_security
 from campaign.errors import CampaignError
-
-SPEC = """
-name: from-file
-model: mm1
-params: {service_rate: 1.0, customers: 500}
-factors:
-  arrival_rate: [0.5, 0.8]
-replicates: 4
-seed: 3
-output: out
-"""
+from tests.conftest import MM1_TWO_LOADS as SPEC
 
 LOCAL = """
 class: distributed:LocalCluster
@@ -131,9 +122,11 @@ def test_scheduler_address_refuses_a_mix_of_tls_and_plain_tcp():
     assert scheduler_address("10.0.0.1:8786", None) == "tcp://10.0.0.1:8786"
     assert scheduler_address("10.0.0.1:8786", security) == "tls://10.0.0.1:8786"
     assert scheduler_address("tls://h:1", security) == "tls://h:1"
-    with pytest.raises(CampaignError, match=r"^the Dask scheduler tls://h:1 uses TLS: pass --sec"):
+    with pytest.raises(
+        CampaignError, match=r"^the Dask scheduler tls://h:1 uses TLS: pass security FILE"
+    ):
         scheduler_address("tls://h:1", None)
-    with pytest.raises(CampaignError, match=r"^--security needs a tls:// scheduler address, got"):
+    with pytest.raises(CampaignError, match=r"^security needs a tls:// scheduler address, got"):
         scheduler_address("tcp://h:1", security)
 
 
@@ -162,7 +155,7 @@ def test_batch_cluster_without_interface_is_said_to_listen_everywhere(tmp_path, 
     warning = (
         f"warning: {path} sets no 'interface': its scheduler and workers listen on every "
         "interface over plain TCP, where whoever reaches them can run code; set the cluster "
-        "network's interface and use --security (see cluster/README.md)"
+        "network's interface and use TLS (see cluster/README.md)"
     )
     assert (warning in said) == (interface is None), said
     assert listening == ({"127.0.0.1"} if interface else {"0.0.0.0", "::"})

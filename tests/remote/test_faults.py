@@ -142,7 +142,7 @@ def test_task_past_timeout_fails_alone_and_the_rest_go_on(start_cluster, write_s
         if key in stuck:
             assert record["status"] == "failed"
             assert record["error"].startswith(
-                "TimeoutError: timed out: the task ran longer than --task-timeout 1.5 s"
+                "TimeoutError: timed out: the task ran longer than the task timeout of 1.5 s"
             )
             assert record["attempts"] == 1
         else:
@@ -151,7 +151,7 @@ def test_task_past_timeout_fails_alone_and_the_rest_go_on(start_cluster, write_s
     assert f"{80 - len(stuck)} tasks ok, {len(stuck)} failed, 0 missing" in done.stdout
     # the stuck task's batchmates were sent again (and are ok above), not failed
     resent = re.search(
-        r"stuck past --task-timeout 1.5 s \((\d+) tasks of their batches", done.stdout
+        r"stuck past the task timeout of 1.5 s \((\d+) tasks of their batches", done.stdout
     )
     assert resent and int(resent.group(1)) > 0, done.stdout
     assert elapsed < 60

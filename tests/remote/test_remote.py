@@ -34,7 +34,7 @@ def test_tls_cluster_serves_certificate_holders_only(
     from distributed import Client
 
     from campaign.cli.main import main
-    from campaign.cluster.open import load_security
+    from campaign.cluster.security import load_security
 
     certs = remote.make_certs(tmp_path / "certs")
     stranger = remote.make_certs(tmp_path / "stranger")  # another CA: not trusted

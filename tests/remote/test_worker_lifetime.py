@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.cluster.open import walltime_seconds, with_worker_lifetime
+from campaign.cluster.jobqueue import walltime_seconds, with_worker_lifetime
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import html
 import json
-import math
 import re
 import shutil
 import struct
@@ -22,6 +21,7 @@ import campaign
 from campaign.cli.main import main
 from campaign.render.comparison import render_comparison
 from campaign.render.effects import render_effects
+from tests.render.test_tables import expected_rows
 
 BROWSER_FLAGS = [
     "--headless",
@@ -125,16 +125,7 @@ def test_the_browser_renders_every_figure_and_the_numbers_of_the_results(report,
             metric if unit == "1" else f"{metric} [{unit}]",
             "n",
         ]
-        rows = []
-        for rate, level in LEVELS:
-            cell = dataset.sel(arrival_rate=rate, service_rate=level)
-            low, high = float(cell[f"{metric}_ci_low"]), float(cell[f"{metric}_ci_high"])
-            mean, half = float(cell[f"{metric}_mean"]), (high - low) / 2
-            place = math.floor(math.log10(half)) - 1  # the half-width to 2 significant digits
-            decimals = max(0, -place)
-            shown = f"{round(mean, -place):.{decimals}f} ± {round(half, -place):.{decimals}f}"
-            rows.append([str(rate), level, shown, str(int(cell[f"{metric}_n"]))])
-        assert table[1:] == rows
+        assert table[1:] == expected_rows(dataset, metric)
 
     assert failures.sizes["failure"] == 4  # this seed's failures, all at the lowest rate
     assert failed[0] == ["levels", "replicate", "error", "task key"]

@@ -18,23 +18,12 @@ from campaign.models.rigid.site import Site
 from campaign.models.rigid.swf import read_swf
 from campaign.models.rigid.workload import from_arrays, from_trace, scale_load
 from tests.conftest import DATA
-
-ORDERS = ("fcfs", "psrs", "smart_ffia", "smart_nfiw")
+from tests.rigid.lists import ORDERS, assert_same_schedule, fast_and_literal
 
 
 def both(workload, processors, kill, **options):
     """The fast and the literal schedule of ``workload``."""
-    return [
-        run_schedule(
-            workload,
-            processors,
-            "list_conservative",
-            "user",
-            kill,
-            options=ListOptions(reference=reference, **options),
-        )
-        for reference in (False, True)
-    ]
+    return fast_and_literal("list_conservative", workload, processors, kill, **options)
 
 
 def test_the_reference_option_selects_the_literal_policy():
@@ -103,9 +92,7 @@ def test_fast_equals_literal_on_random_instances(order, weight, kill):
         ratio = None if trial % 3 == 0 else 2 / 3
         fast, literal = both(workload, m, kill, order=order, weight=weight, reorder_ratio=ratio)
         check_feasible(fast)
-        assert fast.start.tolist() == literal.start.tolist(), (m, trial)
-        assert fast.jobs_backfilled == literal.jobs_backfilled
-        assert fast.orders_computed == literal.orders_computed
+        assert_same_schedule(fast, literal, m, trial)
 
 
 @pytest.mark.parametrize("order", ORDERS[1:])
@@ -120,9 +107,7 @@ def test_fast_equals_literal_on_trace_slices_at_load_2(order, kill, trace):
     check_feasible(fast)
     assert len(fast.start) == 3000
     assert fast.orders_computed > 10
-    assert fast.start.tolist() == literal.start.tolist()
-    assert fast.jobs_backfilled == literal.jobs_backfilled
-    assert fast.orders_computed == literal.orders_computed
+    assert_same_schedule(fast, literal)
 
 
 @pytest.mark.parametrize("reference", [False, True])

@@ -9,28 +9,16 @@ import numpy as np
 import pytest
 
 from campaign.models.rigid.feasibility import check_feasible
-from campaign.models.rigid.policies import ListOptions
 from campaign.models.rigid.simulate import run_schedule
 from campaign.models.rigid.swf import read_swf
-from campaign.models.rigid.workload import from_arrays, from_trace, scale_load
+from campaign.models.rigid.workload import from_trace, scale_load
 from tests.conftest import DATA
-
-ORDERS = ("fcfs", "psrs", "smart_ffia", "smart_nfiw")
+from tests.rigid.lists import ORDERS, assert_same_schedule, bursty_workload, fast_and_literal
 
 
 def both(workload, processors, kill, **options):
     """The schedule with the memo and the literal one."""
-    return [
-        run_schedule(
-            workload,
-            processors,
-            "list_easy",
-            "user",
-            kill,
-            options=ListOptions(reference=reference, **options),
-        )
-        for reference in (False, True)
-    ]
+    return fast_and_literal("list_easy", workload, processors, kill, **options)
 
 
 @pytest.mark.parametrize("order", ORDERS)
@@ -42,17 +30,11 @@ def test_memo_equals_literal_on_random_instances(order, weight):
     for trial in range(60):
         m = int(rng.choice([4, 6, 8, 16]))
         n = int(rng.integers(10, 60))
-        submit = np.cumsum(rng.choice([0, 0, 1, 2, 5], size=n))
-        size = rng.integers(1, m + 1, size=n)
-        estimate = rng.integers(1, 30, size=n)
-        runtime = np.floor(estimate * rng.uniform(0.2, 1.5, size=n))
-        workload = from_arrays(submit, size, runtime, estimate)
+        workload = bursty_workload(rng, m, n)
         ratio = None if trial % 3 == 0 else 2 / 3
         memo, literal = both(workload, m, False, order=order, weight=weight, reorder_ratio=ratio)
         check_feasible(memo)
-        assert memo.start.tolist() == literal.start.tolist(), (m, trial)
-        assert memo.jobs_backfilled == literal.jobs_backfilled
-        assert memo.orders_computed == literal.orders_computed
+        assert_same_schedule(memo, literal, m, trial)
 
 
 @pytest.mark.parametrize("order", ORDERS)
@@ -65,9 +47,7 @@ def test_memo_equals_literal_on_trace_slices_at_load_2(order, kill, trace):
     check_feasible(memo)
     assert len(memo.start) == 3000
     assert memo.jobs_backfilled > 100
-    assert memo.start.tolist() == literal.start.tolist()
-    assert memo.jobs_backfilled == literal.jobs_backfilled
-    assert memo.orders_computed == literal.orders_computed
+    assert_same_schedule(memo, literal)
 
 
 @pytest.mark.parametrize("order", ORDERS)

@@ -118,6 +118,21 @@ def reference(submit, size, runtime, estimate, processors, policy, rng=None):
     return start
 
 
+def reference_of(workload, processors, policy, kill, rng=None):
+    """`reference` of a workload, its jobs run as the simulator runs them (killed at their
+    estimate or not)."""
+    runtime, estimate, _, _ = job_times(workload, "user", kill)
+    return reference(
+        workload.submit.tolist(),
+        workload.size.tolist(),
+        runtime.tolist(),
+        estimate.tolist(),
+        processors,
+        policy,
+        rng,
+    )
+
+
 def random_jobs(rng, n, processors):
     submit = np.sort(rng.integers(0, 60, n)).astype(float)
     size = rng.integers(1, processors + 1, n)
@@ -138,16 +153,7 @@ def test_fast_schedulers_equal_the_literal_definitions(policy, kill):
             workload, processors, policy, kill_at_estimate=kill, rng=np.random.default_rng(case)
         )
         check_feasible(schedule)
-        p, est, _, _ = job_times(workload, "user", kill)
-        expected = reference(
-            workload.submit.tolist(),
-            workload.size.tolist(),
-            p.tolist(),
-            est.tolist(),
-            processors,
-            policy,
-            np.random.default_rng(case),
-        )
+        expected = reference_of(workload, processors, policy, kill, np.random.default_rng(case))
         assert schedule.start.tolist() == expected
 
 
@@ -167,15 +173,7 @@ def test_literal_conservative_compression_equals_the_definition(kill):
             options=PolicyOptions(reference=True),
         )
         check_feasible(schedule)
-        p, est, _, _ = job_times(workload, "user", kill)
-        expected = reference(
-            workload.submit.tolist(),
-            workload.size.tolist(),
-            p.tolist(),
-            est.tolist(),
-            processors,
-            "conservative",
-        )
+        expected = reference_of(workload, processors, "conservative", kill)
         assert schedule.start.tolist() == expected
 
 

@@ -17,17 +17,7 @@ from campaign.cli.main import main
 from campaign.errors import CampaignError
 from campaign.plan.plan import make_plan
 from campaign.store.ledger import Ledger
-
-MM1 = """
-name: integrity
-model: mm1
-params: {service_rate: 1.0, customers: 500}
-factors:
-  arrival_rate: [0.5, 0.8]
-replicates: 4
-seed: 3
-output: out
-"""
+from tests.conftest import MM1_TWO_LOADS as MM1
 
 
 def assert_same_results(ds, reference):
@@ -165,6 +155,7 @@ def test_a_second_run_refuses_in_one_line_naming_the_first_while_it_runs(write_s
 KILL_HOLDER = """
 import sys, time
 from campaign.store.ledger import Ledger
+from tests.conftest import MM1_TWO_LOADS as MM1
 with Ledger(sys.argv[1]).lock():
     print("held", flush=True)
     time.sleep(600)

@@ -48,7 +48,7 @@ def test_identity_change_is_refused_with_the_difference_and_a_hint(tmp_path):
     with pytest.raises(CampaignError) as info:
         ledger.check_identity({"model": "mm1", "params": {"customers": 20}, "seed": 1})
     assert "param 'customers' was 10, now 20" in str(info.value)
-    assert "--new" in str(info.value)
+    assert "rerun with new=True to set them aside" in str(info.value)
     with pytest.raises(CampaignError, match="seed was 1, now 2"):
         ledger.check_identity({"model": "mm1", "params": {"customers": 10}, "seed": 2})
 
@@ -236,7 +236,7 @@ def test_a_damaged_campaign_json_gives_one_line_saying_what_to_do(tmp_path, text
         ledger.check_identity({"model": "mm1", "params": {}, "seed": 1})
     message = str(info.value)
     assert message.startswith(f"{ledger.manifest_path} is damaged (")
-    assert "restore it, or rerun with --new" in message and "\n" not in message
+    assert "restore it, or rerun with new=True" in message and "\n" not in message
 
 
 # -- readers during compaction ---------------------------------------------------------------

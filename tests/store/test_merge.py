@@ -23,6 +23,7 @@ from campaign.errors import CampaignError
 from campaign.spec.load import load_spec
 from campaign.store.ledger import Ledger
 from campaign.store.merge import merge
+from tests.conftest import MM1_PRECISION as PRECISION
 
 REPO = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
@@ -37,17 +38,6 @@ factors:
 paired: [service_rate]
 replicates: {replicates}
 seed: {seed}
-output: out
-"""
-
-PRECISION = """
-name: merged-precision
-model: mm1
-params: {customers: 200}
-factors:
-  arrival_rate: [0.2, 0.4, 0.6, 0.8, 0.9]
-precision: {metrics: [mean_wait], half_width: 0.25, min_replicates: 3, max_replicates: 12}
-seed: 3
 output: out
 """
 

@@ -22,6 +22,8 @@ from campaign.models.grid.configs import MIXES, resolve_logs
 from campaign.models.grid.measure import GRID_METRICS, check_grid_feasible, grid_metrics
 from campaign.models.grid.params import PARAMS, GridParams, parse
 from campaign.models.grid.schedule import GridSchedule, simulate_grid
+from campaign.models.rigid.classes import BREAKDOWN, class_metrics
+from campaign.models.rigid.metrics import SAMPLES, job_samples
 from campaign.models.rigid.swf import CLEANING_REASONS
 from campaign.models.rigid.workloads import locate, workloads_folder
 
@@ -61,6 +63,9 @@ def run(params: Mapping[str, object], seed: int) -> dict[str, float]:
         values[f"n_dropped_{reason}"] = float(grid.dropped.get(reason, 0))
     for k, digest in enumerate(grid.digests, start=1):
         values[f"digest_log{k}"] = float(int(digest[:13], 16))
+    flat = result.as_schedule()
+    values.update(job_samples(flat, p.bsld_floor_one))
+    values.update(class_metrics(flat, p.class_width, p.class_runtime_s, p.bsld_floor_one))
     return values
 
 
@@ -81,6 +86,8 @@ def inputs(params: Mapping[str, object]) -> tuple[str, ...]:
 
 METRICS_TABLE = {
     **GRID_METRICS,
+    **SAMPLES,
+    **BREAKDOWN,
     **{
         f"n_dropped_{reason}": {"units": "1", "long_name": f"jobs dropped by the {reason} filter"}
         for reason in (*CLEANING_REASONS, "too_wide")

@@ -32,6 +32,7 @@ from campaign.models.grid.economic.criteria import OWNER_FUNCTIONS, USER_FUNCTIO
 from campaign.models.grid.economic.domains import TOPOLOGIES
 from campaign.models.grid.predict import MATCHES, PREDICTORS
 from campaign.models.grid.schedule import ESTIMATES, SHARING, GridOptions
+from campaign.models.rigid.classes import CLASS_PARAMS
 from campaign.models.rigid.policies import POLICIES, SCHEDULERS
 from campaign.models.rigid.workloads import locate, workloads_folder
 
@@ -261,6 +262,7 @@ PARAMS = Params(
     ),
     Param("kill_at_estimate", Flag(), OPTIONS.kill_at_estimate, "kill a job at its user estimate"),
     Param("bsld_floor_one", Flag(), True, "floor the bounded slowdown at 1"),
+    *CLASS_PARAMS,
 )
 
 
@@ -301,6 +303,8 @@ class GridParams:
     tentative_scope: str
     kill_at_estimate: bool
     bsld_floor_one: bool
+    class_width: int
+    class_runtime_s: float
     mf: int
     uf: int
     hops: int

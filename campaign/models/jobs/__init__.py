@@ -28,9 +28,17 @@ from campaign.models.jobs.datacenter import reference_workload
 from campaign.models.jobs.energy import METRICS as ENERGY_METRICS
 from campaign.models.jobs.energy import NAN_METRICS, energy_metrics, platform_energy_metrics
 from campaign.models.jobs.params import PARAMS, JobsParams, parse
+from campaign.models.rigid.classes import BREAKDOWN, class_metrics
 from campaign.models.rigid.clock import month_slice
 from campaign.models.rigid.generated import fit_workload, probabilistic, randomized
-from campaign.models.rigid.metrics import LIST_METRICS, METRICS, list_metrics, schedule_metrics
+from campaign.models.rigid.metrics import (
+    LIST_METRICS,
+    METRICS,
+    SAMPLES,
+    job_samples,
+    list_metrics,
+    schedule_metrics,
+)
 from campaign.models.rigid.platform import Platform, mixed_processors
 from campaign.models.rigid.simulate import Schedule, run_schedule
 from campaign.models.rigid.swf import CLEANING_REASONS
@@ -180,6 +188,8 @@ def run(params: Mapping[str, object], seed: int) -> dict[str, float]:
     values["processors"] = float(processors)
     values.update({f"n_dropped_{reason}": float(n) for reason, n in dropped.items()})
     values["n_unknown_run_time"] = float(unknown_runtimes)
+    values.update(job_samples(result, p.bsld_floor_one))
+    values.update(class_metrics(result, p.class_width, p.class_runtime_s, p.bsld_floor_one))
     return values
 
 
@@ -192,6 +202,8 @@ def inputs(params: Mapping[str, object]) -> tuple[str, ...]:
 
 METRICS_TABLE = {
     **METRICS,
+    **SAMPLES,
+    **BREAKDOWN,
     **LIST_METRICS,
     **ENERGY_METRICS,
     "processors": {"units": "1", "long_name": "processors of the site"},

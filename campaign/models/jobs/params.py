@@ -25,6 +25,7 @@ from campaign.models.contract import (
     Text,
 )
 from campaign.models.jobs.datacenter import EXPERIMENTS
+from campaign.models.rigid.classes import CLASS_PARAMS
 from campaign.models.rigid.clock import month_start
 from campaign.models.rigid.orders import ORDER_NAMES
 from campaign.models.rigid.platform import CORE_ORDERS, ProcessorType
@@ -289,6 +290,7 @@ PARAMS = Params(
         "reference simulator's rule (such a pass backfills nothing); other schedulers ignore it",
     ),
     Param("bsld_floor_one", Flag(), True, "floor the bounded slowdown at 1"),
+    *CLASS_PARAMS,
     Param(
         "energy",
         Flag(),
@@ -348,6 +350,8 @@ class JobsParams:
     kill_at_estimate: bool
     backfill_after_start: bool
     bsld_floor_one: bool
+    class_width: int
+    class_runtime_s: float
     energy: bool
     cores_per_processor: int
     static_power_w: float

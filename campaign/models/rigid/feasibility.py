@@ -129,10 +129,17 @@ def check_segments(schedule: Schedule, atol: float = 1e-9) -> None:
             if b > a:
                 for p in procs:
                     busy.setdefault(p, []).append((a, b, job))
+    _check_one_job_at_a_time(busy, w.job_id, atol)
+
+
+def _check_one_job_at_a_time(
+    busy: dict[int, list[tuple[float, float, int]]], job_id: np.ndarray, atol: float
+) -> None:
+    """No processor executes two jobs at once (``busy``: processor -> its segments)."""
     for p, spans in busy.items():
         spans.sort()
         for (_, b0, j0), (a1, _, j1) in zip(spans, spans[1:], strict=False):
             if a1 < b0 - atol:
                 raise InfeasibleSchedule(
-                    f"processor {p} executes jobs {w.job_id[j0]} and {w.job_id[j1]} at t = {a1}"
+                    f"processor {p} executes jobs {job_id[j0]} and {job_id[j1]} at t = {a1}"
                 )

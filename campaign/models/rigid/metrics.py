@@ -148,3 +148,26 @@ def list_metrics(schedule: Schedule) -> dict[str, float]:
         "n_preemptions": float(schedule.n_preemptions),
         "jobs_preempted": float(schedule.jobs_preempted),
     }
+
+
+SAMPLES: dict[str, dict[str, str]] = {
+    "wait": {"units": "s", "long_name": "waiting time of each job", "kind": "sample"},
+    "response": {"units": "s", "long_name": "response time of each job", "kind": "sample"},
+    "bsld": {"units": "1", "long_name": "bounded slowdown of each job", "kind": "sample"},
+}
+"""Per-job samples (results keep their quantiles and chosen percentiles: ``wait_p95``)."""
+
+
+def job_samples(schedule: Schedule, bsld_floor_one: bool = True) -> dict[str, np.ndarray]:
+    """Every job's wait, response time and bounded slowdown (as in `schedule_metrics`)."""
+    submit = schedule.workload.submit
+    wait = schedule.start - submit
+    response = schedule.end - submit
+    bsld = response / np.maximum(schedule.runtime, TAU)
+    if bsld_floor_one:
+        bsld = np.maximum(bsld, 1.0)
+    return {
+        "wait": np.asarray(wait, dtype=np.float64),
+        "response": np.asarray(response, dtype=np.float64),
+        "bsld": np.asarray(bsld, dtype=np.float64),
+    }

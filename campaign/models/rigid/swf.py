@@ -130,22 +130,25 @@ def read_swf(path: str | Path) -> SwfTrace:
     else:
         table = None
     if table is None or not np.isfinite(table).all():
-        for line, number in zip(rows, numbers, strict=True):
-            parts = line.split()
-            for k, text in enumerate(parts):
-                try:
-                    value = float(text)
-                except ValueError:
-                    value = float("nan")
-                if not np.isfinite(value):
-                    raise ValueError(
-                        f"{path}: line {number}: field {k + 1} ({FIELDS[k]}) is not a number: "
-                        f"{text!r}"
-                    ) from None
+        _refuse_bad_field(path, rows, numbers)
         if table is None:  # fields float() reads but strtod does not (such as 1_000)
             table = np.array([[float(text) for text in line.split()] for line in rows])
     columns = {name: np.ascontiguousarray(table[:, k]) for k, name in enumerate(FIELDS)}
     return SwfTrace(str(path), header, columns, np.asarray(numbers, dtype=np.int64))
+
+
+def _refuse_bad_field(path: Path, rows: list[str], numbers: list[int]) -> None:
+    """Raise one ``ValueError`` naming the first field that is not a finite number."""
+    for line, number in zip(rows, numbers, strict=True):
+        for k, text in enumerate(line.split()):
+            try:
+                value = float(text)
+            except ValueError:
+                value = float("nan")
+            if not np.isfinite(value):
+                raise ValueError(
+                    f"{path}: line {number}: field {k + 1} ({FIELDS[k]}) is not a number: {text!r}"
+                ) from None
 
 
 # Cleaning filters of parallel-jobs.md section 1.2, in the order they are applied and reported.

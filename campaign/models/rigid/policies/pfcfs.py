@@ -17,6 +17,7 @@ a run allocates nothing that lasts per job (``executions`` builds them all when 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from campaign.models.rigid.executions import Executions
@@ -59,6 +60,28 @@ PRESETS: dict[str, PfcfsParams] = {
 class PfcfsOptions(PolicyOptions):
     params: PfcfsParams = PRESETS["pfcfs1"]
     """The parameters of section 5.2."""
+
+
+def choose_victims(
+    size: Sequence[int], running: dict[int, float], need: int, every: bool
+) -> list[int]:
+    """The running jobs a wide job suspends to get ``need`` more processors: ``every`` one
+    (by first start), or else few: the smallest job that gives what is still needed (ties:
+    the latest started), or, when none does, the largest (ties: the earliest started)."""
+    if every:
+        return sorted(running, key=lambda job: (running[job], job))
+    candidates = set(running)
+    chosen = []
+    while need > 0:
+        fits = [job for job in candidates if size[job] >= need]
+        if fits:
+            pick = min(fits, key=lambda job: (size[job], -running[job], -job))
+        else:
+            pick = max(candidates, key=lambda job: (size[job], running[job], job))
+        chosen.append(pick)
+        candidates.discard(pick)
+        need -= size[pick]
+    return chosen
 
 
 class Pfcfs(Policy):
@@ -185,121 +208,133 @@ class Pfcfs(Policy):
         else:
             self.dirty = True
 
-    def _victims(self, need: int) -> list[int]:
-        size = self.site.size
-        running = self.running
-        if self.params.preempt == "all":
-            return sorted(running, key=lambda job: (running[job], job))
-        candidates = set(running)
-        chosen = []
-        while need > 0:
-            fits = [job for job in candidates if size[job] >= need]
-            if fits:
-                pick = min(fits, key=lambda job: (size[job], -running[job], -job))
-            else:
-                pick = max(candidates, key=lambda job: (size[job], running[job], job))
-            chosen.append(pick)
-            candidates.discard(pick)
-            need -= size[pick]
-        return chosen
-
     def _next_end(self, t: float) -> float:
         return t + self._gang if self.switches < self._limit else math.inf
 
     def select(self, t: float) -> list[int]:
         if not self.dirty and t < self.due and not self._every_pass:
             return []  # nothing ended, no arrival can start: the pass would change nothing
-        site = self.site
-        if self.mode == IDLE and not site.queue:
+        if self.mode == IDLE and not self.site.queue:
             return []  # nothing waits (the next pass looks again: an arrival may start)
-        size = site.size
-        queue = site.queue
-        free = self.free
         started: list[int] = []
         while True:
             mode = self.mode
             if mode == IDLE:
-                # Start the queue's small jobs in order while they fit (_take, inlined).
-                wide = self._wide
-                placed = self.placed
-                offset = self.offset
-                running = self.running
-                start_job = site.start_job
-                k = len(started)
-                waiting = len(queue)
-                while k < waiting:
-                    h = queue[k]
-                    need = size[h]
-                    if need > wide or need > len(free):
-                        break
-                    offset[h] = len(placed)
-                    placed += free[:need]
-                    del free[:need]
-                    running[h] = t
-                    start_job(h, t)
-                    started.append(h)
-                    k += 1
-                else:  # nothing waits: the next pass looks again, an arrival may start
-                    site.free = len(free)
-                    self.dirty = True
+                if not self._start_small(t, started):
                     return started
-                if need <= wide:  # the head waits for processors
-                    site.free = len(free)
-                    self.dirty = False
-                    return started
-                self.mode, self.head, self.clock = WAIT, h, None
-                mode = WAIT
-            if mode == WAIT:
-                h = self.head
-                if self.clock is None:
-                    if self.params.wait_half and len(free) < site.processors / 2:
-                        break
-                    self.clock = t
-                need = size[h]
-                if need <= len(free):
-                    self._take(h, t, need)
-                    started.append(h)
-                    self._idle()
-                    continue
-                if self._limit >= 1 and t >= self.clock + self.params.delay:
-                    self._preempt_for(h, t)
-                    started.append(h)
+                again = self._wait(t, started)
+            elif mode == WAIT:
+                again = self._wait(t, started)
+            elif mode == RUN_WIDE:
+                again = self._run_wide(t)
+            else:
+                again = self._run_small(t)
+            if not again:
                 break
-            h = self.head
-            if mode == RUN_WIDE:
-                if h not in self.running:  # h is done (K)
-                    self._resume(self.victims, t)
-                    self._idle()
-                    continue
-                if t >= self.end:
-                    self._suspend([h], t)
-                    self._resume(self.victims, t)
-                    self.switches += 1
-                    self.mode = RUN_SMALL
-                    self.end = self._next_end(t)
+        self._set_timer(t)
+        return started
+
+    def _start_small(self, t: float, started: list[int]) -> bool:
+        """IDLE: start the queue's small jobs in order while they fit (`_take`, inlined).
+        Whether the head is wide (now the job handled, WAIT); otherwise the pass is over."""
+        site = self.site
+        size = site.size
+        queue = site.queue
+        free = self.free
+        wide = self._wide
+        placed = self.placed
+        offset = self.offset
+        running = self.running
+        start_job = site.start_job
+        k = len(started)
+        waiting = len(queue)
+        while k < waiting:
+            h = queue[k]
+            need = size[h]
+            if need > wide or need > len(free):
                 break
-            # RUN_SMALL: every job but h runs, so h's processors are shared iff a running job
-            # holds one of them.
-            if not self.shared:  # F
-                self._resume([h], t)
-                self._idle()
-                continue
-            if t >= self.end:
-                running = self.running
-                if self.params.preempt == "all":
-                    victims = list(running)
-                else:  # the running jobs holding h's processors
-                    victims = list(set(self.shared.values()))
-                victims.sort(key=lambda job: (running[job], job))
-                self._suspend(victims, t)
-                self._resume([h], t)
-                self.victims = victims
-                self.switches += 1
-                self.mode = RUN_WIDE
-                self.end = self._next_end(t)
-            break
-        # Handling a wide job: the timer; the next pass looks earlier only if a job ends.
-        site.free = len(free)
+            offset[h] = len(placed)
+            placed += free[:need]
+            del free[:need]
+            running[h] = t
+            start_job(h, t)
+            started.append(h)
+            k += 1
+        else:  # nothing waits: the next pass looks again, an arrival may start
+            site.free = len(free)
+            self.dirty = True
+            return False
+        if need <= wide:  # the head waits for processors
+            site.free = len(free)
+            self.dirty = False
+            return False
+        self.mode, self.head, self.clock = WAIT, h, None
+        return True
+
+    def _wait(self, t: float, started: list[int]) -> bool:
+        """WAIT: the wide head starts once it fits, or preempts once it waited D. Whether the
+        pass goes on (h started: back to the queue)."""
+        h = self.head
+        free = self.free
+        if self.clock is None:
+            if self.params.wait_half and len(free) < self.site.processors / 2:
+                return False
+            self.clock = t
+        need = self.site.size[h]
+        if need <= len(free):
+            self._take(h, t, need)
+            started.append(h)
+            self._idle()
+            return True
+        if self._limit >= 1 and t >= self.clock + self.params.delay:
+            self._preempt_for(h, t)
+            started.append(h)
+        return False
+
+    def _run_wide(self, t: float) -> bool:
+        """RUN_WIDE: h runs on its victims' processors; at the end of its slice they switch.
+        Whether the pass goes on (h done: its victims resume, back to the queue)."""
+        h = self.head
+        if h not in self.running:  # h is done (K)
+            self._resume(self.victims, t)
+            self._idle()
+            return True
+        if t >= self.end:
+            self._suspend([h], t)
+            self._resume(self.victims, t)
+            self.switches += 1
+            self.mode = RUN_SMALL
+            self.end = self._next_end(t)
+        return False
+
+    def _run_small(self, t: float) -> bool:
+        """RUN_SMALL: every job but h runs, so h's processors are shared iff a running job
+        holds one of them. Whether the pass goes on (none does: h resumes, back to the
+        queue)."""
+        h = self.head
+        if not self.shared:  # F
+            self._resume([h], t)
+            self._idle()
+            return True
+        if t >= self.end:
+            running = self.running
+            if self.params.preempt == "all":
+                victims = list(running)
+            else:  # the running jobs holding h's processors
+                victims = list(set(self.shared.values()))
+            victims.sort(key=lambda job: (running[job], job))
+            self._suspend(victims, t)
+            self._resume([h], t)
+            self.victims = victims
+            self.switches += 1
+            self.mode = RUN_WIDE
+            self.end = self._next_end(t)
+        return False
+
+    def _set_timer(self, t: float) -> None:
+        """Handling a wide job: the timer; the next pass looks earlier only if a job ends."""
+        site = self.site
+        site.free = len(self.free)
         if self.mode == WAIT:
             clock = self.clock
             due = clock + self.params.delay if clock is not None and self._limit >= 1 else INF
@@ -308,7 +343,6 @@ class Pfcfs(Policy):
         self.due = due
         site.alarm = due if t < due < INF else None
         self.dirty = False
-        return started
 
     def _idle(self) -> None:
         """h started or done: back to the queue, no timer."""
@@ -321,7 +355,9 @@ class Pfcfs(Policy):
         then on the victims' (in selection order, each ascending), the first size_h."""
         need = self.site.size[h]
         free = self.free
-        victims = self._victims(need - len(free))
+        victims = choose_victims(
+            self.site.size, self.running, need - len(free), self.params.preempt == "all"
+        )
         self._suspend(victims, t)
         taken = [(p, job) for job in victims for p in self._procs(job)][: need - len(free)]
         self.shared.update(taken)

@@ -1,0 +1,89 @@
+"""Samples in a results file: each task's sample as its quantiles on a fixed grid, and the
+percentiles a spec keeps of it as ordinary metrics.
+
+A model may return a 1-D array (every job's wait, say); a record keeps its size and its
+quantiles at every whole percentile (`campaign.results.names.sample_entries`). Here the
+columns of those entries become, per sample ``s``:
+
+- ``s``: its quantiles per task, on the factors, ``replicate`` and ``quantile`` (the
+  probabilities 0, 0.01, ..., 1; the first and last are the sample's minimum and maximum);
+- ``s_count``: the sample's size per task (a metric);
+- ``s_p<k>``: its ``k``-th percentile per task for each ``k`` the spec's ``percentiles:``
+  keeps, a metric with its mean and interval over replicates like any other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import xarray as xr
+
+from campaign.results.names import QUANTILE_GRID, SAMPLE_MARK, quantile_label, sample_names
+
+QUANTILE = "quantile"
+
+
+def split_samples(
+    columns: dict[str, np.ndarray],
+    dims: Sequence[str],
+    percentiles: Sequence[int],
+    documented: Mapping[str, Mapping[str, str]],
+) -> tuple[dict[str, np.ndarray], dict[str, xr.Variable], dict[str, dict[str, str]]]:
+    """The scalar columns (derived ones added), the samples' variables, and the units and long
+    names of the derived metrics."""
+    scalars = dict(columns)
+    samples: dict[str, xr.Variable] = {}
+    attributes: dict[str, dict[str, str]] = {}
+    for name in sample_names(columns):
+        labels = [f"{name}{SAMPLE_MARK}{quantile_label(p)}" for p in QUANTILE_GRID]
+        quantiles = np.stack([scalars.pop(label) for label in labels], axis=-1)
+        count = scalars.pop(f"{name}{SAMPLE_MARK}n")
+        scalars.pop(name, None)  # the column a spec's metrics: made for it before its entries
+        declared = dict(documented.get(name, {}))
+        declared.pop("kind", None)
+        units = declared.get("units", "")
+        long_name = declared.get("long_name", name)
+        samples[name] = xr.Variable(
+            [*dims, QUANTILE],
+            quantiles,
+            {
+                **declared,
+                "long_name": f"quantiles of {long_name} per task",
+                "comment": "each task's sample kept as its quantiles at every whole percentile "
+                "(linear interpolation); quantile 0 and 1 are its minimum and maximum",
+            },
+        )
+        scalars[f"{name}_count"] = count
+        attributes[f"{name}_count"] = {"units": "1", "long_name": f"size of the {name} sample"}
+        for percentile in percentiles:
+            derived = f"{name}_p{percentile}"
+            scalars[derived] = quantiles[..., percentile]
+            attributes[derived] = {
+                "units": units,
+                "long_name": f"{ordinal(percentile)} percentile of {long_name}",
+            }
+    return scalars, samples, attributes
+
+
+def quantile_coordinate() -> xr.IndexVariable:
+    return xr.IndexVariable(
+        QUANTILE,
+        QUANTILE_GRID,
+        {"long_name": "probability of the quantile (cumulative share of the sample)", "units": "1"},
+    )
+
+
+def samples_of(dataset: xr.Dataset) -> list[str]:
+    """The samples a results file holds (variables on ``quantile`` beside ``replicate``)."""
+    return [
+        name
+        for name, variable in dataset.data_vars.items()
+        if QUANTILE in variable.dims and "replicate" in variable.dims
+    ]
+
+
+def ordinal(number: int) -> str:
+    if 10 <= number % 100 <= 20:
+        return f"{number}th"
+    return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th') }"

@@ -1,0 +1,129 @@
+"""Samples: a model's per-job values kept as quantiles, their percentiles as metrics, and the
+demo's pooled wait CDF checked against the waits recomputed from the model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import xarray as xr
+
+import campaign
+from campaign.analysis.distributions import cell_cdfs, pooled_cdf
+from campaign.errors import CampaignError
+from campaign.models.jobs import run as jobs_run
+from campaign.render.figures import plot_ecdf
+from campaign.results.names import QUANTILE_GRID, metric_values
+from campaign.spec.load import load_spec
+
+DEMO = Path(__file__).resolve().parents[2] / "specs" / "demo.yaml"
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory, scheduler_address):
+    """The demo with two replicates of 1000 jobs (it keeps the per-job waits)."""
+    folder = tmp_path_factory.mktemp("demo")
+    text = DEMO.read_text().replace("replicates: 20", "replicates: 2")
+    text = text.replace("jobs: 3000", "jobs: 1000")
+    assert "replicates: 2\n" in text and "jobs: 1000\n" in text
+    spec = folder / "demo.yaml"
+    spec.write_text(text + "output: out\n")
+    campaign.run(spec, scheduler=scheduler_address, progress=False)
+    return spec, xr.load_dataset(folder / "out" / "results.nc")
+
+
+def exact_ecdf(values: np.ndarray, x: np.ndarray) -> np.ndarray:
+    return np.searchsorted(np.sort(values), x, side="right") / values.size
+
+
+def test_demo_pooled_wait_cdf_matches_the_models_waits(demo):
+    spec_path, results = demo
+    spec = load_spec(spec_path)
+    cdfs = cell_cdfs(results, "wait", by=["scheduler"], where={"load": [1.5]})
+    assert sorted(cdfs) == [("conservative",), ("easy",), ("fcfs",)]
+    # the figure draws these CDFs, one step line per scheduler
+    figure = plot_ecdf(results, "wait", by="scheduler", where=["load=1.5"])
+    lines = {line.get_label(): line for line in figure.axes[0].lines}
+    assert sorted(lines) == ["conservative", "easy", "fcfs"]
+    for scheduler, line in lines.items():
+        np.testing.assert_array_equal(line.get_xdata(), cdfs[(scheduler,)][0])
+        np.testing.assert_array_equal(line.get_ydata(), cdfs[(scheduler,)][1])
+    for scheduler in ("fcfs", "easy", "conservative"):
+        cell = results.sel(scheduler=scheduler, load=1.5)
+        waits = []
+        for replicate in (0, 1):
+            seed = int(cell["seed"].sel(replicate=replicate))
+            params = {**spec.params, "scheduler": scheduler, "load": 1.5}
+            wait = np.asarray(jobs_run(params, seed)["wait"])
+            stored = cell["wait"].sel(replicate=replicate).values
+            # each replicate's quantiles are exactly NumPy's of the recomputed waits
+            np.testing.assert_array_equal(stored, np.quantile(wait, QUANTILE_GRID))
+            assert float(cell["wait_count"].sel(replicate=replicate)) == wait.size == 1000
+            assert float(cell["mean_wait"].sel(replicate=replicate)) == pytest.approx(
+                wait.mean(), rel=1e-12
+            )
+            assert float(cell["wait_p95"].sel(replicate=replicate)) == np.percentile(wait, 95)
+            waits.append(wait)
+        pooled = np.concatenate(waits)
+        x, drawn = cdfs[(scheduler,)]
+        # the drawn CDF within the stated resolution of the exact pooled ECDF, everywhere
+        points = np.unique(np.concatenate([pooled, x, pooled - 1e-6]))
+        at = np.searchsorted(x, points, side="right") - 1
+        drawn_at = np.where(at >= 0, drawn[np.clip(at, 0, None)], 0.0)
+        gap = np.abs(drawn_at - exact_ecdf(pooled, points)).max()
+        assert gap <= 0.01 + 1 / 1000
+        assert drawn[-1] == 1.0 and x[-1] == pooled.max() and x[0] == pooled.min()
+        # and exact at the stored quantiles' probabilities where waits are distinct
+        assert cell["wait_p50_mean"].item() == pytest.approx(
+            np.mean([np.percentile(w, 50) for w in waits])
+        )
+
+
+def test_percentile_metrics_have_intervals_and_declared_names(demo):
+    _, results = demo
+    for name in ("wait_p50", "wait_p95", "wait_p99", "bsld_p99"):
+        assert results[name].dims == results["status"].dims
+        assert {f"{name}_{s}" for s in ("mean", "ci_low", "ci_high", "n")} <= set(results)
+    assert results["wait_p95"].attrs == {
+        "units": "s",
+        "long_name": "95th percentile of waiting time of each job",
+    }
+    assert results["wait"].dims == ("scheduler", "load", "replicate", "quantile")
+    np.testing.assert_array_equal(results["quantile"].values, np.arange(101) / 100)
+
+
+def test_a_sample_is_kept_as_its_size_and_quantiles():
+    values = metric_values({"mean": 2.0, "wait": np.array([3.0, 1.0, 2.0, 10.0])})
+    assert len(values) == 1 + 1 + 101
+    assert values["wait@n"] == 4.0
+    assert values["wait@q0"] == 1.0 and values["wait@q100"] == 10.0
+    assert values["wait@q50"] == 2.5
+    with pytest.raises(ValueError, match="sample 'wait' holds NaN"):
+        metric_values({"wait": [1.0, float("nan")]})
+    with pytest.raises(TypeError, match="2 dimensions"):
+        metric_values({"wait": np.zeros((2, 2))})
+    with pytest.raises(ValueError, match="'wait_p95' has the name of a metric results derive"):
+        metric_values({"wait": [1.0, 2.0], "wait_p95": 2.0})
+    breakdown = {"job_class": {"wide": {"mean_wait": 1.0}}, "mean_wait_by_job_class": 1.0}
+    with pytest.raises(ValueError, match="'mean_wait_by_job_class' has the name results give"):
+        metric_values(breakdown)
+    assert metric_values({"job_class": {"wide": {"mean_wait": 1.0}}}) == {
+        "mean_wait@job_class=wide": 1.0
+    }
+
+
+def test_pooled_cdf_weighs_tasks_by_their_sample_size():
+    small = np.quantile([0.0, 10.0], QUANTILE_GRID)
+    large = np.quantile(np.full(8, 20.0), QUANTILE_GRID)
+    x, cdf = pooled_cdf(np.stack([small, large]), np.array([2, 8]))
+    assert cdf[np.searchsorted(x, 10.0)] == pytest.approx(0.2)
+    assert cdf[-1] == 1.0 and x[-1] == 20.0
+
+
+def test_spec_percentiles_are_checked(write_spec):
+    spec = write_spec("name: a\nmodel: mm1\nseed: 1\nreplicates: 2\npercentiles: [50, 99.5]\n")
+    with pytest.raises(CampaignError, match="percentiles: 99.5 is not allowed"):
+        load_spec(spec)
+    spec = write_spec("name: a\nmodel: mm1\nseed: 1\nreplicates: 2\npercentiles: [90]\n")
+    assert load_spec(spec).percentiles == (90,)
