@@ -68,9 +68,10 @@ class Widths:
     ) -> list[int]:
         """The positions from ``first`` on of every job that may start under EASY's rule
         (fits in ``free`` and ends by ``shadow`` or fits in ``extra``), and maybe some that
-        may not (widths of 255 or more): a check of each remains."""
-        widths = np.frombuffer(self.bytes, np.uint8)[first:]
-        ends = np.frombuffer(self.estimates, np.float64)[first:] + t
+        may not (widths of 255 or more): a check of each remains. Copies of the slices, not
+        views: a view left alive (in a frame a profiler holds) would lock the buffers."""
+        widths = np.frombuffer(self.bytes[first:], np.uint8)
+        ends = np.frombuffer(self.estimates[first:], np.float64) + t
         may = (ends <= shadow) | (widths <= min(extra, 255))
         may &= widths <= min(free, 255)
         return (np.flatnonzero(may) + first).tolist()
