@@ -135,7 +135,8 @@ PARSERS = {"plot": add_plot, "report": add_report, "export": add_export}
 def cmd_plot(args) -> int:
     from campaign.analysis.breakdown import factor_view, mentioned
     from campaign.analysis.query import check_confidence
-    from campaign.render.figures import figure_name, plot, plot_ecdf, save_figure, write_figures
+    from campaign.render.figures import figure_name, plot, save_figure, write_figures
+    from campaign.render.sample_ecdf import plot_ecdf
     from campaign.results.netcdf import open_results, results_file
     from campaign.results.samples import samples_of
     from campaign.store.folder import FIGURES_FOLDER, check_folder, image_path

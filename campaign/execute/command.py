@@ -34,7 +34,8 @@ import campaign.execute.process_tree as process_tree
 from campaign.execute.command_metrics import FolderOutputs, metrics_from_outputs
 from campaign.execute.inputs import cache_folder, cached_input, digest_of
 from campaign.plan.sources import combined_digest, file_digest
-from campaign.spec.command import PLACEHOLDER, CommandSpec
+from campaign.spec.command import CommandSpec
+from campaign.spec.placeholders import PLACEHOLDER
 
 TASKS_FOLDER = "campaign-tasks"
 STDERR_LINES = 5  # lines of stderr a failure's message ends with

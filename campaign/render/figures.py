@@ -15,8 +15,8 @@ palette and markers cycle with a period prime to its size, so 14 or more series 
 the legend sits outside the axes and the layout is constrained, so nothing is clipped.
 
 A factor drawn over a range (along ``point``) is an axis like any other of a figure of means:
-with more than `MAX_PLOT_VALUES` distinct values it is cut into bins of equal width on its
-scale (`binned`), the points of a bin pooled replicate by replicate.
+with more than `campaign.render.figure_bins.MAX_PLOT_VALUES` distinct values it is cut into
+bins of equal width on its scale (`binned`), the points of a bin pooled replicate by replicate.
 
 Only measurements are drawn: a metric that is the digest of an input, or that has one value
 everywhere, is left out (`figure_metrics` says which and why).
@@ -24,9 +24,6 @@ everywhere, is left out (`figure_metrics` says which and why).
 
 from __future__ import annotations
 
-import math
-import textwrap
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +37,10 @@ import xarray as xr  # noqa: E402
 
 from campaign.analysis.metrics import left_out_metrics  # noqa: E402
 from campaign.analysis.query import check_confidence, parse_where, select  # noqa: E402
-from campaign.design.points import LOG, POINT  # noqa: E402
 from campaign.errors import CampaignError, ParameterError  # noqa: E402
+from campaign.render.figure_bins import SERIES_BINS, X_BINS, binned  # noqa: E402
+from campaign.render.figure_labels import finish, heading, label_row, literal  # noqa: E402
+from campaign.render.figure_layout import KINDS, Layout, check_layout  # noqa: E402
 from campaign.render.figure_panels import (  # noqa: E402
     difference_series,
     draw_distributions,
@@ -54,23 +53,14 @@ from campaign.render.figure_panels import (  # noqa: E402
     replicate_values,
     series_levels,
 )
-from campaign.render.figure_style import (  # noqa: E402
-    check_style,
-    figure_size,
-    figure_width,
-    metric_label,
-    styled,
-    wrapped_title,
-)
-from campaign.results.assemble import factors_of, metrics_of, point_factors_of  # noqa: E402
+from campaign.render.figure_style import check_style, figure_size, figure_width, styled  # noqa: E402
+from campaign.results.assemble import metrics_of  # noqa: E402
 from campaign.store.folder import make_folder  # noqa: E402
 
 FIGURE_FORMATS = ("png", "pdf", "svg")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")  # 7: prime to the palettes' 10 and 20 colours
 LOG_SPAN = 10.0  # an axis whose positive values span this factor or more is logarithmic
 LOG_CHOICES = ("auto", "x", "y", "xy", "none")
-MAX_PLOT_VALUES = 12  # a factor along point with more distinct values is binned
-X_BINS, SERIES_BINS = 10, 4
 SAVE_DPI = 200  # a PNG sharp in print; the figure keeps its size (no tight bounding box)
 
 
@@ -78,71 +68,6 @@ def figure_metrics(dataset: xr.Dataset, metrics: list[str] | None = None) -> lis
     """The metrics worth a figure, in the given order (default: all of them)."""
     skipped = left_out_metrics(dataset)
     return [m for m in (metrics or metrics_of(dataset)) if m not in skipped]
-
-
-def axis_factors(dataset: xr.Dataset) -> list[str]:
-    """The factors a figure can draw: the dimensions, and the factors along ``point``."""
-    factors = factors_of(dataset)
-    return factors + (point_factors_of(dataset) if POINT in factors else [])
-
-
-def drawn_factors(dataset: xr.Dataset) -> list[str]:
-    """The factors a default figure draws: those drawn over ranges rather than ``point``."""
-    factors = factors_of(dataset)
-    ranges = [f for f in point_factors_of(dataset) if "valid_range" in dataset[f].attrs]
-    if POINT in factors and ranges:
-        return [f for f in factors if f != POINT] + ranges
-    return factors
-
-
-def distinct(dataset: xr.Dataset, name: str) -> int:
-    if name in dataset.dims:
-        return dataset.sizes[name]
-    return len(np.unique(dataset[name].values))
-
-
-def binned(dataset: xr.Dataset, name: str, bins: int) -> tuple[xr.Dataset, str]:
-    """``dataset`` with a factor along ``point`` of many values replaced by the centre of its
-    bin (``bins`` of equal width, on a log scale for a range drawn on one), and the words for
-    it; unchanged (and no words) for a dimension or a factor of few values."""
-    if name in dataset.dims or distinct(dataset, name) <= MAX_PLOT_VALUES:
-        return dataset, ""
-    values = dataset[name].values.astype(float)
-    log = dataset[name].attrs.get("sampling_scale") == LOG and values.min() > 0
-    shown = np.log(values) if log else values
-    edges = np.linspace(shown.min(), shown.max(), bins + 1)
-    index = np.clip(np.searchsorted(edges, shown, side="right") - 1, 0, bins - 1)
-    centres = (edges[:-1] + edges[1:]) / 2
-    centres = np.exp(centres) if log else centres
-    centres = np.array([float(f"{c:.4g}") for c in centres])  # labels a reader can read
-    coordinate = xr.Variable(POINT, centres[index], dataset[name].attrs)
-    scale = "log-" if log else ""
-    return dataset.assign_coords({name: coordinate}), f"{name}: {bins} {scale}equal bins"
-
-
-def default_axes(
-    dataset: xr.Dataset, lines: str | None = None, avoid: str | None = None
-) -> tuple[str | None, str | None]:
-    """The factor on the x axis (most levels, numeric first) and the one for the series; the x
-    axis is never ``lines``, the factor already chosen for the series, and neither is
-    ``avoid`` (the factor of the panels)."""
-    factors = [f for f in drawn_factors(dataset) if f not in (lines, avoid)]
-    if not factors:
-        return None, None
-    paired = [f for f in dataset.attrs.get("paired", "").split() if f in factors]
-    ranked = sorted(
-        factors,
-        key=lambda f: (
-            dataset[f].dtype.kind not in "fiu",
-            -distinct(dataset, f),
-            factors.index(f),
-        ),
-    )
-    x = next((f for f in ranked if f not in paired), ranked[0])
-    by = next((f for f in paired if f != x), None)
-    if by is None:
-        by = next((f for f in factors if f != x), None)
-    return x, by
 
 
 def spans_decades(values) -> bool:
@@ -166,38 +91,6 @@ def style(count: int) -> list[tuple[tuple[float, ...], str]]:
     return [(colours[i % len(colours)], MARKERS[i % len(MARKERS)]) for i in range(count)]
 
 
-def check_axes(
-    dataset: xr.Dataset, x: str | None, by: str | None, avoid: str | None = None
-) -> tuple[str, str | None]:
-    """The x factor and the series factor to draw: given ones checked, missing ones chosen
-    (never ``avoid``, the factor of the panels)."""
-    factors = axis_factors(dataset)
-    for option, name in (("x", x), ("by", by)):
-        if name is not None and name not in factors:
-            raise ParameterError(
-                f"{{{option}}} {name!r} is not a factor; factors: {', '.join(factors) or 'none'}",
-                option,
-            )
-    if x is not None and x == by:
-        raise ParameterError(
-            f"{{x}} and {{by}} are both {x!r}: the lines need another factor than the x axis "
-            f"(factors: {', '.join(factors)}), or leave {{by}} out",
-            "x",
-            "by",
-        )
-    default_x, default_by = default_axes(dataset, lines=by, avoid=avoid)
-    x = x or default_x
-    by = by if by is not None else (default_by if default_by != x else None)
-    if x is None:
-        if by is not None:
-            raise ParameterError(
-                f"{{by}} {by!r} leaves no factor for the x axis: the results have no other one",
-                "by",
-            )
-        raise CampaignError("the results have no factors to plot against")
-    return x, by
-
-
 def check_metric(dataset: xr.Dataset, metric: str) -> None:
     """Refuse a metric that is not in the results or that a figure would mislead on."""
     available = metrics_of(dataset)
@@ -213,23 +106,6 @@ def check_metric(dataset: xr.Dataset, metric: str) -> None:
             f"{{metric}} {metric!r} has nothing to plot ({reason}); metrics to plot: {shown}",
             "metric",
         )
-
-
-KINDS = ("mean", "difference", "box", "violin", "ecdf")
-
-
-@dataclass(frozen=True)
-class Layout:
-    """What a figure shows where: the kind, the metrics (one row of panels each), the x
-    factor, the series factor, the facet factor (one column of panels per level) and the
-    factors pooled (averaged replicate by replicate), named on the figure."""
-
-    kind: str
-    metrics: list[str]
-    x: str | None
-    by: str | None
-    facet: str | None
-    pooled: list[str]
 
 
 def plot(
@@ -341,13 +217,6 @@ def check_baseline(data: xr.Dataset, layout: Layout, baseline: Any) -> Any:
     return None
 
 
-def heading(figure, text: str, width: float) -> None:
-    """The figure's title, wrapped to its width."""
-    title = figure.suptitle(text)
-    title.set_text(wrapped_title(text, width, title.get_fontsize()))
-    literal(title)
-
-
 def plot_metric(
     dataset: xr.Dataset,
     metric: str,
@@ -367,53 +236,6 @@ def figure_name(metrics: str | list[str], kind: str = "mean") -> str:
     """The file name of a figure (without suffix): its metrics, then its kind unless mean."""
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     return "+".join(names) + ("" if kind == "mean" else f"-{kind}")
-
-
-def check_layout(data, kind, metrics, x, by, facet) -> Layout:
-    """The factors on each axis, checked (given ones) or chosen (missing ones)."""
-    factors = factors_of(data)
-    if facet is not None and facet not in factors:
-        raise ParameterError(
-            f"{{facet}} {facet!r} is not a factor; factors: {', '.join(factors)}", "facet"
-        )
-    if facet is not None and facet in (x, by):
-        raise ParameterError(
-            f"{{facet}} {facet!r} is already on the {'x axis' if facet == x else 'series'}; "
-            "give another factor",
-            "facet",
-        )
-    if kind == "ecdf":
-        if x is not None:
-            raise ParameterError(
-                "{x}: an ECDF has the metric's values on its x axis; use {facet} for panels "
-                "per level of a factor",
-                "x",
-                "facet",
-            )
-        if by is not None and by not in factors:
-            raise ParameterError(
-                f"{{by}} {by!r} is not a factor; factors: {', '.join(factors)}", "by"
-            )
-        if by is None:
-            paired = str(data.attrs.get("paired", "")).split()
-            by = next((f for f in [*paired, *factors] if f in factors and f != facet), None)
-    else:
-        x, by = check_axes(data, x, by, avoid=facet)
-    if kind == "difference" and by is None:
-        raise ParameterError(
-            "{by}: a difference figure needs a factor whose levels are compared", "by"
-        )
-    along_points = [(o, n) for o, n in (("x", x), ("by", by)) if n and n not in data.dims]
-    if along_points and kind != "mean":
-        option, name = along_points[0]
-        raise ParameterError(
-            f"{{{option}}} {name!r} is a factor along point (a design of points): only kind "
-            "'mean' draws it",
-            option,
-        )
-    shown = {x, by, facet, *([POINT] if along_points else [])}
-    pooled = [f for f in factors if f not in shown and data.sizes[f] > 1]
-    return Layout(kind, metrics, x, by, facet, pooled)
 
 
 class Notes:
@@ -515,80 +337,6 @@ def panel_values(axes, axis: str) -> np.ndarray:
     return np.concatenate(values) if values else np.array([])
 
 
-def label_row(row, attrs, metric, layout: Layout, formula: bool, figsize) -> None:
-    """The metric's label on the row's value axis (the first panel), the factor on x; a label
-    longer than its panel's side wraps."""
-    if layout.kind == "difference":
-        label = metric_label(attrs, metric, formula, prefix="difference in")
-    else:
-        label = metric_label(attrs, metric, formula)
-    points = row[0].yaxis.label.get_fontsize()
-    rows = row[0].get_gridspec().nrows
-    across = fitting(figsize[0] / len(row), points)
-    high = fitting(figsize[1] / rows, points)
-    for column, axes in enumerate(row):
-        if layout.kind == "ecdf":  # one label under the row's middle panel
-            axes.set_xlabel(textwrap.fill(label, across) if column == len(row) // 2 else "")
-            axes.set_yticks([0, 0.25, 0.5, 0.75, 1])
-        else:
-            axes.set_xlabel(layout.x)
-        literal(axes.xaxis.label)
-        axes.grid(alpha=0.3)
-    first = row[0]
-    ecdf = layout.kind == "ecdf"
-    first.set_ylabel("Fraction of replicates" if ecdf else textwrap.fill(label, high))
-    literal(first.yaxis.label)
-
-
-def fitting(inches: float, points: float) -> int:
-    """How many characters of a ``points`` font fit in ``inches``, less the tick labels."""
-    return max(16, int((inches - 0.5) * 72 / (points * 0.55)))
-
-
-def finish(figure, grid, data, layout: Layout, handles, legend_right, numeric) -> None:
-    """Category ticks, x labels on the bottom row only, and one legend for the figure."""
-    rows = len(grid)
-    for r, row in enumerate(grid):
-        for axes in row:
-            if layout.kind != "ecdf" and r < rows - 1:
-                axes.set_xlabel("")
-            if layout.kind != "ecdf" and (not numeric or layout.kind in ("box", "violin")):
-                category_ticks(axes, factor_levels(data, layout.x))
-    if not layout.by or not handles:
-        return
-    names = [h.get_label() for h in handles]
-    if legend_right:
-        legend = figure.legend(
-            handles, names, loc="outside right upper", ncols=math.ceil(len(handles) / 18),
-            title=layout.by,
-        )  # fmt: skip
-    else:
-        legend = figure.legend(
-            handles, names, loc="outside lower center", ncols=min(len(handles), 4),
-            title=layout.by,
-        )  # fmt: skip
-    literal(*legend.get_texts(), legend.get_title())
-
-
-def category_ticks(axes, levels: list) -> None:
-    axes.set_xticks(range(len(levels)), [str(v) for v in levels])
-    literal(*axes.get_xticklabels())
-    if len(levels) > 6 or max(len(str(v)) for v in levels) > 8:
-        axes.tick_params(axis="x", labelrotation=45)
-        for tick in axes.get_xticklabels():
-            tick.set_horizontalalignment("right")
-    axes.set_xlim(-0.6, len(levels) - 0.4)
-
-
-def literal(*texts) -> None:
-    """Draw texts as written: a `$` in a level, factor or metric name is a dollar sign, not
-    mathtext (which fails on `$\\frac{1}{$` and eats the dollars of `cost $5 to $10`), and
-    no LaTeX either."""
-    for text in texts:
-        text.set_parse_math(False)
-        text.set_usetex(False)
-
-
 def save_figure(figure, path: Path) -> None:
     """Write a figure (its folder made if missing) and close it; the tight bounding box
     keeps every label and the legend inside the image."""
@@ -613,46 +361,3 @@ def write_figures(figure, folder: Path, name: str, formats=FIGURE_FORMATS) -> li
     finally:
         plt.close(figure)
     return paths
-
-
-def plot_ecdf(
-    dataset: xr.Dataset, sample: str, by: str | None = None, where: list[str] | None = None
-):
-    """A matplotlib Figure: the CDF of a sample pooled over replicates (and the factors not in
-    ``by``, within ``where``), one step line per level of ``by``; drawn from each task's
-    stored quantiles, within `campaign.analysis.distributions.RESOLUTION` of the exact one."""
-    from campaign.analysis.distributions import RESOLUTION, cell_cdfs
-    from campaign.analysis.query import parse_where
-
-    try:
-        cdfs = cell_cdfs(dataset, sample, [by] if by else [], parse_where(dataset, where or []))
-    except ValueError as error:
-        raise ParameterError(f"{{metric}} {error}", "metric") from None
-    figure, axes = plt.subplots(figsize=(7, 4.5), layout="constrained")
-    positive = []
-    for (levels, (x, cdf)), (colour, _) in zip(cdfs.items(), style(len(cdfs))):
-        name = str(levels[0]) if levels else None
-        axes.step(x, cdf, where="post", color=colour, label=name)
-        positive.extend(x[x > 0])
-    if positive and spans_decades(positive):
-        axes.set_xscale("symlog", linthresh=max(min(positive), 1e-9))
-    units = dataset[sample].attrs.get("units")
-    long_name = str(dataset[sample].attrs.get("long_name", sample)).removeprefix("quantiles of ")
-    long_name = long_name.removesuffix(" per task")
-    axes.set_xlabel(textwrap.fill(long_name + (f" [{units}]" if units else ""), 60))
-    axes.set_ylabel("cumulative share")
-    pooled = [f for f in factors_of(dataset) if f != by]
-    axes.set_title(
-        f"{sample}: CDF pooled over replicates"
-        + (f" and {', '.join(pooled)}" if pooled else "")
-        + (f" ({'; '.join(where)})" if where else "")
-        + f"\nresolution {RESOLUTION}",
-        fontsize=9,
-    )
-    if by:
-        legend = figure.legend(loc="outside right upper", fontsize=8, title=by)
-        literal(*legend.get_texts(), legend.get_title())
-    literal(axes.title, axes.xaxis.label, axes.yaxis.label)
-    axes.set_ylim(0, 1.0)
-    axes.grid(alpha=0.3)
-    return figure

@@ -22,7 +22,8 @@ from campaign.analysis.metrics import choose_metrics
 from campaign.analysis.query import summary_table
 from campaign.render.analysis_section import analysis_section, parse_baseline
 from campaign.render.cost_section import cost_section
-from campaign.render.figures import default_axes, figure_metrics, left_out_metrics, plot_metric
+from campaign.render.figure_layout import default_axes
+from campaign.render.figures import figure_metrics, left_out_metrics, plot_metric
 from campaign.render.figures import write_figures as write_figure_files
 from campaign.render.sensitivity_section import sensitivity_section
 from campaign.render.summary import render_summary

@@ -84,19 +84,7 @@ def assemble(
     documented = documented or {}
     shape = (*design.shape, spec.replicates)
     dims = [*design.dims, "replicate"]
-    records = storable_records(records, spec)
-    status, columns, _ = task_table(design, records, spec.metrics)
-    planned = np.ones(design.size, dtype=bool)
-    if rounds is not None:
-        planned = (np.arange(spec.replicates) < rounds.target[:, None]).ravel()
-        # a result beyond its cell's rounds (left by other precision settings) is not part
-        # of this campaign's sample
-        status[~planned] = STATUS_MISSING
-        for column in columns.values():
-            column[~planned] = np.nan
-    provenance_status = status[planned]
-    status = status.reshape(shape)
-    seeds = design.seeds.reshape(shape)
+    status, columns, provenance_status = _planned_table(design, records, rounds)
     columns = {name: column.reshape(shape) for name, column in columns.items()}
     columns, samples, derived = split_samples(columns, dims, spec.percentiles, documented)
     columns, breakdowns = split_breakdowns(columns, dims, documented)
@@ -107,14 +95,58 @@ def assemble(
         kept = int(rounds.target.max(initial=0))
     variables: dict[str, xr.Variable] = {}  # coordinates first: see `write_netcdf`
     variables.update(_factor_coordinates(design))
+    variables["replicate"] = _replicate_coordinate(kept)
+    for name, column in columns.items():
+        variables[name] = xr.Variable(dims, column[..., :kept], metric_attributes(name, documented))
+    variables.update(_sample_variables(samples, breakdowns, kept))
+    seeds = design.seeds.reshape(shape)
+    variables.update(_task_variables(dims, status.reshape(shape), seeds, kept))
+    raw = xr.Dataset(variables)
+    variables.update(summarize(raw, list(columns), confidence).variables)
+    variables.update(_nan_counts(raw, list(columns)))
+    if rounds is not None:
+        precision = _precision_variables(rounds, raw, spec.precision)
+        variables.update({name: array.variable for name, array in precision.items()})
+    dataset = xr.Dataset(variables, attrs=provenance(design, confidence, provenance_status))
+    dataset = dataset.set_coords([f.name for f in spec.factors if f.name not in design.dims])
+    dataset.attrs["headline_metrics"] = " ".join(m for m in headline if m in columns)
+    return dataset
+
+
+def _planned_table(
+    design: Design, records: Mapping[str, dict[str, Any]], rounds: Rounds | None
+) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
+    """The status and metric columns of every task, and the status of the planned ones (for
+    the provenance); with rounds, a task beyond its cell's rounds is missing."""
+    spec = design.spec
+    records = storable_records(records, spec)
+    status, columns, _ = task_table(design, records, spec.metrics)
+    planned = np.ones(design.size, dtype=bool)
+    if rounds is not None:
+        planned = (np.arange(spec.replicates) < rounds.target[:, None]).ravel()
+        # a result beyond its cell's rounds (left by other precision settings) is not part
+        # of this campaign's sample
+        status[~planned] = STATUS_MISSING
+        for column in columns.values():
+            column[~planned] = np.nan
+    return status, columns, status[planned]
+
+
+def _replicate_coordinate(kept: int) -> xr.IndexVariable:
     # the replicates are an ensemble: CF's standard name lets summaries name it in cell_methods
-    variables["replicate"] = xr.IndexVariable(
+    return xr.IndexVariable(
         "replicate",
         np.arange(kept),
         {"long_name": "replicate index", "standard_name": "realization", "units": "1"},
     )
-    for name, column in columns.items():
-        variables[name] = xr.Variable(dims, column[..., :kept], metric_attributes(name, documented))
+
+
+def _sample_variables(
+    samples: Mapping[str, xr.Variable], breakdowns: Mapping[str, xr.Variable], kept: int
+) -> dict[str, xr.Variable]:
+    """The quantiles of the samples and the breakdowns, of the ``kept`` replicates (a
+    breakdown's own coordinate whole)."""
+    variables: dict[str, xr.Variable] = {}
     if samples:
         variables[QUANTILE] = quantile_coordinate()
     for name, sample in samples.items():
@@ -126,28 +158,25 @@ def assemble(
             variables[name] = xr.Variable(
                 variable.dims, variable.values[..., :kept, :], variable.attrs
             )
-    variables["status"] = xr.Variable(
-        dims,
-        status[..., :kept],
-        {
-            "long_name": "task status",
-            "flag_values": np.array([STATUS_MISSING, STATUS_OK, STATUS_FAILED], dtype=np.int8),
-            "flag_meanings": " ".join(STATUS_NAMES.values()),
-        },
-    )
-    variables["seed"] = xr.Variable(
-        dims, seeds[..., :kept], {"long_name": "random seed of the task"}
-    )
-    raw = xr.Dataset(variables)
-    variables.update(summarize(raw, list(columns), confidence).variables)
-    variables.update(_nan_counts(raw, list(columns)))
-    if rounds is not None:
-        precision = _precision_variables(rounds, raw, spec.precision)
-        variables.update({name: array.variable for name, array in precision.items()})
-    dataset = xr.Dataset(variables, attrs=provenance(design, confidence, provenance_status))
-    dataset = dataset.set_coords([f.name for f in spec.factors if f.name not in design.dims])
-    dataset.attrs["headline_metrics"] = " ".join(m for m in headline if m in columns)
-    return dataset
+    return variables
+
+
+def _task_variables(
+    dims: list[str], status: np.ndarray, seeds: np.ndarray, kept: int
+) -> dict[str, xr.Variable]:
+    """Each task's status (CF flags) and seed, of the ``kept`` replicates."""
+    return {
+        "status": xr.Variable(
+            dims,
+            status[..., :kept],
+            {
+                "long_name": "task status",
+                "flag_values": np.array([STATUS_MISSING, STATUS_OK, STATUS_FAILED], dtype=np.int8),
+                "flag_meanings": " ".join(STATUS_NAMES.values()),
+            },
+        ),
+        "seed": xr.Variable(dims, seeds[..., :kept], {"long_name": "random seed of the task"}),
+    }
 
 
 def _factor_coordinates(design: Design) -> dict[str, xr.Variable]:

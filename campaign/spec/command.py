@@ -27,18 +27,11 @@ from typing import Any
 
 from campaign.errors import CampaignError
 from campaign.results.names import metric_name_problem
+from campaign.spec.placeholders import PLACEHOLDER, TASK_PLACEHOLDERS, check_placeholders
 
 Fail = Callable[[str], CampaignError]
 
 COMMAND_MODEL = "command"  # `Spec.model` of a campaign whose model is a program
-TASK_PLACEHOLDERS = {
-    "seed": "the task's seed",
-    "replicate": "the task's replicate index",
-    "task": "the task's key",
-    "dir": "the task's folder (absolute path)",
-    "cores": "the task's cores (resources.cores, default 1)",
-    "port": "a free TCP port on 127.0.0.1 for this task",
-}
 COMMAND_KEYS = {
     "command": "the program and its arguments, one list item each ({name} placeholders)",
     "inputs": "files the program needs, relative to the spec (placed in each task's folder)",
@@ -54,12 +47,10 @@ COMMAND_KEYS = {
     "version": "a command printing the program's version, stored in the provenance",
 }
 METRICS_KEYS = ("file", "parse")
-PLACEHOLDER = re.compile(r"\{\{([A-Za-z_]\w*)\}\}|\{([A-Za-z_]\w*)\}")
 SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?i?[bB]?)\s*")
 UNITS = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
 BINARY_UNITS = {"ki": 2**10, "mi": 2**20, "gi": 2**30, "ti": 2**40}
 KEEP_LIMIT = 100 * 10**6  # bytes kept per task unless keep_limit says otherwise
-MAX_TEMPLATE_BYTES = 10 * 2**20  # a template is a configuration file, read whole
 
 
 @dataclass(frozen=True)
@@ -283,42 +274,6 @@ def with_program(inputs: tuple[InputFile, ...], program: Program) -> tuple[Input
     if any(i.name == name for i in inputs):
         return inputs
     return (*inputs, InputFile(name, program.path))
-
-
-def check_placeholders(
-    argv: tuple[str, ...], inputs: tuple[InputFile, ...], names: set[str], fail: Fail
-) -> set[str]:
-    """Refuse a placeholder that names nothing; the names the command and templates use."""
-    allowed = sorted(names) + list(TASK_PLACEHOLDERS)
-    used: set[str] = set()
-    sources: list[tuple[str, str]] = [("model.command", " ".join(argv))]
-    for item in inputs:
-        if item.template:
-            sources.append((f"model.templates: {item.name}", read_template(item, fail)))
-    for where, text in sources:
-        for name in placeholders(text):
-            if name not in names and name not in TASK_PLACEHOLDERS:
-                raise fail(
-                    f"{where}: placeholder {{{name}}} names nothing; allowed: "
-                    + ", ".join(f"{{{n}}}" for n in allowed)
-                    + " (write {{name}} for a literal {name})"
-                )
-            used.add(name)
-    return used
-
-
-def placeholders(text: str) -> list[str]:
-    """The names of the placeholders of a text (``{{name}}`` is a literal ``{name}``)."""
-    return [match[1] for match in PLACEHOLDER.findall(text) if match[1]]
-
-
-def read_template(item: InputFile, fail: Fail) -> str:
-    if os.path.getsize(item.path) > MAX_TEMPLATE_BYTES:
-        raise fail(f"model.templates: {item.name} is larger than {MAX_TEMPLATE_BYTES:,} bytes")
-    try:
-        return Path(item.path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise fail(f"model.templates: cannot read {item.path} as UTF-8 text: {error}") from None
 
 
 def check_arguments_listed(args: Iterable[str], inputs: tuple[InputFile, ...], base, fail) -> None:

@@ -12,7 +12,8 @@ import pytest
 
 import campaign
 from campaign.cli.main import main
-from campaign.render.figures import default_axes, plot_metric
+from campaign.render.figure_layout import default_axes
+from campaign.render.figures import plot_metric
 from campaign.render.report import write_report
 from campaign.results.netcdf import open_results
 

@@ -18,7 +18,8 @@ from distributed import Client
 from SALib.analyze import sobol
 
 import campaign
-from campaign.analysis.sensitivity import check_saltelli_blocks, point_outputs, sensitivity
+from campaign.analysis.point_outputs import point_outputs
+from campaign.analysis.sensitivity import check_saltelli_blocks, sensitivity
 from campaign.cli.main import main
 from campaign.design.points import _generator, saltelli_points
 from campaign.errors import CampaignError

@@ -13,7 +13,7 @@ import campaign
 from campaign.analysis.distributions import cell_cdfs, pooled_cdf
 from campaign.errors import CampaignError
 from campaign.models.jobs import run as jobs_run
-from campaign.render.figures import plot_ecdf
+from campaign.render.sample_ecdf import plot_ecdf
 from campaign.results.names import QUANTILE_GRID, metric_values
 from campaign.spec.load import load_spec
 

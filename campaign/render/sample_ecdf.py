@@ -1,0 +1,61 @@
+"""The figure of a sample's distribution: the CDF drawn from each task's stored quantiles,
+pooled over replicates (`plot_ecdf`)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import xarray as xr  # noqa: E402
+
+from campaign.errors import ParameterError  # noqa: E402
+from campaign.render.figure_labels import literal  # noqa: E402
+from campaign.render.figures import spans_decades, style  # noqa: E402
+from campaign.results.assemble import factors_of  # noqa: E402
+
+
+def plot_ecdf(
+    dataset: xr.Dataset, sample: str, by: str | None = None, where: list[str] | None = None
+):
+    """A matplotlib Figure: the CDF of a sample pooled over replicates (and the factors not in
+    ``by``, within ``where``), one step line per level of ``by``; drawn from each task's
+    stored quantiles, within `campaign.analysis.distributions.RESOLUTION` of the exact one."""
+    from campaign.analysis.distributions import RESOLUTION, cell_cdfs
+    from campaign.analysis.query import parse_where
+
+    try:
+        cdfs = cell_cdfs(dataset, sample, [by] if by else [], parse_where(dataset, where or []))
+    except ValueError as error:
+        raise ParameterError(f"{{metric}} {error}", "metric") from None
+    figure, axes = plt.subplots(figsize=(7, 4.5), layout="constrained")
+    positive = []
+    for (levels, (x, cdf)), (colour, _) in zip(cdfs.items(), style(len(cdfs))):
+        name = str(levels[0]) if levels else None
+        axes.step(x, cdf, where="post", color=colour, label=name)
+        positive.extend(x[x > 0])
+    if positive and spans_decades(positive):
+        axes.set_xscale("symlog", linthresh=max(min(positive), 1e-9))
+    units = dataset[sample].attrs.get("units")
+    long_name = str(dataset[sample].attrs.get("long_name", sample)).removeprefix("quantiles of ")
+    long_name = long_name.removesuffix(" per task")
+    axes.set_xlabel(textwrap.fill(long_name + (f" [{units}]" if units else ""), 60))
+    axes.set_ylabel("cumulative share")
+    pooled = [f for f in factors_of(dataset) if f != by]
+    axes.set_title(
+        f"{sample}: CDF pooled over replicates"
+        + (f" and {', '.join(pooled)}" if pooled else "")
+        + (f" ({'; '.join(where)})" if where else "")
+        + f"\nresolution {RESOLUTION}",
+        fontsize=9,
+    )
+    if by:
+        legend = figure.legend(loc="outside right upper", fontsize=8, title=by)
+        literal(*legend.get_texts(), legend.get_title())
+    literal(axes.title, axes.xaxis.label, axes.yaxis.label)
+    axes.set_ylim(0, 1.0)
+    axes.grid(alpha=0.3)
+    return figure
