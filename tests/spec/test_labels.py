@@ -78,18 +78,19 @@ def test_a_figure_draws_labels_with_dollars_as_written(results, tmp_path, x, by)
     axes = figure.axes[0]
     (legend,) = figure.legends
     ticks = axes.get_xticklabels()
-    texts = [*ticks, *legend.get_texts(), axes.yaxis.label, axes.xaxis.label, axes.title]
+    title = figure._suptitle  # the figure's title: the statistic and what it pools
+    texts = [*ticks, *legend.get_texts(), axes.yaxis.label, axes.xaxis.label, title]
     assert not any(t.get_parse_math() or t.get_usetex() for t in texts)
     labels = {"price": PRICES, "kind": KINDS}
     assert [t.get_text() for t in ticks] == labels[x]
     assert [t.get_text() for t in legend.get_texts()] == labels[by]  # "_hidden" too
-    assert axes.yaxis.label.get_text() == "cost in $ per $ job [$]"
+    assert axes.yaxis.label.get_text() == "Cost in $ per $ job ($)"
     svg = tmp_path / "v.svg"
     figure.savefig(svg, bbox_inches="tight")  # mathtext raised on "$\frac{1}{$"
     plt.close(figure)
     drawn = svg_texts(svg)
     assert set(PRICES + KINDS) <= set(drawn)
-    assert "cost in $ per $ job [$]" in drawn
+    assert "Cost in $ per $ job ($)" in drawn
 
 
 def test_a_report_with_dollar_labels_is_written_and_says_them(results, tmp_path):
@@ -190,9 +191,12 @@ def test_text_tables_keep_a_label_with_a_line_break_on_its_row(awkward):
 def test_markdown_cells_escape_markup_pipes_and_line_breaks(awkward):
     frame = summary_table(awkward, ["v"], ["kind"])
     lines = render_summary(frame, ["v"], "markdown").splitlines()
-    assert len(lines) == 2 + 4
-    cells = [line.strip("| ").split(" | ") for line in lines]
-    assert {len(row) for row in cells} == {4}  # kind, v, interval, n: no column broken
+    assert lines[6:] == [
+        "",
+        "mean ± half-width of the 95% confidence interval (Student t) over n replicates",
+    ]
+    cells = [line.strip("| ").split(" | ") for line in lines[:6]]
+    assert {len(row) for row in cells} == {3}  # kind, v ± half-width, n: no column broken
     assert [row[0] for row in cells[2:]] == [
         "two\\nlines",
         "tab\\there",
