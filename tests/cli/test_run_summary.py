@@ -18,10 +18,12 @@ def table_header(printed: str) -> list[str]:
 def test_the_summary_shows_the_headline_metrics_and_names_the_others(demo_results):
     printed = (demo_results.parent / "run-output.txt").read_text()
     # the jobs model's headline metrics are mean_wait, mean_bsld and swct_w; the demo's spec
-    # keeps the first two of them and three others
+    # keeps the first two of them, three other scalars, and the samples wait and bsld (each
+    # a count and its percentiles p50, p95, p99)
     assert table_header(printed) == ["scheduler", "load", "mean_wait", "mean_bsld", "n"]
     assert (
-        f"3 other metrics (utilization, makespan, jobs_backfilled): `campaign query "
+        "11 other metrics (utilization, makespan, jobs_backfilled, wait_count, wait_p50, "
+        f"wait_p95, ...): `campaign query "
         f"{demo_results}` shows every metric, --metric NAME one (or run with --show-metrics N)"
     ) in printed.splitlines()
 
@@ -34,4 +36,4 @@ def test_show_metrics_adds_others_after_the_headline_ones(demo_results, schedule
         assert main([*argv, "--show-metrics", "3"]) == 0
     text = printed.getvalue()
     assert table_header(text) == ["scheduler", "load", "mean_wait", "mean_bsld", "utilization", "n"]
-    assert "2 other metrics (makespan, jobs_backfilled): " in text
+    assert "10 other metrics (makespan, jobs_backfilled, wait_count, wait_p50, wait_p95, " in text

@@ -97,7 +97,7 @@ def test_a_program_forking_children_past_the_timeout_leaves_no_process(tmp_path,
     data = campaign.run(spec, workers=2, task_timeout=3, retries=0, progress=False)
     assert data.status.sel(hang=0).values.tolist() == [1, 1]
     assert data.status.sel(hang=1).values.tolist() == [2, 2]
-    assert all("ran longer than --task-timeout 3 s" in e for e in failures(tmp_path / "out"))
+    assert all("ran longer than the task timeout of 3 s" in e for e in failures(tmp_path / "out"))
     groups = [int(path.read_text()) for path in pids.iterdir()]
     assert len(groups) >= 4
     wait_until_gone(groups, "sleep 3017")
@@ -288,7 +288,7 @@ def test_a_recompiled_binary_is_refused_like_changed_code(tmp_path, write_spec):
     with pytest.raises(
         CampaignError,
         match=r"2 stored results were computed before the program "
-        r"or its inputs changed \(sim\); rerun with --rerun-changed",
+        r"or its inputs changed \(sim\); rerun with on_change='rerun'",
     ):
         campaign.run(spec, workers=1, progress=False)
     again = campaign.run(spec, workers=1, progress=False, on_change="rerun")

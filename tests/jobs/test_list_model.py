@@ -7,6 +7,7 @@ import pytest
 
 from campaign.models.jobs import MODEL, parse, run, schedule
 from campaign.models.rigid.feasibility import check_feasible
+from campaign.results.names import metric_values
 
 KTH = "KTH-SP2-1996-2.1-cln.swf.gz"
 
@@ -118,8 +119,8 @@ def test_pfcfs_params_and_presets(workloads, monkeypatch):
     fcfs = run({"trace": KTH, "jobs": 1500, "scheduler": "fcfs"}, 2)
     never = run({**base, "pfcfs_max_preemptions": 0}, 2)
     assert never["n_preemptions"] == 0
-    assert {k: v for k, v in never.items() if k != "n_preemptions"} == {
-        k: v for k, v in fcfs.items() if k != "n_preemptions"
+    assert {k: v for k, v in metric_values(never).items() if k != "n_preemptions"} == {
+        k: v for k, v in metric_values(fcfs).items() if k != "n_preemptions"
     }
     default = run(base, 2)
     assert same(default, run({**base, "pfcfs_preset": "pfcfs1"}, 2))

@@ -173,7 +173,9 @@ def latex_tables(demo_results, capsys) -> list[str]:
     metrics = ["--metric", "mean_wait", "--metric", "mean_bsld"]
     return [
         cli(capsys, "query", demo_results, *metrics, "--pivot", "scheduler", "--format", "latex"),
-        cli(capsys, "query", demo_results, "--format", "latex"),
+        cli(
+            capsys, "query", demo_results, *metrics, "--metric", "utilization", "--format", "latex"
+        ),
         cli(
             capsys,
             "compare",
