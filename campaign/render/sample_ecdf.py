@@ -27,8 +27,9 @@ def plot_ecdf(
     from campaign.analysis.distributions import RESOLUTION, cell_cdfs
     from campaign.analysis.query import parse_where
 
+    selection = parse_where(dataset, where or [])
     try:
-        cdfs = cell_cdfs(dataset, sample, [by] if by else [], parse_where(dataset, where or []))
+        cdfs = cell_cdfs(dataset, sample, [by] if by else [], selection)
     except ValueError as error:
         raise ParameterError(f"{{metric}} {error}", "metric") from None
     figure, axes = plt.subplots(figsize=(7, 4.5), layout="constrained")
@@ -38,13 +39,18 @@ def plot_ecdf(
         axes.step(x, cdf, where="post", color=colour, label=name)
         positive.extend(x[x > 0])
     if positive and spans_decades(positive):
-        axes.set_xscale("symlog", linthresh=max(min(positive), 1e-9))
+        # a linear span of at least [0, 1]: a tick at 0 and one a decade or more below 1 would
+        # be drawn over each other
+        axes.set_xscale("symlog", linthresh=max(min(positive), 1.0))
     units = dataset[sample].attrs.get("units")
     long_name = str(dataset[sample].attrs.get("long_name", sample)).removeprefix("quantiles of ")
     long_name = long_name.removesuffix(" per task")
-    axes.set_xlabel(textwrap.fill(long_name + (f" [{units}]" if units else ""), 60))
-    axes.set_ylabel("cumulative share")
-    pooled = [f for f in factors_of(dataset) if f != by]
+    label = long_name[:1].upper() + long_name[1:] + (f" ({units})" if units else "")
+    axes.set_xlabel(textwrap.fill(label, 60))
+    axes.set_ylabel("Cumulative share")
+    # a factor `where` holds at one level is not pooled: the title names it as selected
+    held = {name for name, levels in selection.items() if len(levels) == 1}
+    pooled = [f for f in factors_of(dataset) if f != by and f not in held]
     axes.set_title(
         f"{sample}: CDF pooled over replicates"
         + (f" and {', '.join(pooled)}" if pooled else "")

@@ -46,6 +46,11 @@ def test_demo_pooled_wait_cdf_matches_the_models_waits(demo):
     figure = plot_ecdf(results, "wait", by="scheduler", where=["load=1.5"])
     lines = {line.get_label(): line for line in figure.axes[0].lines}
     assert sorted(lines) == ["conservative", "easy", "fcfs"]
+    # load is held at 1.5, not pooled; the replicates are
+    assert figure.axes[0].get_title().splitlines()[0] == (
+        "wait: CDF pooled over replicates (load=1.5)"
+    )
+    assert figure.axes[0].get_xlabel() == "Waiting time of each job (s)"
     for scheduler, line in lines.items():
         np.testing.assert_array_equal(line.get_xdata(), cdfs[(scheduler,)][0])
         np.testing.assert_array_equal(line.get_ydata(), cdfs[(scheduler,)][1])
