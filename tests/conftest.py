@@ -133,16 +133,25 @@ output: out
 
 
 @pytest.fixture(scope="session")
-def paper_results(tmp_path_factory, scheduler_address):
-    """The output folder of an M/M/1 campaign whose waits span decades (arrival rates 0.05 to
-    0.9) and where this seed makes 4 tasks fail (a first interarrival time above 40 s)."""
+def run_campaign(tmp_path_factory, scheduler_address):
+    """Run a spec, given as text, on the shared cluster in a folder of its own; returns the
+    output folder (the spec's ``output: out``). For the fixtures of finished campaigns."""
     import campaign
 
-    folder = tmp_path_factory.mktemp("paper")
-    spec = folder / "spec.yaml"
-    spec.write_text(PAPER_SPEC)
-    campaign.run(spec, scheduler=scheduler_address, progress=False)
-    return folder / "out"
+    def run(name: str, text: str) -> Path:
+        folder = tmp_path_factory.mktemp(name)
+        (folder / "spec.yaml").write_text(textwrap.dedent(text))
+        campaign.run(folder / "spec.yaml", scheduler=scheduler_address, progress=False)
+        return folder / "out"
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def paper_results(run_campaign):
+    """The output folder of an M/M/1 campaign whose waits span decades (arrival rates 0.05 to
+    0.9) and where this seed makes 4 tasks fail (a first interarrival time above 40 s)."""
+    return run_campaign("paper", PAPER_SPEC)
 
 
 @pytest.fixture(scope="session")

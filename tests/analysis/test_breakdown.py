@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 import xarray as xr
 
-import campaign
 from campaign.analysis.breakdown import as_factor, breakdown_dimensions
 from campaign.analysis.query import summary_table
 from campaign.cli.main import main
@@ -30,11 +29,8 @@ output: out
 
 
 @pytest.fixture(scope="module")
-def classes(tmp_path_factory, scheduler_address):
-    folder = tmp_path_factory.mktemp("classes")
-    (folder / "spec.yaml").write_text(SPEC)
-    campaign.run(folder / "spec.yaml", scheduler=scheduler_address, progress=False)
-    return folder / "out"
+def classes(run_campaign):
+    return run_campaign("classes", SPEC)
 
 
 def test_per_class_metrics_match_the_schedule_job_by_job(classes):

@@ -10,7 +10,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-import campaign
 from campaign.cli.main import main
 from campaign.render.figure_layout import default_axes
 from campaign.render.figures import plot_metric
@@ -31,11 +30,8 @@ output: out
 
 
 @pytest.fixture(scope="module")
-def sampled(tmp_path_factory, scheduler_address):
-    folder = tmp_path_factory.mktemp("sampled")
-    (folder / "spec.yaml").write_text(SPEC)
-    campaign.run(folder / "spec.yaml", scheduler=scheduler_address, progress=False)
-    return folder / "out"
+def sampled(run_campaign):
+    return run_campaign("sampled", SPEC)
 
 
 def query(capsys, out, *args) -> list[dict[str, str]]:

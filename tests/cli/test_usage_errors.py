@@ -25,13 +25,9 @@ output: out
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory, scheduler_address):
+def results(run_campaign):
     """The output folder of a finished campaign."""
-    folder = tmp_path_factory.mktemp("usage")
-    spec = folder / "spec.yaml"
-    spec.write_text(textwrap.dedent(SPEC))
-    campaign.run(spec, scheduler=scheduler_address, progress=False)
-    return folder / "out"
+    return run_campaign("usage", SPEC)
 
 
 def refused(capsys, *argv: str) -> str:
