@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -80,6 +81,30 @@ def run_and_kill(command: list[str], output: Path, after: int) -> set[str]:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
     return ledger_keys(output)
+
+
+class HTMLCells(HTMLParser):
+    """The text of an HTML table's cells, row by row (``rows``), and of its paragraphs
+    (``notes``), as the renderer writes them: feed it the page, read what a reader sees."""
+
+    def __init__(self):
+        super().__init__()
+        self.rows, self.notes, self.inside = [], [], None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "tr":
+            self.rows.append([])
+        if tag in ("td", "th", "p"):
+            self.inside = tag
+
+    def handle_endtag(self, tag):
+        self.inside = None
+
+    def handle_data(self, data):
+        if self.inside in ("td", "th"):
+            self.rows[-1].append(data)
+        elif self.inside == "p":
+            self.notes.append(data)
 
 
 @pytest.fixture

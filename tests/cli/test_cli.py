@@ -16,6 +16,7 @@ from scipy import stats
 
 import campaign
 from campaign.cli.main import main
+from tests.conftest import HTMLCells
 
 SPEC = """
 name: cli-test
@@ -217,7 +218,6 @@ def test_a_report_shows_the_headline_metrics_first(finished, tmp_path):
 def test_query_rank_writes_every_format(tmp_path, capsys):
     import io
     import json
-    from html.parser import HTMLParser
 
     import pandas as pd
     import xarray as xr
@@ -271,24 +271,7 @@ def test_query_rank_writes_every_format(tmp_path, capsys):
     assert latex[0] == r"\begin{tabular}{rlrrr}"
     assert latex[4] == r"1 & A & 11.11 & nan & 0 \\"
 
-    class Cells(HTMLParser):
-        def __init__(self):
-            super().__init__()
-            self.rows, self.inside = [], False
-
-        def handle_starttag(self, tag, attrs):
-            if tag == "tr":
-                self.rows.append([])
-            self.inside = tag in ("td", "th")
-
-        def handle_data(self, text):
-            if self.inside:
-                self.rows[-1].append(text)
-
-        def handle_endtag(self, tag):
-            self.inside = False
-
-    cells = Cells()
+    cells = HTMLCells()
     cells.feed(output("html"))
     assert cells.rows[0] == paper
     assert cells.rows[1:] == rows[2:]

@@ -7,13 +7,13 @@ from __future__ import annotations
 import math
 import re
 import subprocess
-from html.parser import HTMLParser
 
 import numpy as np
 import pytest
 
 import campaign
 from campaign.cli.main import main
+from tests.conftest import HTMLCells
 
 RATES = [0.05, 0.3, 0.9]
 
@@ -131,26 +131,8 @@ def test_compare_writes_each_difference_and_ratio_with_its_interval(paper_result
         assert row[6] == to_interval(float(one["ratio"]), ratio_half)
 
 
-class Cells(HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.rows, self.inside = [], False
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "tr":
-            self.rows.append([])
-        self.inside = tag in ("td", "th")
-
-    def handle_endtag(self, tag):
-        self.inside = False
-
-    def handle_data(self, data):
-        if self.inside:
-            self.rows[-1].append(data)
-
-
 def test_effects_and_rankings_for_a_page(paper_results, capsys):
-    parser = Cells()
+    parser = HTMLCells()
     parser.feed(cli(capsys, "effects", paper_results, "--metric", "mean_wait", "--format", "html"))
     assert parser.rows[0] == ["rank", "term", "df", "share (%)", "F", "p", "tested against"]
     assert [row[0] for row in parser.rows[1:4]] == ["1", "2", "3"]

@@ -4,10 +4,10 @@ mean ± half-width and interval as results.nc holds them."""
 from __future__ import annotations
 
 import math
-from html.parser import HTMLParser
 
 import campaign
 from campaign.cli.main import main
+from tests.conftest import HTMLCells
 
 LEVELS = [(a, s) for a in (0.05, 0.3, 0.9) for s in ("fast", "slow")]
 
@@ -70,35 +70,14 @@ def test_latex_table_is_booktabs_with_escaped_names(paper_results, capsys):
     ]
 
 
-class Cells(HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.rows, self.notes, self.inside = [], [], None
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "tr":
-            self.rows.append([])
-        if tag in ("td", "th", "p"):
-            self.inside = tag
-
-    def handle_endtag(self, tag):
-        self.inside = None
-
-    def handle_data(self, data):
-        if self.inside in ("td", "th"):
-            self.rows[-1].append(data)
-        elif self.inside == "p":
-            self.notes.append(data)
-
-
 def test_html_table_and_its_notes(paper_results, capsys):
     dataset = campaign.open_results(paper_results)
-    parser = Cells()
+    parser = HTMLCells()
     parser.feed(query(capsys, paper_results, "--format", "html"))
     assert parser.rows[0] == ["arrival_rate", "service_rate", "mean_wait [s]", "n"]
     assert parser.rows[1:] == expected_rows(dataset, "mean_wait")
     # pooled over the arrival rates, the replicates where some rate failed are left out
-    parser = Cells()
+    parser = HTMLCells()
     parser.feed(query(capsys, paper_results, "--format", "html", "--by", "service_rate"))
     assert [row[-1] for row in parser.rows[1:]] == ["4", "4"]
     assert parser.notes == [
