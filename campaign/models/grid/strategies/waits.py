@@ -18,6 +18,7 @@ class MeanWait(Tentative):
     weighs_waits = True
 
     def term(self, job: int, begin: float) -> float:
+        """The job's wait from its submission to ``begin``, weighted by the column's weight."""
         wait = begin - self.submit[job]
         column = self.column
         if column == 2:
@@ -29,36 +30,16 @@ class MeanWait(Tentative):
         return wait
 
     def queued_terms(self, starts, terms: list[float], total: float) -> float:
-        size = self.size
-        est = self.estimate
-        submit = self.submit
-        column = self.column
+        term = self.term
         for k, begin_k, _ in starts:
-            wait = begin_k - submit[k]
-            if column == 2:
-                wait *= size[k]
-            elif column == 3:
-                wait *= est[k]
-            elif column == 4:
-                wait *= size[k] * est[k]
-            total += wait
+            total += term(k, begin_k)
         return total
 
     def plain_score(self, plan, done) -> float:
-        size = self.size
-        est = self.estimate
-        submit = self.submit
         column = self.column
         total = 0.0
         for k, s, _ in plan:
-            wait = s - submit[k]
-            if column == 2:
-                wait *= size[k]
-            elif column == 3:
-                wait *= est[k]
-            elif column == 4:
-                wait *= size[k] * est[k]
-            total += wait
+            total += self.term(k, s)
         count = len(plan)
         if done is not None:
             total += done[column]
@@ -66,17 +47,8 @@ class MeanWait(Tentative):
         return total / count
 
     def score(self, job, i, t, summary, now, last, terms, total, done) -> float:
-        size = self.size
-        est = self.estimate
         column = self.column
-        wait = now - self.submit[job]
-        if column == 2:
-            wait *= size[job]
-        elif column == 3:
-            wait *= est[job]
-        elif column == 4:
-            wait *= size[job] * est[job]
-        total += wait
+        total += self.term(job, now)
         count = len(summary.jobs) + len(self.sites[i].queue) + 1
         if done is not None:
             total += done[column]
