@@ -4,7 +4,7 @@ pass (parallel-jobs.md section 3)."""
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from campaign.models.rigid.policies.base import Policy, PolicyOptions
@@ -114,39 +114,32 @@ def backfill_from(
     if widths.estimates is not None and len(listing) - first > 64:
         # On a long list, the jobs that may start are picked out by numpy at once (starts
         # only shrink the free and extra processors: no other job becomes one).
-        for k in widths.easy_candidates(first, t, shadow, site.free, extra):
-            job = listing[k]
-            width = size[job]
-            if width > site.free:
-                continue
-            if t + estimate[job] <= shadow:
-                site.start_job(job, t)
-                started.append(job)
-                gone.append(k)
-            elif width <= extra:
-                extra -= width
-                site.start_job(job, t)
-                started.append(job)
-                gone.append(k)
-            if site.free == 0:
-                break
-        return extra
-    fitting = widths.fitting
-    k = fitting(first, site.free)
-    while k >= 0:
+        positions = widths.easy_candidates(first, t, shadow, site.free, extra)
+    else:
+        positions = fitting_positions(widths, first, site)
+    for k in positions:
         job = listing[k]
         width = size[job]
-        if width <= site.free:
-            if t + estimate[job] <= shadow:
-                site.start_job(job, t)
-                started.append(job)
-                gone.append(k)
-            elif width <= extra:
-                extra -= width
-                site.start_job(job, t)
-                started.append(job)
-                gone.append(k)
-            if site.free == 0:
-                break
-        k = fitting(k + 1, site.free)
+        if width > site.free:
+            continue
+        if t + estimate[job] <= shadow:
+            site.start_job(job, t)
+            started.append(job)
+            gone.append(k)
+        elif width <= extra:
+            extra -= width
+            site.start_job(job, t)
+            started.append(job)
+            gone.append(k)
+        if site.free == 0:
+            break
     return extra
+
+
+def fitting_positions(widths: Widths, first: int, site) -> Iterator[int]:
+    """The positions from ``first`` on whose jobs may fit in the site's free processors,
+    each found after the jobs before it started (the free processors as they are then)."""
+    k = widths.fitting(first, site.free)
+    while k >= 0:
+        yield k
+        k = widths.fitting(k + 1, site.free)
