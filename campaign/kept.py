@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from campaign.analysis.query import quoted_levels, where_items
+from campaign.analysis.query import not_a_level, where_items
 from campaign.design.shards import Shard, placed
 from campaign.design.tasks import Design
 from campaign.errors import CampaignError, ParameterError
@@ -95,11 +95,7 @@ def where_levels(spec: Spec, clauses: list[str]) -> dict[int, set[int]]:
         for item in where_items(clause, text):
             position = level_position(item.strip(), labels)
             if position is None:
-                raise ParameterError(
-                    f"{{where}} {clause!r}: {item.strip()!r} is not a level of {name}; levels: "
-                    f"{quoted_levels(labels)}",
-                    "where",
-                )
+                raise not_a_level(clause, item, name, labels)
             found.add(position)
     return chosen
 

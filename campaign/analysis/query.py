@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import operator
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -107,11 +107,7 @@ def listed_levels(clause: str, name: str, text: str, coordinate: np.ndarray) -> 
         if level is None:
             level = typed_level(item.strip(), coordinate)
         if level is None:
-            raise ParameterError(
-                f"{{where}} {clause!r}: {item.strip()!r} is not a level of {name}; levels: "
-                f"{quoted_levels(coordinate)}{_comma_hint(name, coordinate)}",
-                "where",
-            )
+            raise not_a_level(clause, item, name, coordinate, _comma_hint(name, coordinate))
         if level not in levels:
             levels.append(level)
     return levels
@@ -145,6 +141,18 @@ def where_items(clause: str, text: str) -> list[str]:
             'or a quote in double quotes, its quotes doubled: name="a,b",c',
             "where",
         ) from None
+
+
+def not_a_level(
+    clause: str, item: str, name: str, levels: Sequence[Any], hint: str = ""
+) -> ParameterError:
+    """The one line for a ``where`` clause naming ``item``, which is no level of ``name``:
+    the levels it has, as ``where`` takes them."""
+    return ParameterError(
+        f"{{where}} {clause!r}: {item.strip()!r} is not a level of {name}; levels: "
+        f"{quoted_levels(levels)}{hint}",
+        "where",
+    )
 
 
 def quoted_levels(coordinate: np.ndarray) -> str:
