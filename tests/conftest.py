@@ -57,6 +57,21 @@ def run_with_model(folder: Path, spec: Path, **env: str | None) -> subprocess.Co
     return subprocess.run(command, capture_output=True, text=True, timeout=300, env=environment)
 
 
+def campaign_command(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    """`campaign ARGS` in a process of its own, working in ``folder``: it imports this
+    checkout's campaign and the modules in ``folder`` (a user's models)."""
+    paths = [str(folder), str(DATA.parents[1]), os.environ.get("PYTHONPATH", "")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
+    return subprocess.run(
+        [sys.executable, "-m", "campaign", *args],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
 def ledger_keys(output: Path) -> set[str]:
     """The keys of the tasks an output folder's ledger holds, read as a run writes it."""
     keys = set()
@@ -81,6 +96,14 @@ def run_and_kill(command: list[str], output: Path, after: int) -> set[str]:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
     return ledger_keys(output)
+
+
+def error_line(stderr: str) -> str:
+    """The message of a command's one error line (``campaign: error: MESSAGE``), no
+    traceback before it."""
+    assert stderr.count("\n") == 1 and "Traceback" not in stderr, stderr
+    assert stderr.startswith("campaign: error: "), stderr
+    return stderr[len("campaign: error: ") : -1]
 
 
 class HTMLCells(HTMLParser):
@@ -170,6 +193,17 @@ def run_campaign(tmp_path_factory, scheduler_address):
         return folder / "out"
 
     return run
+
+
+def finished_campaign(name: str, text: str):
+    """A test module's fixture (``results = finished_campaign("usage", SPEC)``): the output
+    folder of the campaign of spec ``text``, run once for the module by `run_campaign`."""
+
+    @pytest.fixture(scope="module")
+    def results(run_campaign) -> Path:
+        return run_campaign(name, text)
+
+    return results
 
 
 @pytest.fixture(scope="session")

@@ -13,6 +13,7 @@ from campaign.cli.main import main
 from campaign.errors import CampaignError
 from campaign.models.jobs import schedule as jobs_schedule
 from campaign.models.rigid.classes import CLASSES, job_classes
+from tests.conftest import finished_campaign
 
 SPEC = """
 name: classes
@@ -28,9 +29,7 @@ output: out
 """
 
 
-@pytest.fixture(scope="module")
-def classes(run_campaign):
-    return run_campaign("classes", SPEC)
+classes = finished_campaign("classes", SPEC)
 
 
 def test_per_class_metrics_match_the_schedule_job_by_job(classes):

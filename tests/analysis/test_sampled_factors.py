@@ -15,6 +15,7 @@ from campaign.render.figure_layout import default_axes
 from campaign.render.figures import plot_metric
 from campaign.render.report import write_report
 from campaign.results.netcdf import open_results
+from tests.conftest import finished_campaign
 
 SPEC = """
 name: sampled
@@ -29,9 +30,7 @@ output: out
 """
 
 
-@pytest.fixture(scope="module")
-def sampled(run_campaign):
-    return run_campaign("sampled", SPEC)
+sampled = finished_campaign("sampled", SPEC)
 
 
 def query(capsys, out, *args) -> list[dict[str, str]]:

@@ -3,11 +3,7 @@ per cell by `status` and results.nc, and a pilot that sizes the whole campaign."
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,8 +12,7 @@ import xarray as xr
 from campaign.analysis.sizing import estimate
 from campaign.render.costs import describe_estimate
 from campaign.results.resources import costs
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.conftest import campaign_command
 
 MODEL = '''
 import time
@@ -40,19 +35,6 @@ replicates: 5
 seed: 4
 output: out
 """
-
-
-def campaign(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    paths = [str(REPO), str(tmp_path), os.environ.get("PYTHONPATH", "")]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
-    return subprocess.run(
-        [sys.executable, "-m", "campaign", *args],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
 
 
 def record(cell: dict, elapsed: float, memory: float, status: str = "ok") -> dict:
@@ -100,7 +82,7 @@ def test_the_estimate_scales_each_cells_mean_to_its_tasks():
 def test_tasks_record_their_own_time_and_peak_memory_and_a_pilot_sizes_the_campaign(tmp_path):
     (tmp_path / "costly.py").write_text(textwrap.dedent(MODEL))
     (tmp_path / "spec.yaml").write_text(SPEC)
-    piloted = campaign(
+    piloted = campaign_command(
         tmp_path, "plan", "spec.yaml", "--estimate", "--pilot", "2", "--workers", "1"
     )
     assert piloted.returncode == 0, piloted.stderr
@@ -109,7 +91,7 @@ def test_tasks_record_their_own_time_and_peak_memory_and_a_pilot_sizes_the_campa
     assert out[1] == "  the campaign: 10 tasks, about " + out[1].split("about ")[1]
     assert out[-3].startswith("  largest peak memory: ") and "(megabytes=300)" in out[-3]
     # the pilot's tasks are the campaign's: a run does only the rest
-    ran = campaign(tmp_path, "run", "spec.yaml", "--workers", "1")
+    ran = campaign_command(tmp_path, "run", "spec.yaml", "--workers", "1")
     assert ran.returncode == 0, ran.stderr
     assert "4 already done, 6 to run" in ran.stdout
     cost = xr.load_dataset(tmp_path / "out" / "results.nc", group="resources")
@@ -122,13 +104,13 @@ def test_tasks_record_their_own_time_and_peak_memory_and_a_pilot_sizes_the_campa
     assert (peaks[big] >= 300e6).all() and (peaks[~big] < peaks[big].min() - 200e6).all()
     results = xr.load_dataset(tmp_path / "out" / "results.nc")
     assert "elapsed" not in results and "peak_memory" not in results  # not in the root group
-    status = campaign(tmp_path, "status", "spec.yaml")
+    status = campaign_command(tmp_path, "status", "spec.yaml")
     assert status.returncode == 0, status.stderr
     lines = status.stdout.splitlines()
     cost_line = next(line for line in lines if line.startswith("  cost: "))
     assert cost_line.startswith("  cost: 10 finished tasks took ")
     assert lines[lines.index(cost_line) + 1].startswith("    megabytes=")
-    reported = campaign(tmp_path, "report", "out")
+    reported = campaign_command(tmp_path, "report", "out")
     assert reported.returncode == 0, reported.stderr
     page = (tmp_path / "out" / "report.html").read_text()
     section = page[page.index('<h2 id="cost">') :]

@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 
 import numpy as np
 import pytest
@@ -21,10 +20,10 @@ from tests.conftest import HTMLCells
 SPEC = """
 name: cli-test
 model: mm1
-params: {service_rate: 1.0, customers: 500}
+params: {customers: 500}
 factors:
   arrival_rate: [0.3, 0.6]
-  service_rate_label: {fast: 2.0, slow: 1.0}
+  service_rate: {fast: 2.0, slow: 1.0}
 replicates: 4
 seed: 17
 output: out
@@ -32,16 +31,10 @@ output: out
 
 
 @pytest.fixture(scope="module")
-def finished(tmp_path_factory, scheduler_address):
-    folder = tmp_path_factory.mktemp("cli")
-    path = folder / "spec.yaml"
-    # a mapping-labelled factor is passed to the model under its own name; mm1 has no such
-    # parameter, so this spec uses service_rate itself as the labelled factor
-    text = textwrap.dedent(SPEC).replace("service_rate_label", "service_rate")
-    text = text.replace("params: {service_rate: 1.0, customers: 500}", "params: {customers: 500}")
-    path.write_text(text)
-    dataset = campaign.run(path, scheduler=scheduler_address, progress=False)
-    return path, dataset
+def finished(run_campaign):
+    """The spec of a finished campaign, and its results."""
+    output = run_campaign("cli", SPEC)
+    return output.parent / "spec.yaml", campaign.open_results(output)
 
 
 def test_validate_prints_the_design(finished, capsys):

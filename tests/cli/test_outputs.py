@@ -67,12 +67,11 @@ def attach_outputs(output, skip=()):
 
 
 @pytest.fixture
-def kept(tmp_path, scheduler_address):
-    spec = tmp_path / "spec.yaml"
-    spec.write_text(SPEC)
-    campaign.run(spec, scheduler=scheduler_address, progress=False)
-    attach_outputs(tmp_path / "out")
-    return spec
+def kept(run_campaign):
+    """The spec of a finished campaign whose tasks kept outputs."""
+    output = run_campaign("kept", SPEC)
+    attach_outputs(output)
+    return output.parent / "spec.yaml"
 
 
 def records_of(spec):
@@ -160,10 +159,8 @@ def test_extract_writes_each_task_folder_as_a_parser_sees_it(kept, tmp_path, cap
     assert capsys.readouterr().out.endswith(f"of 6 tasks written under {into}\n")
 
 
-def test_a_campaign_that_kept_nothing_says_so_in_one_line(tmp_path, scheduler_address, capsys):
-    spec = tmp_path / "spec.yaml"
-    spec.write_text(SPEC)
-    campaign.run(spec, scheduler=scheduler_address, progress=False)
+def test_a_campaign_that_kept_nothing_says_so_in_one_line(run_campaign, capsys):
+    spec = run_campaign("kept", SPEC).parent / "spec.yaml"
     assert main(["outputs", str(spec)]) == 2
     assert capsys.readouterr().err == (
         "campaign: error: none of the 12 stored tasks kept outputs (by default a task keeps only "
@@ -209,11 +206,11 @@ def test_metrics_are_added_from_kept_outputs_without_running_anything(kept):
     assert recomputed["metrics"] == ["max_wait", "mean_wait", "served", "utilization"]
 
 
-def test_tasks_that_kept_no_outputs_are_counted_and_nothing_is_stored(tmp_path, scheduler_address):
-    spec = tmp_path / "spec.yaml"
-    spec.write_text(SPEC)
-    campaign.run(spec, scheduler=scheduler_address, progress=False)
-    out = tmp_path / "out"
+def test_tasks_that_kept_no_outputs_are_counted_and_nothing_is_stored(
+    run_campaign, scheduler_address
+):
+    out = run_campaign("kept", SPEC)
+    spec = out.parent / "spec.yaml"
     ok = sorted(k for k, r in Ledger(out).load().items() if r["status"] == "ok")
     attach_outputs(out, skip=set(ok[:3]))
     files = sorted(p.read_bytes() for p in Ledger(out).files())

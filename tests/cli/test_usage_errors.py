@@ -10,6 +10,7 @@ import pytest
 import campaign
 from campaign.cli.main import main
 from campaign.errors import CampaignError
+from tests.conftest import error_line, finished_campaign
 
 SPEC = """
 name: usage
@@ -24,19 +25,13 @@ output: out
 """
 
 
-@pytest.fixture(scope="module")
-def results(run_campaign):
-    """The output folder of a finished campaign."""
-    return run_campaign("usage", SPEC)
+results = finished_campaign("usage", SPEC)
 
 
 def refused(capsys, *argv: str) -> str:
     """The one error line of a command that must exit 2."""
     assert main(list(argv)) == 2
-    captured = capsys.readouterr()
-    assert captured.err.count("\n") == 1 and "Traceback" not in captured.err, captured.err
-    assert captured.err.startswith("campaign: error: ")
-    return captured.err[len("campaign: error: ") : -1]
+    return error_line(capsys.readouterr().err)
 
 
 def test_debug_is_taken_anywhere_on_the_line(results, tmp_path, capsys):

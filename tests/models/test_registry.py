@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import ast
 import importlib.util
-import os
-import subprocess
 import sys
 import textwrap
 import tomllib
@@ -15,6 +13,7 @@ import xarray as xr
 
 from campaign.cli.main import main
 from campaign.models import BUILTIN, GROUP, load_model, registered
+from tests.conftest import campaign_command
 
 REPO = Path(__file__).resolve().parents[2]
 ENGINE_MAY_IMPORT = {"campaign.models", "campaign.models.contract", "campaign.models.describe"}
@@ -136,22 +135,10 @@ def install_package(folder: Path) -> None:
     (info / "entry_points.txt").write_text(f"[{GROUP}]\ncoin = coin_model:MODEL\n")
 
 
-def campaign(folder: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(folder), str(REPO)])}
-    return subprocess.run(
-        [sys.executable, "-m", "campaign", *args],
-        cwd=folder,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-
-
 def test_an_installed_package_model_runs_by_its_name(tmp_path):
     install_package(tmp_path)
     (tmp_path / "coins.yaml").write_text(textwrap.dedent(SPEC))
-    done = campaign(tmp_path, "run", "coins.yaml", "--workers", "1", "--quiet")
+    done = campaign_command(tmp_path, "run", "coins.yaml", "--workers", "1", "--quiet")
     assert done.returncode == 0, done.stderr
     sys.path.insert(0, str(tmp_path))
     try:
@@ -170,17 +157,17 @@ def test_an_installed_package_model_runs_by_its_name(tmp_path):
     finally:
         sys.path.remove(str(tmp_path))
 
-    listed = campaign(tmp_path, "models")
+    listed = campaign_command(tmp_path, "models")
     assert "coin         a coin flipped many times  (coin_model:MODEL)" in listed.stdout
     assert "command: campaign coin-hello: say hello" in listed.stdout
-    shown = campaign(tmp_path, "models", "show", "coin")
+    shown = campaign_command(tmp_path, "models", "show", "coin")
     assert "  bias, default 0.5: a number in [0, 1]\n      probability of heads" in shown.stdout
     assert "  heads  [1]: number of heads" in shown.stdout
-    hello = campaign(tmp_path, "coin-hello", "a", "b")
+    hello = campaign_command(tmp_path, "coin-hello", "a", "b")
     assert (hello.returncode, hello.stdout) == (0, "hello from coin: a b\n")
 
     (tmp_path / "coins.yaml").write_text(textwrap.dedent(SPEC).replace("flips: 50", "flips: 0"))
-    refused = campaign(tmp_path, "validate", "coins.yaml")
+    refused = campaign_command(tmp_path, "validate", "coins.yaml")
     assert refused.returncode == 2
     assert refused.stderr == (
         "campaign: error: coins.yaml: params (cell bias=0.25): "

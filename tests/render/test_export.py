@@ -21,6 +21,7 @@ from campaign.results.assemble import assemble
 from campaign.results.netcdf import write_netcdf
 from campaign.results.table import failure_table
 from campaign.spec.load import load_spec
+from tests.conftest import finished_campaign
 
 SPEC = """
 name: tidy
@@ -35,14 +36,14 @@ output: out
 """
 
 
+tidy_campaign = finished_campaign("tidy", SPEC)
+
+
 @pytest.fixture(scope="module")
-def failing(tmp_path_factory, scheduler_address):
-    """A finished campaign where the model fails for some seeds (first interarrival > 1)."""
-    folder = tmp_path_factory.mktemp("tidy")
-    path = folder / "spec.yaml"
-    path.write_text(SPEC)
-    assert main(["run", str(path), "--scheduler", scheduler_address, "--quiet"]) == 1
-    return folder / "out" / "results.nc"
+def failing(tidy_campaign):
+    """The results.nc of a finished campaign where the model fails for some seeds (first
+    interarrival > 1)."""
+    return tidy_campaign / "results.nc"
 
 
 def test_plain_to_dataframe_gives_one_row_per_task(failing):
