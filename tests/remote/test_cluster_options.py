@@ -9,17 +9,7 @@ import subprocess
 import pytest
 
 from campaign.cli.main import main
-
-SPEC = """
-name: options
-model: mm1
-params: {service_rate: 1.0, customers: 100}
-factors:
-  arrival_rate: [0.5]
-replicates: 2
-seed: 3
-output: out
-"""
+from tests.conftest import MM1_TWO_LOADS as SPEC
 
 ALLOWED = "allowed: tcp://HOST:PORT, or tls://HOST:PORT with --security"
 

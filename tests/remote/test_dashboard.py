@@ -16,17 +16,7 @@ import pytest
 
 import campaign
 from campaign.cluster.dashboard import describe
-
-SPEC = """
-name: dashboard
-model: mm1
-params: {service_rate: 1.0, customers: 200}
-factors:
-  arrival_rate: [0.5]
-replicates: 1
-seed: 5
-output: out
-"""
+from tests.conftest import MM1_TWO_LOADS as SPEC
 
 MISSING_BOKEH = "Dask needs bokeh"
 
@@ -49,7 +39,7 @@ def test_link_printed_by_run_serves_the_bokeh_status_page(write_spec):
             pages[found.group(1)] = fetch(found.group(1))
 
     ds = campaign.run(write_spec(SPEC), workers=1, progress=False, say=say)
-    assert int(ds.attrs["tasks_ok"]) == 1
+    assert int(ds.attrs["tasks_ok"]) == 8
     [(url, (status, page))] = pages.items()
     assert re.fullmatch(r"http://127\.0\.0\.1:\d+/status", url)
     assert status == 200
