@@ -25,11 +25,6 @@ RANK_COLUMNS = (  # the columns of `query --rank` (argparse help: %% is a percen
 )
 
 
-def register(subparsers, command: str) -> None:
-    """Add the sub-parser of ``command``, one of `PARSERS`."""
-    PARSERS[command](subparsers)
-
-
 def add_query(subparsers) -> None:
     p = subparsers.add_parser(
         "query", help="mean and confidence interval by factor from results.nc"

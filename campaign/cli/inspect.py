@@ -15,11 +15,6 @@ from campaign.cli.options import (
 from campaign.errors import CampaignError
 
 
-def register(subparsers, command: str) -> None:
-    """Add the sub-parser of ``command``, one of `PARSERS`."""
-    PARSERS[command](subparsers)
-
-
 def add_validate(subparsers) -> None:
     p = subparsers.add_parser("validate", help="check a spec and print its design")
     p.add_argument("spec", help="spec file (YAML)")

@@ -83,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command, group in COMMAND_GROUPS.items():
-        group.register(subparsers, command)
+        group.PARSERS[command](subparsers)  # each group's module adds its commands' parsers
     return parser
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from campaign.cli.options import EXIT_FAILED_TASKS, EXIT_OK, add_confidence_option
 
 
-def register(subparsers, command: str = "merge") -> None:
+def add_merge(subparsers) -> None:
     p = subparsers.add_parser(
-        command,
+        "merge",
         help="join the output folders of one campaign's shards and write one results.nc",
         description="Join the ledgers of the shards of one campaign (`campaign run SPEC "
         "--shard I/N`): same model, params, seed and design, computed from the same model "
@@ -19,6 +19,9 @@ def register(subparsers, command: str = "merge") -> None:
     p.add_argument("-o", "--out", required=True, metavar="OUT", help="the merged output folder")
     add_confidence_option(p, default=0.95)
     p.set_defaults(func=cmd_merge, option_names={"out": "-o"})
+
+
+PARSERS = {"merge": add_merge}
 
 
 def cmd_merge(args) -> int:

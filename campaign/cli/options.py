@@ -16,6 +16,17 @@ WHERE_HELP = (
 RESULTS_HELP = "results.nc (or its folder)"
 
 
+def add_target_argument(parser: argparse.ArgumentParser) -> None:
+    """The campaign a command works on, given by its spec or its output folder."""
+    parser.add_argument(
+        "target",
+        metavar="SPEC_OR_OUTPUT",
+        help="spec file, or output folder (its results.nc keeps the spec and where it was: "
+        "relative paths in it are taken from that folder if it is still there, else the "
+        "working folder)",
+    )
+
+
 def add_where_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--where", action="append", default=[], metavar="FACTOR=LEVEL[,LEVEL]", help=WHERE_HELP

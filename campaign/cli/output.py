@@ -8,11 +8,6 @@ from pathlib import Path
 from campaign.cli.options import EXIT_OK, RESULTS_HELP, add_where_option
 
 
-def register(subparsers, command: str) -> None:
-    """Add the sub-parser of ``command``, one of `PARSERS`."""
-    PARSERS[command](subparsers)
-
-
 def add_plot(subparsers) -> None:
     p = subparsers.add_parser(
         "plot",

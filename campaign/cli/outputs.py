@@ -9,17 +9,9 @@ from campaign.cli.options import (
     EXIT_OK,
     add_confidence_option,
     add_place_options,
+    add_target_argument,
     add_where_option,
 )
-
-TARGET_HELP = (
-    "spec file, or output folder (its results.nc keeps the spec and where it was: relative "
-    "paths in it are taken from that folder if it is still there, else the working folder)"
-)
-
-
-def register(subparsers, command: str) -> None:
-    PARSERS[command](subparsers)
 
 
 def add_outputs(subparsers) -> None:
@@ -32,7 +24,7 @@ def add_outputs(subparsers) -> None:
         "DIR/TASK_KEY/ (stdout, stderr and the kept files under their own names). Every "
         "output read is checked against the SHA-256 its record holds.",
     )
-    p.add_argument("target", metavar="SPEC_OR_OUTPUT", help=TARGET_HELP)
+    add_target_argument(p)
     p.add_argument(
         "--task", action="append", default=[], metavar="KEY", help="this task (repeatable)"
     )
@@ -62,7 +54,7 @@ def add_remetric(subparsers) -> None:
         "of its code. Refused in one line, nothing stored, when a finished task kept no "
         "outputs (unless --rerun-unkept) or its outputs do not parse.",
     )
-    p.add_argument("target", metavar="SPEC_OR_OUTPUT", help=TARGET_HELP)
+    add_target_argument(p)
     source = p.add_mutually_exclusive_group()
     source.add_argument(
         "--parse",

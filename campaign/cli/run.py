@@ -13,12 +13,8 @@ from campaign.cli.options import (
     add_cluster_options,
     add_confidence_option,
     add_place_options,
+    add_target_argument,
 )
-
-
-def register(subparsers, command: str) -> None:
-    """Add the sub-parser of ``command``, one of `PARSERS`."""
-    PARSERS[command](subparsers)
 
 
 def add_run(subparsers) -> None:
@@ -136,13 +132,7 @@ def add_verify(subparsers) -> None:
         "damaged; a sampled task's kept outputs must come back byte for byte. A model that "
         "reads a clock, the environment or a generator not seeded from its seed shows up here.",
     )
-    p.add_argument(
-        "target",
-        metavar="SPEC_OR_OUTPUT",
-        help="spec file, or output folder (its results.nc keeps the spec and where it was: "
-        "relative paths in it are taken from that folder if it is still there, else the "
-        "working folder)",
-    )
+    add_target_argument(p)
     p.add_argument(
         "--sample",
         type=int,
