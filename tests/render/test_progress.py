@@ -13,6 +13,7 @@ import threading
 import campaign
 from campaign.cli.main import main
 from campaign.render.progress import Progress, say
+from tests.conftest import MM1_TWO_LOADS as SPEC
 
 
 class Clock:
@@ -23,9 +24,16 @@ class Clock:
         return self.now
 
 
-def test_log_gets_a_line_every_log_every_seconds_and_a_last_one():
+def logging_progress(tasks: int, log_every: float) -> tuple[Clock, io.StringIO, Progress]:
+    """A progress of ``tasks`` that writes log lines (no terminal) on a clock the test moves:
+    the clock, the log and the progress."""
     clock, log = Clock(), io.StringIO()
-    progress = Progress(10, stream=log, log_every=10, clock=clock, tick_every=None)
+    progress = Progress(tasks, stream=log, log_every=log_every, clock=clock, tick_every=None)
+    return clock, log, progress
+
+
+def test_log_gets_a_line_every_log_every_seconds_and_a_last_one():
+    clock, log, progress = logging_progress(10, log_every=10)
     for at, ok, failed in [(4, 2, 0), (10, 1, 1), (15, 2, 0), (25, 1, 0), (30, 3, 0)]:
         clock.now = 1000 + at
         progress.update(ok=ok, failed=failed)
@@ -41,8 +49,7 @@ def test_log_gets_a_line_every_log_every_seconds_and_a_last_one():
 
 
 def test_an_interrupted_run_ends_its_log_where_it_stopped():
-    clock, log = Clock(), io.StringIO()
-    progress = Progress(90000, stream=log, log_every=60, clock=clock, tick_every=None)
+    clock, log, progress = logging_progress(90000, log_every=60)
     clock.now += 20
     progress.update(ok=3000)  # first line only once 60 s have passed
     clock.now += 40
@@ -60,8 +67,7 @@ def test_an_interrupted_run_ends_its_log_where_it_stopped():
 
 
 def test_log_gets_its_lines_while_no_task_finishes():
-    clock, log = Clock(), io.StringIO()
-    progress = Progress(4, stream=log, log_every=10, clock=clock, tick_every=None)
+    clock, log, progress = logging_progress(4, log_every=10)
     progress.update(ok=1)
     clock.now += 5
     progress.tick()  # not yet due
@@ -172,18 +178,6 @@ def test_terminal_gets_one_bar_redrawn_in_place_with_messages_above_it(monkeypat
     assert len(screen[1]) == 100  # a fresh terminal says 0 columns: 100 then, bar filling in
 
 
-SPEC = """
-name: progress
-model: mm1
-params: {service_rate: 1.0, customers: 200}
-factors:
-  arrival_rate: [0.5, 0.8]
-replicates: 3
-seed: 5
-output: out
-"""
-
-
 def test_run_into_a_pipe_ends_with_a_progress_line_and_quiet_prints_none(
     write_spec, scheduler_address, capsys
 ):
@@ -191,13 +185,13 @@ def test_run_into_a_pipe_ends_with_a_progress_line_and_quiet_prints_none(
     campaign.run(path, scheduler=scheduler_address)
     *earlier, last = capsys.readouterr().err.splitlines()  # earlier: if it took 10 s or more
     assert re.fullmatch(
-        r"progress: 6/6 done \(6 ok, 0 failed\), 0 remaining, [\d.]+ tasks/(s|min), "
+        r"progress: 8/8 done \(8 ok, 0 failed\), 0 remaining, [\d.]+ tasks/(s|min), "
         r"elapsed \d+:\d\d, ETA 0:00",
         last,
     )
-    assert all(re.match(r"progress: [0-5]/6 done", line) for line in earlier)
+    assert all(re.match(r"progress: [0-7]/8 done", line) for line in earlier)
     quiet = write_spec(SPEC.replace("output: out", "output: quiet"), "quiet.yaml")
     assert main(["run", str(quiet), "--scheduler", scheduler_address, "--quiet"]) == 0
     captured = capsys.readouterr()
     assert captured.err == ""
-    assert "6 tasks ok, 0 failed, 0 missing" in captured.out
+    assert "8 tasks ok, 0 failed, 0 missing" in captured.out
