@@ -208,25 +208,33 @@ def test_a_report_shows_the_headline_metrics_first(finished, tmp_path):
     ]
 
 
-def test_query_rank_writes_every_format(tmp_path, capsys):
-    import io
-    import json
-
-    import pandas as pd
+def example_e(paired: str | None = None, **more):
+    """Example E of the parallel-jobs model document as results: (mean_wait, mean_bsld,
+    swct_w) per strategy, one replicate, every task ok; ``more`` strategies after A, B, C."""
     import xarray as xr
 
-    # Example E (see the test below) with a fourth strategy that has no value: unranked, last.
-    values = {"A": (100, 2.0, 1000), "B": (150, 1.5, 1000), "C": (400, 3.0, 1100)}
-    values["D"] = (np.nan, np.nan, np.nan)
+    values = {"A": (100, 2.0, 1000), "B": (150, 1.5, 1000), "C": (400, 3.0, 1100), **more}
     strategies = list(values)
     data = {
         metric: (("strategy", "replicate"), [[values[s][k]] for s in strategies])
         for k, metric in enumerate(["mean_wait", "mean_bsld", "swct_w"])
     }
-    data["status"] = (("strategy", "replicate"), [[1]] * 4)
+    data["status"] = (("strategy", "replicate"), [[1]] * len(strategies))
+    attrs = {"headline_metrics": "mean_wait mean_bsld swct_w"}
+    if paired:
+        attrs["paired"] = paired
+    return xr.Dataset(data, coords={"strategy": strategies, "replicate": [0]}, attrs=attrs)
+
+
+def test_query_rank_writes_every_format(tmp_path, capsys):
+    import io
+    import json
+
+    import pandas as pd
+
+    # Example E with a fourth strategy that has no value: unranked, last.
     path = tmp_path / "results.nc"
-    attrs = {"headline_metrics": "mean_wait mean_bsld swct_w", "paired": "strategy"}
-    xr.Dataset(data, coords={"strategy": strategies, "replicate": [0]}, attrs=attrs).to_netcdf(path)
+    example_e(D=(np.nan, np.nan, np.nan), paired="strategy").to_netcdf(path)
     header = ["rank", "strategy", "D_means(%)", "D_replicates(%)", "ci_low(%)", "ci_high(%)", "n"]
     # D leaves no replicate with every level: no within-replicate figures, n 0.
     expected = [(1, "A", 100 / 9), (2, "B", 50 / 3), (3, "C", 410 / 3), (None, "D", None)]
@@ -274,21 +282,11 @@ def test_the_report_ranks_with_the_words_of_query_rank(tmp_path, capsys):
     import html
     import re
 
-    import xarray as xr
-
     from campaign.render.report import write_report
 
     # a fourth strategy without values leaves the replicate out of the interval: a note says so
-    values = {"A": (100, 2.0, 1000), "B": (150, 1.5, 1000), "C": (400, 3.0, 1100)}
-    values["D"] = (np.nan, np.nan, np.nan)
-    data = {
-        metric: (("strategy", "replicate"), [[values[s][k]] for s in values])
-        for k, metric in enumerate(["mean_wait", "mean_bsld", "swct_w"])
-    }
-    data["status"] = (("strategy", "replicate"), [[1]] * 4)
-    data["seed"] = (("strategy", "replicate"), [[7]] * 4)  # paired: one seed per replicate
-    attrs = {"headline_metrics": "mean_wait mean_bsld swct_w", "paired": "strategy"}
-    dataset = xr.Dataset(data, coords={"strategy": list(values), "replicate": [0]}, attrs=attrs)
+    dataset = example_e(D=(np.nan, np.nan, np.nan), paired="strategy")
+    dataset["seed"] = (("strategy", "replicate"), [[7]] * 4)  # paired: one seed per replicate
     dataset.to_netcdf(tmp_path / "results.nc")
     assert main(["query", str(tmp_path / "results.nc"), "--rank", "strategy"]) == 0
     said = capsys.readouterr().out
@@ -327,19 +325,9 @@ def test_ranking_and_metric_choice_speak_python_words(tmp_path):
 
 
 def test_query_rank_orders_levels_by_mean_degradation(tmp_path, capsys):
-    import xarray as xr
-
-    # Example E of the parallel-jobs model document: (mean_wait, mean_bsld, swct_w) per strategy
-    values = {"A": (100, 2.0, 1000), "B": (150, 1.5, 1000), "C": (400, 3.0, 1100)}
-    strategies = list(values)
-    data = {
-        metric: (("strategy", "replicate"), [[values[s][k]] for s in strategies])
-        for k, metric in enumerate(["mean_wait", "mean_bsld", "swct_w"])
-    }
-    data["status"] = (("strategy", "replicate"), [[1]] * 3)
     path = tmp_path / "results.nc"
-    attrs = {"headline_metrics": "mean_wait mean_bsld swct_w"}
-    dataset = xr.Dataset(data, coords={"strategy": strategies, "replicate": [0]}, attrs=attrs)
+    dataset = example_e()
+    attrs = dict(dataset.attrs)
     dataset.to_netcdf(path)
     assert main(["query", str(path), "--rank", "strategy"]) == 0
     lines = capsys.readouterr().out.splitlines()
