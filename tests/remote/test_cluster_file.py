@@ -80,6 +80,17 @@ def test_example_cluster_files_make_job_scripts(remote, name, directive, expecte
     assert spec.options["scheduler_options"] == {"dashboard_address": "127.0.0.1:8787"}
 
 
+def each_refused(path, load, cases) -> None:
+    """Each of ``cases`` (a file's text, words of its error), written to ``path``, is refused
+    by ``load`` with an error that names the file first."""
+    kind = path.stem
+    for text, message in cases:
+        path.write_text(text)
+        with pytest.raises(CampaignError, match=f"^{kind} file {path}: ") as error:
+            load(path)
+        assert message in str(error.value)
+
+
 def test_security_and_cluster_files_refuse_mistakes_naming_the_file(tmp_path):
     (tmp_path / "ca.pem").write_text("x")
     cases = [
@@ -90,12 +101,7 @@ def test_security_and_cluster_files_refuse_mistakes_naming_the_file(tmp_path):
             "unknown setting 'keyfile'; allowed: ca, cert, key",
         ),
     ]
-    for text, message in cases:
-        path = tmp_path / "security.yaml"
-        path.write_text(text)
-        with pytest.raises(CampaignError, match=f"^security file {path}: ") as error:
-            load_security(path)
-        assert message in str(error.value)
+    each_refused(tmp_path / "security.yaml", load_security, cases)
     with pytest.raises(CampaignError, match="security file .*missing.yaml does not exist"):
         load_security(tmp_path / "missing.yaml")
 
@@ -105,14 +111,9 @@ def test_security_and_cluster_files_refuse_mistakes_naming_the_file(tmp_path):
         ("class: X\nscale: {jobs: 1}\nadapt: {maximum_jobs: 2}\n", "give 'scale' or 'adapt'"),
         ("class: X\nscale: 4\n", "'scale' must be a mapping of arguments"),
     ]
-    for text, message in cases:
-        path = tmp_path / "cluster.yaml"
-        path.write_text(text)
-        with pytest.raises(CampaignError, match=f"^cluster file {path}: ") as error:
-            load_cluster_file(path)
-        assert message in str(error.value)
+    each_refused(tmp_path / "cluster.yaml", load_cluster_file, cases)
     with pytest.raises(CampaignError, match="module 'distributed' has no class 'Nope'"):
-        cluster_class("distributed:Nope", path)
+        cluster_class("distributed:Nope", tmp_path / "cluster.yaml")
 
 
 def test_scheduler_address_refuses_a_mix_of_tls_and_plain_tcp():

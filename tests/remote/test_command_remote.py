@@ -60,6 +60,19 @@ def start_worker(cluster, folder: Path, env: dict, resources: str = "cores=1"):
     return worker
 
 
+def run_project(project, cluster, env, timeout=120, cwd=None) -> subprocess.CompletedProcess:
+    """`campaign run PROJECT/spec.yaml --quiet` on ``cluster``, from a process of its own."""
+    return subprocess.run(
+        [sys.executable, "-m", "campaign", "run", str(project / "spec.yaml"), "--quiet"]
+        + ["--scheduler", cluster.address],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
+    )
+
+
 def test_inputs_reach_workers_in_another_folder(start_cluster, tmp_path):
     project = tmp_path / "project"
     (project / "data").mkdir(parents=True)
@@ -71,15 +84,7 @@ def test_inputs_reach_workers_in_another_folder(start_cluster, tmp_path):
     for index in range(2):
         start_worker(cluster, tmp_path / "elsewhere" / str(index), ENV)
     cluster.wait_for_workers(2)
-    done = subprocess.run(
-        [sys.executable, "-m", "campaign", "run", str(project / "spec.yaml"), "--quiet"]
-        + ["--scheduler", cluster.address],
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        cwd=tmp_path,
-    )
+    done = run_project(project, cluster, ENV, timeout=180, cwd=tmp_path)
     assert done.returncode == 0, done.stderr + cluster.logs()
     data = xr.load_dataset(project / "out" / "results.nc")
     for offset in (0, 1000):
@@ -101,14 +106,7 @@ def test_a_task_no_remote_worker_can_hold_is_refused(start_cluster, tmp_path):
     cluster = start_cluster(workers=0, wait=False)
     start_worker(cluster, tmp_path / "elsewhere", ENV, resources="cores=2")
     cluster.wait_for_workers(1)
-    done = subprocess.run(
-        [sys.executable, "-m", "campaign", "run", str(project / "spec.yaml"), "--quiet"]
-        + ["--scheduler", cluster.address],
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_project(project, cluster, ENV)
     assert done.returncode != 0
     assert done.stderr.strip().splitlines()[-1] == (
         "campaign: error: resources: a task asks 3 cores, and no Dask worker has that much (the "
@@ -134,14 +132,7 @@ def test_a_worker_whose_program_on_path_differs_is_not_used(start_cluster, tmp_p
     cluster = start_cluster(workers=0, wait=False)
     start_worker(cluster, tmp_path / "elsewhere", {**ENV, "PATH": f"{tmp_path / 'there'}:{path}"})
     cluster.wait_for_workers(1)
-    done = subprocess.run(
-        [sys.executable, "-m", "campaign", "run", str(project / "spec.yaml"), "--quiet"]
-        + ["--scheduler", cluster.address],
-        env={**ENV, "PATH": f"{tmp_path / 'here'}:{path}"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_project(project, cluster, {**ENV, "PATH": f"{tmp_path / 'here'}:{path}"})
     assert done.returncode != 0
     assert "runs other code of model command than this machine has" in done.stderr
     assert not list((project / "out").rglob("*.jsonl"))

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import zlib
+from pathlib import Path
 
 import pytest
 
@@ -259,6 +260,29 @@ print(rounds)
 """
 
 
+def while_compacting(output: Path, stop: Path, check) -> tuple[int, int]:
+    """Call ``check`` again and again while another process splits and compacts the ledger
+    of ``output`` (told to stop by ``stop`` after three checks): how many checks ran, and
+    how many rounds of compaction the other process made."""
+    writer = subprocess.Popen(
+        [sys.executable, "-c", SPLIT_AND_COMPACT, str(output), str(stop), "3"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    checks = 0
+    try:
+        while writer.poll() is None:
+            check()
+            checks += 1
+            if checks == 3:
+                stop.touch()
+    finally:
+        stop.touch()
+        writer.wait()
+    assert writer.returncode == 0
+    return checks, int(writer.stdout.read())
+
+
 def test_readers_see_every_record_while_another_process_compacts(tmp_path):
     ledger = Ledger(tmp_path)
     expected = {f"k{i:03d}": i % 3 != 0 for i in range(150)}
@@ -268,25 +292,14 @@ def test_readers_see_every_record_while_another_process_compacts(tmp_path):
             for i, (key, ok) in enumerate(expected.items())
         ]
     )
-    writer = subprocess.Popen(
-        [sys.executable, "-c", SPLIT_AND_COMPACT, str(tmp_path), str(tmp_path / "stop"), "3"],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    reads = 0
-    try:
-        while writer.poll() is None:
-            assert ledger.statuses() == expected
-            assert ledger.damage_note() is None
-            assert {k: r["status"] == "ok" for k, r in ledger.load().items()} == expected
-            reads += 1
-            if reads == 3:
-                (tmp_path / "stop").touch()
-    finally:
-        (tmp_path / "stop").touch()
-        writer.wait()
-    assert writer.returncode == 0
-    assert int(writer.stdout.read()) >= 3 and reads >= 3
+
+    def read() -> None:
+        assert ledger.statuses() == expected
+        assert ledger.damage_note() is None
+        assert {k: r["status"] == "ok" for k, r in ledger.load().items()} == expected
+
+    reads, rounds = while_compacting(tmp_path, tmp_path / "stop", read)
+    assert rounds >= 3 and reads >= 3
 
 
 def test_status_command_during_compaction_reports_every_task(tmp_path, write_spec):
@@ -308,31 +321,16 @@ def test_status_command_during_compaction_reports_every_task(tmp_path, write_spe
     keys = list(plan.design.keys())
     plan.ledger.write_identity(identity(plan.spec))
     plan.ledger.append([record(key) for key in keys])
-    writer = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            SPLIT_AND_COMPACT,
-            str(plan.spec.output),
-            str(tmp_path / "stop"),
-            "3",
-        ]
-    )
-    calls = 0
-    try:
-        while writer.poll() is None:
-            result = subprocess.run(
-                [sys.executable, "-m", "campaign", "status", str(spec)],
-                capture_output=True,
-                text=True,
-                timeout=60,
-            )
-            assert result.returncode == 0, result.stderr
-            assert "150 tasks: 150 done, 0 failed, 0 missing" in result.stdout
-            calls += 1
-            if calls == 3:
-                (tmp_path / "stop").touch()
-    finally:
-        (tmp_path / "stop").touch()
-        writer.wait()
-    assert writer.returncode == 0 and calls >= 3
+
+    def status() -> None:
+        result = subprocess.run(
+            [sys.executable, "-m", "campaign", "status", str(spec)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert result.returncode == 0, result.stderr
+        assert "150 tasks: 150 done, 0 failed, 0 missing" in result.stdout
+
+    calls, _ = while_compacting(plan.spec.output, tmp_path / "stop", status)
+    assert calls >= 3
