@@ -45,6 +45,18 @@ def random_workload(rng: np.random.Generator, processors: int):
     )
 
 
+def same_as_literal(workload, processors: int, kill: bool):
+    """The fast conservative schedule of ``workload``, checked feasible and starting every
+    job when the literal one does."""
+    fast = run_schedule(workload, processors, "conservative", "user", kill)
+    literal = run_schedule(
+        workload, processors, "conservative", "user", kill, options=PolicyOptions(reference=True)
+    )
+    check_feasible(fast)
+    assert fast.start.tolist() == literal.start.tolist()
+    return fast
+
+
 @pytest.mark.parametrize("kill", [True, False])
 def test_fast_compression_starts_every_job_as_the_literal_one(kill):
     rng = np.random.default_rng(20261126 + kill)
@@ -52,17 +64,7 @@ def test_fast_compression_starts_every_job_as_the_literal_one(kill):
     for _ in range(150):
         processors = int(rng.integers(2, 33))
         workload = random_workload(rng, processors)
-        fast = run_schedule(workload, processors, "conservative", "user", kill)
-        literal = run_schedule(
-            workload,
-            processors,
-            "conservative",
-            "user",
-            kill,
-            options=PolicyOptions(reference=True),
-        )
-        check_feasible(fast)
-        assert fast.start.tolist() == literal.start.tolist()
+        fast = same_as_literal(workload, processors, kill)
         waited += int((fast.start > workload.submit).sum())
         backfilled += fast.jobs_backfilled
     # The workloads exercise the compression: most jobs wait, thousands start ahead of
@@ -79,16 +81,6 @@ def test_fast_compression_on_machines_of_more_than_255_processors():
     for _ in range(40):
         processors = int(rng.integers(250, 601))
         workload = random_workload(rng, processors)
-        fast = run_schedule(workload, processors, "conservative", "user", True)
-        literal = run_schedule(
-            workload,
-            processors,
-            "conservative",
-            "user",
-            True,
-            options=PolicyOptions(reference=True),
-        )
-        check_feasible(fast)
-        assert fast.start.tolist() == literal.start.tolist()
+        same_as_literal(workload, processors, True)
         wide += int((workload.size >= 256).sum())
     assert wide > 800

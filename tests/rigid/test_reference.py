@@ -141,14 +141,19 @@ def random_jobs(rng, n, processors):
     return submit, size, runtime, estimate
 
 
+def random_case(rng):
+    """A small machine (2 to 8 processors) and a workload of 3 to 24 random jobs for it."""
+    processors = int(rng.integers(2, 9))
+    jobs = random_jobs(rng, int(rng.integers(3, 25)), processors)
+    return from_arrays(*jobs), processors
+
+
 @pytest.mark.parametrize("policy", ["fcfs", "easy", "conservative", "sjf", "random"])
 @pytest.mark.parametrize("kill", [True, False])
 def test_fast_schedulers_equal_the_literal_definitions(policy, kill):
     rng = np.random.default_rng(7 if kill else 8)
     for case in range(40):
-        processors = int(rng.integers(2, 9))
-        submit, size, runtime, estimate = random_jobs(rng, int(rng.integers(3, 25)), processors)
-        workload = from_arrays(submit, size, runtime, estimate)
+        workload, processors = random_case(rng)
         schedule = run_schedule(
             workload, processors, policy, kill_at_estimate=kill, rng=np.random.default_rng(case)
         )
@@ -162,9 +167,7 @@ def test_literal_conservative_compression_equals_the_definition(kill):
     """The compression the fast one is checked against on trace slices."""
     rng = np.random.default_rng(9 if kill else 10)
     for _ in range(40):
-        processors = int(rng.integers(2, 9))
-        submit, size, runtime, estimate = random_jobs(rng, int(rng.integers(3, 25)), processors)
-        workload = from_arrays(submit, size, runtime, estimate)
+        workload, processors = random_case(rng)
         schedule = run_schedule(
             workload,
             processors,
