@@ -42,6 +42,17 @@ def runs_of(params: dict, seed: int = 0) -> dict[int, list[tuple[float, float, s
     return runs
 
 
+def five_by_five(runs: dict[int, list[tuple[float, float, str]]]) -> list[list]:
+    """The runs of the example's 20 tasks five by five (u1's first five and its last five,
+    then u2's): each group's runs, its five tasks having run alike."""
+    groups = []
+    for first in range(0, 20, 5):
+        group = [runs[j] for j in range(first, first + 5)]
+        assert group == [group[0]] * 5, group
+        groups.append(group[0])
+    return groups
+
+
 def satisfaction(duration: float, submit: float, completion: float) -> float:
     return 100.0 * duration / (completion - submit)
 
@@ -59,6 +70,11 @@ def random_four_users() -> dict:
 @pytest.fixture
 def schedule():
     return runs_of
+
+
+@pytest.fixture
+def fives():
+    return five_by_five
 
 
 @pytest.fixture

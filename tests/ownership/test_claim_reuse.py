@@ -67,21 +67,18 @@ def test_section_7_examples_are_the_same_either_way(example, schedule, options):
     assert run(params, 0) == pytest.approx(run(off, 0), nan_ok=True)
 
 
-def test_reuse_starts_after_the_dispatch_delay(example, schedule):
+def test_reuse_starts_after_the_dispatch_delay(example, schedule, fives):
     """Section 7's example with a 5 s dispatch delay: u1 runs 15-315, five killed at 60 after
     45 s, u2 starts 75 (end 375). At 315 u1's finished machines start its five killed tasks
     (at 320, end 620); at 375 u2's start its last five (at 380, end 680). Violation: u1 0-15
     and 315-320, u2 60-75 and 375-380, five machines each: 75 + 25 + 75 + 25."""
     params = {**example, "policy": "osep", "dispatch_delay_s": 5}
-    runs = schedule(params)
-    for j in range(5):
-        assert runs[j] == [(15, 315, "done")]
-    for j in range(5, 10):
-        assert runs[j] == [(15, 60, "killed"), (320, 620, "done")]
-    for j in range(10, 15):
-        assert runs[j] == [(75, 375, "done")]
-    for j in range(15, 20):
-        assert runs[j] == [(380, 680, "done")]
+    assert fives(schedule(params)) == [
+        [(15, 315, "done")],
+        [(15, 60, "killed"), (320, 620, "done")],
+        [(75, 375, "done")],
+        [(380, 680, "done")],
+    ]
     metrics = run(params, 0)
     assert metrics["policy_violation"] == 200
     assert metrics["capacity_loss"] == 5 * 15

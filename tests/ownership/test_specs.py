@@ -48,6 +48,20 @@ def test_case1_u2_submits_its_share():
         assert parse(params).recipe.tasks_per_user == (n, n // 2)
 
 
+def cells_as_expected(spec, expected: dict, chosen) -> int:
+    """Run each cell of ``spec`` whose parameters ``chosen`` picks (seed 0) and compare its
+    metrics with ``expected[policy]``; the number of cells run."""
+    found = 0
+    for cell in Design(spec).cells:
+        params = cell_params(spec, cell)
+        if chosen(params):
+            metrics = run(params, 0)
+            for name, value in expected[params["policy"]].items():
+                assert metrics[name] == pytest.approx(value, rel=1e-12), name
+            found += 1
+    return found
+
+
 def test_case1_at_ten_machines(su):
     """Hand-computed, n = 10, maxt = all, checkpoint cost 0: u1's ten tasks run 10-310; at 60
     u2 submits five, OSEP kills u1's five youngest (50 s run) and u2 runs 70-370; at 310 u1's
@@ -84,15 +98,12 @@ def test_case1_at_ten_machines(su):
             "n_preemptions": 0,
         },
     }
-    found = 0
-    for cell in Design(spec).cells:
-        params = cell_params(spec, cell)
-        if (params["machines"], params["maxt"], params["checkpoint_cost_s"]) == (10, "all", 0):
-            metrics = run(params, 0)
-            for name, value in expected[params["policy"]].items():
-                assert metrics[name] == pytest.approx(value, rel=1e-12), name
-            found += 1
-    assert found == 3
+    at_ten = cells_as_expected(
+        spec,
+        expected,
+        lambda p: (p["machines"], p["maxt"], p["checkpoint_cost_s"]) == (10, "all", 0),
+    )
+    assert at_ten == 3
 
 
 def test_cases_spec_runs_cases_2_to_10_as_scenarios():
@@ -146,15 +157,10 @@ def test_cases_spec_case_2_with_two_late_tasks(su):
             "n_preemptions": 0,
         },
     }
-    found = 0
-    for cell in Design(spec).cells:
-        params = cell_params(spec, cell)
-        if params["scenario"] == "case2-4-20-2" and params["maxt"] != 1:
-            metrics = run(params, 0)
-            for name, value in expected[params["policy"]].items():
-                assert metrics[name] == pytest.approx(value, rel=1e-12), name
-            found += 1
-    assert found == 15
+    late = cells_as_expected(
+        spec, expected, lambda p: p["scenario"] == "case2-4-20-2" and p["maxt"] != 1
+    )
+    assert late == 15
 
 
 def test_quick_spec_shares_seeds_across_cells_and_replicates_differ():

@@ -23,20 +23,17 @@ def assert_doc_value(value: float, printed: float, exact: float) -> None:
     assert round(value, 3) == printed
 
 
-def test_osep_all_kill(example, schedule, su):
+def test_osep_all_kill(example, schedule, fives, su):
     params = {**example, "policy": "osep", "maxt": "all"}
-    runs = schedule(params)
-    # 0: five idle machines reserved for u1; 10: u1 starts all ten (end 310)
-    for j in range(5):
-        assert runs[j] == [(10, 310, "done")]
-    # 60: five victims, each ran 50 s, killed; they restart at 310 (end 610)
-    for j in range(5, 10):
-        assert runs[j] == [(10, 60, "killed"), (310, 610, "done")]
-    # 70: u2 starts 5 (end 370); 370: its last five start (end 670)
-    for j in range(10, 15):
-        assert runs[j] == [(70, 370, "done")]
-    for j in range(15, 20):
-        assert runs[j] == [(370, 670, "done")]
+    assert fives(schedule(params)) == [
+        # 0: five idle machines reserved for u1; 10: u1 starts all ten (end 310)
+        [(10, 310, "done")],
+        # 60: five victims, each ran 50 s, killed; they restart at 310 (end 610)
+        [(10, 60, "killed"), (310, 610, "done")],
+        # 70: u2 starts 5 (end 370); 370: its last five start (end 670)
+        [(70, 370, "done")],
+        [(370, 670, "done")],
+    ]
     metrics = run(params, 0)
     first_half, second_half = su(300, 0, 310), su(300, 0, 610)
     assert round(first_half, 3) == 96.774 and round(second_half, 3) == 49.180
@@ -56,18 +53,15 @@ def test_osep_all_victims_are_the_highest_ids_first(example):
     assert killed == [9, 8, 7, 6, 5]
 
 
-def test_osep_all_checkpoint_cost_zero(example, schedule, su):
+def test_osep_all_checkpoint_cost_zero(example, schedule, fives, su):
     params = {**example, "policy": "osep_checkpoint", "maxt": "all", "checkpoint_cost_s": 0}
-    runs = schedule(params)
-    for j in range(5):
-        assert runs[j] == [(10, 310, "done")]
-    # victims resume at 310 with 250 s left (end 560)
-    for j in range(5, 10):
-        assert runs[j] == [(10, 60, "checkpointed"), (310, 560, "done")]
-    for j in range(10, 15):
-        assert runs[j] == [(70, 370, "done")]
-    for j in range(15, 20):
-        assert runs[j] == [(370, 670, "done")]
+    assert fives(schedule(params)) == [
+        [(10, 310, "done")],
+        # victims resume at 310 with 250 s left (end 560)
+        [(10, 60, "checkpointed"), (310, 560, "done")],
+        [(70, 370, "done")],
+        [(370, 670, "done")],
+    ]
     metrics = run(params, 0)
     exact_u1 = mean([su(300, 0, 310)] * 5 + [su(300, 0, 560)] * 5)
     exact_u2 = mean([su(300, 60, 370)] * 5 + [su(300, 60, 670)] * 5)
@@ -153,21 +147,18 @@ def test_checkpoint_and_restart_costs_extend_the_example(example, schedule, su):
     assert metrics["satisfaction_user1"] == pytest.approx(exact_u1, rel=1e-12)
 
 
-def test_dispatch_delay_shifts_every_start(example, schedule):
+def test_dispatch_delay_shifts_every_start(example, schedule, fives):
     """Hand-computed with a 5 s dispatch delay and no claim reuse: u1 runs 15-315; five are
     killed at 60 after 45 s; u2 starts 75 (end 375); the 320 decision reserves for u1, which
     starts at 335; u2's second half is reserved at 380 and starts at 395. Violation: u1 0-15
     and 315-335, u2 60-75 and 375-395, five machines each: 75 + 100 + 75 + 100."""
     params = {**example, "policy": "osep", "dispatch_delay_s": 5, "claim_reuse": False}
-    runs = schedule(params)
-    for j in range(5):
-        assert runs[j] == [(15, 315, "done")]
-    for j in range(5, 10):
-        assert runs[j] == [(15, 60, "killed"), (335, 635, "done")]
-    for j in range(10, 15):
-        assert runs[j] == [(75, 375, "done")]
-    for j in range(15, 20):
-        assert runs[j] == [(395, 695, "done")]
+    assert fives(schedule(params)) == [
+        [(15, 315, "done")],
+        [(15, 60, "killed"), (335, 635, "done")],
+        [(75, 375, "done")],
+        [(395, 695, "done")],
+    ]
     metrics = run(params, 0)
     assert metrics["policy_violation"] == 350
     assert metrics["capacity_loss"] == 5 * 15
