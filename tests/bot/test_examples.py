@@ -21,15 +21,9 @@ from campaign.models.bot import (
     XSufferage,
 )
 from campaign.models.bot.metrics import summarize
+from tests.bot.conftest import worked_example as simulate
 
-PLATFORM = Platform.from_sites([[1.0], [2.0, 4.0]])
-WORKLOAD = Workload((300_000.0, 200_000.0), ((300.0, 200.0),))
-WARM = {0: [0], 1: [1]}
 approx = pytest.approx
-
-
-def simulate(heuristic, placement=WARM) -> SimResult:
-    return Simulator(PLATFORM, WORKLOAD, heuristic, placement=placement).run()
 
 
 def copies(result: SimResult) -> list[tuple]:

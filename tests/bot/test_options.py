@@ -20,14 +20,11 @@ from campaign.models.bot import (
 )
 from campaign.models.bot.simulator import KILLED
 from campaign.results.names import metric_values
-
-PLATFORM = Platform.from_sites([[1.0], [2.0, 4.0]])
-WORKLOAD = Workload((300_000.0, 200_000.0), ((300.0, 200.0),))
-WARM = {0: [0], 1: [1]}
+from tests.bot.conftest import worked_example
 
 
 def simulate(heuristic, latency=1.0):
-    return Simulator(PLATFORM, WORKLOAD, heuristic, placement=WARM, latency=latency).run()
+    return worked_example(heuristic, latency=latency)
 
 
 def test_latency_delays_the_transfers_of_the_plain_workqueue():
