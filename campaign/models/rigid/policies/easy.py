@@ -139,7 +139,8 @@ def backfill_from(
 def fitting_positions(widths: Widths, first: int, site) -> Iterator[int]:
     """The positions from ``first`` on whose jobs may fit in the site's free processors,
     each found after the jobs before it started (the free processors as they are then)."""
-    k = widths.fitting(first, site.free)
+    fitting = widths.fitting
+    k = fitting(first, site.free)
     while k >= 0:
         yield k
-        k = widths.fitting(k + 1, site.free)
+        k = fitting(k + 1, site.free)
