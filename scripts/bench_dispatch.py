@@ -53,21 +53,41 @@ def campaign_dispatch(
         Item(key=f"t{i}", params={"duration_ms": d}, seed=i, meta={"key": f"t{i}"})
         for i, d in enumerate(durations)
     ]
+    return timed_dispatch(client, "busy", items, ExecutionOptions(retries=1, **options))
+
+
+def timed_dispatch(
+    client: Client, model: str, items: list[Item], options: ExecutionOptions
+) -> tuple[float, object]:
+    """The wall time of dispatching ``items`` of ``model`` into a ledger in a temporary
+    folder, and the outcome; every task must be stored, ok."""
     with tempfile.TemporaryDirectory() as folder:
         ledger = Ledger(Path(folder))
         start = time.perf_counter()
         outcome = dispatch(
-            client,
-            "busy",
-            items,
-            ledger.append,
-            ExecutionOptions(retries=1, **options),
-            Progress(tasks, enabled=False),
+            client, model, items, ledger.append, options, Progress(len(items), enabled=False)
         )
         elapsed = time.perf_counter() - start
-        assert outcome.ok == tasks, outcome
-        assert len(ledger.load()) == tasks
+        assert outcome.ok == len(items), outcome
+        assert len(ledger.load()) == len(items)
     return elapsed, outcome
+
+
+@contextmanager
+def local_client(workers: int) -> Iterator[Client]:
+    """A client of an embedded local cluster of ``workers`` single-threaded worker processes
+    (fresh ones: empty caches), closed afterwards."""
+    with (
+        LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            host="127.0.0.1",
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        yield client
 
 
 @contextmanager
@@ -118,16 +138,7 @@ def main() -> None:
     parser.add_argument("--cases", default="2000x20,20000x1", help="TASKSxMILLISECONDS,...")
     args = parser.parse_args()
     cases = [tuple(float(x) for x in case.split("x")) for case in args.cases.split(",")]
-    with (
-        LocalCluster(
-            n_workers=args.workers,
-            threads_per_worker=1,
-            host="127.0.0.1",
-            dashboard_address=None,
-            silence_logs=logging.ERROR,
-        ) as cluster,
-        Client(cluster) as client,
-    ):
+    with local_client(args.workers) as client:
         client.run(busy, {"duration_ms": 1}, 0)  # warm the workers' imports
         print(f"{args.workers} worker processes, 1 thread each")
         header = (

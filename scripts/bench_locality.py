@@ -14,19 +14,13 @@ Usage: ``python scripts/bench_locality.py [--workers 2] [--replicates 6]``
 from __future__ import annotations
 
 import argparse
-import logging
-import tempfile
-import time
-from pathlib import Path
 
-from distributed import Client, LocalCluster
+from bench_dispatch import local_client, timed_dispatch  # a script beside this one
 
 from campaign.design.tasks import Design, cell_params
-from campaign.execute import ExecutionOptions, Item, dispatch
+from campaign.execute import ExecutionOptions, Item
 from campaign.models.jobs import inputs
-from campaign.render.progress import Progress
 from campaign.spec.load import parse_spec
-from campaign.store.ledger import Ledger
 
 TRACES = [
     "KTH-SP2-1996-2.1-cln.swf.gz",
@@ -70,30 +64,10 @@ def make_items(replicates: int, group: bool) -> list[Item]:
 
 
 def measure(workers: int, replicates: int, locality: bool) -> tuple[float, list[int], int]:
-    with (
-        LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            host="127.0.0.1",
-            dashboard_address=None,
-            silence_logs=logging.ERROR,
-        ) as cluster,
-        Client(cluster) as client,
-        tempfile.TemporaryDirectory() as folder,
-    ):
+    with local_client(workers) as client:
         items = make_items(replicates, group=locality)
-        ledger = Ledger(Path(folder))
-        start = time.perf_counter()
-        outcome = dispatch(
-            client,
-            "jobs",
-            items,
-            ledger.append,
-            ExecutionOptions(retries=0, locality=locality, replicate_tail=False),
-            Progress(len(items), enabled=False),
-        )
-        wall = time.perf_counter() - start
-        assert outcome.ok == len(items), outcome
+        options = ExecutionOptions(retries=0, locality=locality, replicate_tail=False)
+        wall, _ = timed_dispatch(client, "jobs", items, options)
         loads = sorted(client.run(traces_loaded).values())
     return wall, loads, len(items)
 
