@@ -15,8 +15,6 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from campaign.models.rigid.profile import Profile
-
 _LAST = float("inf")
 
 
@@ -45,65 +43,6 @@ class KeyArrays:
             self.estimate[done:count] = np.asarray(estimate[done:count], np.float64)
             self._count = count
         return self.size, self.estimate
-
-
-def compress(
-    profile: Profile,
-    order: list[tuple[float, int]],
-    reservation: dict[int, float],
-    arrays: tuple[np.ndarray, np.ndarray],
-    spans: list[tuple[float, float, int]],
-    t: float,
-) -> tuple[bool, list[tuple[float, float, int]]]:
-    """``ReservationBook.compress``'s fast part: the spans freed since the last compression
-    (``spans``, their third field unused) bounded by the profile (kept when they end after t
-    and start before the last reservation start, with their most free processors up to it),
-    then ``compression.compress`` with ``size`` and ``estimate`` as arrays (``KeyArrays``).
-    Whether any reservation moved, and the spans freed by the moves (for the next one)."""
-    if not order or not spans:
-        return False, []
-    size, estimate = arrays
-    table = np.array(order, np.float64)
-    starts = table[:, 0].copy()
-    keys = table[:, 1].astype(np.int64)
-    widths = size[keys]
-    durations = estimate[keys]
-    count = len(profile.times)
-    rest = len(order)
-    capacity = count + 3 * rest + 4
-    times = np.empty(capacity, np.float64)
-    free = np.empty(capacity, np.int64)
-    times[:count] = profile.times
-    free[:count] = profile.free
-    known = len(spans)
-    room = known + rest + 1
-    span_a = np.empty(room, np.float64)
-    span_b = np.empty(room, np.float64)
-    span_a[:known] = [span[0] for span in spans]
-    span_b[:known] = [span[1] for span in spans]
-    span_most = np.empty(room, np.int64)
-    moves = np.zeros(rest, np.bool_)
-    count, known, total = _compress(
-        times, free, count, starts, widths, durations, moves, span_a, span_b, span_most, known, t
-    )
-    if known == 0:
-        return False, []
-    profile.times = times[:count].tolist()
-    profile.free = free[:count].tolist()
-    freed = list(
-        zip(
-            span_a[known:total].tolist(),
-            span_b[known:total].tolist(),
-            span_most[known:total].tolist(),
-        )
-    )
-    moved = np.flatnonzero(moves).tolist()
-    for p in moved:
-        here = float(starts[p])
-        key = order[p][1]
-        reservation[key] = here
-        order[p] = (here, key)
-    return bool(moved), freed
 
 
 @njit(cache=True, inline="always")
@@ -178,9 +117,7 @@ def _pop(heap_at, heap_span, size):
 
 
 @njit(cache=True)
-def _compress(
-    times, free, n, starts, widths, durations, moves, span_a, span_b, span_most, known, t
-):
+def compress(times, free, n, starts, widths, durations, moves, span_a, span_b, span_most, known, t):
     """``ReservationBook.compress``'s bounding of the spans, then the loop of
     ``compression.compress`` (the comments there explain each rule). Returns the profile's
     length, the number of spans kept (0: nothing to do) and their number with those freed."""
