@@ -15,6 +15,20 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
+from campaign.models.rigid.profile_blocks import (
+    WIDE,
+    build,
+    flatten,
+    free_at,
+    gather,
+    next_with,
+    replace,
+    step_after,
+    step_before,
+    time_at,
+)
+from campaign.models.rigid.profile_blocks import locate as blocks_locate
+
 _LAST = float("inf")
 
 
@@ -158,8 +172,11 @@ def compress(times, free, n, starts, widths, durations, moves, span_a, span_b, s
             top = span_most[k]
     limit = free[n - 1]
     size_tree = limit + 2
-    buffer_times = np.empty(len(times), np.float64)
-    buffer_free = np.empty(len(free), np.int64)
+    blocks = build(times, free, n, len(times))
+    buffer_times = np.empty(len(times) + 4, np.float64)
+    buffer_free = np.empty(len(times) + 4, np.int64)
+    scratch_times = np.empty(len(times) + 3 * WIDE, np.float64)
+    scratch_free = np.empty(len(times) + 3 * WIDE, np.int64)
     earliest = np.full(size_tree, inf)
     latest = np.full(size_tree, t)
     passed = 0
@@ -227,30 +244,35 @@ def compress(times, free, n, starts, widths, durations, moves, span_a, span_b, s
             if clear > after:
                 after = clear
         shortest_of[width] = duration
-        i = np.searchsorted(times[:n], after, side="right") - 1
-        here = times[i]
+        # The scan for an earlier start, over the profile's rows (a row with too few free
+        # processors at every step is passed over whole).
+        bp, bo = blocks_locate(blocks, after)
+        here = time_at(blocks, bp, bo)
         found = False
-        j = 0
+        reach = 0  # steps from here's to the first at or after end
+        rows = blocks[6][0]
         while here < before:
-            if free[i] < width:
-                i += 1
-                here = times[i]
+            if free_at(blocks, bp, bo) < width:
+                bp, bo = next_with(blocks, bp, bo, width, before)
+                here = time_at(blocks, bp, bo)
                 continue
             end = here + duration
             if end > old:
                 end = old
-            j = i + 1
+            jp, jo = step_after(blocks, bp, bo)
+            reach = 1
             fits = True
-            while j < n and times[j] < end:
-                if free[j] < width:
+            while jp < rows and time_at(blocks, jp, jo) < end:
+                if free_at(blocks, jp, jo) < width:
                     fits = False
                     break
-                j += 1
+                jp, jo = step_after(blocks, jp, jo)
+                reach += 1
             if fits:
                 found = True
                 break
-            i = j + 1
-            here = times[i]
+            bp, bo = step_after(blocks, jp, jo)
+            here = time_at(blocks, bp, bo)
         if not found:
             clear_of[width] = old
             dead_of[width] = duration if old >= until else inf
@@ -262,31 +284,18 @@ def compress(times, free, n, starts, widths, durations, moves, span_a, span_b, s
         if duration <= 0 or width <= 0:
             continue
         # The steps the move changes (from the one before ``here`` to the first after the
-        # old booking's end) are edited in a buffer, then put back with one shift of the
-        # steps after them: a tail shifted per breakpoint added or dropped dominated.
-        first_step = i - 1 if i > 0 else 0
-        last_step = np.searchsorted(times[:n], old + duration, side="right") + 1
-        if last_step > n:
-            last_step = n
-        length = last_step - first_step
-        buffer_times[:length] = times[first_step:last_step]
-        buffer_free[:length] = free[first_step:last_step]
+        # old booking's end) are edited in a buffer, then put back in their rows.
+        i = 0 if bp == 0 and bo == 0 else 1
+        fp, fo = step_before(blocks, bp, bo)
+        length = gather(blocks, fp, fo, old + duration, buffer_times, buffer_free)
         edited, most = _move(
-            buffer_times, buffer_free, length, i - first_step, j - first_step,
-            here, end, old, duration, width, horizon,
+            buffer_times, buffer_free, length, i, i + reach, here, end, old, duration, width,
+            horizon,
         )  # fmt: skip
-        shift = edited - length
-        if shift > 0:
-            for k in range(n - 1, last_step - 1, -1):
-                times[k + shift] = times[k]
-                free[k + shift] = free[k]
-        elif shift < 0:
-            for k in range(last_step, n):
-                times[k + shift] = times[k]
-                free[k + shift] = free[k]
-        n += shift
-        times[first_step : first_step + edited] = buffer_times[:edited]
-        free[first_step : first_step + edited] = buffer_free[:edited]
+        replace(
+            blocks, fp, fo, length, buffer_times, buffer_free, edited, scratch_times,
+            scratch_free,
+        )  # fmt: skip
         freed_from = here + duration
         if freed_from < old:
             freed_from = old
@@ -324,7 +333,7 @@ def compress(times, free, n, starts, widths, durations, moves, span_a, span_b, s
             spans += 1
             if freed_from < coming:
                 coming = freed_from
-    return n, known, spans
+    return flatten(blocks, times, free), known, spans
 
 
 @njit(cache=True)
