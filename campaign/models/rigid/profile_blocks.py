@@ -9,7 +9,8 @@ its own block (or the few it spans), and the search skips a block whose most fre
 processors are too few for the job.
 
 The blocks are ``(times, free, count, most, order, spare, meta)``: rows of breakpoints and
-free counts, each row's number of steps and most free processors, the rows in time order,
+free counts, each row's number of steps, its most free processors (``most[row, 0]``) and
+those of each group of GROUP steps (``most[row, 1 + g]``), the rows in time order,
 the rows not in use, and ``meta`` = [rows in use, spare rows, steps]. A step is named by a
 cursor (position in ``order``, offset in its row); every row in use holds at least one step,
 and all but a lone row at least ``LOW``.
@@ -26,6 +27,8 @@ FILL = 48
 """Steps per row when rows are cut anew."""
 LOW = 16
 """Steps a row holds at least (unless it is the only one)."""
+GROUP = 8
+"""Steps per group: a row keeps the most free processors of each group of its steps too."""
 
 
 @njit(cache=True)
@@ -36,7 +39,7 @@ def build(times, free, n, room):
     row_times = np.empty((rows, WIDE), np.float64)
     row_free = np.empty((rows, WIDE), np.int64)
     count = np.zeros(rows, np.int64)
-    most = np.zeros(rows, np.int64)
+    most = np.zeros((rows, 1 + WIDE // GROUP), np.int64)
     order = np.empty(rows, np.int64)
     spare = np.empty(rows, np.int64)
     meta = np.zeros(3, np.int64)
@@ -59,14 +62,11 @@ def _cut(row_times, row_free, count, most, order, at, times, free, begin, end, f
     for r in range(rows):
         size = total // rows + (1 if r < total % rows else 0)
         row = first_id + r
-        top = free[k]
         for m in range(size):
             row_times[row, m] = times[k + m]
             row_free[row, m] = free[k + m]
-            if free[k + m] > top:
-                top = free[k + m]
         count[row] = size
-        most[row] = top
+        _measure(row_free, count, most, row)
         order[at + r] = row
         k += size
     return rows
@@ -130,8 +130,11 @@ def next_with(blocks, position, offset, width, before):
             row = order[position]
             if row_times[row, 0] >= before:
                 return position, 0
-        if offset == 0 and most[row] < width:
-            offset = count[row]
+            if most[row, 0] < width:
+                offset = count[row]
+                continue
+        if offset % GROUP == 0 and most[row, 1 + offset // GROUP] < width:
+            offset += GROUP
             continue
         if row_free[row, offset] >= width:
             return position, offset
@@ -191,14 +194,11 @@ def replace(blocks, position, offset, length, new_times, new_free, edited, scrat
     if k < WIDE and first == last and (k >= LOW or used == 1):
         # One row, still between its bounds: rewritten in place.
         row = order[first]
-        top = scratch_f[0]
         for m in range(k):
             row_times[row, m] = scratch_t[m]
             row_free[row, m] = scratch_f[m]
-            if scratch_f[m] > top:
-                top = scratch_f[m]
         count[row] = k
-        most[row] = top
+        _measure(row_free, count, most, row)
         meta[2] += edited - length
         return
     if k < LOW and used > last - first + 1:
@@ -247,16 +247,29 @@ def replace(blocks, position, offset, length, new_times, new_free, edited, scrat
     for r in range(new_rows):
         size = total // new_rows + (1 if r < total % new_rows else 0)
         row = ids[r]
-        top = scratch_f[k]
         for m in range(size):
             row_times[row, m] = scratch_t[k + m]
             row_free[row, m] = scratch_f[k + m]
-            if scratch_f[k + m] > top:
-                top = scratch_f[k + m]
         count[row] = size
-        most[row] = top
+        _measure(row_free, count, most, row)
         order[first + r] = row
         k += size
+
+
+@njit(cache=True)
+def _measure(row_free, count, most, row):
+    """The most free processors of ``row`` and of each of its groups."""
+    size = count[row]
+    top = row_free[row, 0]
+    for g in range(0, size, GROUP):
+        group_top = row_free[row, g]
+        for m in range(g + 1, min(g + GROUP, size)):
+            if row_free[row, m] > group_top:
+                group_top = row_free[row, m]
+        most[row, 1 + g // GROUP] = group_top
+        if group_top > top:
+            top = group_top
+    most[row, 0] = top
 
 
 @njit(cache=True, inline="always")
