@@ -91,6 +91,49 @@ def _behind(earliest, latest, limit, a, b, most):
         k += k & -k
 
 
+RANKS = 32
+"""Estimate ranks of the bounds of every width and estimate."""
+
+
+@njit(cache=True)
+def _estimate_ranks(durations):
+    """RANKS estimates spread over those of the jobs to check, ascending."""
+    ordered = np.sort(durations)
+    count = len(ordered)
+    picked = np.empty(min(RANKS, count), np.float64)
+    for k in range(len(picked)):
+        picked[k] = ordered[(k * (count - 1)) // max(len(picked) - 1, 1)]
+    return picked
+
+
+@njit(cache=True, inline="always")
+def _bound(bounds, width, rank):
+    """The largest bound of the jobs of width <= ``width`` and estimate rank <= ``rank``."""
+    most = -np.inf
+    w = width
+    while w > 0:
+        r = rank
+        while r > 0:
+            if bounds[w, r] > most:
+                most = bounds[w, r]
+            r &= r - 1
+        w &= w - 1
+    return most
+
+
+@njit(cache=True, inline="always")
+def _bind(bounds, width, rank, clear):
+    """A job of ``width`` and estimate rank ``rank`` found no start before ``clear``."""
+    w = width
+    while w < bounds.shape[0]:
+        r = rank
+        while r < bounds.shape[1]:
+            if clear > bounds[w, r]:
+                bounds[w, r] = clear
+            r += r & -r
+        w += w & -w
+
+
 @njit(cache=True, inline="always")
 def _push(heap_at, heap_span, size, at, span):
     k = size
@@ -196,6 +239,14 @@ def compress(times, free, n, starts, widths, durations, moves, span_a, span_b, s
     shortest_of = np.full(limit + 1, inf)
     clear_of = np.full(limit + 1, t)
     dead_of = np.full(limit + 1, inf)
+    # Bounds of every width and estimate at once: a job of width w and estimate d that
+    # found no start before c (its new start, or its old) tells the same of every later
+    # job at least as wide and at least as long (the rule of ``clear`` above, whose proof
+    # holds for any width >= w). They are kept by width and by a rank of the estimate in a
+    # two-dimensional Fenwick tree of prefix maxima: a later job reads the largest c of
+    # the jobs no wider and (by rank) no longer.
+    ranks = _estimate_ranks(durations[first:])
+    bounds = np.full((limit + 1, len(ranks) + 1), -inf)
     for position in range(first, len(starts)):
         old = starts[position]
         if old > coming:
@@ -243,6 +294,13 @@ def compress(times, free, n, starts, widths, durations, moves, span_a, span_b, s
                 continue
             if clear > after:
                 after = clear
+        rank = np.searchsorted(ranks, duration, side="right")  # ranks <= duration
+        if width > 0 and rank > 0:
+            clear = _bound(bounds, width, rank)
+            if clear >= before:
+                continue
+            if clear > after:
+                after = clear
         shortest_of[width] = duration
         # The scan for an earlier start, over the profile's rows (a row with too few free
         # processors at every step is passed over whole).
@@ -273,11 +331,16 @@ def compress(times, free, n, starts, widths, durations, moves, span_a, span_b, s
                 break
             bp, bo = step_after(blocks, jp, jo)
             here = time_at(blocks, bp, bo)
+        rank = np.searchsorted(ranks, duration, side="left") + 1  # the first >= duration
         if not found:
             clear_of[width] = old
             dead_of[width] = duration if old >= until else inf
+            if width > 0 and rank <= len(ranks):
+                _bind(bounds, width, rank, old)
             continue
         clear_of[width] = here
+        if width > 0 and rank <= len(ranks):
+            _bind(bounds, width, rank, here)
         dead_of[width] = duration if here >= until else inf
         starts[position] = here
         moves[position] = True
