@@ -177,6 +177,15 @@ def replace(blocks, position, offset, length, new_times, new_free, edited, scrat
         left -= count[order[last]]
         last += 1
     first = position
+    if first == last:
+        row = order[first]
+        size = count[row] + edited - length
+        if size < WIDE and (size >= LOW or used == 1):
+            _rewrite(
+                row_times, row_free, count, most, row, offset, length, new_times, new_free, edited
+            )
+            meta[2] += edited - length
+            return
     k = 0
     for m in range(offset):
         scratch_t[k] = row_times[order[first], m]
@@ -254,6 +263,40 @@ def replace(blocks, position, offset, length, new_times, new_free, edited, scrat
         _measure(row_free, count, most, row)
         order[first + r] = row
         k += size
+
+
+@njit(cache=True, inline="always")
+def _rewrite(row_times, row_free, count, most, row, offset, length, new_times, new_free, edited):
+    """In one row, the ``edited`` new steps in place of ``length`` from ``offset``: the
+    steps after them shift within the row, and the groups from the edit on are measured
+    again."""
+    size = count[row]
+    shift = edited - length
+    if shift > 0:
+        for m in range(size - 1, offset + length - 1, -1):
+            row_times[row, m + shift] = row_times[row, m]
+            row_free[row, m + shift] = row_free[row, m]
+    elif shift < 0:
+        for m in range(offset + length, size):
+            row_times[row, m + shift] = row_times[row, m]
+            row_free[row, m + shift] = row_free[row, m]
+    for m in range(edited):
+        row_times[row, offset + m] = new_times[m]
+        row_free[row, offset + m] = new_free[m]
+    size += shift
+    count[row] = size
+    first_group = offset // GROUP
+    for g in range(first_group * GROUP, size, GROUP):
+        group_top = row_free[row, g]
+        for m in range(g + 1, min(g + GROUP, size)):
+            if row_free[row, m] > group_top:
+                group_top = row_free[row, m]
+        most[row, 1 + g // GROUP] = group_top
+    top = most[row, 1]
+    for g in range(1, (size + GROUP - 1) // GROUP):
+        if most[row, 1 + g] > top:
+            top = most[row, 1 + g]
+    most[row, 0] = top
 
 
 @njit(cache=True)
