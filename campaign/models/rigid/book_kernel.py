@@ -150,12 +150,23 @@ def sort_order(starts, keys, q):
 
 
 @njit(cache=True)
-def merge_moved(starts, keys, q, moves):
-    """Restore the order (start, key) after the entries flagged in ``moves`` got earlier
-    starts: the others are still sorted; the moved ones are sorted and merged in."""
+def keep_last(span_a, span_b, begin, end):
+    """Move the spans from ``begin`` to ``end`` to the front; their number."""
+    for k in range(begin, end):
+        span_a[k - begin] = span_a[k]
+        span_b[k - begin] = span_b[k]
+    return end - begin
+
+
+@njit(cache=True)
+def settle(starts, keys, q, moves, reservation):
+    """After a compression moved the entries flagged in ``moves`` to earlier starts: their
+    keys' reservations, and the order (start, key) restored: the others are still sorted;
+    the moved ones are sorted and merged in."""
     count = 0
     for p in range(q):
         if moves[p]:
+            reservation[keys[p]] = starts[p]
             count += 1
     if count == 0:
         return
@@ -174,7 +185,7 @@ def merge_moved(starts, keys, q, moves):
             stay_starts[b] = starts[p]
             stay_keys[b] = keys[p]
             b += 1
-    sort_order(moved_starts, moved_keys, count)
+    _sort_nearly_sorted(moved_starts, moved_keys, count)
     a = 0
     b = 0
     for p in range(q):
@@ -192,6 +203,27 @@ def merge_moved(starts, keys, q, moves):
             starts[p] = stay_starts[b]
             keys[p] = stay_keys[b]
             b += 1
+
+
+@njit(cache=True)
+def _sort_nearly_sorted(starts, keys, q):
+    """``sort_order``, by insertion while few entries are out of place (the moves of a
+    compression mostly keep their order), else by ``sort_order``."""
+    shifted = 0
+    for p in range(1, q):
+        start = starts[p]
+        key = keys[p]
+        k = p
+        while k > 0 and (starts[k - 1] > start or (starts[k - 1] == start and keys[k - 1] > key)):
+            starts[k] = starts[k - 1]
+            keys[k] = keys[k - 1]
+            k -= 1
+        starts[k] = start
+        keys[k] = key
+        shifted += p - k
+        if shifted > 8 * q:
+            sort_order(starts, keys, q)
+            return
 
 
 @njit(cache=True)

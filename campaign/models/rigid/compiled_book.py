@@ -41,8 +41,10 @@ class CompiledBook:
         self._free[0] = site.processors
         self._steps = 1
         """The availability profile (``Profile``): breakpoints and free processors."""
-        self._freed: list[tuple[float, float, int]] = []
-        """Spans [a, b) freed since the last compression (the third field unused)."""
+        self._span_a = np.empty(64, np.float64)
+        self._span_b = np.empty(64, np.float64)
+        self._spans = 0
+        """Spans [a, b) freed since the last compression: the first ``_spans`` entries."""
         self._rebuild = False
         self._instants: set[int] = set()
         """Keys of reservations of no duration (see ``ReservationBook``)."""
@@ -121,7 +123,12 @@ class CompiledBook:
             self._prune(t)
             self._add(t, planned - t, width)
             if self.site.queue:
-                self._freed.append((t, planned, 0))
+                if self._spans == len(self._span_a):
+                    self._span_a = _grown(self._span_a, 2 * self._spans)
+                    self._span_b = _grown(self._span_b, 2 * self._spans)
+                self._span_a[self._spans] = t
+                self._span_b[self._spans] = planned
+                self._spans += 1
 
     def rebook(self, size: list[int], estimate: list[float], t: float) -> None:
         """Drop every reservation and book keys 0, 1, ... in turn (``ReservationBook``)."""
@@ -142,7 +149,7 @@ class CompiledBook:
             self._times, self._free, self._steps, self._starts, self._keys, count,
             widths, durations, self._reservation,
         )  # fmt: skip
-        self._freed.clear()
+        self._spans = 0
         self._rebuild = False
         self._instants = {key for key in range(count) if estimate[key] <= 0}
 
@@ -198,41 +205,30 @@ class CompiledBook:
         if overran or stale or overfreed or self._rebuild or self.has_instants():
             self._reinsert(t)
             return
-        spans = self._freed
-        self._freed = []
-        if count == 0 or not spans:
+        known = self._spans
+        self._spans = 0
+        if count == 0 or known == 0:
             return
         size, estimate = self._arrays.of(self.size, self.estimate)
         keys = self._keys[:count]
         widths = size[keys]
         durations = estimate[keys]
         self._profile_room(3 * count + 4)
-        known = len(spans)
         room = known + count + 1
-        span_a = np.empty(room, np.float64)
-        span_b = np.empty(room, np.float64)
-        span_a[:known] = [span[0] for span in spans]
-        span_b[:known] = [span[1] for span in spans]
+        if room > len(self._span_a):
+            self._span_a = _grown(self._span_a, room)
+            self._span_b = _grown(self._span_b, room)
         span_most = np.empty(room, np.int64)
         moves = np.zeros(count, np.bool_)
         starts = self._starts[:count]
         self._steps, known, total = compression_kernel.compress(
             self._times, self._free, self._steps, starts, widths, durations, moves,
-            span_a, span_b, span_most, known, t,
+            self._span_a, self._span_b, span_most, known, t,
         )  # fmt: skip
-        if known == 0:
-            return
-        self._freed = list(
-            zip(
-                span_a[known:total].tolist(),
-                span_b[known:total].tolist(),
-                span_most[known:total].tolist(),
-            )
-        )
-        moved = np.flatnonzero(moves)
-        if len(moved):
-            self._reservation[keys[moved]] = starts[moved]
-            book_kernel.merge_moved(self._starts, self._keys, count, moves)
+        # The spans the moves freed may let jobs checked before them move up at the next
+        # compression: they are kept for it.
+        self._spans = book_kernel.keep_last(self._span_a, self._span_b, known, total)
+        book_kernel.settle(self._starts, self._keys, count, moves, self._reservation)
 
     def _reinsert(self, t: float) -> None:
         """The literal compression: every key re-inserted from the running jobs' profile."""
@@ -244,7 +240,7 @@ class CompiledBook:
             self._times, self._free, self._steps, self._starts, self._keys, count,
             size, estimate, self._reservation,
         )  # fmt: skip
-        self._freed.clear()
+        self._spans = 0
         self._rebuild = False
         est = self.estimate
         self._instants = {key for key in self._keys[:count].tolist() if est[key] <= 0}
