@@ -1,11 +1,18 @@
 """Conservative backfilling's fast compression compiled by numba: ``compression.compress``
-step for step (the same jobs checked, skipped and moved, the same spans freed), on arrays.
+on arrays (the same jobs moved to the same starts, the same spans freed), run by the compiled
+book (``compiled_book``).
 
-The pure-Python ``compress`` stays the reference: tests run both (and the literal
-re-insertion) on the same workloads and compare every job's start. ``compress`` here has its
-signature and effects; without numba the book uses the pure-Python one.
-numba compiles the kernel at its first call in a process (cached on disk next to this file
-when the folder is writable, so later processes load it).
+Two things differ from the pure-Python loop, neither in what it decides. The profile is held
+in rows (``profile_blocks``): a move rewrites the row it falls in instead of shifting every
+later step, and a search passes over rows and groups of steps too narrow for the job. And a
+job that found no start before c bounds every later job at least as wide and as long, not
+only those of its own width (a two-dimensional Fenwick tree of those bounds), so far fewer
+jobs scan the profile from the first freed span on.
+
+The pure-Python book stays the reference: tests run both (and the literal re-insertion) on
+the same workloads and compare every job's start. numba compiles the kernel at its first
+call in a process (cached on disk next to this file when the folder is writable, so later
+processes load it).
 """
 
 from __future__ import annotations
