@@ -1,11 +1,18 @@
 """Conservative backfilling's fast compression compiled by numba: ``compression.compress``
-step for step (the same jobs checked, skipped and moved, the same spans freed), on arrays.
+on arrays (the same jobs moved to the same starts, the same spans freed), run by the compiled
+book (``compiled_book``).
 
-The pure-Python ``compress`` stays the reference: tests run both (and the literal
-re-insertion) on the same workloads and compare every job's start. ``compress`` here has its
-signature and effects; without numba the book uses the pure-Python one.
-numba compiles the kernel at its first call in a process (cached on disk next to this file
-when the folder is writable, so later processes load it).
+Two things differ from the pure-Python loop, neither in what it decides. The profile is held
+in rows (``profile_blocks``): a move rewrites the row it falls in instead of shifting every
+later step, and a search passes over rows and groups of steps too narrow for the job. And a
+job that found no start before c bounds every later job at least as wide and as long, not
+only those of its own width (a two-dimensional Fenwick tree of those bounds), so far fewer
+jobs scan the profile from the first freed span on.
+
+The pure-Python book stays the reference: tests run both (and the literal re-insertion) on
+the same workloads and compare every job's start. numba compiles the kernel at its first
+call in a process (cached on disk next to this file when the folder is writable, so later
+processes load it).
 """
 
 from __future__ import annotations
@@ -15,7 +22,19 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from campaign.models.rigid.profile import Profile
+from campaign.models.rigid.profile_blocks import (
+    WIDE,
+    build,
+    flatten,
+    free_at,
+    gather,
+    next_with,
+    replace,
+    step_after,
+    step_before,
+    time_at,
+)
+from campaign.models.rigid.profile_blocks import locate as blocks_locate
 
 _LAST = float("inf")
 
@@ -45,65 +64,6 @@ class KeyArrays:
             self.estimate[done:count] = np.asarray(estimate[done:count], np.float64)
             self._count = count
         return self.size, self.estimate
-
-
-def compress(
-    profile: Profile,
-    order: list[tuple[float, int]],
-    reservation: dict[int, float],
-    arrays: tuple[np.ndarray, np.ndarray],
-    spans: list[tuple[float, float, int]],
-    t: float,
-) -> tuple[bool, list[tuple[float, float, int]]]:
-    """``ReservationBook.compress``'s fast part: the spans freed since the last compression
-    (``spans``, their third field unused) bounded by the profile (kept when they end after t
-    and start before the last reservation start, with their most free processors up to it),
-    then ``compression.compress`` with ``size`` and ``estimate`` as arrays (``KeyArrays``).
-    Whether any reservation moved, and the spans freed by the moves (for the next one)."""
-    if not order or not spans:
-        return False, []
-    size, estimate = arrays
-    table = np.array(order, np.float64)
-    starts = table[:, 0].copy()
-    keys = table[:, 1].astype(np.int64)
-    widths = size[keys]
-    durations = estimate[keys]
-    count = len(profile.times)
-    rest = len(order)
-    capacity = count + 3 * rest + 4
-    times = np.empty(capacity, np.float64)
-    free = np.empty(capacity, np.int64)
-    times[:count] = profile.times
-    free[:count] = profile.free
-    known = len(spans)
-    room = known + rest + 1
-    span_a = np.empty(room, np.float64)
-    span_b = np.empty(room, np.float64)
-    span_a[:known] = [span[0] for span in spans]
-    span_b[:known] = [span[1] for span in spans]
-    span_most = np.empty(room, np.int64)
-    moves = np.zeros(rest, np.bool_)
-    count, known, total = _compress(
-        times, free, count, starts, widths, durations, moves, span_a, span_b, span_most, known, t
-    )
-    if known == 0:
-        return False, []
-    profile.times = times[:count].tolist()
-    profile.free = free[:count].tolist()
-    freed = list(
-        zip(
-            span_a[known:total].tolist(),
-            span_b[known:total].tolist(),
-            span_most[known:total].tolist(),
-        )
-    )
-    moved = np.flatnonzero(moves).tolist()
-    for p in moved:
-        here = float(starts[p])
-        key = order[p][1]
-        reservation[key] = here
-        order[p] = (here, key)
-    return bool(moved), freed
 
 
 @njit(cache=True, inline="always")
@@ -136,6 +96,49 @@ def _behind(earliest, latest, limit, a, b, most):
         else:
             return
         k += k & -k
+
+
+RANKS = 32
+"""Estimate ranks of the bounds of every width and estimate."""
+
+
+@njit(cache=True)
+def _estimate_ranks(durations):
+    """RANKS estimates spread over those of the jobs to check, ascending."""
+    ordered = np.sort(durations)
+    count = len(ordered)
+    picked = np.empty(min(RANKS, count), np.float64)
+    for k in range(len(picked)):
+        picked[k] = ordered[(k * (count - 1)) // max(len(picked) - 1, 1)]
+    return picked
+
+
+@njit(cache=True, inline="always")
+def _bound(bounds, width, rank):
+    """The largest bound of the jobs of width <= ``width`` and estimate rank <= ``rank``."""
+    most = -np.inf
+    w = width
+    while w > 0:
+        r = rank
+        while r > 0:
+            if bounds[w, r] > most:
+                most = bounds[w, r]
+            r &= r - 1
+        w &= w - 1
+    return most
+
+
+@njit(cache=True, inline="always")
+def _bind(bounds, width, rank, clear):
+    """A job of ``width`` and estimate rank ``rank`` found no start before ``clear``."""
+    w = width
+    while w < bounds.shape[0]:
+        r = rank
+        while r < bounds.shape[1]:
+            if clear > bounds[w, r]:
+                bounds[w, r] = clear
+            r += r & -r
+        w += w & -w
 
 
 @njit(cache=True, inline="always")
@@ -178,9 +181,7 @@ def _pop(heap_at, heap_span, size):
 
 
 @njit(cache=True)
-def _compress(
-    times, free, n, starts, widths, durations, moves, span_a, span_b, span_most, known, t
-):
+def compress(times, free, n, starts, widths, durations, moves, span_a, span_b, span_most, known, t):
     """``ReservationBook.compress``'s bounding of the spans, then the loop of
     ``compression.compress`` (the comments there explain each rule). Returns the profile's
     length, the number of spans kept (0: nothing to do) and their number with those freed."""
@@ -221,8 +222,11 @@ def _compress(
             top = span_most[k]
     limit = free[n - 1]
     size_tree = limit + 2
-    buffer_times = np.empty(len(times), np.float64)
-    buffer_free = np.empty(len(free), np.int64)
+    blocks = build(times, free, n, len(times))
+    buffer_times = np.empty(len(times) + 4, np.float64)
+    buffer_free = np.empty(len(times) + 4, np.int64)
+    scratch_times = np.empty(len(times) + 3 * WIDE, np.float64)
+    scratch_free = np.empty(len(times) + 3 * WIDE, np.int64)
     earliest = np.full(size_tree, inf)
     latest = np.full(size_tree, t)
     passed = 0
@@ -242,6 +246,14 @@ def _compress(
     shortest_of = np.full(limit + 1, inf)
     clear_of = np.full(limit + 1, t)
     dead_of = np.full(limit + 1, inf)
+    # Bounds of every width and estimate at once: a job of width w and estimate d that
+    # found no start before c (its new start, or its old) tells the same of every later
+    # job at least as wide and at least as long (the rule of ``clear`` above, whose proof
+    # holds for any width >= w). They are kept by width and by a rank of the estimate in a
+    # two-dimensional Fenwick tree of prefix maxima: a later job reads the largest c of
+    # the jobs no wider and (by rank) no longer.
+    ranks = _estimate_ranks(durations[first:])
+    bounds = np.full((limit + 1, len(ranks) + 1), -inf)
     for position in range(first, len(starts)):
         old = starts[position]
         if old > coming:
@@ -289,67 +301,71 @@ def _compress(
                 continue
             if clear > after:
                 after = clear
+        rank = np.searchsorted(ranks, duration, side="right")  # ranks <= duration
+        if width > 0 and rank > 0:
+            clear = _bound(bounds, width, rank)
+            if clear >= before:
+                continue
+            if clear > after:
+                after = clear
         shortest_of[width] = duration
-        i = np.searchsorted(times[:n], after, side="right") - 1
-        here = times[i]
+        # The scan for an earlier start, over the profile's rows (a row with too few free
+        # processors at every step is passed over whole).
+        bp, bo = blocks_locate(blocks, after)
+        here = time_at(blocks, bp, bo)
         found = False
-        j = 0
+        reach = 0  # steps from here's to the first at or after end
+        rows = blocks[6][0]
         while here < before:
-            if free[i] < width:
-                i += 1
-                here = times[i]
+            if free_at(blocks, bp, bo) < width:
+                bp, bo = next_with(blocks, bp, bo, width, before)
+                here = time_at(blocks, bp, bo)
                 continue
             end = here + duration
             if end > old:
                 end = old
-            j = i + 1
+            jp, jo = step_after(blocks, bp, bo)
+            reach = 1
             fits = True
-            while j < n and times[j] < end:
-                if free[j] < width:
+            while jp < rows and time_at(blocks, jp, jo) < end:
+                if free_at(blocks, jp, jo) < width:
                     fits = False
                     break
-                j += 1
+                jp, jo = step_after(blocks, jp, jo)
+                reach += 1
             if fits:
                 found = True
                 break
-            i = j + 1
-            here = times[i]
+            bp, bo = step_after(blocks, jp, jo)
+            here = time_at(blocks, bp, bo)
+        rank = np.searchsorted(ranks, duration, side="left") + 1  # the first >= duration
         if not found:
             clear_of[width] = old
             dead_of[width] = duration if old >= until else inf
+            if width > 0 and rank <= len(ranks):
+                _bind(bounds, width, rank, old)
             continue
         clear_of[width] = here
+        if width > 0 and rank <= len(ranks):
+            _bind(bounds, width, rank, here)
         dead_of[width] = duration if here >= until else inf
         starts[position] = here
         moves[position] = True
         if duration <= 0 or width <= 0:
             continue
         # The steps the move changes (from the one before ``here`` to the first after the
-        # old booking's end) are edited in a buffer, then put back with one shift of the
-        # steps after them: a tail shifted per breakpoint added or dropped dominated.
-        first_step = i - 1 if i > 0 else 0
-        last_step = np.searchsorted(times[:n], old + duration, side="right") + 1
-        if last_step > n:
-            last_step = n
-        length = last_step - first_step
-        buffer_times[:length] = times[first_step:last_step]
-        buffer_free[:length] = free[first_step:last_step]
+        # old booking's end) are edited in a buffer, then put back in their rows.
+        i = 0 if bp == 0 and bo == 0 else 1
+        fp, fo = step_before(blocks, bp, bo)
+        length = gather(blocks, fp, fo, old + duration, buffer_times, buffer_free)
         edited, most = _move(
-            buffer_times, buffer_free, length, i - first_step, j - first_step,
-            here, end, old, duration, width, horizon,
+            buffer_times, buffer_free, length, i, i + reach, here, end, old, duration, width,
+            horizon,
         )  # fmt: skip
-        shift = edited - length
-        if shift > 0:
-            for k in range(n - 1, last_step - 1, -1):
-                times[k + shift] = times[k]
-                free[k + shift] = free[k]
-        elif shift < 0:
-            for k in range(last_step, n):
-                times[k + shift] = times[k]
-                free[k + shift] = free[k]
-        n += shift
-        times[first_step : first_step + edited] = buffer_times[:edited]
-        free[first_step : first_step + edited] = buffer_free[:edited]
+        replace(
+            blocks, fp, fo, length, buffer_times, buffer_free, edited, scratch_times,
+            scratch_free,
+        )  # fmt: skip
         freed_from = here + duration
         if freed_from < old:
             freed_from = old
@@ -387,7 +403,7 @@ def _compress(
             spans += 1
             if freed_from < coming:
                 coming = freed_from
-    return n, known, spans
+    return flatten(blocks, times, free), known, spans
 
 
 @njit(cache=True)

@@ -16,16 +16,24 @@ from campaign.models.rigid import compression
 from campaign.models.rigid.profile import Profile
 
 try:
-    from campaign.models.rigid import compression_kernel
-except ImportError:  # numba missing: the pure-Python compression
-    compression_kernel = None
+    from campaign.models.rigid.compiled_book import CompiledBook
+except ImportError:  # numba missing: the pure-Python book
+    CompiledBook = None
 
-COMPILED = compression_kernel is not None
-"""Whether the fast compression runs compiled (``compression_kernel``) or in pure Python
-(``compression.compress``, the reference the tests compare it against)."""
+COMPILED = CompiledBook is not None
+"""Whether books are compiled (``compiled_book``) or pure Python (``ReservationBook``, the
+reference the tests compare them against)."""
 
 _LAST = float("inf")
 """Sorts after every key: (t, _LAST) bisects past all entries (t, key)."""
+
+
+def open_book(site, size: Sequence[int], estimate: Sequence[float], literal: bool = False):
+    """The reservation book of ``site``: compiled when numba is there, else pure Python;
+    ``literal``: the definition's re-insertion of every job at every compression."""
+    if COMPILED and not literal:
+        return CompiledBook(site, size, estimate)
+    return ReservationBook(site, size, estimate, literal)
 
 
 class ReservationBook:
@@ -50,8 +58,6 @@ class ReservationBook:
         """Spans [a, b) freed since the last compression, with the most free processors
         they had when freed."""
         self._rebuild = False
-        self._arrays = compression_kernel.KeyArrays() if compression_kernel else None
-        """``size`` and ``estimate`` as arrays, for the compiled compression."""
         self._instants: set[int] = set()
         """Keys of reservations of no duration (maybe started since): such a reservation
         holds no processors, so a job booked later may take its instant and push it back,
@@ -98,7 +104,6 @@ class ReservationBook:
         site = self.site
         self.size = size
         self.estimate = estimate
-        self._arrays = compression_kernel.KeyArrays() if compression_kernel else None
         profile = self.profile
         profile.reset(t, site.free, site.ends, site.size)
         reservation = {}
@@ -176,16 +181,6 @@ class ReservationBook:
             return
         # Only points before the last reservation start matter (p < old for every job):
         # bound each span by its current free counts up to there.
-        if COMPILED:
-            arrays = self._arrays.of(self.size, self.estimate)
-            spans = self._freed
-            self._freed = []
-            moved, self._freed = compression_kernel.compress(
-                profile, order, self.reservation, arrays, spans, t
-            )
-            if moved:
-                order.sort()
-            return
         horizon = order[-1][0] if order else t
         most_free = profile.most_free
         freed = [

@@ -4,7 +4,7 @@ the reservations are compressed every pass (parallel-jobs.md section 3)."""
 from __future__ import annotations
 
 from campaign.models.rigid.policies.base import Policy, PolicyOptions
-from campaign.models.rigid.reservations import ReservationBook
+from campaign.models.rigid.reservations import open_book
 
 
 class Conservative(Policy):
@@ -16,7 +16,7 @@ class Conservative(Policy):
 
     def __init__(self, site, reference: bool = False) -> None:
         super().__init__(site)
-        self.book = ReservationBook(site, site.size, site.estimate, literal=reference)
+        self.book = open_book(site, site.size, site.estimate, literal=reference)
         """The reservations, keyed by job (``reference``: the literal compression)."""
 
     @classmethod

@@ -17,7 +17,7 @@ from __future__ import annotations
 from campaign.models.rigid.policies.base import Policy
 from campaign.models.rigid.policies.list_conservative_literal import LiteralListConservative
 from campaign.models.rigid.policies.listed import ListOptions, ListPolicy
-from campaign.models.rigid.reservations import ReservationBook
+from campaign.models.rigid.reservations import open_book
 
 
 class ListConservative(ListPolicy):
@@ -35,10 +35,10 @@ class ListConservative(ListPolicy):
         self.jobs: list[int] | None = None
         """The job of every rank (None for the FCFS order, where the rank is the job)."""
         if self._ordering is None:
-            self.book = ReservationBook(site, site.size, site.estimate)
+            self.book = open_book(site, site.size, site.estimate)
         else:
             self.jobs = []
-            self.book = ReservationBook(site, [], [])
+            self.book = open_book(site, [], [])
         """The reservations, keyed by rank."""
         self._ended = True
         """Whether a job ended since the last compression: without an end, a rebuild, a

@@ -28,12 +28,13 @@ class Random(Policy):
         size = site.size
         started = []
         while waiting and site.free > 0:
-            job = waiting[int(draw(len(waiting)))]
+            drawn = int(draw(len(waiting)))
+            job = waiting[drawn]
             if size[job] > site.free:
                 break
             if not started:
                 waiting = list(waiting)
-            waiting.remove(job)
+            del waiting[drawn]  # by position: a search by value would read the whole queue
             site.start_job(job, t)
             started.append(job)
         return started

@@ -1,0 +1,243 @@
+"""The reservation book's own steps compiled by numba, on arrays the compiled book keeps
+between passes: the availability profile (``Profile``'s steps, on a breakpoint array with
+room to grow) and the compression order (reservation starts and keys, sorted).
+
+Each function does what the pure-Python step it names does, to the same numbers; the book
+(``compiled_book.CompiledBook``) makes room before it calls one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def prune(times, free, n, t):
+    """``Profile.prune``: forget the steps before t; the new length."""
+    if times[0] >= t:
+        return n
+    k = np.searchsorted(times[:n], t, side="right") - 1
+    if k > 0:
+        for m in range(k, n):
+            times[m - k] = times[m]
+            free[m - k] = free[m]
+        n -= k
+    times[0] = t
+    return n
+
+
+@njit(cache=True)
+def earliest(times, free, n, width, duration):
+    """``Profile.earliest``: the earliest start where ``width`` stay free for ``duration``."""
+    i = 0
+    while True:
+        if free[i] < width:
+            i += 1
+            continue
+        here = times[i]
+        end = here + duration
+        j = i + 1
+        fits = True
+        while j < n and times[j] < end:
+            if free[j] < width:
+                fits = False
+                break
+            j += 1
+        if fits:
+            return here
+        i = j + 1
+
+
+@njit(cache=True)
+def _insert(times, free, n, at, time, count):
+    for k in range(n, at, -1):
+        times[k] = times[k - 1]
+        free[k] = free[k - 1]
+    times[at] = time
+    free[at] = count
+
+
+@njit(cache=True)
+def _delete(times, free, n, at):
+    for k in range(at, n - 1):
+        times[k] = times[k + 1]
+        free[k] = free[k + 1]
+
+
+@njit(cache=True)
+def add(times, free, n, begin, duration, delta):
+    """``Profile.add``: ``delta`` more free processors over [begin, begin + duration); the
+    new length (at most two more steps: the caller makes room)."""
+    origin = times[0]
+    if begin < origin:
+        duration -= origin - begin
+        begin = origin
+    if duration <= 0:
+        return n
+    first = np.searchsorted(times[:n], begin, side="left")
+    if first == n or times[first] != begin:
+        _insert(times, free, n, first, begin, free[first - 1])
+        n += 1
+    finish = begin + duration
+    last = first + np.searchsorted(times[first:n], finish, side="left")
+    if last == n or times[last] != finish:
+        _insert(times, free, n, last, finish, free[last - 1])
+        n += 1
+    for k in range(first, last):
+        free[k] += delta
+    if last < n and free[last] == free[last - 1]:
+        _delete(times, free, n, last)
+        n -= 1
+    if first > 0 and free[first] == free[first - 1]:
+        _delete(times, free, n, first)
+        n -= 1
+    return n
+
+
+@njit(cache=True)
+def book(times, free, n, width, duration):
+    """``Profile.book``: the earliest start of ``width`` for ``duration``, booked there; the
+    start and the new length."""
+    here = earliest(times, free, n, width, duration)
+    return here, add(times, free, n, here, duration, -width)
+
+
+@njit(cache=True)
+def most(free, n):
+    """The most free processors of any step."""
+    top = free[0]
+    for k in range(1, n):
+        if free[k] > top:
+            top = free[k]
+    return top
+
+
+@njit(cache=True)
+def insort(starts, keys, q, start, key):
+    """Insert (start, key) into the first ``q`` entries, sorted by (start, key); the new
+    count (the caller makes room)."""
+    at = np.searchsorted(starts[:q], start, side="left")
+    while at < q and starts[at] == start and keys[at] < key:
+        at += 1
+    for k in range(q, at, -1):
+        starts[k] = starts[k - 1]
+        keys[k] = keys[k - 1]
+    starts[at] = start
+    keys[at] = key
+    return q + 1
+
+
+@njit(cache=True)
+def drop_first(starts, keys, q, count):
+    """Remove the first ``count`` entries; the new count."""
+    for k in range(count, q):
+        starts[k - count] = starts[k]
+        keys[k - count] = keys[k]
+    return q - count
+
+
+@njit(cache=True)
+def sort_order(starts, keys, q):
+    """Sort the first ``q`` entries by (start, key)."""
+    by_key = np.argsort(keys[:q], kind="mergesort")
+    by_start = np.argsort(starts[:q][by_key], kind="mergesort")
+    picked = by_key[by_start]
+    sorted_starts = starts[:q][picked]
+    sorted_keys = keys[:q][picked]
+    starts[:q] = sorted_starts
+    keys[:q] = sorted_keys
+
+
+@njit(cache=True)
+def keep_last(span_a, span_b, begin, end):
+    """Move the spans from ``begin`` to ``end`` to the front; their number."""
+    for k in range(begin, end):
+        span_a[k - begin] = span_a[k]
+        span_b[k - begin] = span_b[k]
+    return end - begin
+
+
+@njit(cache=True)
+def settle(starts, keys, q, moves, reservation):
+    """After a compression moved the entries flagged in ``moves`` to earlier starts: their
+    keys' reservations, and the order (start, key) restored: the others are still sorted;
+    the moved ones are sorted and merged in."""
+    count = 0
+    for p in range(q):
+        if moves[p]:
+            reservation[keys[p]] = starts[p]
+            count += 1
+    if count == 0:
+        return
+    moved_starts = np.empty(count, np.float64)
+    moved_keys = np.empty(count, np.int64)
+    stay_starts = np.empty(q - count, np.float64)
+    stay_keys = np.empty(q - count, np.int64)
+    a = 0
+    b = 0
+    for p in range(q):
+        if moves[p]:
+            moved_starts[a] = starts[p]
+            moved_keys[a] = keys[p]
+            a += 1
+        else:
+            stay_starts[b] = starts[p]
+            stay_keys[b] = keys[p]
+            b += 1
+    _sort_nearly_sorted(moved_starts, moved_keys, count)
+    a = 0
+    b = 0
+    for p in range(q):
+        if b == q - count or (
+            a < count
+            and (
+                moved_starts[a] < stay_starts[b]
+                or (moved_starts[a] == stay_starts[b] and moved_keys[a] < stay_keys[b])
+            )
+        ):
+            starts[p] = moved_starts[a]
+            keys[p] = moved_keys[a]
+            a += 1
+        else:
+            starts[p] = stay_starts[b]
+            keys[p] = stay_keys[b]
+            b += 1
+
+
+@njit(cache=True)
+def _sort_nearly_sorted(starts, keys, q):
+    """``sort_order``, by insertion while few entries are out of place (the moves of a
+    compression mostly keep their order), else by ``sort_order``."""
+    shifted = 0
+    for p in range(1, q):
+        start = starts[p]
+        key = keys[p]
+        k = p
+        while k > 0 and (starts[k - 1] > start or (starts[k - 1] == start and keys[k - 1] > key)):
+            starts[k] = starts[k - 1]
+            keys[k] = keys[k - 1]
+            k -= 1
+        starts[k] = start
+        keys[k] = key
+        shifted += p - k
+        if shifted > 8 * q:
+            sort_order(starts, keys, q)
+            return
+
+
+@njit(cache=True)
+def reinsert(times, free, n, starts, keys, q, size, estimate, reservation):
+    """The literal compression: each entry of the order in turn at its earliest start given
+    the profile (the running jobs alone on entry) and the entries before it; the profile's
+    new length. The order is sorted again and ``reservation`` (per key) updated."""
+    for p in range(q):
+        key = keys[p]
+        width = size[key]
+        duration = estimate[key]
+        here = earliest(times, free, n, width, duration)
+        n = add(times, free, n, here, duration, -width)
+        reservation[key] = here
+        starts[p] = here
+    sort_order(starts, keys, q)
+    return n

@@ -1,0 +1,252 @@
+"""Conservative backfilling's reservation book kept in arrays between passes, its steps
+compiled (``book_kernel``, and ``compression_kernel`` for the compression).
+
+The same book as ``reservations.ReservationBook`` (the same interface, the same
+reservations to the last bit); on a saturated queue of thousands of jobs, a compression
+moves hundreds of them at every early end, and turning the queue into arrays and back at
+every pass cost more than the compression itself. Here the order, the profile and the
+reservations stay arrays; Python touches only what a call names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from campaign.models.rigid import book_kernel, compression_kernel
+from campaign.models.rigid.profile import Profile
+
+
+class CompiledBook:
+    """The reservations of the queued jobs of ``site``, compressed by the compiled fast
+    compression (``compression_kernel``), or literally when the fast one does not apply."""
+
+    def __init__(self, site, size: Sequence[int], estimate: Sequence[float]) -> None:
+        self.site = site
+        self.size = size
+        self.estimate = estimate
+        """Width and estimate per key (the lists; ``_arrays`` holds them as arrays)."""
+        self._arrays = compression_kernel.KeyArrays()
+        self._reservation = np.full(64, np.nan)
+        """Reservation start per key still booked (NaN: none)."""
+        self._starts = np.empty(64, np.float64)
+        self._keys = np.empty(64, np.int64)
+        self._count = 0
+        """The keys in compression order: sorted (reservation start, key), the first
+        ``_count`` entries; the keys due at a pass leave it until ``started`` or ``held``."""
+        self._times = np.empty(64, np.float64)
+        self._free = np.empty(64, np.int64)
+        self._times[0] = 0.0
+        self._free[0] = site.processors
+        self._steps = 1
+        """The availability profile (``Profile``): breakpoints and free processors."""
+        self._span_a = np.empty(64, np.float64)
+        self._span_b = np.empty(64, np.float64)
+        self._spans = 0
+        """Spans [a, b) freed since the last compression: the first ``_spans`` entries."""
+        self._rebuild = False
+        self._instants: set[int] = set()
+        """Keys of reservations of no duration (see ``ReservationBook``)."""
+
+    # ------------------------------------------------------------------ room in the arrays
+    def _profile_room(self, more: int) -> None:
+        if self._steps + more > len(self._times):
+            capacity = max(2 * len(self._times), self._steps + more)
+            self._times = _grown(self._times, capacity)
+            self._free = _grown(self._free, capacity)
+
+    def _order_room(self, more: int) -> None:
+        if self._count + more > len(self._starts):
+            capacity = max(2 * len(self._starts), self._count + more)
+            self._starts = _grown(self._starts, capacity)
+            self._keys = _grown(self._keys, capacity)
+
+    def _key_room(self, key: int) -> None:
+        if key >= len(self._reservation):
+            grown = np.full(max(2 * len(self._reservation), key + 1), np.nan)
+            grown[: len(self._reservation)] = self._reservation
+            self._reservation = grown
+
+    # ------------------------------------------------------------------ the profile
+    def _prune(self, t: float) -> None:
+        self._steps = book_kernel.prune(self._times, self._free, self._steps, t)
+
+    def _reset_profile(self, t: float) -> None:
+        """The profile of the running jobs alone (``Profile.reset``)."""
+        site = self.site
+        profile = Profile(t, 0)
+        profile.reset(t, site.free, site.ends, site.size)
+        count = len(profile.times)
+        self._steps = 0
+        self._profile_room(count + 2)
+        self._times[:count] = profile.times
+        self._free[:count] = profile.free
+        self._steps = count
+
+    def _add(self, begin: float, duration: float, delta: int) -> None:
+        self._profile_room(2)
+        self._steps = book_kernel.add(self._times, self._free, self._steps, begin, duration, delta)
+
+    # ------------------------------------------------------------------ the interface
+    def book(self, key: int, t: float) -> float:
+        """Book ``key`` at its earliest feasible start given the running jobs and every
+        reservation; that start."""
+        site = self.site
+        self._prune(t)
+        if site.ends and site.ends[0][0] < t:
+            self._refresh_profile(t)
+        est = self.estimate[key]
+        if est <= 0:
+            self._instants.add(key)
+        self._profile_room(2)
+        begin, self._steps = book_kernel.book(
+            self._times, self._free, self._steps, self.size[key], est
+        )
+        self._key_room(key)
+        self._reservation[key] = begin
+        self._order_room(1)
+        self._count = book_kernel.insort(self._starts, self._keys, self._count, begin, key)
+        return begin
+
+    def append(self, width: int, duration: float, t: float) -> int:
+        """Book a new key after every key so far; the key."""
+        key = len(self.size)
+        self.size.append(width)
+        self.estimate.append(duration)
+        self.book(key, t)
+        return key
+
+    def released(self, t: float, planned: float, width: int) -> None:
+        """A running job of ``width`` ended at t, before its planned end."""
+        if t < planned:
+            self._prune(t)
+            self._add(t, planned - t, width)
+            if self.site.queue:
+                if self._spans == len(self._span_a):
+                    self._span_a = _grown(self._span_a, 2 * self._spans)
+                    self._span_b = _grown(self._span_b, 2 * self._spans)
+                self._span_a[self._spans] = t
+                self._span_b[self._spans] = planned
+                self._spans += 1
+
+    def rebook(self, size: list[int], estimate: list[float], t: float) -> None:
+        """Drop every reservation and book keys 0, 1, ... in turn (``ReservationBook``)."""
+        self.size = size
+        self.estimate = estimate
+        self._arrays = compression_kernel.KeyArrays()
+        self._reset_profile(t)
+        count = len(size)
+        self._reservation = np.full(max(64, count), np.nan)
+        self._count = 0
+        self._order_room(count)
+        self._profile_room(2 * count + 2)
+        self._starts[:count] = 0.0
+        self._keys[:count] = np.arange(count)
+        self._count = count
+        widths, durations = self._arrays.of(size, estimate)
+        self._steps = book_kernel.reinsert(
+            self._times, self._free, self._steps, self._starts, self._keys, count,
+            widths, durations, self._reservation,
+        )  # fmt: skip
+        self._spans = 0
+        self._rebuild = False
+        self._instants = {key for key in range(count) if estimate[key] <= 0}
+
+    def has_instants(self) -> bool:
+        """Whether a key still booked has no duration."""
+        instants = self._instants
+        if instants:
+            reservation = self._reservation
+            instants.difference_update(
+                [key for key in instants if reservation[key] != reservation[key]]
+            )
+        return bool(instants)
+
+    def due(self, t: float) -> list[int]:
+        """The keys whose reservation starts by t, ascending; each must next be ``started``
+        or ``held``."""
+        count = int(np.searchsorted(self._starts[: self._count], t, side="right"))
+        if count == 0:
+            return []
+        keys = sorted(self._keys[:count].tolist())
+        self._count = book_kernel.drop_first(self._starts, self._keys, self._count, count)
+        return keys
+
+    def started(self, key: int) -> None:
+        """A due key's job started: its reservation goes."""
+        self._reservation[key] = np.nan
+
+    def held(self, key: int) -> None:
+        """A due key's job does not fit: it keeps its reservation and the next compression
+        re-inserts every key."""
+        self._rebuild = True
+        self._order_room(1)
+        self._count = book_kernel.insort(
+            self._starts, self._keys, self._count, float(self._reservation[key]), key
+        )
+
+    def _refresh_profile(self, t: float) -> None:
+        """Rebuild the profile from the running jobs and the reservations where they stand."""
+        self._reset_profile(t)
+        reservation = self._reservation
+        for key in np.flatnonzero(reservation == reservation).tolist():
+            self._add(float(reservation[key]), self.estimate[key], -self.size[key])
+
+    def compress(self, t: float) -> None:
+        """``ReservationBook.compress``, on the arrays."""
+        site = self.site
+        self._prune(t)
+        count = self._count
+        ends = site.ends
+        overran = bool(ends) and ends[0][0] < t
+        stale = count > 0 and self._starts[0] < t
+        overfreed = book_kernel.most(self._free, self._steps) > site.processors
+        if overran or stale or overfreed or self._rebuild or self.has_instants():
+            self._reinsert(t)
+            return
+        known = self._spans
+        self._spans = 0
+        if count == 0 or known == 0:
+            return
+        size, estimate = self._arrays.of(self.size, self.estimate)
+        keys = self._keys[:count]
+        widths = size[keys]
+        durations = estimate[keys]
+        self._profile_room(3 * count + 4)
+        room = known + count + 1
+        if room > len(self._span_a):
+            self._span_a = _grown(self._span_a, room)
+            self._span_b = _grown(self._span_b, room)
+        span_most = np.empty(room, np.int64)
+        moves = np.zeros(count, np.bool_)
+        starts = self._starts[:count]
+        self._steps, known, total = compression_kernel.compress(
+            self._times, self._free, self._steps, starts, widths, durations, moves,
+            self._span_a, self._span_b, span_most, known, t,
+        )  # fmt: skip
+        # The spans the moves freed may let jobs checked before them move up at the next
+        # compression: they are kept for it.
+        self._spans = book_kernel.keep_last(self._span_a, self._span_b, known, total)
+        book_kernel.settle(self._starts, self._keys, count, moves, self._reservation)
+
+    def _reinsert(self, t: float) -> None:
+        """The literal compression: every key re-inserted from the running jobs' profile."""
+        self._reset_profile(t)
+        count = self._count
+        self._profile_room(2 * count + 2)
+        size, estimate = self._arrays.of(self.size, self.estimate)
+        self._steps = book_kernel.reinsert(
+            self._times, self._free, self._steps, self._starts, self._keys, count,
+            size, estimate, self._reservation,
+        )  # fmt: skip
+        self._spans = 0
+        self._rebuild = False
+        est = self.estimate
+        self._instants = {key for key in self._keys[:count].tolist() if est[key] <= 0}
+
+
+def _grown(array: np.ndarray, capacity: int) -> np.ndarray:
+    grown = np.empty(capacity, array.dtype)
+    grown[: len(array)] = array
+    return grown
