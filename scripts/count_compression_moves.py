@@ -1,0 +1,81 @@
+"""How much conservative backfilling's compression must move on a saturated queue: for the
+randomized workload of ``specs/list-orders-randomized.yaml`` at each size, the compressions
+run, the queued reservations they saw on average, and the reservations that moved (got an
+earlier start), with the growth exponent of the moves between the first and last size.
+
+Any implementation of the definition that keeps each reservation's start must write every
+move, so the moves bound the cost from below: about n^2 moves means no exponent below 2.
+
+    python scripts/count_compression_moves.py                  # conservative, 500 to 4,000 jobs
+    python scripts/count_compression_moves.py --cell psrs/conservative --sizes 1000 2000
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import numpy as np
+
+from campaign.models.jobs import build_workload, parse
+from campaign.models.rigid import compiled_book
+from campaign.models.rigid.simulate import run_schedule
+
+
+class Counts:
+    calls = 0
+    queued = 0
+    moves = 0
+
+
+def counting(compress):
+    """``CompiledBook.compress`` that counts the reservations it moves."""
+
+    def wrapped(book, t):
+        before = book._reservation.copy()
+        Counts.calls += 1
+        Counts.queued += book._count
+        compress(book, t)
+        after = book._reservation[: len(before)]
+        Counts.moves += int(np.count_nonzero(after < before))
+
+    return wrapped
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cell", default="conservative", help="a scheduler, or order/mode")
+    parser.add_argument("--sizes", nargs="+", type=int, default=[500, 1000, 2000, 4000])
+    parser.add_argument("--seed", type=int, default=0, help="the workload's seed")
+    args = parser.parse_args()
+    compiled_book.CompiledBook.compress = counting(compiled_book.CompiledBook.compress)
+    spec = {"workload": "randomized"}
+    if "/" in args.cell:
+        order, mode = args.cell.split("/")
+        spec.update(order=order, backfill=mode)
+    else:
+        spec["scheduler"] = args.cell
+    print(f"{'jobs':>7} {'compressions':>13} {'mean queue':>11} {'moves':>11} {'moves/job²':>11}")
+    moves = {}
+    for n in args.sizes:
+        Counts.calls = Counts.queued = Counts.moves = 0
+        params = parse({**spec, "jobs": n})
+        streams = np.random.SeedSequence(args.seed).spawn(5)
+        workload, processors, _ = build_workload(params, streams)
+        policy, options = params.policy()
+        rng = np.random.default_rng(streams[3])
+        run_schedule(workload, processors, policy, "user", True, rng=rng, options=options)
+        moves[n] = Counts.moves
+        mean_queue = Counts.queued / max(Counts.calls, 1)
+        print(
+            f"{n:>7} {Counts.calls:>13} {mean_queue:>11.0f} {Counts.moves:>11}"
+            f" {Counts.moves / n**2:>11.4f}"
+        )
+    low, high = min(moves), max(moves)
+    if low != high and moves[low] > 0:
+        power = math.log(moves[high] / moves[low]) / math.log(high / low)
+        print(f"moves grow as n^{power:.2f} between {low} and {high} jobs")
+
+
+if __name__ == "__main__":
+    main()
