@@ -49,6 +49,13 @@ class CompiledBook:
         self._instants: set[int] = set()
         """Keys of reservations of no duration (see ``ReservationBook``)."""
 
+    @property
+    def reservation(self) -> dict[int, float]:
+        """Reservation start per key still booked (a copy, to read: ``ReservationBook``'s
+        attribute of that name)."""
+        booked = np.flatnonzero(~np.isnan(self._reservation))
+        return dict(zip(booked.tolist(), self._reservation[booked].tolist()))
+
     # ------------------------------------------------------------------ room in the arrays
     def _profile_room(self, more: int) -> None:
         if self._steps + more > len(self._times):
