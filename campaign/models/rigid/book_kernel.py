@@ -49,8 +49,9 @@ def earliest(times, free, n, width, duration):
         i = j + 1
 
 
-@njit(cache=True)
-def _insert(times, free, n, at, time, count):
+@njit(cache=True, inline="always")
+def insert_step(times, free, n, at, time, count):
+    """A step (``time``, ``count``) at index ``at`` of the first ``n``."""
     for k in range(n, at, -1):
         times[k] = times[k - 1]
         free[k] = free[k - 1]
@@ -58,8 +59,9 @@ def _insert(times, free, n, at, time, count):
     free[at] = count
 
 
-@njit(cache=True)
-def _delete(times, free, n, at):
+@njit(cache=True, inline="always")
+def delete_step(times, free, n, at):
+    """Step ``at`` of the first ``n`` removed."""
     for k in range(at, n - 1):
         times[k] = times[k + 1]
         free[k] = free[k + 1]
@@ -77,20 +79,20 @@ def add(times, free, n, begin, duration, delta):
         return n
     first = np.searchsorted(times[:n], begin, side="left")
     if first == n or times[first] != begin:
-        _insert(times, free, n, first, begin, free[first - 1])
+        insert_step(times, free, n, first, begin, free[first - 1])
         n += 1
     finish = begin + duration
     last = first + np.searchsorted(times[first:n], finish, side="left")
     if last == n or times[last] != finish:
-        _insert(times, free, n, last, finish, free[last - 1])
+        insert_step(times, free, n, last, finish, free[last - 1])
         n += 1
     for k in range(first, last):
         free[k] += delta
     if last < n and free[last] == free[last - 1]:
-        _delete(times, free, n, last)
+        delete_step(times, free, n, last)
         n -= 1
     if first > 0 and free[first] == free[first - 1]:
-        _delete(times, free, n, first)
+        delete_step(times, free, n, first)
         n -= 1
     return n
 
@@ -129,15 +131,6 @@ def insort(starts, keys, q, start, key):
 
 
 @njit(cache=True)
-def drop_first(starts, keys, q, count):
-    """Remove the first ``count`` entries; the new count."""
-    for k in range(count, q):
-        starts[k - count] = starts[k]
-        keys[k - count] = keys[k]
-    return q - count
-
-
-@njit(cache=True)
 def sort_order(starts, keys, q):
     """Sort the first ``q`` entries by (start, key)."""
     by_key = np.argsort(keys[:q], kind="mergesort")
@@ -150,11 +143,11 @@ def sort_order(starts, keys, q):
 
 
 @njit(cache=True)
-def keep_last(span_a, span_b, begin, end):
-    """Move the spans from ``begin`` to ``end`` to the front; their number."""
+def to_front(first, second, begin, end):
+    """Move entries ``begin`` to ``end`` of two arrays to their front; their number."""
     for k in range(begin, end):
-        span_a[k - begin] = span_a[k]
-        span_b[k - begin] = span_b[k]
+        first[k - begin] = first[k]
+        second[k - begin] = second[k]
     return end - begin
 
 

@@ -142,23 +142,14 @@ class CompiledBook:
         self.size = size
         self.estimate = estimate
         self._arrays = compression_kernel.KeyArrays()
-        self._reset_profile(t)
         count = len(size)
         self._reservation = np.full(max(64, count), np.nan)
         self._count = 0
         self._order_room(count)
-        self._profile_room(2 * count + 2)
         self._starts[:count] = 0.0
         self._keys[:count] = np.arange(count)
         self._count = count
-        widths, durations = self._arrays.of(size, estimate)
-        self._steps = book_kernel.reinsert(
-            self._times, self._free, self._steps, self._starts, self._keys, count,
-            widths, durations, self._reservation,
-        )  # fmt: skip
-        self._spans = 0
-        self._rebuild = False
-        self._instants = {key for key in range(count) if estimate[key] <= 0}
+        self._reinsert(t)
 
     def has_instants(self) -> bool:
         """Whether a key still booked has no duration."""
@@ -177,7 +168,7 @@ class CompiledBook:
         if count == 0:
             return []
         keys = sorted(self._keys[:count].tolist())
-        self._count = book_kernel.drop_first(self._starts, self._keys, self._count, count)
+        self._count = book_kernel.to_front(self._starts, self._keys, count, self._count)
         return keys
 
     def started(self, key: int) -> None:
@@ -234,7 +225,7 @@ class CompiledBook:
         )  # fmt: skip
         # The spans the moves freed may let jobs checked before them move up at the next
         # compression: they are kept for it.
-        self._spans = book_kernel.keep_last(self._span_a, self._span_b, known, total)
+        self._spans = book_kernel.to_front(self._span_a, self._span_b, known, total)
         book_kernel.settle(self._starts, self._keys, count, moves, self._reservation)
 
     def _reinsert(self, t: float) -> None:

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
+from campaign.models.rigid.book_kernel import delete_step, insert_step
 from campaign.models.rigid.profile_blocks import (
     WIDE,
     build,
@@ -64,22 +65,6 @@ class KeyArrays:
             self.estimate[done:count] = np.asarray(estimate[done:count], np.float64)
             self._count = count
         return self.size, self.estimate
-
-
-@njit(cache=True, inline="always")
-def _insert(times, free, n, j, at, count):
-    for k in range(n, j, -1):
-        times[k] = times[k - 1]
-        free[k] = free[k - 1]
-    times[j] = at
-    free[j] = count
-
-
-@njit(cache=True, inline="always")
-def _delete(times, free, n, j):
-    for k in range(j, n - 1):
-        times[k] = times[k + 1]
-        free[k] = free[k + 1]
 
 
 @njit(cache=True, inline="always")
@@ -420,28 +405,28 @@ def _move(times, free, n, i, j, here, end, old, duration, width, horizon):
             if i > 0 and free[i - 1] == count:
                 times[i] = end
             else:
-                _insert(times, free, n, j, end, count + width)
+                insert_step(times, free, n, j, end, count + width)
                 free[i] = count
                 n += 1
         else:
             free[i] = count
             if free[j] == count:
-                _delete(times, free, n, j)
+                delete_step(times, free, n, j)
                 n -= 1
             if i > 0 and free[i - 1] == count:
-                _delete(times, free, n, i)
+                delete_step(times, free, n, i)
                 n -= 1
     else:
         if j == n or times[j] != end:
-            _insert(times, free, n, j, end, free[j - 1])
+            insert_step(times, free, n, j, end, free[j - 1])
             n += 1
         for k in range(i, j):
             free[k] -= width
         if j < n and free[j] == free[j - 1]:
-            _delete(times, free, n, j)
+            delete_step(times, free, n, j)
             n -= 1
         if i > 0 and free[i] == free[i - 1]:
-            _delete(times, free, n, i)
+            delete_step(times, free, n, i)
             n -= 1
     # Give back [freed_from, finish) with ``most`` its most free processors.
     freed_from = here + duration
@@ -450,7 +435,7 @@ def _move(times, free, n, i, j, here, end, old, duration, width, horizon):
     finish = old + duration
     lo = i + np.searchsorted(times[i:n], freed_from, side="left")
     if lo == n or times[lo] != freed_from:
-        _insert(times, free, n, lo, freed_from, free[lo - 1])
+        insert_step(times, free, n, lo, freed_from, free[lo - 1])
         n += 1
     hi = lo + 1
     if hi < n and times[hi] < finish:
@@ -461,20 +446,20 @@ def _move(times, free, n, i, j, here, end, old, duration, width, horizon):
             if free[lo - 1] == most:
                 times[lo] = finish
             else:
-                _insert(times, free, n, hi, finish, most - width)
+                insert_step(times, free, n, hi, finish, most - width)
                 n += 1
                 free[lo] = most
         else:
             free[lo] = most
             if free[hi] == most:
-                _delete(times, free, n, hi)
+                delete_step(times, free, n, hi)
                 n -= 1
             if free[lo - 1] == most:
-                _delete(times, free, n, lo)
+                delete_step(times, free, n, lo)
                 n -= 1
     else:
         if hi == n or times[hi] != finish:
-            _insert(times, free, n, hi, finish, free[hi - 1])
+            insert_step(times, free, n, hi, finish, free[hi - 1])
             n += 1
         most = free[lo] + width
         free[lo] = most
@@ -485,9 +470,9 @@ def _move(times, free, n, i, j, here, end, old, duration, width, horizon):
             if count > most and times[k] < bound:
                 most = count
         if hi < n and free[hi] == free[hi - 1]:
-            _delete(times, free, n, hi)
+            delete_step(times, free, n, hi)
             n -= 1
         if free[lo] == free[lo - 1]:
-            _delete(times, free, n, lo)
+            delete_step(times, free, n, lo)
             n -= 1
     return n, most

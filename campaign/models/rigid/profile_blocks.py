@@ -43,7 +43,8 @@ def build(times, free, n, room):
     order = np.empty(rows, np.int64)
     spare = np.empty(rows, np.int64)
     meta = np.zeros(3, np.int64)
-    used = _cut(row_times, row_free, count, most, order, 0, times, free, 0, n, 0)
+    used = (n + FILL - 1) // FILL if n > 0 else 1
+    _cut(row_times, row_free, count, most, order, 0, np.arange(used), times, free, n)
     for k in range(rows - used):
         spare[k] = rows - 1 - k
     meta[0] = used
@@ -53,15 +54,14 @@ def build(times, free, n, room):
 
 
 @njit(cache=True)
-def _cut(row_times, row_free, count, most, order, at, times, free, begin, end, first_id):
-    """Cut ``times[begin:end]`` into rows of FILL or so, numbered from ``first_id`` and put
-    in ``order`` from position ``at``; the number of rows."""
-    total = end - begin
-    rows = max(1, (total + FILL - 1) // FILL)
-    k = begin
+def _cut(row_times, row_free, count, most, order, at, ids, times, free, total):
+    """Cut the steps ``times[:total]`` into ``len(ids)`` rows of about equal size, the
+    rows ``ids`` in turn, put in ``order`` from position ``at``."""
+    rows = len(ids)
+    k = 0
     for r in range(rows):
         size = total // rows + (1 if r < total % rows else 0)
-        row = first_id + r
+        row = ids[r]
         for m in range(size):
             row_times[row, m] = times[k + m]
             row_free[row, m] = free[k + m]
@@ -69,7 +69,6 @@ def _cut(row_times, row_free, count, most, order, at, times, free, begin, end, f
         _measure(row_free, count, most, row)
         order[at + r] = row
         k += size
-    return rows
 
 
 @njit(cache=True)
@@ -231,7 +230,7 @@ def replace(blocks, position, offset, length, new_times, new_free, edited, scrat
                 scratch_f[m] = row_free[row, m]
             k += size
     old_rows = last - first + 1
-    new_rows = max(1, (k + FILL - 1) // FILL)
+    new_rows = (k + FILL - 1) // FILL if k > 0 else 1
     # Free the old rows, shift the later positions, then cut the steps into new rows.
     free_rows = meta[1]
     for p in range(first, last + 1):
@@ -251,18 +250,7 @@ def replace(blocks, position, offset, length, new_times, new_free, edited, scrat
     meta[1] = free_rows
     meta[0] = used + shift
     meta[2] += edited - length
-    total = k
-    k = 0
-    for r in range(new_rows):
-        size = total // new_rows + (1 if r < total % new_rows else 0)
-        row = ids[r]
-        for m in range(size):
-            row_times[row, m] = scratch_t[k + m]
-            row_free[row, m] = scratch_f[k + m]
-        count[row] = size
-        _measure(row_free, count, most, row)
-        order[first + r] = row
-        k += size
+    _cut(row_times, row_free, count, most, order, first, ids, scratch_t, scratch_f, k)
 
 
 @njit(cache=True, inline="always")
