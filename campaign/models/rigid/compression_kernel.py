@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from campaign.models.rigid.book_kernel import delete_step, insert_step
+from campaign.models.rigid.book_kernel import delete_step, insert_step, sort_order
 from campaign.models.rigid.profile_blocks import (
     WIDE,
     build,
@@ -67,7 +67,7 @@ class KeyArrays:
         return self.size, self.estimate
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _behind(earliest, latest, limit, a, b, most):
     k = limit - most + 1 if most < limit else 1
     size = len(earliest)
@@ -90,15 +90,16 @@ RANKS = 32
 @njit(cache=True)
 def _estimate_ranks(durations):
     """RANKS estimates spread over those of the jobs to check, ascending."""
-    ordered = np.sort(durations)
-    count = len(ordered)
+    count = len(durations)
+    ordered = durations.copy()
+    sort_order(ordered, np.zeros(count, np.int64), count)
     picked = np.empty(min(RANKS, count), np.float64)
     for k in range(len(picked)):
         picked[k] = ordered[(k * (count - 1)) // max(len(picked) - 1, 1)]
     return picked
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _bound(bounds, width, rank):
     """The largest bound of the jobs of width <= ``width`` and estimate rank <= ``rank``."""
     most = -np.inf
@@ -113,7 +114,7 @@ def _bound(bounds, width, rank):
     return most
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _bind(bounds, width, rank, clear):
     """A job of ``width`` and estimate rank ``rank`` found no start before ``clear``."""
     w = width
@@ -126,7 +127,7 @@ def _bind(bounds, width, rank, clear):
         w += w & -w
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _push(heap_at, heap_span, size, at, span):
     k = size
     while k > 0:
@@ -141,7 +142,7 @@ def _push(heap_at, heap_span, size, at, span):
     return size + 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _pop(heap_at, heap_span, size):
     """Remove the root; the new size (the root was read before)."""
     size -= 1

@@ -79,13 +79,14 @@ def flatten(blocks, times, free):
     for position in range(meta[0]):
         row = order[position]
         size = count[row]
-        times[k : k + size] = row_times[row, :size]
-        free[k : k + size] = row_free[row, :size]
+        for m in range(size):  # a loop: a slice assignment compiles seconds longer
+            times[k + m] = row_times[row, m]
+            free[k + m] = row_free[row, m]
         k += size
     return k
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def locate(blocks, x):
     """The cursor of the last step starting at or before x (the first step if none)."""
     row_times, _, count, _, order, _, meta = blocks
@@ -104,7 +105,7 @@ def locate(blocks, x):
     return low, offset
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def step_after(blocks, position, offset):
     """The next step's cursor (position = rows in use: past the last step)."""
     count = blocks[2]
@@ -114,7 +115,7 @@ def step_after(blocks, position, offset):
     return position + 1, 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def next_with(blocks, position, offset, width, before):
     """From the step after the cursor's on, the first step with ``width`` free, or the first
     step of a row starting at or after ``before`` (a row whose most free processors are
@@ -253,7 +254,7 @@ def replace(blocks, position, offset, length, new_times, new_free, edited, scrat
     _cut(row_times, row_free, count, most, order, first, ids, scratch_t, scratch_f, k)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _rewrite(row_times, row_free, count, most, row, offset, length, new_times, new_free, edited):
     """In one row, the ``edited`` new steps in place of ``length`` from ``offset``: the
     steps after them shift within the row, and the groups from the edit on are measured
@@ -303,7 +304,7 @@ def _measure(row_free, count, most, row):
     most[row, 0] = top
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def step_before(blocks, position, offset):
     """The previous step's cursor (the cursor itself for the first step)."""
     if offset > 0:
@@ -313,17 +314,17 @@ def step_before(blocks, position, offset):
     return position - 1, blocks[2][blocks[4][position - 1]] - 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def time_at(blocks, position, offset):
     return blocks[0][blocks[4][position], offset]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def free_at(blocks, position, offset):
     return blocks[1][blocks[4][position], offset]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def last_free(blocks):
     """The free processors of the last step (every processor: nothing is booked forever)."""
     row = blocks[4][blocks[6][0] - 1]
