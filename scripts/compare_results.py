@@ -4,16 +4,21 @@ Used to show that a change of code leaves a campaign's numbers bit-identical: ev
 variable and coordinate of the first file must equal the second's exactly (NaN equals NaN);
 provenance attributes (creation time, versions, digests) are not compared.
 
-    python scripts/compare_results.py OUT_A OUT_B [OUT_C OUT_D ...]
+    python scripts/compare_results.py [--common] OUT_A OUT_B [OUT_C OUT_D ...]
 
-The failed tasks (the ``failures`` group, or the ``failure_*`` variables of older files)
-are compared too; against an older file, on the columns it has (it names a failure's cell, not
-its factor levels). Pairs are compared in order (A with B, C with D, ...). Exit status 0 when
-every pair is identical, 1 otherwise, with one line per difference.
+With ``--common``, only the variables and coordinates both files have are compared, and those
+only one file has are listed as skipped: the way to compare results of code that added metrics
+(a sample's quantiles, a breakdown) with those of the code before.
+
+The failed tasks (the ``failures`` group, or the ``failure_*`` variables of older files) are
+compared too; against an older file, on the columns it has (it names a failure's cell, not its
+factor levels). Pairs are compared in order (A with B, C with D, ...). Exit status 0 when every
+pair is identical, 1 otherwise, with one line per difference.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -36,11 +41,31 @@ def identical(a: xr.DataArray, b: xr.DataArray) -> bool:
     return bool(np.array_equal(left, right))
 
 
-def differences(path_a: Path, path_b: Path) -> list[str]:
-    """One line per variable or coordinate that differs between the two files."""
+def differences(path_a: Path, path_b: Path, common: bool = False) -> list[str]:
+    """One line per variable or coordinate that differs between the two files; with common,
+    those only one file has are left out (skipped lists them)."""
+    lines = []
+    for group, a, b in datasets(path_a, path_b):
+        found = [] if common else one_sided_lines(a, b, path_a, path_b)
+        found += value_differences(a, b)
+        lines += [f"{group}{line}" for line in found]
+    return lines
+
+
+def skipped(path_a: Path, path_b: Path) -> list[str]:
+    """The variables and coordinates only one file has: one line per file and kind."""
+    lines = []
+    for group, a, b in datasets(path_a, path_b):
+        for (kind, where), names in one_sided(a, b, path_a, path_b).items():
+            plural = "coordinates" if kind == "coordinate" else "variables"
+            lines.append(f"{group}{plural} only in {where}: {', '.join(names)}")
+    return lines
+
+
+def datasets(path_a: Path, path_b: Path) -> list[tuple[str, xr.Dataset, xr.Dataset]]:
+    """The results and the failures of both files, each with the prefix its lines take."""
     from campaign.results.netcdf import LEGACY_FAILURE_VARIABLES, open_failures, open_results
 
-    lines = dataset_differences(open_results(path_a), open_results(path_b), path_a, path_b)
     fail_a, fail_b = open_failures(path_a), open_failures(path_b)
     if set(fail_a.data_vars) <= set(LEGACY_FAILURE_VARIABLES) or set(fail_b.data_vars) <= set(
         LEGACY_FAILURE_VARIABLES
@@ -50,23 +75,46 @@ def differences(path_a: Path, path_b: Path) -> list[str]:
             fail_a[list(LEGACY_FAILURE_VARIABLES)],
             fail_b[list(LEGACY_FAILURE_VARIABLES)],
         )
-    failures = dataset_differences(fail_a, fail_b, path_a, path_b)
-    return lines + [f"failures: {line}" for line in failures]
+    return [("", open_results(path_a), open_results(path_b)), ("failures: ", fail_a, fail_b)]
 
 
-def dataset_differences(a: xr.Dataset, b: xr.Dataset, path_a: Path, path_b: Path) -> list[str]:
-    lines = []
-    for kind, names_a, names_b in (
+def kinds(a: xr.Dataset, b: xr.Dataset):
+    return (
         ("coordinate", set(a.coords), set(b.coords)),
         ("variable", set(a.data_vars), set(b.data_vars)),
-    ):
+    )
+
+
+def one_sided(
+    a: xr.Dataset, b: xr.Dataset, path_a: Path, path_b: Path
+) -> dict[tuple[str, Path], list[str]]:
+    """The names only one dataset has, by kind and by the file that has them."""
+    found: dict[tuple[str, Path], list[str]] = {}
+    for kind, names_a, names_b in kinds(a, b):
         for name in sorted(names_a ^ names_b):
             where = path_a if name in names_a else path_b
-            lines.append(f"{kind} {name} only in {where}")
+            found.setdefault((kind, where), []).append(name)
+    return found
+
+
+def one_sided_lines(a: xr.Dataset, b: xr.Dataset, path_a: Path, path_b: Path) -> list[str]:
+    return [
+        f"{kind} {name} only in {where}"
+        for (kind, where), names in one_sided(a, b, path_a, path_b).items()
+        for name in names
+    ]
+
+
+def value_differences(a: xr.Dataset, b: xr.Dataset) -> list[str]:
+    """One line per variable or coordinate both datasets have whose values differ."""
+    lines = []
+    for kind, names_a, names_b in kinds(a, b):
         for name in sorted(names_a & names_b):
             if not identical(a[name], b[name]):
                 detail = ""
-                if a[name].shape == b[name].shape and a[name].dtype.kind in "fi":
+                if a[name].dims != b[name].dims:
+                    detail = f" (dimensions {a[name].dims} vs {b[name].dims})"
+                elif a[name].shape == b[name].shape and a[name].dtype.kind in "fi":
                     delta = np.abs(a[name].values.astype(float) - b[name].values.astype(float))
                     detail = f" (max |difference| {np.nanmax(delta, initial=0.0):.3g})"
                 lines.append(f"{kind} {name} differs{detail}")
@@ -74,21 +122,31 @@ def dataset_differences(a: xr.Dataset, b: xr.Dataset, path_a: Path, path_b: Path
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) < 2 or len(argv) % 2:
-        print(__doc__.strip().splitlines()[-4].strip(), file=sys.stderr)
-        print("usage: compare_results.py OUT_A OUT_B [OUT_C OUT_D ...]", file=sys.stderr)
-        return 2
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--common",
+        action="store_true",
+        help="compare only the variables and coordinates both files have; list the others",
+    )
+    parser.add_argument("outputs", nargs="+", metavar="OUT", help="output folders or .nc files")
+    args = parser.parse_args(argv)
+    if len(args.outputs) % 2:
+        parser.error(f"outputs come in pairs (OUT_A OUT_B ...); {len(args.outputs)} given")
     status = 0
-    for first, second in zip(argv[0::2], argv[1::2]):
+    for first, second in zip(args.outputs[0::2], args.outputs[1::2]):
         path_a, path_b = results_file(first), results_file(second)
-        lines = differences(path_a, path_b)
+        lines = differences(path_a, path_b, common=args.common)
+        where = " (the variables and coordinates both have)" if args.common else ""
         if lines:
             status = 1
-            print(f"DIFFERENT {path_a} vs {path_b}")
+            print(f"DIFFERENT {path_a} vs {path_b}{where}")
             for line in lines:
                 print(f"  {line}")
         else:
-            print(f"identical {path_a} == {path_b}")
+            print(f"identical {path_a} == {path_b}{where}")
+        if args.common:
+            for line in skipped(path_a, path_b):
+                print(f"  skipped: {line}")
     return status
 
 
