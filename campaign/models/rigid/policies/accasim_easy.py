@@ -30,7 +30,7 @@ class AccasimEasy(Policy):
         queue = site.queue
         size = site.size
         widths = self._widths
-        widths.follow(queue, False)
+        followed = widths.step(queue)  # a short queue is walked job by job
         gone = widths.gone
         rest_from = 0
         if self._reserved_at is not None and self._reserved_at <= t:
@@ -59,7 +59,10 @@ class AccasimEasy(Policy):
             rest_from = 1
         # The jobs that fit, in queue order (with no processor free, the first job alone is
         # looked at, as AccaSim's loop does).
-        position = widths.fitting(rest_from, site.free) if site.free else rest_from
+        if followed and site.free:
+            position = widths.fitting(rest_from, site.free)
+        else:
+            position = rest_from
         while 0 <= position < len(queue):
             job = queue[position]
             if size[job] <= site.free:
@@ -68,7 +71,7 @@ class AccasimEasy(Policy):
                 gone.append(position)
             if site.free == 0:
                 break
-            position = widths.fitting(position + 1, site.free)
+            position = widths.fitting(position + 1, site.free) if followed else position + 1
         return started
 
     def _slot(self, job: int) -> float:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import islice
 
 from campaign.models.rigid.policies.base import Policy, PolicyOptions
 from campaign.models.rigid.policies.fcfs import start_heads
@@ -47,10 +48,10 @@ class Easy(Policy):
     def select(self, t: float) -> list[int]:
         site = self.site
         queue = site.queue
-        widths = self._widths
-        widths.follow(queue, False)
+        widths = self._widths if self._widths.step(queue) else None
         started = start_heads(site, t)
-        widths.gone.extend(range(len(started)))
+        if widths is not None:
+            widths.gone.extend(range(len(started)))
         if len(started) == len(queue) or site.free == 0:
             self._memo = None
             return started
@@ -67,7 +68,10 @@ class Easy(Policy):
         else:
             shadow, extra = site.shadow(head, t)
             first = len(started) + 1
-        extra = backfill_from(site, queue, widths, first, t, shadow, extra, started)
+        if widths is None:  # a short queue, walked job by job
+            extra = backfill(site, islice(queue, first, None), t, shadow, extra, started)
+        else:
+            extra = backfill_from(site, queue, widths, first, t, shadow, extra, started)
         self._memo = (head, shadow, extra, queue[-1], site.ended) if site.free > 0 else None
         return started
 

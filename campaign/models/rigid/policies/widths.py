@@ -10,6 +10,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+SHORT = 64
+"""Lists up to this long are walked job by job: keeping their widths in step costs more than
+the walk (most traces keep their queues that short)."""
+
 _FITS = [bytes(byte <= free for byte in range(256)) for free in range(256)]
 """Per free count below 256: each byte mapped to 1 if no higher, else to 0."""
 
@@ -28,6 +32,8 @@ class Widths:
         """Positions of the jobs started at the last pass, ascending (to be dropped)."""
         self._key = -1
         self._mask = b""
+        self._stale = True
+        """Whether the bytes may be out of step (a short list was not followed)."""
 
     def _byte(self, job: int) -> int:
         width = self.size[job]
@@ -53,6 +59,16 @@ class Widths:
                     estimates.extend(map(self.estimate.__getitem__, listing[len(data) :]))
                 data.extend(map(self._byte, listing[len(data) :]))
         self.gone = []
+
+    def step(self, listing: Sequence[int], rebuilt: bool = False) -> bool:
+        """``follow`` a list longer than SHORT (True); a shorter one is left to the caller to
+        walk job by job (False), and the widths are rebuilt once the list is long again."""
+        if len(listing) <= SHORT:
+            self._stale = True
+            return False
+        self.follow(listing, rebuilt or self._stale)
+        self._stale = False
+        return True
 
     def fitting(self, position: int, free: int) -> int:
         """The first position from ``position`` on whose job may fit in ``free`` processors
