@@ -87,7 +87,8 @@ def child(plan_file: str) -> None:
     from campaign.models.rigid.workloads import load_trace, workloads_folder
 
     def emit(**record) -> None:
-        print(json.dumps(record), flush=True)
+        # A model's samples are arrays: as lists, compared element by element like any value.
+        print(json.dumps(record, default=lambda value: value.tolist()), flush=True)
 
     if plan["grid"]:
         begin, cpu = time.perf_counter(), time.process_time()
