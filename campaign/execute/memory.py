@@ -7,18 +7,35 @@ so far is the best bound there is (it never decreases, so it may be an earlier t
 
 from __future__ import annotations
 
+import os
 import resource
 import sys
-from pathlib import Path
 
-_CLEAR_REFS = Path("/proc/self/clear_refs")
-_STATUS = Path("/proc/self/status")
+_CLEAR_REFS = "/proc/self/clear_refs"
+_STATUS = "/proc/self/status"
+_OPEN: dict[tuple[str, int], int | None] = {}
+"""The two files, opened once per process (None: not there); opening them per task cost more
+than a task of a millisecond. Keyed by process too: /proc/self names the process that opened
+it, which a forked child is not."""
+
+
+def _descriptor(path: str, flags: int) -> int | None:
+    key = (path, os.getpid())
+    if key not in _OPEN:
+        try:
+            _OPEN[key] = os.open(path, flags | os.O_CLOEXEC)
+        except OSError:
+            _OPEN[key] = None
+    return _OPEN[key]
 
 
 def reset_peak() -> bool:
     """Start a new peak at the current resident size; False where that is not possible."""
+    descriptor = _descriptor(_CLEAR_REFS, os.O_WRONLY)
+    if descriptor is None:
+        return False
     try:
-        _CLEAR_REFS.write_text("5")
+        os.write(descriptor, b"5")
         return True
     except OSError:
         return False
@@ -26,11 +43,14 @@ def reset_peak() -> bool:
 
 def peak_bytes() -> float:
     """The peak resident memory of this process since the last reset, in bytes."""
-    try:
-        for line in _STATUS.read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return float(int(line.split()[1]) * 1024)  # the line is in kB
-    except OSError:
-        pass
+    descriptor = _descriptor(_STATUS, os.O_RDONLY)
+    if descriptor is not None:
+        try:
+            status = os.pread(descriptor, 16384, 0)
+            at = status.find(b"VmHWM:")
+            if at >= 0:
+                return float(int(status[at + 6 : status.index(b"kB", at)]) * 1024)  # in kB
+        except (OSError, ValueError):
+            pass
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return float(peak if sys.platform == "darwin" else peak * 1024)  # bytes on macOS, kB else

@@ -95,8 +95,7 @@ def run_batch(
                     task = (key, replicate[0] if replicate else 0, batch)
                     result = _run_command(model_name, params, seed, *task)
                 else:
-                    # its own copy: batchmates of one cell arrive sharing one params object
-                    raw = model(copy.deepcopy(params), seed)
+                    raw = model(own_copy(params), seed)
                     result = {"status": "ok", "metrics": metric_values(raw)}
             except BaseException as error:  # a model's failure is data, not a crash of the
                 # campaign, even sys.exit or a CancelledError, which Dask would not survive
@@ -155,6 +154,18 @@ def _unwanted(batch: str | None, key: str) -> bool:
     except (ImportError, ValueError, AttributeError):
         return False
     return task is None or task.state in ("cancelled", "released", "forgotten")
+
+
+_PLAIN = (int, float, str, bool, bytes, type(None))
+
+
+def own_copy(params: dict[str, Any]) -> dict[str, Any]:
+    """A task's own copy of its params: batchmates of one cell arrive sharing one params
+    object, which a model may change. A dict of plain values (the usual case) needs no
+    deep copy."""
+    if all(type(value) in _PLAIN for value in params.values()):
+        return dict(params)
+    return copy.deepcopy(params)
 
 
 def seed_global_generators(seed: int) -> None:
