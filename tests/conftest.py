@@ -3,6 +3,7 @@ session (a real scheduler and two worker processes, started when a test first as
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import os
@@ -17,6 +18,19 @@ from pathlib import Path
 import pytest
 
 DATA = Path(__file__).resolve().parent / "data"
+REPOSITORY = Path(__file__).resolve().parent.parent
+
+
+def load_script(name: str, repository: Path = REPOSITORY):
+    """A script of ``scripts/`` (not a package) as a module, e.g. ``compare_results``."""
+    module_spec = importlib.util.spec_from_file_location(
+        name, repository / "scripts" / f"{name}.py"
+    )
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module
+
+
 """Slices of real archive traces, under the traces' own names (scripts/make_test_slices.py)."""
 
 

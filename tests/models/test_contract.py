@@ -25,6 +25,7 @@ from campaign.models.contract import (
     Params,
 )
 from campaign.results.names import metric_values
+from tests.conftest import load_script
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -176,13 +177,6 @@ def test_every_declared_param_refuses_a_bad_value_in_one_line(model):
             without = {k: v for k, v in model.example.items() if k != param.name}
             with pytest.raises(ValueError, match=f"parameter '{param.name}' is required"):
                 model.check(without)
-
-
-def load_script(name: str):
-    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_readme_tables_of_the_models_are_up_to_date():

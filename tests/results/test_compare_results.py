@@ -4,23 +4,15 @@ of the code before on the variables both files have, the others listed as skippe
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import PAPER_SPEC
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.conftest import PAPER_SPEC, load_script
 
 
 def compare_results():
-    path = REPO / "scripts" / "compare_results.py"
-    module_spec = importlib.util.spec_from_file_location("compare_results", path)
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
-    return module
+    return load_script("compare_results")
 
 
 def keeping(text: str, metrics: str) -> str:

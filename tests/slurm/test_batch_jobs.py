@@ -3,20 +3,17 @@ requeues itself, and a campaign's shards as an array job merged into one run's r
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
 import time
 
 import xarray as xr
 
+from tests.conftest import load_script
+
 
 def differences(slurm, first, second) -> list[str]:
-    path = slurm.repo / "scripts" / "compare_results.py"
-    module_spec = importlib.util.spec_from_file_location("compare_results", path)
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
-    return module.differences(first, second)
+    return load_script("compare_results", slurm.repo).differences(first, second)
 
 
 def sbatch(slurm, tmp_path, *args: str) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import json
 import os
 import shutil
@@ -24,6 +23,7 @@ from campaign.spec.load import load_spec
 from campaign.store.ledger import Ledger
 from campaign.store.merge import merge
 from tests.conftest import MM1_PRECISION as PRECISION
+from tests.conftest import load_script
 
 REPO = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
@@ -47,11 +47,7 @@ def spec_text(seed=8, fail_above=40.0, replicates=4):
 
 
 def compare_results():
-    path = REPO / "scripts" / "compare_results.py"
-    module_spec = importlib.util.spec_from_file_location("compare_results", path)
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
-    return module
+    return load_script("compare_results")
 
 
 def assert_bit_identical(first: Path, second: Path) -> None:

@@ -3,13 +3,11 @@ folders (run --shard's default output, an array job's) merges like the shards na
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import campaign
 from campaign.cli.main import main
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.conftest import load_script
 
 SPEC = """
 name: parent
@@ -24,11 +22,7 @@ output: out
 
 
 def differences(first: Path, second: Path) -> list[str]:
-    path = REPO / "scripts" / "compare_results.py"
-    module_spec = importlib.util.spec_from_file_location("compare_results", path)
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
-    return module.differences(first, second)
+    return load_script("compare_results").differences(first, second)
 
 
 def test_the_folder_of_the_shards_merges_into_itself(write_spec, scheduler_address, capsys):
