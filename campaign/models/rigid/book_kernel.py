@@ -131,6 +131,42 @@ def insort(starts, keys, q, start, key):
 
 
 @njit(cache=True)
+def _before(start, key, other_start, other_key):
+    """Whether (start, key) sorts before (or as) (other_start, other_key)."""
+    return start < other_start or (start == other_start and key <= other_key)
+
+
+@njit(cache=True)
+def _merge(
+    first_starts,
+    first_keys,
+    a,
+    a_end,
+    second_starts,
+    second_keys,
+    b,
+    b_end,
+    out_starts,
+    out_keys,
+    k,
+):
+    """Merge the sorted runs [a, a_end) of the first arrays and [b, b_end) of the second
+    into ``out_*`` from k on (ties: the first's entry first)."""
+    while a < a_end or b < b_end:
+        if b >= b_end or (
+            a < a_end and _before(first_starts[a], first_keys[a], second_starts[b], second_keys[b])
+        ):
+            out_starts[k] = first_starts[a]
+            out_keys[k] = first_keys[a]
+            a += 1
+        else:
+            out_starts[k] = second_starts[b]
+            out_keys[k] = second_keys[b]
+            b += 1
+        k += 1
+
+
+@njit(cache=True)
 def sort_order(starts, keys, q):
     """Sort the first ``q`` entries by (start, key): a merge sort, bottom up (numpy's sorts
     cost seconds more to compile on every machine)."""
@@ -143,26 +179,10 @@ def sort_order(starts, keys, q):
         for low in range(0, q, 2 * width):
             middle = min(low + width, q)
             high = min(low + 2 * width, q)
-            a = low
-            b = middle
-            for k in range(low, high):
-                if b >= high or (
-                    a < middle
-                    and (
-                        source_starts[a] < source_starts[b]
-                        or (
-                            source_starts[a] == source_starts[b]
-                            and source_keys[a] <= source_keys[b]
-                        )
-                    )
-                ):
-                    target_starts[k] = source_starts[a]
-                    target_keys[k] = source_keys[a]
-                    a += 1
-                else:
-                    target_starts[k] = source_starts[b]
-                    target_keys[k] = source_keys[b]
-                    b += 1
+            _merge(
+                source_starts, source_keys, low, middle, source_starts, source_keys, middle,
+                high, target_starts, target_keys, low,
+            )  # fmt: skip
         source_starts, target_starts = target_starts, source_starts
         source_keys, target_keys = target_keys, source_keys
         in_place = not in_place
@@ -210,23 +230,9 @@ def settle(starts, keys, q, moves, reservation):
             stay_keys[b] = keys[p]
             b += 1
     _sort_nearly_sorted(moved_starts, moved_keys, count)
-    a = 0
-    b = 0
-    for p in range(q):
-        if b == q - count or (
-            a < count
-            and (
-                moved_starts[a] < stay_starts[b]
-                or (moved_starts[a] == stay_starts[b] and moved_keys[a] < stay_keys[b])
-            )
-        ):
-            starts[p] = moved_starts[a]
-            keys[p] = moved_keys[a]
-            a += 1
-        else:
-            starts[p] = stay_starts[b]
-            keys[p] = stay_keys[b]
-            b += 1
+    _merge(
+        moved_starts, moved_keys, 0, count, stay_starts, stay_keys, 0, q - count, starts, keys, 0
+    )
 
 
 @njit(cache=True)
@@ -238,7 +244,7 @@ def _sort_nearly_sorted(starts, keys, q):
         start = starts[p]
         key = keys[p]
         k = p
-        while k > 0 and (starts[k - 1] > start or (starts[k - 1] == start and keys[k - 1] > key)):
+        while k > 0 and not _before(starts[k - 1], keys[k - 1], start, key):
             starts[k] = starts[k - 1]
             keys[k] = keys[k - 1]
             k -= 1

@@ -27,7 +27,7 @@ class CompiledBook:
         self.size = size
         self.estimate = estimate
         """Width and estimate per key (the lists; ``_arrays`` holds them as arrays)."""
-        self._arrays = compression_kernel.KeyArrays()
+        self._arrays = KeyArrays()
         self._reservation = np.full(64, np.nan)
         """Reservation start per key still booked (NaN: none)."""
         self._starts = np.empty(64, np.float64)
@@ -58,16 +58,13 @@ class CompiledBook:
 
     # ------------------------------------------------------------------ room in the arrays
     def _profile_room(self, more: int) -> None:
-        if self._steps + more > len(self._times):
-            capacity = max(2 * len(self._times), self._steps + more)
-            self._times = _grown(self._times, capacity)
-            self._free = _grown(self._free, capacity)
+        self._times, self._free = _room(self._times, self._free, self._steps + more)
 
     def _order_room(self, more: int) -> None:
-        if self._count + more > len(self._starts):
-            capacity = max(2 * len(self._starts), self._count + more)
-            self._starts = _grown(self._starts, capacity)
-            self._keys = _grown(self._keys, capacity)
+        self._starts, self._keys = _room(self._starts, self._keys, self._count + more)
+
+    def _span_room(self, more: int) -> None:
+        self._span_a, self._span_b = _room(self._span_a, self._span_b, self._spans + more)
 
     def _key_room(self, key: int) -> None:
         if key >= len(self._reservation):
@@ -130,9 +127,7 @@ class CompiledBook:
             self._prune(t)
             self._add(t, planned - t, width)
             if self.site.queue:
-                if self._spans == len(self._span_a):
-                    self._span_a = _grown(self._span_a, 2 * self._spans)
-                    self._span_b = _grown(self._span_b, 2 * self._spans)
+                self._span_room(1)
                 self._span_a[self._spans] = t
                 self._span_b[self._spans] = planned
                 self._spans += 1
@@ -141,7 +136,7 @@ class CompiledBook:
         """Drop every reservation and book keys 0, 1, ... in turn (``ReservationBook``)."""
         self.size = size
         self.estimate = estimate
-        self._arrays = compression_kernel.KeyArrays()
+        self._arrays = KeyArrays()
         count = len(size)
         self._reservation = np.full(max(64, count), np.nan)
         self._count = 0
@@ -204,19 +199,17 @@ class CompiledBook:
             self._reinsert(t)
             return
         known = self._spans
-        self._spans = 0
         if count == 0 or known == 0:
+            self._spans = 0
             return
+        self._span_room(count + 1)  # after the spans known, one freed per move at most
+        self._spans = 0
         size, estimate = self._arrays.of(self.size, self.estimate)
         keys = self._keys[:count]
         widths = size[keys]
         durations = estimate[keys]
         self._profile_room(3 * count + 4)
-        room = known + count + 1
-        if room > len(self._span_a):
-            self._span_a = _grown(self._span_a, room)
-            self._span_b = _grown(self._span_b, room)
-        span_most = np.empty(room, np.int64)
+        span_most = np.empty(len(self._span_a), np.int64)
         moves = np.zeros(count, np.bool_)
         starts = self._starts[:count]
         self._steps, known, total = compression_kernel.compress(
@@ -244,7 +237,42 @@ class CompiledBook:
         self._instants = {key for key in self._keys[:count].tolist() if est[key] <= 0}
 
 
+def _room(first: np.ndarray, second: np.ndarray, needed: int):
+    """Two arrays of the same length, grown (doubled at least) to hold ``needed`` entries."""
+    if needed <= len(first):
+        return first, second
+    capacity = max(2 * len(first), needed)
+    return _grown(first, capacity), _grown(second, capacity)
+
+
 def _grown(array: np.ndarray, capacity: int) -> np.ndarray:
     grown = np.empty(capacity, array.dtype)
     grown[: len(array)] = array
     return grown
+
+
+class KeyArrays:
+    """``size`` and ``estimate`` as numpy arrays, extended as the lists grow (a list
+    conservative book appends a key per newcomer; keys already read never change)."""
+
+    def __init__(self) -> None:
+        self._count = 0
+        self.size = np.zeros(0, np.int64)
+        self.estimate = np.zeros(0, np.float64)
+
+    def of(self, size: Sequence[int], estimate: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+        """The arrays of the book's lists (a new ``KeyArrays`` when the book takes new ones)."""
+        count = len(size)
+        if count > len(self.size):
+            capacity = max(count, 2 * len(self.size), 64)
+            grown_size = np.zeros(capacity, np.int64)
+            grown_estimate = np.zeros(capacity, np.float64)
+            grown_size[: self._count] = self.size[: self._count]
+            grown_estimate[: self._count] = self.estimate[: self._count]
+            self.size, self.estimate = grown_size, grown_estimate
+        if count > self._count:
+            done = self._count
+            self.size[done:count] = np.asarray(size[done:count], np.int64)
+            self.estimate[done:count] = np.asarray(estimate[done:count], np.float64)
+            self._count = count
+        return self.size, self.estimate

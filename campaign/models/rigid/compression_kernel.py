@@ -17,8 +17,6 @@ processes load it).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 from numba import njit
 
@@ -36,35 +34,6 @@ from campaign.models.rigid.profile_blocks import (
     time_at,
 )
 from campaign.models.rigid.profile_blocks import locate as blocks_locate
-
-_LAST = float("inf")
-
-
-class KeyArrays:
-    """``size`` and ``estimate`` as numpy arrays, extended as the lists grow (a list
-    conservative book appends a key per newcomer; keys already read never change)."""
-
-    def __init__(self) -> None:
-        self._count = 0
-        self.size = np.zeros(0, np.int64)
-        self.estimate = np.zeros(0, np.float64)
-
-    def of(self, size: Sequence[int], estimate: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
-        """The arrays of the book's lists (a new ``KeyArrays`` when the book takes new ones)."""
-        count = len(size)
-        if count > len(self.size):
-            capacity = max(count, 2 * len(self.size), 64)
-            grown_size = np.zeros(capacity, np.int64)
-            grown_estimate = np.zeros(capacity, np.float64)
-            grown_size[: self._count] = self.size[: self._count]
-            grown_estimate[: self._count] = self.estimate[: self._count]
-            self.size, self.estimate = grown_size, grown_estimate
-        if count > self._count:
-            done = self._count
-            self.size[done:count] = np.asarray(size[done:count], np.int64)
-            self.estimate[done:count] = np.asarray(estimate[done:count], np.float64)
-            self._count = count
-        return self.size, self.estimate
 
 
 @njit(cache=True)

@@ -177,7 +177,7 @@ def replace(blocks, position, offset, length, new_times, new_free, edited, scrat
         left -= count[order[last]]
         last += 1
     first = position
-    if first == last:
+    if first == last:  # one row, still between its bounds: rewritten in place
         row = order[first]
         size = count[row] + edited - length
         if size < WIDE and (size >= LOW or used == 1):
@@ -200,16 +200,6 @@ def replace(blocks, position, offset, length, new_times, new_free, edited, scrat
         scratch_t[k] = row_times[tail_row, m]
         scratch_f[k] = row_free[tail_row, m]
         k += 1
-    if k < WIDE and first == last and (k >= LOW or used == 1):
-        # One row, still between its bounds: rewritten in place.
-        row = order[first]
-        for m in range(k):
-            row_times[row, m] = scratch_t[m]
-            row_free[row, m] = scratch_f[m]
-        count[row] = k
-        _measure(row_free, count, most, row)
-        meta[2] += edited - length
-        return
     if k < LOW and used > last - first + 1:
         # Too few: take in the next row (or the one before, at the end).
         if last + 1 < used:
