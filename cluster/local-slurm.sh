@@ -65,7 +65,18 @@ if [[ ! -s /etc/munge/munge.key ]]; then
 fi
 chown -R munge:munge /etc/munge /run/munge /var/lib/munge /var/log/munge 2>/dev/null || true
 chmod 400 /etc/munge/munge.key
-pgrep -x munged >/dev/null || su -s /bin/sh munge -c /usr/sbin/munged
+# Daemons left running after their package was removed (or upgraded) run a deleted binary and
+# have lost their socket: they are stopped, and started again below.
+for daemon in munged slurmctld slurmd; do
+    for pid in $(pgrep -x "$daemon"); do
+        [[ $(readlink "/proc/$pid/exe") == *" (deleted)" ]] && kill "$pid"
+    done
+done
+sleep 1
+if ! munge -n >/dev/null 2>&1; then  # the process alone does not say it answers
+    pkill -x munged 2>/dev/null && sleep 1
+    su -s /bin/sh munge -c /usr/sbin/munged
+fi
 pgrep -x slurmctld >/dev/null || slurmctld
 pgrep -x slurmd >/dev/null || slurmd
 for _ in $(seq 120); do
