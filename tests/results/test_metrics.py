@@ -391,3 +391,21 @@ def test_metric_values_keep_integers_float64_holds_exactly_and_infinities():
     values = metric_values(exact)
     assert values == {k: float(v) for k, v in exact.items()}
     assert [int(v) for v in list(values.values())[:4]] == [2**53, -(2**53), 2**60, -(2**62)]
+
+
+def test_metric_values_refuse_the_same_once_their_names_were_seen_with_plain_numbers():
+    """Names already checked skip their second check, not the check of their values."""
+    assert metric_values({"v": 1.0}) == {"v": 1.0}
+    assert metric_values({"v": 7}) == {"v": 7.0}
+    for value, message in [
+        (True, "is a boolean"),
+        (2**53 + 1, "which float64"),
+        (0.5 + 1j, "is a complex number"),
+        ("1.0", "is not a number"),
+    ]:
+        with pytest.raises((TypeError, ValueError), match=message):
+            metric_values({"v": value})
+    assert metric_values({"v": np.float32(0.25)}) == {"v": 0.25}
+    assert math.isnan(metric_values({"v": math.nan})["v"])
+    assert list(metric_values({"v": [1.0, 2.0]}))[:2] == ["v@n", "v@q0"]
+    assert metric_values({"v": {"a": {"m": 1}}}) == {"m@v=a": 1.0}
