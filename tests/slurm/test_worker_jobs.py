@@ -40,13 +40,13 @@ def test_batch_job_workers_give_the_embedded_clusters_results(slurm, tmp_path, k
 
 
 def test_worker_jobs_that_reach_their_walltime_are_replaced(slurm, tmp_path):
-    # 160 tasks of 1.5 s on two 1-core jobs of 1 minute: about 2 minutes of work, so each
-    # job slot is filled three times; workers retire before SLURM kills them
+    # 120 tasks of 1.5 s on two 1-core jobs of 1 minute: 90 s of work per job slot, so each
+    # slot is filled at least twice; workers retire before SLURM kills them
     ran = _run(
-        slurm, tmp_path, "wall", slurm.cluster_text(tmp_path, "cmp-wall", "00:01:00"), 1500, 4, 40
+        slurm, tmp_path, "wall", slurm.cluster_text(tmp_path, "cmp-wall", "00:01:00"), 1500, 4, 30
     )
     assert ran.returncode == 0, ran.stderr
-    assert "160 tasks ok, 0 failed, 0 missing" in ran.stdout
+    assert "120 tasks ok, 0 failed, 0 missing" in ran.stdout
     slurm.assert_complete(xr.load_dataset(tmp_path / "wall" / "results.nc"))
     logs = sorted((tmp_path / "logs").glob("*.err"))
     assert len(logs) >= 4, [log.name for log in logs]  # jobs were submitted again

@@ -12,6 +12,20 @@ import numpy as np
 from numba import njit
 
 
+@njit(cache=True, inline="always")
+def bisect(values, low, high, x, right):
+    """``low + np.searchsorted(values[low:high], x, side)`` ("right" when ``right``) without
+    the slice: in the compression's inner loop each view of an array costs two atomic
+    reference counts."""
+    while low < high:
+        middle = (low + high) >> 1
+        if values[middle] < x or (right and values[middle] == x):
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
 @njit(cache=True)
 def prune(times, free, n, t):
     """``Profile.prune``: forget the steps before t; the new length."""
@@ -49,7 +63,7 @@ def earliest(times, free, n, width, duration):
         i = j + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def insert_step(times, free, n, at, time, count):
     """A step (``time``, ``count``) at index ``at`` of the first ``n``."""
     for k in range(n, at, -1):
@@ -59,7 +73,7 @@ def insert_step(times, free, n, at, time, count):
     free[at] = count
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def delete_step(times, free, n, at):
     """Step ``at`` of the first ``n`` removed."""
     for k in range(at, n - 1):

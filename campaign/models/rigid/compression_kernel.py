@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from campaign.models.rigid.book_kernel import delete_step, insert_step, sort_order
+from campaign.models.rigid.book_kernel import bisect, delete_step, insert_step, sort_order
 from campaign.models.rigid.profile_blocks import (
     WIDE,
     build,
@@ -36,7 +36,7 @@ from campaign.models.rigid.profile_blocks import (
 from campaign.models.rigid.profile_blocks import locate as blocks_locate
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _behind(earliest, latest, limit, a, b, most):
     k = limit - most + 1 if most < limit else 1
     size = len(earliest)
@@ -68,7 +68,7 @@ def _estimate_ranks(durations):
     return picked
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _bound(bounds, width, rank):
     """The largest bound of the jobs of width <= ``width`` and estimate rank <= ``rank``."""
     most = -np.inf
@@ -83,7 +83,7 @@ def _bound(bounds, width, rank):
     return most
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _bind(bounds, width, rank, clear):
     """A job of ``width`` and estimate rank ``rank`` found no start before ``clear``."""
     w = width
@@ -96,7 +96,7 @@ def _bind(bounds, width, rank, clear):
         w += w & -w
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _push(heap_at, heap_span, size, at, span):
     k = size
     while k > 0:
@@ -111,7 +111,7 @@ def _push(heap_at, heap_span, size, at, span):
     return size + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pop(heap_at, heap_span, size):
     """Remove the root; the new size (the root was read before)."""
     size -= 1
@@ -149,7 +149,7 @@ def compress(times, free, n, starts, widths, durations, moves, span_a, span_b, s
         if b > t and a < horizon:
             end = b if b < horizon else horizon
             # Profile.most_free(a, end)
-            m = np.searchsorted(times[:n], a, side="right") - 1
+            m = bisect(times, 0, n, a, True) - 1
             if m < 0:
                 m = 0
             most = free[m]
@@ -256,7 +256,7 @@ def compress(times, free, n, starts, widths, durations, moves, span_a, span_b, s
                 continue
             if clear > after:
                 after = clear
-        rank = np.searchsorted(ranks, duration, side="right")  # ranks <= duration
+        rank = bisect(ranks, 0, len(ranks), duration, True)  # ranks <= duration
         if width > 0 and rank > 0:
             clear = _bound(bounds, width, rank)
             if clear >= before:
@@ -293,7 +293,7 @@ def compress(times, free, n, starts, widths, durations, moves, span_a, span_b, s
                 break
             bp, bo = step_after(blocks, jp, jo)
             here = time_at(blocks, bp, bo)
-        rank = np.searchsorted(ranks, duration, side="left") + 1  # the first >= duration
+        rank = bisect(ranks, 0, len(ranks), duration, False) + 1  # the first >= duration
         if not found:
             clear_of[width] = old
             dead_of[width] = duration if old >= until else inf
@@ -361,7 +361,7 @@ def compress(times, free, n, starts, widths, durations, moves, span_a, span_b, s
     return flatten(blocks, times, free), known, spans
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _move(times, free, n, i, j, here, end, old, duration, width, horizon):
     """Book [here, end) (j: its first step at or after end) and give back [max(here +
     duration, old), old + duration), merging equal neighbours, in the steps ``times[:n]``:
@@ -403,13 +403,13 @@ def _move(times, free, n, i, j, here, end, old, duration, width, horizon):
     if freed_from < old:
         freed_from = old
     finish = old + duration
-    lo = i + np.searchsorted(times[i:n], freed_from, side="left")
+    lo = bisect(times, i, n, freed_from, False)
     if lo == n or times[lo] != freed_from:
         insert_step(times, free, n, lo, freed_from, free[lo - 1])
         n += 1
     hi = lo + 1
     if hi < n and times[hi] < finish:
-        hi = hi + 1 + np.searchsorted(times[hi + 1 : n], finish, side="left")
+        hi = bisect(times, hi + 1, n, finish, False)
     if hi == lo + 1:
         most = free[lo] + width
         if hi == n or times[hi] != finish:
