@@ -28,9 +28,11 @@ def edited_copy(repo, folder):
     copy = folder / "campaign"
     shutil.copytree(repo / "campaign", copy, ignore=shutil.ignore_patterns("__pycache__"))
     layout = copy / "results" / "names.py"
-    line = "        values[name] = _as_float(name, value)\n"
-    assert layout.read_text().count(line) == 1
-    layout.write_text(layout.read_text().replace(line, line.replace("= _as", "= 2 * _as")))
+    text = layout.read_text()
+    for line in ("values[name] = _as_float(name, value)\n", "values[name] = value\n"):
+        assert text.count(line) == 1, line  # the checked path and the plain floats' one
+        text = text.replace(line, line.replace("= ", "= 2 * "))
+    layout.write_text(text)
     return copy
 
 
