@@ -15,8 +15,8 @@ from numba import njit
 @njit(cache=True, inline="always")
 def bisect(values, low, high, x, right):
     """``low + np.searchsorted(values[low:high], x, side)`` ("right" when ``right``) without
-    the slice: in the compression's inner loop each view of an array costs two atomic
-    reference counts."""
+    the slice: each view of an array costs two atomic reference counts, which the
+    compression's inner loop felt."""
     while low < high:
         middle = (low + high) >> 1
         if values[middle] < x or (right and values[middle] == x):
@@ -31,7 +31,7 @@ def prune(times, free, n, t):
     """``Profile.prune``: forget the steps before t; the new length."""
     if times[0] >= t:
         return n
-    k = np.searchsorted(times[:n], t, side="right") - 1
+    k = bisect(times, 0, n, t, True) - 1
     if k > 0:
         for m in range(k, n):
             times[m - k] = times[m]
@@ -91,12 +91,12 @@ def add(times, free, n, begin, duration, delta):
         begin = origin
     if duration <= 0:
         return n
-    first = np.searchsorted(times[:n], begin, side="left")
+    first = bisect(times, 0, n, begin, False)
     if first == n or times[first] != begin:
         insert_step(times, free, n, first, begin, free[first - 1])
         n += 1
     finish = begin + duration
-    last = first + np.searchsorted(times[first:n], finish, side="left")
+    last = bisect(times, first, n, finish, False)
     if last == n or times[last] != finish:
         insert_step(times, free, n, last, finish, free[last - 1])
         n += 1
@@ -133,7 +133,7 @@ def most(free, n):
 def insort(starts, keys, q, start, key):
     """Insert (start, key) into the first ``q`` entries, sorted by (start, key); the new
     count (the caller makes room)."""
-    at = np.searchsorted(starts[:q], start, side="left")
+    at = bisect(starts, 0, q, start, False)
     while at < q and starts[at] == start and keys[at] < key:
         at += 1
     for k in range(q, at, -1):

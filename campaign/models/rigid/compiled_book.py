@@ -263,14 +263,8 @@ class KeyArrays:
     def of(self, size: Sequence[int], estimate: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
         """The arrays of the book's lists (a new ``KeyArrays`` when the book takes new ones)."""
         count = len(size)
-        if count > len(self.size):
-            capacity = max(count, 2 * len(self.size), 64)
-            grown_size = np.zeros(capacity, np.int64)
-            grown_estimate = np.zeros(capacity, np.float64)
-            grown_size[: self._count] = self.size[: self._count]
-            grown_estimate[: self._count] = self.estimate[: self._count]
-            self.size, self.estimate = grown_size, grown_estimate
         if count > self._count:
+            self.size, self.estimate = _room(self.size, self.estimate, count)
             done = self._count
             self.size[done:count] = np.asarray(size[done:count], np.int64)
             self.estimate[done:count] = np.asarray(estimate[done:count], np.float64)

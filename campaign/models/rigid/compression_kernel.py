@@ -170,7 +170,7 @@ def compress(times, free, n, starts, widths, durations, moves, span_a, span_b, s
     for k in range(known):
         if span_a[k] < low:
             low = span_a[k]
-    first = np.searchsorted(starts, low, side="right")
+    first = bisect(starts, 0, len(starts), low, True)
     top = 0
     for k in range(known):
         if span_most[k] > top:
