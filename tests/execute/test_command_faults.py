@@ -328,12 +328,12 @@ def test_a_cancelled_task_ends_its_whole_process_group(tmp_path, scheduler_addre
 KILL_SPEC = """
 name: killed
 model:
-  command: [/bin/sh, -c, "echo $$ > {pids}/{{task}}; sleep 0.{{pause}};
-    if [ -n \\"$HOLD\\" ] && [ {{replicate}} -ge 20 ]; then sleep 3031; fi; echo v={{replicate}}",
+  command: [/bin/sh, -c, "echo $$ > {pids}/{{task}}; sleep 0.0{{pause}};
+    if [ -n \\"$HOLD\\" ] && [ {{replicate}} -ge 10 ]; then sleep 3031; fi; echo v={{replicate}}",
     sh]
 factors:
   pause: [2, 3]
-replicates: 40
+replicates: 20
 seed: 9
 output: {output}
 """
@@ -341,7 +341,7 @@ output: {output}
 
 @pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM])
 def test_a_stopped_driver_leaves_no_program_and_a_rerun_ends_as_an_undisturbed_run(tmp_path, stop):
-    """The killed run's programs hang from replicate 20 on (HOLD set), so the driver stops
+    """The killed run's programs hang from replicate 10 on (HOLD set), so the driver stops
     while they run: none is left afterwards (each runs in a session of its own, out of reach
     of a signal to the driver's group), and the rerun ends as an undisturbed run."""
     pids = tmp_path / "pids"
@@ -378,7 +378,7 @@ def test_a_stopped_driver_leaves_no_program_and_a_rerun_ends_as_an_undisturbed_r
     assert undisturbed.returncode == 0, undisturbed.stderr
     left = xr.load_dataset(tmp_path / "killed" / "results.nc")
     right = xr.load_dataset(tmp_path / "clean" / "results.nc")
-    assert int((left.status == 1).sum()) == 80
+    assert int((left.status == 1).sum()) == 40
     assert left.v.equals(right.v) and left.seed.equals(right.seed)
     assert (left.v.values == left.replicate.values).all()
 
