@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def bisect(values, low, high, x, right):
     """``low + np.searchsorted(values[low:high], x, side)`` ("right" when ``right``) without
     the slice: each view of an array costs two atomic reference counts, which the
@@ -63,7 +63,7 @@ def earliest(times, free, n, width, duration):
         i = j + 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def insert_step(times, free, n, at, time, count):
     """A step (``time``, ``count``) at index ``at`` of the first ``n``."""
     for k in range(n, at, -1):
@@ -73,7 +73,7 @@ def insert_step(times, free, n, at, time, count):
     free[at] = count
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def delete_step(times, free, n, at):
     """Step ``at`` of the first ``n`` removed."""
     for k in range(at, n - 1):

@@ -36,7 +36,7 @@ from campaign.models.rigid.profile_blocks import (
 from campaign.models.rigid.profile_blocks import locate as blocks_locate
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _behind(earliest, latest, limit, a, b, most):
     k = limit - most + 1 if most < limit else 1
     size = len(earliest)
@@ -68,7 +68,7 @@ def _estimate_ranks(durations):
     return picked
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _bound(bounds, width, rank):
     """The largest bound of the jobs of width <= ``width`` and estimate rank <= ``rank``."""
     most = -np.inf
@@ -83,7 +83,7 @@ def _bound(bounds, width, rank):
     return most
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _bind(bounds, width, rank, clear):
     """A job of ``width`` and estimate rank ``rank`` found no start before ``clear``."""
     w = width
@@ -96,7 +96,7 @@ def _bind(bounds, width, rank, clear):
         w += w & -w
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _push(heap_at, heap_span, size, at, span):
     k = size
     while k > 0:
@@ -111,7 +111,7 @@ def _push(heap_at, heap_span, size, at, span):
     return size + 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _pop(heap_at, heap_span, size):
     """Remove the root; the new size (the root was read before)."""
     size -= 1
@@ -361,7 +361,7 @@ def compress(times, free, n, starts, widths, durations, moves, span_a, span_b, s
     return flatten(blocks, times, free), known, spans
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _move(times, free, n, i, j, here, end, old, duration, width, horizon):
     """Book [here, end) (j: its first step at or after end) and give back [max(here +
     duration, old), old + duration), merging equal neighbours, in the steps ``times[:n]``:

@@ -86,7 +86,7 @@ def flatten(blocks, times, free):
     return k
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def locate(blocks, x):
     """The cursor of the last step starting at or before x (the first step if none)."""
     row_times, _, count, _, order, _, meta = blocks
@@ -110,7 +110,7 @@ def locate(blocks, x):
     return low, offset
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def step_after(blocks, position, offset):
     """The next step's cursor (position = rows in use: past the last step)."""
     count = blocks[2]
@@ -120,7 +120,7 @@ def step_after(blocks, position, offset):
     return position + 1, 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def next_with(blocks, position, offset, width, before):
     """From the step after the cursor's on, the first step with ``width`` free, or the first
     step of a row starting at or after ``before`` (a row whose most free processors are
@@ -146,7 +146,7 @@ def next_with(blocks, position, offset, width, before):
         offset += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def gather(blocks, position, offset, past, out_times, out_free):
     """Copy the steps from the cursor's through the first starting after ``past`` (or to
     the last) into ``out_*``; their number."""
@@ -168,7 +168,7 @@ def gather(blocks, position, offset, past, out_times, out_free):
     return k
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def replace(blocks, position, offset, length, new_times, new_free, edited, scratch_t, scratch_f):
     """Put the ``edited`` steps of ``new_*`` in place of the ``length`` steps from the
     cursor's on; the rows they touch are cut anew (with a neighbour when too few steps
@@ -249,7 +249,7 @@ def replace(blocks, position, offset, length, new_times, new_free, edited, scrat
     _cut(row_times, row_free, count, most, order, first, ids, scratch_t, scratch_f, k)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _rewrite(row_times, row_free, count, most, row, offset, length, new_times, new_free, edited):
     """In one row, the ``edited`` new steps in place of ``length`` from ``offset``: the
     steps after them shift within the row, and the groups from the edit on are measured
@@ -299,7 +299,7 @@ def _measure(row_free, count, most, row):
     most[row, 0] = top
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def step_before(blocks, position, offset):
     """The previous step's cursor (the cursor itself for the first step)."""
     if offset > 0:
@@ -309,12 +309,12 @@ def step_before(blocks, position, offset):
     return position - 1, blocks[2][blocks[4][position - 1]] - 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def time_at(blocks, position, offset):
     return blocks[0][blocks[4][position], offset]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def free_at(blocks, position, offset):
     return blocks[1][blocks[4][position], offset]
 
