@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import gamma as gamma_distribution
+from scipy.special import gammainc
 
 from campaign.models.rigid.workload import Workload, from_arrays
 
@@ -57,9 +57,12 @@ class _Arrivals:
         self.aarr, self.barr = aarr, barr
         i = np.arange(CYCLIC_DAY_START, BUCKETS + CYCLIC_DAY_START)
         weights = np.empty(BUCKETS)
-        weights[(i - 1) % BUCKETS] = gamma_distribution.cdf(
-            i + 0.5, anum, scale=bnum
-        ) - gamma_distribution.cdf(i - 0.5, anum, scale=bnum)
+        # The gamma(anum, scale bnum) distribution's mass in each bucket: its CDF is the
+        # regularized incomplete gamma function (what scipy.stats.gamma.cdf computes, without
+        # importing scipy.stats at every start of a worker)
+        weights[(i - 1) % BUCKETS] = gammainc(anum, (i + 0.5) / bnum) - gammainc(
+            anum, (i - 0.5) / bnum
+        )
         self.weights = (weights / weights.mean()).tolist()
         self.bucket = 0
         self.points = 0.0
