@@ -164,10 +164,9 @@ def metric_values(raw: Any) -> dict[str, float]:
     its size and quantiles (`sample_entries`); a mapping is a breakdown named by its dimension,
     ``{label: {metric: number}}`` (`breakdown_entries`).
     """
-    if type(raw) is dict and tuple(raw) in _PLAIN_NAMES:
-        plain = _plain_floats(raw)
-        if plain is not None:
-            return plain
+    plain = _plain_floats(raw) if type(raw) is dict else None
+    if plain is not None and tuple(raw) in _PLAIN_NAMES:
+        return plain
     if not isinstance(raw, Mapping):
         raise TypeError(f"the model returned {type(raw).__name__}, not a mapping metric: value")
     if not raw:
@@ -187,7 +186,7 @@ def metric_values(raw: Any) -> dict[str, float]:
     if clashes:
         raise ValueError(next(iter(clashes.values())))
     _check_derived_names(values)
-    if type(raw) is dict and len(_PLAIN_NAMES) < 256 and _plain_floats(raw) is not None:
+    if plain is not None and len(_PLAIN_NAMES) < 256:
         _PLAIN_NAMES.add(tuple(raw))
     return values
 
