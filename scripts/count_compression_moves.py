@@ -9,7 +9,10 @@ move, so the moves bound the cost from below: about n^2 moves means no exponent 
 How the moves are shaped, for a book that would hold them implicitly: ``same shift`` counts
 the moves by their compression's most common shift (the whole queue behind an early end
 mostly moves up by one amount), ``whole queue`` those of the compressions where every queued
-reservation moved by one amount.
+reservation moved by one amount. Times are not integers, so such a shift is not a subtraction:
+``minus shift`` is the share of those moves whose new start is the old one minus the shift to
+the last bit, ``from anchor`` the share (of those that start when another queued job ends)
+whose new start is that job's new end, the sum the definition computes.
 
     python scripts/count_compression_moves.py                  # conservative, 500 to 4,000 jobs
     python scripts/count_compression_moves.py --cell psrs/conservative --sizes 1000 2000
@@ -33,6 +36,9 @@ class Counts:
     moves = 0
     same_shift = 0
     whole_queue = 0
+    minus_shift = 0
+    anchored = 0
+    from_anchor = 0
 
 
 def counting(compress):
@@ -44,7 +50,8 @@ def counting(compress):
         Counts.calls += 1
         Counts.queued += len(keys)
         compress(book, t)
-        shifts = before - book._reservation[keys]
+        after = book._reservation[keys]
+        shifts = before - after
         moved = shifts[shifts > 0]
         Counts.moves += len(moved)
         if len(moved):
@@ -53,12 +60,27 @@ def counting(compress):
             Counts.same_shift += int(common)
             if common == len(keys):
                 Counts.whole_queue += int(common)
+                _exactness(before, after, np.asarray(book.estimate)[keys])
 
     return wrapped
 
 
-def _share(count: int) -> str:
-    return f"{count / Counts.moves:.0%}" if Counts.moves else "-"
+def _exactness(before: np.ndarray, after: np.ndarray, estimate: np.ndarray) -> None:
+    """Count the starts of a whole-queue shift that are the old ones minus the shift, and
+    those that are their anchor's new end (the anchor: a job whose old end is their old
+    start)."""
+    Counts.minus_shift += int(np.count_nonzero(after == before - (before[0] - after[0])))
+    anchor = dict(zip((before + estimate).tolist(), range(len(before))))
+    for k, start in enumerate(before.tolist()):
+        j = anchor.get(start)
+        if j is not None and j != k:
+            Counts.anchored += 1
+            Counts.from_anchor += bool(after[k] == after[j] + estimate[j])
+
+
+def _share(count: int, whole: int | None = None) -> str:
+    whole = Counts.moves if whole is None else whole
+    return f"{count / whole:.0%}" if whole else "-"
 
 
 def main() -> None:
@@ -76,11 +98,13 @@ def main() -> None:
         spec["scheduler"] = args.cell
     print(
         f"{'jobs':>7} {'compressions':>13} {'mean queue':>11} {'moves':>11} {'moves/job²':>11}"
-        f" {'same shift':>11} {'whole queue':>12}"
+        f" {'same shift':>11} {'whole queue':>12} {'minus shift':>12} {'from anchor':>12}"
     )
     moves = {}
     for n in args.sizes:
-        Counts.calls = Counts.queued = Counts.moves = Counts.same_shift = Counts.whole_queue = 0
+        for name in vars(Counts):
+            if not name.startswith("_"):
+                setattr(Counts, name, 0)
         params = parse({**spec, "jobs": n})
         streams = np.random.SeedSequence(args.seed).spawn(5)
         workload, processors, _ = build_workload(params, streams)
@@ -93,6 +117,8 @@ def main() -> None:
             f"{n:>7} {Counts.calls:>13} {mean_queue:>11.0f} {Counts.moves:>11}"
             f" {Counts.moves / n**2:>11.4f} {_share(Counts.same_shift):>11}"
             f" {_share(Counts.whole_queue):>12}"
+            f" {_share(Counts.minus_shift, Counts.whole_queue):>12}"
+            f" {_share(Counts.from_anchor, Counts.anchored):>12}"
         )
     low, high = min(moves), max(moves)
     if low != high and moves[low] > 0:
