@@ -192,9 +192,9 @@ def main() -> None:
         holder, tree = ref_tree(args.ref)
     header = f"{'cell':<24}" + "".join(f"{n:>10}" for n in sizes) + f"{'exp':>7}"
     print(header + ("   schedules" if args.ref else ""))
+    trees = ([("ref", tree)] if tree is not None else []) + [("new", ROOT)]
     try:
         for cell in args.cells:
-            trees = ([("ref", tree)] if tree is not None else []) + [("new", ROOT)]
             runs: dict[str, list] = {side: [] for side, _ in trees}
             for _ in range(args.repeat):
                 for side, code in trees:

@@ -60,7 +60,8 @@ def counting(compress):
             Counts.same_shift += int(common)
             if common == len(keys):
                 Counts.whole_queue += int(common)
-                _exactness(before, after, np.asarray(book.estimate)[keys])
+                estimate = book._arrays.of(book.size, book.estimate)[1]  # the book's own
+                _exactness(before, after, estimate[keys])
 
     return wrapped
 
