@@ -119,7 +119,8 @@ def main() -> None:
         spec["scheduler"] = args.cell
     print(
         f"{'jobs':>7} {'compressions':>13} {'mean queue':>11} {'moves':>11} {'moves/job²':>11}"
-        f" {'ns/move':>8} {'same shift':>11} {'whole queue':>12} {'minus shift':>12} {'from anchor':>12}"
+        f" {'ns/move':>8} {'same shift':>11} {'whole queue':>12} {'minus shift':>12}"
+        f" {'from anchor':>12}"
     )
     _simulate(spec, 200, args.seed)  # compiles (or loads) the kernel outside the figures
     moves = {}
