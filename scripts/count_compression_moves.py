@@ -29,9 +29,8 @@ import time
 
 import numpy as np
 
-from campaign.models.jobs import build_workload, parse
+from campaign.models import jobs
 from campaign.models.rigid import compiled_book
-from campaign.models.rigid.simulate import run_schedule
 
 
 class Counts:
@@ -95,15 +94,6 @@ def _per_move() -> str:
     return f"{Counts.seconds / Counts.moves * 1e9:.0f}" if Counts.moves else "-"
 
 
-def _simulate(spec: dict, n: int, seed: int) -> None:
-    params = parse({**spec, "jobs": n})
-    streams = np.random.SeedSequence(seed).spawn(5)
-    workload, processors, _ = build_workload(params, streams)
-    policy, options = params.policy()
-    rng = np.random.default_rng(streams[3])
-    run_schedule(workload, processors, policy, "user", True, rng=rng, options=options)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cell", default="conservative", help="a scheduler, or order/mode")
@@ -122,13 +112,15 @@ def main() -> None:
         f" {'ns/move':>8} {'same shift':>11} {'whole queue':>12} {'minus shift':>12}"
         f" {'from anchor':>12}"
     )
-    _simulate(spec, 200, args.seed)  # compiles (or loads) the kernel outside the figures
+    jobs.schedule(
+        {**spec, "jobs": 200}, args.seed
+    )  # compiles (or loads) the kernel outside the figures
     moves = {}
     for n in args.sizes:
         for name in vars(Counts):
             if not name.startswith("_"):
                 setattr(Counts, name, 0)
-        _simulate(spec, n, args.seed)
+        jobs.schedule({**spec, "jobs": n}, args.seed)  # user estimates, killed at them
         moves[n] = Counts.moves
         mean_queue = Counts.queued / max(Counts.calls, 1)
         print(
