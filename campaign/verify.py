@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from campaign.cluster.options import ClusterOptions
 from campaign.design.shards import placed
@@ -27,7 +26,7 @@ from campaign.plan.plan import make_plan
 from campaign.plan.state import RunState
 from campaign.render.progress import Progress
 from campaign.runner import task_items
-from campaign.spec.load import Spec, load_spec, parse_spec
+from campaign.spec.load import Spec, load_spec, spec_from_text
 from campaign.store.folder import RESULTS_FILE
 from campaign.store.outputs import Archives, by_archive, digest, reference
 
@@ -81,7 +80,7 @@ def spec_of(target: str | Path) -> Spec:
     if not text:
         raise CampaignError(f"{results} keeps no spec; give the spec file instead")
     path = Path(spec_file) if spec_file and Path(spec_file).parent.is_dir() else None
-    return placed(parse_spec(yaml.safe_load(text), text=text, path=path), target)
+    return placed(spec_from_text(text, path, str(results)), target)
 
 
 def sample(plan: RunState, records: dict[str, dict[str, Any]], count: int) -> tuple[list[int], int]:

@@ -3,9 +3,11 @@ design, replicates, precision target, metrics and output folder."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
-from campaign.spec.load import Precision, Spec
+from campaign.spec.load import Factor, Precision, Spec
 from campaign.spec.types import DEFAULT_PERCENTILES
 
 
@@ -45,13 +47,45 @@ def describe_factors(spec: Spec) -> list[str]:
             how = f" ({', '.join(on)})" if on else ""
             lines.append(f"factor {factor.name}{paired}: range {low:g} to {high:g}{how}")
             continue
-        levels = ", ".join(str(label) for label in factor.labels)
+        levels = describe_levels(factor)
         if factor.labels == ("low", "high"):  # a range only in a design of points
             levels += (
                 " (labelled levels; a range {low, high} needs design: latin_hypercube or sobol)"
             )
-        lines.append(f"factor {factor.name}{paired}: {len(factor.labels)} levels: {levels}")
+        lines.append(f"factor {factor.name}{paired}: {len(factor.labels)} levels{levels}")
     return lines
+
+
+def describe_levels(factor: Factor) -> str:
+    """A factor's levels and their type, as a model or program receives them: ``(numbers):
+    1.0, 1.5`` for a list (one type), ``label = value (type)`` each for a mapping."""
+    if not factor.labelled:
+        kinds = {value_kind(value) for value in factor.values}
+        kind = f" ({kinds.pop()}s)" if len(kinds) == 1 else ""
+        return kind + ": " + ", ".join(str(label) for label in factor.labels)
+    shown = (
+        f"{label} = {shorten(json.dumps(value) if isinstance(value, list | dict) else str(value))}"
+        f" ({value_kind(value)})"
+        for label, value in zip(factor.labels, factor.values)
+    )
+    return ": " + ", ".join(shown)
+
+
+def value_kind(value: object) -> str:
+    """A value's type in words."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "list"
+    return "mapping" if isinstance(value, dict) else "null" if value is None else "value"
+
+
+def shorten(text: str, most: int = 40) -> str:
+    return text if len(text) <= most else text[: most - 3] + "..."
 
 
 def describe_size(spec: Spec) -> list[str]:

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import xarray as xr
-import yaml
 
 from campaign.design.shards import Shard, owners
 from campaign.design.tasks import Design, canonical
@@ -32,7 +31,7 @@ from campaign.plan.command import command_declaration
 from campaign.plan.plan import Plan, identity
 from campaign.plan.state import RunState
 from campaign.runner import write_results
-from campaign.spec.load import Spec, parse_spec
+from campaign.spec.load import Spec, spec_from_text
 from campaign.store.folder import (
     IDENTITY_FILE,
     SHARD_FOLDERS,
@@ -211,8 +210,8 @@ def spec_of(folder: Folder, out: Path) -> Spec:
     path = Path(design["spec_file"]) if design.get("spec_file") else None
     text = design["spec"]
     try:
-        spec = parse_spec(yaml.safe_load(text), text=text, path=path)
-    except (CampaignError, yaml.YAMLError) as error:
+        spec = spec_from_text(text, path)
+    except CampaignError as error:
         raise CampaignError(
             f"merge: {folder.path}/campaign.json keeps a spec that no longer loads ({error})"
         ) from None
@@ -277,9 +276,9 @@ def _shown(params: dict[str, Any], key: str) -> str:
 def design_difference(reference: Folder, folder: Folder) -> str:
     """What differs between the designs two shards were cut from, from their specs."""
     try:
-        a = parse_spec(yaml.safe_load(reference.design["spec"]))
-        b = parse_spec(yaml.safe_load(folder.design["spec"]))
-    except (CampaignError, yaml.YAMLError):
+        a = spec_from_text(reference.design["spec"])
+        b = spec_from_text(folder.design["spec"])
+    except CampaignError:
         return "another design"
     if a.replicates != b.replicates:
         return f"replicates: {a.replicates} against {b.replicates}"

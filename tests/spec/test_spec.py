@@ -318,3 +318,46 @@ def test_a_precision_target_with_too_many_replicates_is_refused_before_expansion
     assert "the design has 4 cells x 1,000,000,000 replicates (precision.max_replicates)" in str(
         info.value
     )
+
+
+NUMBERS = """
+name: numbers
+model: mm1
+params: {customers: 200, fail_above: 1e3}
+factors:
+  arrival_rate: [2.5E-1, 5e-1]
+  service_rate: {slow: 1e0, fast: 2.0e0}
+paired: [service_rate]
+replicates: 2
+seed: 5
+output: out
+"""
+
+
+def test_exponent_numbers_are_read_as_yaml_1_2_reads_them(tmp_path, capsys):
+    path = write(tmp_path, NUMBERS)
+    spec = load_spec(path)
+    assert spec.params == {"customers": 200, "fail_above": 1000.0}
+    assert spec.factor("arrival_rate").values == (0.25, 0.5)
+    assert spec.factor("service_rate").values == (1.0, 2.0)
+    assert main(["validate", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "  factor arrival_rate: 2 levels (numbers): 0.25, 0.5\n" in out
+    levels = "slow = 1.0 (number), fast = 2.0 (number)"
+    assert f"  factor service_rate (paired): 2 levels: {levels}\n" in out
+    quoted = write(tmp_path, NUMBERS.replace("[2.5E-1, 5e-1]", '["2.5E-1", "5e-1"]'))
+    assert load_spec(quoted).factor("arrival_rate").values == ("2.5E-1", "5e-1")
+    assert main(["validate", str(quoted)]) == 2  # quoted, a string: the model refuses it
+    assert "parameter 'arrival_rate' must be a number > 0 (1/s), got '2.5E-1'" in (
+        capsys.readouterr().err
+    )
+
+
+def test_a_results_file_gives_back_the_numbers_its_spec_file_gave(tmp_path):
+    import campaign
+
+    path = write(tmp_path, NUMBERS)
+    data = campaign.run(path, workers=1, progress=False)
+    assert data.arrival_rate.values.tolist() == [0.25, 0.5]
+    verdict = campaign.verify(tmp_path / "out", sample=3, workers=1)
+    assert (verdict.sampled, verdict.reproduced) == (3, 3)
