@@ -22,8 +22,6 @@ import hashlib
 import importlib.metadata
 import os
 import platform
-import shlex
-import subprocess
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -32,6 +30,7 @@ from typing import Any
 
 from campaign.errors import CampaignError
 from campaign.models import MODELS_FOLDER, describe_error, load_model, source_files
+from campaign.plan.version import program_version
 from campaign.spec.command import COMMAND_MODEL, CommandSpec
 
 ALGORITHM = "blake2b-256"
@@ -209,31 +208,8 @@ def command_files(command: CommandSpec) -> dict[str, str]:
 
 def command_sources(command: CommandSpec) -> Sources:
     """The digests of a program and its inputs (every task reads them all), and its version."""
-    return Sources(code=command_files(command), inputs={}, version=program_version(command))
-
-
-VERSION_SECONDS = 30.0
-
-
-def program_version(command: CommandSpec) -> str:
-    """What ``version:`` prints (stdout, else stderr; at most 1000 characters), or ""."""
-    if command.version is None:
-        return ""
-    folder = command.folder or None
-    try:
-        done = subprocess.run(
-            list(command.version),
-            capture_output=True,
-            timeout=VERSION_SECONDS,
-            cwd=folder,
-            stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise CampaignError(
-            f"model.version: {shlex.join(command.version)} failed: {error}"
-        ) from None
-    text = (done.stdout or done.stderr).decode(errors="replace").strip()
-    return text[:1000]
+    version = program_version(command.version, command.folder)
+    return Sources(code=command_files(command), inputs={}, version=version)
 
 
 def _digest(path: Path) -> str:
