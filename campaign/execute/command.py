@@ -20,7 +20,6 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
-import shlex
 import shutil
 import signal
 import socket
@@ -35,7 +34,7 @@ from campaign.execute.command_metrics import FolderOutputs, metrics_from_outputs
 from campaign.execute.inputs import cache_folder, cached_input, digest_of
 from campaign.plan.sources import combined_digest, file_digest
 from campaign.spec.command import CommandSpec
-from campaign.spec.placeholders import PLACEHOLDER
+from campaign.spec.placeholders import PLACEHOLDER, fill_shell_line
 
 TASKS_FOLDER = "campaign-tasks"
 STDERR_LINES = 5  # lines of stderr a failure's message ends with
@@ -176,14 +175,11 @@ def text(value: Any) -> str:
     return str(value)
 
 
-def fill(template: str, values: Mapping[str, str], quote: bool = False) -> str:
+def fill(template: str, values: Mapping[str, str]) -> str:
     """Replace each ``{name}`` by its value (``{{name}}`` stays as ``{name}``)."""
 
     def value(match: Any) -> str:
-        if match[1]:
-            return "{" + match[1] + "}"
-        filled = values[match[2]]
-        return shlex.quote(filled) if quote else filled
+        return "{" + match[1] + "}" if match[1] else values[match[2]]
 
     return PLACEHOLDER.sub(value, template)
 
@@ -208,8 +204,7 @@ def place_inputs(command: CommandSpec, folder: Path, values: Mapping[str, str]) 
 def command_line(command: CommandSpec, folder: Path, values: Mapping[str, str]) -> list[str]:
     """The program and its arguments for this task."""
     if command.shell:
-        line = " ".join(fill(item, values, quote=True) for item in command.argv)
-        return ["/bin/sh", "-c", line]
+        return ["/bin/sh", "-c", fill_shell_line(" ".join(command.argv), values)]
     argv = [fill(item, values) for item in command.argv[1:]]
     program = command.program
     if program is not None and program.placed:
