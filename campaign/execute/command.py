@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import campaign.execute.process_tree as process_tree
+from campaign.design.seeds import seed31
 from campaign.execute.command_metrics import FolderOutputs, metrics_from_outputs
 from campaign.execute.inputs import cache_folder, cached_input, digest_of
 from campaign.plan.sources import combined_digest, file_digest
@@ -153,6 +154,7 @@ def placeholder_values(
     values = {name: text(value) for name, value in params.items()}
     values.update(
         seed=str(seed),
+        seed31=str(seed31(seed)),
         replicate=str(replicate),
         task=key,
         dir=str(folder),

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from campaign.spec.command import Fail, InputFile
 
 TASK_PLACEHOLDERS = {
-    "seed": "the task's seed",
+    "seed": "the task's seed (0 to 2**63 - 1: a signed 64-bit integer holds it)",
+    "seed31": "a seed of 31 bits (0 to 2**31 - 1) from the task's seed, for a 32-bit parser",
     "replicate": "the task's replicate index",
     "task": "the task's key",
     "dir": "the task's folder (absolute path)",
