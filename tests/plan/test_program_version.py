@@ -4,6 +4,7 @@ with its whole process group."""
 
 from __future__ import annotations
 
+import random
 import time
 from pathlib import Path
 
@@ -59,27 +60,34 @@ def test_a_failing_version_command_is_one_error_before_any_work(write_spec, tmp_
         make_plan(silent)
 
 
+def marker() -> int:
+    """A sleep's length no other run of these tests uses (its command line tells it apart)."""
+    return random.randrange(100_000, 999_999)
+
+
 def test_a_child_holding_the_output_does_not_hold_the_run(write_spec):
-    spec = write_spec(SPEC.format(version='[sh, -c, "(sleep 3051; echo late) & echo sim 3"]'))
+    child = f"sleep {marker()}"
+    spec = write_spec(SPEC.format(version=f'[sh, -c, "({child}; echo late) & echo sim 3"]'))
     start = time.monotonic()
     plan = make_plan(spec)
     assert time.monotonic() - start < 5
     assert plan.sources.version == "sim 3"
-    assert alive_with("sleep 3051") == []  # the child left behind was ended with its group
+    assert alive_with(child) == []  # the child left behind was ended with its group
 
 
 def test_a_hanging_version_command_is_ended_with_its_group(write_spec, monkeypatch):
     monkeypatch.setattr(version, "VERSION_SECONDS", 1.0)
-    spec = write_spec(SPEC.format(version='[sh, -c, "sleep 3052 & sleep 3053; echo v"]'))
+    one, two = f"sleep {marker()}", f"sleep {marker()}"
+    spec = write_spec(SPEC.format(version=f'[sh, -c, "{one} & {two}; echo v"]'))
     start = time.monotonic()
     with pytest.raises(CampaignError) as caught:
         make_plan(spec)
     assert time.monotonic() - start < 5
     assert str(caught.value) == (
-        "model.version: sh -c 'sleep 3052 & sleep 3053; echo v' did not exit within 1 s "
+        f"model.version: sh -c '{one} & {two}; echo v' did not exit within 1 s "
         "(ended); a version command must print the version and exit"
     )
     deadline = time.monotonic() + 5
-    while (alive_with("sleep 3052") or alive_with("sleep 3053")) and time.monotonic() < deadline:
+    while (alive_with(one) or alive_with(two)) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert alive_with("sleep 3052") == [] and alive_with("sleep 3053") == []
+    assert alive_with(one) == [] and alive_with(two) == []
