@@ -21,9 +21,9 @@ from campaign.errors import BadValue, CampaignError
 from campaign.execute import Item, dispatch
 from campaign.execute.options import WAIT_WORKERS_SECONDS, ExecutionOptions
 from campaign.models.contract import Model
-from campaign.plan.command import worker_model
+from campaign.plan.command import worker_code, worker_model
 from campaign.plan.plan import Plan, as_spec, check_model, identity, make_plan
-from campaign.plan.sources import ON_CHANGE, Sources, task_inputs
+from campaign.plan.sources import ON_CHANGE, Sources, sorted_programs, task_inputs
 from campaign.plan.state import RunState
 from campaign.render.progress import Progress
 from campaign.results.assemble import assemble
@@ -239,6 +239,9 @@ def stored_identity(
         current = sources.stored()
         earlier = (stored.get("sources") or {}).get("inputs") or {}
         current["inputs"] = dict(sorted({**earlier, **current["inputs"]}.items()))
+        programs = (stored.get("sources") or {}).get("programs")
+        if programs and "programs" in current:  # a version a level named, kept when left out
+            current["programs"] = sorted_programs({**programs, **current["programs"]})
         record["sources"] = current
     changes = list(stored.get("source_changes") or [])
     if choice is not None:
@@ -272,7 +275,8 @@ def execute_tasks(
 
     try:
         store = CheckedStore(spec, stored)
-        model, code = worker_model(spec, sources), sources.code_digest if sources else None
+        model = worker_model(spec, sources)
+        code = worker_code(model, sources)
         dispatch(client, model, items, store, options, bar, say=say, code=code)
     finally:
         bar.finish()

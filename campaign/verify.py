@@ -21,7 +21,7 @@ from campaign.cluster.options import ClusterOptions
 from campaign.design.shards import placed
 from campaign.errors import BadValue, CampaignError
 from campaign.execute import ExecutionOptions, dispatch
-from campaign.plan.command import worker_model
+from campaign.plan.command import worker_code, worker_model
 from campaign.plan.plan import make_plan
 from campaign.plan.state import RunState
 from campaign.render.progress import Progress
@@ -125,9 +125,9 @@ def verify(
         now.update((record["key"], record) for record in batch)
 
     with where.client(say) as client:
-        code = plan.sources.code_digest if plan.sources is not None else None
         quiet = Progress(0, enabled=False)
         model = worker_model(plan.spec, plan.sources)
+        code = worker_code(model, plan.sources)
         dispatch(client, model, items, collect, NO_RETRIES, quiet, code=code)
     verdict = Verdict(sampled=len(items), left_out=left_out)
     verdict.outputs = output_problems(plan, records)

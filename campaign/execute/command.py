@@ -33,9 +33,16 @@ import campaign.execute.process_tree as process_tree
 from campaign.design.seeds import seed31
 from campaign.execute.command_metrics import FolderOutputs, metrics_from_outputs
 from campaign.execute.inputs import cache_folder, cached_input, digest_of
+from campaign.plan.program_sources import (
+    placed_name,
+    program_environment,
+    program_files,
+    runtime_name,
+)
 from campaign.plan.sources import combined_digest, file_digest
 from campaign.spec.command import CommandSpec
 from campaign.spec.placeholders import PLACEHOLDER, fill_shell_line
+from campaign.spec.program import Program
 
 TASKS_FOLDER = "campaign-tasks"
 STDERR_LINES = 5  # lines of stderr a failure's message ends with
@@ -65,11 +72,13 @@ def _program_digest(path: str, stamp: tuple[int, int, int]) -> str:
 
 def files_here(command: CommandSpec) -> dict[str, str]:
     """Name -> digest of each file this worker would run: the inputs as cached (by the digest
-    they arrived under) and a program found on this worker's PATH as it is here."""
+    they arrived under), a program found on this worker's PATH as it is here, and what each
+    program runs here (its interpreter and libraries, as `expected_files` names them)."""
     files = dict(command.files)  # a parser's code is checked as a model's, when it is loaded
+    search = program_environment(command).get("PATH")
     program = command.program
-    if program is not None and not program.placed:
-        path = resolve_on_path(program.name)
+    if program is not None and not program.placed and program.name in files:
+        path = resolve_on_path(program.name, search)
         if path is None:
             files[program.name] = "not found on this worker's PATH"
         else:
@@ -77,11 +86,31 @@ def files_here(command: CommandSpec) -> dict[str, str]:
             files[program.name] = _program_digest(
                 path, (stat.st_ino, stat.st_size, stat.st_mtime_ns)
             )
+    for program in command.programs:
+        expected = [name for owner, name, _ in command.runtime if owner == program.name]
+        if not expected:
+            continue
+        path = program_here(command, program, search)
+        here = program_files(command, program, path) if path else {}
+        for name in expected:
+            files[runtime_name(program.name, name)] = here.get(name, "not found on this worker")
     return files
 
 
-def resolve_on_path(name: str) -> str | None:
-    found = shutil.which(name)
+def program_here(command: CommandSpec, program: Program, search: str | None) -> str | None:
+    """Where a program is on this worker: its cached copy (placed with the inputs), or on
+    PATH."""
+    if not program.placed:
+        return resolve_on_path(program.name, search)
+    digest = dict(command.files).get(placed_name(program))
+    try:
+        return str(cached_input(digest, program.name, program.path)) if digest else None
+    except FileNotFoundError:
+        return None
+
+
+def resolve_on_path(name: str, search: str | None = None) -> str | None:
+    found = shutil.which(name, path=search)
     return os.path.abspath(found) if found else None
 
 
@@ -105,11 +134,12 @@ def run_command(
             values = placeholder_values(command, params, seed, key, replicate, folder)
             place_inputs(command, folder, values)
             argv = command_line(command, folder, values)
+            env = task_environment(command, values)
         except OSError as error:
             raise CommandFailed(f"cannot prepare the task's folder: {error}", {}, True) from None
         with open(streams["stdout"], "wb") as out, open(streams["stderr"], "wb") as err:
             try:
-                process = process_tree.start(argv, folder, out, err)
+                process = process_tree.start(argv, folder, out, err, env)
             except OSError as error:
                 raise CommandFailed(f"cannot start {argv[0]}: {error}", {}, False) from None
             code = process_tree.wait(process, cancelled)
@@ -160,6 +190,13 @@ def placeholder_values(
         dir=str(folder),
         cores=str(command.cores),
     )
+    if command.chosen_by:  # the program this task runs: its copy in the folder, or its name
+        program = command.chosen_program(params[command.chosen_by])
+        if program is None:
+            raise ValueError(f"{command.chosen_by}: {params[command.chosen_by]!r} names no program")
+        values[command.chosen_by] = (
+            str(folder / placed_name(program)) if program.placed else program.name
+        )
     if "{port}" in " ".join(command.argv) or any(i.template for i in command.inputs):
         values["port"] = str(free_port())
     return values
@@ -210,10 +247,19 @@ def command_line(command: CommandSpec, folder: Path, values: Mapping[str, str]) 
     argv = [fill(item, values) for item in command.argv[1:]]
     program = command.program
     if program is not None and program.placed:
-        executable = str(folder / Path(os.path.normpath(program.name)).as_posix())
+        executable = str(folder / placed_name(program))
     else:
-        executable = resolve_on_path(command.argv[0]) or command.argv[0]
+        first = fill(command.argv[0], values)  # a placeholder names the task's program
+        search = program_environment(command).get("PATH")
+        executable = first if "/" in first else resolve_on_path(first, search) or first
     return [executable, *argv]
+
+
+def task_environment(command: CommandSpec, values: Mapping[str, str]) -> dict[str, str] | None:
+    """The program's environment: the worker's, with ``env`` (its placeholders filled)."""
+    if not command.env:
+        return None
+    return {**os.environ, **{name: fill(value, values) for name, value in command.env}}
 
 
 def exit_failure(command: CommandSpec, code: int, stderr: Path) -> str:

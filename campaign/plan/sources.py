@@ -30,8 +30,7 @@ from typing import Any
 
 from campaign.errors import CampaignError
 from campaign.models import MODELS_FOLDER, describe_error, load_model, source_files
-from campaign.plan.version import program_version
-from campaign.spec.command import COMMAND_MODEL, CommandSpec
+from campaign.spec.command import COMMAND_MODEL
 
 ALGORITHM = "blake2b-256"
 ON_CHANGE = ("refuse", "rerun", "accept")
@@ -135,12 +134,17 @@ class Sources:
     ``code``: each file of the model's code (named relative to its package's folder) -> digest;
     ``inputs``: each input file (absolute path) -> digest; ``cell_inputs``: per cell (by the
     cell's digest, the first part of its task keys) the input files its tasks read.
+    ``programs``: per program a command runs, what it runs besides the code (its libraries,
+    its interpreter; `campaign.plan.program_sources`) -> digest; ``cell_programs``: per cell
+    the program its tasks run, when a factor names it (else every cell runs every program).
     """
 
     code: dict[str, str]
     inputs: dict[str, str]
     cell_inputs: dict[str, tuple[str, ...]] = field(default_factory=dict)
     version: str = ""  # a program's answer to its version command
+    programs: dict[str, dict[str, str]] = field(default_factory=dict)
+    cell_programs: dict[str, str] = field(default_factory=dict)
 
     @property
     def code_digest(self) -> str:
@@ -154,7 +158,12 @@ class Sources:
             "model_files": dict(sorted(self.code.items())),
             "inputs": dict(sorted(self.inputs.items())),
             **({"version": self.version} if self.version else {}),
+            **({"programs": sorted_programs(self.programs)} if self.programs else {}),
         }
+
+
+def sorted_programs(programs: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, str]]:
+    return {name: dict(sorted(files.items())) for name, files in sorted(programs.items())}
 
 
 def task_inputs(model: Any, params: Mapping[str, Any]) -> tuple[str, ...]:
@@ -189,29 +198,6 @@ def current_sources(model_name: str, cells: Iterable[tuple[str, Mapping[str, Any
     return Sources(code=code, inputs=inputs, cell_inputs=cell_inputs)
 
 
-def command_files(command: CommandSpec) -> dict[str, str]:
-    """A program's files, as its code: each input (and the program, when it travels with them)
-    by the name it is placed under, and a program found on PATH by its name -> its digest. A
-    recompiled program or an edited input is then a change of the model's code."""
-    files = {item.name: _digest(Path(item.path)) for item in command.inputs}
-    program = command.program
-    if program is not None and not program.placed:
-        files[program.name] = _digest(Path(program.path))
-    if command.metrics.kind == "parse":  # the parser's code decides the metrics too
-        try:
-            parser = code_files(command.metrics.name)
-        except ValueError as error:
-            raise CampaignError(f"model.metrics.parse: {error}") from None
-        files.update({f"parser: {name}": digest for name, digest in parser.items()})
-    return files
-
-
-def command_sources(command: CommandSpec) -> Sources:
-    """The digests of a program and its inputs (every task reads them all), and its version."""
-    version = program_version(command.version, command.folder)
-    return Sources(code=command_files(command), inputs={}, version=version)
-
-
 def _digest(path: Path) -> str:
     try:
         return file_digest(path)
@@ -232,6 +218,7 @@ class Change:
     code_files: list[str]  # files of the model's code changed, added or removed
     input_files: list[str]  # input files whose content is not the stored one
     cells: set[str] | None  # digests of the cells whose results it affects (None: every cell)
+    program_files: dict[str, list[str]] = field(default_factory=dict)  # program -> names
 
     def narrowed(self, cells: set[str], sources: Sources) -> Change:
         """The change as far as it concerns these cells (those with stored results)."""
@@ -239,7 +226,9 @@ class Change:
             return self
         read = {path for cell in cells for path in sources.cell_inputs.get(cell, ())}
         files = [path for path in self.input_files if path in read]
-        return Change(self.code_files, files, self.cells & cells)
+        run = {sources.cell_programs.get(cell) for cell in cells}
+        programs = {p: names for p, names in self.program_files.items() if p in run}
+        return Change(self.code_files, files, self.cells & cells, programs)
 
     def affects(self, key: str) -> bool:
         """Whether the task with this key was computed from other sources than now."""
@@ -254,6 +243,12 @@ class Change:
         if self.input_files:
             noun = "input file" if len(self.input_files) == 1 else "input files"
             parts.append(f"{noun} {_listed(self.input_files)} changed")
+        for program, names in self.program_files.items():
+            if names == [program]:
+                parts.append(f"program {program} changed")
+            else:
+                what = "program {0} or what it runs" if program in names else "what {0} runs"
+                parts.append(f"{what.format(program)} changed ({_listed(names)})")
         return " and ".join(parts)
 
 
@@ -276,15 +271,33 @@ def compare(stored: Mapping[str, Any] | None, current: Sources) -> Change | None
         for path, digest in current.inputs.items()
         if old_inputs.get(path, digest if digest in known else None) != digest
     )
-    if not code_files and not changed:
+    programs = program_changes(stored.get("programs"), current.programs)
+    if not code_files and not changed and not programs:
         return None
     cells = None
-    if not code_files:
+    if not code_files and not (programs and not current.cell_programs):
         changed_set = set(changed)
         cells = {
             cell for cell, paths in current.cell_inputs.items() if changed_set.intersection(paths)
         }
-    return Change(code_files=code_files, input_files=changed, cells=cells)
+        cells |= {cell for cell, program in current.cell_programs.items() if program in programs}
+    return Change(code_files, changed, cells, programs)
+
+
+def program_changes(
+    stored: Mapping[str, Mapping[str, str]] | None, current: Mapping[str, Mapping[str, str]]
+) -> dict[str, list[str]]:
+    """Per program, the names of what it runs whose digest is not the stored one (none for
+    results stored before programs' libraries were digested: nothing to compare)."""
+    if stored is None:
+        return {}
+    changes = {}
+    for program, files in sorted(current.items()):
+        old = stored.get(program) or {}
+        names = sorted(name for name in {*old, *files} if old.get(name) != files.get(name))
+        if names:
+            changes[program] = names
+    return changes
 
 
 def _listed(names: list[str], most: int = 3) -> str:

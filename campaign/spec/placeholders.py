@@ -32,12 +32,18 @@ MAX_TEMPLATE_BYTES = 10 * 2**20  # a template is a configuration file, read whol
 
 
 def check_placeholders(
-    argv: tuple[str, ...], inputs: tuple[InputFile, ...], names: set[str], fail: Fail
+    argv: tuple[str, ...],
+    inputs: tuple[InputFile, ...],
+    names: set[str],
+    fail: Fail,
+    env: tuple[tuple[str, str], ...] = (),
 ) -> set[str]:
-    """Refuse a placeholder that names nothing; the names the command and templates use."""
+    """Refuse a placeholder that names nothing; the names the command, the templates and the
+    environment's values use."""
     allowed = sorted(names) + list(TASK_PLACEHOLDERS)
     used: set[str] = set()
     sources: list[tuple[str, str]] = [("model.command", " ".join(argv))]
+    sources.extend((f"model.env.{name}", value) for name, value in env)
     for item in inputs:
         if item.template:
             sources.append((f"model.templates: {item.name}", read_template(item, fail)))

@@ -288,7 +288,8 @@ THOUSAND = "[" + ", ".join(str(i) for i in range(1000)) + "]"
         ),
         (
             "precision: {metrics: [mean_wait], half_width: 0.1, max_replicates: 1e9}",
-            "precision.max_replicates: 1000000000.0 is not allowed; use an integer >= min_replicates (5)",
+            "precision.max_replicates: 1000000000.0 is not allowed; use an integer >= "
+            "min_replicates (5)",
         ),
         (
             "precision: {metrics: [mean_wait], half_width: 0.1, max_replicates: 1.0e+9}",
