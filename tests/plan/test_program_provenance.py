@@ -301,3 +301,33 @@ def test_results_stored_before_programs_were_digested_are_kept(tmp_path):
     again = run(spec)  # nothing to compare the libraries with: nothing refused, nothing reruns
     assert np.array_equal(again.value.values, first.value.values)
     assert "./sim" in stored_sources(tmp_path / "out")["programs"]
+
+
+def test_shards_run_with_other_libraries_are_not_merged(tmp_path):
+    from campaign.store.merge import merge
+
+    libraries, project = tmp_path / "lib", tmp_path / "project"
+    libraries.mkdir()
+    project.mkdir()
+    build_library(libraries, "1.5")
+    build(project / "sim", 0, LINKED_SIM, f"-L{libraries}", "-lfoo", f"-Wl,-rpath,{libraries}")
+    spec = write(
+        project,
+        """
+        name: shards
+        model:
+          command: [./sim, "{seed}"]
+        replicates: 4
+        seed: 8
+        output: out
+        """,
+    )
+    run(spec, shard="1/2")
+    build_library(libraries, "2.5")  # the second shard's machine has another build
+    run(spec, shard="2/2")
+    with pytest.raises(CampaignError) as caught:
+        merge(sorted((project / "out").glob("shard-*")), tmp_path / "merged")
+    assert str(caught.value).endswith(
+        "(program ./sim ran with other files: libfoo.so differ); run every shard with the same "
+        "program and libraries"
+    )
