@@ -37,7 +37,8 @@ def run(spec, **options):
     "accept" stored results computed before the model's code or an input file changed; see
     ``campaign.runner.run`` and cluster/README.md), ``output`` (a folder instead of the
     spec's output), ``shard`` ("I/N": only that shard of the design, into its own folder;
-    `merge` joins the shards).
+    `merge` joins the shards), ``where`` (["factor=level[,level]", ...]: only the tasks of
+    those levels).
     """
     from campaign.runner import run as _run
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -16,8 +16,8 @@ import xarray as xr
 
 from campaign.cluster.options import ClusterOptions
 from campaign.design.shards import EveryTask, Shard, as_shard, counts, placed
-from campaign.design.tasks import cell_params
-from campaign.errors import BadValue, CampaignError
+from campaign.design.tasks import Design, cell_params
+from campaign.errors import BadValue, CampaignError, ParameterError
 from campaign.execute import Item, dispatch
 from campaign.execute.options import WAIT_WORKERS_SECONDS, ExecutionOptions
 from campaign.models.contract import Model
@@ -58,6 +58,7 @@ def run(
     shard: str | Shard | None = None,
     output: str | Path | None = None,
     batch_size: int | None = None,
+    where: Sequence[str] = (),
 ) -> xr.Dataset:
     """Run what is missing of a campaign and return its results (also written to results.nc).
 
@@ -78,6 +79,8 @@ def run(
     says in its ``shard*`` attributes how far the shard stands; `campaign.store.merge` joins the
     shards. ``output`` names the output folder instead of the spec's. ``batch_size`` fixes the
     tasks per batch (default: sized from measured durations); results do not depend on it.
+    ``where`` ("factor=level[,level]" clauses) runs only the tasks of those levels; with
+    ``on_change="rerun"``, every changed stored result must be among them.
     """
     say = say or (lambda message: None)
     shard = as_shard(shard)
@@ -85,9 +88,9 @@ def run(
         raise BadValue("on_change", on_change, f"must be one of {', '.join(ON_CHANGE)}")
     if not 0 < confidence < 1:
         raise BadValue("confidence", confidence, "must be between 0 and 1")
-    where = ClusterOptions(workers, scheduler, cluster, security)
+    cluster_options = ClusterOptions(workers, scheduler, cluster, security)
     if wait_workers is None:
-        wait_workers = where.default_wait(WAIT_WORKERS_SECONDS)
+        wait_workers = cluster_options.default_wait(WAIT_WORKERS_SECONDS)
     options = ExecutionOptions(
         retries=retries,
         task_timeout=task_timeout,
@@ -99,14 +102,25 @@ def run(
     )
     spec = placed(as_spec(spec), output, shard)
     if spec.resources is not None:  # every task asks them of a worker
-        where = replace(where, resources=spec.resources.dask())
+        cluster_options = replace(cluster_options, resources=spec.resources.dask())
         options = replace(options, resources=spec.resources.dask())
     model = check_model(spec)  # every cell, before anything runs
     check_output(spec)
+    chosen = chosen_cells(spec, where)
     ledger = Ledger(spec.output)
     with ledger.lock():
         return _run_holding_the_output(
-            spec, model, ledger, where, options, confidence, new, say, on_change, shard
+            spec,
+            model,
+            ledger,
+            cluster_options,
+            options,
+            confidence,
+            new,
+            say,
+            on_change,
+            shard,
+            chosen,
         )
 
 
@@ -139,8 +153,10 @@ def _run_holding_the_output(
     say: Callable[[str], None],
     on_change: str,
     shard: Shard | EveryTask,
+    chosen: list[bool] | None = None,
 ) -> xr.Dataset:
-    """The steps of `run`, while this process alone may write the output folder."""
+    """The steps of `run`, while this process alone may write the output folder (``chosen``:
+    per cell, whether ``where`` chose it)."""
     if new:
         aside = ledger.set_aside(also=[RESULTS_FILE])
         if aside:
@@ -150,7 +166,15 @@ def _run_holding_the_output(
         kept = plan.ledger.set_damaged_aside()
         say(f"{plan.damaged} (their files are kept in {kept})")
     sources, choice = plan.sources, None
+
+    def mine(indices: list[int]) -> list[int]:
+        owned = shard.mine(indices, plan.design)
+        per = plan.spec.replicates
+        return owned if chosen is None else [i for i in owned if chosen[i // per]]
+
     if plan.changed:
+        if plan.rerun_changed and chosen is not None:
+            check_changed_chosen(plan, mine)
         choice = source_choice(plan, on_change)
         if plan.rerun_changed:
             moved, folder = ledger.set_records_aside(plan.change.affects)
@@ -165,8 +189,10 @@ def _run_holding_the_output(
     inputs = sources.inputs if sources is not None else {}
     extra = shard.stored(plan.design, inputs)
     ledger.write_identity(stored_identity(spec, sources, earlier, choice, extra))
-    todo = shard.mine(plan.to_run, plan.design)
+    todo = mine(plan.to_run)
     say(f"{spec.name}: {run_line(plan, shard, len(todo))}")
+    if chosen is not None:
+        say(f"only the tasks of {sum(chosen)} of {len(chosen)} cells run (as asked)")
     run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
     attempted: set[int] = set()  # a task fails at most once per run; a rerun retries it
     todo = plan.replicates.first(todo, plan.done, model)
@@ -176,11 +202,38 @@ def _run_holding_the_output(
                 attempted.update(todo)
                 execute_tasks(client, plan, todo, run_id, options, say, sources)
                 plan.next_round()
-                todo = [i for i in shard.mine(plan.to_run, plan.design) if i not in attempted]
+                todo = [i for i in mine(plan.to_run) if i not in attempted]
     ledger.compact()
     if shard.whole:
         return write_results(plan, confidence)
     return shard_results(spec, model, ledger, shard, confidence)
+
+
+def chosen_cells(spec: Spec, where: Sequence[str]) -> list[bool] | None:
+    """Per cell, whether the ``where`` clauses choose it (None without clauses)."""
+    if not where:
+        return None
+    from campaign.kept import where_levels  # a pipeline that imports this one
+
+    levels = where_levels(spec, list(where))
+    return [
+        all(cell[factor] in positions for factor, positions in levels.items())
+        for cell in Design(spec).cells
+    ]
+
+
+def check_changed_chosen(plan: RunState, mine: Callable[[list[int]], list[int]]) -> None:
+    """Refuse to rerun changed results with ``where`` when some lie outside it: they would
+    stay stored, computed from other sources than campaign.json then says."""
+    outside = len(plan.changed) - len(mine(list(plan.changed)))
+    if outside:
+        raise ParameterError(
+            f"{plan.spec.output}: {{where}} leaves out {outside} of the "
+            f"{len(plan.changed)} stored results computed before "
+            f"{plan.change.describe(plan.spec.model)}; choose their levels too, or run "
+            "without {where}",
+            "where",
+        )
 
 
 def run_line(plan: RunState, shard: Shard | EveryTask, todo: int) -> str:

@@ -149,6 +149,34 @@ def test_a_factor_names_the_program_and_a_change_makes_only_its_tasks_stale(tmp_
     assert plan.change.describe("command") == "program campaign-mw changed"
 
 
+def test_rerun_changed_runs_with_where_the_levels_chosen(tmp_path, on_path, capsys):
+    from campaign.cli.main import main
+
+    build(tmp_path / "mw.v1", 1)
+    build(tmp_path / "mw", 2)
+    build(on_path / "campaign-mw", 5)
+    spec = write(tmp_path, FACTOR_SPEC.replace("replicates: 3", "replicates: 2"))
+    first = run(spec)
+    build(on_path / "campaign-mw", 6)
+    build(tmp_path / "mw", 3)
+    argv = ["run", str(spec), "--workers", "1", "--quiet", "--rerun-changed"]
+    assert main([*argv, "--where", "sim=v1,v2"]) == 2
+    assert capsys.readouterr().err == (
+        f"campaign: error: {tmp_path / 'out'}: --where leaves out 4 of the 8 stored results "
+        "computed before program ./mw changed and program campaign-mw changed; choose their "
+        "levels too, or run without --where\n"
+    )
+    assert main([*argv, "--where", "sim=v2,installed", "--where", "load=1,2"]) == 0
+    data = campaign.open_results(tmp_path / "out")
+    assert data.v.sel(sim="v2").values.ravel().tolist() == [3.0] * 4
+    assert data.v.sel(sim="installed").values.ravel().tolist() == [6.0] * 4
+    assert data.value.sel(sim="v1").equals(first.value.sel(sim="v1"))
+    more = write(tmp_path, FACTOR_SPEC.replace("replicates: 3", "replicates: 4"))
+    assert main(["run", str(more), "--workers", "1", "--quiet", "--where", "sim=v1"]) == 0
+    ran = campaign.open_results(tmp_path / "out").status.values == 1  # sim x load x replicate
+    assert ran[0].all() and ran[1:, :, :2].all() and not ran[1:, :, 2:].any()
+
+
 def test_a_program_placeholder_names_programs_only(tmp_path):
     build(tmp_path / "mw.v1", 1)
     build(tmp_path / "mw", 2)
