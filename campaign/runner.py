@@ -79,8 +79,7 @@ def run(
     says in its ``shard*`` attributes how far the shard stands; `campaign.store.merge` joins the
     shards. ``output`` names the output folder instead of the spec's. ``batch_size`` fixes the
     tasks per batch (default: sized from measured durations); results do not depend on it.
-    ``where`` ("factor=level[,level]" clauses) runs only the tasks of those levels; with
-    ``on_change="rerun"``, every changed stored result must be among them.
+    ``where`` ("factor=level[,level]" clauses): only the tasks of those levels run.
     """
     say = say or (lambda message: None)
     shard = as_shard(shard)
@@ -109,19 +108,8 @@ def run(
     chosen = chosen_cells(spec, where)
     ledger = Ledger(spec.output)
     with ledger.lock():
-        return _run_holding_the_output(
-            spec,
-            model,
-            ledger,
-            cluster_options,
-            options,
-            confidence,
-            new,
-            say,
-            on_change,
-            shard,
-            chosen,
-        )
+        steps = (confidence, new, say, on_change, shard, chosen)
+        return _run_holding_the_output(spec, model, ledger, cluster_options, options, *steps)
 
 
 def check_output(spec: Spec) -> None:

@@ -29,6 +29,7 @@ from campaign.errors import BadValue, CampaignError, ParameterError
 from campaign.models import load_model
 from campaign.plan.command import command_declaration
 from campaign.plan.plan import Plan, identity
+from campaign.plan.sources import program_changes
 from campaign.plan.state import RunState
 from campaign.runner import write_results
 from campaign.spec.load import Spec, spec_from_text
@@ -238,7 +239,13 @@ def check_same_campaign(reference: Folder, folder: Folder) -> None:
             f"{where} (computed from other code of model {a.get('model')}: "
             f"{', '.join(files[:3]) or 'its files'} differ); run every shard with the same code"
         )
-    check_same_programs(reference, folder, where)
+    changed = program_changes(_sources(a).get("programs"), _sources(b).get("programs") or {})
+    if changed:  # (none when either kept no programs: stored before libraries were digested)
+        program, names = next(iter(changed.items()))
+        raise CampaignError(
+            f"{where} (program {program} ran with other files: {', '.join(names[:3])} "
+            "differ); run every shard with the same program and libraries"
+        )
     inputs_a, inputs_b = reference.inputs, folder.inputs
     for one, other, path in (
         (inputs_b, inputs_a, folder.path),
@@ -256,23 +263,6 @@ def check_same_campaign(reference: Folder, folder: Folder) -> None:
             f"merge: {folder.path} is a shard of {folder.count}, {reference.path} of "
             f"{reference.count}: merge the shards of one split (the same N of shards I/N)"
         )
-
-
-def check_same_programs(reference: Folder, folder: Folder, where: str) -> None:
-    """Refuse shards whose programs ran with other libraries or interpreters (shards of
-    folders that kept none are not compared)."""
-    programs_a = _sources(reference.stored).get("programs")
-    programs_b = _sources(folder.stored).get("programs")
-    if programs_a is None or programs_b is None:
-        return
-    for program in sorted(set(programs_a) | set(programs_b)):
-        files_a, files_b = programs_a.get(program) or {}, programs_b.get(program) or {}
-        names = sorted(n for n in {*files_a, *files_b} if files_a.get(n) != files_b.get(n))
-        if names:
-            raise CampaignError(
-                f"{where} (program {program} ran with other files: {', '.join(names[:3])} "
-                "differ); run every shard with the same program and libraries"
-            )
 
 
 def _sources(stored: dict[str, Any]) -> dict[str, Any]:
