@@ -34,6 +34,7 @@ from campaign.design.seeds import seed31
 from campaign.execute.command_metrics import FolderOutputs, metrics_from_outputs
 from campaign.execute.inputs import cache_folder, cached_input, digest_of
 from campaign.plan.program_sources import (
+    checked_programs,
     placed_name,
     program_environment,
     program_files,
@@ -86,7 +87,7 @@ def files_here(command: CommandSpec) -> dict[str, str]:
             files[program.name] = _program_digest(
                 path, (stat.st_ino, stat.st_size, stat.st_mtime_ns)
             )
-    for program in command.programs:
+    for program in checked_programs(command):
         expected = [name for owner, name, _ in command.runtime if owner == program.name]
         if not expected:
             continue

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from campaign.models.contract import Model
-from campaign.plan.program_sources import expected_files, placed_name
+from campaign.plan.program_sources import digested_programs, expected_files, placed_name
 from campaign.plan.sources import Sources, combined_digest
 from campaign.spec.command import COMMAND_MODEL, CommandSpec
 from campaign.spec.types import Spec
@@ -43,7 +43,7 @@ def worker_model(spec: Spec, sources: Sources | None) -> str | CommandSpec:
         return spec.model
     files: dict[str, Any] = dict(sources.code) if sources is not None else {}
     runtime = []
-    for program in spec.command.programs:
+    for program in digested_programs(spec.command):
         entries = sources.programs.get(program.name, {}) if sources is not None else {}
         if program.placed and program.name in entries:  # a version a factor names
             files[placed_name(program)] = entries[program.name]

@@ -55,12 +55,45 @@ def command_files(command: CommandSpec) -> dict[str, str]:
     return files
 
 
+def digested_programs(command: CommandSpec) -> tuple[Program, ...]:
+    """Every program whose runtime is digested: the command's own (or each a factor names),
+    and each input that is an executable binary or script, as a launcher runs it
+    (``mpirun -np 4 ./sim``, ``timeout 60 ./sim``)."""
+    programs = list(command.programs)
+    taken = {placed_name(p) for p in programs if p.placed}
+    for item in command.inputs:
+        if not item.template and item.name not in taken and is_executable(item.path):
+            programs.append(Program(item.name, item.path, placed=True))
+    return tuple(programs)
+
+
+def checked_programs(command: CommandSpec) -> tuple[Program, ...]:
+    """The programs whose runtime a worker checks: those the plan digested (``runtime``)."""
+    known = {p.name: p for p in command.programs}
+    known.update(
+        (i.name, Program(i.name, i.path, True)) for i in command.inputs if i.name not in known
+    )
+    owners = dict.fromkeys(owner for owner, _, _ in command.runtime)
+    return tuple(known[owner] for owner in owners if owner in known)
+
+
+def is_executable(path: str) -> bool:
+    """An executable file that is a binary or a script (``#!``)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4)
+    except OSError:
+        return False
+    return os.access(path, os.X_OK) and (head == b"\x7fELF" or head.startswith(b"#!"))
+
+
 def program_files(command: CommandSpec, program: Program, path: str) -> dict[str, str]:
-    """What ``program`` (found at ``path`` on this machine) runs beyond `command_files`:
-    name -> digest."""
+    """What ``program`` (found at ``path`` on this machine) runs beyond `command_files`
+    (its interpreter and libraries, and its own file when not among the code): name -> digest."""
     env = program_environment(command)
     files = runtime_files(path, env, command.folder)
-    if command.program is None or (command.shell and not program.placed):
+    chosen = any(program == choice for _, choice in command.choices)
+    if chosen or (command.shell and program == command.program and not program.placed):
         files[program.name] = digest(path) if os.path.isfile(path) else "not found"
     return files
 
@@ -96,7 +129,7 @@ def command_sources(
 ) -> Sources:
     """The digests of a program, its inputs and runtime, and its version; with a factor
     naming the program, which program each cell ((cell digest, params)) runs."""
-    programs = {p.name: program_files(command, p, p.path) for p in command.programs}
+    programs = {p.name: program_files(command, p, p.path) for p in digested_programs(command)}
     cell_programs: dict[str, str] = {}
     if command.chosen_by:
         names: dict[Any, str] = {}  # a value of the factor -> the program it names

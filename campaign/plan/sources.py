@@ -136,7 +136,8 @@ class Sources:
     cell's digest, the first part of its task keys) the input files its tasks read.
     ``programs``: per program a command runs, what it runs besides the code (its libraries,
     its interpreter; `campaign.plan.program_sources`) -> digest; ``cell_programs``: per cell
-    the program its tasks run, when a factor names it (else every cell runs every program).
+    the program a factor chose for its tasks (a program no cell is given here, every cell
+    runs).
     """
 
     code: dict[str, str]
@@ -275,7 +276,8 @@ def compare(stored: Mapping[str, Any] | None, current: Sources) -> Change | None
     if not code_files and not changed and not programs:
         return None
     cells = None
-    if not code_files and not (programs and not current.cell_programs):
+    chosen = set(current.cell_programs.values())
+    if not code_files and all(program in chosen for program in programs):
         changed_set = set(changed)
         cells = {
             cell for cell, paths in current.cell_inputs.items() if changed_set.intersection(paths)

@@ -7,7 +7,9 @@ import json
 
 import numpy as np
 
+from campaign.spec.command import CommandSpec
 from campaign.spec.load import Factor, Precision, Spec
+from campaign.spec.program import Program
 from campaign.spec.types import DEFAULT_PERCENTILES
 
 
@@ -17,6 +19,9 @@ def describe_spec(spec: Spec) -> str:
         lines[0] += f": {' '.join(spec.command.argv)}"
         if spec.command.inputs:
             lines.append(f"  inputs: {', '.join(i.name for i in spec.command.inputs)}")
+        lines.append(f"  {describe_programs(spec.command)}")
+        if spec.command.env:
+            lines.append(f"  env: {', '.join(f'{n}={v}' for n, v in spec.command.env)}")
     if spec.description:
         lines.append(f"  {spec.description.strip()}")
     for name, value in spec.params.items():
@@ -30,6 +35,21 @@ def describe_spec(spec: Spec) -> str:
         lines.append(f"  percentiles of samples: {', '.join(map(str, spec.percentiles))}")
     lines.append(f"  output: {spec.output}")
     return "\n".join(lines)
+
+
+def describe_programs(command: CommandSpec) -> str:
+    """Which program the command runs, as digested: with the inputs, or on PATH here."""
+
+    def found(program: Program) -> str:
+        where = "with the inputs" if program.placed else f"on PATH here: {program.path}"
+        return f"{program.name} ({where})"
+
+    if command.choices:
+        named = ", ".join(f"{found(program)}" for _, program in command.choices)
+        return f"program: {{{command.chosen_by}}} names one of {named}"
+    if command.program is None:
+        return "program: none (the shell line starts with a builtin or shell syntax)"
+    return f"program: {found(command.program)}"
 
 
 def describe_factors(spec: Spec) -> list[str]:

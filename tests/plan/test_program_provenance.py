@@ -19,6 +19,8 @@ from campaign.errors import CampaignError
 from campaign.plan.plan import make_plan
 from campaign.plan.runtime import digest
 from campaign.plan.sources import combined_digest, file_digest
+from campaign.spec.describe import describe_spec
+from campaign.spec.load import load_spec
 
 C_SIM = r"""
 #include <stdio.h>
@@ -106,11 +108,20 @@ output: out
 """
 
 
-def test_a_factor_names_the_program_and_a_change_makes_only_its_tasks_stale(tmp_path, on_path):
+def test_a_factor_names_the_program_and_a_change_makes_only_its_tasks_stale(
+    tmp_path, on_path, capsys
+):
+    from campaign.cli.main import main
+
     build(tmp_path / "mw.v1", 1)
     build(tmp_path / "mw", 2)
     build(on_path / "campaign-mw", 5)
     spec = write(tmp_path, FACTOR_SPEC)
+    assert main(["validate", str(spec)]) == 0
+    assert (
+        "  program: {sim} names one of ./mw.v1 (with the inputs), ./mw (with the inputs), "
+        f"campaign-mw (on PATH here: {on_path / 'campaign-mw'})\n"
+    ) in capsys.readouterr().out
     data = run(spec)
     assert data.v.sel(sim="v1").values.ravel().tolist() == [1.0] * 6
     assert data.v.sel(sim="v2").values.ravel().tolist() == [2.0] * 6
@@ -250,6 +261,34 @@ def test_a_changed_shared_library_is_refused_like_a_recompiled_binary(tmp_path):
     assert again.value.values.tolist() == [2.5 * (s % 1000) for s in again.seed.values.tolist()]
 
 
+def test_a_binary_a_launcher_runs_is_digested_with_its_libraries(tmp_path):
+    libraries, project = tmp_path / "lib", tmp_path / "project"
+    libraries.mkdir()
+    project.mkdir()
+    library = build_library(libraries, "1.5")
+    build(project / "sim", 0, LINKED_SIM, f"-L{libraries}", "-lfoo", f"-Wl,-rpath,{libraries}")
+    spec = write(
+        project,
+        """
+        name: launched
+        model:
+          command: [timeout, 60, ./sim, "{seed}"]
+          inputs: [sim]
+        replicates: 2
+        seed: 8
+        output: out
+        """,
+    )
+    data = run(spec)
+    assert data.value.values.tolist() == [1.5 * (s % 1000) for s in data.seed.values.tolist()]
+    programs = stored_sources(project / "out")["programs"]
+    assert set(programs) == {"timeout", "sim"}  # the launcher, and the binary it runs
+    assert programs["sim"]["libfoo.so"] == file_digest(library)
+    build_library(libraries, "2.5")
+    with pytest.raises(CampaignError, match=r"before what sim runs changed \(libfoo.so\);"):
+        run(spec)
+
+
 def test_an_interpreter_and_its_libraries_are_digested_with_the_script(tmp_path):
     (tmp_path / "sim.sh").write_text('#!/bin/sh\necho "x=$1"\n')
     (tmp_path / "sim.sh").chmod(0o755)
@@ -293,6 +332,7 @@ def test_env_sets_variables_for_the_program_and_a_change_makes_results_stale(tmp
         output: out
         """
     spec = write(tmp_path, text)
+    assert "\n  env: MODE=7, N={n}, C={cores}\n" in describe_spec(load_spec(spec))
     data = run(spec)
     assert data.mode.values.ravel().tolist() == [7.0] * 4
     assert data.got_n.values.tolist() == [[1.0, 1.0], [2.0, 2.0]]
