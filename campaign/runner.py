@@ -14,6 +14,7 @@ from typing import Any
 
 import xarray as xr
 
+from campaign.analysis.levels import where_levels
 from campaign.cluster.options import ClusterOptions
 from campaign.design.shards import EveryTask, Shard, as_shard, counts, placed
 from campaign.design.tasks import Design, cell_params
@@ -201,8 +202,6 @@ def chosen_cells(spec: Spec, where: Sequence[str]) -> list[bool] | None:
     """Per cell, whether the ``where`` clauses choose it (None without clauses)."""
     if not where:
         return None
-    from campaign.kept import where_levels  # a pipeline that imports this one
-
     levels = where_levels(spec, list(where))
     return [
         all(cell[factor] in positions for factor, positions in levels.items())

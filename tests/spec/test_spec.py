@@ -356,9 +356,10 @@ def test_exponent_numbers_are_read_as_yaml_1_2_reads_them(tmp_path, capsys):
 
 def test_a_results_file_gives_back_the_numbers_its_spec_file_gave(tmp_path):
     import campaign
+    from campaign.verify import verify
 
     path = write(tmp_path, NUMBERS)
     data = campaign.run(path, workers=1, progress=False)
     assert data.arrival_rate.values.tolist() == [0.25, 0.5]
-    verdict = campaign.verify(tmp_path / "out", sample=3, workers=1)
+    verdict = verify(tmp_path / "out", count=3, workers=1)
     assert (verdict.sampled, verdict.reproduced) == (3, 3)
