@@ -132,11 +132,32 @@ def test_a_missing_or_damaged_archive_is_said_in_one_line(tmp_path):
         )
 
 
-def test_an_output_name_leaving_the_task_folder_is_refused_before_anything_is_written(tmp_path):
-    for name in ("files/../../etc/passwd", "files//x", "/etc/passwd", "log.txt", "files/"):
-        with pytest.raises(CampaignError, match="not an output name"):
-            keep_outputs(tmp_path, [finished("a", {name: b"x"})])
-    assert not (tmp_path / "outputs").exists() or not any((tmp_path / "outputs").iterdir())
+def test_an_output_name_that_cannot_be_stored_fails_its_task_alone_and_the_rest_is_stored(
+    tmp_path,
+):
+    names = [
+        "files/../../etc/passwd",
+        "files//x",
+        "/etc/passwd",
+        "log.txt",
+        "files/",
+        "files/r\udce9sum\udce9.csv",  # a name read from a folder that is not UTF-8
+    ]
+    records = [finished(f"t{i}", {name: b"x", "stdout": STDOUT}) for i, name in enumerate(names)]
+    records.append(finished("sound", {"files/r%E9sum%E9.csv": b"y"}))
+    store(tmp_path, records)  # no error: the run goes on
+    stored = Ledger(tmp_path).load()
+    for index, name in enumerate(names):
+        record = stored[f"t{index}"]
+        assert record["status"] == "failed" and "metrics" not in record
+        assert record["error"] == (
+            f"ValueError: kept output {name!r}: not an output name (stdout, stderr or "
+            "files/PATH, a path inside the task's folder, in UTF-8)"
+        )
+    with Archives(tmp_path) as archives:
+        assert archives.read(stored["t0"]) == {"stdout": STDOUT}  # what could be stored is
+        assert archives.read(stored["sound"]) == {"files/r%E9sum%E9.csv": b"y"}
+    assert stored["sound"]["status"] == "ok"
 
 
 KILLED_WRITER = """
