@@ -14,7 +14,8 @@ task runs again.
 An archive's name does not depend on which ledger file holds its records, so a compaction
 (records moving between files) leaves every archive findable; a merge copies the archives its
 records name under the same names (the same bytes, so a name never means two things).
-Archives no record names any more (a failed task run again) are left in place, never read.
+The outputs of a superseded attempt (a failed task run again) are never read; a compaction
+drops them (`campaign.store.superseded`).
 """
 
 from __future__ import annotations
@@ -97,24 +98,42 @@ def keep_outputs(output: Path, records: Iterable[dict[str, Any]]) -> Path | None
     carrying = [record for record in records if carries_bytes(record)]
     for record in carrying:
         drop_unstorable(record)
-    carrying = [record for record in carrying if OUTPUTS in record]
+    carrying = sorted(
+        (record for record in carrying if OUTPUTS in record), key=lambda record: record["key"]
+    )
     if not carrying:
         return None
+    members = [
+        (record["key"], check_name(name), bytes(data))
+        for record in carrying
+        for name, data in sorted(record[OUTPUTS].items())
+    ]
+    path = write_archive(output, members)
+    for record in carrying:
+        stored = {name: bytes(data) for name, data in record[OUTPUTS].items()}
+        record[OUTPUTS] = {
+            "archive": path.name,
+            "members": {
+                name: {"size": len(data), "sha256": digest(data)}
+                for name, data in sorted(stored.items())
+            },
+        }
+    return path
+
+
+def write_archive(output: Path, members: Iterable[tuple[str, str, bytes]]) -> Path:
+    """Write one archive of ``(task key, output name, bytes)`` members, in that order, into
+    ``output``'s outputs folder, durably, named by the digest of its bytes (the same members
+    give the same bytes); returns its path."""
     buffer = io.BytesIO()
-    references = {}
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=COMPRESS_LEVEL) as zf:
-        for record in sorted(carrying, key=lambda record: record["key"]):
-            members = {}
-            for name, data in sorted(record[OUTPUTS].items()):
-                data = bytes(data)
-                info = zipfile.ZipInfo(f"{record['key']}/{check_name(name)}", ARCHIVE_TIME)
-                # deflate pays from a few hundred bytes on; below, its set-up costs more
-                small = len(data) < STORED_BELOW
-                info.compress_type = zipfile.ZIP_STORED if small else zipfile.ZIP_DEFLATED
-                info.external_attr = 0o644 << 16
-                zf.writestr(info, data, compresslevel=COMPRESS_LEVEL)
-                members[name] = {"size": len(data), "sha256": digest(data)}
-            references[id(record)] = members
+        for key, name, data in members:
+            info = zipfile.ZipInfo(f"{key}/{name}", ARCHIVE_TIME)
+            # deflate pays from a few hundred bytes on; below, its set-up costs more
+            small = len(data) < STORED_BELOW
+            info.compress_type = zipfile.ZIP_STORED if small else zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, data, compresslevel=COMPRESS_LEVEL)
     data = buffer.getvalue()
     folder = output / OUTPUTS_FOLDER
     path = folder / f"{digest(data)[:32]}.zip"
@@ -127,8 +146,6 @@ def keep_outputs(output: Path, records: Iterable[dict[str, Any]]) -> Path | None
         raise CampaignError(
             f"cannot store kept outputs in {folder}: {write_failure(error, folder, kept, again)}"
         ) from None
-    for record in carrying:
-        record[OUTPUTS] = {"archive": path.name, "members": references[id(record)]}
     return path
 
 

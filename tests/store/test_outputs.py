@@ -15,7 +15,7 @@ import pytest
 from campaign.errors import CampaignError
 from campaign.store.ledger import Ledger
 from campaign.store.lock import remove_leftovers
-from campaign.store.outputs import Archives, keep_outputs, reference
+from campaign.store.outputs import Archives, keep_outputs, reference, write_folder
 
 STDOUT = b'{"mean_wait": 1.5}\n'
 SCHEDULE = b"job,start\n1,0.0\n2,3.25\n"
@@ -210,3 +210,11 @@ def test_a_copy_of_records_carries_their_archives_and_names_a_missing_one(tmp_pa
         assert archives.read(records["a"]) == {"stdout": b"one"}
         assert archives.read(records["b"]) == {"stdout": b"two"}
         assert "is missing" in archives.problem(records["c"])
+
+
+def test_a_stream_stored_twice_before_extracts_as_one_file_and_a_real_clash_is_refused(tmp_path):
+    # what `keep: [stdout]` with a metrics parser stored before: the stream and its link
+    written = write_folder(tmp_path / "a", {"stdout": STDOUT, "files/stdout": STDOUT})
+    assert written == [tmp_path / "a" / "stdout"] and written[0].read_bytes() == STDOUT
+    with pytest.raises(CampaignError, match="would be one file; rename it in keep:"):
+        write_folder(tmp_path / "b", {"stdout": STDOUT, "files/stdout": b"other"})
