@@ -32,7 +32,7 @@ from typing import Any
 import campaign.execute.keep as keep
 import campaign.execute.process_tree as process_tree
 from campaign.execute.command_metrics import FolderOutputs, metrics_from_outputs
-from campaign.execute.inputs import cache_folder, cached_input, digest_of
+from campaign.execute.inputs import cache_folder, cached_input
 from campaign.plan.sources import combined_digest, file_digest
 from campaign.spec.command import CommandSpec
 from campaign.spec.placeholders import PLACEHOLDER
@@ -200,7 +200,7 @@ def place_inputs(
     for item in command.inputs:
         target = folder / item.name
         target.parent.mkdir(parents=True, exist_ok=True)
-        digest = digests.get(item.name) or digest_of(Path(item.path).read_bytes())
+        digest = digests.get(item.name) or file_digest(item.path)
         cached = cached_input(digest, item.name, item.path)
         if item.template:
             target.write_text(fill(cached.read_text(encoding="utf-8"), values), encoding="utf-8")
