@@ -6,11 +6,13 @@ since it was digested reaches no worker."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -74,8 +76,8 @@ def test_a_big_input_reaches_every_worker_with_about_one_copy_in_the_driver(
         grew = resident("VmHWM") - before  # the scheduler runs in this process, as embedded
         try:
             assert set(cached_digests(client, digest).values()) == {f"{digest} 0o444"}
-            joined = join_a_worker(client, scheduler_address, tmp_path / "late")
-            assert cached_digests(client, digest)[joined] == f"{digest} 0o444"
+            with joining_worker(client, scheduler_address, tmp_path / "late") as joined:
+                assert cached_digests(client, digest)[joined] == f"{digest} 0o444"
         finally:
             withdraw_inputs(client, names)
     # one copy (the scheduler's, for workers joining later) and a few parts in flight; read
@@ -83,9 +85,10 @@ def test_a_big_input_reaches_every_worker_with_about_one_copy_in_the_driver(
     assert grew < SIZE + 64 * 2**20, f"the driver grew by {grew / SIZE:.2f} times the input"
 
 
-def join_a_worker(client: Client, address: str, folder: Path) -> str:
-    """Start a `dask worker` process for the scheduler and wait until it has joined; its
-    address (it is retired when the client closes the test's cluster)."""
+@contextlib.contextmanager
+def joining_worker(client: Client, address: str, folder: Path) -> Iterator[str]:
+    """A `dask worker` process that joins the scheduler now (its address), ended and gone from
+    the scheduler afterwards: the test's cluster is shared by other tests."""
     before = set(client.scheduler_info()["workers"])
     folder.mkdir()
     args = [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1"]
@@ -95,13 +98,19 @@ def join_a_worker(client: Client, address: str, folder: Path) -> str:
         "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
     }
     process = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while not (joined := set(client.scheduler_info()["workers"]) - before):
-        assert process.poll() is None and time.monotonic() < deadline, "no worker joined"
-        time.sleep(0.1)
-    (worker,) = joined
-    client.wait_for_workers(len(before) + 1)
-    return worker
+    try:
+        deadline = time.monotonic() + 60
+        while not (joined := set(client.scheduler_info()["workers"]) - before):
+            assert process.poll() is None and time.monotonic() < deadline, "no worker joined"
+            time.sleep(0.1)
+        (worker,) = joined
+        yield worker
+    finally:
+        process.kill()  # the process this test started, alone
+        process.wait()
+        deadline = time.monotonic() + 60
+        while set(client.scheduler_info()["workers"]) - before and time.monotonic() < deadline:
+            time.sleep(0.1)
 
 
 def test_an_input_changed_since_it_was_digested_reaches_no_worker(big_input, scheduler_address):
