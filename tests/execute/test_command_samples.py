@@ -364,3 +364,39 @@ def test_a_kind_the_output_cannot_give_is_refused_before_any_work(
 ):
     assert error in refusal(write_spec, declare, metrics)
     assert not (tmp_path / "outputs").exists()
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+README_PROGRAM = """
+import json
+print("a log line")
+print(json.dumps({"mean_wait": 2.0, "wait": [1.0, 3.0],
+                  "job_class": {"short": {"mean_wait": 1.0}, "long": {"mean_wait": 3.0}}}))
+open("response.txt", "w").write("2.5\\n4.5\\n")
+open("jobs.csv", "w").write("job,bsld\\n1,1.0\\n2,1.5\\n")
+"""
+
+
+def readme_declare() -> str:
+    """The ``declare:`` block of the README's Samples and breakdowns, as written there."""
+    part = README.read_text().split("- **Samples and breakdowns**", 1)[1]
+    block = part.split("```yaml\n", 1)[1].split("```", 1)[0]
+    assert block.lstrip().startswith("declare:")
+    return textwrap.dedent(block)
+
+
+def test_the_readmes_declare_example_runs(tmp_path):
+    (tmp_path / "sim.py").write_text(textwrap.dedent(README_PROGRAM))
+    model = textwrap.indent(readme_declare(), "  ")
+    (tmp_path / "spec.yaml").write_text(
+        f"name: readme\nmodel:\n  command: [{sys.executable}, sim.py]\n  inputs: [sim.py]\n"
+        f"{model}replicates: 1\nseed: 1\noutput: out\n"
+    )
+    campaign.run(tmp_path / "spec.yaml", workers=1, progress=False)
+    results = xr.load_dataset(tmp_path / "out" / "results.nc").isel(replicate=0)
+    assert float(results.mean_wait) == 2.0
+    assert [float(results[f"{name}_p50"]) for name in SAMPLES] == [2.0, 3.5, 1.25]
+    assert results.mean_wait_by_job_class.values.tolist() == [1.0, 3.0]
+    assert results.bsld.attrs["long_name"] == "quantiles of bounded slowdown per task"
+    assert results.response.attrs["units"] == "s"
