@@ -101,13 +101,18 @@ def metric_value(value: object, name: str, what: str) -> float | np.ndarray | di
 
 
 def sample(values: list | tuple | np.ndarray, name: str, what: str) -> np.ndarray:
-    """An array of numbers as float64 (its dimensions are checked as a model's sample's)."""
+    """An array of numbers as float64 (its dimensions are checked as a model's sample's). As
+    of a Python model's sample, whose quantiles are kept, an integer is taken as float64
+    holds it."""
     if isinstance(values, np.ndarray) and values.dtype.kind in "iuf":
         return values.astype(np.float64)
     floats = np.empty(len(values))
     for index, value in enumerate(values):
-        if type(value) is float or (type(value) is int and -EXACT <= value <= EXACT):
-            floats[index] = value
+        if type(value) is float or type(value) is int:
+            try:
+                floats[index] = value
+            except OverflowError:
+                raise ValueError(f"{what}: {name}[{index}] is beyond float64's range") from None
         else:
             floats[index] = number(value, f"{name}[{index}]", what)
     return floats

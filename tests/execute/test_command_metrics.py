@@ -84,6 +84,8 @@ def test_integers_float64_holds_exactly_are_kept():
     }
     assert from_stdout(b"a=9007199254740993.0") == {"a": 2.0**53}  # a float: rounding accepted
     assert "beyond float64's range" in refused(b"a=" + b"9" * 400)
+    # a sample is kept as its quantiles, as a Python model's: its integers as float64 holds them
+    assert from_stdout(b'{"w": [9007199254740993, 2]}')["w"].tolist() == [2.0**53, 2.0]
 
 
 def test_printf_nan_forms_are_nan_and_infinities_stay_infinite():
