@@ -33,6 +33,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import BinaryIO
 
+import numpy as np
+
 from campaign.execute.metric_text import (
     metric_value,
     read_column,
@@ -106,7 +108,7 @@ def main_metrics(source: MetricsSource, outputs: Mapping[str, bytes]) -> dict[st
     raise ValueError(f"unknown metrics source {source.kind!r}")
 
 
-def sample_from(sample: SampleFile, outputs: Mapping[str, bytes]) -> object:
+def sample_from(sample: SampleFile, outputs: Mapping[str, bytes]) -> np.ndarray:
     what = f"{sample.file} (sample {sample.metric})"
     with opened(outputs, f"files/{sample.file}", sample.file) as handle:
         if sample.column:
@@ -130,7 +132,7 @@ def opened(outputs: Mapping[str, bytes], name: str, shown: str) -> BinaryIO:
     return io.BytesIO(outputs[name])
 
 
-def parse_with(reference: str, outputs: Mapping[str, bytes]) -> dict[str, float]:
+def parse_with(reference: str, outputs: Mapping[str, bytes]) -> dict[str, object]:
     """Call ``module:function`` with a folder holding the outputs."""
     module_name, _, attribute = reference.partition(":")
     try:

@@ -231,3 +231,48 @@ def test_an_output_a_task_did_not_keep_is_named_as_not_kept():
     sample = MetricsSource(samples=(SampleFile("wait", "waits.txt"),), main=False)
     with pytest.raises(ValueError, match=r"waits.txt was not kept for this task"):
         metrics_from_outputs(sample, {"stdout": b""})
+
+
+def declared_check(declare: dict, printed: bytes) -> str | None:
+    """Why a program printing ``printed`` breaks ``declare`` (None: it does not)."""
+    from campaign.execute.command_metrics import check_declared
+    from campaign.results.names import metric_values
+    from campaign.spec.command import CommandSpec, DeclaredMetric
+
+    declared = tuple(DeclaredMetric(name, kind=kind) for name, kind in declare.items())
+    command = CommandSpec(argv=("sim",), program=None, declare=declared)
+    try:
+        check_declared(command, metric_values(from_stdout(printed)))
+    except ValueError as error:
+        return str(error)
+    return None
+
+
+@pytest.mark.parametrize(
+    "printed, error",
+    [
+        (
+            b'{"w": 3, "c": {"a": {"m": 1}}, "m": 2}',
+            "metric 'w' is declared a sample (kind: sample) but the program gave a number",
+        ),
+        (
+            b'{"w": [1], "c": [1, 2], "m": 2}',
+            "metric 'c' is declared a breakdown (kind: "
+            "breakdown) but the program gave an array of numbers",
+        ),
+        (
+            b'{"w": [1], "c": {"a": {"m": 1}}, "m": [2]}',
+            "metric 'm' is declared a number "
+            "(kind: scalar, the default) but the program gave an array of numbers",
+        ),
+        (
+            b'{"w": [1], "c": {"a": {"x": 1}}, "m": 2}',
+            "metric 'x' of breakdown 'c' is not declared in model.declare (w, c, m)",
+        ),
+        (b'{"w": [1], "c": {"a": {"m": 1}}}', None),  # m is given inside the breakdown
+        (b'{"w": [1], "m": 2}', "declared metric 'c' is missing from the program's output"),
+        (b'{"w": [1], "c": {"a": {"m": 1}}, "m": 2}', None),
+    ],
+)
+def test_a_metric_of_another_kind_than_declared_fails_the_task(printed, error):
+    assert declared_check({"w": "sample", "c": "breakdown", "m": "scalar"}, printed) == error
