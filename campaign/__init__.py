@@ -226,9 +226,10 @@ def plot(results, metrics, kind="mean", out=None, **options):
     """A figure of ``metrics`` (a name or a list: a row of panels each). ``kind``: ``mean``,
     ``difference`` (against ``baseline``, with `compare`'s intervals), ``box``, ``violin``
     or ``ecdf`` of the replicates. Options: ``x``, ``by``, ``facet`` (a column of panels per
-    level), ``where``, ``baseline``, ``confidence``, ``log``, ``size`` (``column``,
-    ``page`` or ``"WxH"`` inches), ``style`` (``paper`` or ``screen``), ``formula``,
-    ``title`` (see `campaign.render.figures.plot`).
+    level; default: a factor averaging could mislead on, if any; False: none), ``where``,
+    ``baseline``, ``confidence``, ``log``, ``size`` (``column``, ``page`` or ``"WxH"``
+    inches), ``style`` (``paper`` or ``screen``), ``formula``, ``title`` (see
+    `campaign.render.figures.plot`).
 
     Returns the matplotlib Figure; with ``out`` (a file, its suffix the format: png, pdf,
     svg) writes it there, closes it and returns the path.
