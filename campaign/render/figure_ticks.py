@@ -6,9 +6,10 @@
   so close that their labels would overlap, matplotlib places the ticks (whole numbers only
   for an integer factor).
 - A logarithmic axis is labelled in plain numbers (10, 20, 50, 100; 1e+06 from a million),
-  never in matplotlib's powers (6×10¹): ticks at 1, 2 and 5 in each decade over a few
-  decades, at the powers of ten over more, and at evenly spaced round numbers where the
-  values lie within one step of those.
+  never in matplotlib's powers (6×10¹): ticks at 1, 2 and 5 in each decade over up to
+  `STEP_DECADES` decades, at the powers of ten (every few where their labels would not fit
+  along the axis) over more, and at the digits or evenly spaced round numbers where the
+  values lie within about a decade.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from matplotlib import rcParams
+from matplotlib.font_manager import FontProperties
 from matplotlib.ticker import (
     FixedLocator,
     FuncFormatter,
@@ -72,22 +75,60 @@ def apart(values: np.ndarray, log: bool) -> bool:
 
 
 def log_ticks(axis, values) -> None:
-    """A logarithmic axis over ``values`` (those drawn), labelled in plain numbers."""
+    """A logarithmic axis over ``values`` (those drawn), labelled in plain numbers: the
+    finest ticks whose labels fit along the axis (1, 2, 5 per decade; the powers of ten;
+    every few powers), or, within about a decade, the digits or round numbers."""
     values = np.asarray(values, dtype=float)
     values = values[np.isfinite(values) & (values > 0)]
     if values.size == 0:
         return
     low, high = values.min(), values.max()
-    subs = STEPS if math.log10(high / low) <= STEP_DECADES else (1.0,)
-    if len(candidates(low, high, subs)) < 2:
-        subs = tuple(float(d) for d in range(1, 10))
-    if len(candidates(low, high, subs)) < 2:
-        ticks = MaxNLocator(nbins=4, steps=[1, 2, 2.5, 5, 10]).tick_values(low, high)
-        axis.set_major_locator(FixedLocator(ticks[ticks > 0]))
+    digits = tuple(float(d) for d in range(1, 10))
+    choices = [STEPS] if math.log10(high / low) <= STEP_DECADES else []
+    choices += [(1.0,)] if len(candidates(low, high, (1.0,))) >= 2 else [digits]
+    for subs in choices:
+        ticks = candidates(low, high, subs)
+        if len(ticks) >= 2 and fits(axis, ticks):
+            axis.set_major_locator(LogLocator(base=10, subs=subs))
+            break
     else:
-        axis.set_major_locator(LogLocator(base=10, subs=subs))
+        if len(candidates(low, high, (1.0,))) >= 2:  # every few powers of ten
+            axis.set_major_locator(LogLocator(base=10, subs=(1.0,), numticks=room(axis)))
+        else:
+            ticks = MaxNLocator(nbins=3, steps=[1, 2, 2.5, 5, 10]).tick_values(low, high)
+            axis.set_major_locator(FixedLocator(ticks[ticks > 0]))
     axis.set_major_formatter(FuncFormatter(lambda value, _: tick_text(value)))
     axis.set_minor_formatter(NullFormatter())
+
+
+def label_points(axis) -> float:
+    """The size of the axis's tick labels, in points."""
+    return FontProperties(size=rcParams[f"{axis.axis_name}tick.labelsize"]).get_size_in_points()
+
+
+def length(axis) -> float:
+    """The axis's length in inches (before the layout adjusts it: about)."""
+    box = axis.axes.get_position()
+    width, height = axis.axes.figure.get_size_inches()
+    return box.width * width if axis.axis_name == "x" else box.height * height
+
+
+def fits(axis, ticks) -> bool:
+    """Whether labels of ``ticks`` fit along the axis without touching: side by side on x
+    (a character about 0.6 of the font high, a font's height between), stacked on y."""
+    points = label_points(axis)
+    if axis.axis_name == "x":
+        needed = sum(len(tick_text(t)) * 0.6 * points + points for t in ticks)
+    else:
+        needed = len(ticks) * points * 1.8
+    return needed / 72 <= length(axis)
+
+
+def room(axis) -> int:
+    """How many labels of powers of ten fit along the axis (at least 2)."""
+    points = label_points(axis)
+    each = (6 * 0.6 * points + points) if axis.axis_name == "x" else points * 1.8
+    return max(2, int(length(axis) * 72 / each))
 
 
 def candidates(low: float, high: float, subs) -> list[float]:
