@@ -31,9 +31,10 @@ from typing import Any
 
 import campaign.execute.keep as keep
 import campaign.execute.process_tree as process_tree
-from campaign.execute.command_metrics import FolderOutputs, metrics_from_outputs
+from campaign.execute.command_metrics import FolderOutputs, check_declared, metrics_from_outputs
 from campaign.execute.inputs import cache_folder, cached_input
 from campaign.plan.sources import combined_digest, file_digest
+from campaign.results.names import metric_values
 from campaign.spec.command import CommandSpec
 from campaign.spec.placeholders import PLACEHOLDER
 
@@ -93,9 +94,10 @@ def run_command(
     replicate: int,
     cancelled: Callable[[], bool] = lambda: False,
 ) -> tuple[dict[str, float], dict[str, bytes], dict[str, object]]:
-    """Run one task of the program; its metrics, the outputs to keep and what its record says
-    of its ``keep`` patterns (raises `CommandFailed`, or `process_tree.Cancelled` when the
-    task is no longer wanted)."""
+    """Run one task of the program; its metrics as a record stores them (`metric_values`,
+    held to the declaration), the outputs to keep and what its record says of its ``keep``
+    patterns (raises `CommandFailed`, or `process_tree.Cancelled` when the task is no longer
+    wanted)."""
     root = tasks_folder()
     name = f"{key[:40]}-{uuid.uuid4().hex[:8]}"
     folder = root / name
@@ -120,10 +122,10 @@ def run_command(
             kept = failure_outputs(command, outputs, placed)
             raise CommandFailed(failure, kept, code == -signal.SIGKILL)
         try:
-            metrics = metrics_from_outputs(command.metrics, outputs)
+            metrics = metric_values(metrics_from_outputs(command.metrics, outputs))
             check_declared(command, metrics)
             kept, notes = kept_outputs(command, outputs, placed)
-        except ValueError as error:
+        except (ValueError, TypeError) as error:
             raise CommandFailed(str(error), failure_outputs(command, outputs, placed)) from None
         return metrics, kept, notes
     finally:
@@ -248,21 +250,6 @@ def stderr_tail(path: Path) -> str:
     lines = [line.strip() for line in data.decode(errors="replace").splitlines() if line.strip()]
     tail = " | ".join(lines[-STDERR_LINES:])
     return tail[-STDERR_CHARACTERS:]
-
-
-def check_declared(command: CommandSpec, metrics: Mapping[str, float]) -> None:
-    """With declared metrics, the program must give each of them and no other."""
-    declared = [name for name, _, _ in command.declare]
-    if not declared:
-        return
-    undeclared = sorted(set(metrics) - set(declared))
-    if undeclared:
-        raise ValueError(
-            f"metric {undeclared[0]!r} is not declared in model.declare ({', '.join(declared)})"
-        )
-    missing = [name for name in declared if name not in metrics]
-    if missing:
-        raise ValueError(f"declared metric {missing[0]!r} is missing from the program's output")
 
 
 def kept_outputs(
