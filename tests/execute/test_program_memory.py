@@ -17,8 +17,8 @@ import subprocess, sys, time
 megabytes, children = int(sys.argv[1]), int(sys.argv[2])
 if children:  # children holding their share side by side, waited for together
     share = str(megabytes // children)
-    started = [subprocess.Popen([sys.executable, sys.argv[0], share, "0", "2"])
-               for _ in range(children)]
+    started = [subprocess.Popen([sys.executable, sys.argv[0], share, "0", "2"],
+                                stdout=subprocess.DEVNULL) for _ in range(children)]
     codes = [child.wait() for child in started]
     print(f"held={megabytes}")
     sys.exit(max(codes))
@@ -55,7 +55,7 @@ def test_a_programs_peak_memory_and_its_childrens_together_size_the_campaign(
 ):
     found, planned = pilot(holding, 2, 1.0, 4, scheduler=scheduler_address, progress=False)
     records = Ledger(holding.parent / "out").load()
-    assert len(records) == 4 and {r["status"] for r in records.values()} == {"ok"}
+    assert len(records) == 4 and {r["status"] for r in records.values()} == {"ok"}, records
     for record in records.values():
         assert record["metrics"] == {"held": 300.0}
         # one process of 300 MB (the kernel's peak of it), or three of 100 MB side by side
