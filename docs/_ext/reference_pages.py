@@ -154,14 +154,16 @@ def commands_markdown() -> str:
 
 
 def option_strings() -> list[tuple[str, str]]:
-    """(command, option) of every option of every built-in command: what the page must show."""
+    """(command, option) of every option of every built-in command but ``--help``: what the
+    page must show."""
     from campaign.cli.main import build_parser
 
     found = []
 
     def walk(prefix: str, parser: argparse.ArgumentParser) -> None:
         for action in parser._actions:
-            found.extend((prefix, option) for option in action.option_strings)
+            if not isinstance(action, argparse._HelpAction):
+                found.extend((prefix, option) for option in action.option_strings)
         for name, _, sub in _subcommands(parser):
             walk(f"{prefix} {name}", sub)
 
