@@ -60,6 +60,7 @@ graphviz_output_format = "svg"
 
 html_theme = "furo"
 html_title = "campaign"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["campaign.css"]
 html_show_sourcelink = False
 html_copy_source = False

@@ -272,6 +272,16 @@ def _attribute_text(value: object) -> str:
     return text if len(text) <= SHOWN_ATTRIBUTES else text[: SHOWN_ATTRIBUTES - 3] + "..."
 
 
+def _described(attrs: dict) -> str:
+    """A variable's attributes in words: its long name and [units] first, then the others."""
+    others = {k: v for k, v in attrs.items() if k not in ("long_name", "units")}
+    words = [_attribute_text(attrs.get("long_name", ""))]
+    if attrs.get("units") not in (None, "", "1"):
+        words[0] += f" [{attrs['units']}]"
+    words += [f"{k}: {_attribute_text(v)}" for k, v in others.items()]
+    return "; ".join(w for w in words if w)
+
+
 def _variable_rows(variables: list[dict], seen: set[str], shown_summaries: str) -> list[str]:
     """One row per variable not shown yet; of the per-metric summaries, only those of the
     metric ``shown_summaries`` (the others repeat them for every metric)."""
@@ -284,7 +294,7 @@ def _variable_rows(variables: list[dict], seen: set[str], shown_summaries: str) 
         if name in seen or (owner not in (None, shown_summaries) and not variable["coordinate"]):
             continue
         seen.add(name)
-        attrs = "; ".join(f"{k}: {_attribute_text(v)}" for k, v in variable["attrs"].items())
+        attrs = _described(variable["attrs"])
         dims = ", ".join(variable["dims"])
         role = " (coordinate)" if variable["coordinate"] else ""
         rows.append(f"| `{name}`{role} | {dims} | {_type(variable['dtype'])} | {escaped(attrs)} |")
@@ -306,7 +316,11 @@ def results_markdown(described: dict) -> str:
             groups.setdefault(group, []).extend(rows)
     for group, rows in groups.items():
         title = "The root group" if group == "/" else f"Group `{group}`"
-        lines += [f"## {title}", "", "| variable | dimensions | type | attributes |"]
+        lines += [
+            f"## {title}",
+            "",
+            "| variable | dimensions | type | meaning [units]; attributes |",
+        ]
         lines += ["|---|---|---|---|", *rows, ""]
     lines += ["## Global attributes", "", "| attribute | in the `precision` example |", "|---|---|"]
     attributes = {}
