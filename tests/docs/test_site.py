@@ -137,6 +137,7 @@ def test_every_command_and_option_is_in_the_reference(site):
             continue
         anchor = reference_pages.anchor(command)
         assert option in section_text(page, anchor), f"{command} {option}"
+    assert "(no help text)" not in page.read_text()  # every argument says what it is
     workloads = section_text(page, reference_pages.anchor("campaign workloads"))
     assert "usage: campaign workloads" in workloads  # a model's own command, its --help
 
