@@ -218,7 +218,7 @@ def decide_gsp(x: np.ndarray, group: GroupSelection, rule: SelectionRule) -> Non
         memory["batches"] = rules.gsp_batches(memory["std"], rule.batch)
         memory["most"] = np.minimum(n1 + rule.rounds * memory["batches"], rule.most)
     ids = np.flatnonzero(group.alive)
-    means = np.array([x[i, : group.replicates[i]].mean() for i in ids])
+    means = window_moments(x[ids], group.replicates[ids])[0]
     if group.stages > rule.rounds:  # the final stage has run
         capped = memory.get("capped", False)
         group.end("max_replicates" if capped else "final stage", ids, means)
@@ -258,8 +258,7 @@ def decide_ocba(x: np.ndarray, group: GroupSelection, rule: SelectionRule) -> No
     sample mean."""
     k = x.shape[0]
     ids = np.arange(k)
-    means = np.array([x[i, : group.replicates[i]].mean() for i in ids])
-    variances = np.array([x[i, : group.replicates[i]].var(ddof=1) for i in ids])
+    means, variances = window_moments(x, group.replicates)
     budget = min(rule.budget or 0, k * rule.most)
     spent = group.tasks
     if spent >= budget:
@@ -275,6 +274,15 @@ def decide_ocba(x: np.ndarray, group: GroupSelection, rule: SelectionRule) -> No
         group.end("max_replicates", ids, means)
         return
     group.replicates[:] = following
+
+
+def window_moments(x: np.ndarray, replicates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each system's mean and sample variance over its first ``replicates`` values."""
+    inside = np.arange(x.shape[1]) < replicates[:, None]
+    counts = replicates.astype(float)
+    means = np.where(inside, x, 0.0).sum(axis=1) / counts
+    squares = np.where(inside, (x - means[:, None]) ** 2, 0.0).sum(axis=1)
+    return means, squares / (counts - 1)
 
 
 DECISIONS = {"kn": decide_kn, "kn++": decide_kn, "gsp": decide_gsp, "ocba": decide_ocba}

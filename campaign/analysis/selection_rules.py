@@ -26,7 +26,7 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from scipy import integrate, optimize, special
+from scipy import special
 
 QUADRATURE_NODES = 256  # Gauss-Legendre nodes per chi-square integral (Rinott's h)
 
@@ -42,7 +42,7 @@ def kn_eta(k: int, alpha: float, n0: int) -> float:
     k - 1 others is at most alpha.
 
     Worked example: k = 10, alpha = 0.05, n0 = 10: 2 alpha/(k-1) = 1/90, so
-    eta = (90^(2/9) - 1)/2 = 0.8587 and h^2 = 2 eta (n0 - 1) = 15.46.
+    eta = (90^(2/9) - 1)/2 = 0.85908 and h^2 = 2 eta (n0 - 1) = 15.4635.
     """
     return 0.5 * ((2 * alpha / (k - 1)) ** (-2.0 / (n0 - 1)) - 1)
 
@@ -58,8 +58,8 @@ def knpp_h2(k: int, alpha: float, degrees: int) -> float:
     of the updated variances (r - 1 for r independent replicates):
     eta = (1/2) [(2 beta)^(-2/f) - 1].
 
-    Worked example: k = 10, alpha = 0.05, f = 9: beta = 0.0056832, (2 beta)^(-2/9) = 2.7045,
-    eta = 0.85227, h^2 = 15.341 (a little below KN's 15.46 at the same n0).
+    Worked example: k = 10, alpha = 0.05, f = 9: beta = 0.0056830, (2 beta)^(-2/9) = 2.7045,
+    eta = 0.85225, h^2 = 15.3405 (a little below KN's 15.4635 at the same n0).
     """
     beta = 1 - (1 - alpha) ** (1.0 / (k - 1))
     eta = 0.5 * ((2 * beta) ** (-2.0 / degrees) - 1)
@@ -180,6 +180,8 @@ def gsp_eta(k: int, alpha1: float, n1: int) -> float:
     min(Y_1, Y_2) / (n1 - 1). The expectation is an integral over the minimum's density
     2 f(t) (1 - F(t)).
     """
+    from scipy import integrate, optimize  # here: a command that selects nothing skips them
+
     target = 1 - (1 - alpha1) ** (1.0 / (k - 1))
     chi2 = n1 - 1
 
@@ -252,6 +254,8 @@ def rinott_h(k: int, pcs: float, degrees: int) -> float:
     that its quadrature misses the chi-square's mass near 0 (n0 = 2, k = 5, pcs 0.95: 14.25
     where the equation's root, checked by simulation, is 41.64).
     """
+    from scipy import optimize  # here: a command that selects nothing skips it
+
     points, weights = chi2_quadrature(degrees)
     spread = np.sqrt(degrees * (1 / points[:, None] + 1 / points[None, :]))
 
@@ -266,8 +270,13 @@ def chi2_quadrature(degrees: int) -> tuple[np.ndarray, np.ndarray]:
     """Points and weights with E[g(X)] ~ sum_i w_i g(x_i), X chi-square(``degrees``): Gauss-Legendre
     nodes on (0, 1) taken through the chi-square's quantile function, so that a bounded g is
     integrated well whatever the degrees of freedom."""
-    nodes, weights = np.polynomial.legendre.leggauss(QUADRATURE_NODES)
+    nodes, weights = legendre_nodes()
     return special.chdtri(degrees, (1 - nodes) / 2), weights / 2
+
+
+@lru_cache(maxsize=1)
+def legendre_nodes() -> tuple[np.ndarray, np.ndarray]:
+    return special.roots_legendre(QUADRATURE_NODES)
 
 
 def rinott_count(h: float, std: np.ndarray, delta: float, n0: int) -> np.ndarray:

@@ -55,7 +55,10 @@ def describe_factors(spec: Spec) -> list[str]:
 
 
 def describe_size(spec: Spec) -> list[str]:
-    """Cells, replicates and tasks, and the precision target that sets the replicates."""
+    """Cells, replicates and tasks, and the precision target or selection that sets the
+    replicates."""
+    if spec.selection is not None:
+        return describe_selection(spec)
     if spec.precision is None:
         return [
             f"design: {spec.cells} cells x {spec.replicates} replicates = {spec.tasks} tasks; "
@@ -66,6 +69,30 @@ def describe_size(spec: Spec) -> list[str]:
         f"design: {spec.cells} cells x {least} to {spec.replicates} replicates = "
         f"{spec.cells * least} to {spec.tasks} tasks; seed {spec.seed}",
         precision_target(spec.precision),
+    ]
+
+
+def describe_selection(spec: Spec) -> list[str]:
+    """A selection's design and stages in words."""
+    selection = spec.selection
+    first, among = selection.first, selection.among
+    others = ", ".join(f.name for f in spec.factors if f.name != among)
+    what = "every cell"
+    if among is not None:
+        what = f"the levels of {among}" + (f" at each combination of {others}" if others else "")
+    zone = f"{selection.indifference:g}"
+    if selection.relative:
+        zone = f"{selection.indifference * 100:g}% of the best first-stage mean"
+    until = "one system is left"
+    if selection.procedure == "ocba":
+        until = f"{selection.budget} tasks per group are spent"
+    best = "smallest" if selection.goal == "min" else "largest"
+    return [
+        f"design: {spec.cells} cells x {first} to {spec.replicates} replicates = "
+        f"{spec.cells * first} to {spec.tasks} tasks; seed {spec.seed}",
+        f"select: the {best} mean {selection.metric} among {what} by {selection.procedure}, "
+        f"within {zone} with probability >= {selection.pcs:g}; {first} replicates first, "
+        f"{selection.batch} more per stage until {until} (at most {spec.replicates} each)",
     ]
 
 
