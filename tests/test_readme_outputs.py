@@ -1,5 +1,6 @@
 """README.md's outputs of the demo are what the commands print today: each block after a
-`<!-- output of: COMMAND -->` comment equals COMMAND's output on one run of specs/demo.yaml."""
+`<!-- output of: COMMAND -->` comment equals COMMAND's output on one run of specs/demo.yaml
+(and, for the commands on outputs/demo-select, of specs/demo-select.yaml after it)."""
 
 from __future__ import annotations
 
@@ -63,6 +64,25 @@ def demo_folder(tmp_path_factory, scheduler_address):
     return folder, text
 
 
+@pytest.fixture(scope="module")
+def select_folder(demo_folder, scheduler_address):
+    """The demo's folder where `campaign run specs/demo-select.yaml` ran too. The selection
+    has the demo's model, params, seed and pairing, so its tasks are the demo's (the same
+    keys); its output folder starts from the demo's stored tasks, as a run there would find
+    them, and runs only the replicates past the demo's 20 that its stages need: the results
+    are those of a run from nothing, bit for bit."""
+    folder, _ = demo_folder
+    shutil.copy(ROOT / "specs" / "demo-select.yaml", folder / "specs" / "demo-select.yaml")
+    shutil.copytree(
+        folder / "outputs" / "demo" / "ledger", folder / "outputs" / "demo-select" / "ledger"
+    )
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        code, text = printed(["run", "specs/demo-select.yaml", "--scheduler", scheduler_address])
+    assert code == 0, text
+    return folder
+
+
 def summary_of_run(text: str, folder: Path) -> str:
     """What `run` printed from its summary on (the lines before name the cluster), the output
     folder shown as the README shows it."""
@@ -82,8 +102,12 @@ def test_readme_marks_the_demo_outputs():
 
 
 @pytest.mark.parametrize(("command", "block"), OUTPUTS, ids=[c for c, _ in OUTPUTS])
-def test_readme_output_is_what_the_command_prints(demo_folder, monkeypatch, command, block):
+def test_readme_output_is_what_the_command_prints(
+    demo_folder, monkeypatch, request, command, block
+):
     folder, run_text = demo_folder
+    if "demo-select" in command:
+        request.getfixturevalue("select_folder")
     if command == "campaign run specs/demo.yaml":
         assert summary_of_run(run_text, folder) == block
         return

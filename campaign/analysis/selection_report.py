@@ -159,10 +159,11 @@ def guarantee_text(selection: Selection, dataset: xr.Dataset) -> list[str]:
     factors = [d for d in dataset["status"].dims if d != "replicate"]
     others = [f for f in factors if f != selection.among]
     if selection.among is None:
-        what = f"among the {int(np.prod([dataset.sizes[f] for f in factors]))} cells"
+        what = f"the cell with the {best} mean of {selection.metric}"
     else:
-        at = f", at each combination of {', '.join(others)}" if others else ""
-        what = f"among the levels of {selection.among}{at}"
+        at = f", at each {others[0]}" if len(others) == 1 else ""
+        at = f", at each combination of {', '.join(others)}" if len(others) > 1 else at
+        what = f"the level of {selection.among} with the {best} mean of {selection.metric}{at}"
     paired = dataset.attrs.get("paired", "").split()
     shared = [selection.among] if selection.among else factors
     crn = (
@@ -182,7 +183,7 @@ def guarantee_text(selection: Selection, dataset: xr.Dataset) -> list[str]:
             f"guarantee: the selected system's mean is within {zone} of the best with "
             f"probability >= {selection.pcs:g}, for normal outputs ({procedure}; {crn})"
         )
-    return [f"select: the {best} mean {selection.metric} {what}", promise]
+    return [f"select: {what}", promise]
 
 
 def count_notes(selection: Selection, systems: int, endings: set[str]) -> list[str]:
@@ -190,9 +191,9 @@ def count_notes(selection: Selection, systems: int, endings: set[str]) -> list[s
     n0 = selection.first
     h = rules.rinott_h(systems, selection.pcs, n0 - 1)
     return [
-        f"rinott: the tasks Rinott's two-stage procedure (no elimination) needs for the same "
-        f"guarantee, N_i = max(n0, ceil((h S_i / delta)^2)) per system, S_i from the first "
-        f"n0 = {n0} replicates, h = {h:.4f} (k = {systems}, PCS {selection.pcs:g}); saved: "
-        "1 - tasks / rinott",
+        "rinott: the tasks Rinott's two-stage procedure (no elimination) needs for the same "
+        "guarantee, N_i = max(n0, ceil((h S_i / delta)^2)) per system;",
+        f"  S_i from the first n0 = {n0} replicates, h = {h:.4f} (k = {systems}, PCS "
+        f"{selection.pcs:g}); saved: 1 - tasks / rinott",
         *(f"{name}: {words}" for name, words in ENDINGS.items() if name in endings),
     ]

@@ -48,7 +48,7 @@ def group_shown(report: SelectionReport, digits: int | None, text: bool) -> Show
     for row in report.groups.to_dict("records"):
         cells = [str(row[level]) for level in levels]
         cells += [str(row["selected"]) or "-", row["ending"], str(row["stages"])]
-        cells += [number(row["delta"], digits or 4), f"{row['tasks']:,}", f"{row['rinott']:,}"]
+        cells += [number(row["delta"], digits or 6), f"{row['tasks']:,}", f"{row['rinott']:,}"]
         cells.append("" if is_missing(row["saved"]) else fixed(100 * row["saved"], 1))
         if ocba:
             cells.append("" if is_missing(row["apcs"]) else fixed(row["apcs"], 3))
@@ -72,7 +72,7 @@ def system_shown(report: SelectionReport, digits: int | None) -> Shown:
     frame = report.systems
     metric = report.selection.metric
     labels = [c for c in frame.columns if c not in ("state", "stage", "replicates", metric)]
-    header = [*labels, "state", "stage", "replicates", f"mean {metric}"]
+    header = [*labels, "state", "stage", "replicates", f"{metric} (mean)"]
     rows = [
         [
             *(str(row[label]) for label in labels),

@@ -67,7 +67,7 @@ def test_campaign_select_prints_each_group(selected, capsys):
     lines = out.splitlines()
     assert (
         lines[0]
-        == "select: the largest mean value among the levels of system, at each combination of tag"
+        == "select: the level of system with the largest mean of value, at each tag"
     )
     assert lines[1].startswith(
         "guarantee: the selected system's mean is within 0.5 of the best with probability "
