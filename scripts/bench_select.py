@@ -96,7 +96,7 @@ def rinott_row(values: np.ndarray) -> Row:
         correct += int(np.argmax(means)) == systems - 1
         tasks += int(counts.sum())
     return Row(
-        "rinott", "equal allocation", correct, tasks / selections, time.perf_counter() - started
+        "rinott", "no elimination", correct, tasks / selections, time.perf_counter() - started
     )
 
 

@@ -178,10 +178,16 @@ def guarantee_text(selection: Selection, dataset: xr.Dataset) -> list[str]:
             f"is Chen's Bonferroni estimate from the sample ({crn}; indifference zone {zone} "
             "for Rinott's count)"
         )
-    else:
+    elif selection.procedure == "gsp":  # a good selection, whatever the configuration
         promise = (
-            f"guarantee: the selected system's mean is within {zone} of the best with "
+            f"guarantee: a system whose mean is within {zone} of the best is selected with "
             f"probability >= {selection.pcs:g}, for normal outputs ({procedure}; {crn})"
+        )
+    else:  # the indifference-zone guarantee
+        promise = (
+            f"guarantee: the best is selected with probability >= {selection.pcs:g} whenever "
+            f"its mean is at least {zone} better than every other's, for normal outputs "
+            f"({procedure}; {crn})"
         )
     return [f"select: {what}", promise]
 

@@ -127,7 +127,7 @@ def selection_summary(state: np.ndarray, output: object) -> str:
         "eliminated": "eliminated",
         "not_selected": "not selected (the procedure ended without eliminating them)",
         "running": "in contention",
-        "waiting": "waiting on failed tasks (a rerun retries them)",
+        "waiting": "waiting on failed tasks or undefined values (a rerun retries failed tasks)",
     }
     parts = [
         f"{count} {words[name]}"

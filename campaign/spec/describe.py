@@ -76,23 +76,28 @@ def describe_selection(spec: Spec) -> list[str]:
     """A selection's design and stages in words."""
     selection = spec.selection
     first, among = selection.first, selection.among
-    others = ", ".join(f.name for f in spec.factors if f.name != among)
-    what = "every cell"
+    others = [f.name for f in spec.factors if f.name != among]
+    best = "smallest" if selection.goal == "min" else "largest"
+    what = f"the cell with the {best} mean of {selection.metric}"
     if among is not None:
-        what = f"the levels of {among}" + (f" at each combination of {others}" if others else "")
+        at = f" at each {others[0]}" if len(others) == 1 else ""
+        at = f" at each combination of {', '.join(others)}" if len(others) > 1 else at
+        what = f"the level of {among} with the {best} mean of {selection.metric}{at}"
     zone = f"{selection.indifference:g}"
     if selection.relative:
         zone = f"{selection.indifference * 100:g}% of the best first-stage mean"
     until = "one system is left"
     if selection.procedure == "ocba":
         until = f"{selection.budget} tasks per group are spent"
-    best = "smallest" if selection.goal == "min" else "largest"
+    shared = [among] if among is not None else [f.name for f in spec.factors]
+    crn = "common random numbers" if any(f in spec.paired for f in shared) else ""
+    crn = crn or f"independent systems (paired: [{among or '...'}] for common random numbers)"
     return [
         f"design: {spec.cells} cells x {first} to {spec.replicates} replicates = "
         f"{spec.cells * first} to {spec.tasks} tasks; seed {spec.seed}",
-        f"select: the {best} mean {selection.metric} among {what} by {selection.procedure}, "
-        f"within {zone} with probability >= {selection.pcs:g}; {first} replicates first, "
-        f"{selection.batch} more per stage until {until} (at most {spec.replicates} each)",
+        f"select: {what}, by {selection.procedure}, indifference zone {zone}, probability of a "
+        f"correct selection {selection.pcs:g}; {first} replicates first, {selection.batch} "
+        f"more per stage until {until} (at most {spec.replicates} each); {crn}",
     ]
 
 

@@ -28,8 +28,9 @@ SELECT_KEYS = {
     "(default: every cell is a system)",
     "procedure": ", ".join(PROCEDURES) + " (default kn)",
     "indifference": "delta: a difference the selection may ignore, in the metric's units",
-    "relative": "true: indifference is a share of the best first-stage mean (default false)",
-    "pcs": "the probability of selecting a system within delta of the best (default 0.95)",
+    "relative": "true: indifference is a share of the best first-stage mean, an estimate "
+    "(default false)",
+    "pcs": "the probability of a correct selection (default 0.95)",
     "first": "first-stage replicates per system (>= 2, default 10)",
     "batch": "replicates added per stage to each system in contention (default 5)",
     "budget": "tasks per group that ocba spends (ocba only)",

@@ -32,8 +32,9 @@ class Precision:
 
 @dataclass(frozen=True)
 class Selection:
-    """Select the best system of each group on ``metric`` with a guarantee: a system within
-    ``indifference`` (delta) of the best with probability at least ``pcs``.
+    """Select the best system of each group on ``metric`` with a guarantee: the best with
+    probability at least ``pcs`` when it is at least ``indifference`` (delta) better than the
+    others (GSP: a system within delta of the best, whatever the means).
 
     The systems are the levels of ``among`` at each combination of the other factors (every
     cell, when None). Part of the spec: the stages a campaign runs follow from the spec and
