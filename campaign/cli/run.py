@@ -54,8 +54,11 @@ def add_run(subparsers) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="metrics shown in the final summary table, the model's headline metrics first "
-        "(default: the headline metrics; 4 when the model names none)",
+        help="metrics shown in the final summary table, the model's headline metrics first, "
+        "then the others in the results' order, leaving out per-entity ones (a name ending in "
+        "an index, such as makespan_job3) while there are others (default: the headline "
+        "metrics; for a model that names none, such as a program, its first 4 metrics, or all "
+        "of them when it has fewer)",
     )
     p.set_defaults(func=cmd_run)
 
