@@ -12,11 +12,12 @@ after every stage; `campaign select` replays it from results.nc).
 Why checking the elimination rule only at stage ends keeps KN's guarantee: KN bounds the
 chance that a system at least delta worse than the best eliminates it by the chance that a
 Brownian motion with drift leaves Fabian's triangular continuation region on the wrong side;
-Jennison, Johnston & Turnbull (1982) show that observing the process at any increasing
-sequence of times, not every one, exits the same triangle on the wrong side with no greater
-probability (see Kim & Nelson 2006, "Selecting the best system", Handbooks in OR & MS 13,
-ch. 17, and Luo, Hong, Nelson & Wu 2015, Operations Research 63(5):1177-1194, who screen at
-batch ends on parallel processors for this reason). Past the triangle's end (W = 0) the
+by a result of Jennison, Johnston & Turnbull (1982), the one Kim & Nelson use for a process
+seen at discrete times, observing it at any increasing sequence of times, not every one,
+exits the same triangle on the wrong side with no greater probability (see Kim & Nelson
+2006, "Selecting the best system", Handbooks in OR & MS 13, ch. 17, and Luo, Hong, Nelson &
+Wu 2015, Operations Research 63(5):1177-1194, who screen at batch ends on parallel
+processors for this reason). Past the triangle's end (W = 0) the
 sign of the difference decides, as at its apex. The stage ends here are r = n0, n0 + batch,
 ..., the same for every system in contention. GSP screens at the end of its rounds by
 design (Ni et al. 2017), and OCBA allocates a budget in increments (Chen & Lee 2011).
@@ -150,8 +151,8 @@ def select_group(
     columns = np.arange(width)
     while not group.ending:
         window = (columns < group.replicates[:, None]) & group.alive[:, None]
-        if (window & ~finished).any():
-            break
+        if (window & ~finished).any() or (group.replicates[group.alive] > width).any():
+            break  # a stage not finished (or not even held by these arrays)
         if (window & failed).any():
             group.state[group.alive] = STATES["waiting"]
             break
