@@ -20,15 +20,14 @@ def render_selection(report: SelectionReport, fmt: str = "text", digits: int | N
     fmt = check_format(fmt)
     if fmt in ("csv", "json"):
         return render(machine_table(report), fmt)
-    text = fmt == "text"
-    groups, systems = group_shown(report, digits, text), system_shown(report, digits)
-    return render(report.groups, fmt, groups) + "\n" * text + render(report.systems, fmt, systems)
+    groups, systems = group_shown(report, digits, fmt == "text"), system_shown(report, digits)
+    return render(report.groups, fmt, groups) + "\n" + render(report.systems, fmt, systems)
 
 
 def machine_table(report: SelectionReport) -> pd.DataFrame:
     """A row per system, its group's outcome beside it."""
     levels = levels_of(report)
-    group = report.groups.rename(columns={c: f"group_{c}" for c in GROUP_COLUMNS})
+    group = report.groups.rename(columns={c: f"group_{c}" for c in [*GROUP_COLUMNS, "apcs"]})
     if not levels:
         return report.systems.assign(**{c: group[c].iloc[0] for c in group.columns})
     return report.systems.merge(group, on=levels, how="left")
