@@ -41,7 +41,12 @@ def add_plot(subparsers) -> None:
         "(default: its first level)",
     )
     add_where_option(p)
-    p.add_argument("--confidence", type=float, default=None)
+    p.add_argument(
+        "--confidence",
+        type=float,
+        default=None,
+        help="confidence level of the intervals drawn (default: the results' own)",
+    )
     p.add_argument(
         "--log",
         nargs="?",

@@ -21,7 +21,7 @@ def add_run(subparsers) -> None:
     p = subparsers.add_parser(
         "run", help="run the missing tasks of a campaign, then write results.nc"
     )
-    p.add_argument("spec")
+    p.add_argument("spec", help="spec file (YAML)")
     add_place_options(p)
     add_cluster_options(p, tls=True)
     add_batch_system_options(p)
