@@ -37,6 +37,7 @@ COMMAND_GROUPS = {  # the order of `campaign --help`
     "compare": analyze,
     "effects": analyze,
     "sensitivity": analyze,
+    "select": analyze,
     "export": output,
     "models": inspect,
 }
