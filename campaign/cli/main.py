@@ -39,6 +39,7 @@ COMMAND_GROUPS = {  # the order of `campaign --help`
     "compare": analyze,
     "effects": analyze,
     "sensitivity": analyze,
+    "select": analyze,
     "export": output,
     "models": inspect,
 }
