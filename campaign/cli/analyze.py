@@ -1,5 +1,6 @@
-"""`campaign query`, `compare`, `effects` and `sensitivity`: tables of a results file, its
-rankings, its comparisons and which sampled factors matter, computed by `campaign.analysis`."""
+"""`campaign query`, `compare`, `effects`, `sensitivity` and `select`: tables of a results file,
+its rankings, its comparisons, which sampled factors matter and which system a selection
+chose, computed by `campaign.analysis`."""
 
 from __future__ import annotations
 
@@ -144,11 +145,29 @@ def add_sensitivity(subparsers) -> None:
     p.set_defaults(func=cmd_sensitivity)
 
 
+def add_select(subparsers) -> None:
+    p = subparsers.add_parser(
+        "select",
+        help="which system a selection campaign (select: in the spec) chose in each group, "
+        "with its guarantee and the tasks it spent",
+        description="Per group: the system selected and how (every other eliminated, a final "
+        "stage, a spent budget, or max_replicates reached), the stages and tasks it took and "
+        "the tasks Rinott's two-stage procedure (no elimination) needs for the same guarantee; "
+        "per system: selected, eliminated (with its stage and replicates) or still in "
+        "contention, and its mean. The stages are replayed from the results as the run decided "
+        "them.",
+    )
+    p.add_argument("results", help=RESULTS_HELP)
+    add_format_options(p, "the group and system tables (csv and json: a row per system)")
+    p.set_defaults(func=cmd_select)
+
+
 PARSERS = {
     "query": add_query,
     "compare": add_compare,
     "effects": add_effects,
     "sensitivity": add_sensitivity,
+    "select": add_select,
 }
 
 
@@ -176,7 +195,8 @@ def add_pivot_option(parser) -> None:
         "--pivot",
         metavar="FACTOR",
         help="the levels of FACTOR across, as groups of columns (e.g. loads as rows, "
-        "schedulers as columns: --pivot scheduler)",
+        "schedulers as columns: --pivot scheduler); the rows are grouped by FACTOR too, "
+        "whether --by names it or not",
     )
 
 
@@ -195,7 +215,8 @@ def cmd_query(args) -> int:
     check_confidence(args.confidence)
     check_digits(args.digits)
     dataset = open_results(args.results)
-    dataset = factor_view(dataset, mentioned(factor_list(args.by), args.where, args.rank))
+    names = mentioned(factor_list(args.by), args.where, args.rank, args.pivot)
+    dataset = factor_view(dataset, names)
     if args.rank:
         if args.pivot:
             raise CampaignError("--pivot is for the summary table, not --rank")
@@ -207,6 +228,7 @@ def cmd_query(args) -> int:
         by=factor_list(args.by),
         where=args.where,
         confidence=args.confidence,
+        pivot=args.pivot,
     )
     confidence = args.confidence or float(dataset.attrs.get("confidence", 0.95))
     units = {m: dataset.variables[m].attrs.get("units", "") for m in metrics}
@@ -240,20 +262,21 @@ def rank(dataset, args) -> int:
 def cmd_compare(args) -> int:
     from campaign.analysis.breakdown import factor_view, mentioned
     from campaign.analysis.comparison import compare
-    from campaign.analysis.query import check_confidence
+    from campaign.analysis.query import check_confidence, grouping
     from campaign.render.comparison import render_comparison
     from campaign.results.netcdf import open_results
 
     check_confidence(args.confidence)
     check_digits(args.digits)
     dataset = open_results(args.results)
-    names = mentioned(factor_list(args.by), args.where, args.factor)
+    names = mentioned(factor_list(args.by), args.where, args.factor, args.pivot)
+    dataset = factor_view(dataset, names)
     result = compare(
-        factor_view(dataset, names),
+        dataset,
         args.factor,
         args.baseline,
         args.metric,
-        by=factor_list(args.by),
+        by=grouping(dataset, factor_list(args.by), args.pivot, args.factor),
         where=args.where,
         confidence=args.confidence,
         paired=False if args.unpaired else None,
@@ -285,4 +308,15 @@ def cmd_sensitivity(args) -> int:
         for m in dict.fromkeys(args.metric)
     ]
     print(render_sensitivity(results, args.format, args.second_order), end="")
+    return EXIT_OK
+
+
+def cmd_select(args) -> int:
+    from campaign.analysis.selection_report import selection_report
+    from campaign.render.selection import render_selection
+    from campaign.results.netcdf import open_results
+
+    check_digits(args.digits)
+    report = selection_report(open_results(args.results))
+    print(render_selection(report, args.format, args.digits), end="")
     return EXIT_OK

@@ -23,7 +23,7 @@ def add_validate(subparsers) -> None:
 
 def add_plan(subparsers) -> None:
     p = subparsers.add_parser("plan", help="show what would run and what is already done")
-    p.add_argument("spec")
+    p.add_argument("spec", help="spec file (YAML)")
     add_place_options(p)
     add_change_options(p, plan=True)
     p.add_argument(
@@ -54,7 +54,7 @@ def add_plan(subparsers) -> None:
 
 def add_status(subparsers) -> None:
     p = subparsers.add_parser("status", help="done / failed / missing tasks, from the ledger alone")
-    p.add_argument("spec")
+    p.add_argument("spec", help="spec file (YAML)")
     p.add_argument("--limit", type=int, default=20, help="failed tasks listed (default 20)")
     add_place_options(p)
     p.set_defaults(func=cmd_status)
@@ -141,7 +141,8 @@ def estimate(spec, args) -> int:
 
 
 def print_precision(plan) -> None:
-    """With a precision target: where the cells stand, and per precision metric how far."""
+    """With a precision target: where the cells stand, and per precision metric how far; with a
+    selection, where its systems stand."""
     from campaign.plan.plan import precision_progress, precision_summary
     from campaign.results.assemble import precision_state
 
@@ -150,6 +151,10 @@ def print_precision(plan) -> None:
         print(precision_summary(state, plan.rounds.target, plan.spec.replicates))
         for line in precision_progress(plan):
             print(line)
+    if plan.stages is not None:
+        from campaign.plan.selection import selection_summary
+
+        print(selection_summary(plan.stages.state, plan.spec.output))
 
 
 def cmd_status(args) -> int:

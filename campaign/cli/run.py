@@ -21,7 +21,7 @@ def add_run(subparsers) -> None:
     p = subparsers.add_parser(
         "run", help="run the missing tasks of a campaign, then write results.nc"
     )
-    p.add_argument("spec")
+    p.add_argument("spec", help="spec file (YAML)")
     add_place_options(p)
     add_cluster_options(p, tls=True)
     add_batch_system_options(p)
@@ -62,8 +62,11 @@ def add_run(subparsers) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="metrics shown in the final summary table, the model's headline metrics first "
-        "(default: the headline metrics; 4 when the model names none)",
+        help="metrics shown in the final summary table, the model's headline metrics first, "
+        "then the others in the results' order, leaving out per-entity ones (a name ending in "
+        "an index, such as makespan_job3) while there are others (default: the headline "
+        "metrics; for a model that names none, such as a program, its first 4 metrics, or all "
+        "of them when it has fewer)",
     )
     p.set_defaults(func=cmd_run)
 
@@ -215,6 +218,7 @@ def run_done(dataset, args, spec) -> int:
     from campaign.analysis.metrics import choose_metrics
     from campaign.analysis.query import summary_table
     from campaign.plan.plan import precision_summary
+    from campaign.plan.selection import selection_summary
     from campaign.render.summary import render_summary
     from campaign.results.assemble import nan_note
     from campaign.store.folder import RESULTS_FILE
@@ -238,6 +242,8 @@ def run_done(dataset, args, spec) -> int:
     if "precision_state" in dataset:
         state, replicates = dataset["precision_state"], dataset["precision_replicates"]
         print(precision_summary(state.values, replicates.values, spec.replicates))
+    if "selection_state" in dataset:
+        print(selection_summary(dataset["selection_state"].values, spec.output))
     print(f"results: {spec.output / RESULTS_FILE}")
     if failed:
         print(f"{failed} tasks failed: `campaign status {args.spec}` lists them")

@@ -286,6 +286,18 @@ def compare(stored: Mapping[str, Any] | None, current: Sources) -> Change | None
     return Change(code_files, changed, cells, programs)
 
 
+def program_difference(
+    a: Mapping[str, Mapping[str, str]] | None, b: Mapping[str, Mapping[str, str]] | None
+) -> str | None:
+    """How the programs two campaign.json's sources name differ, in words (None: the same, or
+    one of them kept none: stored before libraries were digested)."""
+    changed = program_changes(a, b or {}) if b is not None else {}
+    if not changed:
+        return None
+    program, names = next(iter(changed.items()))
+    return f"program {program} ran with other files: {_listed(names)} differ"
+
+
 def program_changes(
     stored: Mapping[str, Mapping[str, str]] | None, current: Mapping[str, Mapping[str, str]]
 ) -> dict[str, list[str]]:

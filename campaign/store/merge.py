@@ -29,7 +29,7 @@ from campaign.errors import BadValue, CampaignError, ParameterError
 from campaign.models import load_model
 from campaign.plan.command import command_declaration
 from campaign.plan.plan import Plan, identity
-from campaign.plan.sources import program_changes
+from campaign.plan.sources import program_difference
 from campaign.plan.state import RunState
 from campaign.runner import write_results
 from campaign.spec.load import Spec, spec_from_text
@@ -239,13 +239,9 @@ def check_same_campaign(reference: Folder, folder: Folder) -> None:
             f"{where} (computed from other code of model {a.get('model')}: "
             f"{', '.join(files[:3]) or 'its files'} differ); run every shard with the same code"
         )
-    changed = program_changes(_sources(a).get("programs"), _sources(b).get("programs") or {})
-    if changed:  # (none when either kept no programs: stored before libraries were digested)
-        program, names = next(iter(changed.items()))
-        raise CampaignError(
-            f"{where} (program {program} ran with other files: {', '.join(names[:3])} "
-            "differ); run every shard with the same program and libraries"
-        )
+    differs = program_difference(_sources(a).get("programs"), _sources(b).get("programs"))
+    if differs:
+        raise CampaignError(f"{where} ({differs}); run every shard with the same programs")
     inputs_a, inputs_b = reference.inputs, folder.inputs
     for one, other, path in (
         (inputs_b, inputs_a, folder.path),
@@ -307,6 +303,8 @@ def design_difference(reference: Folder, folder: Folder) -> str:
         return f"metrics: {a.metrics} against {b.metrics}"
     if canonical(a.precision) != canonical(b.precision):
         return "precision: another target"
+    if canonical(a.selection) != canonical(b.selection):
+        return "select: other settings"
     return "another design"
 
 

@@ -397,5 +397,5 @@ def test_shards_run_with_other_libraries_are_not_merged(tmp_path):
         merge(sorted((project / "out").glob("shard-*")), tmp_path / "merged")
     assert str(caught.value).endswith(
         "(program ./sim ran with other files: libfoo.so differ); run every shard with the same "
-        "program and libraries"
+        "programs"
     )
