@@ -17,15 +17,18 @@ script); reading results needs no guard.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from campaign import api_checks as check
+from campaign.api_checks import checked
 from campaign.errors import CampaignError
 
 __version__ = "0.1.0"
 
 
+@checked(**check.RUN_OPTIONS)
 def run(spec, **options):
     """Run what is missing of a campaign and return its results Dataset (also written to
     the output folder's results.nc).
@@ -54,6 +57,7 @@ def validate(spec):
     return spec
 
 
+@checked(output=check.path, shard=check.shard, on_change=check.RUN_OPTIONS["on_change"])
 def plan(spec, output=None, shard=None, on_change="refuse"):
     """What a run would do, from the spec and the stored results alone (nothing runs): a
     `campaign.plan.state.RunState` whose ``done``, ``failed``, ``missing`` and ``to_run``
@@ -63,6 +67,7 @@ def plan(spec, output=None, shard=None, on_change="refuse"):
     return make_plan(_placed(spec, output, shard), on_change=on_change)
 
 
+@checked(output=check.path, shard=check.shard)
 def status(spec, output=None, shard=None):
     """Where a campaign stands from its ledger alone (done, failed, missing tasks), whatever
     the model's code is now: a `campaign.plan.state.RunState`, as `plan` returns."""
@@ -71,6 +76,12 @@ def status(spec, output=None, shard=None):
     return make_plan(_placed(spec, output, shard), check_identity=False)
 
 
+@checked(
+    target=check.required_path,
+    sample=check.whole(1, optional=False),
+    workers=check.whole(1),
+    scheduler=check.text,
+)
 def verify(target, sample=10, workers=None, scheduler=None):
     """Run ``sample`` finished tasks again (spec or output folder ``target``), store nothing,
     and compare every metric bit for bit; the verdict lists each mismatch."""
@@ -79,6 +90,7 @@ def verify(target, sample=10, workers=None, scheduler=None):
     return _verify(target, sample, workers=workers, scheduler=scheduler)
 
 
+@checked(folders=check.paths, out=check.required_path, confidence=check.RUN_OPTIONS["confidence"])
 def merge(folders, out, confidence=0.95):
     """Join the shard folders of one campaign into ``out`` and write its results.nc."""
     from campaign.store.merge import merge as _merge
@@ -86,6 +98,7 @@ def merge(folders, out, confidence=0.95):
     return _merge(list(folders), out, confidence=confidence)
 
 
+@checked(path=check.required_path)
 def open_results(path):
     """Reopen a results file (or the output folder holding results.nc) as a Dataset."""
     from campaign.results.netcdf import open_results as _open
@@ -93,6 +106,7 @@ def open_results(path):
     return _open(path)
 
 
+@checked(path=check.required_path)
 def open_failures(path):
     """The failed tasks of a results file (or its folder), one row each, with their errors."""
     from campaign.results.netcdf import open_failures as _open
@@ -100,6 +114,13 @@ def open_failures(path):
     return _open(path)
 
 
+@checked(
+    results=check.results,
+    metrics=check.names,
+    by=check.names,
+    where=check.where,
+    confidence=check.level,
+)
 def query(results, metrics=None, by=None, where=None, confidence=None):
     """Mean and confidence interval of ``metrics`` (default: all) per group of ``by``
     (default: every cell); the other factors pooled replicate by replicate.
@@ -112,8 +133,7 @@ def query(results, metrics=None, by=None, where=None, confidence=None):
     from campaign.analysis.query import summary_table
 
     dataset = _dataset(results)
-    metrics = _names(metrics)
-    frame = summary_table(dataset, metrics, _names(by), where, confidence)
+    frame = summary_table(dataset, metrics, by, where, confidence)
     shown = metrics or _metrics_of(dataset)
     frame.attrs.update(
         metrics=shown,
@@ -123,15 +143,31 @@ def query(results, metrics=None, by=None, where=None, confidence=None):
     return frame
 
 
+@checked(
+    results=check.results,
+    factor=check.required_text,
+    metrics=check.names,
+    where=check.where,
+    confidence=check.level,
+)
 def rank(results, factor, metrics=None, where=None, confidence=None):
     """Rank the levels of ``factor`` by mean degradation from the best over ``metrics``
     (default: the model's headline metrics) and the cells of the other factors. Returns a
     `campaign.analysis.ranking_text.Ranking`: ``result`` (a Dataset), ``title``, ``notes``."""
     from campaign.analysis.ranking_text import rank_levels
 
-    return rank_levels(_dataset(results), factor, _names(metrics), where or (), confidence)
+    return rank_levels(_dataset(results), factor, metrics, where or (), confidence)
 
 
+@checked(
+    results=check.results,
+    factor=check.required_text,
+    metric=check.required_text,
+    by=check.names,
+    where=check.where,
+    confidence=check.level,
+    paired=check.optional_flag,
+)
 def compare(results, factor, baseline, metric, **options):
     """Each level of ``factor`` against ``baseline``: difference and ratio of the means of
     ``metric`` with intervals over replicates (paired when the levels share seeds).
@@ -142,11 +178,10 @@ def compare(results, factor, baseline, metric, **options):
     """
     from campaign.analysis.comparison import compare as _compare
 
-    if "by" in options:
-        options["by"] = _names(options["by"])
     return _compare(_dataset(results), factor, baseline, metric, **options)
 
 
+@checked(results=check.results, metric=check.required_text, where=check.where)
 def effects(results, metric, where=None):
     """Which factors matter for ``metric``: main effects and two-factor interactions, each
     with its share of the variance and an F test (an xarray Dataset, one row per term).
@@ -158,6 +193,14 @@ def effects(results, metric, where=None):
     return _effects(_dataset(results), metric, where)
 
 
+@checked(
+    results=check.results,
+    metric=check.required_text,
+    method=check.text,
+    where=check.where,
+    confidence=check.level,
+    resamples=check.whole(1, optional=False),
+)
 def sensitivity(results, metric, **options):
     """Which factors drawn over ranges drive ``metric``, on a design of points: Sobol indices
     (a Saltelli design), Morris effects, delta, RBD-FAST or standardized regression
@@ -172,6 +215,7 @@ def sensitivity(results, metric, **options):
     return _sensitivity(_dataset(results), metric, **options)
 
 
+@checked(fmt=check.required_text, pivot=check.text)
 def table(result, fmt="text", digits=None, pivot=None):
     """Any result of `query`, `rank`, `compare` or `effects` as text in ``fmt``: ``text``,
     ``csv``, ``json``, ``markdown``, ``latex`` (booktabs) or ``html``, through the one
@@ -212,6 +256,7 @@ def table(result, fmt="text", digits=None, pivot=None):
     )
 
 
+@checked(**check.PLOT_OPTIONS)
 def plot(results, metrics, kind="mean", out=None, **options):
     """A figure of ``metrics`` (a name or a list: a row of panels each). ``kind``: ``mean``,
     ``difference`` (against ``baseline``, with `compare`'s intervals), ``box``, ``violin``
@@ -223,15 +268,10 @@ def plot(results, metrics, kind="mean", out=None, **options):
     Returns the matplotlib Figure; with ``out`` (a file, its suffix the format: png, pdf,
     svg) writes it there, closes it and returns the path.
     """
-    from matplotlib.backend_bases import FigureCanvasBase
-
     from campaign.render.figures import plot as _plot
     from campaign.render.figures import save_figure
 
     path = Path(out).expanduser() if out is not None else None
-    formats = sorted(FigureCanvasBase.get_supported_filetypes())
-    if path is not None and path.suffix.lstrip(".").lower() not in formats:
-        raise _bad("out", f"a file whose suffix is an image format ({', '.join(formats)})")
     figure = _plot(_dataset(results), metrics, kind, **options)
     if path is None:
         return figure
@@ -239,6 +279,7 @@ def plot(results, metrics, kind="mean", out=None, **options):
     return path
 
 
+@checked(results=check.results, out=check.path, metrics=check.names, baseline=check.text)
 def report(results, out=None, metrics=None, baseline=None):
     """Write report.html (and its figures) into ``out`` (default: the folder of
     results.nc); ``baseline``: ``"FACTOR=LEVEL"``. Returns the page's path."""
@@ -252,13 +293,14 @@ def report(results, out=None, metrics=None, baseline=None):
     return write_report(
         open_results(results),
         folder,
-        _names(metrics),
+        metrics,
         open_failures(results),
         baseline,
         open_resources(results_file(results)),
     )
 
 
+@checked(results=check.results, out=check.path, fmt=check.text)
 def export(results, out=None, fmt=None):
     """The results as one tidy table, a row per task, units kept: CSV (units in a sidecar)
     or Parquet, from ``fmt`` or ``out``'s suffix. Returns the files written."""
@@ -270,6 +312,7 @@ def export(results, out=None, fmt=None):
     return _export(open_results(results), open_failures(results), out, fmt)
 
 
+@checked(name=check.text)
 def models(name=None):
     """The models (names, what each simulates), or one model's declaration: params, metrics
     with units and long names, headline metrics (as `campaign models show NAME` prints)."""
@@ -311,13 +354,6 @@ def _metrics_of(dataset) -> list[str]:
     from campaign.results.assemble import metrics_of
 
     return metrics_of(dataset)
-
-
-def _names(names: str | Sequence[str] | None) -> list[str] | None:
-    """A name or a list of names as a list (None stays None)."""
-    if names is None:
-        return None
-    return [names] if isinstance(names, str) else list(names)
 
 
 def _no_pivot(pivot: Any, what: str) -> None:
