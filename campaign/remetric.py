@@ -27,6 +27,7 @@ import xarray as xr
 
 from campaign.errors import CampaignError
 from campaign.execute.command import check_declared
+from campaign.models import describe_error
 from campaign.plan.plan import make_plan
 from campaign.plan.sources import combined_digest
 from campaign.results.check import refusal
@@ -201,6 +202,25 @@ def undeclared(spec: Spec, metrics: Mapping[str, float]) -> str | None:
     return None
 
 
+def task_words(record: Mapping[str, Any]) -> str:
+    """A task as a line names it: its key, its factors' levels and its replicate."""
+    levels = ", ".join(f"{name}={level}" for name, level in (record.get("cell") or {}).items())
+    where = f"{levels}, " if levels else ""
+    return f"task {record['key']} ({where}replicate {record.get('replicate')})"
+
+
+def parser_failure(error: Exception) -> str:
+    """What a parser's exception says, on one line (the parser's own ValueError as it is)."""
+    if isinstance(error, CampaignError | ValueError):
+        return str(error)
+    text = describe_error(error)
+    if isinstance(error, FileNotFoundError):
+        text += (
+            " (a parser is given the task's kept outputs only: stdout, stderr, what keep: names)"
+        )
+    return text
+
+
 def recompute(
     spec,
     done: list[dict[str, Any]],
@@ -219,14 +239,19 @@ def recompute(
                 unkept.append(record["key"])
                 continue
             try:
-                metrics = metric_values(parser.parse(archives.read(record)))
-            except (CampaignError, ValueError, TypeError) as error:
-                refused.append(f"task {record['key']}: {error}")
+                outputs = archives.read(record)
+            except CampaignError as error:
+                refused.append(f"{task_words(record)}: {error}")
+                continue
+            try:
+                metrics = metric_values(parser.parse(outputs))
+            except Exception as error:  # noqa: BLE001 - a parser's failure is one task's finding
+                refused.append(f"{task_words(record)}: {parser_failure(error)}")
                 continue
             merged = {**record["metrics"], **metrics}
             problem = refusal(merged, factors, spec.metrics) or undeclared(spec, merged)
             if problem is not None:
-                refused.append(f"task {record['key']}: {problem}")
+                refused.append(f"{task_words(record)}: {problem}")
                 continue
             stamped = {**stamp, "metrics": sorted(metrics)}
             new.append({**record, "metrics": merged, METRICS_FROM: stamped})
