@@ -40,7 +40,8 @@ def run(spec, **options):
     "accept" stored results computed before the model's code or an input file changed; see
     ``campaign.runner.run`` and cluster/README.md), ``output`` (a folder instead of the
     spec's output), ``shard`` ("I/N": only that shard of the design, into its own folder;
-    `merge` joins the shards).
+    `merge` joins the shards), ``keep_going`` (run on when the first results all failed the
+    same way; else the run stops there).
     """
     from campaign.runner import run as _run
 

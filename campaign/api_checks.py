@@ -264,6 +264,7 @@ RUN_OPTIONS: dict[str, Check] = {
     "say": function,
     "replicate_tail": flag,
     "locality": flag,
+    "keep_going": flag,
     "on_change": one_of("refuse", "rerun", "accept"),
     "shard": shard,
     "output": path,

@@ -17,11 +17,12 @@ import xarray as xr
 from campaign.cluster.options import ClusterOptions
 from campaign.design.shards import EveryTask, Shard, as_shard, counts, placed
 from campaign.design.tasks import cell_params
-from campaign.errors import BadValue, CampaignError
+from campaign.errors import BadValue, CampaignError, ParameterError
 from campaign.execute import Item, dispatch
 from campaign.execute.options import WAIT_WORKERS_SECONDS, ExecutionOptions
 from campaign.models.contract import Model
 from campaign.plan.command import worker_model
+from campaign.plan.early_stop import SameFailure
 from campaign.plan.plan import Plan, as_spec, check_model, identity, make_plan
 from campaign.plan.sources import ON_CHANGE, Sources, task_inputs
 from campaign.plan.state import RunState
@@ -58,6 +59,7 @@ def run(
     shard: str | Shard | None = None,
     output: str | Path | None = None,
     batch_size: int | None = None,
+    keep_going: bool = False,
 ) -> xr.Dataset:
     """Run what is missing of a campaign and return its results (also written to results.nc).
 
@@ -78,6 +80,10 @@ def run(
     says in its ``shard*`` attributes how far the shard stands; `campaign.store.merge` joins the
     shards. ``output`` names the output folder instead of the spec's. ``batch_size`` fixes the
     tasks per batch (default: sized from measured durations); results do not depend on it.
+
+    A run whose first results all fail with the same error (`campaign.plan.early_stop`) stops
+    with one line naming it, what finished stored and results.nc written; ``keep_going`` runs
+    every task regardless.
     """
     say = say or (lambda message: None)
     shard = as_shard(shard)
@@ -106,7 +112,7 @@ def run(
     ledger = Ledger(spec.output)
     with ledger.lock():
         return _run_holding_the_output(
-            spec, model, ledger, where, options, confidence, new, say, on_change, shard
+            spec, model, ledger, where, options, confidence, new, say, on_change, shard, keep_going
         )
 
 
@@ -139,6 +145,7 @@ def _run_holding_the_output(
     say: Callable[[str], None],
     on_change: str,
     shard: Shard | EveryTask,
+    keep_going: bool = False,
 ) -> xr.Dataset:
     """The steps of `run`, while this process alone may write the output folder."""
     if new:
@@ -170,17 +177,45 @@ def _run_holding_the_output(
     run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
     attempted: set[int] = set()  # a task fails at most once per run; a rerun retries it
     todo = plan.replicates.first(todo, plan.done, model)
-    if todo:
-        with where.client(say) as client:
-            while todo:
-                attempted.update(todo)
-                execute_tasks(client, plan, todo, run_id, options, say, sources)
-                plan.next_round()
-                todo = [i for i in shard.mine(plan.to_run, plan.design) if i not in attempted]
+    cells = len({index // spec.replicates for index in todo})  # task i is cell i // replicates
+    watch = None if keep_going else SameFailure(cells)
+    try:
+        if todo:
+            with where.client(say) as client:
+                while todo:
+                    attempted.update(todo)
+                    execute_tasks(client, plan, todo, run_id, options, say, sources, watch)
+                    plan.next_round()
+                    todo = [i for i in shard.mine(plan.to_run, plan.design) if i not in attempted]
+    except StoppedEarly:
+        finish(plan, spec, model, ledger, shard, confidence)  # what finished, in results.nc
+        raise
+    return finish(plan, spec, model, ledger, shard, confidence)
+
+
+def finish(
+    plan: RunState, spec: Spec, model: Model, ledger: Ledger, shard: Shard | EveryTask, confidence
+) -> xr.Dataset:
+    """The end of a run: the ledger compacted, results.nc written (a shard's: in memory)."""
     ledger.compact()
     if shard.whole:
         return write_results(plan, confidence)
     return shard_results(spec, model, ledger, shard, confidence)
+
+
+class StoppedEarly(ParameterError):
+    """A run stopped because its first results all failed the same way (one line)."""
+
+
+def stopped_early(spec: Spec, watch: SameFailure) -> StoppedEarly:
+    cells = len(watch.seen_cells)
+    return StoppedEarly(
+        f"{spec.path or spec.name}: stopped: the first {watch.failed} finished tasks "
+        f"({cells} {'cell' if cells == 1 else 'cells'}) all failed with the same error: "
+        f"{watch.error}; they are stored, the rest did not run: fix it and run again (failed "
+        "tasks are tried again), or run with {keep_going=True} to run every task regardless",
+        "keep_going=True",
+    )
 
 
 def run_line(plan: RunState, shard: Shard | EveryTask, todo: int) -> str:
@@ -257,9 +292,11 @@ def execute_tasks(
     options: ExecutionOptions,
     say: Callable[[str], None],
     sources: Sources | None,
+    watch: SameFailure | None = None,
 ) -> None:
     """Run the given task indices on the cluster, storing each finished batch in the ledger,
-    its tasks' kept outputs first (and, with a precision target, in the plan's task table)."""
+    its tasks' kept outputs first (and, with a precision target, in the plan's task table);
+    ``watch`` stops the run once the first results all failed the same way."""
     spec = plan.spec
     items = task_items(plan, todo, run_id)
     indices = {item.key: index for index, item in zip(todo, items)}
@@ -269,6 +306,8 @@ def execute_tasks(
         keep_outputs(spec.output, records)  # on disk before the records that name them
         plan.ledger.append(records)
         plan.stored(records, indices)
+        if watch is not None and watch.stop(records):
+            raise stopped_early(spec, watch)
 
     try:
         store = CheckedStore(spec, stored)
