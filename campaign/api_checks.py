@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import types
 from collections.abc import Callable, Mapping
 from numbers import Integral, Real
 from pathlib import Path
@@ -20,6 +21,21 @@ from typing import Any
 from campaign.errors import ParameterError
 
 Check = Callable[[Any, str], Any]
+SUBMODULE_NAMES = ("plan", "verify", "models")  # functions of the API named as submodules
+
+
+class KeepsItsFunctions(types.ModuleType):
+    """The class of the `campaign` package: Python sets a package's attribute to each
+    submodule it imports, which would make ``campaign.plan`` the package ``campaign/plan/``
+    (and ``campaign.verify``, ``campaign.models`` modules) once a run imported them; the API's
+    functions of those names stay (the submodules are in ``sys.modules`` as ever)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in SUBMODULE_NAMES and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
 SHOWN = 60  # characters of a refused value shown
 
 
