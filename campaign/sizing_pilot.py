@@ -13,7 +13,8 @@ from campaign.analysis.sizing import Estimate, estimate
 from campaign.errors import CampaignError
 from campaign.plan.plan import as_spec, make_plan
 from campaign.results.resources import Costs, cell_label, costs
-from campaign.runner import run, write_results
+from campaign.runner import run
+from campaign.writing import write_results
 
 PILOT_REPLICATES = 2
 
@@ -36,7 +37,7 @@ def pilot(
         first = min(first, spec.precision.min_replicates)
     run(dataclasses.replace(spec, replicates=first, precision=None), say=say, **run_options)
     plan = make_plan(spec, check_identity=False)
-    write_results(plan)  # results.nc of the whole campaign, the pilot's tasks done
+    write_results(plan, say=say)  # results.nc of the whole campaign, the pilot's tasks done
     records = plan.ledger.load()
     check_pilot(spec, {key: records[key] for key in plan.design.keys() if key in records})
     found = costs(records)

@@ -20,6 +20,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from campaign.errors import ParameterError
+
 FIRST_RESULTS = 8  # finished tasks the decision waits for
 CELLS = 2  # cells they must span (fewer when the run has fewer)
 
@@ -30,6 +32,10 @@ def error_shape(error: str) -> str:
     """An error text with its numbers and hexadecimal words masked: what the same failure of
     two tasks has in common."""
     return _VARYING.sub("#", error)
+
+
+class StoppedEarly(ParameterError):
+    """A run stopped because its first results all failed the same way (one line)."""
 
 
 @dataclass
@@ -68,3 +74,14 @@ class SameFailure:
             self.done = True
             return True
         return False
+
+    def stopped(self, where: object) -> StoppedEarly:
+        """The line a run stopped by this watch ends with (``where``: the spec)."""
+        cells = len(self.seen_cells)
+        return StoppedEarly(
+            f"{where}: stopped: the first {self.failed} finished tasks "
+            f"({cells} {'cell' if cells == 1 else 'cells'}) all failed with the same error: "
+            f"{self.error}; they are stored, the rest did not run: fix it and run again (failed "
+            "tasks are tried again), or run with {keep_going=True} to run every task regardless",
+            "keep_going=True",
+        )
