@@ -9,7 +9,11 @@ one) and each says what recomputed it (``metrics_from``: the parser, the SHA-256
 code, when), so results.nc, written again, says so in its ``metrics_recomputed`` attribute
 (as does every later results.nc made from those records). Nothing is stored unless every
 finished task can be recomputed: tasks that kept no outputs, or whose outputs the parser
-refuses, are counted in one line first.
+refuses (or raises on), are counted in one line first, the first named by key and levels.
+
+A parser other than the program's own then defines the metrics it returned for the whole
+campaign: campaign.json records it, and later runs, merges and verify compute those metrics
+with it (`campaign.metric_parsers`); the program's own parser gives them back to the program.
 """
 
 from __future__ import annotations

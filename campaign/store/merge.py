@@ -87,7 +87,7 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float = 0.95) 
     for folder in inputs[1:]:
         check_same_campaign(reference, folder)  # every refusal before anything is written
     definitions = common_definitions([(folder.path, folder.stored) for folder in inputs])
-    parsers = loaded(definitions, f"merge: {inputs[-1].path}") if definitions else []
+    parsers = loaded(definitions, "merge") if definitions else []
     try:
         model = command_declaration(spec.command) if spec.command else load_model(spec.model)
     except ValueError as error:
@@ -110,7 +110,10 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float = 0.95) 
             notes.extend(f"{folder.path}: {line}" for line in missing)
         for folder, records in recomputed:
             target.append(records)  # later than the copies: they win
-            notes.append(f"{folder}: {len(records)} tasks' metrics recomputed as {out}'s remetric")
+            named = ", ".join(definition.parser for definition in definitions)
+            notes.append(
+                f"{folder}: {len(records)} tasks' metrics computed with {named} (remetric)"
+            )
         target.write_identity(merged_identity(spec, inputs, definitions))
         target.compact()
         plan = RunState(Plan(spec, model, Design(spec)), target)

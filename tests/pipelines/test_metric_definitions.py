@@ -115,7 +115,7 @@ def test_a_late_shard_merged_into_a_remetric_folder_gets_its_definition(
     assert main(["merge", str(site / "out" / "shard-3-of-3"), "-o", str(merged)]) == 0
     said = capsys.readouterr().out
     assert (
-        f"{site / 'out' / 'shard-3-of-3'}: 2 tasks' metrics recomputed as {merged}'s remetric"
+        f"{site / 'out' / 'shard-3-of-3'}: 2 tasks' metrics computed with parse: fix:y10 (remetric)"
         in said
     )
     with xr.open_dataset(merged / "results.nc") as results:
