@@ -29,7 +29,7 @@ from campaign.errors import CampaignError
 __version__ = "0.1.0"
 
 
-@checked(**check.RUN_OPTIONS)
+@checked(check.RUN_OPTIONS)
 def run(spec, **options):
     """Run what is missing of a campaign and return its results Dataset (also written to
     the output folder's results.nc).
@@ -59,7 +59,7 @@ def validate(spec):
     return spec
 
 
-@checked(output=check.path, shard=check.shard, on_change=check.RUN_OPTIONS["on_change"])
+@checked()
 def plan(spec, output=None, shard=None, on_change="refuse"):
     """What a run would do, from the spec and the stored results alone (nothing runs): a
     `campaign.plan.state.RunState` whose ``done``, ``failed``, ``missing`` and ``to_run``
@@ -69,7 +69,7 @@ def plan(spec, output=None, shard=None, on_change="refuse"):
     return make_plan(_placed(spec, output, shard), on_change=on_change)
 
 
-@checked(output=check.path, shard=check.shard)
+@checked()
 def status(spec, output=None, shard=None):
     """Where a campaign stands from its ledger alone (done, failed, missing tasks), whatever
     the model's code is now: a `campaign.plan.state.RunState`, as `plan` returns."""
@@ -78,12 +78,7 @@ def status(spec, output=None, shard=None):
     return make_plan(_placed(spec, output, shard), check_identity=False)
 
 
-@checked(
-    target=check.required_path,
-    sample=check.whole(1, optional=False),
-    workers=check.whole(1),
-    scheduler=check.text,
-)
+@checked(target=check.required_path, sample=check.whole(1, optional=False))
 def verify(target, sample=10, workers=None, scheduler=None):
     """Run ``sample`` finished tasks again (spec or output folder ``target``), store nothing,
     and compare every metric bit for bit; the verdict lists each mismatch."""
@@ -92,7 +87,7 @@ def verify(target, sample=10, workers=None, scheduler=None):
     return _verify(target, sample, workers=workers, scheduler=scheduler)
 
 
-@checked(folders=check.paths, out=check.required_path, confidence=check.RUN_OPTIONS["confidence"])
+@checked(folders=check.paths, out=check.required_path, confidence=check.CONFIDENCE)
 def merge(folders, out, confidence=0.95):
     """Join the shard folders of one campaign into ``out`` and write its results.nc."""
     from campaign.store.merge import merge as _merge
@@ -116,42 +111,32 @@ def open_failures(path):
     return _open(path)
 
 
-@checked(
-    results=check.results,
-    metrics=check.names,
-    by=check.names,
-    where=check.where,
-    confidence=check.level,
-)
-def query(results, metrics=None, by=None, where=None, confidence=None):
+@checked()
+def query(results, metrics=None, by=None, where=None, confidence=None, pivot=None):
     """Mean and confidence interval of ``metrics`` (default: all) per group of ``by``
     (default: every cell); the other factors pooled replicate by replicate.
 
     ``results``: a Dataset, a results file or its folder; ``metrics`` and ``by``: a name or
     a list; ``where``: ``{factor: level or [levels]}``; ``confidence``: default the
-    results' own. Returns a DataFrame (columns ``<metric>_mean``, ``_half_width``,
+    results' own; ``pivot``: a factor grouped by too (named in ``by`` or not), whose levels
+    `table` puts across. Returns a DataFrame (columns ``<metric>_mean``, ``_half_width``,
     ``_ci_low``, ``_ci_high``, ``_n``, ``_nan``, ``_left_out``) that `table` writes.
     """
     from campaign.analysis.query import summary_table
 
     dataset = _dataset(results)
-    frame = summary_table(dataset, metrics, by, where, confidence)
+    frame = summary_table(dataset, metrics, by, where, confidence, pivot)
     shown = metrics or _metrics_of(dataset)
     frame.attrs.update(
         metrics=shown,
         units={m: str(dataset[m].attrs.get("units", "")) for m in shown},
         confidence=confidence or float(dataset.attrs.get("confidence", 0.95)),
+        pivot=pivot,
     )
     return frame
 
 
-@checked(
-    results=check.results,
-    factor=check.required_text,
-    metrics=check.names,
-    where=check.where,
-    confidence=check.level,
-)
+@checked()
 def rank(results, factor, metrics=None, where=None, confidence=None):
     """Rank the levels of ``factor`` by mean degradation from the best over ``metrics``
     (default: the model's headline metrics) and the cells of the other factors. Returns a
@@ -161,29 +146,29 @@ def rank(results, factor, metrics=None, where=None, confidence=None):
     return rank_levels(_dataset(results), factor, metrics, where or (), confidence)
 
 
-@checked(
-    results=check.results,
-    factor=check.required_text,
-    metric=check.required_text,
-    by=check.names,
-    where=check.where,
-    confidence=check.level,
-    paired=check.optional_flag,
-)
+@checked(check.COMPARE_OPTIONS)
 def compare(results, factor, baseline, metric, **options):
     """Each level of ``factor`` against ``baseline``: difference and ratio of the means of
     ``metric`` with intervals over replicates (paired when the levels share seeds).
 
     ``results``: a Dataset, a results file or its folder. Options: ``by`` (a list),
-    ``where`` (``{factor: level}``), ``confidence``, ``paired`` (see
-    ``campaign.analysis.comparison.compare``). Returns an xarray Dataset.
+    ``where`` (``{factor: level}``), ``confidence``, ``paired``, ``pivot`` (a factor grouped
+    by too, whose levels `table` puts across; see ``campaign.analysis.comparison.compare``).
+    Returns an xarray Dataset.
     """
     from campaign.analysis.comparison import compare as _compare
+    from campaign.analysis.query import grouping
 
-    return _compare(_dataset(results), factor, baseline, metric, **options)
+    dataset = _dataset(results)
+    pivot = options.pop("pivot", None)
+    options["by"] = grouping(dataset, options.get("by"), pivot, factor)
+    result = _compare(dataset, factor, baseline, metric, **options)
+    if pivot is not None:
+        result.attrs["pivot"] = pivot
+    return result
 
 
-@checked(results=check.results, metric=check.required_text, where=check.where)
+@checked()
 def effects(results, metric, where=None):
     """Which factors matter for ``metric``: main effects and two-factor interactions, each
     with its share of the variance and an F test (an xarray Dataset, one row per term).
@@ -195,14 +180,7 @@ def effects(results, metric, where=None):
     return _effects(_dataset(results), metric, where)
 
 
-@checked(
-    results=check.results,
-    metric=check.required_text,
-    method=check.text,
-    where=check.where,
-    confidence=check.level,
-    resamples=check.whole(1, optional=False),
-)
+@checked(check.SENSITIVITY_OPTIONS)
 def sensitivity(results, metric, **options):
     """Which factors drawn over ranges drive ``metric``, on a design of points: Sobol indices
     (a Saltelli design), Morris effects, delta, RBD-FAST or standardized regression
@@ -217,12 +195,13 @@ def sensitivity(results, metric, **options):
     return _sensitivity(_dataset(results), metric, **options)
 
 
-@checked(fmt=check.required_text, pivot=check.text)
+@checked(fmt=check.required_text)
 def table(result, fmt="text", digits=None, pivot=None):
     """Any result of `query`, `rank`, `compare` or `effects` as text in ``fmt``: ``text``,
     ``csv``, ``json``, ``markdown``, ``latex`` (booktabs) or ``html``, through the one
     renderer the commands use. ``digits``: significant digits (default: from each
-    interval); ``pivot``: a factor whose levels go across (`query` and `compare` tables)."""
+    interval); ``pivot``: a factor whose levels go across (`query` and `compare` tables;
+    default: the ``pivot`` they were given), one of the table's rows."""
     from campaign.analysis.ranking_text import Ranking
     from campaign.errors import ParameterError
 
@@ -238,7 +217,7 @@ def table(result, fmt="text", digits=None, pivot=None):
     if hasattr(result, "attrs") and "baseline" in getattr(result, "attrs", {}):
         from campaign.render.comparison import render_comparison
 
-        return render_comparison(result, fmt, digits, pivot)
+        return render_comparison(result, fmt, digits, _pivot_of(result, pivot))
     if hasattr(result, "data_vars") and "metric" in result.attrs:
         from campaign.render.effects import render_effects
 
@@ -248,8 +227,9 @@ def table(result, fmt="text", digits=None, pivot=None):
         from campaign.render.summary import render_summary
 
         attrs = result.attrs
+        across = _pivot_of(result, pivot)
         return render_summary(
-            result, attrs["metrics"], fmt, attrs["units"], attrs["confidence"], 0, digits, pivot
+            result, attrs["metrics"], fmt, attrs["units"], attrs["confidence"], 0, digits, across
         )
     raise ParameterError(
         "{result} must be what query, rank, compare or effects returned, got "
@@ -258,14 +238,15 @@ def table(result, fmt="text", digits=None, pivot=None):
     )
 
 
-@checked(**check.PLOT_OPTIONS)
+@checked(check.PLOT_OPTIONS)
 def plot(results, metrics, kind="mean", out=None, **options):
     """A figure of ``metrics`` (a name or a list: a row of panels each). ``kind``: ``mean``,
     ``difference`` (against ``baseline``, with `compare`'s intervals), ``box``, ``violin``
     or ``ecdf`` of the replicates. Options: ``x``, ``by``, ``facet`` (a column of panels per
-    level), ``where``, ``baseline``, ``confidence``, ``log``, ``size`` (``column``,
-    ``page`` or ``"WxH"`` inches), ``style`` (``paper`` or ``screen``), ``formula``,
-    ``title`` (see `campaign.render.figures.plot`).
+    level; default: a factor averaging could mislead on, if any; False: none), ``where``,
+    ``baseline``, ``confidence``, ``log``, ``size`` (``column``, ``page`` or ``"WxH"``
+    inches), ``style`` (``paper`` or ``screen``), ``formula``, ``title`` (see
+    `campaign.render.figures.plot`).
 
     Returns the matplotlib Figure; with ``out`` (a file, its suffix the format: png, pdf,
     svg) writes it there, closes it and returns the path.
@@ -281,7 +262,7 @@ def plot(results, metrics, kind="mean", out=None, **options):
     return path
 
 
-@checked(results=check.results, out=check.path, metrics=check.names, baseline=check.text)
+@checked(baseline=check.text)
 def report(results, out=None, metrics=None, baseline=None):
     """Write report.html (and its figures) into ``out`` (default: the folder of
     results.nc); ``baseline``: ``"FACTOR=LEVEL"``. Returns the page's path."""
@@ -302,7 +283,7 @@ def report(results, out=None, metrics=None, baseline=None):
     )
 
 
-@checked(results=check.results, out=check.path, fmt=check.text)
+@checked()
 def export(results, out=None, fmt=None):
     """The results as one tidy table, a row per task, units kept: CSV (units in a sidecar)
     or Parquet, from ``fmt`` or ``out``'s suffix. Returns the files written."""
@@ -314,7 +295,7 @@ def export(results, out=None, fmt=None):
     return _export(open_results(results), open_failures(results), out, fmt)
 
 
-@checked(name=check.text)
+@checked()
 def models(name=None):
     """The models (names, what each simulates), or one model's declaration: params, metrics
     with units and long names, headline metrics (as `campaign models show NAME` prints)."""
@@ -356,6 +337,11 @@ def _metrics_of(dataset) -> list[str]:
     from campaign.results.assemble import metrics_of
 
     return metrics_of(dataset)
+
+
+def _pivot_of(result, pivot: str | None) -> str | None:
+    """The factor a table puts across: the one asked, else the one its query was given."""
+    return pivot if pivot is not None else result.attrs.get("pivot")
 
 
 def _no_pivot(pivot: Any, what: str) -> None:

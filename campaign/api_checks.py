@@ -191,6 +191,13 @@ def _positive(value: Any) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool) and value > 0
 
 
+def facet(value: Any, parameter: str) -> Any:
+    """A figure's facet factor: a name, None (chosen when averaging could mislead) or False."""
+    if value is not None and value is not False and not isinstance(value, str):
+        raise refused(parameter, "a factor's name, None or False", value)
+    return value
+
+
 def shard(value: Any, parameter: str) -> Any:
     """``"I/N"``, a `campaign.design.shards.Shard`, or None (parsed where it is used)."""
     from campaign.design.shards import Shard
@@ -210,35 +217,39 @@ def anything(value: Any, parameter: str) -> Any:
     return value
 
 
-def checked(**checks: Check) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Check each argument of the decorated function by its parameter's name (the keywords of
-    a ``**options`` too: one not named in ``checks`` is refused, naming those allowed)."""
+def checked(
+    options: Mapping[str, Check] | None = None, **checks: Check
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Check each argument of the decorated function by its parameter's name (``checks``, else
+    `BY_NAME`); the keywords of its ``**options`` by ``options``, one not named there refused
+    with those allowed."""
+    checks = {**BY_NAME, **checks}
 
     def decorate(wrapped: Callable[..., Any]) -> Callable[..., Any]:
         signature = inspect.signature(wrapped)
         var_keyword = next(
             (p.name for p in signature.parameters.values() if p.kind is p.VAR_KEYWORD), None
         )
-        own = set(signature.parameters) - {var_keyword}
-        options = sorted(name for name in checks if name not in own)
+        own = [name for name in signature.parameters if name != var_keyword]
+        allowed = {k: c for k, c in (options or {}).items() if k not in own}
 
         @functools.wraps(wrapped)
         def call(*args: Any, **kwargs: Any) -> Any:
             try:
                 bound = signature.bind(*args, **kwargs)
             except TypeError as error:
-                allowed = ", ".join([*(n for n in signature.parameters if n in own), *options])
+                named = ", ".join([*own, *sorted(allowed)])
                 raise ParameterError(
-                    f"{wrapped.__name__}: {error}; its parameters: {allowed}"
+                    f"{wrapped.__name__}: {error}; its parameters: {named}"
                 ) from None
             for name, value in list(bound.arguments.items()):
                 if name == var_keyword:
                     bound.arguments[name] = {
-                        key: _option(wrapped.__name__, key, given, checks, options)
+                        key: _option(wrapped.__name__, key, given, allowed)
                         for key, given in value.items()
                     }
                 elif name in checks:
-                    bound.arguments[name] = checks[name](value, name)
+                    bound.arguments[name] = (options or {}).get(name, checks[name])(value, name)
             return wrapped(*bound.args, **bound.kwargs)
 
         return call
@@ -246,13 +257,13 @@ def checked(**checks: Check) -> Callable[[Callable[..., Any]], Callable[..., Any
     return decorate
 
 
-def _option(function_name: str, key: str, value: Any, checks, options: list[str]) -> Any:
-    if key not in options:
+def _option(function_name: str, key: str, value: Any, allowed: Mapping[str, Check]) -> Any:
+    if key not in allowed:
+        named = ", ".join(sorted(allowed))
         raise ParameterError(
-            f"{{{key}}} is not an option of {function_name}; its options: {', '.join(options)}",
-            key,
+            f"{{{key}}} is not an option of {function_name}; its options: {named}", key
         )
-    return checks[key](value, key)
+    return allowed[key](value, key)
 
 
 def _iterable(value: Any) -> bool:
@@ -266,6 +277,28 @@ def _iterable(value: Any) -> bool:
 POSITIVE = number("a number > 0", lambda x: x > 0)
 SECONDS_OR_INFINITE = number("a number of seconds >= 0 (math.inf: no limit)", lambda x: x >= 0)
 
+BY_NAME: dict[str, Check] = {
+    "results": results,
+    "metrics": names,
+    "by": names,
+    "where": where,
+    "confidence": level,
+    "pivot": text,
+    "factor": required_text,
+    "metric": required_text,
+    "output": path,
+    "out": path,
+    "shard": shard,
+    "on_change": one_of("refuse", "rerun", "accept"),
+    "fmt": text,
+    "name": text,
+    "workers": whole(1),
+    "scheduler": text,
+}
+"""What the API's parameters of these names allow, whichever function takes them."""
+
+CONFIDENCE = number("a number between 0 and 1", lambda x: 0 < x < 1, optional=False)
+
 RUN_OPTIONS: dict[str, Check] = {
     "workers": whole(1),
     "scheduler": text,
@@ -274,7 +307,7 @@ RUN_OPTIONS: dict[str, Check] = {
     "retries": whole(0, optional=False),
     "task_timeout": POSITIVE,
     "wait_workers": SECONDS_OR_INFINITE,
-    "confidence": number("a number between 0 and 1", lambda x: 0 < x < 1, optional=False),
+    "confidence": CONFIDENCE,
     "new": flag,
     "progress": flag,
     "say": function,
@@ -289,13 +322,11 @@ RUN_OPTIONS: dict[str, Check] = {
 """`campaign.run`'s options (`campaign.runner.run`'s parameters) and what each allows."""
 
 PLOT_OPTIONS: dict[str, Check] = {
-    "results": results,
-    "metrics": names,
     "kind": required_text,
     "out": image_file,
     "x": text,
     "by": text,
-    "facet": text,
+    "facet": facet,
     "where": where,
     "baseline": anything,
     "confidence": level,
@@ -305,4 +336,18 @@ PLOT_OPTIONS: dict[str, Check] = {
     "formula": flag,
     "title": flag,
 }
-"""`campaign.plot`'s parameters and options (`campaign.render.figures.plot`'s)."""
+"""`campaign.plot`'s options (`campaign.render.figures.plot`'s parameters) and ``out``."""
+
+COMPARE_OPTIONS: dict[str, Check] = {
+    "by": names,
+    "where": where,
+    "confidence": level,
+    "paired": optional_flag,
+    "pivot": text,
+}
+SENSITIVITY_OPTIONS: dict[str, Check] = {
+    "method": text,
+    "where": where,
+    "confidence": level,
+    "resamples": whole(1, optional=False),
+}

@@ -28,7 +28,7 @@ from typing import Any
 
 from campaign.errors import CampaignError
 from campaign.models import describe_error
-from campaign.results.names import metric_values
+from campaign.results.names import entry_owner, metric_values
 from campaign.results.provenance import METRICS_FROM
 from campaign.spec.command import MetricsSource
 from campaign.spec.load import Spec
@@ -261,13 +261,16 @@ def redefine(
         except Exception as error:  # noqa: BLE001 - a parser's failure is the task's
             text = str(error) if isinstance(error, ValueError | CampaignError) else None
             return f"metrics parser {definition.parser}: {text or describe_error(error)}"
-        missing = [name for name in definition.metrics if name not in found]
+        owned = set(definition.metrics)  # a sample's or breakdown's name for its entries
+        returned = {entry_owner(name) for name in found}
+        missing = [name for name in definition.metrics if name not in returned]
         if missing:
             return (
                 f"metrics parser {definition.parser} returned no metric {missing[0]!r}, which it "
                 "defines in this campaign"
             )
-        metrics.update({name: found[name] for name in definition.metrics})
+        metrics = {name: v for name, v in metrics.items() if entry_owner(name) not in owned}
+        metrics.update({name: v for name, v in found.items() if entry_owner(name) in owned})
         stamp = stamped(stamps({METRICS_FROM: stamp}), definition.stamp())
     record["metrics"], record[METRICS_FROM] = metrics, stamp
     return None

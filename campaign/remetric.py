@@ -42,7 +42,7 @@ from campaign.models import describe_error
 from campaign.plan.plan import make_plan
 from campaign.plan.sources import combined_digest
 from campaign.results.check import refusal
-from campaign.results.names import metric_values
+from campaign.results.names import entry_owner, metric_values
 from campaign.results.provenance import METRICS_FROM
 from campaign.spec.command import MetricsSource
 from campaign.spec.load import Spec
@@ -219,7 +219,8 @@ def recompute(
             if problem is not None:
                 refused.append(f"{task_words(record)}: {problem}")
                 continue
-            stamp_now = {**stamp, "metrics": sorted(metrics)}
+            owners = sorted({entry_owner(name) for name in metrics})
+            stamp_now = {**stamp, "metrics": owners}
             new.append(
                 {**record, "metrics": merged, METRICS_FROM: stamped(stamps(record), stamp_now)}
             )
@@ -231,7 +232,7 @@ def recompute(
             "--rerun-unkept to set those tasks aside for `campaign run` to compute again"
         )
     returned = {name for record in new for name in stamps(record)[-1]["metrics"]}
-    before = {name for record in done for name in record["metrics"]}
+    before = {entry_owner(name) for record in done for name in record["metrics"]}
     unlisted = sorted(returned - before - set(spec.metrics or ()))  # new to the campaign
     if spec.metrics and unlisted and not refused:
         raise CampaignError(
