@@ -34,8 +34,8 @@ from campaign.errors import BadValue, CampaignError, ParameterError
 from campaign.metric_parsers import (
     DEFINITIONS,
     Definition,
-    MetricsParser,
     common_definitions,
+    current,
     loaded,
     up_to_date,
 )
@@ -87,7 +87,6 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float = 0.95) 
     for folder in inputs[1:]:
         check_same_campaign(reference, folder)  # every refusal before anything is written
     definitions = common_definitions([(folder.path, folder.stored) for folder in inputs])
-    parsers = loaded(definitions, "merge") if definitions else []
     try:
         model = command_declaration(spec.command) if spec.command else load_model(spec.model)
     except ValueError as error:
@@ -96,7 +95,7 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float = 0.95) 
             "results take the metrics' units from it)"
         ) from None
     with target.lock():
-        recomputed = redefined_records(spec, inputs, parsers)  # refused before anything is written
+        recomputed = redefined_records(spec, inputs, definitions)  # refused before any write
         copied, notes = 0, []
         for folder in inputs:
             if folder.path == out:
@@ -201,20 +200,22 @@ def spec_of(folder: Folder, out: Path) -> Spec:
 
 
 def redefined_records(
-    spec: Spec, inputs: list[Folder], parsers: list[tuple[Definition, MetricsParser]]
+    spec: Spec, inputs: list[Folder], definitions: list[Definition]
 ) -> list[tuple[Path, list[dict[str, Any]]]]:
     """Per folder, its finished tasks' records computed with the parsers a remetric of
     another folder recorded (`campaign.metric_parsers`), or one line on why they cannot be."""
-    if not parsers:
+    if not definitions:
         return []
     keys = set(Design(spec).keys())
-    found = []
+    stale = []
     for folder in inputs:
-        records = {k: r for k, r in Ledger(folder.path).load().items() if k in keys}
-        new = up_to_date(folder.path, records, parsers)
-        if new:
-            found.append((folder.path, new))
-    return found
+        records = Ledger(folder.path).load()
+        mine = {key: r for key, r in records.items() if key in keys and r["status"] == "ok"}
+        behind = {key: r for key, r in mine.items() if not current(r, definitions)}
+        if behind:
+            stale.append((folder.path, behind))
+    parsers = loaded(definitions, "merge") if stale else []  # loaded only when needed
+    return [(path, up_to_date(path, records, parsers)) for path, records in stale]
 
 
 def merged_identity(
