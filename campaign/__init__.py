@@ -18,9 +18,7 @@ script); reading results needs no guard.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from campaign import api_checks as check
 from campaign.api_checks import checked
@@ -195,9 +193,25 @@ def sensitivity(results, metric, **options):
     return _sensitivity(_dataset(results), metric, **options)
 
 
+@checked()
+def select(results):
+    """What a selection campaign (a spec with ``select:``) decided, replayed from its results
+    as the run decided it: a `campaign.analysis.selection_report.SelectionReport` with
+    ``groups`` (a row per group: the system selected, how the selection ended, its stages and
+    tasks, and the tasks Rinott's two-stage procedure needs for the same guarantee) and
+    ``systems`` (a row per system: selected, eliminated or not, the stage that decided it,
+    its replicates and mean), ``guarantee`` and ``notes``; `table` writes it.
+
+    ``results``: a Dataset, a results file or its folder.
+    """
+    from campaign.analysis.selection_report import selection_report
+
+    return selection_report(_dataset(results))
+
+
 @checked(fmt=check.required_text)
 def table(result, fmt="text", digits=None, pivot=None):
-    """Any result of `query`, `rank`, `compare` or `effects` as text in ``fmt``: ``text``,
+    """Any result of `query`, `rank`, `compare`, `effects` or `select` as text in ``fmt``: ``text``,
     ``csv``, ``json``, ``markdown``, ``latex`` (booktabs) or ``html``, through the one
     renderer the commands use. ``digits``: significant digits (default: from each
     interval); ``pivot``: a factor whose levels go across (`query` and `compare` tables;
@@ -207,10 +221,15 @@ def table(result, fmt="text", digits=None, pivot=None):
 
     if digits is not None and not (isinstance(digits, int) and 1 <= digits <= 15):
         raise ParameterError(f"{{digits}} {digits!r}: give a whole number from 1 to 15", "digits")
+    if type(result).__name__ == "SelectionReport":
+        from campaign.render.selection import render_selection
+
+        check.no_pivot(pivot, "a selection")
+        return render_selection(result, fmt, digits)
     if isinstance(result, Ranking):
         from campaign.render.ranking import render_ranking, render_ranking_text
 
-        _no_pivot(pivot, "a ranking")
+        check.no_pivot(pivot, "a ranking")
         if fmt in ("text", "table") and digits is None:  # as `query --rank` prints it
             return render_ranking_text(result) + "\n"
         return render_ranking(result.result, fmt, [result.title, *result.notes], digits)
@@ -221,7 +240,7 @@ def table(result, fmt="text", digits=None, pivot=None):
     if hasattr(result, "data_vars") and "metric" in result.attrs:
         from campaign.render.effects import render_effects
 
-        _no_pivot(pivot, "an analysis of effects")
+        check.no_pivot(pivot, "an analysis of effects")
         return render_effects(result, fmt, digits)
     if hasattr(result, "columns") and "metrics" in result.attrs:
         from campaign.render.summary import render_summary
@@ -232,7 +251,7 @@ def table(result, fmt="text", digits=None, pivot=None):
             result, attrs["metrics"], fmt, attrs["units"], attrs["confidence"], 0, digits, across
         )
     raise ParameterError(
-        "{result} must be what query, rank, compare or effects returned, got "
+        "{result} must be what query, rank, compare, effects or select returned, got "
         f"{type(result).__name__}",
         "result",
     )
@@ -271,7 +290,7 @@ def report(results, out=None, metrics=None, baseline=None):
     from campaign.results.resources import open_resources
 
     if hasattr(results, "data_vars"):
-        raise _bad("results", "a results file or its folder (the report reads its groups)")
+        raise check.must("results", "a results file or its folder (the report reads its groups)")
     folder = Path(out).expanduser() if out is not None else results_file(results).parent
     return write_report(
         open_results(results),
@@ -306,20 +325,7 @@ def models(name=None):
 
 def as_spec(spec):
     """A `Spec` from a path, a dict (a spec file's keys) or a `Spec`."""
-    from campaign.spec.load import Spec, load_spec
-
-    if isinstance(spec, Spec):
-        return spec
-    if isinstance(spec, Mapping):
-        import yaml
-
-        from campaign.spec.keys import parse_spec
-
-        data = dict(spec)
-        return parse_spec(data, text=yaml.safe_dump(data, sort_keys=False))
-    if isinstance(spec, str | Path):
-        return load_spec(spec)
-    raise _bad("spec", f"a dict, a Spec or a spec file's path, got {type(spec).__name__}")
+    return check.spec(spec, "spec")
 
 
 def _placed(spec, output, shard):
@@ -344,19 +350,6 @@ def _pivot_of(result, pivot: str | None) -> str | None:
     return pivot if pivot is not None else result.attrs.get("pivot")
 
 
-def _no_pivot(pivot: Any, what: str) -> None:
-    if pivot is not None:
-        from campaign.errors import ParameterError
-
-        raise ParameterError(f"{{pivot}} is for query and compare tables, not {what}", "pivot")
-
-
-def _bad(parameter: str, problem: str):
-    from campaign.errors import ParameterError
-
-    return ParameterError(f"{{{parameter}}} must be {problem}", parameter)
-
-
 __all__ = [
     "run",
     "validate",
@@ -371,6 +364,7 @@ __all__ = [
     "compare",
     "effects",
     "sensitivity",
+    "select",
     "table",
     "plot",
     "report",

@@ -47,6 +47,35 @@ def refused(parameter: str, allowed: str, value: Any) -> ParameterError:
     )
 
 
+def must(parameter: str, problem: str) -> ParameterError:
+    """``{parameter} must be PROBLEM``: what a value of that parameter must be."""
+    return ParameterError(f"{{{parameter}}} must be {problem}", parameter)
+
+
+def spec(value: Any, parameter: str) -> Any:
+    """A `Spec` from a spec file's path, a dict (a spec file's keys) or a `Spec`."""
+    from campaign.spec.load import Spec, load_spec
+
+    if isinstance(value, Spec):
+        return value
+    if isinstance(value, Mapping):
+        import yaml
+
+        from campaign.spec.keys import parse_spec
+
+        data = dict(value)
+        return parse_spec(data, text=yaml.safe_dump(data, sort_keys=False))
+    if isinstance(value, str | os.PathLike):
+        return load_spec(value)
+    raise must(parameter, f"a dict, a Spec or a spec file's path, got {type(value).__name__}")
+
+
+def no_pivot(pivot: Any, what: str) -> None:
+    """Refuse a ``pivot`` given for a table that has none to put across."""
+    if pivot is not None:
+        raise ParameterError(f"{{pivot}} is for query and compare tables, not {what}", "pivot")
+
+
 def whole(minimum: int, optional: bool = True) -> Check:
     """A whole number >= ``minimum`` (None too when ``optional``)."""
 

@@ -40,7 +40,7 @@ from campaign.spec.load import Spec
 from campaign.store.derived import DERIVED_NAMES
 from campaign.store.folder import RESULTS_FILE
 from campaign.store.ledger import Ledger
-from campaign.store.outputs import keep_outputs
+from campaign.store.outputs import KeepNotes, keep_outputs
 from campaign.writing import write_results
 
 
@@ -160,17 +160,20 @@ def _run_holding_the_output(
     todo = plan.replicates.first(todo, plan.done, model)
     cells = len({index // spec.replicates for index in todo})  # task i is cell i // replicates
     checks = Checks(None if keep_going else SameFailure(cells), parsers)
+    notes = KeepNotes()  # what the program's keep: patterns left out, said at the end
     try:
         if todo:
             with where.client(say) as client:
                 while todo:
                     attempted.update(todo)
-                    execute_tasks(client, plan, todo, run_id, options, say, sources, checks)
+                    execute_tasks(client, plan, todo, run_id, options, say, sources, checks, notes)
                     plan.next_round()
                     todo = [i for i in shard.mine(plan.to_run, plan.design) if i not in attempted]
     except StoppedEarly:
         finish(plan, spec, model, ledger, shard, confidence, say)  # what finished, in results.nc
         raise
+    for line in notes.lines():
+        say(line)
     return finish(plan, spec, model, ledger, shard, confidence, say)
 
 
@@ -336,11 +339,13 @@ def execute_tasks(
     say: Callable[[str], None],
     sources: Sources | None,
     checks: Checks | None = None,
+    notes: KeepNotes | None = None,
 ) -> None:
     """Run the given task indices on the cluster, storing each finished batch in the ledger,
     its tasks' kept outputs first (and, with a precision target, in the plan's task table);
     ``checks``: the metrics of finished tasks computed with the parsers a remetric recorded,
-    and a watch that stops the run once its first results all failed the same way."""
+    and a watch that stops the run once its first results all failed the same way; ``notes``
+    counts what the tasks' keep: patterns left out."""
     watch = checks.watch if checks else None
     spec = plan.spec
     items = task_items(plan, todo, run_id)
@@ -351,6 +356,8 @@ def execute_tasks(
         keep_outputs(spec.output, records)  # on disk before the records that name them
         plan.ledger.append(records)
         plan.stored(records, indices)
+        if notes is not None:
+            notes.add(records)
         if watch is not None and watch.stop(records):
             raise watch.stopped(spec.path or spec.name)
 

@@ -48,7 +48,9 @@ def write_results(
     spec, design, model = plan.spec, plan.design, plan.model
     records = plan.ledger.load()
     plan.replay(records)
-    dataset = assemble(design, records, confidence, model.metrics, model.headline, plan.rounds)
+    dataset = assemble(
+        design, records, confidence, model.metrics, model.headline, plan.rounds, plan.stages
+    )
     dataset.attrs.update(source_provenance(plan.ledger.read_identity() or {}))
     dataset.attrs.update(recomputed_provenance(records))
     dataset.attrs.update(attrs or {})

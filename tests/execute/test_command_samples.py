@@ -200,7 +200,7 @@ def test_query_and_plot_show_a_programs_sample_as_a_python_models(twins, tmp_pat
         for sample in SAMPLES:
             drawn = plot_ecdf(ours, sample, by="load").axes[0]
             expected = plot_ecdf(theirs, sample, by="load").axes[0]
-            assert [line.get_label() for line in drawn.lines] == ["0.5", "2.0"]
+            assert [line.get_label() for line in drawn.lines] == ["0.5", "2"]
             assert drawn.get_title() == expected.get_title()
             assert drawn.get_xlabel() == expected.get_xlabel()
             for line, twin in zip(drawn.lines, expected.lines):
