@@ -63,9 +63,11 @@ def command_parser(source: MetricsSource) -> MetricsParser:
         function = python_function(source)
         return MetricsParser(parse, f"parse: {source.name}", code_digest(function), source)
     described = "stdout" if source.kind == "stdout" else f"{source.kind}: {source.name}"
-    return MetricsParser(
-        parse, described, code_digest(command_metrics.metrics_from_outputs), source
-    )
+    from campaign.execute import metric_text
+
+    # The built-in parser reads the outputs through metric_text: both files are its code.
+    digest = code_digest(command_metrics.metrics_from_outputs, metric_text.read_metrics)
+    return MetricsParser(parse, described, digest, source)
 
 
 def spec_parser(spec: Spec) -> MetricsParser:
@@ -95,14 +97,23 @@ def python_function(source: MetricsSource) -> Callable[..., Any]:
     return function
 
 
-def code_digest(function: Callable[..., Any]) -> str:
-    """SHA-256 of the source file that defines ``function``: which parser the results used."""
-    try:
-        path = inspect.getsourcefile(function)
-        data = Path(path).read_bytes() if path else b""
-    except (OSError, TypeError):
-        data = b""
+def code_digest(*functions: Callable[..., Any]) -> str:
+    """SHA-256 of the source files that define ``functions`` (each once, in order): which
+    parser the results used."""
+    data = b""
+    for path in dict.fromkeys(_source_file(function) for function in functions):
+        try:
+            data += Path(path).read_bytes() if path else b""
+        except OSError:
+            pass
     return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def _source_file(function: Callable[..., Any]) -> str | None:
+    try:
+        return inspect.getsourcefile(function)
+    except TypeError:
+        return None
 
 
 @dataclass(frozen=True)
