@@ -45,6 +45,12 @@ def add_run(subparsers) -> None:
     )
     add_change_options(p)
     p.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="run every task even when the first results (8 finished tasks, over 2 cells) all "
+        "failed with the same error; without it such a run stops, what finished stored",
+    )
+    p.add_argument(
         "--where",
         action="append",
         default=[],
@@ -204,6 +210,7 @@ def cmd_run(args) -> int:
         locality=args.locality,
         on_change=args.on_change,
         batch_size=args.batch_size,
+        keep_going=args.keep_going,
         where=args.where,
     )
     spec = placed(spec, args.out, shard)

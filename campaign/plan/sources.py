@@ -151,15 +151,20 @@ class Sources:
     def code_digest(self) -> str:
         return combined_digest(self.code)
 
-    def stored(self) -> dict[str, Any]:
-        """What campaign.json keeps."""
+    def stored(self, earlier: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """What campaign.json keeps. From ``earlier`` (what it kept), the digests of input files
+        and programs the design no longer reads stay (a level removed and added back is no
+        change)."""
+        earlier = earlier or {}
+        inputs = {**(earlier.get("inputs") or {}), **self.inputs}
+        programs = {**(earlier.get("programs") or {}), **self.programs} if self.programs else {}
         return {
             "algorithm": ALGORITHM,
             "model_code": self.code_digest,
             "model_files": dict(sorted(self.code.items())),
-            "inputs": dict(sorted(self.inputs.items())),
+            "inputs": dict(sorted(inputs.items())),
             **({"version": self.version} if self.version else {}),
-            **({"programs": sorted_programs(self.programs)} if self.programs else {}),
+            **({"programs": sorted_programs(programs)} if programs else {}),
         }
 
 

@@ -186,6 +186,8 @@ def test_rerun_changed_runs_with_where_the_levels_chosen(tmp_path, on_path, caps
     assert main(["run", str(more), "--workers", "1", "--quiet", "--where", "sim=v1"]) == 0
     ran = campaign.open_results(tmp_path / "out").status.values == 1  # sim x load x replicate
     assert ran[0].all() and ran[1:, :, :2].all() and not ran[1:, :, 2:].any()
+    ran = run(more, where={"sim": ["v2"], "load": 2}).status.values == 1  # from Python
+    assert ran[1, 1].all() and not ran[1, 0, 2:].any() and not ran[2, :, 2:].any()
 
 
 def test_a_program_placeholder_names_programs_only(tmp_path):
