@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 import campaign
-import campaign.plan.version as version
 from campaign.errors import CampaignError
+from campaign.plan import version
 from campaign.plan.plan import make_plan
 
 SPEC = """
