@@ -93,6 +93,26 @@ def open_results(path):
     return _open(path)
 
 
+def open_samples(path):
+    """The samples of a results file (or its folder): each task's quantiles at every whole
+    percentile (group ``samples``), with each task's ``status`` and ``<sample>_count``; what
+    `campaign.analysis.distributions.cell_cdfs` pools into a CDF."""
+    from campaign.results.netcdf import open_samples as _open
+
+    return _open(path)
+
+
+def open_breakdown(path, dimension):
+    """The results of a file (or its folder) per label of a breakdown's ``dimension`` (such as
+    ``"job_class"``, group ``breakdowns/<dimension>``): a Dataset where the dimension is one
+    more factor, the tasks' status and seed repeated along it, that `query`, `compare` and
+    `plot` take like any results."""
+    from campaign.analysis.breakdown import as_factor
+    from campaign.results.netcdf import open_breakdown as _open
+
+    return as_factor(open_results(path), _open(path, dimension))
+
+
 def open_failures(path):
     """The failed tasks of a results file (or its folder), one row each, with their errors."""
     from campaign.results.netcdf import open_failures as _open
@@ -342,6 +362,8 @@ __all__ = [
     "merge",
     "open_results",
     "open_failures",
+    "open_samples",
+    "open_breakdown",
     "query",
     "rank",
     "compare",

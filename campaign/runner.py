@@ -26,7 +26,7 @@ from campaign.plan.plan import Plan, as_spec, check_model, identity, make_plan
 from campaign.plan.sources import ON_CHANGE, Sources, task_inputs
 from campaign.plan.state import RunState
 from campaign.render.progress import Progress
-from campaign.results.assemble import assemble
+from campaign.results.assemble import assemble_with_groups
 from campaign.results.check import CheckedStore
 from campaign.results.netcdf import write_netcdf
 from campaign.results.provenance import recomputed_provenance, source_provenance
@@ -312,7 +312,9 @@ def write_results(
     spec, design, model = plan.spec, plan.design, plan.model
     records = plan.ledger.load()
     plan.replay(records)
-    dataset = assemble(design, records, confidence, model.metrics, model.headline, plan.rounds)
+    dataset, groups = assemble_with_groups(
+        design, records, confidence, model.metrics, model.headline, plan.rounds
+    )
     dataset.attrs.update(source_provenance(plan.ledger.read_identity() or {}))
     dataset.attrs.update(recomputed_provenance(records))
     dataset.attrs.update(attrs or {})
@@ -322,7 +324,7 @@ def write_results(
     keys = set(design.keys())
     resources = resource_table({key: r for key, r in records.items() if key in keys})
     try:
-        write_netcdf(dataset, spec.output / RESULTS_FILE, failures, resources)
+        write_netcdf(dataset, spec.output / RESULTS_FILE, failures, resources, groups)
     except OSError as error:
         kept = "every finished result is kept in the ledger"
         raise CampaignError(

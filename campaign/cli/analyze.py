@@ -195,7 +195,9 @@ def cmd_query(args) -> int:
     check_confidence(args.confidence)
     check_digits(args.digits)
     dataset = open_results(args.results)
-    dataset = factor_view(dataset, mentioned(factor_list(args.by), args.where, args.rank))
+    dataset = factor_view(
+        dataset, args.results, mentioned(factor_list(args.by), args.where, args.rank)
+    )
     if args.rank:
         if args.pivot:
             raise CampaignError("--pivot is for the summary table, not --rank")
@@ -249,7 +251,7 @@ def cmd_compare(args) -> int:
     dataset = open_results(args.results)
     names = mentioned(factor_list(args.by), args.where, args.factor)
     result = compare(
-        factor_view(dataset, names),
+        factor_view(dataset, args.results, names),
         args.factor,
         args.baseline,
         args.metric,
