@@ -56,7 +56,8 @@ def split_samples(
                 **declared,
                 "long_name": f"quantiles of {long_name} per task",
                 "comment": "each task's sample kept as its quantiles at every whole percentile "
-                "(linear interpolation); quantile 0 and 1 are its minimum and maximum",
+                "(linear interpolation between finite neighbours; +-inf where the rank "
+                "reaches an infinite value); quantile 0 and 1 are its minimum and maximum",
             },
         )
         scalars[f"{name}_count"] = count

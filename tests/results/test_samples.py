@@ -150,6 +150,79 @@ def test_plot_draws_a_samples_cdf_from_its_group(demo, tmp_path, capsys):
     assert out.stat().st_size > 10_000
 
 
+BLOCKED = """
+name: blocked
+model: blocked_waits:run
+factors:
+  load: [1.0]
+replicates: 6
+seed: 3
+output: out
+"""
+
+
+def test_a_sample_holding_inf_keeps_its_upper_percentiles_and_their_mean_is_inf(
+    tmp_path, scheduler_address, capsys
+):
+    """A replicate whose jobs never start has p84..p100 = +inf (not NaN, left out as undefined):
+    the mean of p99 over replicates is then +inf, never the mean of the finite ones."""
+    import site
+
+    from distributed import Client
+
+    from campaign.cli.main import main
+
+    folder = str(Path(__file__).resolve().parent)
+    with Client(scheduler_address) as client:
+        client.run(site.addsitedir, folder)
+    site.addsitedir(folder)
+    (tmp_path / "spec.yaml").write_text(BLOCKED)
+    campaign.run(tmp_path / "spec.yaml", scheduler=scheduler_address, progress=False)
+    path = tmp_path / "out" / "results.nc"
+    root, samples = xr.load_dataset(path), xr.load_dataset(path, group="samples")
+    blocked = root["blocked"].sel(load=1.0).values == 1
+    assert 0 < blocked.sum() < 6  # the seed gives both kinds of replicates
+    for replicate in range(6):
+        stored = samples["wait"].sel(load=1.0, replicate=replicate).values
+        p99 = float(root["wait_p99"].sel(load=1.0, replicate=replicate))
+        if blocked[replicate]:
+            # the ranks 99 p of p84 and beyond reach the 16 infinite waits (indices 84..99)
+            assert np.all(stored[84:] == np.inf) and p99 == np.inf
+            assert np.all(np.isfinite(stored[:84]))
+        else:
+            assert np.all(np.isfinite(stored))
+    assert float(root["wait_p99_mean"].sel(load=1.0)) == np.inf
+    assert int(root["wait_p99_n"].sel(load=1.0)) == 6
+    assert int(root["wait_p99_nan"].sel(load=1.0)) == 0
+    assert main(["query", str(path), "--metric", "wait_p99", "--format", "csv"]) == 0
+    row = capsys.readouterr().out.splitlines()[1].split(",")
+    assert row[:3] == ["1.0", "inf", ""]  # load, mean, half-width: no interval of inf
+
+
+def test_quantiles_of_samples_with_infinities_follow_the_order_statistics():
+    """NumPy's interpolation gives NaN next to an infinite value; the rule here: on an order
+    statistic its value, between finite ones NumPy's, next to an infinite one that one."""
+    from campaign.results.names import sample_quantiles
+
+    finite = np.random.default_rng(1).exponential(size=77)
+    np.testing.assert_array_equal(sample_quantiles(finite), np.quantile(finite, QUANTILE_GRID))
+    with np.errstate(invalid="ignore"):
+        assert np.isnan(np.quantile([1.0, 2.0, np.inf], QUANTILE_GRID)).any()
+    # n = 4: the rank of p is 3 p; x = -inf, 1, 2, +inf
+    values = dict(zip(QUANTILE_GRID, sample_quantiles(np.array([np.inf, 1.0, -np.inf, 2.0]))))
+    assert values[0.0] == values[0.33] == -np.inf  # rank 0.99: between -inf and 1
+    assert values[0.34] == pytest.approx(1.02) and values[0.5] == 1.5
+    assert values[0.66] == pytest.approx(1.98)
+    assert values[0.67] == values[1.0] == np.inf  # rank 2.01: between 2 and +inf
+    # between -inf and +inf: the nearer, undefined (NaN) exactly halfway
+    both = dict(zip(QUANTILE_GRID, sample_quantiles(np.array([-np.inf, np.inf]))))
+    assert both[0.49] == -np.inf and both[0.51] == np.inf and np.isnan(both[0.5])
+    assert np.all(sample_quantiles(np.array([np.inf, np.inf])) == np.inf)
+    entries = metric_values({"wait": [1.0, np.inf]})
+    assert entries["wait@q0"] == 1.0 and entries["wait@q1"] == np.inf
+    assert entries["wait@q100"] == np.inf and entries["wait@n"] == 2.0
+
+
 def test_a_sample_is_kept_as_its_size_and_quantiles():
     values = metric_values({"mean": 2.0, "wait": np.array([3.0, 1.0, 2.0, 10.0])})
     assert len(values) == 1 + 1 + 101
