@@ -185,7 +185,9 @@ def sensitivity(results, metric, **options):
     in ``.table``).
 
     ``results``: a Dataset, a results file or its folder. Options: ``method``, ``where``,
-    ``confidence``, ``resamples`` (see ``campaign.analysis.sensitivity.sensitivity``).
+    ``confidence``, ``resamples``, ``transform`` (``"log"``: the indices of log(metric)) (see
+    ``campaign.analysis.sensitivity.sensitivity``). Its ``warnings`` say what makes the
+    indices unreliable (too few points for Sobol's).
     """
     from campaign.analysis.sensitivity import sensitivity as _sensitivity
 

@@ -3,6 +3,8 @@ rankings, its comparisons and which sampled factors matter, computed by `campaig
 
 from __future__ import annotations
 
+import sys
+
 from campaign.cli.options import (
     EXIT_OK,
     RESULTS_HELP,
@@ -133,6 +135,12 @@ def add_sensitivity(subparsers) -> None:
         help="the pairs' second-order Sobol indices (a saltelli design with second_order: true)",
     )
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    p.add_argument(
+        "--transform",
+        choices=["log"],
+        help="analyse log(metric): each replicate's log, then their mean per point (a metric "
+        "spanning decades); values <= 0 are refused",
+    )
     add_where_option(p)
     p.add_argument(
         "--format",
@@ -283,8 +291,14 @@ def cmd_sensitivity(args) -> int:
 
     dataset = open_results(args.results)
     results = [
-        sensitivity(dataset, m, args.method, args.where, args.confidence, args.resamples)
+        sensitivity(
+            dataset, m, args.method, args.where, args.confidence, args.resamples, args.transform
+        )
         for m in dict.fromkeys(args.metric)
     ]
     print(render_sensitivity(results, args.format, args.second_order), end="")
+    if args.format in ("csv", "json"):  # the numbers alone: the warnings go to stderr
+        for result in results:
+            for warning in result.warnings:
+                print(f"campaign: {result.metric}: {warning}", file=sys.stderr)
     return EXIT_OK
