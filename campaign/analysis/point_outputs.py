@@ -121,7 +121,8 @@ def noise_share(means: np.ndarray, variances: np.ndarray, counts: np.ndarray) ->
     mean of each point's variance of its mean (s^2 / n) over the variance of the means; NaN
     without points of two replicates or more."""
     several = counts >= 2
-    spread = np.nanvar(means[counts > 0], ddof=1) if (counts > 0).sum() > 1 else np.nan
+    with np.errstate(invalid="ignore"):  # infinite means: no spread (NaN), no share
+        spread = np.nanvar(means[counts > 0], ddof=1) if (counts > 0).sum() > 1 else np.nan
     if not several.any() or not np.isfinite(spread) or spread == 0:
         return float("nan")
     return float(np.mean(variances[several] / counts[several]) / spread)

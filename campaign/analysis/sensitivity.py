@@ -70,6 +70,13 @@ COLUMNS = {
     RBD_FAST: ["S1", "S1_conf"],
     REGRESSION: ["SRC", "SRC_conf"],
 }
+INFLUENCE = {  # the column that ranks the factors by influence, and what it is in words
+    SOBOL: ("ST", "total Sobol index ST"),
+    MORRIS: ("mu_star", "mu* (mean |elementary effect|)"),
+    DELTA: ("delta", "delta"),
+    RBD_FAST: ("S1", "first-order index S1"),
+    REGRESSION: ("SRC", "|SRC| (standardized regression coefficient)"),
+}
 RESAMPLES = 1000
 HARMONICS = 10  # RBD-FAST's interference factor M (SALib's default)
 
@@ -331,6 +338,16 @@ def factor_table(names: list[str], result, columns: list[str]) -> pd.DataFrame:
     for column in columns:
         frame[column] = np.asarray(result[column], dtype=float)
     return frame
+
+
+def most_influential(result: Sensitivity) -> tuple[str, str] | None:
+    """The factor of the largest index by the method's ranking column (`INFLUENCE`; its
+    absolute value), with that column in words; None when no index is defined."""
+    column, words = INFLUENCE[result.method]
+    sizes = result.table[column].abs()
+    if not sizes.notna().any():
+        return None
+    return str(result.table["factor"][sizes.idxmax()]), words
 
 
 def describe(result: Sensitivity) -> tuple[str, list[str]]:

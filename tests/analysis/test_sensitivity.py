@@ -322,6 +322,16 @@ def test_a_log_transform_of_the_output_and_its_refusal(tmp_path, cluster, capsys
 def test_a_bad_level_in_where_lists_each_level_once(tmp_path, cluster):
     out = run(tmp_path, LINEAR.format(design="{latin_hypercube: {points: 30}}"), cluster)
     results = open_results(out)
+    # an infinite output is no output an index can take: refused, not averaged away
+    infinite = np.flatnonzero(results["a"].values > 0.9)
+    assert infinite.size
+    with pytest.raises(CampaignError) as caught:
+        sensitivity(results, "capped")
+    assert str(caught.value) == (
+        "capped is infinite (a replicate's value is, or undefined: +inf and -inf) at "
+        f"{infinite.size} points: point {', '.join(map(str, infinite))}; sensitivity indices "
+        "need finite outputs"
+    )
     levels = list(dict.fromkeys(results["k"].values.tolist()))
     assert len(levels) < results.sizes["point"]  # integer values repeat along the points
     shown = ", ".join(map(str, levels[:20])) + (
@@ -330,3 +340,38 @@ def test_a_bad_level_in_where_lists_each_level_once(tmp_path, cluster):
     with pytest.raises(CampaignError) as caught:
         sensitivity(results, "y", where=["k=1000"])
     assert str(caught.value) == f"where 'k=1000': '1000' is not a level of k; levels: {shown}"
+
+
+def test_the_report_of_320_points_shows_a_few_and_plots_the_most_influential_factor(
+    tmp_path, cluster
+):
+    from campaign.render.report import write_report
+    from campaign.render.report_points import figure_axes
+
+    out = run(tmp_path, LINEAR.format(design="{latin_hypercube: {points: 320}}"), cluster)
+    results = open_results(out)
+    table = sensitivity(results, "y").table.set_index("factor")
+    # y = 3 a - 2 b + 0.5 ln k over a in [0, 1], b in [0, 2]: b drives it most, not a (first)
+    assert table["SRC"].abs().idxmax() == "b"
+    assert figure_axes(results, "y") == (
+        "b",
+        None,
+        "Against b: the factor with the largest |SRC| (standardized regression coefficient) "
+        "(regression; see Sensitivity).",
+    )
+    page = write_report(results, tmp_path / "report", ["y"]).read_text()
+    section = page.split('<section class="metric" id="metric-y">')[1].split("</section>")[0]
+    assert (
+        '<p class="note">Against b: the factor with the largest |SRC| (standardized regression '
+        "coefficient) (regression; see Sensitivity).</p>" in section
+    )
+    body = section.split("<tbody>")[1].split("</tbody>")[0]
+    assert body.count("<tr>") == 10  # not 320 rows
+    first = body.split("</tr>")[0]
+    for name in ("a", "b", "c"):  # each value to 4 significant digits
+        assert f">{float(results[name].values[0]):.4g}<" in first
+    assert repr(float(results["a"].values[0])) not in section
+    assert (
+        "The first 10 of 320 rows (each point&#x27;s factor values to 4 significant digits); "
+        "every one, in full: campaign query RESULTS --metric y --format csv." in section
+    )
