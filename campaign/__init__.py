@@ -120,25 +120,27 @@ def open_failures(path):
     return _open(path)
 
 
-def query(results, metrics=None, by=None, where=None, confidence=None):
+def query(results, metrics=None, by=None, where=None, confidence=None, pivot=None):
     """Mean and confidence interval of ``metrics`` (default: all) per group of ``by``
     (default: every cell); the other factors pooled replicate by replicate.
 
     ``results``: a Dataset, a results file or its folder; ``metrics`` and ``by``: a name or
     a list; ``where``: ``{factor: level or [levels]}``; ``confidence``: default the
-    results' own. Returns a DataFrame (columns ``<metric>_mean``, ``_half_width``,
+    results' own; ``pivot``: a factor grouped by too (named in ``by`` or not), whose levels
+    `table` puts across. Returns a DataFrame (columns ``<metric>_mean``, ``_half_width``,
     ``_ci_low``, ``_ci_high``, ``_n``, ``_nan``, ``_left_out``) that `table` writes.
     """
     from campaign.analysis.query import summary_table
 
     dataset = _dataset(results)
     metrics = _names(metrics)
-    frame = summary_table(dataset, metrics, _names(by), where, confidence)
+    frame = summary_table(dataset, metrics, _names(by), where, confidence, pivot)
     shown = metrics or _metrics_of(dataset)
     frame.attrs.update(
         metrics=shown,
         units={m: str(dataset[m].attrs.get("units", "")) for m in shown},
         confidence=confidence or float(dataset.attrs.get("confidence", 0.95)),
+        pivot=pivot,
     )
     return frame
 
@@ -157,14 +159,20 @@ def compare(results, factor, baseline, metric, **options):
     ``metric`` with intervals over replicates (paired when the levels share seeds).
 
     ``results``: a Dataset, a results file or its folder. Options: ``by`` (a list),
-    ``where`` (``{factor: level}``), ``confidence``, ``paired`` (see
-    ``campaign.analysis.comparison.compare``). Returns an xarray Dataset.
+    ``where`` (``{factor: level}``), ``confidence``, ``paired``, ``pivot`` (a factor grouped
+    by too, whose levels `table` puts across; see ``campaign.analysis.comparison.compare``).
+    Returns an xarray Dataset.
     """
     from campaign.analysis.comparison import compare as _compare
+    from campaign.analysis.query import grouping
 
-    if "by" in options:
-        options["by"] = _names(options["by"])
-    return _compare(_dataset(results), factor, baseline, metric, **options)
+    dataset = _dataset(results)
+    pivot = options.pop("pivot", None)
+    options["by"] = grouping(dataset, _names(options.get("by")), pivot, factor)
+    result = _compare(dataset, factor, baseline, metric, **options)
+    if pivot is not None:
+        result.attrs["pivot"] = pivot
+    return result
 
 
 def effects(results, metric, where=None):
@@ -198,7 +206,8 @@ def table(result, fmt="text", digits=None, pivot=None):
     """Any result of `query`, `rank`, `compare` or `effects` as text in ``fmt``: ``text``,
     ``csv``, ``json``, ``markdown``, ``latex`` (booktabs) or ``html``, through the one
     renderer the commands use. ``digits``: significant digits (default: from each
-    interval); ``pivot``: a factor whose levels go across (`query` and `compare` tables)."""
+    interval); ``pivot``: a factor whose levels go across (`query` and `compare` tables;
+    default: the ``pivot`` they were given), one of the table's rows."""
     from campaign.analysis.ranking_text import Ranking
     from campaign.errors import ParameterError
 
@@ -214,7 +223,7 @@ def table(result, fmt="text", digits=None, pivot=None):
     if hasattr(result, "attrs") and "baseline" in getattr(result, "attrs", {}):
         from campaign.render.comparison import render_comparison
 
-        return render_comparison(result, fmt, digits, pivot)
+        return render_comparison(result, fmt, digits, _pivot_of(result, pivot))
     if hasattr(result, "data_vars") and "metric" in result.attrs:
         from campaign.render.effects import render_effects
 
@@ -224,8 +233,9 @@ def table(result, fmt="text", digits=None, pivot=None):
         from campaign.render.summary import render_summary
 
         attrs = result.attrs
+        across = _pivot_of(result, pivot)
         return render_summary(
-            result, attrs["metrics"], fmt, attrs["units"], attrs["confidence"], 0, digits, pivot
+            result, attrs["metrics"], fmt, attrs["units"], attrs["confidence"], 0, digits, across
         )
     raise ParameterError(
         "{result} must be what query, rank, compare or effects returned, got "
@@ -238,9 +248,10 @@ def plot(results, metrics, kind="mean", out=None, **options):
     """A figure of ``metrics`` (a name or a list: a row of panels each). ``kind``: ``mean``,
     ``difference`` (against ``baseline``, with `compare`'s intervals), ``box``, ``violin``
     or ``ecdf`` of the replicates. Options: ``x``, ``by``, ``facet`` (a column of panels per
-    level), ``where``, ``baseline``, ``confidence``, ``log``, ``size`` (``column``,
-    ``page`` or ``"WxH"`` inches), ``style`` (``paper`` or ``screen``), ``formula``,
-    ``title`` (see `campaign.render.figures.plot`).
+    level; default: a factor averaging could mislead on, if any; False: none), ``where``,
+    ``baseline``, ``confidence``, ``log``, ``size`` (``column``, ``page`` or ``"WxH"``
+    inches), ``style`` (``paper`` or ``screen``), ``formula``, ``title`` (see
+    `campaign.render.figures.plot`).
 
     Returns the matplotlib Figure; with ``out`` (a file, its suffix the format: png, pdf,
     svg) writes it there, closes it and returns the path.
@@ -340,6 +351,11 @@ def _names(names: str | Sequence[str] | None) -> list[str] | None:
     if names is None:
         return None
     return [names] if isinstance(names, str) else list(names)
+
+
+def _pivot_of(result, pivot: str | None) -> str | None:
+    """The factor a table puts across: the one asked, else the one its query was given."""
+    return pivot if pivot is not None else result.attrs.get("pivot")
 
 
 def _no_pivot(pivot: Any, what: str) -> None:

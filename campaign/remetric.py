@@ -30,7 +30,7 @@ from campaign.execute.command import check_declared
 from campaign.plan.plan import make_plan
 from campaign.plan.sources import combined_digest
 from campaign.results.check import refusal
-from campaign.results.names import metric_values
+from campaign.results.names import entry_owner, metric_values
 from campaign.results.provenance import METRICS_FROM
 from campaign.runner import write_results
 from campaign.spec.command import MetricsSource
@@ -228,7 +228,7 @@ def recompute(
             if problem is not None:
                 refused.append(f"task {record['key']}: {problem}")
                 continue
-            stamped = {**stamp, "metrics": sorted(metrics)}
+            stamped = {**stamp, "metrics": sorted({entry_owner(name) for name in metrics})}
             new.append({**record, "metrics": merged, METRICS_FROM: stamped})
     if unkept and not rerun_unkept:
         raise CampaignError(
@@ -238,7 +238,7 @@ def recompute(
             "--rerun-unkept to set those tasks aside for `campaign run` to compute again"
         )
     returned = {name for record in new for name in record[METRICS_FROM]["metrics"]}
-    before = {name for record in done for name in record["metrics"]}
+    before = {entry_owner(name) for record in done for name in record["metrics"]}
     unlisted = sorted(returned - before - set(spec.metrics or ()))  # new to the campaign
     if spec.metrics and unlisted and not refused:
         raise CampaignError(

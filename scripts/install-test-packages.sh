@@ -2,9 +2,10 @@
 # Install the Debian packages the tests use, when missing: chromium (the report's page is
 # opened in a real browser), a single-node SLURM with its Torque-compatible wrappers
 # (slurmctld, slurmd, munge, slurm-wlm-torque: the batch-system tests start one with
-# cluster/local-slurm.sh), poppler-utils (pdffonts: no Type 3 font in a figure's PDF) and
+# cluster/local-slurm.sh), poppler-utils (pdffonts: no Type 3 font in a figure's PDF),
 # pdflatex with booktabs (texlive-latex-base, texlive-latex-recommended: a LaTeX table
-# compiles). Needs root, or nothing to install.
+# compiles), graphviz (dot draws the documentation site's diagrams) and gcc (a tutorial's
+# simulator is a C program). Needs root, or nothing to install.
 set -euo pipefail
 need=()
 command -v chromium >/dev/null || need+=(chromium)
@@ -17,6 +18,8 @@ minimal=()  # installed without their recommended packages (TeX's would be hundr
 command -v pdffonts >/dev/null || minimal+=(poppler-utils)
 command -v pdflatex >/dev/null || minimal+=(texlive-latex-base)
 kpsewhich booktabs.sty >/dev/null 2>&1 || minimal+=(texlive-latex-recommended)
+command -v dot >/dev/null || minimal+=(graphviz)
+command -v gcc >/dev/null || minimal+=(gcc)
 if (( ${#need[@]} + ${#minimal[@]} == 0 )); then
     exit 0
 fi

@@ -1,13 +1,23 @@
-"""README.md's outputs of the demo are what the commands print today: each block after a
-`<!-- output of: COMMAND -->` comment equals COMMAND's output on one run of specs/demo.yaml."""
+"""The outputs README.md and the documentation pages (docs/**/*.md) show are what the commands
+print today: each block after a `<!-- output of: COMMAND -->` comment equals COMMAND's output.
+
+README's commands, and a page's that writes no file, run in one folder where
+`campaign run specs/demo.yaml` ran (the whole demo, once for all of them). A page that writes
+files (a block after `<!-- file: NAME -->`) or runs commands (a bash block after
+`<!-- run -->`) works in a folder of its own, its steps in the page's order: the tutorials'
+own models and programs are written, compiled and run as a reader would."""
 
 from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
 import shlex
 import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -15,12 +25,24 @@ import pytest
 from campaign.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
-MARKER = re.compile(r"^<!-- output of: (.+?) -->$")
+MARKER = re.compile(r"^<!-- (output of|file|run)(?:: (.+?))? -->$")
+DEMO_RUN = "campaign run specs/demo.yaml"
+GENERATED = ("docs/_build", "docs/reference/_generated")
 
 
-def readme_outputs(text: str) -> list[tuple[str, str]]:
-    """(command, block) for every marked block: a fenced block (its lines inside the fences)
-    or a Markdown table (its lines up to the next blank line, and the note after it)."""
+@dataclass(frozen=True)
+class Step:
+    """One marked block of a page: an output to compare, a file to write or commands to run."""
+
+    kind: str  # "output of", "file" or "run"
+    argument: str  # the command, the file's name, or "" for run
+    block: str
+
+
+def page_steps(text: str) -> list[Step]:
+    """Every marked block of a page, in order: a fenced block (its lines inside the fences)
+    or, after `output of`, a Markdown table (its lines up to the next blank line, and the
+    note after it)."""
     lines = text.splitlines()
     found = []
     for at, line in enumerate(lines):
@@ -32,14 +54,33 @@ def readme_outputs(text: str) -> list[tuple[str, str]]:
             end = next(i for i in range(1, len(rest)) if rest[i].strip().startswith("```"))
             block = rest[1:end]
         else:  # a table, a blank line, its note
+            assert match.group(1) == "output of", f"a {match.group(1)} marker needs a fenced block"
             table_end = rest.index("")
             note_end = rest.index("", table_end + 1)
             block = rest[:note_end]
-        found.append((match.group(1), "\n".join(block)))
+        found.append(Step(match.group(1), match.group(2) or "", "\n".join(block)))
     return found
 
 
-OUTPUTS = readme_outputs((ROOT / "README.md").read_text())
+def pages() -> list[Path]:
+    """README.md and every page of the site's sources."""
+    docs = sorted((ROOT / "docs").rglob("*.md"))
+    generated = [ROOT / g for g in GENERATED]
+    return [ROOT / "README.md", *(p for p in docs if not any(g in p.parents for g in generated))]
+
+
+def works_apart(steps: list[Step]) -> bool:
+    return any(step.kind != "output of" for step in steps)
+
+
+STEPS = {page.relative_to(ROOT).as_posix(): page_steps(page.read_text()) for page in pages()}
+OUTPUTS = [
+    (page, at, step.argument)
+    for page, steps in STEPS.items()
+    for at, step in enumerate(steps)
+    if step.kind == "output of"
+]
+OUTPUTS_OF_README = [command for page, _, command in OUTPUTS if page == "README.md"]
 
 
 def printed(args: list[str]) -> tuple[int, str]:
@@ -63,34 +104,121 @@ def demo_folder(tmp_path_factory, scheduler_address):
     return folder, text
 
 
-def summary_of_run(text: str, folder: Path) -> str:
-    """What `run` printed from its summary on (the lines before name the cluster), the output
-    folder shown as the README shows it."""
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("Summary:"))
-    return "\n".join(lines[start:]).replace(f"{folder.resolve()}/", "/home/me/")
+def as_shown(text: str, folder: Path, command: str) -> str:
+    """A command's output as the pages show it: the working folder as /home/me, and of
+    `campaign run` what it printed from its summary on (the lines before name the cluster)."""
+    if " campaign run " in f" {command} ":
+        lines = text.splitlines()
+        start = next(i for i, line in enumerate(lines) if line.startswith("Summary:"))
+        text = "\n".join(lines[start:])
+    here = str(folder.resolve())
+    return text.rstrip("\n").replace(f"{here}/", "/home/me/").replace(here, "/home/me")
+
+
+SHELL = re.compile(r"[|<>&;$]")  # a command with these is shell syntax: bash runs it
+
+
+def shell_environment() -> dict[str, str]:
+    """This process's environment with this Python's scripts (`campaign`) first on PATH."""
+    scripts = str(Path(sys.executable).parent)
+    return {**os.environ, "PATH": scripts + os.pathsep + os.environ.get("PATH", "")}
+
+
+def in_process(command: str) -> tuple[list[str], dict[str, str]]:
+    """How to run a shown command in a process of its own, and its environment: `campaign`
+    as this checkout's (with two workers for a run: every cluster gives the same results),
+    a shell line by bash, with this Python's scripts first on its PATH; ``NAME=VALUE`` words
+    before a command go to its environment."""
+    environment = shell_environment()
+    if SHELL.search(command):
+        return ["bash", "-c", command], environment
+    words = shlex.split(command)
+    while words and re.match(r"^[A-Za-z_]\w*=", words[0]):
+        name, _, value = words.pop(0).partition("=")
+        environment[name] = value
+    if words[0] != "campaign":
+        return words, environment
+    argv = [sys.executable, "-m", "campaign", *words[1:]]
+    if words[1] in ("run", "verify") and not {"--workers", "--scheduler"} & set(words):
+        argv += ["--workers", "2"]
+    return argv, environment
+
+
+def run_apart(steps: list[Step], folder: Path) -> dict[int, str]:
+    """A page's steps in its own folder, in order: what each `output of` printed."""
+    outputs = {}
+    for at, step in enumerate(steps):
+        if step.kind == "file":
+            (folder / step.argument).write_text(step.block + "\n")
+            continue
+        if step.kind == "output of":  # its output is the check, whatever its exit status
+            argv, environment = in_process(step.argument)
+        else:
+            argv, environment = ["bash", "-euo", "pipefail", "-c", step.block], shell_environment()
+        done = subprocess.run(
+            argv, cwd=folder, env=environment, capture_output=True, text=True, timeout=600
+        )
+        if step.kind == "run":
+            assert done.returncode == 0, f"{step.block}: exit {done.returncode}\n{done.stderr}"
+        outputs[at] = done.stdout
+    return outputs
+
+
+@pytest.fixture(scope="module")
+def apart(tmp_path_factory):
+    """Page -> what its commands printed, for the pages that work in a folder of their own
+    (each run once, at its first test)."""
+    done: dict[str, tuple[Path, dict[int, str]]] = {}
+
+    def outputs(page: str) -> tuple[Path, dict[int, str]]:
+        if page not in done:
+            folder = tmp_path_factory.mktemp(Path(page).stem)
+            done[page] = folder, run_apart(STEPS[page], folder)
+        return done[page]
+
+    return outputs
 
 
 def test_readme_marks_the_demo_outputs():
-    commands = [command for command, _ in OUTPUTS]
+    commands = OUTPUTS_OF_README
     assert len(commands) == len(set(commands)) >= 6
-    assert "campaign run specs/demo.yaml" in commands
+    assert DEMO_RUN in commands
     assert any("--rank" in command for command in commands)
     assert any(command.startswith("campaign compare") for command in commands)
     assert any(command.startswith("campaign effects") for command in commands)
     assert any(command.startswith("campaign query") for command in commands)
 
 
-@pytest.mark.parametrize(("command", "block"), OUTPUTS, ids=[c for c, _ in OUTPUTS])
-def test_readme_output_is_what_the_command_prints(demo_folder, monkeypatch, command, block):
-    folder, run_text = demo_folder
-    if command == "campaign run specs/demo.yaml":
-        assert summary_of_run(run_text, folder) == block
+def test_the_tutorials_show_checked_outputs():
+    """Each tutorial shows the output of a command the tests run; the ones with a model or
+    a program of their own write and run it."""
+    tutorials = [
+        page for page in STEPS if page.startswith("docs/tutorials/") and "index" not in page
+    ]
+    assert len(tutorials) >= 4
+    for page in tutorials:
+        assert any(step.kind == "output of" for step in STEPS[page]), page
+    assert works_apart(STEPS["docs/tutorials/python-model.md"])
+    assert works_apart(STEPS["docs/tutorials/program-model.md"])
+
+
+@pytest.mark.parametrize(
+    ("page", "at", "command"), OUTPUTS, ids=[f"{p}: {c}" for p, _, c in OUTPUTS]
+)
+def test_output_is_what_the_command_prints(request, apart, monkeypatch, page, at, command):
+    block = STEPS[page][at].block
+    if works_apart(STEPS[page]):
+        folder, outputs = apart(page)
+        assert as_shown(outputs[at], folder, command) == block
+        return
+    folder, run_text = request.getfixturevalue("demo_folder")
+    if command == DEMO_RUN:
+        assert as_shown(run_text, folder, command) == block
         return
     monkeypatch.chdir(folder)
     code, text = printed(shlex.split(command)[1:])
     assert code == 0, text
-    assert text.rstrip("\n") == block
+    assert as_shown(text, folder, command) == block
 
 
 def test_readme_prose_numbers_of_compare(demo_folder):

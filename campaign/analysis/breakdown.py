@@ -1,10 +1,11 @@
 """A breakdown's dimension as a factor: the results seen per job class, for queries and
 figures.
 
-A results file keeps a breakdown in the group ``breakdowns/<dimension>``: each metric on the
-factors, ``replicate`` and the dimension (`campaign.results.breakdowns`). `as_factor` gives a
-dataset where the dimension is one more factor: each metric under its name, the task status
-and seed repeated along it. Every query, comparison and figure then takes it like any factor
+A results file keeps a breakdown in the group ``breakdowns/<dimension>``: each metric as
+``<metric>_by_<dimension>`` on the factors, ``replicate`` and the dimension
+(`campaign.results.breakdowns`). `as_factor` gives a dataset where the dimension is one more
+factor: each metric under its name (unless a factor has it), the task status and seed
+repeated along it. Every query, comparison and figure then takes it like any factor
 (``--by job_class``). A class's replicates are the tasks' replicates, so classes of one task
 are paired.
 """
@@ -16,6 +17,7 @@ from pathlib import Path
 import xarray as xr
 
 from campaign.errors import CampaignError
+from campaign.results.breakdowns import metric_name
 from campaign.results.netcdf import open_breakdown, stored_breakdowns
 
 
@@ -33,8 +35,14 @@ def as_factor(dataset: xr.Dataset, breakdown: xr.Dataset) -> xr.Dataset:
     dimension = extra[0]
     order = [*tasks[:-1], dimension, tasks[-1]]
     labels = breakdown[dimension]
-    metrics = [m for m in breakdown.data_vars if dimension in breakdown[m].dims]
-    variables = {metric: breakdown[metric].transpose(*order) for metric in metrics}
+    taken = set(dataset.variables) - set(dataset.data_vars)  # coordinates: the factors...
+    variables = {}
+    for name in breakdown.data_vars:
+        metric = metric_name(str(name), dimension)
+        if metric is not None and dimension in breakdown[name].dims:
+            shown = metric if metric not in taken | {dimension} else str(name)
+            variables[shown] = breakdown[name].transpose(*order)
+    metrics = list(variables)
     for name in ("status", "seed"):
         variables[name] = dataset[name].broadcast_like(labels).transpose(*order)
     view = xr.Dataset(variables, attrs=dataset.attrs)

@@ -18,7 +18,9 @@ from campaign.errors import BadValue, CampaignError
 from campaign.results.assemble import headline_metrics, metrics_of
 
 IDENTIFIER = re.compile(r"digest|checksum|sha-?\d+", re.IGNORECASE)
-PER_ENTITY = re.compile(r"_[a-z]+\d+(_|$)")  # makespan_job3, satisfaction_user2
+PER_ENTITY = re.compile(r"_(?!p\d+(_|$))[a-z]+\d+(_|$)")
+"""A metric per entity, a name ending in an index (makespan_job3, satisfaction_user2); not a
+percentile (wait_p95, a sample's ``<sample>_p<k>``), which sums up every entity."""
 VIEWS = ("query", "summary", "ranking", "report", "analysis")
 SUMMARY_METRICS = 4  # the run summary's metrics when the results name no headline metric
 
@@ -38,8 +40,8 @@ def choose_metrics(
 
     - query: every metric;
     - summary (the table after a run): the headline metrics (without any, the first
-      `SUMMARY_METRICS`); with ``limit``, that many, the headline ones first; per-entity ones
-      (makespan_job3) left out unless there are no others;
+      `SUMMARY_METRICS`, all when there are fewer); with ``limit``, that many, the headline
+      ones first; per-entity ones (makespan_job3) left out unless there are no others;
     - ranking: the headline metrics (`NoMetrics` without any);
     - report: every metric, the headline ones first;
     - analysis (the report's effects, ranking and comparisons): the headline metrics worth

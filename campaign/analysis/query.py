@@ -214,12 +214,31 @@ def typed_level(text: str, coordinate: np.ndarray) -> Any:
     return None
 
 
+def grouping(
+    dataset: xr.Dataset, by: list[str] | None, pivot: str | None, compared: str | None = None
+) -> list[str] | None:
+    """The factors a table is grouped by when ``pivot``'s levels go across: ``by`` and the
+    pivot factor, which needs no naming in ``by`` (None: every factor, the pivot among them;
+    a comparison's ``compared`` factor is a row of its table anyway). A pivot that is no
+    factor is refused here, by its own name."""
+    if pivot is None or pivot == compared:
+        return by
+    factors = factors_of(dataset)
+    names = [*factors, *(point_factors_of(dataset) if POINT in factors else [])]
+    if pivot not in names:
+        raise ParameterError(
+            f"{{pivot}} {pivot!r} is not a factor; factors: {', '.join(names)}", "pivot"
+        )
+    return by if by is None or pivot in by else [*by, pivot]
+
+
 def summary_table(
     dataset: xr.Dataset,
     metrics: list[str] | None = None,
     by: list[str] | None = None,
     where: list[str] | None = None,
     confidence: float | None = None,
+    pivot: str | None = None,
 ) -> pd.DataFrame:
     """One row per group of ``by`` levels (default: every cell, with the values of the factors
     along ``point`` beside it), columns per metric.
@@ -229,8 +248,10 @@ def summary_table(
     ``<m>_left_out`` (replicates left out because only some of the pooled cells have a value
     in them: failed, missing or NaN). Other factors are pooled replicate by replicate, over
     complete replicates only (see `campaign.analysis.stats.pooled`); ``<m>_n`` counts those.
+    ``pivot``: a factor whose levels a rendering puts across; grouped by, named in ``by`` or not.
     """
     check_confidence(confidence)
+    by = grouping(dataset, by, pivot)
     if confidence is None:
         confidence = float(dataset.attrs.get("confidence", 0.95))
     metrics = metrics or metrics_of(dataset)

@@ -184,7 +184,8 @@ def add_pivot_option(parser) -> None:
         "--pivot",
         metavar="FACTOR",
         help="the levels of FACTOR across, as groups of columns (e.g. loads as rows, "
-        "schedulers as columns: --pivot scheduler)",
+        "schedulers as columns: --pivot scheduler); the rows are grouped by FACTOR too, "
+        "whether --by names it or not",
     )
 
 
@@ -203,9 +204,8 @@ def cmd_query(args) -> int:
     check_confidence(args.confidence)
     check_digits(args.digits)
     dataset = open_results(args.results)
-    dataset = factor_view(
-        dataset, args.results, mentioned(factor_list(args.by), args.where, args.rank)
-    )
+    names = mentioned(factor_list(args.by), args.where, args.rank, args.pivot)
+    dataset = factor_view(dataset, args.results, names)
     if args.rank:
         if args.pivot:
             raise CampaignError("--pivot is for the summary table, not --rank")
@@ -217,6 +217,7 @@ def cmd_query(args) -> int:
         by=factor_list(args.by),
         where=args.where,
         confidence=args.confidence,
+        pivot=args.pivot,
     )
     confidence = args.confidence or float(dataset.attrs.get("confidence", 0.95))
     units = {m: dataset.variables[m].attrs.get("units", "") for m in metrics}
@@ -250,20 +251,21 @@ def rank(dataset, args) -> int:
 def cmd_compare(args) -> int:
     from campaign.analysis.breakdown import factor_view, mentioned
     from campaign.analysis.comparison import compare
-    from campaign.analysis.query import check_confidence
+    from campaign.analysis.query import check_confidence, grouping
     from campaign.render.comparison import render_comparison
     from campaign.results.netcdf import open_results
 
     check_confidence(args.confidence)
     check_digits(args.digits)
     dataset = open_results(args.results)
-    names = mentioned(factor_list(args.by), args.where, args.factor)
+    names = mentioned(factor_list(args.by), args.where, args.factor, args.pivot)
+    dataset = factor_view(dataset, args.results, names)
     result = compare(
-        factor_view(dataset, args.results, names),
+        dataset,
         args.factor,
         args.baseline,
         args.metric,
-        by=factor_list(args.by),
+        by=grouping(dataset, factor_list(args.by), args.pivot, args.factor),
         where=args.where,
         confidence=args.confidence,
         paired=False if args.unpaired else None,

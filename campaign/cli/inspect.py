@@ -23,7 +23,7 @@ def add_validate(subparsers) -> None:
 
 def add_plan(subparsers) -> None:
     p = subparsers.add_parser("plan", help="show what would run and what is already done")
-    p.add_argument("spec")
+    p.add_argument("spec", help="spec file (YAML)")
     add_place_options(p)
     add_change_options(p, plan=True)
     p.add_argument(
@@ -54,7 +54,7 @@ def add_plan(subparsers) -> None:
 
 def add_status(subparsers) -> None:
     p = subparsers.add_parser("status", help="done / failed / missing tasks, from the ledger alone")
-    p.add_argument("spec")
+    p.add_argument("spec", help="spec file (YAML)")
     p.add_argument("--limit", type=int, default=20, help="failed tasks listed (default 20)")
     add_place_options(p)
     p.set_defaults(func=cmd_status)

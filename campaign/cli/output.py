@@ -15,8 +15,12 @@ def add_plot(subparsers) -> None:
         "ECDF of the replicates",
         description="A figure for a paper: a row of panels per --metric, a column per level "
         "of --facet, a series per level of --by; factors shown nowhere are averaged replicate "
-        "by replicate (as in query) and named in the title. Labels come from the model's long "
-        "names and units; every PDF embeds TrueType (Type 42) fonts.",
+        "by replicate (as in query) and named in the title. Without --facet, a factor that "
+        "averaging could mislead on is shown in panels instead: of those with at most 5 "
+        "levels, a numeric one whose levels span a factor of 10 or more, else the one with "
+        "the fewest levels. A numeric factor of few levels is ticked at its levels; log axes "
+        "read in plain numbers. Labels come from the model's long names and units; every PDF "
+        "embeds TrueType (Type 42) fonts.",
     )
     p.add_argument("results", help=RESULTS_HELP)
     p.add_argument("--metric", required=True, action="append", help="metric (repeatable)")
@@ -29,9 +33,7 @@ def add_plot(subparsers) -> None:
         "share seeds); box, violin: the replicates against --x; ecdf: the replicates' "
         "empirical distribution",
     )
-    p.add_argument("--x", help="factor on the x axis (default: the one with most levels)")
-    p.add_argument("--by", help="one series per level of this factor (default: a paired factor)")
-    p.add_argument("--facet", help="one column of panels per level of this factor")
+    add_axes_options(p)
     p.add_argument(
         "--baseline",
         metavar="LEVEL",
@@ -39,7 +41,12 @@ def add_plot(subparsers) -> None:
         "(default: its first level)",
     )
     add_where_option(p)
-    p.add_argument("--confidence", type=float, default=None)
+    p.add_argument(
+        "--confidence",
+        type=float,
+        default=None,
+        help="confidence level of the intervals drawn (default: the results' own)",
+    )
     p.add_argument(
         "--log",
         nargs="?",
@@ -79,6 +86,26 @@ def add_plot(subparsers) -> None:
         "then the kind unless mean)",
     )
     p.set_defaults(func=cmd_plot)
+
+
+def add_axes_options(parser) -> None:
+    """--x, --by, --facet and --no-facet: which factor goes where on a figure."""
+    parser.add_argument("--x", help="factor on the x axis (default: the one with most levels)")
+    parser.add_argument(
+        "--by", help="one series per level of this factor (default: a paired factor)"
+    )
+    parser.add_argument(
+        "--facet",
+        help="one column of panels per level of this factor (default: chosen as above, "
+        "when a factor would otherwise be averaged)",
+    )
+    parser.add_argument(
+        "--no-facet",
+        dest="facet",
+        action="store_const",
+        const=False,
+        help="no panels: every factor not on the x axis or the series is averaged",
+    )
 
 
 def add_report(subparsers) -> None:

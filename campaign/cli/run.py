@@ -21,7 +21,7 @@ def add_run(subparsers) -> None:
     p = subparsers.add_parser(
         "run", help="run the missing tasks of a campaign, then write results.nc"
     )
-    p.add_argument("spec")
+    p.add_argument("spec", help="spec file (YAML)")
     add_place_options(p)
     add_cluster_options(p, tls=True)
     add_batch_system_options(p)
@@ -54,8 +54,11 @@ def add_run(subparsers) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="metrics shown in the final summary table, the model's headline metrics first "
-        "(default: the headline metrics; 4 when the model names none)",
+        help="metrics shown in the final summary table, the model's headline metrics first, "
+        "then the others in the results' order, leaving out per-entity ones (a name ending in "
+        "an index, such as makespan_job3) while there are others (default: the headline "
+        "metrics; for a model that names none, such as a program, its first 4 metrics, or all "
+        "of them when it has fewer)",
     )
     p.set_defaults(func=cmd_run)
 

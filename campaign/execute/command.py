@@ -31,9 +31,10 @@ from pathlib import Path
 from typing import Any
 
 import campaign.execute.process_tree as process_tree
-from campaign.execute.command_metrics import FolderOutputs, metrics_from_outputs
+from campaign.execute.command_metrics import FolderOutputs, check_declared, metrics_from_outputs
 from campaign.execute.inputs import cache_folder, cached_input, digest_of
 from campaign.plan.sources import combined_digest, file_digest
+from campaign.results.names import metric_values
 from campaign.spec.command import CommandSpec
 from campaign.spec.placeholders import PLACEHOLDER
 
@@ -93,7 +94,8 @@ def run_command(
     replicate: int,
     cancelled: Callable[[], bool] = lambda: False,
 ) -> tuple[dict[str, float], dict[str, bytes]]:
-    """Run one task of the program; its metrics and the outputs to keep (raises
+    """Run one task of the program; its metrics as a record stores them (`metric_values`,
+    held to the declaration) and the outputs to keep (raises
     `CommandFailed`, or `process_tree.Cancelled` when the task is no longer wanted)."""
     root = tasks_folder()
     name = f"{key[:40]}-{uuid.uuid4().hex[:8]}"
@@ -118,10 +120,10 @@ def run_command(
             failure = exit_failure(command, code, streams["stderr"])
             raise CommandFailed(failure, failure_outputs(command, outputs), code == -signal.SIGKILL)
         try:
-            metrics = metrics_from_outputs(command.metrics, outputs)
+            metrics = metric_values(metrics_from_outputs(command.metrics, outputs))
             check_declared(command, metrics)
             kept = kept_outputs(command, outputs)
-        except ValueError as error:
+        except (ValueError, TypeError) as error:
             raise CommandFailed(str(error), failure_outputs(command, outputs)) from None
         return metrics, kept
     finally:
@@ -240,21 +242,6 @@ def stderr_tail(path: Path) -> str:
     lines = [line.strip() for line in data.decode(errors="replace").splitlines() if line.strip()]
     tail = " | ".join(lines[-STDERR_LINES:])
     return tail[-STDERR_CHARACTERS:]
-
-
-def check_declared(command: CommandSpec, metrics: Mapping[str, float]) -> None:
-    """With declared metrics, the program must give each of them and no other."""
-    declared = [name for name, _, _ in command.declare]
-    if not declared:
-        return
-    undeclared = sorted(set(metrics) - set(declared))
-    if undeclared:
-        raise ValueError(
-            f"metric {undeclared[0]!r} is not declared in model.declare ({', '.join(declared)})"
-        )
-    missing = [name for name in declared if name not in metrics]
-    if missing:
-        raise ValueError(f"declared metric {missing[0]!r} is missing from the program's output")
 
 
 def kept_outputs(command: CommandSpec, outputs: FolderOutputs) -> dict[str, bytes]:

@@ -2,7 +2,9 @@
 
 The worker reads a task's metrics with `metrics_from_outputs` as the task ends, and so does
 recomputing metrics later from kept outputs: one code path. The outputs are named as a
-task's kept outputs are: "stdout", "stderr" and "files/<path in the task's folder>".
+task's kept outputs are: "stdout", "stderr" and "files/<path in the task's folder>"; on the
+worker they are read from its files as streams (`campaign.execute.metric_text`), so a huge
+output is never held whole.
 
 - stdout (the default): a JSON object, or ``key=value`` lines (lines without ``=`` are the
   program's own words and are skipped);
@@ -10,27 +12,38 @@ task's kept outputs are: "stdout", "stderr" and "files/<path in the task's folde
   of a header and one row;
 - ``{parse: module:function}``: ``function(folder)`` returns the metrics, given a folder that
   holds the outputs (each file under its path, stdout and stderr as the files ``stdout`` and
-  ``stderr``).
+  ``stderr``);
+- and the samples that ``declare`` places in files of their own (one number per line, or a
+  CSV column).
 
-Every problem (a missing output, garbage, a value that is no number) is one ``ValueError`` line.
+A metric is a number, a sample (a JSON array, a parser's list or array) or a breakdown (a
+JSON object ``{label: {metric: number}}``, a parser's dict of dicts), as a Python model's.
+`check_declared` holds them to ``declare`` (names and kinds) once they are stored entries.
+Every problem (a missing output, garbage, a value that is no number, a metric given twice)
+is one ``ValueError`` line.
 """
 
 from __future__ import annotations
 
-import csv
 import importlib
 import io
-import json
-import math
 import os
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import BinaryIO
 
-from campaign.results.names import metric_name_problem
-from campaign.spec.command import MetricsSource
+import numpy as np
 
-SHOWN = 60  # characters of garbage shown in an error
+from campaign.execute.metric_text import (
+    metric_value,
+    read_column,
+    read_metrics,
+    read_numbers,
+)
+from campaign.models.contract import BREAKDOWN, SAMPLE, SCALAR
+from campaign.results.names import BREAKDOWN_ENTRY, SAMPLE_MARK
+from campaign.spec.command import CommandSpec, MetricsSource, SampleFile
 
 
 class FolderOutputs(Mapping[str, bytes]):
@@ -68,95 +81,58 @@ class FolderOutputs(Mapping[str, bytes]):
         return sum(1 for _ in self)
 
 
-def metrics_from_outputs(source: MetricsSource, outputs: Mapping[str, bytes]) -> dict[str, float]:
-    """The metrics a task's outputs hold, by ``source`` (see the module's doc)."""
+def metrics_from_outputs(source: MetricsSource, outputs: Mapping[str, bytes]) -> dict[str, object]:
+    """The metrics a task's outputs hold, by ``source`` (see the module's doc): numbers,
+    samples (float64 arrays) and breakdowns, as a Python model returns them."""
+    metrics = main_metrics(source, outputs) if source.main else {}
+    for sample in source.samples:
+        if sample.metric in metrics:
+            main = "stdout" if source.kind == "stdout" else source.name
+            raise ValueError(
+                f"metric {sample.metric!r} is given twice: by {main} and by its own file "
+                f"{sample.file}; give each metric once"
+            )
+        metrics[sample.metric] = sample_from(sample, outputs)
+    return metrics
+
+
+def main_metrics(source: MetricsSource, outputs: Mapping[str, bytes]) -> dict[str, object]:
     if source.kind == "stdout":
-        return parse_text(outputs.get("stdout", b""), "stdout")
+        with opened(outputs, "stdout", "stdout") as handle:
+            return read_metrics(handle, "stdout")
     if source.kind == "file":
-        name = f"files/{source.name}"
-        if name not in outputs:
-            raise ValueError(f"the program wrote no {source.name} in its folder (metrics: file)")
-        return parse_text(outputs[name], source.name)
+        with opened(outputs, f"files/{source.name}", source.name) as handle:
+            return read_metrics(handle, source.name)
     if source.kind == "parse":
         return parse_with(source.name, outputs)
     raise ValueError(f"unknown metrics source {source.kind!r}")
 
 
-def parse_text(data: bytes, what: str) -> dict[str, float]:
-    """A JSON object, key=value lines or a one-row CSV (with its header)."""
-    text = data.decode("utf-8", errors="replace")
-    stripped = text.strip()
-    if not stripped:
-        raise ValueError(f"{what} is empty: expected a JSON object or key=value lines")
-    if stripped.startswith("{"):
-        return from_json(stripped, what)
-    lines = [line.strip() for line in stripped.splitlines() if line.strip()]
-    last = lines[-1]
-    if last.startswith("{") and last.endswith("}"):
-        return from_json(last, what)  # a log, then the metrics as JSON on the last line
-    if any("=" in line for line in lines):
-        return from_key_values(lines, what)
-    if len(lines) == 2 and "," in lines[0]:
-        return from_csv(stripped, what)
-    raise ValueError(
-        f"{what} holds no metrics (expected a JSON object, key=value lines or a one-row CSV); "
-        f"it begins {stripped[:SHOWN]!r}"
-    )
+def sample_from(sample: SampleFile, outputs: Mapping[str, bytes]) -> np.ndarray:
+    what = f"{sample.file} (sample {sample.metric})"
+    with opened(outputs, f"files/{sample.file}", sample.file) as handle:
+        if sample.column:
+            return read_column(handle, sample.column, what)
+        return read_numbers(handle, what)
 
 
-def from_json(text: str, what: str) -> dict[str, float]:
-    try:
-        data = json.loads(text)
-    except ValueError as error:
+def opened(outputs: Mapping[str, bytes], name: str, shown: str) -> BinaryIO:
+    """An output to read as a stream: its file on the worker, its bytes when kept; one line
+    when there is none (the program wrote none, or the task did not keep it)."""
+    if isinstance(outputs, FolderOutputs):
+        path = outputs.path(name)
+        if path is None or not path.is_file():
+            raise ValueError(f"the program wrote no {shown} in its folder")
+        return open(path, "rb")
+    if name not in outputs:
         raise ValueError(
-            f"{what} is not valid JSON ({error}); it begins {text[:SHOWN]!r}"
-        ) from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{what}: expected a JSON object of metric: number, got {text[:SHOWN]!r}")
-    return {str(name): number(value, name, what) for name, value in data.items()}
+            f"{shown} was not kept for this task, so its metrics cannot be read again; "
+            f"name it in the model's keep: (keep: [{shown}]) for the tasks run from then on"
+        )
+    return io.BytesIO(outputs[name])
 
 
-def from_key_values(lines: list[str], what: str) -> dict[str, float]:
-    metrics = {}
-    for line in lines:
-        if "=" not in line:
-            continue  # the program's own words
-        name, _, value = line.partition("=")
-        name = name.strip()
-        if metric_name_problem(name) is not None:
-            continue  # not a metric line (a log line holding '=')
-        metrics[name] = number(value.strip(), name, what)
-    if not metrics:
-        raise ValueError(f"{what} holds no key=value line naming a metric")
-    return metrics
-
-
-def from_csv(text: str, what: str) -> dict[str, float]:
-    rows = list(csv.reader(io.StringIO(text)))
-    header, values = rows[0], rows[1]
-    if len(header) != len(values):
-        raise ValueError(f"{what}: the CSV row has {len(values)} values for {len(header)} columns")
-    return {name.strip(): number(value.strip(), name, what) for name, value in zip(header, values)}
-
-
-def number(value: object, name: object, what: str) -> float:
-    """A metric's value as a float; one line naming it when it is no number."""
-    if isinstance(value, bool) or value is None:
-        raise ValueError(f"{what}: metric {name!r} is {value!r}, not a number")
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            result = float(value)
-        except ValueError:
-            pass
-        else:
-            if not math.isnan(result) or value.strip().lower() == "nan":
-                return result
-    raise ValueError(f"{what}: metric {name!r} is {str(value)[:SHOWN]!r}, not a number")
-
-
-def parse_with(reference: str, outputs: Mapping[str, bytes]) -> dict[str, float]:
+def parse_with(reference: str, outputs: Mapping[str, bytes]) -> dict[str, object]:
     """Call ``module:function`` with a folder holding the outputs."""
     module_name, _, attribute = reference.partition(":")
     try:
@@ -182,9 +158,62 @@ def with_streams(outputs: FolderOutputs) -> Path:
     return outputs.folder
 
 
-def checked(metrics: object, reference: str) -> dict[str, float]:
+def checked(metrics: object, reference: str) -> dict[str, object]:
+    """A parser's dict: numbers, samples (lists, arrays) and breakdowns (dicts of dicts)."""
     if not isinstance(metrics, Mapping):
         raise ValueError(
             f"metrics parser {reference} returned {type(metrics).__name__}, not a dict"
         )
-    return {str(name): number(value, name, reference) for name, value in metrics.items()}
+    return {str(name): metric_value(value, str(name), reference) for name, value in metrics.items()}
+
+
+KIND_WORDS = {
+    SCALAR: ("a number (kind: scalar, the default)", "a number"),
+    SAMPLE: ("a sample (kind: sample)", "an array of numbers"),
+    BREAKDOWN: ("a breakdown (kind: breakdown)", "an object of label: {metric: number}"),
+}
+
+
+def given_kinds(entries: Mapping[str, float]) -> tuple[dict[str, str], dict[str, str]]:
+    """What a task's stored entries hold: each metric's kind, and the metrics inside each
+    breakdown (metric -> its dimension)."""
+    kinds: dict[str, str] = {}
+    inside: dict[str, str] = {}
+    for entry in entries:
+        match = BREAKDOWN_ENTRY.match(entry)
+        if match:
+            kinds[match["dimension"]] = BREAKDOWN
+            inside.setdefault(match["metric"], match["dimension"])
+            continue
+        owner, mark, _ = entry.partition(SAMPLE_MARK)
+        if mark and f"{owner}{SAMPLE_MARK}n" in entries:
+            kinds[owner] = SAMPLE
+        else:
+            kinds[entry] = SCALAR
+    return kinds, inside
+
+
+def check_declared(command: CommandSpec, entries: Mapping[str, float]) -> None:
+    """With declared metrics, the program must give each of them, of its declared kind, and
+    no other (a breakdown's metrics too); ``entries`` as a record stores them."""
+    declared = {metric.name: metric.kind for metric in command.declare}
+    if not declared:
+        return
+    kinds, inside = given_kinds(entries)
+    names = ", ".join(declared)
+    for name in sorted(set(kinds) - set(declared)):
+        raise ValueError(f"metric {name!r} is not declared in model.declare ({names})")
+    for name in sorted(set(inside) - set(declared)):
+        raise ValueError(
+            f"metric {name!r} of breakdown {inside[name]!r} is not declared in model.declare "
+            f"({names})"
+        )
+    for name, kind in [*kinds.items(), *((name, SCALAR) for name in inside)]:
+        if declared[name] != kind:
+            raise ValueError(
+                f"metric {name!r} is declared {KIND_WORDS[declared[name]][0]} but the program "
+                f"gave {KIND_WORDS[kind][1]}"
+            )
+    missing = [name for name in declared if name not in kinds and name not in inside]
+    if missing:
+        raise ValueError(f"declared metric {missing[0]!r} is missing from the program's output")

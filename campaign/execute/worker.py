@@ -133,7 +133,7 @@ def _run_command(
         if failure.transient:
             result["transient"] = True
         return result
-    result = {"status": "ok", "metrics": metric_values(metrics)}
+    result = {"status": "ok", "metrics": metrics}  # as stored: checked by run_command
     if outputs:
         result["outputs"] = outputs
     return result

@@ -9,6 +9,8 @@ import textwrap
 from campaign.render.figure_layout import Layout
 from campaign.render.figure_panels import factor_levels
 from campaign.render.figure_style import metric_label, wrapped_title
+from campaign.render.figure_ticks import level_ticks
+from campaign.render.numbers import level
 
 
 def heading(figure, text: str, width: float) -> None:
@@ -57,6 +59,9 @@ def finish(figure, grid, data, layout: Layout, handles, legend_right, numeric) -
                 axes.set_xlabel("")
             if layout.kind != "ecdf" and (not numeric or layout.kind in ("box", "violin")):
                 category_ticks(axes, factor_levels(data, layout.x))
+            elif layout.kind != "ecdf":
+                integer = data[layout.x].dtype.kind in "iu"
+                level_ticks(axes.xaxis, factor_levels(data, layout.x), integer)
     if not layout.by or not handles:
         return
     names = [h.get_label() for h in handles]
@@ -74,9 +79,10 @@ def finish(figure, grid, data, layout: Layout, handles, legend_right, numeric) -
 
 
 def category_ticks(axes, levels: list) -> None:
-    axes.set_xticks(range(len(levels)), [str(v) for v in levels])
+    names = [level(v) for v in levels]
+    axes.set_xticks(range(len(levels)), names)
     literal(*axes.get_xticklabels())
-    if len(levels) > 6 or max(len(str(v)) for v in levels) > 8:
+    if len(levels) > 6 or max(len(name) for name in names) > 8:
         axes.tick_params(axis="x", labelrotation=45)
         for tick in axes.get_xticklabels():
             tick.set_horizontalalignment("right")

@@ -1,18 +1,29 @@
 """What a figure shows where: the kind, the metrics, and the factors on the x axis, of the
-series and of the panels, checked when given and chosen when not (`check_layout`)."""
+series and of the panels, checked when given and chosen when not (`check_layout`).
+
+A factor shown nowhere is averaged replicate by replicate. Where that could mislead, a figure
+given no facet factor shows one in panels instead (`default_facet`): among the factors it
+would average over that have at most `FACET_LEVELS` levels, a numeric one whose levels span a
+factor of `WIDE_SPAN` or more (the widest first: a mean over levels 10 times apart is mostly
+the largest's), else the one with the fewest levels. What is still averaged is named in the
+title, with its range where its levels span that factor."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+import numpy as np
 import xarray as xr
 
 from campaign.design.points import POINT
 from campaign.errors import CampaignError, ParameterError
 from campaign.render.figure_bins import distinct
+from campaign.render.numbers import level
 from campaign.results.assemble import factors_of, point_factors_of
 
 KINDS = ("mean", "difference", "box", "violin", "ecdf")
+FACET_LEVELS = 5  # a factor averaged over otherwise is shown in panels when it has this few
+WIDE_SPAN = 10.0  # levels whose largest is this many times the smallest are never averaged
 
 
 @dataclass(frozen=True)
@@ -27,6 +38,35 @@ class Layout:
     by: str | None
     facet: str | None
     pooled: list[str]
+    wide: dict[str, str] = field(default_factory=dict)  # factors spanning WIDE_SPAN: range
+    chosen_facet: bool = False  # the facet factor was chosen, not given
+
+
+def level_span(data: xr.Dataset, name: str) -> float:
+    """How many times its smallest level a numeric factor's largest is (0: not numeric or not
+    all positive)."""
+    if data[name].dtype.kind not in "fiu":
+        return 0.0
+    values = np.asarray(data[name].values, dtype=float)
+    values = values[np.isfinite(values)]
+    if values.size < 2 or values.min() <= 0:
+        return 0.0
+    return float(values.max() / values.min())
+
+
+def default_facet(data: xr.Dataset, pooled: list[str]) -> str | None:
+    """The factor a figure shows in panels rather than averages over (see the module): of
+    ``pooled`` with at most `FACET_LEVELS` levels, the widest numeric one spanning
+    `WIDE_SPAN`, else the one with the fewest levels; None when none has so few."""
+    few = [f for f in pooled if f != POINT and data.sizes[f] <= FACET_LEVELS]
+    if not few:
+        return None
+
+    def order(name: str) -> tuple:
+        span = level_span(data, name)
+        return (-(span if span >= WIDE_SPAN else 0.0), data.sizes[name], pooled.index(name))
+
+    return min(few, key=order)
 
 
 def axis_factors(dataset: xr.Dataset) -> list[str]:
@@ -102,13 +142,17 @@ def check_axes(
 
 
 def check_layout(data, kind, metrics, x, by, facet) -> Layout:
-    """The factors on each axis, checked (given ones) or chosen (missing ones)."""
+    """The factors on each axis, checked (given ones) or chosen (missing ones; a facet factor
+    by `default_facet`, unless ``facet`` is False: no panels, every factor not shown
+    averaged)."""
     factors = factors_of(data)
-    if facet is not None and facet not in factors:
+    if facet is False:
+        facet = ""
+    if facet and facet not in factors:
         raise ParameterError(
             f"{{facet}} {facet!r} is not a factor; factors: {', '.join(factors)}", "facet"
         )
-    if facet is not None and facet in (x, by):
+    if facet and facet in (x, by):
         raise ParameterError(
             f"{{facet}} {facet!r} is already on the {'x axis' if facet == x else 'series'}; "
             "give another factor",
@@ -145,4 +189,18 @@ def check_layout(data, kind, metrics, x, by, facet) -> Layout:
         )
     shown = {x, by, facet, *([POINT] if along_points else [])}
     pooled = [f for f in factors if f not in shown and data.sizes[f] > 1]
-    return Layout(kind, metrics, x, by, facet, pooled)
+    chosen = facet is None and default_facet(data, pooled)
+    if chosen:
+        facet, pooled = chosen, [f for f in pooled if f != chosen]
+    wide = {
+        f: level_range(data, f)
+        for f in [*pooled, *([facet] if facet else [])]
+        if level_span(data, f) >= WIDE_SPAN
+    }
+    return Layout(kind, metrics, x, by, facet or None, pooled, wide, bool(chosen))
+
+
+def level_range(data: xr.Dataset, name: str) -> str:
+    """A numeric factor's smallest and largest levels, in words: ``1e+07 to 1e+08``."""
+    values = data[name].values
+    return f"{level(values.min())} to {level(values.max())}"

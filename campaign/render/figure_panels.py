@@ -24,7 +24,8 @@ import xarray as xr
 from campaign.analysis.comparison import compare
 from campaign.analysis.query import positions, summary_table
 from campaign.analysis.stats import per_replicate
-from campaign.render.figure_style import power_label
+from campaign.render.figure_ticks import tick_text
+from campaign.render.numbers import level as level_text
 
 DODGE = 0.8  # the share of a category's width the series spread over
 
@@ -81,7 +82,7 @@ def mean_series(data, metric, x, by, confidence) -> tuple[list[Series], np.ndarr
         rows = table if by is None else table[table[by].to_numpy() == level]
         out.append(
             Series(
-                None if by is None else str(level),
+                None if by is None else level_text(level),
                 index,
                 list(rows[x]),
                 rows[f"{metric}_mean"].to_numpy(dtype=float),
@@ -102,7 +103,7 @@ def difference_series(data, metric, x, by, baseline, confidence) -> tuple[list[S
         one = result.isel({by: at})
         out.append(
             Series(
-                str(level),
+                level_text(level),
                 positions(np.array(levels, dtype=object), [level])[0],
                 list(one[x].values),
                 one["difference"].values.astype(float),
@@ -129,7 +130,7 @@ def replicate_series(data, metric, x, by) -> tuple[list[Series], np.ndarray]:
         per_x = [v[np.isfinite(v)] for v in per_x]
         counts += [v.size for v in per_x]
         middle = np.array([np.median(v) if v.size else np.nan for v in per_x])
-        label = None if by is None else str(level)
+        label = None if by is None else level_text(level)
         out.append(Series(label, index, list(data[x].values), middle, values=per_x))
     return out, np.array(counts)
 
@@ -140,7 +141,7 @@ def replicate_samples(data: xr.Dataset, metric: str, by: str | None) -> list[Sam
     out = []
     for index, level in enumerate(series_levels(data, by)):
         one = values if by is None else values.isel({by: index})
-        label = None if by is None else str(level)
+        label = None if by is None else level_text(level)
         out.append(Sample(label, index, np.ravel(one.values).astype(float)))
     return out
 
@@ -179,7 +180,7 @@ def draw_intervals(axes, series: list[Series], levels: list, numeric: bool, styl
 
 def draw_distributions(axes, series: list[Series], kind: str, styles, log_values=False) -> list:
     """Box or violin plots of the replicates, dodged per series; with ``log_values`` the
-    violins are densities of log10 values, on an axis labelled in powers of 10. Returns
+    violins are densities of log10 values, on an axis labelled at the powers of 10. Returns
     legend handles."""
     from matplotlib.patches import Patch
 
@@ -218,11 +219,11 @@ def draw_distributions(axes, series: list[Series], kind: str, styles, log_values
 
 
 def power_ticks(axes) -> None:
-    """Ticks of an axis of log10 values at the whole powers, labelled 10², 10³, ..."""
+    """Ticks of an axis of log10 values at the whole powers, labelled 100, 1000, ..."""
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     axes.yaxis.set_major_locator(MaxNLocator(integer=True))
-    axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: power_label(value)))
+    axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: tick_text(10.0**value)))
 
 
 def draw_ecdf(axes, samples: list[Sample], styles) -> list:

@@ -166,11 +166,6 @@ def wrapped_title(text: str, width: float, points: float) -> str:
     return textwrap.fill(text, max(20, int(width * 72 / (points * 0.55))))
 
 
-def power_label(exponent: float) -> str:
-    """``10³``: a tick of a log10 axis drawn as plain text."""
-    return "10" + str(int(exponent)).translate(SUPERSCRIPTS)
-
-
 def sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
 

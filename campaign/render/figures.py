@@ -54,6 +54,8 @@ from campaign.render.figure_panels import (  # noqa: E402
     series_levels,
 )
 from campaign.render.figure_style import check_style, figure_size, figure_width, styled  # noqa: E402
+from campaign.render.figure_ticks import log_ticks  # noqa: E402
+from campaign.render.numbers import level as level_text  # noqa: E402
 from campaign.results.assemble import metrics_of  # noqa: E402
 from campaign.store.folder import make_folder  # noqa: E402
 
@@ -126,7 +128,8 @@ def plot(
 ):
     """A matplotlib Figure of ``metrics`` (a row of panels each), one column of panels per
     level of ``facet``, a series per level of ``by``; the factors shown nowhere are pooled
-    replicate by replicate, as in a query, and named on the figure.
+    replicate by replicate, as in a query, and named on the figure. ``facet`` None: a
+    factor averaging could mislead on, if any (`figure_layout.default_facet`); False: none.
 
     ``kind``: ``mean`` (mean and interval against ``x``), ``difference`` (each level of
     ``by`` minus ``baseline``, default its first level, with `compare`'s intervals), ``box``
@@ -168,7 +171,7 @@ def plot(
                 )
                 handles = handles or drawn
                 if level is not None and row == 0:
-                    axes.set_title(f"{layout.facet} = {level}")
+                    axes.set_title(f"{layout.facet} = {level_text(level)}")
                     literal(axes.title)
             scale_axes(grid[row], layout, log, numeric, data)
             label_row(grid[row], dataset[metric].attrs, metric, layout, formula, figsize)
@@ -259,15 +262,23 @@ class Notes:
         level = f"{confidence:.0%}"
         what = {
             "mean": f"Mean and {level} interval over {self.replicates()}",
-            "difference": f"Difference from {layout.by} = {baseline}, "
+            "difference": f"Difference from {layout.by} = {level_text(baseline)}, "
             f"{self.method} {level} interval over {self.replicates()}",
             "box": f"{self.replicates().capitalize()}: median, quartiles, 1.5 IQR whiskers",
             "violin": f"Distribution and median of {self.replicates()}",
             "ecdf": f"Empirical distribution of {self.replicates()}",
         }[layout.kind]
+        if layout.chosen_facet and layout.facet in layout.wide:
+            what += (
+                f"; a panel per {layout.facet} (levels {layout.wide[layout.facet]}: too far "
+                "apart to average)"
+            )
         if layout.pooled:
             each = "" if layout.kind in ("mean", "difference") else "each replicate's "
-            what += f"; {each}mean over {' and '.join(layout.pooled)}"
+            over = [
+                f"{f} (levels {layout.wide[f]})" if f in layout.wide else f for f in layout.pooled
+            ]
+            what += f"; {each}mean over {' and '.join(over)}"
         if self.bins:
             what += f" ({'; '.join(self.bins)})"
         return what
@@ -280,7 +291,7 @@ def violin_log(data: xr.Dataset, metric: str, layout: Layout, log: str) -> bool:
         return False
     if log != "auto":
         return "y" in log
-    keep = [layout.x] + ([layout.by] if layout.by else [])
+    keep = [name for name in (layout.x, layout.by, layout.facet) if name]  # as drawn
     return spans_decades(replicate_values(data, metric, keep).values)
 
 
@@ -325,6 +336,7 @@ def scale_axes(row, layout: Layout, log: str, numeric: bool, data: xr.Dataset) -
     for axes in row:
         if value_log:
             getattr(axes, f"set_{value_axis}scale")("log")
+            log_ticks(getattr(axes, f"{value_axis}axis"), drawn)
         if x_log:
             axes.set_xscale("log")
 

@@ -114,3 +114,22 @@ def json_value(value: Any) -> Any:
     if isinstance(value, float) and np.isnan(value):
         return None
     return value
+
+
+def level(value: Any) -> str:
+    """A factor's level as a figure writes it: an integer as an integer (8, not 8.0), any
+    other number in the shortest general format that gives it back (1e+08, 2.5, 0.05,
+    123456789), anything else as written."""
+    if isinstance(value, bool | np.bool_ | str):
+        return str(value)
+    if isinstance(value, int | np.integer):
+        return str(int(value))
+    if isinstance(value, float | np.floating):
+        value = float(value)
+        if not math.isfinite(value):
+            return str(value)
+        for digits in range(6, 18):
+            text = f"{value:.{digits}g}"
+            if float(text) == value:
+                return text
+    return str(value)

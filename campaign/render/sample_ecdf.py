@@ -11,10 +11,13 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 import xarray as xr  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 from campaign.errors import ParameterError  # noqa: E402
 from campaign.render.figure_labels import literal  # noqa: E402
+from campaign.render.figure_ticks import tick_text  # noqa: E402
 from campaign.render.figures import spans_decades, style  # noqa: E402
+from campaign.render.numbers import level  # noqa: E402
 from campaign.results.assemble import factors_of  # noqa: E402
 
 
@@ -35,13 +38,14 @@ def plot_ecdf(
     figure, axes = plt.subplots(figsize=(7, 4.5), layout="constrained")
     positive = []
     for (levels, (x, cdf)), (colour, _) in zip(cdfs.items(), style(len(cdfs))):
-        name = str(levels[0]) if levels else None
+        name = level(levels[0]) if levels else None
         axes.step(x, cdf, where="post", color=colour, label=name)
         positive.extend(x[x > 0])
     if positive and spans_decades(positive):
         # a linear span of at least [0, 1]: a tick at 0 and one a decade or more below 1 would
         # be drawn over each other
         axes.set_xscale("symlog", linthresh=max(min(positive), 1.0))
+        axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: tick_text(value)))
     units = dataset[sample].attrs.get("units")
     long_name = str(dataset[sample].attrs.get("long_name", sample)).removeprefix("quantiles of ")
     long_name = long_name.removesuffix(" per task")

@@ -246,7 +246,7 @@ def pivot(shown: Shown, column: str) -> Shown:
 def pivot_frame(frame: pd.DataFrame, column: str, keys: list[str]) -> pd.DataFrame:
     """The data of a pivoted table (CSV, JSON): a row per combination of ``keys``, each other
     column once per level of ``column``, named ``name[column=level]``."""
-    check_pivot([column, *keys], column)
+    check_pivot([*keys, *(c for c in frame.columns if c == column)], column)
     values = [c for c in frame.columns if c != column and c not in keys]
     levels = list(dict.fromkeys(frame[column]))
     parts = []
@@ -263,7 +263,7 @@ def check_pivot(labels: list[str], column: str) -> int:
     if column not in labels:
         raise ParameterError(
             f"{{pivot}} {column!r} is not a factor of the table's rows; rows: "
-            f"{', '.join(labels) or 'none'}",
+            f"{', '.join(labels) or 'none'} (a query or comparison given the pivot groups by it)",
             "pivot",
         )
     return labels.index(column)

@@ -4,10 +4,11 @@ dimension in a group of its own.
 A model may return a breakdown named by its dimension, ``{"job_class": {"narrow_short":
 {"mean_wait": ...}, ...}}``; a record keeps it as scalars ``mean_wait@job_class=narrow_short``
 (`campaign.results.names.breakdown_entries`). Here they become the group
-``breakdowns/<dimension>``: one variable per metric, under the metric's name, on the factors,
-``replicate`` and the dimension (its labels in the order the model gives them). A group per
-dimension, so that neither the root group (one row per task) nor another breakdown is
-multiplied out by it. `campaign.analysis.breakdown.as_factor` turns the dimension into a
+``breakdowns/<dimension>``: one variable per metric, ``<metric>_by_<dimension>`` (a name no
+factor's coordinate in the group takes: a breakdown's ``jobs`` beside a factor ``jobs``), on
+the factors, ``replicate`` and the dimension (its labels in the order the model gives them). A
+group per dimension, so that neither the root group (one row per task) nor another breakdown
+is multiplied out by it. `campaign.analysis.breakdown.as_factor` turns the dimension into a
 factor for queries and figures.
 """
 
@@ -29,9 +30,15 @@ def group_name(dimension: str) -> str:
 
 
 def variable_name(metric: str, dimension: str) -> str:
-    """A breakdown's variable in the root of a results file written before breakdowns had
-    groups of their own."""
+    """A breakdown's variable: in its group, and in the root of a results file written before
+    breakdowns had groups of their own."""
     return f"{metric}_by_{dimension}"
+
+
+def metric_name(variable: str, dimension: str) -> str | None:
+    """The metric of a breakdown's variable (`variable_name`), None for another variable."""
+    suffix = variable_name("", dimension)
+    return variable[: -len(suffix)] if variable.endswith(suffix) else None
 
 
 def split_breakdowns(
@@ -65,7 +72,7 @@ def split_breakdowns(
             values = np.stack([per_label.get(label, nan) for label in labels], axis=-1)
             declared = {k: v for k, v in documented.get(metric, {}).items() if k != "kind"}
             long_name = declared.get("long_name", metric)
-            variables[metric] = xr.Variable(
+            variables[variable_name(metric, dimension)] = xr.Variable(
                 [*dims, dimension],
                 values,
                 {**declared, "long_name": f"{long_name}, per {dimension.replace('_', ' ')}"},

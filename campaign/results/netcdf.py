@@ -15,7 +15,7 @@ import numpy as np
 import xarray as xr
 
 from campaign.errors import CampaignError
-from campaign.results.breakdowns import BREAKDOWNS_GROUP, group_name, variable_name
+from campaign.results.breakdowns import BREAKDOWNS_GROUP, group_name, metric_name
 from campaign.results.resources import RESOURCES_GROUP
 from campaign.results.samples import QUANTILE, SAMPLES_GROUP, samples_of, samples_view
 from campaign.store.folder import RESULTS_FILE
@@ -180,9 +180,9 @@ def _legacy_extras(root: xr.Dataset) -> tuple[list[str], dict[str, dict[str, str
         dims = root.variables[name].dims
         if len(dims) != len(tasks) + 1 or dims[:-1] != tasks or dims[-1] == QUANTILE:
             continue
-        suffix = variable_name("", dims[-1])
-        if name.endswith(suffix):
-            breakdowns.setdefault(dims[-1], {})[name[: -len(suffix)]] = name
+        metric = metric_name(str(name), dims[-1])
+        if metric is not None:
+            breakdowns.setdefault(dims[-1], {})[metric] = name
     return samples, breakdowns
 
 
@@ -218,7 +218,8 @@ def stored_breakdowns(path: str | Path) -> dict[str, list[str]]:
         if name.startswith(prefix) and "/" not in name[len(prefix) :]:
             dimension = name[len(prefix) :]
             with xr.open_dataset(path, group=name, engine="netcdf4") as group:
-                found[dimension] = [m for m in group.data_vars if dimension in group[m].dims]
+                named = [metric_name(str(v), dimension) for v in group.data_vars]
+                found[dimension] = [m for m in named if m is not None]
     if found:
         return found
     with xr.open_dataset(path, engine="netcdf4") as root:
@@ -240,8 +241,8 @@ def open_samples(path: str | Path) -> xr.Dataset:
 
 
 def open_breakdown(path: str | Path, dimension: str) -> xr.Dataset:
-    """The group of breakdown ``dimension`` (``job_class``): its metrics, each under its own
-    name, per task and label; one clear error for a dimension the file does not have."""
+    """The group of breakdown ``dimension`` (``job_class``): its metrics per task and label
+    (``<metric>_by_<dimension>``); one clear error for a dimension the file does not have."""
     path = results_file(path)
     found = stored_breakdowns(path)
     if dimension not in found:
@@ -253,7 +254,7 @@ def open_breakdown(path: str | Path, dimension: str) -> xr.Dataset:
         return xr.load_dataset(path, group=group_name(dimension), engine="netcdf4")
     root = _open_root(path)  # written before breakdowns had groups of their own
     names = _legacy_extras(root)[1][dimension]
-    return xr.Dataset({metric: root[name] for metric, name in names.items()})
+    return xr.Dataset({name: root[name] for name in names.values()})
 
 
 def open_failures(path: str | Path) -> xr.Dataset:

@@ -26,8 +26,16 @@ from pathlib import Path
 from typing import Any
 
 from campaign.errors import CampaignError
-from campaign.results.names import metric_name_problem
 from campaign.spec.placeholders import PLACEHOLDER, TASK_PLACEHOLDERS, check_placeholders
+from campaign.spec.program_metrics import (
+    DeclaredMetric,
+    MetricsSource,
+    SampleFile,
+    parse_declare,
+    parse_metrics_source,
+)
+
+__all__ = ["CommandSpec", "DeclaredMetric", "MetricsSource", "SampleFile", "parse_command"]
 
 Fail = Callable[[str], CampaignError]
 
@@ -38,7 +46,9 @@ COMMAND_KEYS = {
     "templates": "files whose {name} placeholders are filled per task in the task's folder",
     "metrics": "stdout (a JSON object or key=value lines), {file: NAME} or "
     "{parse: module:function}",
-    "declare": "units and long names of metrics: {metric: {units: s, long_name: ...}}",
+    "declare": "what each metric is: {metric: {units: s, long_name: ..., kind: scalar, "
+    "sample or breakdown}}; a sample in a file of its own: {kind: sample, file: NAME}, "
+    "with column: COLUMN for a CSV column",
     "keep": "files of the task's folder (names or globs) kept with its record",
     "keep_limit": "most bytes kept per task (e.g. 50MB; default 100MB)",
     "shell": "true: the command is one shell line run by /bin/sh (default false)",
@@ -46,24 +56,10 @@ COMMAND_KEYS = {
     "resources": "what one task needs: {cores: N, memory: 8GB} (Dask worker resources)",
     "version": "a command printing the program's version, stored in the provenance",
 }
-METRICS_KEYS = ("file", "parse")
 SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?i?[bB]?)\s*")
 UNITS = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
 BINARY_UNITS = {"ki": 2**10, "mi": 2**20, "gi": 2**30, "ti": 2**40}
 KEEP_LIMIT = 100 * 10**6  # bytes kept per task unless keep_limit says otherwise
-
-
-@dataclass(frozen=True)
-class MetricsSource:
-    """Where a task's metrics come from: ``kind`` "stdout", "file" (``name``: a file of the
-    task's folder: JSON, a one-row CSV or key=value lines) or "parse" (``name``:
-    ``module:function``, given the folder of the outputs)."""
-
-    kind: str = "stdout"
-    name: str = ""
-
-    def __str__(self) -> str:
-        return self.kind if self.kind == "stdout" else f"{{{self.kind}: {self.name}}}"
 
 
 @dataclass(frozen=True)
@@ -111,7 +107,7 @@ class CommandSpec:
     program: Program | None  # None with shell: /bin/sh runs the line
     inputs: tuple[InputFile, ...] = ()
     metrics: MetricsSource = MetricsSource()
-    declare: tuple[tuple[str, str, str], ...] = ()  # (metric, units, long_name)
+    declare: tuple[DeclaredMetric, ...] = ()
     keep: tuple[str, ...] = ()
     keep_limit: int = KEEP_LIMIT
     shell: bool = False
@@ -130,8 +126,8 @@ class CommandSpec:
 
     @property
     def declared(self) -> dict[str, dict[str, str]]:
-        """The declared metrics as a model declares them."""
-        return {name: {"units": units, "long_name": long} for name, units, long in self.declare}
+        """The declared metrics as a model declares them (units, long name, kind)."""
+        return {metric.name: metric.documented() for metric in self.declare}
 
     def identity(self) -> dict[str, Any]:
         """What the stored results depend on besides the program's and inputs' contents."""
@@ -187,12 +183,14 @@ def parse_command(
                 "it only labels the results"
             )
     resources = parse_resources(raw.get("resources"), "model.resources", fail)
+    declare = parse_declare(raw.get("declare"), fail)
+    metrics = parse_metrics_source(raw.get("metrics", "stdout"), declare, fail, "metrics" in raw)
     return CommandSpec(
         argv=argv,
         program=program,
         inputs=inputs,
-        metrics=parse_metrics_source(raw.get("metrics", "stdout"), fail),
-        declare=parse_declare(raw.get("declare"), fail),
+        metrics=metrics,
+        declare=declare,
         keep=parse_name_list(raw.get("keep"), "model.keep", fail),
         keep_limit=parse_size(raw.get("keep_limit", KEEP_LIMIT), "model.keep_limit", fail),
         shell=shell,
@@ -301,40 +299,6 @@ def parse_name_list(raw: Any, key: str, fail: Fail) -> tuple[str, ...]:
     if len(set(raw)) != len(raw):
         raise fail(f"{key}: names repeat: {raw}")
     return tuple(raw)
-
-
-def parse_metrics_source(raw: Any, fail: Fail) -> MetricsSource:
-    allowed = "stdout, {file: NAME} or {parse: module:function}"
-    if raw == "stdout":
-        return MetricsSource()
-    if not isinstance(raw, dict) or len(raw) != 1 or next(iter(raw)) not in METRICS_KEYS:
-        raise fail(f"model.metrics: {raw!r} is not allowed; use {allowed}")
-    kind, name = next(iter(raw.items()))
-    if not isinstance(name, str) or not name:
-        raise fail(f"model.metrics.{kind}: expected a name, got {name!r}")
-    if kind == "parse" and not re.fullmatch(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*", name):
-        raise fail(f"model.metrics.parse: {name!r} is not 'package.module:function'")
-    if kind == "file" and (Path(name).is_absolute() or ".." in Path(name).parts):
-        raise fail(f"model.metrics.file: {name!r} must name a file of the task's folder")
-    return MetricsSource(kind, name)
-
-
-def parse_declare(raw: Any, fail: Fail) -> tuple[tuple[str, str, str], ...]:
-    if raw is None:
-        return ()
-    if not isinstance(raw, dict) or not raw:
-        raise fail(f"model.declare: expected a mapping metric: {{units, long_name}}, got {raw!r}")
-    declared = []
-    for name, doc in raw.items():
-        problem = metric_name_problem(name) if isinstance(name, str) else "is no name"
-        if problem is not None:
-            raise fail(f"model.declare: {problem}")
-        doc = doc or {}
-        if not isinstance(doc, dict) or not set(doc) <= {"units", "long_name"}:
-            raise fail(f"model.declare.{name}: expected {{units: ..., long_name: ...}}")
-        units, long = str(doc.get("units", "1")), str(doc.get("long_name", name))
-        declared.append((name, units, long))
-    return tuple(declared)
 
 
 def parse_resources(raw: Any, key: str, fail: Fail) -> Resources | None:

@@ -41,11 +41,9 @@ def test_per_class_metrics_match_the_schedule_job_by_job(classes):
     }
     group = xr.load_dataset(path, group="breakdowns/job_class")
     assert list(group["job_class"].values) == list(CLASSES)
-    assert group["mean_wait"].dims == ("scheduler", "load", "replicate", "job_class")
-    assert group["mean_wait"].attrs["units"] == "s"
-    results = xr.load_dataset(path).merge(
-        group.rename({m: f"{m}_by_job_class" for m in group.data_vars})
-    )
+    assert group["mean_wait_by_job_class"].dims == ("scheduler", "load", "replicate", "job_class")
+    assert group["mean_wait_by_job_class"].attrs["units"] == "s"
+    results = xr.load_dataset(path).merge(group)
     params = {"workload": "synthetic", "jobs": 400, "processors": 64, "load": 1.2}
     for scheduler in ("fcfs", "easy"):
         for replicate in (0, 1):
@@ -89,7 +87,7 @@ def test_a_file_of_the_earlier_layout_reads_the_same(classes, tmp_path):
     samples = xr.load_dataset(path, group="samples")
     old = tmp_path / "results.nc"
     legacy = xr.load_dataset(path).merge(samples)
-    legacy.merge(group.rename({m: f"{m}_by_job_class" for m in group.data_vars})).to_netcdf(old)
+    legacy.merge(group).to_netcdf(old)
     assert set(xr.load_dataset(old).dims) == {
         "scheduler",
         "load",
@@ -111,7 +109,7 @@ def test_job_class_is_a_factor_in_queries(classes):
     assert len(table) == 8
     row = table[(table.scheduler == "easy") & (table.job_class == "wide_long")].iloc[0]
     group = xr.load_dataset(classes / "results.nc", group="breakdowns/job_class")
-    values = group["mean_wait"].sel(scheduler="easy", job_class="wide_long")
+    values = group["mean_wait_by_job_class"].sel(scheduler="easy", job_class="wide_long")
     assert row["mean_wait_mean"] == pytest.approx(float(values.mean()), rel=1e-12)
     assert row["mean_wait_n"] == 2
     assert view.identical(as_factor(results, group))
@@ -136,3 +134,24 @@ def test_query_and_plot_by_job_class_on_the_command_line(classes, capfd):
     )
     assert ecdf.stat().st_size > 10_000
     np.testing.assert_equal(out.exists() and ecdf.exists(), True)
+
+
+def test_a_breakdown_metric_named_like_a_factor(tmp_path, scheduler_address, capsys):
+    """The jobs model's per-class ``jobs`` beside a factor ``jobs``: the group names it
+    ``jobs_by_job_class``, so the file is written, and the view keeps that name beside the
+    factor."""
+    spec = tmp_path / "spec.yaml"
+    text = SPEC.replace("jobs: 400, ", "").replace("load: [1.2]", "load: [1.2]\n  jobs: [200, 300]")
+    text = text.replace("replicates: 2", "replicates: 1")
+    spec.write_text(text + "metrics: [mean_wait, job_class]\n")  # not the model's own jobs
+    campaign.run(spec, scheduler=scheduler_address, progress=False)
+    path = tmp_path / "out" / "results.nc"
+    group = xr.load_dataset(path, group="breakdowns/job_class")
+    counts = group["jobs_by_job_class"].sum("job_class").transpose("scheduler", "load", "jobs", ...)
+    assert counts.values.ravel().tolist() == [200.0, 300.0, 200.0, 300.0]
+    view = campaign.open_breakdown(path, "job_class")
+    assert "jobs" in view.coords and "jobs_by_job_class" in view and "mean_wait" in view
+    args = ["query", str(path), "--metric", "jobs_by_job_class", "--by", "jobs,job_class"]
+    assert main([*args, "--where", "scheduler=easy", "--format", "csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("jobs,job_class,jobs_by_job_class_mean") and len(lines) == 9

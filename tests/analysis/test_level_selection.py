@@ -19,7 +19,7 @@ from campaign.design.tasks import Design
 from campaign.render.analysis_section import ranking_text
 from campaign.render.comparison import render_comparison
 from campaign.render.export import export
-from campaign.render.figures import plot_metric
+from campaign.render.figures import plot
 from campaign.render.report import write_report
 from campaign.results.assemble import assemble
 from campaign.results.netcdf import write_netcdf
@@ -157,7 +157,8 @@ def test_effects_analyse_the_values_of_the_levels_asked(results, factor, text, p
 def test_plot_draws_a_series_per_level_asked(results, factor, text, picked):
     _, dataset, raw = results
     x = other_factor(factor)
-    figure = plot_metric(dataset, "v", x=x, by=factor, where=[f"{factor}={text}"])
+    # no panels: the third factor averaged over, as the hand means are
+    figure = plot(dataset, "v", x=x, by=factor, where=[f"{factor}={text}"], facet=False)
     legend = [t.get_text() for t in figure.legends[0].get_texts()]
     assert legend == [str(v) for v in levels_of(dataset, factor, picked)]
     axes = figure.axes[0]

@@ -6,6 +6,8 @@ from __future__ import annotations
 import contextlib
 import io
 
+import pytest
+
 from campaign.cli.main import main
 
 
@@ -37,3 +39,40 @@ def test_show_metrics_adds_others_after_the_headline_ones(demo_results, schedule
     text = printed.getvalue()
     assert table_header(text) == ["scheduler", "load", "mean_wait", "mean_bsld", "utilization", "n"]
     assert "10 other metrics (makespan, jobs_backfilled, wait_count, wait_p50, wait_p95, " in text
+
+
+PROGRAM = """
+import json, sys
+load = float(sys.argv[1])
+print(json.dumps({"makespan": 10 * load, "energy": 200 * load, "wait_p50": load,
+                  "wait_p95": 3 * load, "idle": 1 / load, "bytes_host1": 5.0, "bytes_host2": 6.0}))
+"""
+
+
+def test_a_program_shows_its_first_metrics_as_the_help_says(tmp_path, scheduler_address, capsys):
+    from campaign.analysis.metrics import SUMMARY_METRICS
+
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert (
+        f"for a model that names none, such as a program, its first {SUMMARY_METRICS} metrics, "
+        "or all of them when it has fewer" in help_text
+    )
+    assert "leaving out per-entity ones (a name ending in an index, such as makespan_job3)" in (
+        help_text
+    )
+    (tmp_path / "sim.py").write_text(PROGRAM)
+    (tmp_path / "spec.yaml").write_text(
+        "name: program\nmodel:\n  command: [python3, sim.py, '{load}']\n  inputs: [sim.py]\n"
+        "factors:\n  load: [1.0, 2.0]\nreplicates: 2\nseed: 3\noutput: out\n"
+    )
+    argv = ["run", str(tmp_path / "spec.yaml"), "--scheduler", scheduler_address, "--quiet"]
+    assert main(argv) == 0
+    # percentiles sum up every entity: only the bytes of each host are per entity
+    assert table_header(capsys.readouterr().out) == [
+        "load", "makespan", "energy", "wait_p50", "wait_p95", "n"
+    ]  # fmt: skip
+    assert main([*argv, "--show-metrics", "6"]) == 0
+    header = table_header(capsys.readouterr().out)
+    assert header == ["load", "makespan", "energy", "wait_p50", "wait_p95", "idle", "n"]

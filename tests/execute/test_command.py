@@ -255,7 +255,7 @@ def test_metrics_from_outputs_reads_each_form():
     ]:
         with pytest.raises(ValueError, match=words):
             metrics_from_outputs(stdout, outputs)
-    with pytest.raises(ValueError, match="the program wrote no r.csv in its folder"):
+    with pytest.raises(ValueError, match="r.csv was not kept for this task"):
         metrics_from_outputs(csv_file, {"stdout": b""})
 
 

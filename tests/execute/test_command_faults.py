@@ -218,7 +218,7 @@ def test_a_segfaulting_c_program_fails_with_the_signals_name(tmp_path, write_spe
     "command, metrics, error",
     [
         ("echo hello", "stdout", "stdout holds no metrics (expected a JSON object, key=value"),
-        ("echo '{\"a\": [1]}'", "stdout", "stdout: metric 'a' is '[1]', not a number"),
+        ("echo '{\"a\": [1]}'", "stdout", "metric 'a' is declared a number (kind: scalar"),
         ("echo a=1", "{file: out.json}", "the program wrote no out.json in its folder"),
         ('echo \'{"a": 1, "b": 2}\'', "stdout", "metric 'b' is not declared in model.declare"),
         ("echo '{\"b\": 2}'", "stdout", "metric 'b' is not declared in model.declare (a)"),

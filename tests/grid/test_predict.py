@@ -95,3 +95,25 @@ def test_predicted_estimates_inside_a_simulation():
     )
     result = simulate_grid(workload, (2,), options, np.random.default_rng(0))
     assert result.broker_estimate.tolist() == [50.0, 50.0, 50.0]
+
+
+def test_hrecent_with_a_match_takes_the_last_k_jobs_job_by_job():
+    """Hrecent_k as parallel-jobs.md section 5 defines it: the user's last k completed jobs,
+    all of which must match, else p'. One user, jobs one after another, k = 2, match size.
+    Reading it as "the last k matching jobs" instead would give 20 for job 3 (jobs 2 and 0)
+    and 45 for job 6 (jobs 4 and 3): Example D's size case (200, the fallback, not 90) rules
+    that reading out."""
+    size = [4, 2, 4, 4, 4, 2, 4]
+    runtime = [10, 20, 30, 40, 50, 60, 70]
+    workload = from_arrays([100 * j for j in range(7)], size, runtime, estimate=[100] * 7)
+    options = GridOptions(
+        local_estimate="predicted", broker_estimate="predicted", predictor="hrecent",
+        history=2, match="size",
+    )  # fmt: skip
+    result = simulate_grid(workload, (8,), options)
+    # job 0: no history; 1: one job; 2: jobs 1 (size 2), 0; 3: jobs 2, 1 (size 2);
+    # 4: jobs 3 and 2, both size 4: (40 + 30) / 2; 5: jobs 4, 3 (size 4, not 2);
+    # 6: jobs 5 (size 2), 4
+    assert result.estimate.tolist() == [100.0, 100.0, 100.0, 100.0, 35.0, 100.0, 100.0]
+    assert result.broker_estimate.tolist() == result.estimate.tolist()
+    assert result.start.tolist() == [100.0 * j for j in range(7)]  # each alone on the site

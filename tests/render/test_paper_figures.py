@@ -107,11 +107,17 @@ def test_labels_are_the_long_names_and_units_without_formulas():
 
 def test_a_pooled_factor_is_named_and_labels_carry_no_unit_of_one(paper_results):
     dataset = campaign.open_results(paper_results)
-    figure = plot(dataset, "utilization", kind="ecdf", by="arrival_rate")
+    figure = plot(dataset, "utilization", kind="ecdf", by="arrival_rate", facet=False)
     assert figure.get_suptitle() == (
         "Empirical distribution of 4 to 6 replicates; each replicate's mean over service_rate"
     )
     assert figure.axes[0].get_xlabel() == "Utilization"  # a formula long name, units "1"
+    plt.close(figure)
+    # by default a factor of two levels is shown in panels, not averaged over
+    figure = plot(dataset, "utilization", kind="ecdf", by="arrival_rate")
+    assert figure.get_suptitle() == "Empirical distribution of 4 to 6 replicates"
+    titles = [axes.get_title() for axes in figure.axes]
+    assert titles == ["service_rate = fast", "service_rate = slow"]
     plt.close(figure)
     figure = plot(dataset, "utilization", x="arrival_rate", where={"arrival_rate": [0.3, 0.9]})
     assert figure.get_suptitle() == "Mean and 95% interval over 6 replicates"

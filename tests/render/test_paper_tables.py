@@ -100,14 +100,39 @@ def test_a_pivot_puts_a_factors_levels_across(paper_results, capsys):
     ]
     first = long[1].split(",")  # arrival_rate 0.05, fast
     assert wide[1].split(",")[1] == first[2]
-    # a factor that is not a row of the table: one line naming the option
-    assert (
-        main(["query", str(paper_results), "--by", "arrival_rate", "--pivot", "service_rate"]) == 2
+
+
+def test_a_pivot_is_grouped_by_without_naming_it_in_by(paper_results, capsys):
+    argv = ["query", paper_results, "--metric", "mean_wait", "--format", "markdown"]
+    pivoted = cli(capsys, *argv, "--pivot", "service_rate")
+    assert cli(capsys, *argv, "--by", "arrival_rate", "--pivot", "service_rate") == pivoted
+    # the Python API: the query given the pivot groups by it, and its table puts it across
+    frame = campaign.query(paper_results, "mean_wait", by="arrival_rate", pivot="service_rate")
+    assert campaign.table(frame, "markdown") == pivoted
+    # a comparison grouped by nothing else, its pivot still a row
+    compared = campaign.compare(paper_results, "service_rate", "fast", "mean_wait", by=[])
+    assert compared["difference"].dims == ("service_rate",)
+    across = campaign.compare(
+        paper_results, "service_rate", "fast", "mean_wait", by=[], pivot="arrival_rate"
     )
+    argv = ["compare", paper_results, "--factor", "service_rate", "--baseline", "fast"]
+    assert campaign.table(across, "csv") == cli(
+        capsys, *argv, "--metric", "mean_wait", "--pivot", "arrival_rate", "--format", "csv"
+    )
+    # a pivot that is no factor: one line naming the option
+    assert main(["query", str(paper_results), "--pivot", "nope"]) == 2
     assert capsys.readouterr().err == (
-        "campaign: error: --pivot 'service_rate' is not a factor of the table's rows; rows: "
-        "arrival_rate\n"
+        "campaign: error: --pivot 'nope' is not a factor; factors: arrival_rate, service_rate\n"
     )
+    # a table made without the pivot among its rows, in any format: one line, no traceback
+    flat = campaign.query(paper_results, "mean_wait", by="arrival_rate")
+    for fmt in ("text", "csv"):
+        with pytest.raises(campaign.CampaignError) as caught:
+            campaign.table(flat, fmt, pivot="service_rate")
+        assert str(caught.value) == (
+            "pivot 'service_rate' is not a factor of the table's rows; rows: arrival_rate "
+            "(a query or comparison given the pivot groups by it)"
+        )
 
 
 def test_compare_writes_each_difference_and_ratio_with_its_interval(paper_results, capsys):

@@ -1,0 +1,53 @@
+"""The Sphinx extension of the site: at the start of every build, write the reference pages'
+generated parts (reference/_generated/*.md, included by the reference pages) from the code.
+
+The results file's part comes from real results files: `example_results.py` runs two small
+campaigns in a process of its own (an embedded Dask cluster, about 15 s) and describes them.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import reference_pages
+
+HERE = Path(__file__).resolve().parent
+
+
+def generated_pages() -> dict[str, str]:
+    """File name -> Markdown of every generated part."""
+    with tempfile.TemporaryDirectory(prefix="campaign-docs-") as folder:
+        done = subprocess.run(
+            [sys.executable, str(HERE / "example_results.py"), folder],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=600,
+        )
+    if done.returncode != 0:
+        raise RuntimeError(f"the example campaigns of the results reference failed:\n{done.stderr}")
+    described = json.loads(done.stdout.replace(str(Path(folder).resolve()), "/home/me/examples"))
+    return {
+        "commands.md": reference_pages.commands_markdown(),
+        "models.md": reference_pages.models_markdown(),
+        "spec-keys.md": reference_pages.spec_keys_markdown(),
+        "results-file.md": reference_pages.results_markdown(described),
+    }
+
+
+def write_generated(app) -> None:
+    folder = Path(app.srcdir) / "reference" / "_generated"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in generated_pages().items():
+        path = folder / name
+        if not path.exists() or path.read_text() != text:  # unchanged: Sphinx keeps its pages
+            path.write_text(text)
+
+
+def setup(app):
+    app.connect("builder-inited", write_generated)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
