@@ -17,10 +17,10 @@ script); reading results needs no guard.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
+from campaign.api_arguments import _bad, _metrics_of, _names, _no_pivot, _pivot_of
 from campaign.errors import CampaignError
 
 __version__ = "0.1.0"
@@ -202,8 +202,23 @@ def sensitivity(results, metric, **options):
     return _sensitivity(_dataset(results), metric, **options)
 
 
+def select(results):
+    """What a selection campaign (a spec with ``select:``) decided, replayed from its results
+    as the run decided it: a `campaign.analysis.selection_report.SelectionReport` with
+    ``groups`` (a row per group: the system selected, how the selection ended, its stages and
+    tasks, and the tasks Rinott's two-stage procedure needs for the same guarantee) and
+    ``systems`` (a row per system: selected, eliminated or not, the stage that decided it,
+    its replicates and mean), ``guarantee`` and ``notes``; `table` writes it.
+
+    ``results``: a Dataset, a results file or its folder.
+    """
+    from campaign.analysis.selection_report import selection_report
+
+    return selection_report(_dataset(results))
+
+
 def table(result, fmt="text", digits=None, pivot=None):
-    """Any result of `query`, `rank`, `compare` or `effects` as text in ``fmt``: ``text``,
+    """Any result of `query`, `rank`, `compare`, `effects` or `select` as text in ``fmt``: ``text``,
     ``csv``, ``json``, ``markdown``, ``latex`` (booktabs) or ``html``, through the one
     renderer the commands use. ``digits``: significant digits (default: from each
     interval); ``pivot``: a factor whose levels go across (`query` and `compare` tables;
@@ -213,6 +228,11 @@ def table(result, fmt="text", digits=None, pivot=None):
 
     if digits is not None and not (isinstance(digits, int) and 1 <= digits <= 15):
         raise ParameterError(f"{{digits}} {digits!r}: give a whole number from 1 to 15", "digits")
+    if type(result).__name__ == "SelectionReport":
+        from campaign.render.selection import render_selection
+
+        _no_pivot(pivot, "a selection")
+        return render_selection(result, fmt, digits)
     if isinstance(result, Ranking):
         from campaign.render.ranking import render_ranking, render_ranking_text
 
@@ -238,7 +258,7 @@ def table(result, fmt="text", digits=None, pivot=None):
             result, attrs["metrics"], fmt, attrs["units"], attrs["confidence"], 0, digits, across
         )
     raise ParameterError(
-        "{result} must be what query, rank, compare or effects returned, got "
+        "{result} must be what query, rank, compare, effects or select returned, got "
         f"{type(result).__name__}",
         "result",
     )
@@ -340,37 +360,6 @@ def _dataset(results):
     return results if hasattr(results, "data_vars") else open_results(results)
 
 
-def _metrics_of(dataset) -> list[str]:
-    from campaign.results.assemble import metrics_of
-
-    return metrics_of(dataset)
-
-
-def _names(names: str | Sequence[str] | None) -> list[str] | None:
-    """A name or a list of names as a list (None stays None)."""
-    if names is None:
-        return None
-    return [names] if isinstance(names, str) else list(names)
-
-
-def _pivot_of(result, pivot: str | None) -> str | None:
-    """The factor a table puts across: the one asked, else the one its query was given."""
-    return pivot if pivot is not None else result.attrs.get("pivot")
-
-
-def _no_pivot(pivot: Any, what: str) -> None:
-    if pivot is not None:
-        from campaign.errors import ParameterError
-
-        raise ParameterError(f"{{pivot}} is for query and compare tables, not {what}", "pivot")
-
-
-def _bad(parameter: str, problem: str):
-    from campaign.errors import ParameterError
-
-    return ParameterError(f"{{{parameter}}} must be {problem}", parameter)
-
-
 __all__ = [
     "run",
     "validate",
@@ -387,6 +376,7 @@ __all__ = [
     "compare",
     "effects",
     "sensitivity",
+    "select",
     "table",
     "plot",
     "report",

@@ -115,8 +115,9 @@ def level_position(text: str, labels: list[Any]) -> int | None:
 
 
 def select(campaign: Campaign, tasks: Iterable[str] = (), where: list[str] = ()) -> list[KeptTask]:
-    """The stored tasks with kept outputs that ``tasks`` (keys) and ``where`` (levels) choose
-    (every one when neither is given), in task order; one line when the choice holds none."""
+    """The stored tasks with kept outputs (or whose keep: patterns left something out) that
+    ``tasks`` (keys) and ``where`` (levels) choose (every one when neither is given), in task
+    order; one line when the choice holds none."""
     keys = list(dict.fromkeys(tasks))
     levels = where_levels(campaign.spec, list(where))
     known = set(campaign.design.keys()) if keys else set()
@@ -138,7 +139,7 @@ def select(campaign: Campaign, tasks: Iterable[str] = (), where: list[str] = ())
         if record is None:
             continue
         matched += 1
-        if reference(record) is None:
+        if reference(record) is None and not has_keep_notes(record):
             continue
         chosen.append(
             KeptTask(task.key, campaign.design.cell_label(task.cell), task.replicate, record)
@@ -146,6 +147,11 @@ def select(campaign: Campaign, tasks: Iterable[str] = (), where: list[str] = ())
     if not chosen:
         raise CampaignError(no_outputs_line(keys, list(where), matched))
     return chosen
+
+
+def has_keep_notes(record: dict[str, Any]) -> bool:
+    """Whether a task's record says its keep: patterns left something out."""
+    return bool(record.get("keep_unmatched") or record.get("keep_refused"))
 
 
 def no_outputs_line(keys: list[str], where: list[str], matched: int) -> str:
@@ -191,6 +197,8 @@ def extract(campaign: Campaign, chosen: list[KeptTask], folder: str | Path) -> t
     files = size = 0
     with Archives(campaign.output) as archives:
         for task in chosen:
+            if reference(task.record) is None:
+                continue  # it kept nothing (its keep: patterns matched nothing)
             outputs = archives.read(task.record)
             try:
                 files += len(write_folder(folder / task.key, outputs))

@@ -36,7 +36,7 @@ from campaign.spec.load import Spec
 from campaign.store.durable import room_left, write_failure
 from campaign.store.folder import RESULTS_FILE
 from campaign.store.ledger import Ledger
-from campaign.store.outputs import keep_outputs
+from campaign.store.outputs import KeepNotes, keep_outputs
 
 
 def run(
@@ -170,13 +170,16 @@ def _run_holding_the_output(
     run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
     attempted: set[int] = set()  # a task fails at most once per run; a rerun retries it
     todo = plan.replicates.first(todo, plan.done, model)
+    notes = KeepNotes()  # what the program's keep: patterns left out, said at the end
     if todo:
         with where.client(say) as client:
             while todo:
                 attempted.update(todo)
-                execute_tasks(client, plan, todo, run_id, options, say, sources)
+                execute_tasks(client, plan, todo, run_id, options, say, sources, notes)
                 plan.next_round()
                 todo = [i for i in shard.mine(plan.to_run, plan.design) if i not in attempted]
+    for line in notes.lines():
+        say(line)
     ledger.compact()
     if shard.whole:
         return write_results(plan, confidence)
@@ -257,9 +260,11 @@ def execute_tasks(
     options: ExecutionOptions,
     say: Callable[[str], None],
     sources: Sources | None,
+    notes: KeepNotes | None = None,
 ) -> None:
     """Run the given task indices on the cluster, storing each finished batch in the ledger,
-    its tasks' kept outputs first (and, with a precision target, in the plan's task table)."""
+    its tasks' kept outputs first (and, with a precision target, in the plan's task table);
+    ``notes`` counts what the tasks' keep: patterns left out."""
     spec = plan.spec
     items = task_items(plan, todo, run_id)
     indices = {item.key: index for index, item in zip(todo, items)}
@@ -269,6 +274,8 @@ def execute_tasks(
         keep_outputs(spec.output, records)  # on disk before the records that name them
         plan.ledger.append(records)
         plan.stored(records, indices)
+        if notes is not None:
+            notes.add(records)
 
     try:
         store = CheckedStore(spec, stored)
@@ -313,7 +320,7 @@ def write_results(
     records = plan.ledger.load()
     plan.replay(records)
     dataset, groups = assemble_with_groups(
-        design, records, confidence, model.metrics, model.headline, plan.rounds
+        design, records, confidence, model.metrics, model.headline, plan.rounds, plan.stages
     )
     dataset.attrs.update(source_provenance(plan.ledger.read_identity() or {}))
     dataset.attrs.update(recomputed_provenance(records))

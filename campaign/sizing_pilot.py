@@ -33,7 +33,10 @@ def pilot(
     first = min(replicates, spec.replicates)
     if spec.precision is not None:  # within the first round, which every cell runs
         first = min(first, spec.precision.min_replicates)
-    run(dataclasses.replace(spec, replicates=first, precision=None), say=say, **run_options)
+    if spec.selection is not None:  # within the first stage, which every system runs
+        first = min(first, spec.selection.first)
+    pilot_spec = dataclasses.replace(spec, replicates=first, precision=None, selection=None)
+    run(pilot_spec, say=say, **run_options)
     plan = make_plan(spec, check_identity=False)
     write_results(plan)  # results.nc of the whole campaign, the pilot's tasks done
     records = plan.ledger.load()

@@ -20,12 +20,14 @@ AGAINST_THE_FLOW = {
     ("spec", "design"): "a spec's design key names the kinds of design points.py defines",
     ("spec", "results"): "a spec's metric and factor names are checked against the names a "
     "results file reserves (results/names.py)",
-    ("plan", "analysis"): "precision rounds run the stopping rule of analysis/stats.py",
+    ("plan", "analysis"): "precision rounds run the stopping rule of analysis/stats.py, a "
+    "selection's stages the procedures of analysis/selection.py",
     ("plan", "results"): "the run state reads the status codes and the task table of results/",
     ("execute", "render"): "the driver draws the progress bar (render/progress.py)",
     ("execute", "results"): "a worker checks a task's metric values as results/names.py "
     "says a results file can hold them",
-    ("results", "analysis"): "assembly writes the per-cell summaries of analysis/stats.py",
+    ("results", "analysis"): "assembly writes the per-cell summaries of analysis/stats.py "
+    "and a selection's states (analysis/selection.py)",
     ("store", "plan"): "merge plans the joined campaign to classify its tasks",
     ("store", "runner"): "merge writes results.nc with the runner's write_results",
 }

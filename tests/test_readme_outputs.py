@@ -2,8 +2,9 @@
 print today: each block after a `<!-- output of: COMMAND -->` comment equals COMMAND's output.
 
 README's commands, and a page's that writes no file, run in one folder where
-`campaign run specs/demo.yaml` ran (the whole demo, once for all of them). A page that writes
-files (a block after `<!-- file: NAME -->`) or runs commands (a bash block after
+`campaign run specs/demo.yaml` ran (the whole demo, once for all of them; and, for the
+commands on outputs/demo-select, `campaign run specs/demo-select.yaml` after it). A page
+that writes files (a block after `<!-- file: NAME -->`) or runs commands (a bash block after
 `<!-- run -->`) works in a folder of its own, its steps in the page's order: the tutorials'
 own models and programs are written, compiled and run as a reader would."""
 
@@ -102,6 +103,25 @@ def demo_folder(tmp_path_factory, scheduler_address):
         code, text = printed(["run", "specs/demo.yaml", "--scheduler", scheduler_address])
     assert code == 0, text
     return folder, text
+
+
+@pytest.fixture(scope="module")
+def select_folder(demo_folder, scheduler_address):
+    """The demo's folder where `campaign run specs/demo-select.yaml` ran too. The selection
+    has the demo's model, params, seed and pairing, so its tasks are the demo's (the same
+    keys); its output folder starts from the demo's stored tasks, as a run there would find
+    them, and runs only the replicates past the demo's 20 that its stages need: the results
+    are those of a run from nothing, bit for bit."""
+    folder, _ = demo_folder
+    shutil.copy(ROOT / "specs" / "demo-select.yaml", folder / "specs" / "demo-select.yaml")
+    shutil.copytree(
+        folder / "outputs" / "demo" / "ledger", folder / "outputs" / "demo-select" / "ledger"
+    )
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        code, text = printed(["run", "specs/demo-select.yaml", "--scheduler", scheduler_address])
+    assert code == 0, text
+    return folder
 
 
 def as_shown(text: str, folder: Path, command: str) -> str:
@@ -212,6 +232,8 @@ def test_output_is_what_the_command_prints(request, apart, monkeypatch, page, at
         assert as_shown(outputs[at], folder, command) == block
         return
     folder, run_text = request.getfixturevalue("demo_folder")
+    if "demo-select" in command:
+        request.getfixturevalue("select_folder")
     if command == DEMO_RUN:
         assert as_shown(run_text, folder, command) == block
         return

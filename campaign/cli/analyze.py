@@ -1,5 +1,6 @@
-"""`campaign query`, `compare`, `effects` and `sensitivity`: tables of a results file, its
-rankings, its comparisons and which sampled factors matter, computed by `campaign.analysis`."""
+"""`campaign query`, `compare`, `effects`, `sensitivity` and `select`: tables of a results file,
+its rankings, its comparisons, which sampled factors matter and which system a selection
+chose, computed by `campaign.analysis`."""
 
 from __future__ import annotations
 
@@ -152,11 +153,29 @@ def add_sensitivity(subparsers) -> None:
     p.set_defaults(func=cmd_sensitivity)
 
 
+def add_select(subparsers) -> None:
+    p = subparsers.add_parser(
+        "select",
+        help="which system a selection campaign (select: in the spec) chose in each group, "
+        "with its guarantee and the tasks it spent",
+        description="Per group: the system selected and how (every other eliminated, a final "
+        "stage, a spent budget, or max_replicates reached), the stages and tasks it took and "
+        "the tasks Rinott's two-stage procedure (no elimination) needs for the same guarantee; "
+        "per system: selected, eliminated (with its stage and replicates) or still in "
+        "contention, and its mean. The stages are replayed from the results as the run decided "
+        "them.",
+    )
+    p.add_argument("results", help=RESULTS_HELP)
+    add_format_options(p, "the group and system tables (csv and json: a row per system)")
+    p.set_defaults(func=cmd_select)
+
+
 PARSERS = {
     "query": add_query,
     "compare": add_compare,
     "effects": add_effects,
     "sensitivity": add_sensitivity,
+    "select": add_select,
 }
 
 
@@ -303,4 +322,15 @@ def cmd_sensitivity(args) -> int:
         for result in results:
             for warning in result.warnings:
                 print(f"campaign: {result.metric}: {warning}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_select(args) -> int:
+    from campaign.analysis.selection_report import selection_report
+    from campaign.render.selection import render_selection
+    from campaign.results.netcdf import open_results
+
+    check_digits(args.digits)
+    report = selection_report(open_results(args.results))
+    print(render_selection(report, args.format, args.digits), end="")
     return EXIT_OK

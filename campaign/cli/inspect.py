@@ -141,7 +141,8 @@ def estimate(spec, args) -> int:
 
 
 def print_precision(plan) -> None:
-    """With a precision target: where the cells stand, and per precision metric how far."""
+    """With a precision target: where the cells stand, and per precision metric how far; with a
+    selection, where its systems stand."""
     from campaign.plan.plan import precision_progress, precision_summary
     from campaign.results.assemble import precision_state
 
@@ -150,6 +151,10 @@ def print_precision(plan) -> None:
         print(precision_summary(state, plan.rounds.target, plan.spec.replicates))
         for line in precision_progress(plan):
             print(line)
+    if plan.stages is not None:
+        from campaign.plan.selection import selection_summary
+
+        print(selection_summary(plan.stages.state, plan.spec.output))
 
 
 def cmd_status(args) -> int:

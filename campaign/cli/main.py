@@ -1,6 +1,7 @@
 """The `campaign` command: its parser (each command group adds its own sub-parsers), the
 commands models declare (``campaign workloads`` of the jobs model), and how a command ends:
-an error in one line, Ctrl-C and SIGTERM as a clean stop."""
+an error in one line, Ctrl-C and SIGTERM as a clean stop, a closed stdout (``| head``) as a
+quiet one."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import argparse
 import contextlib
 import faulthandler
 import io
+import os
 import signal
 import sys
 import threading
@@ -19,7 +21,7 @@ import campaign.cli.merge as merge
 import campaign.cli.output as output
 import campaign.cli.outputs as kept_outputs
 import campaign.cli.run as run
-from campaign.cli.options import EXIT_USAGE
+from campaign.cli.options import EXIT_CLOSED_PIPE, EXIT_USAGE
 from campaign.errors import CampaignError, ParameterError
 
 COMMAND_GROUPS = {  # the order of `campaign --help`
@@ -37,6 +39,7 @@ COMMAND_GROUPS = {  # the order of `campaign --help`
     "compare": analyze,
     "effects": analyze,
     "sensitivity": analyze,
+    "select": analyze,
     "export": output,
     "models": inspect,
 }
@@ -129,7 +132,12 @@ def guarded(call, debug: bool, option_names: dict[str, str] | None = None) -> in
         with contextlib.suppress(ValueError, io.UnsupportedOperation):  # stderr has no file
             faulthandler.register(signal.SIGUSR1, all_threads=True, chain=False)
     try:
-        return call()
+        code = call()
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+        return code
+    except BrokenPipeError:
+        quiet_stdout()
+        return EXIT_CLOSED_PIPE
     except CampaignError as error:
         if debug:
             traceback.print_exc()
@@ -146,6 +154,15 @@ def guarded(call, debug: bool, option_names: dict[str, str] | None = None) -> in
     finally:
         if in_main_thread and earlier is not None:
             signal.signal(signal.SIGTERM, earlier)
+
+
+def quiet_stdout() -> None:
+    """Point stdout at /dev/null: its reader is gone (``campaign outputs | head``), and what
+    is still buffered would fail again in the interpreter's last flush."""
+    with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def in_options(error: CampaignError, option_names: dict[str, str]) -> str:

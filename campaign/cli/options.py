@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 EXIT_OK, EXIT_FAILED_TASKS, EXIT_USAGE = 0, 1, 2
+EXIT_CLOSED_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a writer whose reader left
 
 WHERE_HELP = (
     "keep only these levels of FACTOR (repeatable). The levels are one CSV line: a level "

@@ -107,15 +107,31 @@ def cmd_outputs(args) -> int:
 
 
 def listing(chosen) -> list[str]:
-    """One line per task: key, status, replicate, levels, then each output and its size."""
+    """One line per task: key, status, replicate, levels, then each output and its size and
+    what its keep: patterns left out; then the counts, and what the patterns left out of how
+    many tasks."""
+    from campaign.store.outputs import KeepNotes
+
     lines = []
     for task in chosen:
         levels = " ".join(f"{name}={value}" for name, value in task.levels.items())
         kept = ", ".join(f"{name} {human_size(size)}" for name, size in task.sizes.items())
-        lines.append(f"{task.key}  {task.status:6}  r{task.replicate}  {levels}  {kept}")
-    total = sum(sum(task.sizes.values()) for task in chosen)
-    lines.append(f"{len(chosen)} tasks kept outputs ({human_size(total)} before compression)")
+        line = f"{task.key}  {task.status:6}  r{task.replicate}  {levels}  {kept or 'nothing'}"
+        lines.append(line + left_out(task.record))
+    kept = [task for task in chosen if task.sizes]
+    total = sum(sum(task.sizes.values()) for task in kept)
+    lines.append(f"{len(kept)} tasks kept outputs ({human_size(total)} before compression)")
+    lines.extend(KeepNotes(task.record for task in chosen).lines())
     return lines
+
+
+def left_out(record) -> str:
+    """What a task's keep: patterns left out, to end its line ("" when nothing)."""
+    unmatched = [repr(pattern) for pattern in record.get("keep_unmatched") or ()]
+    refused = [name.removeprefix("files/") for name in record.get("keep_refused") or {}]
+    parts = [f"{', '.join(unmatched)} matched nothing"] if unmatched else []
+    parts += [f"not kept: {', '.join(refused)}"] if refused else []
+    return f"  (keep: {'; '.join(parts)})" if parts else ""
 
 
 def human_size(size: int) -> str:

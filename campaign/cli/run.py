@@ -209,6 +209,7 @@ def run_done(dataset, args, spec) -> int:
     from campaign.analysis.metrics import choose_metrics
     from campaign.analysis.query import summary_table
     from campaign.plan.plan import precision_summary
+    from campaign.plan.selection import selection_summary
     from campaign.render.summary import render_summary
     from campaign.results.assemble import nan_note
     from campaign.store.folder import RESULTS_FILE
@@ -232,6 +233,8 @@ def run_done(dataset, args, spec) -> int:
     if "precision_state" in dataset:
         state, replicates = dataset["precision_state"], dataset["precision_replicates"]
         print(precision_summary(state.values, replicates.values, spec.replicates))
+    if "selection_state" in dataset:
+        print(selection_summary(dataset["selection_state"].values, spec.output))
     print(f"results: {spec.output / RESULTS_FILE}")
     if failed:
         print(f"{failed} tasks failed: `campaign status {args.spec}` lists them")

@@ -10,7 +10,8 @@ levels of a factor. Changing the design (levels, replicates) deals its tasks ane
 
 With a precision target a cell's next round follows from that cell's own results, so the
 cells, sorted by digest, are dealt instead: a shard owns whole cells and decides their rounds
-alone, as one machine would.
+alone, as one machine would. With a selection a group's stages follow from all its cells'
+results: whole groups are dealt (sorted by their first cell's digest).
 
 A shard's output folder holds its ledger and a ``campaign.json`` that says which shard it
 is and which design it was cut from (the spec's text and a digest of its task list);
@@ -27,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from campaign.design.groups import selection_groups
 from campaign.design.tasks import Design, canonical
 from campaign.errors import ParameterError
 from campaign.spec.load import Spec
@@ -130,6 +132,15 @@ def owners(design: Design, count: int) -> np.ndarray:
         dealt = np.empty(cells.size, dtype=np.int64)
         dealt[np.argsort(cells, kind="stable")] = np.arange(cells.size) % count
         return np.repeat(dealt, replicates)
+    if design.spec.selection is not None:  # whole groups: their stages are decided together
+        groups = selection_groups(design)
+        firsts = np.array([cells[group].min() for group in groups], dtype=np.uint64)
+        by_group = np.empty(len(groups), dtype=np.int64)
+        by_group[np.argsort(firsts, kind="stable")] = np.arange(len(groups)) % count
+        dealt = np.empty(cells.size, dtype=np.int64)
+        for group, shard in zip(groups, by_group):
+            dealt[group] = shard
+        return np.repeat(dealt, replicates)
     seeds = np.asarray(design.seeds, dtype=np.uint64).ravel()
     order = np.lexsort((seeds, np.repeat(cells, replicates)))
     dealt = np.empty(seeds.size, dtype=np.int64)
@@ -155,7 +166,10 @@ def design_digest(design: Design) -> str:
     digest.update(canonical([design.cell_digests, spec.replicates]).encode())
     digest.update(np.ascontiguousarray(design.seeds, dtype=">u8").tobytes())
     precision = None if spec.precision is None else dataclasses.asdict(spec.precision)
-    digest.update(canonical([spec.metrics, precision]).encode())
+    selection = None if spec.selection is None else dataclasses.asdict(spec.selection)
+    digest.update(
+        canonical([spec.metrics, precision, *([selection] if selection else [])]).encode()
+    )
     return digest.hexdigest()
 
 

@@ -17,7 +17,6 @@ code, another signal (a segfault) or bad output come back the same on every try.
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import os
 import shlex
@@ -25,14 +24,15 @@ import shutil
 import signal
 import socket
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import campaign.execute.keep as keep
 import campaign.execute.process_tree as process_tree
 from campaign.execute.command_metrics import FolderOutputs, check_declared, metrics_from_outputs
-from campaign.execute.inputs import cache_folder, cached_input, digest_of
+from campaign.execute.inputs import cache_folder, cached_input
 from campaign.plan.sources import combined_digest, file_digest
 from campaign.results.names import metric_values
 from campaign.spec.command import CommandSpec
@@ -93,10 +93,11 @@ def run_command(
     key: str,
     replicate: int,
     cancelled: Callable[[], bool] = lambda: False,
-) -> tuple[dict[str, float], dict[str, bytes]]:
+) -> tuple[dict[str, float], dict[str, bytes], dict[str, object]]:
     """Run one task of the program; its metrics as a record stores them (`metric_values`,
-    held to the declaration) and the outputs to keep (raises
-    `CommandFailed`, or `process_tree.Cancelled` when the task is no longer wanted)."""
+    held to the declaration), the outputs to keep and what its record says of its ``keep``
+    patterns (raises `CommandFailed`, or `process_tree.Cancelled` when the task is no longer
+    wanted)."""
     root = tasks_folder()
     name = f"{key[:40]}-{uuid.uuid4().hex[:8]}"
     folder = root / name
@@ -105,7 +106,7 @@ def run_command(
         try:
             folder.mkdir(parents=True)
             values = placeholder_values(command, params, seed, key, replicate, folder)
-            place_inputs(command, folder, values)
+            placed = place_inputs(command, folder, values)
             argv = command_line(command, folder, values)
         except OSError as error:
             raise CommandFailed(f"cannot prepare the task's folder: {error}", {}, True) from None
@@ -118,14 +119,15 @@ def run_command(
         outputs = FolderOutputs(folder, streams)
         if code != 0:
             failure = exit_failure(command, code, streams["stderr"])
-            raise CommandFailed(failure, failure_outputs(command, outputs), code == -signal.SIGKILL)
+            kept = failure_outputs(command, outputs, placed)
+            raise CommandFailed(failure, kept, code == -signal.SIGKILL)
         try:
             metrics = metric_values(metrics_from_outputs(command.metrics, outputs))
             check_declared(command, metrics)
-            kept = kept_outputs(command, outputs)
+            kept, notes = kept_outputs(command, outputs, placed)
         except (ValueError, TypeError) as error:
-            raise CommandFailed(str(error), failure_outputs(command, outputs)) from None
-        return metrics, kept
+            raise CommandFailed(str(error), failure_outputs(command, outputs, placed)) from None
+        return metrics, kept, notes
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         for path in streams.values():
@@ -190,21 +192,27 @@ def fill(template: str, values: Mapping[str, str], quote: bool = False) -> str:
     return PLACEHOLDER.sub(value, template)
 
 
-def place_inputs(command: CommandSpec, folder: Path, values: Mapping[str, str]) -> None:
-    """Link each input into the task's folder under its own name; fill the templates."""
+def place_inputs(
+    command: CommandSpec, folder: Path, values: Mapping[str, str]
+) -> set[tuple[int, int]]:
+    """Link each input into the task's folder under its own name; fill the templates. Returns
+    the files placed, by (device, inode): they are never kept."""
     digests = dict(command.files)
+    placed = set()
     for item in command.inputs:
         target = folder / item.name
         target.parent.mkdir(parents=True, exist_ok=True)
-        digest = digests.get(item.name) or digest_of(Path(item.path).read_bytes())
+        digest = digests.get(item.name) or file_digest(item.path)
         cached = cached_input(digest, item.name, item.path)
         if item.template:
             target.write_text(fill(cached.read_text(encoding="utf-8"), values), encoding="utf-8")
-            continue
-        try:
-            os.link(cached, target)
-        except OSError:
-            shutil.copy2(cached, target)
+        else:
+            try:
+                os.link(cached, target)
+            except OSError:
+                shutil.copy2(cached, target)
+        placed.add(keep.identity(target))
+    return placed
 
 
 def command_line(command: CommandSpec, folder: Path, values: Mapping[str, str]) -> list[str]:
@@ -244,36 +252,43 @@ def stderr_tail(path: Path) -> str:
     return tail[-STDERR_CHARACTERS:]
 
 
-def kept_outputs(command: CommandSpec, outputs: FolderOutputs) -> dict[str, bytes]:
-    """The outputs a finished task keeps: the files ``keep`` names (stdout and stderr by
-    those names); over ``keep_limit`` the task fails."""
+def kept_outputs(
+    command: CommandSpec, outputs: FolderOutputs, placed: Iterable[tuple[int, int]] = ()
+) -> tuple[dict[str, bytes], dict[str, object]]:
+    """The outputs a finished task keeps: what ``keep`` names (`campaign.execute.keep`; the
+    inputs ``placed`` in its folder never), and what its record says of the patterns; over
+    ``keep_limit`` the task fails."""
     if not command.keep:
-        return {}
-    names = [name for name in outputs if matches(name, command.keep)]
-    size = sum(size_of(outputs, name) for name in names)
+        return {}, {}
+    selection = keep.select(command.keep, outputs.folder, outputs.streams, placed)
+    size = sum(path.stat().st_size for path in selection.paths.values())
     if size > command.keep_limit:
         raise ValueError(
             f"the outputs to keep are {size:,} bytes, over the limit of {command.keep_limit:,} "
             "bytes per task (model.keep_limit)"
         )
-    return {name: outputs[name] for name in names}
+    return {name: path.read_bytes() for name, path in selection.paths.items()}, selection.notes()
 
 
-def failure_outputs(command: CommandSpec, outputs: FolderOutputs) -> dict[str, bytes]:
+def failure_outputs(
+    command: CommandSpec, outputs: FolderOutputs, placed: Iterable[tuple[int, int]] = ()
+) -> dict[str, bytes]:
     """What a failed task keeps: its stdout and stderr (their ends, within ``keep_limit``)
     and the files ``keep`` names that fit."""
     kept: dict[str, bytes] = {}
     room = command.keep_limit
-    for name in ("stderr", "stdout"):
+    for name in keep.STREAMS:
         data = tail_bytes(outputs.streams[name], room // 2)
         kept[name] = data
         room -= len(data)
-    for name in outputs:
-        if name.startswith("files/") and matches(name, command.keep):
-            size = size_of(outputs, name)
-            if size <= room:
-                kept[name] = outputs[name]
-                room -= size
+    selection = keep.select(command.keep, outputs.folder, outputs.streams, placed)
+    for name, path in selection.paths.items():
+        if name in keep.STREAMS:
+            continue
+        size = path.stat().st_size
+        if size <= room:
+            kept[name] = path.read_bytes()
+            room -= size
     return kept
 
 
@@ -282,13 +297,3 @@ def tail_bytes(path: Path, most: int) -> bytes:
         handle.seek(0, os.SEEK_END)
         handle.seek(max(0, handle.tell() - most))
         return handle.read()
-
-
-def matches(name: str, patterns: tuple[str, ...]) -> bool:
-    plain = name.removeprefix("files/")
-    return any(fnmatch.fnmatchcase(plain, pattern) for pattern in patterns)
-
-
-def size_of(outputs: FolderOutputs, name: str) -> int:
-    path = outputs.path(name)
-    return path.stat().st_size if path is not None else 0

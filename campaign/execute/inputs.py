@@ -1,26 +1,36 @@
 """A program's inputs travel to every worker once, by digest, with no shared file system.
 
-The driver registers a Dask worker plugin holding the bytes of the program and its inputs
-(`ship_inputs`); Dask gives it to every worker there is and every worker that joins later (a
-remote one, one a nanny restarted). Each worker writes each file once into its cache folder,
-under its digest and read-only (`cached_input`), checking the bytes against the digest the
-plan took. A task's folder then links them under their own names.
+The driver registers Dask worker plugins carrying the program and its inputs (`ship_inputs`);
+Dask gives them to every worker there is and every worker that joins later (a remote one, one
+a nanny restarted). Each file travels in parts of `PART_BYTES`, one plugin each, read from the
+file one part at a time: the driver never holds a whole file (a 300 MB input took 1.9 GB in a
+driver that read it whole and pickled it: the bytes, their pickle, the message to the
+scheduler, the scheduler's copy, one message per worker), and the scheduler keeps one copy of
+the parts for the workers that join later. Each worker writes each part to its cache folder
+as it comes and, once it has every part of a file, puts the file together under its digest,
+read-only (`store_part`), checking its bytes against the digest the plan took; the part
+plugins then hold no bytes. A task's folder links the cached files under their own names.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
 from campaign.errors import CampaignError
-from campaign.spec.command import CommandSpec
+from campaign.plan.sources import file_digest
+from campaign.spec.command import CommandSpec, InputFile
 
 CACHE_FOLDER = "campaign-inputs"
+PART_BYTES = 4 * 2**20  # bytes of a file per plugin: what the driver holds at once
+PLUGIN_PREFIX = "campaign-input-"
 
 
 def cache_folder() -> Path:
@@ -39,65 +49,146 @@ def digest_of(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=32).hexdigest()
 
 
-def store(folder: Path, digest: str, data: bytes, executable: bool) -> Path:
-    """Write a file into the cache under its digest (atomically, read-only), once."""
+def store_part(
+    folder: Path, digest: str, index: int, parts: int, data: bytes, executable: bool
+) -> Path | None:
+    """Write part ``index`` of ``parts`` of the file of ``digest`` into the cache; once every
+    part is there, the file itself (atomically, read-only, checked against the digest).
+    Returns the file once it is whole (None: parts are missing)."""
     target = folder / digest
     if target.exists():
         return target
-    if digest_of(data) != digest:
-        raise ValueError(f"the bytes received do not have digest {digest[:12]}")
     folder.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=folder, prefix=".partial-")
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-    os.chmod(temporary, 0o555 if executable else 0o444)
-    os.replace(temporary, target)
+    part = part_path(folder, digest, index, parts)
+    if not part.exists():
+        write_atomically(part, [data])
+    paths = [part_path(folder, digest, i, parts) for i in range(parts)]
+    if not all(path.exists() for path in paths):
+        return None
+    return assemble(folder, digest, paths, executable)
+
+
+def part_path(folder: Path, digest: str, index: int, parts: int) -> Path:
+    return folder / f".part-{digest}-{index + 1}-of-{parts}"
+
+
+def assemble(folder: Path, digest: str, paths: list[Path], executable: bool) -> Path:
+    """The file of ``digest`` from its parts, checked, under its digest; the parts removed."""
+
+    def chunks() -> Iterable[bytes]:
+        for path in paths:
+            with open(path, "rb") as handle:
+                yield from iter(lambda: handle.read(2**20), b"")
+
+    try:
+        return store_chunks(folder, digest, chunks(), executable)
+    finally:
+        for path in paths:
+            path.unlink(missing_ok=True)
+
+
+def store_chunks(folder: Path, digest: str, chunks: Iterable[bytes], executable: bool) -> Path:
+    """Write a file into the cache under its digest (atomically, read-only), once, refusing
+    bytes of another digest."""
+    target = folder / digest
+    if target.exists():
+        return target
+    folder.mkdir(parents=True, exist_ok=True)
+    hasher = hashlib.blake2b(digest_size=32)
+
+    def hashed() -> Iterable[bytes]:
+        for chunk in chunks:
+            hasher.update(chunk)
+            yield chunk
+
+    def check(temporary: str) -> None:
+        if hasher.hexdigest() != digest:
+            raise ValueError(f"the bytes received do not have digest {digest[:12]}")
+        os.chmod(temporary, 0o555 if executable else 0o444)
+
+    write_atomically(target, hashed(), check)
     return target
 
 
-class InputsPlugin(WorkerPlugin):
-    """A worker plugin carrying a program's files: (digest, executable, bytes) each."""
+def write_atomically(target: Path, chunks: Iterable[bytes], check=None) -> None:
+    """Write ``chunks`` to ``target`` under a temporary name, renamed into place when whole
+    (and ``check(temporary)`` passed)."""
+    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=".partial-")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            for chunk in chunks:
+                handle.write(chunk)
+        if check is not None:
+            check(temporary)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
-    idempotent = True  # registered again under the same name (the same files): nothing to do
 
-    def __init__(self, files: list[tuple[str, bool, bytes]]) -> None:
-        self.files = files
+class InputPart(WorkerPlugin):
+    """A worker plugin carrying part ``index`` of ``parts`` of the file of ``digest``."""
+
+    idempotent = True  # registered again under the same name (the same part): nothing to do
+
+    def __init__(self, digest: str, executable: bool, index: int, parts: int, data: bytes):
+        self.digest, self.executable = digest, executable
+        self.index, self.parts, self.data = index, parts, data
 
     def setup(self, worker: Any) -> None:
         folder = Path(worker.local_directory) / CACHE_FOLDER
-        for digest, executable, data in self.files:
-            store(folder, digest, data, executable)
+        store_part(folder, self.digest, self.index, self.parts, self.data, self.executable)
+        self.data = b""  # on disk now: the worker keeps no copy in memory
 
 
-def ship_inputs(client: Any, command: CommandSpec) -> str:
-    """Register the plugin that puts the program's files on every worker, now and joining
-    later (once per set of files); its name."""
+def ship_inputs(client: Any, command: CommandSpec) -> list[str]:
+    """Register the plugins that put the program's files on every worker, now and joining
+    later (a part at a time); their names."""
     digests = dict(command.files)
-    files = []
-    for item in command.inputs:
-        data = Path(item.path).read_bytes()
-        digest = digest_of(data)
-        if digests.get(item.name, digest) != digest:
-            raise CampaignError(
-                f"{item.path} changed since the run started; run again to take the change in"
-            )
-        files.append((digest, os.access(item.path, os.X_OK), data))
-    name = "campaign-inputs-" + digest_of("".join(sorted(d for d, _, _ in files)).encode())[:16]
-    client.register_plugin(InputsPlugin(files), name=name)
-    return name
-
-
-def withdraw_inputs(client: Any, name: str) -> None:
-    """Take the plugin back from the scheduler once the run is done (the workers keep their
-    copies, and write nothing again when the same files come back)."""
+    names: list[str] = []
     try:
-        client.unregister_worker_plugin(name)
-    except Exception:  # the scheduler is gone or the plugin was never there: nothing to take
-        pass
+        for item in command.inputs:
+            ship_file(client, item, digests.get(item.name) or file_digest(item.path), names)
+    except BaseException:
+        withdraw_inputs(client, names)
+        raise
+    return names
+
+
+def ship_file(client: Any, item: InputFile, digest: str, names: list[str]) -> None:
+    """Register one file's parts, read one at a time (their names go to ``names``); refused
+    in one line (its last part not sent, so no worker puts it together) when the file is
+    not the one digested."""
+    size = os.path.getsize(item.path)
+    parts = max(1, math.ceil(size / PART_BYTES))
+    executable = os.access(item.path, os.X_OK)
+    hasher = hashlib.blake2b(digest_size=32)
+    with open(item.path, "rb") as handle:
+        for index in range(parts):
+            data = handle.read(PART_BYTES)
+            hasher.update(data)
+            last = index == parts - 1
+            if last and (handle.read(1) or hasher.hexdigest() != digest):
+                raise CampaignError(
+                    f"{item.path} changed since the run started; run again to take the change in"
+                )
+            name = f"{PLUGIN_PREFIX}{digest[:32]}-{index + 1}-of-{parts}"
+            client.register_plugin(InputPart(digest, executable, index, parts, data), name=name)
+            names.append(name)
+
+
+def withdraw_inputs(client: Any, names: Iterable[str]) -> None:
+    """Take the plugins back from the scheduler once the run is done (the workers keep their
+    copies, and write nothing again when the same files come back)."""
+    for name in names:
+        try:
+            client.unregister_worker_plugin(name)
+        except Exception:  # the scheduler is gone or the plugin was never there
+            return
 
 
 def cached_input(digest: str, name: str, original: str) -> Path:
-    """The cached file of this digest. On a Dask worker it came with the plugin (nothing is
+    """The cached file of this digest. On a Dask worker it came with the plugins (nothing is
     read from the spec's folder: no shared file system is assumed); called outside Dask, it is
     taken from ``original`` if that file has this digest."""
     folder = cache_folder()
@@ -107,12 +198,13 @@ def cached_input(digest: str, name: str, original: str) -> Path:
     if on_dask_worker():
         raise FileNotFoundError(f"input {name} (digest {digest[:12]}) has not reached this worker")
     try:
-        data = Path(original).read_bytes()
-    except OSError:
-        data = b""
-    if digest_of(data) != digest:
-        raise FileNotFoundError(f"input {name}: {original} is missing or not the one digested")
-    return store(folder, digest, data, os.access(original, os.X_OK))
+        with open(original, "rb") as handle:
+            chunks = iter(lambda: handle.read(2**20), b"")
+            return store_chunks(folder, digest, chunks, os.access(original, os.X_OK))
+    except (OSError, ValueError):
+        raise FileNotFoundError(
+            f"input {name}: {original} is missing or not the one digested"
+        ) from None
 
 
 def on_dask_worker() -> bool:

@@ -28,8 +28,12 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
+import campaign.execute.memory as memory
+
 GRACE_SECONDS = 2.0  # between SIGTERM and SIGKILL of a task's process group
 POLL_SECONDS = 0.05  # how often a running program's task is checked for cancellation
+FIRST_SAMPLE_SECONDS = 0.5  # when a program's session's memory is first summed
+SAMPLE_SECONDS = 1.0  # and then how often
 TOKEN_VARIABLE = "CAMPAIGN_WORKER_TOKEN"
 WATCHDOG = Path(__file__).with_name("watchdog.py")
 
@@ -99,7 +103,9 @@ def start(
 def wait(process: subprocess.Popen, cancelled: Callable[[], bool]) -> int:
     """Wait for a program, ending its group if ``cancelled()`` says so (raises `Cancelled`);
     the group is ended in every case (children left behind die with the task). On Linux the
-    wait wakes the moment the program exits (a pidfd), else it polls."""
+    wait wakes the moment the program exits (a pidfd), else it polls. What the program's tree
+    held at its peak goes to `campaign.execute.memory` (the task's peak memory)."""
+    peak = SessionPeak(process.pid)
     try:
         watch = _pidfd(process.pid)
         delay = 0.0005
@@ -107,21 +113,56 @@ def wait(process: subprocess.Popen, cancelled: Callable[[], bool]) -> int:
             while True:
                 if watch is not None:
                     select.select([watch], [], [], POLL_SECONDS)
-                    code = process.poll()
-                    if code is not None:
-                        return code
                 else:
-                    try:
-                        return process.wait(timeout=delay)
-                    except subprocess.TimeoutExpired:
-                        delay = min(delay * 2, POLL_SECONDS)
+                    time.sleep(delay)
+                    delay = min(delay * 2, POLL_SECONDS)
+                code = _reap(process)
+                if code is not None:
+                    return code
                 if cancelled():
                     raise Cancelled()
+                peak.sample()
         finally:
             if watch is not None:
                 os.close(watch)
     finally:
         end_group(process)
+        memory.note_program_peak(peak.bytes)
+
+
+class SessionPeak:
+    """The most resident memory a program's session held together, sampled while it runs:
+    first after `FIRST_SAMPLE_SECONDS` (a short task pays nothing), then every
+    `SAMPLE_SECONDS`."""
+
+    def __init__(self, session: int) -> None:
+        self.session = session
+        self.next = time.monotonic() + FIRST_SAMPLE_SECONDS
+        self.bytes = 0.0
+
+    def sample(self) -> None:
+        now = time.monotonic()
+        if now < self.next:
+            return
+        self.bytes = max(self.bytes, memory.session_resident_bytes(self.session))
+        self.next = now + SAMPLE_SECONDS
+
+
+def _reap(process: subprocess.Popen) -> int | None:
+    """The program's exit code once it has ended (None before), reaped with ``wait4`` so that
+    the kernel's peak of the program (and the children it waited for) is noted as the task's
+    (`campaign.execute.memory`)."""
+    if process.returncode is not None:
+        return process.returncode
+    try:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+    except ChildProcessError:  # reaped already (by `subprocess`'s own bookkeeping)
+        return process.poll()
+    if pid == 0:
+        return None
+    process.returncode = os.waitstatus_to_exitcode(status)
+    memory.note_program_peak(usage.ru_maxrss * memory.MAXRSS_UNIT)
+    return process.returncode
 
 
 def _pidfd(pid: int) -> int | None:

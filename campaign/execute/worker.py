@@ -121,7 +121,7 @@ def _run_command(
 ) -> dict[str, Any]:
     """One task of a program: its result, with its outputs to keep."""
     try:
-        metrics, outputs = run_command(
+        metrics, outputs, notes = run_command(
             command, params, seed, key, replicate, lambda: _unwanted(batch, key)
         )
     except process_tree.Cancelled:
@@ -133,7 +133,7 @@ def _run_command(
         if failure.transient:
             result["transient"] = True
         return result
-    result = {"status": "ok", "metrics": metrics}  # as stored: checked by run_command
+    result = {"status": "ok", "metrics": metrics, **notes}  # as stored: checked by run_command
     if outputs:
         result["outputs"] = outputs
     return result

@@ -32,6 +32,7 @@ GROUP = "campaign.models"
 BUILTIN: dict[str, str] = {
     "mm1": "campaign.models.check:MM1",
     "busy": "campaign.models.check:BUSY",
+    "normal": "campaign.models.check:NORMAL",
     "jobs": "campaign.models.jobs:MODEL",
     "grid": "campaign.models.grid:MODEL",
     "bot": "campaign.models.bot:MODEL",

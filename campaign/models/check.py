@@ -5,6 +5,12 @@ starts in its stationary state (the first customer's wait is drawn from the stat
 distribution), so the sample mean is an unbiased estimate of the closed-form mean wait
 ``rho / (mu - lambda)`` and confidence intervals over replicates can be checked for coverage.
 
+``normal`` returns one normal draw of a chosen system: system ``i`` has mean ``means[i]`` and
+standard deviation ``sds[i]``, so a selection's right answer and its probability of correct
+selection are known. With ``correlation`` rho, a share rho of each draw's variance comes from
+a normal shared by every system run with the same seed: paired seeds (common random numbers)
+then correlate the systems by rho, unpaired ones leave them independent.
+
 ``busy`` burns a fixed amount of CPU time: a task of known duration for dispatch benchmarks.
 With ``stall_above`` it also stalls (sleeps) on the tasks whose seeded draw exceeds it: a
 deterministic stuck task for testing timeouts.
@@ -18,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from campaign.models.contract import Integer, Kind, Model, Number, Param, Params
+from campaign.models.contract import Integer, Kind, ListOf, Model, Number, Param, Params
 
 MM1_PARAMS = Params(
     "mm1",
@@ -156,4 +162,75 @@ BUSY = Model(
     params=BUSY_PARAMS,
     metrics={"value": {"units": "1", "long_name": "uniform random draw from the task seed"}},
     example={"duration_ms": 1},
+)
+
+
+NORMAL_PARAMS = Params(
+    "normal",
+    Param("system", Integer(0), doc="which system: an index into means and sds"),
+    Param("means", ListOf(Number(), what="numbers"), doc="each system's mean"),
+    Param("sds", ListOf(Number(0), what="numbers >= 0"), doc="each system's standard deviation"),
+    Param(
+        "correlation",
+        Number(0, 1),
+        0.0,
+        "share of the variance common to the systems under one seed (paired seeds: CRN)",
+    ),
+    Param(
+        "tag",
+        Kind(),
+        None,
+        "ignored: labels otherwise identical runs (independent selections as a factor)",
+        default_text="none",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class NormalParams:
+    system: int
+    means: tuple[float, ...]
+    sds: tuple[float, ...]
+    correlation: float
+    tag: object
+
+
+def normal_parse(params: Mapping[str, object]) -> NormalParams:
+    """The params of one system: ``system`` indexes both lists, which have one entry each."""
+    p = NormalParams(**NORMAL_PARAMS.values(params))
+    if len(p.means) != len(p.sds):
+        raise ValueError(
+            f"parameters 'means' and 'sds' must list one value per system, got {len(p.means)} "
+            f"means and {len(p.sds)} sds"
+        )
+    if p.system >= len(p.means):
+        raise ValueError(
+            f"parameter 'system' must be from 0 to {len(p.means) - 1} (one per entry of means), "
+            f"got {p.system}"
+        )
+    return p
+
+
+def normal(params: Mapping[str, object], seed: int) -> dict[str, float]:
+    """mean + sd (sqrt(rho) Z_common + sqrt(1 - rho) Z_own): Z_common the first normal of the
+    seed's generator (shared by every system with that seed), Z_own the first of the
+    generator spawned from the seed for this system (its own)."""
+    p = normal_parse(params)
+    common = np.random.default_rng(seed).standard_normal()
+    spawned = np.random.SeedSequence(seed, spawn_key=(p.system,))
+    own = np.random.default_rng(spawned).standard_normal()
+    rho = p.correlation
+    noise = np.sqrt(rho) * common + np.sqrt(1 - rho) * own
+    return {"value": float(p.means[p.system] + p.sds[p.system] * noise)}
+
+
+NORMAL = Model(
+    name="normal",
+    run=normal,
+    summary="check model: a normal draw per system with known means and deviations (selection)",
+    params=NORMAL_PARAMS,
+    parse=normal_parse,
+    metrics={"value": {"units": "1", "long_name": "the system's normal draw"}},
+    headline=("value",),
+    example={"system": 1, "means": [0.0, 1.0], "sds": [1.0, 2.0], "correlation": 0.5},
 )

@@ -66,13 +66,14 @@ def check_model(spec: Spec) -> Model:
         except ValueError as error:
             raise CampaignError(f"{where}model: {error}") from None
     check_declared_metrics(spec, model.metrics)
-    if spec.precision is not None and model.metrics:
-        for metric in spec.precision.metrics:
-            if documented_name(metric, model.metrics) is None:
-                raise CampaignError(
-                    f"{where}precision.metrics: {metric!r} is not a metric of model "
-                    f"{spec.model}; its metrics: {', '.join(model.metrics)}"
-                )
+    needed = [("precision.metrics", m) for m in (spec.precision.metrics if spec.precision else ())]
+    needed += [("select.metric", spec.selection.metric)] if spec.selection else []
+    for key, metric in needed if model.metrics else ():
+        if documented_name(metric, model.metrics) is None:
+            raise CampaignError(
+                f"{where}{key}: {metric!r} is not a metric of model {spec.model}; its metrics: "
+                f"{', '.join(model.metrics)}"
+            )
     if model.checks:
         for cell in iter_cells(spec):
             try:

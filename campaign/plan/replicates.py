@@ -1,4 +1,5 @@
-"""How many replicates each cell runs: a fixed count, or rounds until a precision target.
+"""How many replicates each cell runs: a fixed count, rounds until a precision target, or the
+stages of a selection (`campaign.plan.selection.SelectionRounds`).
 
 Both policies answer the same questions, so no caller asks which one a spec has: how many
 replicates the design may hold per cell (``most``), which of them each cell runs now (the
@@ -18,10 +19,12 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from campaign.analysis.selection import Selections
 from campaign.analysis.stats import Rounds, StoppingRule, precision_rounds
 from campaign.design.tasks import Design
 from campaign.errors import CampaignError
 from campaign.models.contract import Model
+from campaign.plan.selection import SelectionRounds
 from campaign.results.check import storable_records
 from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_OK
 from campaign.results.table import task_table
@@ -30,10 +33,12 @@ from campaign.store.ledger import Ledger
 
 
 class Replicates(Protocol):
-    """What a replicate policy answers (`FixedReplicates`, `PrecisionRounds`)."""
+    """What a replicate policy answers (`FixedReplicates`, `PrecisionRounds`,
+    `SelectionRounds`)."""
 
     most: int  # replicates the design may hold per cell
     rounds: Rounds | None  # where each cell stands against a precision target, if any
+    stages: Selections | None  # where each group of a selection stands, if any
     window: np.ndarray  # cells x most: the replicates each cell runs now
     this_round: str  # words after "to run" in what a run says
 
@@ -45,8 +50,10 @@ class Replicates(Protocol):
     def scope(self) -> str: ...
 
 
-def replicates_of(design: Design) -> FixedReplicates | PrecisionRounds:
+def replicates_of(design: Design) -> FixedReplicates | PrecisionRounds | SelectionRounds:
     """The replicate policy of a design's spec."""
+    if design.spec.selection is not None:
+        return SelectionRounds(design, design.spec.selection)
     if design.spec.precision is None:
         return FixedReplicates(design)
     return PrecisionRounds(design, design.spec.precision)
@@ -56,6 +63,7 @@ class FixedReplicates:
     """Every cell runs all ``replicates`` of the spec, from the start."""
 
     rounds = None
+    stages = None
     this_round = ""
 
     def __init__(self, design: Design):
@@ -99,6 +107,7 @@ class PrecisionRounds:
     """
 
     this_round = " in this round"
+    stages = None
 
     def __init__(self, design: Design, precision: Precision):
         self.design = design

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from campaign.analysis.selection import Selections
 from campaign.analysis.stats import Rounds
 from campaign.design.tasks import Design
 from campaign.models.contract import Model
@@ -78,6 +79,11 @@ class RunState:
     def rounds(self) -> Rounds | None:
         """With a precision target: where each cell stands."""
         return self.replicates.rounds
+
+    @property
+    def stages(self) -> Selections | None:
+        """With a selection: where each group stands."""
+        return self.replicates.stages
 
     @property
     def tasks(self) -> int:

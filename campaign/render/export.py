@@ -1,10 +1,11 @@
 """The results as one tidy table, one row per task, for tools outside xarray (R, a spreadsheet).
 
 Columns: the factors, ``replicate``, ``seed``, ``status`` (ok, failed or missing), the metrics
-and ``error`` (the error text of a failed task, empty otherwise). With a precision target, a
-cell's rows are the replicates its rounds gave it. Units and long names go with the table:
-as field metadata in Parquet, and in CSV as a sidecar file ``<name>.units.csv`` (columns
-``column``, ``units``, ``long_name``) beside the table, so the table itself stays a plain CSV.
+and ``error`` (the error text of a failed task, empty otherwise). With a precision target (a
+selection), a cell's rows are the replicates its rounds (stages) gave it. Units and long
+names go with the table: as field metadata in Parquet, and in CSV as a sidecar file
+``<name>.units.csv`` (columns ``column``, ``units``, ``long_name``) beside the table, so the
+table itself stays a plain CSV.
 """
 
 from __future__ import annotations
@@ -31,13 +32,15 @@ def tidy(dataset: xr.Dataset, failures: xr.Dataset | None = None) -> pd.DataFram
     metrics = metrics_of(dataset)
     frame = dataset[["seed", "status", *metrics]].to_dataframe().reset_index()
     frame = frame[[*factors, *point_factors_of(dataset), "replicate", "seed", "status", *metrics]]
-    if "precision_replicates" in dataset:
-        given = dataset["precision_replicates"].reset_coords(drop=True).to_dataframe()
+    for name in ("precision_replicates", "selection_replicates"):
+        if name not in dataset:
+            continue
+        given = dataset[name].reset_coords(drop=True).to_dataframe()
         given = given.reset_index()
         frame = frame.merge(given, on=factors, how="left") if factors else frame
         if not factors:
-            frame["precision_replicates"] = int(dataset["precision_replicates"])
-        frame = frame[frame["replicate"] < frame.pop("precision_replicates")]
+            frame[name] = int(dataset[name])
+        frame = frame[frame["replicate"] < frame.pop(name)]
     frame["status"] = frame["status"].map(STATUS_NAMES)
     frame["error"] = _errors(frame, failures)
     return frame.reset_index(drop=True)

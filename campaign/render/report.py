@@ -2,7 +2,8 @@
 
 The page holds the design, a figure and a summary table (means and intervals) per metric,
 the metrics left out of the figures and why, which factors matter, a ranking and comparisons
-against a baseline (`campaign.render.analysis_section`), on a design of points the
+against a baseline (`campaign.render.analysis_section`), a selection's outcome
+(`campaign.render.selection_section`), on a design of points the
 sensitivity to the sampled factors (`campaign.render.sensitivity_section`), the failed
 tasks with their error line, and the provenance the results file records (spec, seeds,
 versions, digests). Figures are embedded as PNG data, so the page is one file to mail or
@@ -25,6 +26,7 @@ from campaign.render.cost_section import cost_section
 from campaign.render.figures import figure_metrics, left_out_metrics, plot_metric
 from campaign.render.figures import write_figures as write_figure_files
 from campaign.render.report_points import figure_axes, points_summary
+from campaign.render.selection_section import selection_section
 from campaign.render.sensitivity_section import sensitivity_section
 from campaign.render.summary import render_summary
 from campaign.results.assemble import factors_of, point_factors_of
@@ -93,6 +95,7 @@ def write_report(
         *sections,
         left_out_section(skipped),
         analysis_section(dataset, against),
+        selection_section(dataset),
         sensitivity_section(dataset),
         failures_section(failures, int(dataset.attrs.get("tasks_failed", 0))),
         cost_section(resources),
@@ -135,11 +138,13 @@ def design_section(dataset: xr.Dataset) -> str:
             f"<td>{'yes' if f in paired else 'no'}</td></tr>"
         )
     cells = int(dataset["status"].size // max(dataset.sizes["replicate"], 1))
-    replicates = (
-        "replicates per cell: precision target (see precision_replicates in results.nc)"
-        if "precision_replicates" in dataset
-        else f"replicates per cell: {dataset.sizes['replicate']}"
-    )
+    replicates = f"replicates per cell: {dataset.sizes['replicate']}"
+    if "precision_replicates" in dataset:
+        replicates = (
+            "replicates per cell: precision target (see precision_replicates in results.nc)"
+        )
+    if "selection_replicates" in dataset:
+        replicates = "replicates per cell: a selection's stages (see the selection below)"
     params = dataset.attrs.get("params", "")
     return "\n".join(
         [

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from campaign.analysis.selection import Selections
 from campaign.analysis.stats import Rounds, summarize
 from campaign.design import points as designs
 from campaign.design.tasks import Design, canonical
@@ -39,6 +40,11 @@ from campaign.results.breakdowns import breakdown_groups, split_breakdowns
 from campaign.results.check import storable_records
 from campaign.results.provenance import provenance
 from campaign.results.samples import SAMPLES_GROUP, sample_group, split_samples
+from campaign.results.selection import (
+    SELECTION_ATTRIBUTE,
+    selection_attribute,
+    selection_variables,
+)
 from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_NAMES, STATUS_OK
 from campaign.results.table import task_table
 
@@ -67,9 +73,13 @@ def assemble(
     documented: Mapping[str, Mapping[str, str]] | None = None,
     headline: Sequence[str] = (),
     rounds: Rounds | None = None,
+    stages: Selections | None = None,
 ) -> xr.Dataset:
     """The root group of the results (one row per task): see `assemble_with_groups`."""
-    return assemble_with_groups(design, records, confidence, documented, headline, rounds)[0]
+    root, _ = assemble_with_groups(
+        design, records, confidence, documented, headline, rounds, stages
+    )
+    return root
 
 
 def assemble_with_groups(
@@ -79,6 +89,7 @@ def assemble_with_groups(
     documented: Mapping[str, Mapping[str, str]] | None = None,
     headline: Sequence[str] = (),
     rounds: Rounds | None = None,
+    stages: Selections | None = None,
 ) -> tuple[xr.Dataset, dict[str, xr.Dataset]]:
     """The raw and summary Dataset of a design from the stored records (missing ones as NaN),
     and the groups beside it by name: ``samples`` and ``breakdowns/<dimension>`` where the
@@ -89,23 +100,27 @@ def assemble_with_groups(
 
     With a precision target, ``rounds`` says where each cell stands, decided from the same
     records (`campaign.plan.plan.replay_rounds`): each cell holds the replicates its rounds gave
-    it, and tasks and missing ones are counted within them.
+    it, and tasks and missing ones are counted within them. With a selection, ``stages`` does
+    the same from its stages (`campaign.plan.state.RunState.stages`).
     """
     spec = design.spec
     if (spec.precision is None) != (rounds is None):
         raise ValueError("a campaign's rounds go with its precision target, and only with it")
+    if (spec.selection is None) != (stages is None):
+        raise ValueError("a campaign's stages go with its selection, and only with it")
     documented = documented or {}
     shape = (*design.shape, spec.replicates)
     dims = [*design.dims, "replicate"]
-    status, columns, provenance_status = _planned_table(design, records, rounds)
+    given = rounds.target if rounds is not None else stages.replicates if stages else None
+    status, columns, provenance_status = _planned_table(design, records, given)
     columns = {name: column.reshape(shape) for name, column in columns.items()}
     columns, samples, derived = split_samples(columns, dims, spec.percentiles, documented)
     columns, breakdowns = split_breakdowns(columns, dims, documented)
     documented = {**documented, **derived}
 
     kept = spec.replicates  # replicates beyond every cell's rounds are left out
-    if rounds is not None:
-        kept = int(rounds.target.max(initial=0))
+    if given is not None:
+        kept = int(given.max(initial=0))
     variables: dict[str, xr.Variable] = {}  # coordinates first: see `write_netcdf`
     variables.update(_factor_coordinates(design))
     variables["replicate"] = _replicate_coordinate(kept)
@@ -120,7 +135,11 @@ def assemble_with_groups(
     if rounds is not None:
         precision = _precision_variables(rounds, raw, spec.precision)
         variables.update({name: array.variable for name, array in precision.items()})
+    if stages is not None:
+        variables.update(selection_variables(stages, dims[:-1], shape[:-1]))
     dataset = xr.Dataset(variables, attrs=provenance(design, confidence, provenance_status))
+    if stages is not None:
+        dataset.attrs[SELECTION_ATTRIBUTE] = selection_attribute(spec.selection)
     dataset = dataset.set_coords([f.name for f in spec.factors if f.name not in design.dims])
     dataset.attrs["headline_metrics"] = " ".join(m for m in headline if m in columns)
     groups = breakdown_groups(breakdowns, coordinates, kept)
@@ -131,16 +150,17 @@ def assemble_with_groups(
 
 
 def _planned_table(
-    design: Design, records: Mapping[str, dict[str, Any]], rounds: Rounds | None
+    design: Design, records: Mapping[str, dict[str, Any]], given: np.ndarray | None
 ) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
     """The status and metric columns of every task, and the status of the planned ones (for
-    the provenance); with rounds, a task beyond its cell's rounds is missing."""
+    the provenance); with rounds or stages (``given``: the replicates each cell got), a task
+    beyond its cell's replicates is missing."""
     spec = design.spec
     records = storable_records(records, spec)
     status, columns, _ = task_table(design, records, spec.metrics)
     planned = np.ones(design.size, dtype=bool)
-    if rounds is not None:
-        planned = (np.arange(spec.replicates) < rounds.target[:, None]).ravel()
+    if given is not None:
+        planned = (np.arange(spec.replicates) < given[:, None]).ravel()
         # a result beyond its cell's rounds (left by other precision settings) is not part
         # of this campaign's sample
         status[~planned] = STATUS_MISSING

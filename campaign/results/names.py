@@ -29,6 +29,9 @@ LAYOUT_NAMES = (
     "precision_met",
     "precision_state",
     "precision_replicates",
+    "selection_replicates",
+    "selection_state",
+    "selection_stage",
 )
 SUMMARY_SUFFIXES = ("_mean", "_std", "_n", "_nan", "_ci_low", "_ci_high")
 METRIC_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+@-]*$")

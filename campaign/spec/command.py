@@ -49,7 +49,8 @@ COMMAND_KEYS = {
     "declare": "what each metric is: {metric: {units: s, long_name: ..., kind: scalar, "
     "sample or breakdown}}; a sample in a file of its own: {kind: sample, file: NAME}, "
     "with column: COLUMN for a CSV column",
-    "keep": "files of the task's folder (names or globs) kept with its record",
+    "keep": "outputs kept with the task's record: stdout, stderr, files of its folder (names "
+    "or shell globs: * within a folder, ** across folders)",
     "keep_limit": "most bytes kept per task (e.g. 50MB; default 100MB)",
     "shell": "true: the command is one shell line run by /bin/sh (default false)",
     "labels": "factors that no placeholder uses: they only label the results",
@@ -191,7 +192,7 @@ def parse_command(
         inputs=inputs,
         metrics=metrics,
         declare=declare,
-        keep=parse_name_list(raw.get("keep"), "model.keep", fail),
+        keep=parse_keep(raw.get("keep"), fail),
         keep_limit=parse_size(raw.get("keep_limit", KEEP_LIMIT), "model.keep_limit", fail),
         shell=shell,
         labels=labels,
@@ -299,6 +300,18 @@ def parse_name_list(raw: Any, key: str, fail: Fail) -> tuple[str, ...]:
     if len(set(raw)) != len(raw):
         raise fail(f"{key}: names repeat: {raw}")
     return tuple(raw)
+
+
+def parse_keep(raw: Any, fail: Fail) -> tuple[str, ...]:
+    """``keep:``: shell globs of paths inside the task's folder, and stdout and stderr."""
+    patterns = parse_name_list(raw, "model.keep", fail)
+    for pattern in patterns:
+        if pattern.startswith("/") or any(p in ("", ".", "..") for p in pattern.split("/")):
+            raise fail(
+                f"model.keep: {pattern!r} must name files inside the task's folder (a relative "
+                "path or glob such as out/*.csv or **/*.log; stdout, stderr)"
+            )
+    return patterns
 
 
 def parse_resources(raw: Any, key: str, fail: Fail) -> Resources | None:

@@ -55,7 +55,10 @@ def describe_factors(spec: Spec) -> list[str]:
 
 
 def describe_size(spec: Spec) -> list[str]:
-    """Cells, replicates and tasks, and the precision target that sets the replicates."""
+    """Cells, replicates and tasks, and the precision target or selection that sets the
+    replicates."""
+    if spec.selection is not None:
+        return describe_selection(spec)
     if spec.precision is None:
         return [
             f"design: {spec.cells} cells x {spec.replicates} replicates = {spec.tasks} tasks; "
@@ -66,6 +69,35 @@ def describe_size(spec: Spec) -> list[str]:
         f"design: {spec.cells} cells x {least} to {spec.replicates} replicates = "
         f"{spec.cells * least} to {spec.tasks} tasks; seed {spec.seed}",
         precision_target(spec.precision),
+    ]
+
+
+def describe_selection(spec: Spec) -> list[str]:
+    """A selection's design and stages in words."""
+    selection = spec.selection
+    first, among = selection.first, selection.among
+    others = [f.name for f in spec.factors if f.name != among]
+    best = "smallest" if selection.goal == "min" else "largest"
+    what = f"the cell with the {best} mean of {selection.metric}"
+    if among is not None:
+        at = f" at each {others[0]}" if len(others) == 1 else ""
+        at = f" at each combination of {', '.join(others)}" if len(others) > 1 else at
+        what = f"the level of {among} with the {best} mean of {selection.metric}{at}"
+    zone = f"{selection.indifference:g}"
+    if selection.relative:
+        zone = f"{selection.indifference * 100:g}% of the best first-stage mean"
+    until = "one system is left"
+    if selection.procedure == "ocba":
+        until = f"{selection.budget} tasks per group are spent"
+    shared = [among] if among is not None else [f.name for f in spec.factors]
+    crn = "common random numbers" if any(f in spec.paired for f in shared) else ""
+    crn = crn or f"independent systems (paired: [{among or '...'}] for common random numbers)"
+    return [
+        f"design: {spec.cells} cells x {first} to {spec.replicates} replicates = "
+        f"{spec.cells * first} to {spec.tasks} tasks; seed {spec.seed}",
+        f"select: {what}, by {selection.procedure}, indifference zone {zone}, probability of a "
+        f"correct selection {selection.pcs:g}; {first} replicates first, {selection.batch} "
+        f"more per stage until {until} (at most {spec.replicates} each); {crn}",
     ]
 
 

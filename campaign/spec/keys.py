@@ -26,7 +26,15 @@ from campaign.spec.command import (
 )
 from campaign.spec.factors import Fail, design_kind, is_number, parse_design, parse_factors
 from campaign.spec.names import campaign_name_problem
-from campaign.spec.types import DEFAULT_PERCENTILES, DesignSpec, Factor, Precision, Spec
+from campaign.spec.selection import parse_selection
+from campaign.spec.types import (
+    DEFAULT_PERCENTILES,
+    DesignSpec,
+    Factor,
+    Precision,
+    Selection,
+    Spec,
+)
 
 KEYS = {
     "name": "campaign name (letters, digits, - _ .)",
@@ -41,6 +49,8 @@ KEYS = {
     "paired": "list of factors whose levels share seeds",
     "replicates": "integer >= 1",
     "precision": "target confidence-interval half-width instead of a fixed replicate count",
+    "select": "ranking and selection of the best system, in stages, instead of a fixed "
+    "replicate count",
     "seed": "integer >= 0",
     "metrics": "list of metric names to keep",
     "percentiles": "whole percentiles 0..100 of each sample kept as metrics (default 50, 95, 99)",
@@ -85,9 +95,15 @@ def parse_spec(data: Any, text: str = "", path: Path | None = None) -> Spec:
     design, factors = parse_design(kind, options, factors, seed, fail)
     paired = parse_paired(data.get("paired") or [], factor_names, fail)
     precision, replicates = parse_replicates(data, fail)
+    selection = None
+    if "select" in data:
+        selection = parse_selection(data["select"], factors, paired, design.kind, fail)
+        replicates = selection.max_replicates
     metrics = parse_metrics(data.get("metrics"), factor_names, fail)
+    check_kept(metrics, precision, selection, fail)
     percentiles = parse_percentiles(data.get("percentiles"), fail)
-    check_size(design, factors, replicates, precision, fail)
+    limit = "precision.max_replicates" if precision else ""
+    check_size(design, factors, replicates, "select.max_replicates" if selection else limit, fail)
     output = output_folder(data.get("output"), name, path, fail)
     description = data.get("description") or ""
     if not isinstance(description, str):
@@ -111,9 +127,8 @@ def parse_spec(data: Any, text: str = "", path: Path | None = None) -> Spec:
         percentiles=percentiles,
         command=command,
         resources=resources,
+        selection=selection,
     )
-    if precision is not None:
-        check_precision_metrics(spec)
     return spec
 
 
@@ -191,13 +206,24 @@ def parse_paired(paired: Any, factor_names: list[str], fail: Fail) -> list[str]:
 def parse_replicates(data: dict[str, Any], fail: Fail) -> tuple[Precision | None, int]:
     """The precision target (None for a fixed count) and the most replicates a cell may get."""
     precision = None
+    if "select" in data:
+        for other in ("precision", "replicates"):
+            if other in data:
+                raise fail(
+                    f"give {other} or select (a selection in stages, which sets the replicates), "
+                    "not both"
+                )
+        return None, 1
     if "precision" in data:
         if "replicates" in data:
             raise fail("give replicates (a fixed count) or precision (a target), not both")
         precision = parse_precision(data["precision"], fail)
         replicates = precision.max_replicates
     elif "replicates" not in data:
-        raise fail("missing key 'replicates' (integer >= 1) or 'precision' (a target)")
+        raise fail(
+            "missing key 'replicates' (integer >= 1), 'precision' (a target) or 'select' (a "
+            "selection of the best system)"
+        )
     else:
         replicates = data["replicates"]
     if not is_count(replicates) or replicates < 1:
@@ -246,16 +272,17 @@ def check_size(
     design: DesignSpec,
     factors: list[Factor],
     replicates: int,
-    precision: Precision | None,
+    what: str,
     fail: Fail,
 ) -> None:
-    """Refuse a design of more than `MAX_TASKS` tasks before its seeds and keys are made."""
+    """Refuse a design of more than `MAX_TASKS` tasks before its seeds and keys are made
+    (``what``: the key that set ``replicates``, when not ``replicates``)."""
     crossed = [f for f in factors if f.range is None and design.kind != designs.FRACTIONAL]
     cells = math.prod(len(f.labels) for f in crossed)
     if design.kind != designs.FULL:
         cells *= design.points
     if cells * replicates > MAX_TASKS:
-        what = "precision.max_replicates" if precision else "replicates"
+        what = what or "replicates"
         raise fail(
             f"the design has {cells:,} cells x {replicates:,} replicates ({what}) = "
             f"{cells * replicates:,} tasks; at most {MAX_TASKS:,} tasks are allowed: use fewer "
@@ -328,11 +355,15 @@ def is_name_list(names: Any) -> bool:
     return isinstance(names, list) and bool(names) and all(isinstance(n, str) and n for n in names)
 
 
-def check_precision_metrics(spec: Spec) -> None:
-    """Refuse a precision metric the spec does not keep."""
-    where = f"{spec.path or 'spec'}: precision.metrics"
-    for metric in spec.precision.metrics:
-        if spec.metrics and metric not in spec.metrics:
-            raise CampaignError(
-                f"{where}: {metric!r} is not among the kept metrics: {', '.join(spec.metrics)}"
-            )
+def check_kept(
+    metrics: tuple[str, ...] | None,
+    precision: Precision | None,
+    selection: Selection | None,
+    fail: Fail,
+) -> None:
+    """Refuse a precision or selection metric the spec does not keep."""
+    needed = [("precision.metrics", m) for m in (precision.metrics if precision else ())]
+    needed += [("select.metric", selection.metric)] if selection else []
+    for key, metric in needed:
+        if metrics and metric not in metrics:
+            raise fail(f"{key}: {metric!r} is not among the kept metrics: {', '.join(metrics)}")

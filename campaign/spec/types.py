@@ -31,6 +31,31 @@ class Precision:
 
 
 @dataclass(frozen=True)
+class Selection:
+    """Select the best system of each group on ``metric`` with a guarantee: the best with
+    probability at least ``pcs`` when it is at least ``indifference`` (delta) better than the
+    others (GSP: a system within delta of the best, whatever the means).
+
+    The systems are the levels of ``among`` at each combination of the other factors (every
+    cell, when None). Part of the spec: the stages a campaign runs follow from the spec and
+    the stored results alone (see `campaign.analysis.selection`).
+    """
+
+    metric: str
+    goal: str  # "min" or "max"
+    indifference: float
+    among: str | None = None
+    procedure: str = "kn"
+    relative: bool = False  # indifference is a share of the best first-stage mean's size
+    pcs: float = 0.95
+    first: int = 10
+    batch: int = 5
+    budget: int | None = None  # tasks per group (ocba)
+    max_replicates: int = 1000
+    rounds: int = 10  # gsp's screening rounds before its final stage
+
+
+@dataclass(frozen=True)
 class Factor:
     """A factor: its name, the labels stored as coordinates and the values models receive."""
 
@@ -94,6 +119,7 @@ class Spec:
     percentiles: tuple[int, ...] = DEFAULT_PERCENTILES
     command: CommandSpec | None = None  # a program as the model (`model` is then "command")
     resources: Resources | None = None  # what one task needs of a worker
+    selection: Selection | None = None  # ranking and selection instead of fixed replicates
 
     @property
     def model_reference(self) -> str | CommandSpec:

@@ -300,6 +300,8 @@ def design_difference(reference: Folder, folder: Folder) -> str:
         return f"metrics: {a.metrics} against {b.metrics}"
     if canonical(a.precision) != canonical(b.precision):
         return "precision: another target"
+    if canonical(a.selection) != canonical(b.selection):
+        return "select: other settings"
     return "another design"
 
 

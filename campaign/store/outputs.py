@@ -14,7 +14,8 @@ task runs again.
 An archive's name does not depend on which ledger file holds its records, so a compaction
 (records moving between files) leaves every archive findable; a merge copies the archives its
 records name under the same names (the same bytes, so a name never means two things).
-Archives no record names any more (a failed task run again) are left in place, never read.
+The outputs of a superseded attempt (a failed task run again) are never read; a compaction
+drops them (`campaign.store.superseded`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import io
 import zipfile
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -53,21 +54,41 @@ def carries_bytes(record: Mapping[str, Any]) -> bool:
 
 def check_name(name: str) -> str:
     """An output's name as the workers give it ("stdout", "stderr", "files/PATH" relative to
-    the task's folder), or one line on why it cannot be stored or extracted safely."""
+    the task's folder, in UTF-8: `campaign.execute.keep.stored_name`), or one line on why it
+    cannot be stored or extracted safely."""
+    problem = name_problem(name)
+    if problem is not None:
+        raise CampaignError(problem)
+    return name
+
+
+def name_problem(name: str) -> str | None:
+    """Why an output's name cannot be stored or extracted safely (None: it can)."""
     if name in STREAMS:
-        return name
+        return None
     parts = name.removeprefix(FILES_PREFIX).split("/")
     if (
         not name.startswith(FILES_PREFIX)
         or any(part in ("", ".", "..") for part in parts)
         or "\\" in name
         or "\0" in name
+        or not is_utf8(name)
     ):
-        raise CampaignError(
+        return (
             f"kept output {name!r}: not an output name (stdout, stderr or files/PATH, a path "
-            "inside the task's folder)"
+            "inside the task's folder, in UTF-8)"
         )
-    return name
+    return None
+
+
+def is_utf8(name: str) -> bool:
+    """Whether a name can be written as UTF-8 (a file name read from a folder that is not
+    holds lone surrogates, which a zip archive cannot store)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def keep_outputs(output: Path, records: Iterable[dict[str, Any]]) -> Path | None:
@@ -75,23 +96,44 @@ def keep_outputs(output: Path, records: Iterable[dict[str, Any]]) -> Path | None
     durably, and replace each record's bytes with a reference to them (in place). Call it
     before the records are stored. Returns the archive written (None: no outputs)."""
     carrying = [record for record in records if carries_bytes(record)]
+    for record in carrying:
+        drop_unstorable(record)
+    carrying = sorted(
+        (record for record in carrying if OUTPUTS in record), key=lambda record: record["key"]
+    )
     if not carrying:
         return None
+    members = [
+        (record["key"], check_name(name), bytes(data))
+        for record in carrying
+        for name, data in sorted(record[OUTPUTS].items())
+    ]
+    path = write_archive(output, members)
+    for record in carrying:
+        stored = {name: bytes(data) for name, data in record[OUTPUTS].items()}
+        record[OUTPUTS] = {
+            "archive": path.name,
+            "members": {
+                name: {"size": len(data), "sha256": digest(data)}
+                for name, data in sorted(stored.items())
+            },
+        }
+    return path
+
+
+def write_archive(output: Path, members: Iterable[tuple[str, str, bytes]]) -> Path:
+    """Write one archive of ``(task key, output name, bytes)`` members, in that order, into
+    ``output``'s outputs folder, durably, named by the digest of its bytes (the same members
+    give the same bytes); returns its path."""
     buffer = io.BytesIO()
-    references = {}
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=COMPRESS_LEVEL) as zf:
-        for record in sorted(carrying, key=lambda record: record["key"]):
-            members = {}
-            for name, data in sorted(record[OUTPUTS].items()):
-                data = bytes(data)
-                info = zipfile.ZipInfo(f"{record['key']}/{check_name(name)}", ARCHIVE_TIME)
-                # deflate pays from a few hundred bytes on; below, its set-up costs more
-                small = len(data) < STORED_BELOW
-                info.compress_type = zipfile.ZIP_STORED if small else zipfile.ZIP_DEFLATED
-                info.external_attr = 0o644 << 16
-                zf.writestr(info, data, compresslevel=COMPRESS_LEVEL)
-                members[name] = {"size": len(data), "sha256": digest(data)}
-            references[id(record)] = members
+        for key, name, data in members:
+            info = zipfile.ZipInfo(f"{key}/{name}", ARCHIVE_TIME)
+            # deflate pays from a few hundred bytes on; below, its set-up costs more
+            small = len(data) < STORED_BELOW
+            info.compress_type = zipfile.ZIP_STORED if small else zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, data, compresslevel=COMPRESS_LEVEL)
     data = buffer.getvalue()
     folder = output / OUTPUTS_FOLDER
     path = folder / f"{digest(data)[:32]}.zip"
@@ -104,9 +146,22 @@ def keep_outputs(output: Path, records: Iterable[dict[str, Any]]) -> Path | None
         raise CampaignError(
             f"cannot store kept outputs in {folder}: {write_failure(error, folder, kept, again)}"
         ) from None
-    for record in carrying:
-        record[OUTPUTS] = {"archive": path.name, "members": references[id(record)]}
     return path
+
+
+def drop_unstorable(record: dict[str, Any]) -> None:
+    """Leave out of a record the outputs whose names cannot be stored (`name_problem`), and
+    fail its task saying which, in place: one task fails, the run goes on. (The workers store
+    a name that is not UTF-8 by `campaign.execute.keep.stored_name`; this is the last guard.)"""
+    problems = [problem for name in record[OUTPUTS] if (problem := name_problem(name))]
+    if not problems:
+        return
+    outputs = {name: data for name, data in record.pop(OUTPUTS).items() if not name_problem(name)}
+    if outputs:
+        record[OUTPUTS] = outputs
+    if record.get("status") == "ok":
+        record.pop("metrics", None)
+        record.update(status="failed", error=f"ValueError: {problems[0]}", traceback="")
 
 
 def reference(record: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -123,6 +178,44 @@ def sizes(record: Mapping[str, Any]) -> dict[str, int]:
     if stored is None:
         return {}
     return {name: int(member["size"]) for name, member in stored["members"].items()}
+
+
+class KeepNotes:
+    """What the model's ``keep:`` patterns left out of finished tasks, counted: each pattern
+    that matched nothing, each file not kept and why (the fields ``keep_unmatched`` and
+    ``keep_refused`` of the records, from `campaign.execute.keep`)."""
+
+    SHOWN = 3  # names shown per reason
+
+    def __init__(self, records: Iterable[Mapping[str, Any]] = ()) -> None:
+        self.finished = 0
+        self.unmatched: Counter[str] = Counter()  # pattern -> tasks
+        self.refused: dict[str, tuple[set[str], set[str]]] = {}  # why -> tasks, names
+        self.add(records)
+
+    def add(self, records: Iterable[Mapping[str, Any]]) -> None:
+        for record in records:
+            if record.get("status") != "ok":
+                continue  # a failed task may well leave out what a pattern names
+            self.finished += 1
+            self.unmatched.update(record.get("keep_unmatched") or ())
+            for name, why in (record.get("keep_refused") or {}).items():
+                tasks, names = self.refused.setdefault(why, (set(), set()))
+                tasks.add(str(record.get("key")))
+                names.add(name.removeprefix(FILES_PREFIX))
+
+    def lines(self) -> list[str]:
+        """One line per pattern that matched nothing and per reason files were not kept."""
+        of = f"of {self.finished} finished task{'s' if self.finished != 1 else ''}"
+        lines = [
+            f"keep: {pattern!r} matched nothing in {count} {of}"
+            for pattern, count in sorted(self.unmatched.items())
+        ]
+        for why, (tasks, names) in sorted(self.refused.items()):
+            shown = ", ".join(sorted(names)[: self.SHOWN])
+            more = f" and {len(names) - self.SHOWN} more" if len(names) > self.SHOWN else ""
+            lines.append(f"keep: {shown}{more} not kept in {len(tasks)} {of}: {why}")
+        return lines
 
 
 OPEN_ARCHIVES = 32  # archives held open at once (a million tasks' are thousands of files)
@@ -229,6 +322,8 @@ def folder_files(outputs: Mapping[str, bytes]) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     for name, data in outputs.items():
         path = check_name(name).removeprefix(FILES_PREFIX)
+        if path in files and files[path] == data:
+            continue  # a stream kept twice, as stored before ``keep: [stdout]`` meant it alone
         if path in files:
             raise CampaignError(
                 f"kept output {name!r} and the task's {path} would be one file; rename it in keep:"

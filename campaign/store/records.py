@@ -22,8 +22,15 @@ from typing import Any, TypeVar
 from campaign.errors import CampaignError
 from campaign.store.aside import set_damaged_aside
 from campaign.store.durable import fsync_dir, write_atomic, write_failure
-from campaign.store.folder import COMPACTION_LOCK, LEDGER_BATCHES, LEDGER_FOLDER
+from campaign.store.folder import (
+    COMPACTION_LOCK,
+    LEDGER_BATCHES,
+    LEDGER_FOLDER,
+    OUTPUT_ARCHIVES,
+    OUTPUTS_FOLDER,
+)
 from campaign.store.lines import head_of, is_sealed, parse_record, read_lines, sealed_line
+from campaign.store.superseded import plan_pruning
 
 READ_ATTEMPTS = 20
 T = TypeVar("T")
@@ -72,7 +79,12 @@ class RecordFiles:
         """
         return self.read(lambda: self._load_once(only))
 
-    def _load_once(self, only: set[str] | None) -> dict[str, dict[str, Any]]:
+    def _load_once(
+        self, only: set[str] | None, superseded: list[dict[str, Any]] | None = None
+    ) -> dict[str, dict[str, Any]]:
+        """One read of every file (``superseded``: gets the records that do not count)."""
+        if superseded is not None:
+            superseded.clear()  # a read again starts over
         records: dict[str, dict[str, Any]] = {}
         for path in self.files():
             for line in read_lines(path):
@@ -87,10 +99,13 @@ class RecordFiles:
                 if only is not None and record["key"] not in only:
                     continue
                 previous = records.get(record["key"])
-                if previous is None or not (
+                wins = previous is None or not (
                     previous["status"] == "ok" and record["status"] != "ok"
-                ):
+                )
+                if wins:
                     records[record["key"]] = record
+                if superseded is not None and previous is not None:
+                    superseded.append(previous if wins else record)
         return records
 
     def statuses(self) -> dict[str, bool]:
@@ -161,19 +176,29 @@ class RecordFiles:
             os.close(fd)  # releases the lock
 
     def compact(self, min_files: int = 64) -> None:
-        """Merge many batch files into one, so later loads open few files.
+        """Merge many batch files into one, so later loads open few files; and drop the kept
+        outputs no current record names (`campaign.store.superseded`), however few the files.
 
         The merged file is in place before the originals are removed; a crash in between
         leaves duplicates, which `load` resolves. Files with damaged records are moved to
-        ``ledger.damaged/`` rather than removed.
+        ``ledger.damaged/`` rather than removed. An archive written again is on disk before
+        the merged records that name it, and an archive is removed only once no record on
+        disk names it.
         """
         files = self.files()
-        if len(files) < min_files:
+        archives = any((self.output / OUTPUTS_FOLDER).glob(OUTPUT_ARCHIVES))
+        if len(files) < min_files and not archives:
             return
         with self.guard(exclusive=True):
-            records = self.load()
+            superseded: list[dict[str, Any]] = []
+            records = self.read(lambda: self._load_once(None, superseded))
+            pruning = plan_pruning(self.output, records, superseded)
+            if len(files) < min_files and not pruning.needed:
+                return
+            pruning.rewrite_archives(records)
             self.append(records.values())
             set_damaged_aside(self, keep_sound=False)
             for path in files:
                 path.unlink(missing_ok=True)
             fsync_dir(self.folder)
+            pruning.remove_unnamed(records.values())

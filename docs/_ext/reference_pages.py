@@ -227,10 +227,15 @@ def spec_keys_markdown() -> str:
     from campaign.spec.keys import KEYS, PRECISION_KEYS, REQUIRED
     from campaign.spec.placeholders import TASK_PLACEHOLDERS
     from campaign.spec.program_metrics import DECLARE_KEYS, KINDS
+    from campaign.spec.selection import PROCEDURES, SELECT_KEYS
 
     lines = ["## Top-level keys", "", *_key_table(KEYS, REQUIRED)]
     lines += ["## `precision`", "", *_key_table(PRECISION_KEYS)]
+    lines += ["## `select`", "", *_key_table(SELECT_KEYS, ("metric", "goal", "indifference"))]
+    lines += ["Its `procedure`:", "", "| procedure | what it is |", "|---|---|"]
+    lines += [f"| `{name}` | {escaped(text)} |" for name, text in PROCEDURES.items()]
     lines += [
+        "",
         "## `design`",
         "",
         "| design | its keys |",

@@ -170,9 +170,10 @@ def test_the_results_reference_is_read_from_a_real_file(site):
 def test_every_spec_key_is_in_the_reference(site):
     from campaign.spec.command import COMMAND_KEYS
     from campaign.spec.keys import KEYS, PRECISION_KEYS
+    from campaign.spec.selection import PROCEDURES, SELECT_KEYS
 
     text = " ".join(parsed(site / "reference" / "spec.html").text)
-    for key in [*KEYS, *PRECISION_KEYS, *COMMAND_KEYS]:
+    for key in [*KEYS, *PRECISION_KEYS, *SELECT_KEYS, *PROCEDURES, *COMMAND_KEYS]:
         assert key in text, key
 
 

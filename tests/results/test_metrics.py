@@ -74,10 +74,12 @@ def many(params, seed):
 EXPECTED_ERRORS = {
     "status": "ValueError: metric name 'status' is reserved by the results layout; reserved "
     "names: replicate, point, status, seed, failure, failure_key, failure_cell, "
-    "failure_replicate, failure_error, precision_met, precision_state, precision_replicates",
+    "failure_replicate, failure_error, precision_met, precision_state, precision_replicates, "
+    "selection_replicates, selection_state, selection_stage",
     "replicate": "ValueError: metric name 'replicate' is reserved by the results layout; "
     "reserved names: replicate, point, status, seed, failure, failure_key, failure_cell, "
-    "failure_replicate, failure_error, precision_met, precision_state, precision_replicates",
+    "failure_replicate, failure_error, precision_met, precision_state, precision_replicates, "
+    "selection_replicates, selection_state, selection_stage",
     "empty": "ValueError: the model returned no metrics",
     "int_key": "ValueError: metric names must be strings, got 1 (int)",
     "slash": "ValueError: metric name 'a/b' is not allowed; use letters, digits, '_', '.', '-', "

@@ -15,7 +15,7 @@ import pytest
 from campaign.errors import CampaignError
 from campaign.store.ledger import Ledger
 from campaign.store.lock import remove_leftovers
-from campaign.store.outputs import Archives, keep_outputs, reference
+from campaign.store.outputs import Archives, keep_outputs, reference, write_folder
 
 STDOUT = b'{"mean_wait": 1.5}\n'
 SCHEDULE = b"job,start\n1,0.0\n2,3.25\n"
@@ -132,11 +132,32 @@ def test_a_missing_or_damaged_archive_is_said_in_one_line(tmp_path):
         )
 
 
-def test_an_output_name_leaving_the_task_folder_is_refused_before_anything_is_written(tmp_path):
-    for name in ("files/../../etc/passwd", "files//x", "/etc/passwd", "log.txt", "files/"):
-        with pytest.raises(CampaignError, match="not an output name"):
-            keep_outputs(tmp_path, [finished("a", {name: b"x"})])
-    assert not (tmp_path / "outputs").exists() or not any((tmp_path / "outputs").iterdir())
+def test_an_output_name_that_cannot_be_stored_fails_its_task_alone_and_the_rest_is_stored(
+    tmp_path,
+):
+    names = [
+        "files/../../etc/passwd",
+        "files//x",
+        "/etc/passwd",
+        "log.txt",
+        "files/",
+        "files/r\udce9sum\udce9.csv",  # a name read from a folder that is not UTF-8
+    ]
+    records = [finished(f"t{i}", {name: b"x", "stdout": STDOUT}) for i, name in enumerate(names)]
+    records.append(finished("sound", {"files/r%E9sum%E9.csv": b"y"}))
+    store(tmp_path, records)  # no error: the run goes on
+    stored = Ledger(tmp_path).load()
+    for index, name in enumerate(names):
+        record = stored[f"t{index}"]
+        assert record["status"] == "failed" and "metrics" not in record
+        assert record["error"] == (
+            f"ValueError: kept output {name!r}: not an output name (stdout, stderr or "
+            "files/PATH, a path inside the task's folder, in UTF-8)"
+        )
+    with Archives(tmp_path) as archives:
+        assert archives.read(stored["t0"]) == {"stdout": STDOUT}  # what could be stored is
+        assert archives.read(stored["sound"]) == {"files/r%E9sum%E9.csv": b"y"}
+    assert stored["sound"]["status"] == "ok"
 
 
 KILLED_WRITER = """
@@ -189,3 +210,11 @@ def test_a_copy_of_records_carries_their_archives_and_names_a_missing_one(tmp_pa
         assert archives.read(records["a"]) == {"stdout": b"one"}
         assert archives.read(records["b"]) == {"stdout": b"two"}
         assert "is missing" in archives.problem(records["c"])
+
+
+def test_a_stream_stored_twice_before_extracts_as_one_file_and_a_real_clash_is_refused(tmp_path):
+    # what `keep: [stdout]` with a metrics parser stored before: the stream and its link
+    written = write_folder(tmp_path / "a", {"stdout": STDOUT, "files/stdout": STDOUT})
+    assert written == [tmp_path / "a" / "stdout"] and written[0].read_bytes() == STDOUT
+    with pytest.raises(CampaignError, match="would be one file; rename it in keep:"):
+        write_folder(tmp_path / "b", {"stdout": STDOUT, "files/stdout": b"other"})

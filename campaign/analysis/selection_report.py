@@ -1,0 +1,205 @@
+"""What a selection campaign decided, read back from results.nc: per group the system selected,
+each eliminated system with its stage and replicates, the tasks spent, the guarantee, and
+what a procedure without elimination would have spent for the same guarantee.
+
+The decisions are replayed from the raw values by the same function the run used
+(`campaign.analysis.selection.select_group`) with the settings results.nc keeps, so they are
+the run's decisions, with every detail the run did not store.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from campaign.analysis import selection_rules as rules
+from campaign.analysis.selection import (
+    ENDINGS,
+    PROCEDURES,
+    STATES,
+    GroupSelection,
+    SelectionRule,
+    select_group,
+)
+from campaign.errors import ParameterError
+from campaign.results.selection import SELECTION_ATTRIBUTE
+from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_OK
+from campaign.spec.types import Selection
+
+STATE_NAMES = {code: name.replace("_", " ") for name, code in STATES.items()}
+SYSTEM = "system"  # the systems' column when every cell is a system
+
+
+@dataclass(frozen=True)
+class SelectionReport:
+    """``groups``: a row per group (its levels, the system selected, how it ended, stages,
+    tasks, Rinott's count and the share saved); ``systems``: a row per system (its group's
+    levels, the system, its state, deciding stage, replicates and mean); ``guarantee`` and
+    ``notes``: the guarantee stated and how the counts were made."""
+
+    selection: Selection
+    groups: pd.DataFrame
+    systems: pd.DataFrame
+    guarantee: list[str]
+    notes: list[str]
+
+    @property
+    def tasks(self) -> int:
+        return int(self.groups["tasks"].sum())
+
+    @property
+    def rinott(self) -> int:
+        return int(self.groups["rinott"].sum())
+
+
+def selection_of(dataset: xr.Dataset) -> Selection:
+    """The ``select:`` settings a results file keeps; one error line if it holds none."""
+    text = dataset.attrs.get(SELECTION_ATTRIBUTE)
+    if not text:
+        raise ParameterError(
+            "{results} holds no selection: its spec has no select: block (campaign select "
+            "reads the stages of a selection campaign)",
+            "results",
+        )
+    return Selection(**json.loads(text))
+
+
+def selection_report(dataset: xr.Dataset) -> SelectionReport:
+    """Replay the selection of a results file, group by group."""
+    selection = selection_of(dataset)
+    rule = SelectionRule.of(selection)
+    values, status, groups, systems, levels = group_arrays(dataset, selection)
+    group_rows, system_rows = [], []
+    for index, cells in enumerate(groups):
+        ok = status[cells] == STATUS_OK
+        failed = (status[cells] == STATUS_FAILED) | (ok & np.isnan(values[cells]))
+        finished = status[cells] != STATUS_MISSING
+        group = select_group(values[cells], finished, failed, rule)
+        group_rows.append({**levels[index], **group_row(group, systems)})
+        for system, label in enumerate(systems):
+            system_rows.append({**levels[index], **system_row(group, system, label, selection)})
+    report_groups = pd.DataFrame(group_rows)
+    report_systems = pd.DataFrame(system_rows)
+    return SelectionReport(
+        selection,
+        report_groups,
+        report_systems,
+        guarantee_text(selection, dataset),
+        count_notes(selection, len(systems), set(report_groups["ending"])),
+    )
+
+
+def group_arrays(dataset: xr.Dataset, selection: Selection):
+    """The metric's values and the task status as cells x replicates, each group's cells (in
+    system order), the systems' labels and each group's levels."""
+    factors = [d for d in dataset["status"].dims if d != "replicate"]
+    among = selection.among
+    order = [f for f in factors if f != among] + ([among] if among else []) + ["replicate"]
+    metric = dataset[selection.metric].transpose(*order)
+    status = dataset["status"].transpose(*order)
+    width = dataset.sizes["replicate"]
+    values = metric.values.reshape(-1, width)
+    status = status.values.reshape(-1, width)
+    cells = np.arange(values.shape[0])
+    if among is None:
+        labels = [
+            ", ".join(f"{f}={dataset[f].values[i]}" for f, i in zip(factors, index))
+            for index in np.ndindex(*[dataset.sizes[f] for f in factors])
+        ]
+        return values, status, [cells], labels or ["the single cell"], [{}]
+    systems = [str(level) for level in dataset[among].values]
+    others = [f for f in factors if f != among]
+    groups = list(cells.reshape(-1, len(systems)))
+    levels = [
+        {f: dataset[f].values[i] for f, i in zip(others, index)}
+        for index in np.ndindex(*[dataset.sizes[f] for f in others])
+    ]
+    return values, status, groups, systems, levels
+
+
+def group_row(group: GroupSelection, systems: list[str]) -> dict[str, object]:
+    selected = systems[group.selected] if group.selected >= 0 else ""
+    state = group.ending or ("waiting" if (group.state == STATES["waiting"]).any() else "running")
+    saved = 1 - group.tasks / group.rinott if group.rinott else float("nan")
+    return {
+        "selected": selected,
+        "ending": state,
+        "stages": group.stages,
+        "delta": group.delta,
+        "tasks": group.tasks,
+        "rinott": group.rinott,
+        "saved": saved,
+        "apcs": group.apcs,
+    }
+
+
+def system_row(group: GroupSelection, system: int, label: str, selection: Selection) -> dict:
+    return {
+        selection.among or SYSTEM: label,
+        "state": STATE_NAMES[int(group.state[system])],
+        "stage": int(group.stage[system]),
+        "replicates": int(group.replicates[system]),
+        selection.metric: float(group.means[system]),
+    }
+
+
+def guarantee_text(selection: Selection, dataset: xr.Dataset) -> list[str]:
+    """What was selected among what, and with which guarantee, in two lines."""
+    units = dataset[selection.metric].attrs.get("units", "")
+    zone = (
+        f"{selection.indifference * 100:g}% of the best first-stage mean"
+        if selection.relative
+        else f"{selection.indifference:g}{' ' + units if units and units != '1' else ''}"
+    )
+    best = "smallest" if selection.goal == "min" else "largest"
+    factors = [d for d in dataset["status"].dims if d != "replicate"]
+    others = [f for f in factors if f != selection.among]
+    if selection.among is None:
+        what = f"the cell with the {best} mean of {selection.metric}"
+    else:
+        at = f", at each {others[0]}" if len(others) == 1 else ""
+        at = f", at each combination of {', '.join(others)}" if len(others) > 1 else at
+        what = f"the level of {selection.among} with the {best} mean of {selection.metric}{at}"
+    paired = dataset.attrs.get("paired", "").split()
+    shared = [selection.among] if selection.among else factors
+    crn = (
+        "common random numbers: paired seeds"
+        if any(f in paired for f in shared)
+        else "independent systems"
+    )
+    procedure = PROCEDURES[selection.procedure]
+    if selection.procedure == "ocba":
+        promise = (
+            f"no guarantee ({procedure}): the budget goes where it matters most; approx. PCS "
+            f"is Chen's Bonferroni estimate from the sample ({crn}; indifference zone {zone} "
+            "for Rinott's count)"
+        )
+    elif selection.procedure == "gsp":  # a good selection, whatever the configuration
+        promise = (
+            f"guarantee: a system whose mean is within {zone} of the best is selected with "
+            f"probability >= {selection.pcs:g}, for normal outputs ({procedure}; {crn})"
+        )
+    else:  # the indifference-zone guarantee
+        promise = (
+            f"guarantee: the best is selected with probability >= {selection.pcs:g} whenever "
+            f"its mean is at least {zone} better than every other's, for normal outputs "
+            f"({procedure}; {crn})"
+        )
+    return [f"select: {what}", promise]
+
+
+def count_notes(selection: Selection, systems: int, endings: set[str]) -> list[str]:
+    """How the comparison count was made, and what each ending met means."""
+    n0 = selection.first
+    h = rules.rinott_h(systems, selection.pcs, n0 - 1)
+    return [
+        "rinott: the tasks Rinott's two-stage procedure (no elimination) needs for the same "
+        "guarantee, N_i = max(n0, ceil((h S_i / delta)^2)) per system;",
+        f"  S_i from the first n0 = {n0} replicates, h = {h:.4f} (k = {systems}, PCS "
+        f"{selection.pcs:g}); saved: 1 - tasks / rinott",
+        *(f"{name}: {words}" for name, words in ENDINGS.items() if name in endings),
+    ]

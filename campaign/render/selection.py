@@ -1,0 +1,86 @@
+"""A selection's outcome in any format: the guarantee, a row per group (the system selected,
+how, at what cost against Rinott's count) and a row per system (its state, the stage that
+decided it, its replicates and mean), from `campaign.analysis.selection_report`."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from campaign.analysis.selection_report import SelectionReport
+from campaign.render.cells import one_line
+from campaign.render.numbers import fixed, is_missing, number
+from campaign.render.table import Shown, check_format, render
+
+GROUP_COLUMNS = ["selected", "ending", "stages", "delta", "tasks", "rinott", "saved"]
+
+
+def render_selection(report: SelectionReport, fmt: str = "text", digits: int | None = None) -> str:
+    """Text (both tables, the guarantee above and the notes below) or any other format: CSV
+    and JSON one row per system with its group's columns, at full precision."""
+    fmt = check_format(fmt)
+    if fmt in ("csv", "json"):
+        return render(machine_table(report), fmt)
+    groups, systems = group_shown(report, digits, fmt == "text"), system_shown(report, digits)
+    return render(report.groups, fmt, groups) + "\n" + render(report.systems, fmt, systems)
+
+
+def machine_table(report: SelectionReport) -> pd.DataFrame:
+    """A row per system, its group's outcome beside it."""
+    levels = levels_of(report)
+    group = report.groups.rename(columns={c: f"group_{c}" for c in [*GROUP_COLUMNS, "apcs"]})
+    if not levels:
+        return report.systems.assign(**{c: group[c].iloc[0] for c in group.columns})
+    return report.systems.merge(group, on=levels, how="left")
+
+
+def levels_of(report: SelectionReport) -> list[str]:
+    """The factors that name a group (all but the systems' own)."""
+    return [c for c in report.groups.columns if c not in (*GROUP_COLUMNS, "apcs")]
+
+
+def group_shown(report: SelectionReport, digits: int | None, text: bool) -> Shown:
+    """The group table; the guarantee above it in aligned text, else first under it."""
+    levels = levels_of(report)
+    ocba = report.selection.procedure == "ocba"
+    header = [*levels, *GROUP_COLUMNS[:-1], "saved (%)", *(["approx. PCS"] if ocba else [])]
+    rows = []
+    for row in report.groups.to_dict("records"):
+        cells = [str(row[level]) for level in levels]
+        cells += [str(row["selected"]) or "-", row["ending"], str(row["stages"])]
+        cells += [number(row["delta"], digits or 6), f"{row['tasks']:,}", f"{row['rinott']:,}"]
+        cells.append("" if is_missing(row["saved"]) else fixed(100 * row["saved"], 1))
+        if ocba:
+            cells.append("" if is_missing(row["apcs"]) else fixed(row["apcs"], 3))
+        rows.append(cells)
+    align = "l" * (len(levels) + 2) + "r" * (len(header) - len(levels) - 2)
+    saved = 1 - report.tasks / report.rinott if report.rinott else float("nan")
+    total = f"tasks: {report.tasks:,} in all; Rinott's count {report.rinott:,}"
+    total += "" if is_missing(saved) else f" ({fixed(100 * saved, 1)}% saved)"
+    guarantee = [one_line(line) for line in report.guarantee]
+    return Shown(
+        header,
+        rows,
+        len(levels) + 2,
+        above=[*guarantee, ""] if text else [],
+        below=[total] if text else [*guarantee, total],
+        align=align,
+    )
+
+
+def system_shown(report: SelectionReport, digits: int | None) -> Shown:
+    frame = report.systems
+    metric = report.selection.metric
+    labels = [c for c in frame.columns if c not in ("state", "stage", "replicates", metric)]
+    header = [*labels, "state", "stage", "replicates", f"{metric} (mean)"]
+    rows = [
+        [
+            *(str(row[label]) for label in labels),
+            row["state"],
+            "" if row["stage"] < 0 else str(row["stage"]),
+            str(row["replicates"]),
+            number(row[metric], digits or 6),
+        ]
+        for row in frame.to_dict("records")
+    ]
+    align = "l" * (len(labels) + 1) + "rrr"
+    return Shown(header, rows, len(labels) + 1, below=report.notes, align=align)

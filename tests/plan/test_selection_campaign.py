@@ -1,0 +1,167 @@
+"""Selection campaigns on a real Dask cluster: the stages a run decides are those its stored
+results replay to (`campaign select`), an interrupted run ends as an undisturbed one, and
+common random numbers (paired seeds) save tasks."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import xarray as xr
+
+import campaign
+from campaign.analysis.selection import STATES
+from campaign.cli.main import main
+from campaign.errors import CampaignError
+from campaign.render.report import write_report
+from tests.conftest import finished_campaign, ledger_keys, run_and_kill
+
+SPEC = """
+name: select-check
+model: normal
+params: {{means: [0.0, 0.4, 0.8, 2.0], sds: [1.0, 1.0, 2.0, 1.5], correlation: 0.5}}
+factors:
+  system: [0, 1, 2, 3]
+  tag: [a, b, c]
+paired: [system]
+select: {{metric: value, goal: max, among: system, indifference: 0.5, first: 6, batch: 4}}
+seed: 7
+output: {output}
+"""
+
+selected = finished_campaign("select", SPEC.format(output="out"))
+
+
+def test_the_stages_of_a_run_are_those_its_results_replay(selected):
+    ds = campaign.open_results(selected)
+    report = campaign.select(ds)
+    given = ds["selection_replicates"].transpose("tag", "system").values.ravel()
+    assert report.systems["replicates"].tolist() == given.tolist()
+    state = ds["selection_state"].transpose("tag", "system").values.ravel()
+    names = {code: name.replace("_", " ") for name, code in STATES.items()}
+    assert report.systems["state"].tolist() == [names[code] for code in state]
+    # the best system (mean 2.0, the others 1.2 or more below) in every group, all decided
+    assert report.groups["selected"].tolist() == ["3", "3", "3"]
+    assert report.groups["ending"].tolist() == ["one left"] * 3
+    # every system ran replicates 0..n-1 of its stages and nothing beyond
+    for tag in ds["tag"].values:
+        for system in ds["system"].values:
+            status = ds["status"].sel(tag=tag, system=system).values
+            count = int(ds["selection_replicates"].sel(tag=tag, system=system))
+            assert status[:count].tolist() == [1] * count and not status[count:].any()
+            assert int(ds["value_n"].sel(tag=tag, system=system)) == count
+    total = int(given.sum())
+    assert len(ledger_keys(selected)) == total == report.tasks
+    assert (ds.attrs["tasks"], ds.attrs["tasks_ok"]) == (total, total)
+    # the eliminated ones stopped at the stage that eliminated them: first + stage x batch
+    eliminated = report.systems[report.systems["state"] == "eliminated"]
+    assert (eliminated["replicates"] == 6 + 4 * eliminated["stage"]).all()
+    assert report.rinott > report.tasks
+
+
+def test_campaign_select_prints_each_group(selected, capsys):
+    assert main(["select", str(selected)]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == "select: the level of system with the largest mean of value, at each tag"
+    assert lines[1] == (
+        "guarantee: the best is selected with probability >= 0.95 whenever its mean is at "
+        "least 0.5 better than every other's, for normal outputs (KN, Kim & Nelson 2001; "
+        "common random numbers: paired seeds)"
+    )
+    report = campaign.select(selected)
+    for row in report.groups.to_dict("records"):
+        assert f"{row['tag']}    3         one left" in out
+    assert f"tasks: {report.tasks:,} in all; Rinott's count {report.rinott:,}" in out
+    assert main(["select", str(selected), "--format", "csv"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0] == (
+        "tag,system,state,stage,replicates,value,group_selected,group_ending,group_stages,"
+        "group_delta,group_tasks,group_rinott,group_saved,group_apcs"
+    )
+    assert len(rows) == 1 + 12
+
+
+def test_the_report_has_a_selection_section(selected, tmp_path):
+    ds = campaign.open_results(selected)
+    page = write_report(ds, tmp_path).read_text()
+    section = page[page.index('id="selection"') :]
+    assert "Selection of the best system" in section
+    assert "guarantee: the best is selected with probability &gt;= 0.95 whenever" in section
+    assert section.count("<td>selected</td>") + section.count('">selected</td>') == 3
+
+
+def test_select_refuses_results_without_a_selection(paper_results, capsys):
+    assert main(["select", str(paper_results)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("campaign: error: ") and err.count("\n") == 1
+    assert "holds no selection: its spec has no select: block" in err
+    with pytest.raises(CampaignError, match="holds no selection"):
+        campaign.select(paper_results)
+
+
+def assert_same_results(path, clean):
+    resumed = xr.load_dataset(path)
+    assert sorted(resumed.data_vars) == sorted(clean.data_vars)
+    assert resumed.sizes == clean.sizes
+    for name, variable in clean.data_vars.items():
+        assert np.array_equal(
+            resumed[name].values, variable.values, equal_nan=variable.dtype.kind == "f"
+        ), name
+    assert resumed.attrs["selection"] == clean.attrs["selection"]
+
+
+def test_an_interrupted_selection_ends_as_an_undisturbed_run(selected, tmp_path, scheduler_address):
+    clean = xr.load_dataset(selected / "results.nc")  # the same spec, run undisturbed
+    total = int(clean["selection_replicates"].sum())
+    assert total > 150 and clean["selection_state"].values.max() == STATES["eliminated"]
+
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(SPEC.format(output="killed"))
+    output = tmp_path / "killed"
+    command = [sys.executable, "-m", "campaign", "run", str(spec)]
+    # SIGKILL the whole embedded cluster in the second stage or later, then finish the run
+    stored = len(run_and_kill([*command, "--workers", "2"], output, after=60))
+    assert stored < total, "the kill came too late to test a resume"
+    rerun = subprocess.run(
+        [*command, "--scheduler", scheduler_address, "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"{total} tasks ok, 0 failed, 0 missing" in rerun.stdout
+    assert "selection: systems 3 selected, 9 eliminated" in rerun.stdout
+    assert len(ledger_keys(output)) == total  # nothing beyond the undisturbed run's tasks
+    assert_same_results(output / "results.nc", clean)
+
+
+CRN = """
+name: crn
+model: normal
+params: {{means: [0.0, 0.0, 1.0], sds: [1.0, 1.0, 1.0], correlation: 0.9}}
+factors:
+  system: [0, 1, 2]
+  tag: [0, 1, 2, 3, 4, 5]
+paired: [{paired}]
+select: {{metric: value, goal: max, among: system, indifference: 0.5, first: 6, batch: 2}}
+seed: 5
+output: out-{name}
+"""
+
+
+def test_paired_seeds_save_kn_tasks(tmp_path, scheduler_address):
+    """Systems correlated by 0.9 under one seed: with the systems paired, KN's variances of
+    the differences are a tenth of the independent ones', and its stages end sooner; the
+    best (1.0 above two at 0.0) is selected either way."""
+    tasks = {}
+    for name, paired in (("paired", "system"), ("independent", "")):
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(CRN.format(name=name, paired=paired))
+        ds = campaign.run(path, scheduler=scheduler_address, progress=False)
+        report = campaign.select(ds)
+        assert report.groups["selected"].tolist() == ["2"] * 6, name
+        tasks[name] = report.tasks
+    assert tasks["paired"] < 0.5 * tasks["independent"], tasks
