@@ -14,7 +14,7 @@ import xarray as xr
 
 from campaign.analysis.stats import pooled
 from campaign.design.points import POINT
-from campaign.errors import ParameterError
+from campaign.errors import CampaignError, ParameterError
 from campaign.results.assemble import factors_of, metric_arrays, metrics_of, point_factors_of
 from campaign.results.status import STATUS_OK
 
@@ -255,6 +255,13 @@ def summary_table(
     if confidence is None:
         confidence = float(dataset.attrs.get("confidence", 0.95))
     metrics = metrics or metrics_of(dataset)
+    if not metrics:
+        attrs = dataset.attrs
+        raise CampaignError(
+            f"the results hold no metric: no task finished ({attrs.get('tasks_failed', 0)} "
+            f"failed, {attrs.get('tasks_missing', 0)} missing of {attrs.get('tasks', 0)}); "
+            "run the campaign (`campaign status` lists the errors)"
+        )
     # each named metric checked alone: a report asks for one metric at a time, of thousands
     tasks = dataset.variables["status"].dims
     for metric in metrics:

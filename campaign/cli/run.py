@@ -45,6 +45,12 @@ def add_run(subparsers) -> None:
     )
     add_change_options(p)
     p.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="run every task even when the first results (8 finished tasks, over 2 cells) all "
+        "failed with the same error; without it such a run stops, what finished stored",
+    )
+    p.add_argument(
         "--quiet",
         action="store_true",
         help="no progress display (else a live bar on a terminal, a line every 10 s in a log)",
@@ -196,6 +202,7 @@ def cmd_run(args) -> int:
         locality=args.locality,
         on_change=args.on_change,
         batch_size=args.batch_size,
+        keep_going=args.keep_going,
     )
     spec = placed(spec, args.out, shard)
     if shard is not None:
