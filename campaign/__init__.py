@@ -103,6 +103,25 @@ def open_results(path):
 
 
 @checked(path=check.required_path)
+def open_samples(path):
+    """Each task's samples' quantiles (group ``samples``) with its status and sample sizes,
+    as `campaign.analysis.distributions.cell_cdfs` pools them."""
+    from campaign.results.netcdf import open_samples as _open
+
+    return _open(path)
+
+
+@checked(path=check.required_path, dimension=check.required_text)
+def open_breakdown(path, dimension):
+    """The results with a breakdown's ``dimension`` (``"job_class"``: group
+    ``breakdowns/job_class``) as one more factor, for `query`, `compare` and `plot`."""
+    from campaign.analysis.breakdown import as_factor
+    from campaign.results.netcdf import open_breakdown as _open
+
+    return as_factor(open_results(path), _open(path, dimension))
+
+
+@checked(path=check.required_path)
 def open_failures(path):
     """The failed tasks of a results file (or its folder), one row each, with their errors."""
     from campaign.results.netcdf import open_failures as _open
@@ -187,7 +206,8 @@ def sensitivity(results, metric, **options):
     in ``.table``).
 
     ``results``: a Dataset, a results file or its folder. Options: ``method``, ``where``,
-    ``confidence``, ``resamples`` (see ``campaign.analysis.sensitivity.sensitivity``).
+    ``confidence``, ``resamples``, ``transform="log"`` (see
+    ``campaign.analysis.sensitivity.sensitivity``); ``.warnings``: too few points, ...
     """
     from campaign.analysis.sensitivity import sensitivity as _sensitivity
 
@@ -360,6 +380,8 @@ __all__ = [
     "merge",
     "open_results",
     "open_failures",
+    "open_samples",
+    "open_breakdown",
     "query",
     "rank",
     "compare",

@@ -380,4 +380,5 @@ SENSITIVITY_OPTIONS: dict[str, Check] = {
     "where": where,
     "confidence": level,
     "resamples": whole(1, optional=False),
+    "transform": text,
 }

@@ -22,7 +22,7 @@ import xarray as xr
 
 from campaign.errors import CampaignError
 from campaign.plan.state import RunState
-from campaign.results.assemble import assemble
+from campaign.results.assemble import assemble_with_groups
 from campaign.results.netcdf import write_netcdf
 from campaign.results.provenance import recomputed_provenance, source_provenance
 from campaign.results.resources import resource_table
@@ -48,7 +48,7 @@ def write_results(
     spec, design, model = plan.spec, plan.design, plan.model
     records = plan.ledger.load()
     plan.replay(records)
-    dataset = assemble(
+    dataset, groups = assemble_with_groups(
         design, records, confidence, model.metrics, model.headline, plan.rounds, plan.stages
     )
     dataset.attrs.update(source_provenance(plan.ledger.read_identity() or {}))
@@ -56,7 +56,7 @@ def write_results(
     dataset.attrs.update(attrs or {})
     if not write:
         return dataset
-    dataset.attrs[DIGEST] = results_digest(dataset)
+    dataset.attrs[DIGEST] = results_digest(dataset, groups)
     failures = failure_table(dataset, design, records)
     keys = set(design.keys())
     resources = resource_table({key: r for key, r in records.items() if key in keys})
@@ -64,7 +64,7 @@ def write_results(
     derived = derived_files(spec.output)
     earlier = stored_digest(path) if derived else None
     try:
-        write_netcdf(dataset, path, failures, resources)
+        write_netcdf(dataset, path, failures, resources, groups)
     except OSError as error:
         kept = "every finished result is kept in the ledger"
         raise CampaignError(
@@ -86,20 +86,28 @@ def write_results(
     return dataset
 
 
-def results_digest(dataset: xr.Dataset) -> str:
+def results_digest(dataset: xr.Dataset, groups: dict[str, xr.Dataset] | None = None) -> str:
     """A digest of a results Dataset's variables (names, types, shapes, values) and global
-    attributes, those saying when and where it was written aside."""
+    attributes, those saying when and where it was written aside, and of the variables of its
+    ``groups`` (the samples and breakdowns: results too)."""
     digest = hashlib.blake2b(digest_size=16)
+    _digest_variables(digest, dataset, "")
+    for group in sorted(groups or {}):
+        _digest_variables(digest, groups[group], f"{group}/")
+    for name in sorted(set(dataset.attrs) - set(NOT_DIGESTED)):
+        digest.update(f"{name}={dataset.attrs[name]!r}\x1e".encode())
+    return "blake2b:" + digest.hexdigest()
+
+
+def _digest_variables(digest, dataset: xr.Dataset, prefix: str) -> None:
     for name in sorted(map(str, dataset.variables)):
         values = np.asarray(dataset.variables[name].values)
-        digest.update(f"{name}|{values.dtype.str}|{values.shape}|{dataset[name].dims}".encode())
+        dims = dataset.variables[name].dims
+        digest.update(f"{prefix}{name}|{values.dtype.str}|{values.shape}|{dims}".encode())
         if values.dtype.kind in "OUS":
             digest.update("\x1f".join(map(str, values.ravel().tolist())).encode())
         else:
             digest.update(np.ascontiguousarray(values).view(np.uint8).data)  # no copy
-    for name in sorted(set(dataset.attrs) - set(NOT_DIGESTED)):
-        digest.update(f"{name}={dataset.attrs[name]!r}\x1e".encode())
-    return "blake2b:" + digest.hexdigest()
 
 
 def stored_digest(path: Path) -> str | None:

@@ -155,9 +155,18 @@ def not_a_level(
     )
 
 
-def quoted_levels(coordinate: np.ndarray) -> str:
-    """The levels as ``where`` takes them: comma-separated, CSV-quoted where needed."""
-    return ", ".join(_quote(str(v)) for v in coordinate)
+SHOWN_LEVELS = 20  # a longer list of levels is cut, saying how many there are
+
+
+def quoted_levels(coordinate: Sequence[Any]) -> str:
+    """The levels as ``where`` takes them: comma-separated, CSV-quoted where needed, each once
+    (a factor along ``point`` repeats its values point after point), the first
+    `SHOWN_LEVELS` of a longer list."""
+    levels = list(dict.fromkeys(np.asarray(coordinate).tolist()))
+    shown = ", ".join(_quote(str(v)) for v in levels[:SHOWN_LEVELS])
+    if len(levels) > SHOWN_LEVELS:
+        shown += f", ... ({len(levels)} levels)"
+    return shown
 
 
 def _quote(text: str) -> str:

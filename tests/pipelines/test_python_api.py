@@ -42,7 +42,7 @@ def cli(*argv) -> str:
 
 def test_the_document_runs_and_its_tables_are_the_commands(notebook):
     folder, namespace, printed = notebook
-    assert len(code_blocks(DOC.read_text())) == 5
+    assert len(code_blocks(DOC.read_text())) == 6
     results = folder / "outputs" / "demo-small"
     assert (results / "results.nc").exists()
     assert dict(namespace["results"]["mean_wait"].sizes) == {
@@ -50,6 +50,15 @@ def test_the_document_runs_and_its_tables_are_the_commands(notebook):
         "load": 3,
         "replicate": 4,
     }
+    assert "\n36\n" in printed  # the results' frame: one row per task
+    per_class = namespace["by_class"]
+    assert len(per_class) == 3 * 4  # schedulers x job classes
+    waits, share = namespace["cdfs"][("easy",)]
+    assert (
+        share[-1] == 1.0
+        and waits[-1]
+        == namespace["samples"]["wait"].sel(scheduler="easy", load=2.0, quantile=1.0).max()
+    )
     # the same tables, word for word, as the commands print them
     metrics = ["--metric", "mean_wait", "--metric", "mean_bsld"]
     pivoted = cli("query", results, *metrics, "--format", "markdown", "--pivot", "scheduler")
