@@ -41,7 +41,6 @@ def json_schema() -> dict[str, Any]:
         }
     return {
         "$schema": DRAFT,
-        "$id": FILE_NAME,
         "title": "campaign spec",
         **section_schema(SPEC),
         "definitions": definitions,

@@ -208,7 +208,9 @@ DESIGN_VALUE = {
         {"const": designs.FULL},
         {
             "type": "object",
-            "properties": {designs.FULL: {"type": ["object", "null"]}},
+            "properties": {designs.FULL: {"type": ["object", "null"], "maxProperties": 0}},
+            "required": [designs.FULL],
+            "additionalProperties": False,
             "title": "{full: {}}",
         },
         *(
