@@ -1,5 +1,6 @@
 """The Sphinx extension of the site: at the start of every build, write the reference pages'
-generated parts (reference/_generated/*.md, included by the reference pages) from the code.
+generated parts (reference/_generated/*.md, included by the reference pages) and the spec's
+JSON Schema (_static/campaign-spec.schema.json) from the code.
 
 The results file's part comes from real results files: `example_results.py` runs two small
 campaigns in a process of its own (an embedded Dask cluster, about 15 s) and describes them.
@@ -40,6 +41,7 @@ def generated_pages() -> dict[str, str]:
 
 
 def write_generated(app) -> None:
+    reference_pages.write_json_schema(Path(app.srcdir) / "_static")
     folder = Path(app.srcdir) / "reference" / "_generated"
     folder.mkdir(parents=True, exist_ok=True)
     for name, text in generated_pages().items():
