@@ -18,6 +18,7 @@ from campaign.spec.schema_model import (
     FLAG,
     LEVEL,
     NAMES,
+    SOME_NAMES,
     TEXT,
     Key,
     Section,
@@ -44,7 +45,7 @@ PRECISION = Section(
     "A precision target instead of a fixed replicate count: replicates are added to each "
     "cell, in rounds, until the interval of every listed metric is narrow enough.",
     (
-        Key("metrics", "metrics whose intervals must reach the target", NAMES, required=True),
+        Key("metrics", "metrics whose intervals must reach the target", SOME_NAMES, required=True),
         Key("half_width", "target half-width of the interval", positive(), required=True),
         Key(
             "relative",
@@ -288,7 +289,9 @@ SPEC = Section(
             section=SELECT,
         ),
         Key("seed", "the base seed: every task's seed follows from it", count(0), required=True),
-        Key("metrics", "the metrics kept", NAMES, default_text="every metric the model returns"),
+        Key(
+            "metrics", "the metrics kept", SOME_NAMES, default_text="every metric the model returns"
+        ),
         Key(
             "percentiles",
             "whole percentiles of each sample kept as metrics",

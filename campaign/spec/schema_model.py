@@ -158,9 +158,13 @@ def _yaml(value: Any) -> str:
 
 # The JSON Schemas of values that sections share.
 TEXT = {"type": "string", "minLength": 1}
-NAMES = {
-    "anyOf": [TEXT, {"type": "array", "items": TEXT, "minItems": 1}],
+NAMES = {  # an empty list is none (paired: [], inputs: [])
+    "anyOf": [TEXT, {"type": "array", "items": TEXT}],
     "title": "a name, or a list of names",
+}
+SOME_NAMES = {
+    "anyOf": [TEXT, {"type": "array", "items": TEXT, "minItems": 1}],
+    "title": "a name, or a list of at least one name",
 }
 FLAG = {"type": "boolean"}
 COMMAND = {

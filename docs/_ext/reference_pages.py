@@ -242,7 +242,8 @@ def _section(section, level: int = 2) -> list[str]:
 
 
 def spec_anchor(section) -> str:
-    return "spec-" + (section.where.replace(".", "-").lower() or "top")
+    """Its label: an HTML id as docutils writes it (no dots or underscores)."""
+    return "spec-" + (re.sub(r"[._]", "-", section.where).lower() or "top")
 
 
 def spec_keys_markdown() -> str:
