@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import io
 import os
 import re
@@ -218,7 +219,10 @@ def _default(key) -> str:
         return escaped(key.default_text)
     if not key.has_default:
         return ""
-    return f"`{_yaml(key.default) if not isinstance(key.default, str) else key.default}`"
+    value = key.default
+    if isinstance(value, bool):
+        return "`true`" if value else "`false`"
+    return f"`{json.dumps(value) if isinstance(value, list | dict) else value}`"
 
 
 def _section(section, level: int = 2) -> list[str]:

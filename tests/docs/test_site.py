@@ -168,12 +168,17 @@ def test_the_results_reference_is_read_from_a_real_file(site):
         assert name in text, name
 
 
-def section_of(page: Path, anchor: str) -> str:
-    """The text of a built page from element ``anchor`` to the next section."""
+def section_html(page: Path, anchor: str) -> str:
+    """A built page from element ``anchor`` to the next section."""
     html = page.read_text()
     start = html.index(f'id="{anchor}"')
     end = html.find("<section ", start + 1)
-    return re.sub(r"<[^>]+>", " ", html[start : end if end > 0 else len(html)])
+    return html[start : end if end > 0 else len(html)]
+
+
+def section_of(page: Path, anchor: str) -> str:
+    """The text of a built page from element ``anchor`` to the next section."""
+    return re.sub(r"<[^>]+>", " ", section_html(page, anchor))
 
 
 def test_every_spec_key_is_in_the_reference(site):
@@ -185,7 +190,10 @@ def test_every_spec_key_is_in_the_reference(site):
 
     page = site / "reference" / "spec.html"
     for section in SECTIONS:
-        text = " ".join(section_of(page, reference_pages.spec_anchor(section)).split())
+        html = section_html(page, reference_pages.spec_anchor(section))
+        text = " ".join(re.sub(r"<[^>]+>", " ", html).split())
+        rows = re.findall(r"<tr[^>]*>(.*?)</tr>", html, re.DOTALL)[1:]  # the header row first
+        assert len(rows) == len(section.keys), f"{section.where}: a row per key"
         for key in section.keys:
             row = f"{key.name} (required)" if key.required else key.name
             assert f" {row} " in text, f"{section.where}: {key.name}"
