@@ -41,7 +41,7 @@ PROCEDURES = {
 }
 PRECISION = Section(
     "precision",
-    "precision",
+    "a precision target",
     "A precision target instead of a fixed replicate count: replicates are added to each "
     "cell, in rounds, until the interval of every listed metric is narrow enough.",
     (
@@ -70,7 +70,7 @@ PRECISION = Section(
 )
 SELECT = Section(
     "select",
-    "select",
+    "a selection of the best system",
     "Ranking and selection of the best system, in stages, instead of a fixed replicate "
     "count: replicates go only to the systems still in contention.",
     (

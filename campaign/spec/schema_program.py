@@ -27,7 +27,7 @@ KINDS = {
 
 RESOURCES = Section(
     "resources",
-    "resources",
+    "what one task needs",
     "What one task needs of a worker, as Dask worker resources: a task runs only on a worker "
     "that declares at least as much, and never shares those cores.",
     (
