@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import io
+import json
 import os
 import re
 
