@@ -81,7 +81,7 @@ def test_batches_never_mix_input_groups(client, tmp_path):
     driver = _Driver(client, "busy", ledger.append, options, Progress(0, enabled=False))
     original = driver.flight.send
 
-    def spy(batch, worker, strict):
+    def spy(batch, worker, strict=True):
         sent.append([item.group for item in batch])
         return original(batch, worker, strict)
 
