@@ -174,6 +174,7 @@ def one_configuration(procs: int, threads: int, mode: str, tasks: int, ms: float
     from distributed import Client, wait
 
     from campaign.execute import ExecutionOptions, Item, dispatch
+    from campaign.plan.sources import engine_identity
     from campaign.render.progress import Progress
     from campaign.store.ledger import Ledger
 
@@ -189,6 +190,7 @@ def one_configuration(procs: int, threads: int, mode: str, tasks: int, ms: float
         from campaign.execute.worker import run_batch
 
         client.run(run_batch, MODEL, [], None)  # the engine's imports, digests and watchdog
+        engine_identity()  # the driver's, once per process (a run's plan takes it anyway)
         start_up = time.perf_counter() - started
 
         def plain_map() -> None:

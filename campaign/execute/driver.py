@@ -149,12 +149,14 @@ class _Driver(Shell):
         """Finish the next batch to land (waiting for one until ``until``) and every other
         that has landed meanwhile: their results are stored together (`flush`)."""
         done = self.flight.next_done(until)
-        for _ in range(LANDED_AT_ONCE):
-            if done is None:
-                return
+        finished = 0
+        while done is not None:
             if done[0] in self.flight.in_flight:
                 self.finishing.finish(*done)
-            done = next(self.flight.completed) if self.flight.ready() else None
+            finished += 1
+            if finished >= LANDED_AT_ONCE or not self.flight.ready():
+                return
+            done = next(self.flight.completed)
 
     # -- workers ----------------------------------------------------------------------------
     def _watch_workers(self) -> None:
