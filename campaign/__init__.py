@@ -17,15 +17,17 @@ script); reading results needs no guard.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import sys
 from pathlib import Path
-from typing import Any
 
+from campaign import api_checks as check
+from campaign.api_checks import checked
 from campaign.errors import CampaignError
 
 __version__ = "0.1.0"
 
 
+@checked(check.RUN_OPTIONS)
 def run(spec, **options):
     """Run what is missing of a campaign and return its results Dataset (also written to
     the output folder's results.nc).
@@ -37,8 +39,8 @@ def run(spec, **options):
     "accept" stored results computed before the model's code or an input file changed; see
     ``campaign.runner.run`` and cluster/README.md), ``output`` (a folder instead of the
     spec's output), ``shard`` ("I/N": only that shard of the design, into its own folder;
-    `merge` joins the shards).
-    """
+    `merge` joins the shards), ``keep_going`` (run on when the first results all failed the
+    same way; else the run stops there), ``where`` (as `query`'s: only those levels run)."""
     from campaign.runner import run as _run
 
     return _run(as_spec(spec), **options)
@@ -54,6 +56,7 @@ def validate(spec):
     return spec
 
 
+@checked()
 def plan(spec, output=None, shard=None, on_change="refuse"):
     """What a run would do, from the spec and the stored results alone (nothing runs): a
     `campaign.plan.state.RunState` whose ``done``, ``failed``, ``missing`` and ``to_run``
@@ -63,6 +66,7 @@ def plan(spec, output=None, shard=None, on_change="refuse"):
     return make_plan(_placed(spec, output, shard), on_change=on_change)
 
 
+@checked()
 def status(spec, output=None, shard=None):
     """Where a campaign stands from its ledger alone (done, failed, missing tasks), whatever
     the model's code is now: a `campaign.plan.state.RunState`, as `plan` returns."""
@@ -71,6 +75,7 @@ def status(spec, output=None, shard=None):
     return make_plan(_placed(spec, output, shard), check_identity=False)
 
 
+@checked(target=check.required_path, sample=check.whole(1, optional=False))
 def verify(target, sample=10, workers=None, scheduler=None):
     """Run ``sample`` finished tasks again (spec or output folder ``target``), store nothing,
     and compare every metric bit for bit; the verdict lists each mismatch."""
@@ -79,6 +84,7 @@ def verify(target, sample=10, workers=None, scheduler=None):
     return _verify(target, sample, workers=workers, scheduler=scheduler)
 
 
+@checked(folders=check.paths, out=check.required_path, confidence=check.CONFIDENCE)
 def merge(folders, out, confidence=0.95):
     """Join the shard folders of one campaign into ``out`` and write its results.nc."""
     from campaign.store.merge import merge as _merge
@@ -86,6 +92,7 @@ def merge(folders, out, confidence=0.95):
     return _merge(list(folders), out, confidence=confidence)
 
 
+@checked(path=check.required_path)
 def open_results(path):
     """Reopen a results file (or the output folder holding results.nc) as a Dataset."""
     from campaign.results.netcdf import open_results as _open
@@ -93,6 +100,26 @@ def open_results(path):
     return _open(path)
 
 
+@checked(path=check.required_path)
+def open_samples(path):
+    """Each task's samples' quantiles (group ``samples``) with its status and sample sizes,
+    as `campaign.analysis.distributions.cell_cdfs` pools them."""
+    from campaign.results.netcdf import open_samples as _open
+
+    return _open(path)
+
+
+@checked(path=check.required_path, dimension=check.required_text)
+def open_breakdown(path, dimension):
+    """The results with a breakdown's ``dimension`` (``"job_class"``: group
+    ``breakdowns/job_class``) as one more factor, for `query`, `compare` and `plot`."""
+    from campaign.analysis.breakdown import as_factor
+    from campaign.results.netcdf import open_breakdown as _open
+
+    return as_factor(open_results(path), _open(path, dimension))
+
+
+@checked(path=check.required_path)
 def open_failures(path):
     """The failed tasks of a results file (or its folder), one row each, with their errors."""
     from campaign.results.netcdf import open_failures as _open
@@ -100,6 +127,7 @@ def open_failures(path):
     return _open(path)
 
 
+@checked()
 def query(results, metrics=None, by=None, where=None, confidence=None, pivot=None):
     """Mean and confidence interval of ``metrics`` (default: all) per group of ``by``
     (default: every cell); the other factors pooled replicate by replicate.
@@ -113,8 +141,7 @@ def query(results, metrics=None, by=None, where=None, confidence=None, pivot=Non
     from campaign.analysis.query import summary_table
 
     dataset = _dataset(results)
-    metrics = _names(metrics)
-    frame = summary_table(dataset, metrics, _names(by), where, confidence, pivot)
+    frame = summary_table(dataset, metrics, by, where, confidence, pivot)
     shown = metrics or _metrics_of(dataset)
     frame.attrs.update(
         metrics=shown,
@@ -125,15 +152,17 @@ def query(results, metrics=None, by=None, where=None, confidence=None, pivot=Non
     return frame
 
 
+@checked()
 def rank(results, factor, metrics=None, where=None, confidence=None):
     """Rank the levels of ``factor`` by mean degradation from the best over ``metrics``
     (default: the model's headline metrics) and the cells of the other factors. Returns a
     `campaign.analysis.ranking_text.Ranking`: ``result`` (a Dataset), ``title``, ``notes``."""
     from campaign.analysis.ranking_text import rank_levels
 
-    return rank_levels(_dataset(results), factor, _names(metrics), where or (), confidence)
+    return rank_levels(_dataset(results), factor, metrics, where or (), confidence)
 
 
+@checked(check.COMPARE_OPTIONS)
 def compare(results, factor, baseline, metric, **options):
     """Each level of ``factor`` against ``baseline``: difference and ratio of the means of
     ``metric`` with intervals over replicates (paired when the levels share seeds).
@@ -148,13 +177,14 @@ def compare(results, factor, baseline, metric, **options):
 
     dataset = _dataset(results)
     pivot = options.pop("pivot", None)
-    options["by"] = grouping(dataset, _names(options.get("by")), pivot, factor)
+    options["by"] = grouping(dataset, options.get("by"), pivot, factor)
     result = _compare(dataset, factor, baseline, metric, **options)
     if pivot is not None:
         result.attrs["pivot"] = pivot
     return result
 
 
+@checked()
 def effects(results, metric, where=None):
     """Which factors matter for ``metric``: main effects and two-factor interactions, each
     with its share of the variance and an F test (an xarray Dataset, one row per term).
@@ -166,6 +196,7 @@ def effects(results, metric, where=None):
     return _effects(_dataset(results), metric, where)
 
 
+@checked(check.SENSITIVITY_OPTIONS)
 def sensitivity(results, metric, **options):
     """Which factors drawn over ranges drive ``metric``, on a design of points: Sobol indices
     (a Saltelli design), Morris effects, delta, RBD-FAST or standardized regression
@@ -173,13 +204,15 @@ def sensitivity(results, metric, **options):
     in ``.table``).
 
     ``results``: a Dataset, a results file or its folder. Options: ``method``, ``where``,
-    ``confidence``, ``resamples`` (see ``campaign.analysis.sensitivity.sensitivity``).
+    ``confidence``, ``resamples``, ``transform="log"`` (see
+    ``campaign.analysis.sensitivity.sensitivity``); ``.warnings``: too few points, ...
     """
     from campaign.analysis.sensitivity import sensitivity as _sensitivity
 
     return _sensitivity(_dataset(results), metric, **options)
 
 
+@checked()
 def select(results):
     """What a selection campaign (a spec with ``select:``) decided, replayed from its results
     as the run decided it: a `campaign.analysis.selection_report.SelectionReport` with
@@ -195,6 +228,7 @@ def select(results):
     return selection_report(_dataset(results))
 
 
+@checked(fmt=check.required_text)
 def table(result, fmt="text", digits=None, pivot=None):
     """Any result of `query`, `rank`, `compare`, `effects` or `select` as text in ``fmt``: ``text``,
     ``csv``, ``json``, ``markdown``, ``latex`` (booktabs) or ``html``, through the one
@@ -209,12 +243,12 @@ def table(result, fmt="text", digits=None, pivot=None):
     if type(result).__name__ == "SelectionReport":
         from campaign.render.selection import render_selection
 
-        _no_pivot(pivot, "a selection")
+        check.no_pivot(pivot, "a selection")
         return render_selection(result, fmt, digits)
     if isinstance(result, Ranking):
         from campaign.render.ranking import render_ranking, render_ranking_text
 
-        _no_pivot(pivot, "a ranking")
+        check.no_pivot(pivot, "a ranking")
         if fmt in ("text", "table") and digits is None:  # as `query --rank` prints it
             return render_ranking_text(result) + "\n"
         return render_ranking(result.result, fmt, [result.title, *result.notes], digits)
@@ -225,7 +259,7 @@ def table(result, fmt="text", digits=None, pivot=None):
     if hasattr(result, "data_vars") and "metric" in result.attrs:
         from campaign.render.effects import render_effects
 
-        _no_pivot(pivot, "an analysis of effects")
+        check.no_pivot(pivot, "an analysis of effects")
         return render_effects(result, fmt, digits)
     if hasattr(result, "columns") and "metrics" in result.attrs:
         from campaign.render.summary import render_summary
@@ -242,6 +276,7 @@ def table(result, fmt="text", digits=None, pivot=None):
     )
 
 
+@checked(check.PLOT_OPTIONS)
 def plot(results, metrics, kind="mean", out=None, **options):
     """A figure of ``metrics`` (a name or a list: a row of panels each). ``kind``: ``mean``,
     ``difference`` (against ``baseline``, with `compare`'s intervals), ``box``, ``violin``
@@ -254,15 +289,10 @@ def plot(results, metrics, kind="mean", out=None, **options):
     Returns the matplotlib Figure; with ``out`` (a file, its suffix the format: png, pdf,
     svg) writes it there, closes it and returns the path.
     """
-    from matplotlib.backend_bases import FigureCanvasBase
-
     from campaign.render.figures import plot as _plot
     from campaign.render.figures import save_figure
 
     path = Path(out).expanduser() if out is not None else None
-    formats = sorted(FigureCanvasBase.get_supported_filetypes())
-    if path is not None and path.suffix.lstrip(".").lower() not in formats:
-        raise _bad("out", f"a file whose suffix is an image format ({', '.join(formats)})")
     figure = _plot(_dataset(results), metrics, kind, **options)
     if path is None:
         return figure
@@ -270,6 +300,7 @@ def plot(results, metrics, kind="mean", out=None, **options):
     return path
 
 
+@checked(baseline=check.text)
 def report(results, out=None, metrics=None, baseline=None):
     """Write report.html (and its figures) into ``out`` (default: the folder of
     results.nc); ``baseline``: ``"FACTOR=LEVEL"``. Returns the page's path."""
@@ -278,18 +309,19 @@ def report(results, out=None, metrics=None, baseline=None):
     from campaign.results.resources import open_resources
 
     if hasattr(results, "data_vars"):
-        raise _bad("results", "a results file or its folder (the report reads its groups)")
+        raise check.must("results", "a results file or its folder (the report reads its groups)")
     folder = Path(out).expanduser() if out is not None else results_file(results).parent
     return write_report(
         open_results(results),
         folder,
-        _names(metrics),
+        metrics,
         open_failures(results),
         baseline,
         open_resources(results_file(results)),
     )
 
 
+@checked()
 def export(results, out=None, fmt=None):
     """The results as one tidy table, a row per task, units kept: CSV (units in a sidecar)
     or Parquet, from ``fmt`` or ``out``'s suffix. Returns the files written."""
@@ -301,6 +333,7 @@ def export(results, out=None, fmt=None):
     return _export(open_results(results), open_failures(results), out, fmt)
 
 
+@checked()
 def models(name=None):
     """The models (names, what each simulates), or one model's declaration: params, metrics
     with units and long names, headline metrics (as `campaign models show NAME` prints)."""
@@ -311,20 +344,7 @@ def models(name=None):
 
 def as_spec(spec):
     """A `Spec` from a path, a dict (a spec file's keys) or a `Spec`."""
-    from campaign.spec.load import Spec, load_spec
-
-    if isinstance(spec, Spec):
-        return spec
-    if isinstance(spec, Mapping):
-        import yaml
-
-        from campaign.spec.keys import parse_spec
-
-        data = dict(spec)
-        return parse_spec(data, text=yaml.safe_dump(data, sort_keys=False))
-    if isinstance(spec, str | Path):
-        return load_spec(spec)
-    raise _bad("spec", f"a dict, a Spec or a spec file's path, got {type(spec).__name__}")
+    return check.spec(spec, "spec")
 
 
 def _placed(spec, output, shard):
@@ -344,29 +364,9 @@ def _metrics_of(dataset) -> list[str]:
     return metrics_of(dataset)
 
 
-def _names(names: str | Sequence[str] | None) -> list[str] | None:
-    """A name or a list of names as a list (None stays None)."""
-    if names is None:
-        return None
-    return [names] if isinstance(names, str) else list(names)
-
-
 def _pivot_of(result, pivot: str | None) -> str | None:
     """The factor a table puts across: the one asked, else the one its query was given."""
     return pivot if pivot is not None else result.attrs.get("pivot")
-
-
-def _no_pivot(pivot: Any, what: str) -> None:
-    if pivot is not None:
-        from campaign.errors import ParameterError
-
-        raise ParameterError(f"{{pivot}} is for query and compare tables, not {what}", "pivot")
-
-
-def _bad(parameter: str, problem: str):
-    from campaign.errors import ParameterError
-
-    return ParameterError(f"{{{parameter}}} must be {problem}", parameter)
 
 
 __all__ = [
@@ -378,6 +378,8 @@ __all__ = [
     "merge",
     "open_results",
     "open_failures",
+    "open_samples",
+    "open_breakdown",
     "query",
     "rank",
     "compare",
@@ -393,3 +395,5 @@ __all__ = [
     "CampaignError",
     "__version__",
 ]
+
+sys.modules[__name__].__class__ = check.KeepsItsFunctions  # campaign.plan stays `plan`

@@ -9,14 +9,15 @@ one) and each says what recomputed it (``metrics_from``: the parser, the SHA-256
 code, when), so results.nc, written again, says so in its ``metrics_recomputed`` attribute
 (as does every later results.nc made from those records). Nothing is stored unless every
 finished task can be recomputed: tasks that kept no outputs, or whose outputs the parser
-refuses, are counted in one line first.
+refuses (or raises on), are counted in one line first, the first named by key and levels.
+
+A parser other than the program's own then defines the metrics it returned for the whole
+campaign: campaign.json records it, and later runs, merges and verify compute those metrics
+with it (`campaign.metric_parsers`); the program's own parser gives them back to the program.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib
-import inspect
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -27,31 +28,31 @@ import xarray as xr
 
 from campaign.errors import CampaignError
 from campaign.execute.command import check_declared
+from campaign.metric_parsers import (
+    DEFINITIONS,
+    MetricsParser,
+    command_parser,
+    definitions_of,
+    redefined,
+    spec_parser,
+    stamped,
+    stamps,
+)
+from campaign.models import describe_error
 from campaign.plan.plan import make_plan
 from campaign.plan.sources import combined_digest
 from campaign.results.check import refusal
 from campaign.results.names import entry_owner, metric_values
 from campaign.results.provenance import METRICS_FROM
-from campaign.runner import write_results
 from campaign.spec.command import MetricsSource
 from campaign.spec.load import Spec
 from campaign.store.ledger import Ledger
 from campaign.store.outputs import Archives, by_archive, reference
 from campaign.verify import spec_of
+from campaign.writing import write_results
 
 STORE_CHUNK = 10_000  # records per ledger file written
 PARSER_FILES = "parser: "  # a program's metrics parser among its files (plan/sources.py)
-
-Parser = Callable[[Mapping[str, bytes]], Mapping[str, float]]
-
-
-@dataclass(frozen=True)
-class MetricsParser:
-    """What turns a task's kept outputs into metrics, and what the results file says of it."""
-
-    parse: Parser
-    description: str  # "stdout", "file: out.json", "parse: module:function"
-    digest: str  # "sha256:..." of the code that parses
 
 
 @dataclass
@@ -60,57 +61,6 @@ class Recomputed:
     tasks: int
     metrics: list[str]
     results: Path
-
-
-def command_parser(source: MetricsSource) -> MetricsParser:
-    """The metrics parser of command models for a ``metrics:`` source (stdout, a file, or
-    ``module:function``): the function the workers use at run time."""
-    from campaign.execute import command_metrics
-
-    def parse(outputs: Mapping[str, bytes]) -> Mapping[str, float]:
-        return command_metrics.metrics_from_outputs(source, outputs)
-
-    if source.kind == "parse":
-        return MetricsParser(parse, f"parse: {source.name}", code_digest(python_function(source)))
-    described = "stdout" if source.kind == "stdout" else f"{source.kind}: {source.name}"
-    return MetricsParser(parse, described, code_digest(command_metrics.metrics_from_outputs))
-
-
-def spec_parser(spec: Spec) -> MetricsParser:
-    """The spec's own ``metrics:`` source (a program's), or one line saying what to give."""
-    if spec.command is None:
-        raise CampaignError(
-            f"remetric: model {spec.model} is not a program and has no metrics: source; give "
-            "--parse MODULE:FUNCTION, --metrics-file NAME or --stdout"
-        )
-    return command_parser(spec.command.metrics)
-
-
-def python_function(source: MetricsSource) -> Callable[..., Any]:
-    """The function ``module:function`` names, or one line on why it cannot be loaded."""
-    module_name, sep, name = source.name.partition(":")
-    if not sep or not module_name or not name:
-        raise CampaignError(f"metrics parser {source.name!r}: write module:function")
-    try:
-        module = importlib.import_module(module_name)
-    except Exception as error:  # noqa: BLE001 - any import error is the user's to fix
-        raise CampaignError(
-            f"metrics parser {source.name}: cannot import {module_name}: {error}"
-        ) from None
-    function = getattr(module, name, None)
-    if not callable(function):
-        raise CampaignError(f"metrics parser {source.name}: {module_name} has no function {name!r}")
-    return function
-
-
-def code_digest(function: Callable[..., Any]) -> str:
-    """SHA-256 of the source file that defines ``function``: which parser the results used."""
-    try:
-        path = inspect.getsourcefile(function)
-        data = Path(path).read_bytes() if path else b""
-    except (OSError, TypeError):
-        data = b""
-    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 def remetric(
@@ -131,6 +81,7 @@ def remetric(
         raise CampaignError(f"--confidence must be between 0 and 1, got {confidence}")
     spec = spec_of(target)
     own = parser is None  # the spec's own parser: what a run would compute them with
+    own = own or spec.command is not None and parser == spec.command.metrics
     if parser is None:
         parser = spec_parser(spec)
     elif isinstance(parser, MetricsSource):
@@ -155,8 +106,9 @@ def remetric(
         new, unkept = recompute(spec, done, parser, stamp, rerun_unkept)
         for start in range(0, len(new), STORE_CHUNK):
             ledger.append(new[start : start + STORE_CHUNK])
-        names = sorted({name for record in new for name in record[METRICS_FROM]["metrics"]})
+        names = sorted({name for record in new for name in stamps(record)[-1]["metrics"]})
         say(f"remetric: {len(new)} tasks recomputed with {parser.description}: {', '.join(names)}")
+        define(ledger, parser, stamp, names, own)
         if unkept:
             moved, folder = ledger.set_records_aside(set(unkept).__contains__, "unkept")
             say(
@@ -169,8 +121,23 @@ def remetric(
                 f"({spec.command.metrics.name}): `campaign run` keeps these results"
             )
         ledger.compact()
-        dataset = write_results(plan, confidence)
+        dataset = write_results(plan, confidence, say=say)
     return Recomputed(dataset, len(new), names, spec.output / "results.nc")
+
+
+def define(
+    ledger: Ledger, parser: MetricsParser, stamp: dict[str, str], names: list[str], own: bool
+) -> None:
+    """campaign.json: from now on ``parser`` defines the metrics ``names`` (unless it is the
+    program's own), so that runs, merges and verify compute them with it."""
+    stored = ledger.read_identity() or {}
+    now = redefined(definitions_of(stored), parser, stamp, names, own)
+    if not now and DEFINITIONS not in stored:
+        return
+    written = {key: value for key, value in stored.items() if key != DEFINITIONS}
+    if now:
+        written[DEFINITIONS] = [definition.stored() for definition in now]
+    ledger.write_identity(written)
 
 
 def absorb_parser(ledger: Ledger, code: Mapping[str, str]) -> bool:
@@ -201,6 +168,25 @@ def undeclared(spec: Spec, metrics: Mapping[str, float]) -> str | None:
     return None
 
 
+def task_words(record: Mapping[str, Any]) -> str:
+    """A task as a line names it: its key, its factors' levels and its replicate."""
+    levels = ", ".join(f"{name}={level}" for name, level in (record.get("cell") or {}).items())
+    where = f"{levels}, " if levels else ""
+    return f"task {record['key']} ({where}replicate {record.get('replicate')})"
+
+
+def parser_failure(error: Exception) -> str:
+    """What a parser's exception says, on one line (the parser's own ValueError as it is)."""
+    if isinstance(error, CampaignError | ValueError):
+        return str(error)
+    text = describe_error(error)
+    if isinstance(error, FileNotFoundError):
+        text += (
+            " (a parser is given the task's kept outputs only: stdout, stderr, what keep: names)"
+        )
+    return text
+
+
 def recompute(
     spec,
     done: list[dict[str, Any]],
@@ -219,17 +205,25 @@ def recompute(
                 unkept.append(record["key"])
                 continue
             try:
-                metrics = metric_values(parser.parse(archives.read(record)))
-            except (CampaignError, ValueError, TypeError) as error:
-                refused.append(f"task {record['key']}: {error}")
+                outputs = archives.read(record)
+            except CampaignError as error:
+                refused.append(f"{task_words(record)}: {error}")
+                continue
+            try:
+                metrics = metric_values(parser.parse(outputs))
+            except Exception as error:  # noqa: BLE001 - a parser's failure is one task's finding
+                refused.append(f"{task_words(record)}: {parser_failure(error)}")
                 continue
             merged = {**record["metrics"], **metrics}
             problem = refusal(merged, factors, spec.metrics) or undeclared(spec, merged)
             if problem is not None:
-                refused.append(f"task {record['key']}: {problem}")
+                refused.append(f"{task_words(record)}: {problem}")
                 continue
-            stamped = {**stamp, "metrics": sorted({entry_owner(name) for name in metrics})}
-            new.append({**record, "metrics": merged, METRICS_FROM: stamped})
+            owners = sorted({entry_owner(name) for name in metrics})
+            stamp_now = {**stamp, "metrics": owners}
+            new.append(
+                {**record, "metrics": merged, METRICS_FROM: stamped(stamps(record), stamp_now)}
+            )
     if unkept and not rerun_unkept:
         raise CampaignError(
             f"remetric: {len(unkept)} of {len(done)} finished tasks kept no outputs (a task that "
@@ -237,7 +231,7 @@ def recompute(
             "recomputed; nothing was stored: name what to keep in keep: and give "
             "--rerun-unkept to set those tasks aside for `campaign run` to compute again"
         )
-    returned = {name for record in new for name in record[METRICS_FROM]["metrics"]}
+    returned = {name for record in new for name in stamps(record)[-1]["metrics"]}
     before = {entry_owner(name) for record in done for name in record["metrics"]}
     unlisted = sorted(returned - before - set(spec.metrics or ()))  # new to the campaign
     if spec.metrics and unlisted and not refused:

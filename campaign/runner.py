@@ -7,36 +7,42 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import xarray as xr
 
+from campaign.analysis.levels import ChosenLevels, check_rerun_chosen
 from campaign.cluster.options import ClusterOptions
 from campaign.design.shards import EveryTask, Shard, as_shard, counts, placed
 from campaign.design.tasks import cell_params
 from campaign.errors import BadValue, CampaignError
 from campaign.execute import Item, dispatch
 from campaign.execute.options import WAIT_WORKERS_SECONDS, ExecutionOptions
+from campaign.metric_parsers import (
+    DEFINITIONS,
+    Definition,
+    MetricsParser,
+    Redefining,
+    definitions_of,
+    loaded,
+)
 from campaign.models.contract import Model
-from campaign.plan.command import worker_model
+from campaign.plan.command import worker_code, worker_model
+from campaign.plan.early_stop import SameFailure, StoppedEarly
 from campaign.plan.plan import Plan, as_spec, check_model, identity, make_plan
 from campaign.plan.sources import ON_CHANGE, Sources, task_inputs
 from campaign.plan.state import RunState
 from campaign.render.progress import Progress
-from campaign.results.assemble import assemble
 from campaign.results.check import CheckedStore
-from campaign.results.netcdf import write_netcdf
-from campaign.results.provenance import recomputed_provenance, source_provenance
-from campaign.results.resources import resource_table
-from campaign.results.table import failure_table
 from campaign.spec.load import Spec
-from campaign.store.durable import room_left, write_failure
+from campaign.store.derived import DERIVED_NAMES
 from campaign.store.folder import RESULTS_FILE
 from campaign.store.ledger import Ledger
 from campaign.store.outputs import KeepNotes, keep_outputs
+from campaign.writing import write_results
 
 
 def run(
@@ -58,6 +64,8 @@ def run(
     shard: str | Shard | None = None,
     output: str | Path | None = None,
     batch_size: int | None = None,
+    keep_going: bool = False,
+    where: Sequence[str] = (),
 ) -> xr.Dataset:
     """Run what is missing of a campaign and return its results (also written to results.nc).
 
@@ -78,6 +86,11 @@ def run(
     says in its ``shard*`` attributes how far the shard stands; `campaign.store.merge` joins the
     shards. ``output`` names the output folder instead of the spec's. ``batch_size`` fixes the
     tasks per batch (default: sized from measured durations); results do not depend on it.
+
+    A run whose first results all fail with the same error (`campaign.plan.early_stop`) stops
+    with one line naming it, what finished stored and results.nc written; ``keep_going`` runs
+    every task regardless. ``where`` (``{factor: level or [levels]}`` or "factor=level[,level]"
+    texts): only the tasks of those levels run.
     """
     say = say or (lambda message: None)
     shard = as_shard(shard)
@@ -85,9 +98,9 @@ def run(
         raise BadValue("on_change", on_change, f"must be one of {', '.join(ON_CHANGE)}")
     if not 0 < confidence < 1:
         raise BadValue("confidence", confidence, "must be between 0 and 1")
-    where = ClusterOptions(workers, scheduler, cluster, security)
+    hosts = ClusterOptions(workers, scheduler, cluster, security)
     if wait_workers is None:
-        wait_workers = where.default_wait(WAIT_WORKERS_SECONDS)
+        wait_workers = hosts.default_wait(WAIT_WORKERS_SECONDS)
     options = ExecutionOptions(
         retries=retries,
         task_timeout=task_timeout,
@@ -99,14 +112,15 @@ def run(
     )
     spec = placed(as_spec(spec), output, shard)
     if spec.resources is not None:  # every task asks them of a worker
-        where = replace(where, resources=spec.resources.dask())
+        hosts = replace(hosts, resources=spec.resources.dask())
         options = replace(options, resources=spec.resources.dask())
     model = check_model(spec)  # every cell, before anything runs
     check_output(spec)
+    shard = ChosenLevels.of(spec, shard, where) if where else shard
     ledger = Ledger(spec.output)
     with ledger.lock():
         return _run_holding_the_output(
-            spec, model, ledger, where, options, confidence, new, say, on_change, shard
+            spec, model, ledger, hosts, options, confidence, new, say, on_change, shard, keep_going
         )
 
 
@@ -139,22 +153,76 @@ def _run_holding_the_output(
     say: Callable[[str], None],
     on_change: str,
     shard: Shard | EveryTask,
+    keep_going: bool = False,
 ) -> xr.Dataset:
     """The steps of `run`, while this process alone may write the output folder."""
+    plan, sources, parsers = prepared(spec, model, ledger, new, say, on_change, shard, confidence)
+    todo = shard.mine(plan.to_run, plan.design)
+    say(f"{spec.name}: {run_line(plan, shard, len(todo))}")
+    if isinstance(shard, ChosenLevels):
+        say(shard.describe())
+    run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
+    attempted: set[int] = set()  # a task fails at most once per run; a rerun retries it
+    todo = plan.replicates.first(todo, plan.done, model)
+    cells = len({index // spec.replicates for index in todo})  # task i is cell i // replicates
+    checks = Checks(None if keep_going else SameFailure(cells), parsers)
+    notes = KeepNotes()  # what the program's keep: patterns left out, said at the end
+    try:
+        if todo:
+            with where.client(say) as client:
+                while todo:
+                    attempted.update(todo)
+                    execute_tasks(client, plan, todo, run_id, options, say, sources, checks, notes)
+                    plan.next_round()
+                    todo = [i for i in shard.mine(plan.to_run, plan.design) if i not in attempted]
+    except StoppedEarly:
+        finish(plan, spec, model, ledger, shard, confidence, say)  # what finished, in results.nc
+        raise
+    for line in notes.lines():
+        say(line)
+    return finish(plan, spec, model, ledger, shard, confidence, say)
+
+
+def prepared(
+    spec: Spec,
+    model: Model,
+    ledger: Ledger,
+    new: bool,
+    say: Callable[[str], None],
+    on_change: str,
+    shard: Shard | EveryTask,
+    confidence: float,
+) -> tuple[RunState, Sources | None, list[tuple[Definition, MetricsParser]]]:
+    """The plan of a run, the digests of its sources as they are now (what its results must
+    be computed from) and the parsers a remetric recorded (loaded before anything changes),
+    once the output folder is ready for it: earlier results set aside as asked (``new``,
+    changed sources) or as needed (damaged records), campaign.json written.
+
+    When stored results were set aside, results.nc is written again at once, without them
+    (its attribute ``incomplete`` says why they are missing): were the run stopped, results.nc
+    would otherwise go on showing what is no longer the campaign's."""
     if new:
-        aside = ledger.set_aside(also=[RESULTS_FILE])
+        aside = ledger.set_aside(also=[RESULTS_FILE, *DERIVED_NAMES])
         if aside:
             say(f"Earlier results set aside in {aside}")
     plan = make_plan(spec, on_change=on_change, model=model, ledger=ledger)
+    definitions = (
+        definitions_of(ledger.read_identity()) if shard.mine(plan.to_run, plan.design) else []
+    )
+    parsers = loaded(definitions, str(spec.output))  # new tasks can be computed with them
+    set_aside = []
     if plan.damaged:
         kept = plan.ledger.set_damaged_aside()
         say(f"{plan.damaged} (their files are kept in {kept})")
+        set_aside.append(f"damaged records (their files in {kept})")
     sources, choice = plan.sources, None
     if plan.changed:
         choice = source_choice(plan, on_change)
         if plan.rerun_changed:
+            check_rerun_chosen(plan, shard)  # with where, no changed result may stay
             moved, folder = ledger.set_records_aside(plan.change.affects)
             say(f"{choice['change']}: {moved} stored results set aside in {folder}; they run again")
+            set_aside.append(f"{moved} results computed before {choice['change']} (in {folder})")
             plan = make_plan(spec, check_identity=False, model=model, ledger=ledger)
         else:
             say(
@@ -165,25 +233,39 @@ def _run_holding_the_output(
     inputs = sources.inputs if sources is not None else {}
     extra = shard.stored(plan.design, inputs)
     ledger.write_identity(stored_identity(spec, sources, earlier, choice, extra))
-    todo = shard.mine(plan.to_run, plan.design)
-    say(f"{spec.name}: {run_line(plan, shard, len(todo))}")
-    run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
-    attempted: set[int] = set()  # a task fails at most once per run; a rerun retries it
-    todo = plan.replicates.first(todo, plan.done, model)
-    notes = KeepNotes()  # what the program's keep: patterns left out, said at the end
-    if todo:
-        with where.client(say) as client:
-            while todo:
-                attempted.update(todo)
-                execute_tasks(client, plan, todo, run_id, options, say, sources, notes)
-                plan.next_round()
-                todo = [i for i in shard.mine(plan.to_run, plan.design) if i not in attempted]
-    for line in notes.lines():
-        say(line)
+    if set_aside and shard.whole and (spec.output / RESULTS_FILE).exists():
+        incomplete = (
+            f"written as a run set aside {' and '.join(set_aside)} to compute them again: "
+            "their tasks count as missing here until a run finishes (run the campaign again)"
+        )
+        now = make_plan(spec, check_identity=False, model=model, ledger=ledger)  # the run's own
+        write_results(now, confidence, attrs={"incomplete": incomplete}, say=say)  # stays as is
+        say(f"{RESULTS_FILE} written again without them: they count as missing until this run ends")
+    return plan, sources, parsers
+
+
+def finish(
+    plan: RunState,
+    spec: Spec,
+    model: Model,
+    ledger: Ledger,
+    shard: Shard | EveryTask,
+    confidence: float,
+    say: Callable[[str], None],
+) -> xr.Dataset:
+    """The end of a run: the ledger compacted, results.nc written (a shard's: in memory)."""
     ledger.compact()
     if shard.whole:
-        return write_results(plan, confidence)
+        return write_results(plan, confidence, say=say)
     return shard_results(spec, model, ledger, shard, confidence)
+
+
+@dataclass(frozen=True)
+class Checks:
+    """What a run does to finished tasks' records besides storing them."""
+
+    watch: SameFailure | None  # stops the run when its first results all failed the same way
+    parsers: list[tuple[Definition, MetricsParser]]  # recorded by remetric: applied to each
 
 
 def run_line(plan: RunState, shard: Shard | EveryTask, todo: int) -> str:
@@ -234,20 +316,20 @@ def stored_identity(
 
     From ``stored`` (campaign.json of the same campaign, if any), input digests of files the
     design no longer reads are kept (a level removed and added back is no change), and every
-    choice made about changed sources is listed. ``extra``: more fields (a shard's).
+    choice made about changed sources is listed; the parsers a remetric recorded stay (see
+    `campaign.metric_parsers`). ``extra``: more fields (a shard's).
     """
     stored = stored or {}
     record = identity(spec)
     if sources is not None:
-        current = sources.stored()
-        earlier = (stored.get("sources") or {}).get("inputs") or {}
-        current["inputs"] = dict(sorted({**earlier, **current["inputs"]}.items()))
-        record["sources"] = current
+        record["sources"] = sources.stored(stored.get("sources"))
     changes = list(stored.get("source_changes") or [])
     if choice is not None:
         changes.append(choice)
     if changes:
         record["source_changes"] = changes
+    if stored.get(DEFINITIONS):  # metrics a remetric redefined: still theirs
+        record[DEFINITIONS] = stored[DEFINITIONS]
     record.update(extra or {})
     return record
 
@@ -260,11 +342,15 @@ def execute_tasks(
     options: ExecutionOptions,
     say: Callable[[str], None],
     sources: Sources | None,
+    checks: Checks | None = None,
     notes: KeepNotes | None = None,
 ) -> None:
     """Run the given task indices on the cluster, storing each finished batch in the ledger,
     its tasks' kept outputs first (and, with a precision target, in the plan's task table);
-    ``notes`` counts what the tasks' keep: patterns left out."""
+    ``checks``: the metrics of finished tasks computed with the parsers a remetric recorded,
+    and a watch that stops the run once its first results all failed the same way; ``notes``
+    counts what the tasks' keep: patterns left out."""
+    watch = checks.watch if checks else None
     spec = plan.spec
     items = task_items(plan, todo, run_id)
     indices = {item.key: index for index, item in zip(todo, items)}
@@ -276,10 +362,15 @@ def execute_tasks(
         plan.stored(records, indices)
         if notes is not None:
             notes.add(records)
+        if watch is not None and watch.stop(records):
+            raise watch.stopped(spec.path or spec.name)
 
     try:
         store = CheckedStore(spec, stored)
-        model, code = worker_model(spec, sources), sources.code_digest if sources else None
+        if checks and checks.parsers:
+            store = Redefining(checks.parsers, store)
+        model = worker_model(spec, sources)
+        code = worker_code(model, sources)
         dispatch(client, model, items, store, options, bar, say=say, code=code)
     finally:
         bar.finish()
@@ -306,41 +397,3 @@ def task_items(plan: Plan | RunState, todo: list[int], run_id: str) -> list[Item
         group = group_by_cell[task.cell]  # dispatch batches tasks of one group together
         items.append(Item(key=task.key, params=params, seed=task.seed, meta=meta, group=group))
     return items
-
-
-def write_results(
-    plan: RunState,
-    confidence: float = 0.95,
-    write: bool = True,
-    attrs: dict[str, Any] | None = None,
-) -> xr.Dataset:
-    """Assemble results.nc from the ledger of a plan's output folder (``write``: and write it;
-    ``attrs``: more global attributes)."""
-    spec, design, model = plan.spec, plan.design, plan.model
-    records = plan.ledger.load()
-    plan.replay(records)
-    dataset = assemble(
-        design, records, confidence, model.metrics, model.headline, plan.rounds, plan.stages
-    )
-    dataset.attrs.update(source_provenance(plan.ledger.read_identity() or {}))
-    dataset.attrs.update(recomputed_provenance(records))
-    dataset.attrs.update(attrs or {})
-    if not write:
-        return dataset
-    failures = failure_table(dataset, design, records)
-    keys = set(design.keys())
-    resources = resource_table({key: r for key, r in records.items() if key in keys})
-    try:
-        write_netcdf(dataset, spec.output / RESULTS_FILE, failures, resources)
-    except OSError as error:
-        kept = "every finished result is kept in the ledger"
-        raise CampaignError(
-            f"cannot write {spec.output / RESULTS_FILE}: "
-            f"{write_failure(error, spec.output, kept, 'run again (nothing reruns)')}"
-        ) from None
-    except RuntimeError as error:  # the netCDF library's, "HDF error"
-        raise CampaignError(
-            f"cannot write {spec.output / RESULTS_FILE}: {error}{room_left(spec.output)}; every "
-            "finished result is kept in the ledger: fix this and run again (nothing reruns)"
-        ) from None
-    return dataset

@@ -5,6 +5,7 @@ the estimate of what the whole campaign costs (see `campaign.analysis.sizing`)."
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -12,7 +13,8 @@ from campaign.analysis.sizing import Estimate, estimate
 from campaign.errors import CampaignError
 from campaign.plan.plan import as_spec, make_plan
 from campaign.results.resources import Costs, cell_label, costs
-from campaign.runner import run, write_results
+from campaign.runner import run
+from campaign.writing import write_results
 
 PILOT_REPLICATES = 2
 
@@ -38,8 +40,9 @@ def pilot(
     pilot_spec = dataclasses.replace(spec, replicates=first, precision=None, selection=None)
     run(pilot_spec, say=say, **run_options)
     plan = make_plan(spec, check_identity=False)
-    write_results(plan)  # results.nc of the whole campaign, the pilot's tasks done
+    write_results(plan, say=say)  # results.nc of the whole campaign, the pilot's tasks done
     records = plan.ledger.load()
+    check_pilot(spec, {key: records[key] for key in plan.design.keys() if key in records})
     found = costs(records)
     cell_tasks = {
         cell_label({"cell": plan.design.cell_label(cell)}): spec.replicates
@@ -49,3 +52,19 @@ def pilot(
         return found, estimate(found, cell_tasks, target_hours, job_cores)
     except ValueError as error:
         raise CampaignError(f"{spec.name}: {error}") from None
+
+
+def check_pilot(spec: Any, records: dict[str, dict[str, Any]]) -> None:
+    """Refuse to size a campaign from a pilot none of whose tasks succeeded (their wall times
+    say what failing costs, not what the campaign will): one line with its commonest error."""
+    if not records or any(record["status"] == "ok" for record in records.values()):
+        return
+    errors = Counter(str(record.get("error") or "no error text") for record in records.values())
+    error, count = min(errors.items(), key=lambda item: (-item[1], item[0]))
+    others = len(records) - count
+    also = f"; {others} with other errors" if others else ""
+    raise CampaignError(
+        f"{spec.name}: every one of the pilot's {len(records)} tasks failed, nothing to size the "
+        f"campaign from ({count} with: {error}{also}); fix that and size it again (`campaign "
+        "status` lists the errors)"
+    )

@@ -16,20 +16,20 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from campaign.cluster.options import ClusterOptions
 from campaign.design.shards import placed
 from campaign.errors import BadValue, CampaignError
 from campaign.execute import ExecutionOptions, dispatch
-from campaign.plan.command import worker_model
+from campaign.metric_parsers import definitions_of, loaded, redefine
+from campaign.plan.command import worker_code, worker_model
 from campaign.plan.plan import make_plan
 from campaign.plan.state import RunState
 from campaign.render.progress import Progress
 from campaign.runner import task_items
-from campaign.spec.load import Spec, load_spec, parse_spec
+from campaign.spec.load import Spec, load_spec, spec_from_text
 from campaign.store.folder import RESULTS_FILE
-from campaign.store.outputs import Archives, by_archive, digest, reference
+from campaign.store.outputs import OUTPUTS, Archives, by_archive, carries_bytes, digest, reference
 
 DEFAULT_SAMPLE = 10
 NO_RETRIES = ExecutionOptions(retries=0)  # a rerun to compare: a failure is a finding
@@ -81,7 +81,7 @@ def spec_of(target: str | Path) -> Spec:
     if not text:
         raise CampaignError(f"{results} keeps no spec; give the spec file instead")
     path = Path(spec_file) if spec_file and Path(spec_file).parent.is_dir() else None
-    return placed(parse_spec(yaml.safe_load(text), text=text, path=path), target)
+    return placed(spec_from_text(text, path, str(results)), target)
 
 
 def sample(plan: RunState, records: dict[str, dict[str, Any]], count: int) -> tuple[list[int], int]:
@@ -106,7 +106,8 @@ def verify(
     say: Callable[[str], None] | None = None,
 ) -> Verdict:
     """Rerun ``count`` sampled finished tasks of the campaign of ``target`` (a spec file or an
-    output folder) and compare each metric with its stored value, bit for bit."""
+    output folder) and compare each metric with its stored value, bit for bit (metrics a
+    remetric redefined computed from the rerun's outputs by the parser it recorded)."""
     say = say or (lambda message: None)
     if count < 1:
         raise BadValue("count", count, "must be >= 1")
@@ -120,15 +121,21 @@ def verify(
             + (f" ({left_out} computed from other sources than now)" if left_out else "")
         )
     items = task_items(plan, chosen, f"verify-{uuid.uuid4().hex[:8]}")
+    parsers = loaded(definitions_of(plan.ledger.read_identity()), str(plan.spec.output))
     now: dict[str, dict[str, Any]] = {}
 
     def collect(batch: list[dict[str, Any]]) -> None:
-        now.update((record["key"], record) for record in batch)
+        for record in batch:  # metrics a remetric redefined: computed as the stored ones
+            outputs = record.get(OUTPUTS) if carries_bytes(record) else None
+            problem = redefine(record, outputs, parsers) if record["status"] == "ok" else None
+            if problem is not None:
+                record.update(status="failed", error=problem)
+            now[record["key"]] = record
 
     with where.client(say) as client:
-        code = plan.sources.code_digest if plan.sources is not None else None
         quiet = Progress(0, enabled=False)
         model = worker_model(plan.spec, plan.sources)
+        code = worker_code(model, plan.sources)
         dispatch(client, model, items, collect, NO_RETRIES, quiet, code=code)
     verdict = Verdict(sampled=len(items), left_out=left_out)
     verdict.outputs = output_problems(plan, records)

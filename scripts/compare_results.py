@@ -12,8 +12,10 @@ only one file has are listed as skipped: the way to compare results of code that
 
 The failed tasks (the ``failures`` group, or the ``failure_*`` variables of older files) are
 compared too; against an older file, on the columns it has (it names a failure's cell, not its
-factor levels). Pairs are compared in order (A with B, C with D, ...). Exit status 0 when every
-pair is identical, 1 otherwise, with one line per difference.
+factor levels). So are the samples' quantiles and the breakdowns, wherever the file keeps them
+(their groups, or the root of a file written before they had groups): a file of either layout
+compares with one of the other value for value. Pairs are compared in order (A with B, C with
+D, ...). Exit status 0 when every pair is identical, 1 otherwise, with one line per difference.
 """
 
 from __future__ import annotations
@@ -63,8 +65,16 @@ def skipped(path_a: Path, path_b: Path) -> list[str]:
 
 
 def datasets(path_a: Path, path_b: Path) -> list[tuple[str, xr.Dataset, xr.Dataset]]:
-    """The results and the failures of both files, each with the prefix its lines take."""
-    from campaign.results.netcdf import LEGACY_FAILURE_VARIABLES, open_failures, open_results
+    """The results, the failures, the samples and each breakdown of both files, each with the
+    prefix its lines take."""
+    from campaign.results.netcdf import (
+        LEGACY_FAILURE_VARIABLES,
+        open_breakdown,
+        open_failures,
+        open_results,
+        open_samples,
+        stored_breakdowns,
+    )
 
     fail_a, fail_b = open_failures(path_a), open_failures(path_b)
     if set(fail_a.data_vars) <= set(LEGACY_FAILURE_VARIABLES) or set(fail_b.data_vars) <= set(
@@ -75,7 +85,21 @@ def datasets(path_a: Path, path_b: Path) -> list[tuple[str, xr.Dataset, xr.Datas
             fail_a[list(LEGACY_FAILURE_VARIABLES)],
             fail_b[list(LEGACY_FAILURE_VARIABLES)],
         )
-    return [("", open_results(path_a), open_results(path_b)), ("failures: ", fail_a, fail_b)]
+    found = [
+        ("", open_results(path_a), open_results(path_b)),
+        ("failures: ", fail_a, fail_b),
+        ("samples: ", open_samples(path_a), open_samples(path_b)),
+    ]
+    dims_a, dims_b = stored_breakdowns(path_a), stored_breakdowns(path_b)
+    for dimension in sorted(set(dims_a) | set(dims_b)):
+        found.append(
+            (
+                f"breakdown {dimension}: ",
+                open_breakdown(path_a, dimension) if dimension in dims_a else xr.Dataset(),
+                open_breakdown(path_b, dimension) if dimension in dims_b else xr.Dataset(),
+            )
+        )
+    return found
 
 
 def kinds(a: xr.Dataset, b: xr.Dataset):

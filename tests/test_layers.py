@@ -1,9 +1,9 @@
 """The engine's packages import one another in the direction of the data flow.
 
 A package may import the packages before it in `ORDER`, `errors` and `models` (the contract
-and the registry); the pipelines (`runner`, `verify`, `sizing_pilot`) may import every
-package but `cli`. The imports against that direction that are left are listed, each with
-why, so that a new one fails here and a removed one is struck from the list."""
+and the registry); the pipelines (`PIPELINES`) may import every package but `cli`. The
+imports against that direction that are left are listed, each with why, so that a new one
+fails here and a removed one is struck from the list."""
 
 from __future__ import annotations
 
@@ -12,7 +12,15 @@ from pathlib import Path
 
 ENGINE = Path(__file__).resolve().parents[1] / "campaign"
 ORDER = ["spec", "design", "store", "plan", "cluster", "execute", "results", "analysis", "render"]
-PIPELINES = ["runner", "verify", "sizing_pilot", "kept", "remetric"]
+PIPELINES = [
+    "runner",
+    "writing",
+    "metric_parsers",
+    "verify",
+    "sizing_pilot",
+    "kept",
+    "remetric",
+]
 EVERYWHERE = {"errors", "models"}
 AGAINST_THE_FLOW = {
     ("design", "store"): "a shard's folder name comes from store/folder.py, which names every "
@@ -29,7 +37,9 @@ AGAINST_THE_FLOW = {
     ("results", "analysis"): "assembly writes the per-cell summaries of analysis/stats.py "
     "and a selection's states (analysis/selection.py)",
     ("store", "plan"): "merge plans the joined campaign to classify its tasks",
-    ("store", "runner"): "merge writes results.nc with the runner's write_results",
+    ("store", "writing"): "merge writes results.nc with the pipelines' write_results",
+    ("store", "metric_parsers"): "merge computes a shard's metrics with the parsers a remetric "
+    "recorded, as runs do",
 }
 
 

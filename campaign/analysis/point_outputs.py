@@ -1,8 +1,10 @@
 """The inputs and outputs of a design of points, as sensitivity methods take them.
 
 The inputs are the factors drawn over ranges (the coordinates along ``point``), as received
-and on [0, 1]; the output of a point is the mean of its replicates that have a value, and
-`noise_share` says how much of the variance of those means the replicates' noise still makes.
+and on [0, 1]; the output of a point is the mean of its replicates that have a value (after
+the output transform, if any: the mean of the replicates' logs), and `noise_share` says how
+much of the variance of those means the replicates' noise still makes. An infinite value is a
+value: a point with one has an infinite mean, never the mean of its finite replicates.
 """
 
 from __future__ import annotations
@@ -15,9 +17,12 @@ import xarray as xr
 
 from campaign.analysis.query import parse_where, select
 from campaign.design import points as designs
-from campaign.errors import ParameterError
+from campaign.errors import BadValue, ParameterError
 from campaign.results.assemble import factors_of, point_factors_of
 from campaign.results.status import STATUS_OK
+
+LOG = "log"
+TRANSFORMS = (LOG,)
 
 
 @dataclass(frozen=True)
@@ -35,10 +40,19 @@ class PointOutputs:
 
 
 def point_outputs(
-    dataset: xr.Dataset, metric: str, where: list[str] | None, whole: bool
+    dataset: xr.Dataset,
+    metric: str,
+    where: list[str] | None,
+    whole: bool,
+    transform: str | None = None,
 ) -> PointOutputs:
     """The inputs and replicate means of the points ``where`` keeps (``whole``: every point of
-    the design, in order, as a structured sample needs)."""
+    the design, in order, as a structured sample needs), each replicate's value transformed
+    first by ``transform`` (None, or ``"log"``)."""
+    if transform is not None and transform not in TRANSFORMS:
+        raise BadValue(
+            "transform", transform, f"is not allowed; transforms: {', '.join(TRANSFORMS)}"
+        )
     selected = select(
         xr.Dataset({metric: dataset[metric], "status": dataset["status"]}),
         parse_where(dataset, where or []),
@@ -72,7 +86,9 @@ def point_outputs(
     )
     raw = selected[metric].transpose(designs.POINT, "replicate").values.astype(float)
     ok = selected["status"].transpose(designs.POINT, "replicate").values == STATUS_OK
-    present = ok & np.isfinite(raw)
+    present = ok & ~np.isnan(raw)
+    if transform == LOG:
+        raw = logged(raw, present, metric, selected[designs.POINT].values)
     counts = present.sum(axis=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -84,12 +100,29 @@ def point_outputs(
     )
 
 
+def logged(raw: np.ndarray, present: np.ndarray, metric: str, points: np.ndarray) -> np.ndarray:
+    """The log of every value (points x replicates), or one line naming the values that have
+    none."""
+    bad = present & (raw <= 0)
+    if bad.any():
+        smallest = raw[bad].min()
+        point = points[np.argwhere(bad & (raw == smallest))[0][0]]
+        raise ParameterError(
+            f"{{transform}} log: {metric} has {int(bad.sum())} values <= 0 (the smallest "
+            f"{smallest:.6g}, at point {point}); log needs positive values",
+            "transform",
+        )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(present, np.log(raw), raw)
+
+
 def noise_share(means: np.ndarray, variances: np.ndarray, counts: np.ndarray) -> float:
     """The share of the variance of the point means that replicate noise accounts for: the
     mean of each point's variance of its mean (s^2 / n) over the variance of the means; NaN
     without points of two replicates or more."""
     several = counts >= 2
-    spread = np.nanvar(means[counts > 0], ddof=1) if (counts > 0).sum() > 1 else np.nan
+    with np.errstate(invalid="ignore"):  # infinite means: no spread (NaN), no share
+        spread = np.nanvar(means[counts > 0], ddof=1) if (counts > 0).sum() > 1 else np.nan
     if not several.any() or not np.isfinite(spread) or spread == 0:
         return float("nan")
     return float(np.mean(variances[several] / counts[several]) / spread)

@@ -14,7 +14,7 @@ import xarray as xr
 
 from campaign.analysis.stats import pooled
 from campaign.design.points import POINT
-from campaign.errors import ParameterError
+from campaign.errors import CampaignError, ParameterError
 from campaign.results.assemble import factors_of, metric_arrays, metrics_of, point_factors_of
 from campaign.results.status import STATUS_OK
 
@@ -155,9 +155,18 @@ def not_a_level(
     )
 
 
-def quoted_levels(coordinate: np.ndarray) -> str:
-    """The levels as ``where`` takes them: comma-separated, CSV-quoted where needed."""
-    return ", ".join(_quote(str(v)) for v in coordinate)
+SHOWN_LEVELS = 20  # a longer list of levels is cut, saying how many there are
+
+
+def quoted_levels(coordinate: Sequence[Any]) -> str:
+    """The levels as ``where`` takes them: comma-separated, CSV-quoted where needed, each once
+    (a factor along ``point`` repeats its values point after point), the first
+    `SHOWN_LEVELS` of a longer list."""
+    levels = list(dict.fromkeys(np.asarray(coordinate).tolist()))
+    shown = ", ".join(_quote(str(v)) for v in levels[:SHOWN_LEVELS])
+    if len(levels) > SHOWN_LEVELS:
+        shown += f", ... ({len(levels)} levels)"
+    return shown
 
 
 def _quote(text: str) -> str:
@@ -246,6 +255,13 @@ def summary_table(
     if confidence is None:
         confidence = float(dataset.attrs.get("confidence", 0.95))
     metrics = metrics or metrics_of(dataset)
+    if not metrics:
+        attrs = dataset.attrs
+        raise CampaignError(
+            f"the results hold no metric: no task finished ({attrs.get('tasks_failed', 0)} "
+            f"failed, {attrs.get('tasks_missing', 0)} missing of {attrs.get('tasks', 0)}); "
+            "run the campaign (`campaign status` lists the errors)"
+        )
     # each named metric checked alone: a report asks for one metric at a time, of thousands
     tasks = dataset.variables["status"].dims
     for metric in metrics:

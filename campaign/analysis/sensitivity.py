@@ -19,6 +19,14 @@ half-width z x the resamples' standard deviation at ``confidence``, seeded from 
 campaign's base seed so the same results give the same table. delta is slow (a kernel density
 per bin and resample): fewer resamples make it quicker.
 
+An output transform (``transform="log"``) analyses log(metric) instead: each replicate's log,
+then their mean per point (a metric spanning decades, whose variance its largest values would
+otherwise make alone); values <= 0 are refused in one line.
+
+Too few points show: delta refuses fewer than `DELTA_POINTS`; Sobol indices whose intervals
+are wider than the largest index, or an S1 above its ST beyond its interval, come with a
+warning saying how many base points would do (`sobol_warnings`).
+
 Failed points: a point none of whose replicates has a value. Sobol and Morris estimators
 pair each point with others of its block (a Saltelli block, a trajectory), so they refuse
 results with such points and name them; delta, RBD-FAST and the regression take any sample
@@ -36,6 +44,12 @@ import xarray as xr
 
 from campaign.analysis.point_outputs import PointOutputs, point_outputs
 from campaign.analysis.regression import regression
+from campaign.analysis.sensitivity_checks import (
+    DELTA_POINTS,
+    check_outputs,
+    sample_warnings,
+    sobol_warnings,
+)
 from campaign.design import points as designs
 from campaign.errors import BadValue, ParameterError
 from campaign.results.assemble import metrics_of
@@ -55,6 +69,13 @@ COLUMNS = {
     DELTA: ["delta", "delta_conf", "S1", "S1_conf"],
     RBD_FAST: ["S1", "S1_conf"],
     REGRESSION: ["SRC", "SRC_conf"],
+}
+INFLUENCE = {  # the column that ranks the factors by influence, and what it is in words
+    SOBOL: ("ST", "total Sobol index ST"),
+    MORRIS: ("mu_star", "mu* (mean |elementary effect|)"),
+    DELTA: ("delta", "delta"),
+    RBD_FAST: ("S1", "first-order index S1"),
+    REGRESSION: ("SRC", "|SRC| (standardized regression coefficient)"),
 }
 RESAMPLES = 1000
 HARMONICS = 10  # RBD-FAST's interference factor M (SALib's default)
@@ -77,6 +98,8 @@ class Sensitivity:
     second_order: pd.DataFrame | None = None
     resamples: int = RESAMPLES
     notes: list[str] = field(default_factory=list)
+    transform: str | None = None  # the output's transform: None, or "log"
+    warnings: list[str] = field(default_factory=list)  # what makes the indices unreliable
 
 
 def sensitivity(
@@ -86,11 +109,13 @@ def sensitivity(
     where: list[str] | None = None,
     confidence: float | None = None,
     resamples: int = RESAMPLES,
+    transform: str | None = None,
 ) -> Sensitivity:
-    """The sensitivity of ``metric`` to the factors drawn over ranges (see the module)."""
+    """The sensitivity of ``metric`` (of its log with ``transform="log"``) to the factors drawn
+    over ranges (see the module)."""
     design = str(dataset.attrs.get("design", designs.FULL))
     method, confidence = checked_options(dataset, design, metric, method, confidence, resamples)
-    outputs = point_outputs(dataset, metric, where, whole=method in STRUCTURED)
+    outputs = point_outputs(dataset, metric, where, method in STRUCTURED, transform)
     failed = [int(i) for i in np.flatnonzero(outputs.counts == 0)]
     if failed and method in STRUCTURED:
         raise ParameterError(
@@ -102,16 +127,7 @@ def sensitivity(
         )
     seed = int(dataset.attrs.get("base_seed", 0))
     kept = outputs.counts > 0
-    if kept.sum() < len(outputs.names) + 2:
-        raise ParameterError(
-            f"{metric}: {int(kept.sum())} points have a value; {method} needs more than the "
-            f"{len(outputs.names)} factors + 1"
-        )
-    if np.ptp(outputs.means[kept]) == 0:
-        raise ParameterError(
-            f"{metric} has the same value at every point: it depends on none of the factors, "
-            "and no index is defined"
-        )
+    check_outputs(outputs, kept, method, metric)
     common = dict(
         metric=metric,
         method=method,
@@ -122,6 +138,7 @@ def sensitivity(
         left_out=failed,
         noise_share=outputs.noise_share,
         resamples=resamples,
+        transform=transform,
     )
     problem = {
         "num_vars": len(outputs.names),
@@ -135,7 +152,8 @@ def sensitivity(
     if method == REGRESSION:
         table, r_squared = regression(outputs, kept, confidence)
         return Sensitivity(table=table, r_squared=r_squared, **common)
-    return Sensitivity(table=sample_indices(method, outputs, problem, kept, seed, common), **common)
+    table = sample_indices(method, outputs, problem, kept, seed, common)
+    return Sensitivity(table=table, warnings=sample_warnings(method, table), **common)
 
 
 def checked_options(
@@ -200,7 +218,9 @@ def sobol_indices(dataset, outputs, problem, seed, common) -> Sensitivity:
             if j > i
         ]
         pairs = pd.DataFrame(rows, columns=["factor", "with", "S2", "S2_conf"])
-    return Sensitivity(table=table, second_order=pairs, **common)
+    per_base = 2 * len(outputs.names) + 2 if second else len(outputs.names) + 2
+    found = sobol_warnings(table, int(dataset.attrs["design_samples"]), per_base)
+    return Sensitivity(table=table, second_order=pairs, warnings=found, **common)
 
 
 def check_saltelli_blocks(outputs: PointOutputs, second_order: bool) -> None:
@@ -263,28 +283,44 @@ def morris_unit_points(dataset: xr.Dataset, outputs: PointOutputs) -> np.ndarray
 
 def sample_indices(method, outputs, problem, kept, seed, common) -> pd.DataFrame:
     """delta or RBD-FAST over the points that have a value, as a plain sample."""
-    from SALib.analyze import delta, rbd_fast
-
     unit, means = outputs.unit[kept], outputs.means[kept]
+    if method == DELTA and len(means) < DELTA_POINTS:
+        raise ParameterError(
+            f"delta needs at least {DELTA_POINTS} points (SALib's estimator cuts each factor's "
+            "range into classes of at least 10 points, and needs two); "
+            f"{len(means)} points have a value: draw more points, or use method regression"
+        )
     if method == RBD_FAST and len(means) <= 4 * HARMONICS:
         raise ParameterError(
             f"rbd_fast needs more than {4 * HARMONICS} points (its bootstrap takes halves of the "
             f"sample, each more than twice its {HARMONICS} harmonics); {len(means)} points have "
             "a value: draw more points, or use method delta or regression"
         )
-    with warnings.catch_warnings():  # SALib's notices on bins, as warnings
-        warnings.simplefilter("ignore")
-        if method == DELTA:
-            result = delta.analyze(
-                problem,
-                unit,
-                means,
-                num_resamples=common["resamples"],
-                conf_level=common["confidence"],
-                seed=seed,
-            )
-        else:
-            result = rbd_fast.analyze(
+    result = quietly(method, problem, unit, means, seed, common)
+    if "delta_raw" in result:  # SALib 1.6 names Borgonovo's estimator delta_raw
+        result["delta"], result["delta_conf"] = result["delta_raw"], result["delta_raw_conf"]
+    return factor_table(outputs.names, result, COLUMNS[method])
+
+
+def quietly(method, problem, unit, means, seed, common) -> dict:
+    """SALib's delta or RBD-FAST analysis without its notices on bins: they come as warnings,
+    and delta sets a filter that shows each once and a format of its own, process-wide; here
+    they are recorded (and dropped) and the format is restored."""
+    from SALib.analyze import delta, rbd_fast
+
+    formatter = warnings.formatwarning
+    try:
+        with warnings.catch_warnings(record=True):
+            if method == DELTA:
+                return delta.analyze(
+                    problem,
+                    unit,
+                    means,
+                    num_resamples=common["resamples"],
+                    conf_level=common["confidence"],
+                    seed=seed,
+                )
+            return rbd_fast.analyze(
                 problem,
                 unit,
                 means,
@@ -293,9 +329,8 @@ def sample_indices(method, outputs, problem, kept, seed, common) -> pd.DataFrame
                 conf_level=common["confidence"],
                 seed=seed,
             )
-    if "delta_raw" in result:  # SALib 1.6 names Borgonovo's estimator delta_raw
-        result["delta"], result["delta_conf"] = result["delta_raw"], result["delta_raw_conf"]
-    return factor_table(outputs.names, result, COLUMNS[method])
+    finally:
+        warnings.formatwarning = formatter
 
 
 def factor_table(names: list[str], result, columns: list[str]) -> pd.DataFrame:
@@ -303,6 +338,16 @@ def factor_table(names: list[str], result, columns: list[str]) -> pd.DataFrame:
     for column in columns:
         frame[column] = np.asarray(result[column], dtype=float)
     return frame
+
+
+def most_influential(result: Sensitivity) -> tuple[str, str] | None:
+    """The factor of the largest index by the method's ranking column (`INFLUENCE`; its
+    absolute value), with that column in words; None when no index is defined."""
+    column, words = INFLUENCE[result.method]
+    sizes = result.table[column].abs()
+    if not sizes.notna().any():
+        return None
+    return str(result.table["factor"][sizes.idxmax()]), words
 
 
 def describe(result: Sensitivity) -> tuple[str, list[str]]:
@@ -315,8 +360,9 @@ def describe(result: Sensitivity) -> tuple[str, list[str]]:
         RBD_FAST: "RBD-FAST first-order indices (S1)",
         REGRESSION: "standardized regression coefficients (SRC)",
     }[result.method]
-    title = f"{result.metric}: {what}, {result.design} design of {result.points} points"
-    notes = []
+    output = f"log({result.metric})" if result.transform else result.metric
+    title = f"{output}: {what}, {result.design} design of {result.points} points"
+    notes = list(result.warnings)
     if result.method == REGRESSION:
         notes.append(
             f"SRC_conf: half-width of the {level} Student-t interval; R^2 = "

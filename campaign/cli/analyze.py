@@ -4,6 +4,8 @@ chose, computed by `campaign.analysis`."""
 
 from __future__ import annotations
 
+import sys
+
 from campaign.cli.options import (
     EXIT_OK,
     RESULTS_HELP,
@@ -134,6 +136,12 @@ def add_sensitivity(subparsers) -> None:
         help="the pairs' second-order Sobol indices (a saltelli design with second_order: true)",
     )
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    p.add_argument(
+        "--transform",
+        choices=["log"],
+        help="analyse log(metric): each replicate's log, then their mean per point (a metric "
+        "spanning decades); values <= 0 are refused",
+    )
     add_where_option(p)
     p.add_argument(
         "--format",
@@ -216,7 +224,7 @@ def cmd_query(args) -> int:
     check_digits(args.digits)
     dataset = open_results(args.results)
     names = mentioned(factor_list(args.by), args.where, args.rank, args.pivot)
-    dataset = factor_view(dataset, names)
+    dataset = factor_view(dataset, args.results, names)
     if args.rank:
         if args.pivot:
             raise CampaignError("--pivot is for the summary table, not --rank")
@@ -270,7 +278,7 @@ def cmd_compare(args) -> int:
     check_digits(args.digits)
     dataset = open_results(args.results)
     names = mentioned(factor_list(args.by), args.where, args.factor, args.pivot)
-    dataset = factor_view(dataset, names)
+    dataset = factor_view(dataset, args.results, names)
     result = compare(
         dataset,
         args.factor,
@@ -304,10 +312,16 @@ def cmd_sensitivity(args) -> int:
 
     dataset = open_results(args.results)
     results = [
-        sensitivity(dataset, m, args.method, args.where, args.confidence, args.resamples)
+        sensitivity(
+            dataset, m, args.method, args.where, args.confidence, args.resamples, args.transform
+        )
         for m in dict.fromkeys(args.metric)
     ]
     print(render_sensitivity(results, args.format, args.second_order), end="")
+    if args.format in ("csv", "json"):  # the numbers alone: the warnings go to stderr
+        for result in results:
+            for warning in result.warnings:
+                print(f"campaign: {result.metric}: {warning}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -50,6 +50,7 @@ OPTIONS = {  # the option each library parameter is given by, for error messages
     "confidence": "--confidence",
     "factor": "--factor",
     "fmt": "--format",
+    "keep_going=True": "--keep-going",
     "log": "--log",
     "metric": "--metric",
     "metrics": "--metric",

@@ -159,8 +159,7 @@ def cmd_plot(args) -> int:
     from campaign.analysis.query import check_confidence
     from campaign.render.figures import figure_name, plot, save_figure, write_figures
     from campaign.render.sample_ecdf import plot_ecdf
-    from campaign.results.netcdf import open_results, results_file
-    from campaign.results.samples import samples_of
+    from campaign.results.netcdf import open_results, open_samples, results_file, stored_samples
     from campaign.store.folder import FIGURES_FOLDER, check_folder, image_path
 
     check_confidence(args.confidence)
@@ -169,13 +168,13 @@ def cmd_plot(args) -> int:
     else:
         folder = results_file(args.results).parent / FIGURES_FOLDER
         check_folder(folder, FIGURES_FOLDER)
-    dataset = open_results(args.results)
-    if args.metric[0] in samples_of(dataset):  # a sample: its CDF pooled over replicates
-        figure = plot_ecdf(dataset, args.metric[0], args.by, args.where)
+    dataset = open_results(args.results)  # a file that is not results: one line here
+    if args.metric[0] in stored_samples(args.results):  # its CDF pooled over replicates
+        figure = plot_ecdf(open_samples(args.results), args.metric[0], args.by, args.where)
     else:
         names = mentioned([args.by], args.where, args.x, args.facet)
         figure = plot(
-            factor_view(dataset, names),
+            factor_view(dataset, args.results, names),
             args.metric,
             kind=args.kind,
             x=args.x,

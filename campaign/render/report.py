@@ -23,9 +23,9 @@ from campaign.analysis.metrics import choose_metrics
 from campaign.analysis.query import summary_table
 from campaign.render.analysis_section import analysis_section, parse_baseline
 from campaign.render.cost_section import cost_section
-from campaign.render.figure_layout import default_axes
 from campaign.render.figures import figure_metrics, left_out_metrics, plot_metric
 from campaign.render.figures import write_figures as write_figure_files
+from campaign.render.report_points import figure_axes, points_summary
 from campaign.render.selection_section import selection_section
 from campaign.render.sensitivity_section import sensitivity_section
 from campaign.render.summary import render_summary
@@ -71,16 +71,16 @@ def write_report(
     if metrics:
         for metric in metrics:
             summary_table(dataset, [metric])  # an unknown metric: one line before any figure
-    x, by = default_axes(dataset)
     sections = []
     for metric in figure_metrics(dataset, chosen):
         image = None
+        x, by, caption = figure_axes(dataset, metric)
         if x is not None:
             paths = write_figure_files(
                 plot_metric(dataset, metric, x, by), folder / FIGURES_FOLDER, metric
             )
             image = paths[0].read_bytes()
-        sections.append(metric_section(dataset, metric, image))
+        sections.append(metric_section(dataset, metric, image, caption))
     reasons = left_out_metrics(dataset)
     skipped = {m: reasons[m] for m in chosen if m in reasons}  # in the report's order
     page = [
@@ -180,10 +180,10 @@ def design_note(dataset: xr.Dataset) -> str:
     return ""
 
 
-def metric_section(dataset: xr.Dataset, metric: str, image: bytes | None) -> str:
+def metric_section(dataset: xr.Dataset, metric: str, image: bytes | None, caption: str = "") -> str:
     attrs = dataset[metric].attrs
     confidence = float(dataset.attrs.get("confidence", 0.95))
-    frame = summary_table(dataset, [metric])
+    frame, note = points_summary(dataset, summary_table(dataset, [metric]), metric)
     table = render_summary(frame, [metric], "html", {metric: attrs.get("units", "")}, confidence)
     units = attrs.get("units")
     parts = [
@@ -199,7 +199,9 @@ def metric_section(dataset: xr.Dataset, metric: str, image: bytes | None) -> str
             f'<img class="figure" alt="{esc(metric)}: mean and interval" '
             f'src="data:image/png;base64,{data}">'
         )
-    parts += [table, "</section>"]
+        if caption:
+            parts.append(f'<p class="note">{esc(caption)}</p>')
+    parts += [table, f'<p class="note">{esc(note)}</p>' if note else "", "</section>"]
     return "\n".join(parts)
 
 

@@ -1,15 +1,13 @@
 """Turn ledger records into an xarray Dataset (raw replicates + summary) and a netCDF file.
 
-One flat netCDF file, readable with plain ``xarray.open_dataset``:
+One netCDF file whose root group plain ``xarray.open_dataset`` reads as one flat Dataset:
 
 - coordinates: one dimension per factor (its level labels) and ``replicate`` (0..R-1);
 - ``<metric>``: raw value per factor levels x replicate (NaN where missing or failed);
 - ``status``: 0 missing, 1 ok, 2 failed per task; ``seed``: the task's seed;
 - ``<metric>_mean``, ``_std``, ``_n``, ``_ci_low``, ``_ci_high``: per-cell summary;
-- ``<sample>``: a sample's quantiles per task on an extra dimension ``quantile``, with
-  ``<sample>_count`` and ``<sample>_p<k>`` metrics (`campaign.results.samples`);
-- ``<metric>_by_<dimension>``: a breakdown's values per task on an extra dimension
-  (``job_class``) (`campaign.results.breakdowns`);
+- ``<sample>_count`` and ``<sample>_p<k>``: a sample's size and percentiles, metrics like any
+  other (`campaign.results.samples`);
 - ``<metric>_nan``: per cell, the finished replicates whose value is NaN (undefined), which
   the mean and ``_n`` leave out;
 - with a precision target, per cell: ``precision_met``, ``precision_state`` and
@@ -18,10 +16,11 @@ One flat netCDF file, readable with plain ``xarray.open_dataset``:
   and ``headline_metrics``: the model's headline metrics, which rankings use by default.
 
 Every variable of the root group lies on the factors (and ``replicate``), so
-``to_dataframe()`` gives one row per task. The failed tasks' error texts live in the netCDF
-group ``failures`` (one row per failed task: key, cell, replicate, error text and the factor
-levels), where their own dimension does not multiply out the task table;
-`open_failures` reads it.
+``to_dataframe()`` gives one row per task. What has a dimension of its own lives in a group,
+where that dimension multiplies nothing out: the samples' quantiles (group ``samples``, on
+``quantile``), each breakdown (group ``breakdowns/<dimension>``, such as ``job_class``;
+`campaign.results.breakdowns`), the failed tasks' error texts (group ``failures``, one row
+per failed task; `open_failures` reads it) and what each task cost (group ``resources``).
 """
 
 from __future__ import annotations
@@ -37,10 +36,10 @@ from campaign.analysis.selection import Selections
 from campaign.analysis.stats import Rounds, summarize
 from campaign.design import points as designs
 from campaign.design.tasks import Design, canonical
-from campaign.results.breakdowns import split_breakdowns
+from campaign.results.breakdowns import breakdown_groups, split_breakdowns
 from campaign.results.check import storable_records
 from campaign.results.provenance import provenance
-from campaign.results.samples import QUANTILE, quantile_coordinate, split_samples
+from campaign.results.samples import SAMPLES_GROUP, sample_group, split_samples
 from campaign.results.selection import (
     SELECTION_ATTRIBUTE,
     selection_attribute,
@@ -76,7 +75,25 @@ def assemble(
     rounds: Rounds | None = None,
     stages: Selections | None = None,
 ) -> xr.Dataset:
-    """The raw and summary Dataset of a design from the stored records (missing ones as NaN).
+    """The root group of the results (one row per task): see `assemble_with_groups`."""
+    root, _ = assemble_with_groups(
+        design, records, confidence, documented, headline, rounds, stages
+    )
+    return root
+
+
+def assemble_with_groups(
+    design: Design,
+    records: Mapping[str, dict[str, Any]],
+    confidence: float,
+    documented: Mapping[str, Mapping[str, str]] | None = None,
+    headline: Sequence[str] = (),
+    rounds: Rounds | None = None,
+    stages: Selections | None = None,
+) -> tuple[xr.Dataset, dict[str, xr.Dataset]]:
+    """The raw and summary Dataset of a design from the stored records (missing ones as NaN),
+    and the groups beside it by name: ``samples`` and ``breakdowns/<dimension>`` where the
+    model returns them.
 
     ``documented`` gives the metrics' units and long names, ``headline`` the model's headline
     metrics (those in the results are named in the ``headline_metrics`` attribute).
@@ -107,9 +124,9 @@ def assemble(
     variables: dict[str, xr.Variable] = {}  # coordinates first: see `write_netcdf`
     variables.update(_factor_coordinates(design))
     variables["replicate"] = _replicate_coordinate(kept)
+    coordinates = dict(variables)  # what the groups repeat, to read alone
     for name, column in columns.items():
         variables[name] = xr.Variable(dims, column[..., :kept], metric_attributes(name, documented))
-    variables.update(_sample_variables(samples, breakdowns, kept))
     seeds = design.seeds.reshape(shape)
     variables.update(_task_variables(dims, status.reshape(shape), seeds, kept))
     raw = xr.Dataset(variables)
@@ -125,7 +142,11 @@ def assemble(
         dataset.attrs[SELECTION_ATTRIBUTE] = selection_attribute(spec.selection)
     dataset = dataset.set_coords([f.name for f in spec.factors if f.name not in design.dims])
     dataset.attrs["headline_metrics"] = " ".join(m for m in headline if m in columns)
-    return dataset
+    groups = breakdown_groups(breakdowns, coordinates, kept)
+    sampled = sample_group(samples, coordinates, kept)
+    if sampled is not None:
+        groups = {SAMPLES_GROUP: sampled, **groups}
+    return dataset, groups
 
 
 def _planned_table(
@@ -155,26 +176,6 @@ def _replicate_coordinate(kept: int) -> xr.IndexVariable:
         np.arange(kept),
         {"long_name": "replicate index", "standard_name": "realization", "units": "1"},
     )
-
-
-def _sample_variables(
-    samples: Mapping[str, xr.Variable], breakdowns: Mapping[str, xr.Variable], kept: int
-) -> dict[str, xr.Variable]:
-    """The quantiles of the samples and the breakdowns, of the ``kept`` replicates (a
-    breakdown's own coordinate whole)."""
-    variables: dict[str, xr.Variable] = {}
-    if samples:
-        variables[QUANTILE] = quantile_coordinate()
-    for name, sample in samples.items():
-        variables[name] = xr.Variable(sample.dims, sample.values[..., :kept, :], sample.attrs)
-    for name, variable in breakdowns.items():
-        if isinstance(variable, xr.IndexVariable):
-            variables[name] = variable
-        else:
-            variables[name] = xr.Variable(
-                variable.dims, variable.values[..., :kept, :], variable.attrs
-            )
-    return variables
 
 
 def _task_variables(

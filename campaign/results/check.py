@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from campaign.errors import CampaignError
 from campaign.results.names import entry_owner, name_clashes
 
 
@@ -73,12 +72,11 @@ def storable_records(records: Mapping[str, dict[str, Any]], spec) -> Mapping[str
 
 class CheckedStore:
     """Stores finished tasks' records through ``store`` (the ledger's ``append``), each ok
-    record first checked: one whose metrics a results file cannot hold is stored as failed,
-    saying why (so a rerun retries it once the model or spec is fixed).
-
-    A metric the spec keeps that a task did not return is most likely misspelt in
-    ``metrics:``: once that batch is stored, the run stops with one line.
-    """
+    record first checked: one whose metrics a results file cannot hold (a metric the spec's
+    ``metrics:`` keeps left out, a name that clashes) is stored as failed, saying why, so
+    that the others stand, results.nc is written and a rerun retries it once the model or
+    spec is fixed. (A metric misspelt in ``metrics:`` fails every task the same way, which
+    stops the run early: `campaign.plan.early_stop`.)"""
 
     def __init__(self, spec, store: Callable[[list[dict[str, Any]]], Any]):
         self.spec = spec
@@ -87,7 +85,6 @@ class CheckedStore:
         self.seen: set[str] = set()
 
     def __call__(self, records: list[dict[str, Any]]) -> None:
-        stop = None
         for record in records:
             if record["status"] != "ok":
                 continue
@@ -95,12 +92,5 @@ class CheckedStore:
             if problem is None:
                 self.seen.update(record["metrics"])
                 continue
-            if self.spec.metrics and stop is None:
-                stop = f"{self.spec.path or 'spec'}: metrics: {problem} (model {self.spec.model})"
             as_failed(record, problem)
         self.store(records)
-        if stop is not None:
-            raise CampaignError(
-                f"{stop}; fix the name in metrics: and run again (a model returns NaN for an "
-                "undefined value, never leaves a metric out)"
-            )

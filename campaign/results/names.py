@@ -81,10 +81,45 @@ SAMPLE_MARK = "@"
 """Joins a sample's name and one of its stored entries: ``wait@q95``, ``wait@n``."""
 QUANTILE_GRID = np.arange(101) / 100
 """The probabilities at which a sample is kept: every whole percentile, 0 (the minimum) to 100
-(the maximum). A task's sample is stored as its quantiles there (NumPy's default, linear
-interpolation) and its size: about 3 kB per sample in a ledger line whatever the sample's size.
-Percentiles on this grid are exact; a CDF drawn from them is within 1/100 (plus 1/size) in
-probability of the sample's own."""
+(the maximum). A task's sample is stored as its quantiles there (`sample_quantiles`) and its
+size: about 3 kB per sample in a ledger line whatever the sample's size. Percentiles on this
+grid are exact; a CDF drawn from them is within 1/100 (plus 1/size) in probability of the
+sample's own."""
+
+
+def sample_quantiles(sample: np.ndarray) -> np.ndarray:
+    """A sample's quantiles on `QUANTILE_GRID`: NumPy's default (linear interpolation between
+    the order statistics x[i] and x[i+1] around the rank h = (n - 1) p), extended to samples
+    holding -inf or +inf.
+
+    NumPy's interpolation turns a rank next to an infinite value into NaN (``inf - inf``,
+    ``0 * inf``), which would read as undefined. Here: a rank on an order statistic gives that
+    value; a rank between two finite ones, NumPy's interpolation (so a finite sample's
+    quantiles are NumPy's, bit for bit); a rank between a finite value and an infinite one, the
+    infinite one (the limit of the interpolation: the sample's p100 is +inf when it holds
+    +inf); a rank between -inf and +inf, the nearer of the two, and NaN exactly halfway, where
+    no value is defined. The sample must hold no NaN.
+    """
+    if not sample.size:
+        return np.full(QUANTILE_GRID.size, np.nan)
+    with np.errstate(invalid="ignore"):
+        quantiles = np.quantile(sample, QUANTILE_GRID)
+    if np.isfinite(sample).all():
+        return quantiles
+    ordered = np.sort(sample)
+    rank = (sample.size - 1) * QUANTILE_GRID  # NumPy's own virtual index
+    low = np.floor(rank).astype(np.int64)
+    below, above = ordered[low], ordered[np.minimum(low + 1, sample.size - 1)]
+    fraction = rank - low
+    nearer = np.where(fraction < 0.5, below, np.where(fraction > 0.5, above, np.nan))
+    infinite = np.where(
+        np.isinf(below) & np.isinf(above) & (below != above),
+        nearer,
+        np.where(np.isinf(above), above, below),  # the infinite neighbour
+    )
+    beside_infinity = ~(np.isfinite(below) & np.isfinite(above))
+    quantiles = np.where(beside_infinity, infinite, quantiles)
+    return np.where(fraction == 0, below, quantiles)
 
 
 def quantile_label(probability: float) -> str:
@@ -106,10 +141,7 @@ def sample_entries(name: str, value: Any) -> dict[str, float]:
             f"sample {name!r} holds NaN; a sample holds the values that are defined only"
         )
     entries = {f"{name}{SAMPLE_MARK}n": float(sample.size)}
-    quantiles = (
-        np.quantile(sample, QUANTILE_GRID) if sample.size else np.full(QUANTILE_GRID.size, np.nan)
-    )
-    for probability, quantile in zip(QUANTILE_GRID, quantiles):
+    for probability, quantile in zip(QUANTILE_GRID, sample_quantiles(sample)):
         entries[f"{name}{SAMPLE_MARK}{quantile_label(probability)}"] = float(quantile)
     return entries
 

@@ -1,10 +1,12 @@
 """The results file on disk: written atomically in time proportional to its variables, and
-read back (`open_results`, `open_failures`), files of earlier layouts too."""
+read back (`open_results`, `open_failures`, `open_samples`, `open_breakdown`), files of
+earlier layouts too."""
 
 from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,9 @@ import numpy as np
 import xarray as xr
 
 from campaign.errors import CampaignError
+from campaign.results.breakdowns import BREAKDOWNS_GROUP, group_name, metric_name
 from campaign.results.resources import RESOURCES_GROUP
+from campaign.results.samples import QUANTILE, SAMPLES_GROUP, samples_of, samples_view
 from campaign.store.folder import RESULTS_FILE
 
 FAILURES_GROUP = "failures"
@@ -24,11 +28,14 @@ def write_netcdf(
     path: Path,
     failures: xr.Dataset | None = None,
     resources: xr.Dataset | None = None,
+    groups: Mapping[str, xr.Dataset] | None = None,
 ) -> Path:
     """Write atomically, so a crash never leaves a half-written results file and a reader
     opens the previous file or the whole new one. ``failures`` (see `failure_table`) goes
     into the group ``failures``, ``resources`` (what each task cost, see
-    `campaign.results.resources`) into the group ``resources``.
+    `campaign.results.resources`) into the group ``resources``, and each of ``groups`` (the
+    samples and breakdowns of `campaign.results.assemble.assemble_with_groups`) into the
+    group of its name.
 
     Written in time proportional to the number of variables, as far as netCDF-4 allows:
     coordinates are defined first (a variable defined before its dimension's coordinate is
@@ -39,13 +46,7 @@ def write_netcdf(
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     dataset = _coordinates_first(dataset)
-    encoding = {  # Variables, not data_vars.items(): each DataArray built looks at every variable
-        name: {"zlib": True, "complevel": 4}
-        for name in dataset.data_vars
-        if (variable := dataset.variables[name]).dtype.kind in "fiu" and variable.ndim > 0
-    }
-    # CF: coordinate variables hold no missing values, so no _FillValue
-    encoding.update({name: {"_FillValue": None} for name in dataset.coords})
+    encoding = _compressed(dataset)
     # a name of its own: concurrent writers never share one, readers never see it
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
     try:
@@ -56,6 +57,15 @@ def write_netcdf(
             writes.write()
         finally:
             store.close()
+        for name, group in (groups or {}).items():
+            group.to_netcdf(
+                tmp,
+                mode="a",
+                group=name,
+                engine="netcdf4",
+                format="NETCDF4",
+                encoding=_compressed(group),
+            )
         for group, table in ((FAILURES_GROUP, failures), (RESOURCES_GROUP, resources)):
             if table is not None:
                 table.to_netcdf(tmp, mode="a", group=group, engine="netcdf4", format="NETCDF4")
@@ -65,6 +75,19 @@ def write_netcdf(
     finally:
         tmp.unlink(missing_ok=True)
     return path
+
+
+def _compressed(dataset: xr.Dataset) -> dict[str, dict[str, Any]]:
+    """The encoding of a dataset's variables: numbers compressed, coordinates without a fill
+    value (CF: coordinate variables hold no missing values)."""
+    encoding: dict[str, dict[str, Any]] = {
+        # Variables, not data_vars.items(): each DataArray built looks at every variable
+        name: {"zlib": True, "complevel": 4}
+        for name in dataset.data_vars
+        if (variable := dataset.variables[name]).dtype.kind in "fiu" and variable.ndim > 0
+    }
+    encoding.update({name: {"_FillValue": None} for name in dataset.coords})
+    return encoding
 
 
 def _coordinates_first(dataset: xr.Dataset) -> xr.Dataset:
@@ -105,12 +128,31 @@ def results_file(path: str | Path) -> Path:
 
 
 def open_results(path: str | Path) -> xr.Dataset:
-    """Reopen a results file fully in memory (the file is closed afterwards).
+    """Reopen the root group of a results file fully in memory (the file is closed
+    afterwards): one row per task.
 
-    Files written before failures had a group of their own held them on a ``failure``
-    dimension of the root; they are left out here (`open_failures` reads them), so every
-    results file gives one row per task.
+    Files written before failures, samples and breakdowns had groups of their own held them
+    in the root, on dimensions of their own (``failure``, ``quantile``, ``job_class``); they
+    are left out here (`open_failures`, `open_samples` and `open_breakdown` read them), so
+    every results file gives one row per task.
     """
+    dataset = _open_root(path)
+    samples, breakdowns = _legacy_extras(dataset)
+    legacy = [name for name in LEGACY_FAILURE_VARIABLES if name in dataset]
+    legacy += samples + [name for names in breakdowns.values() for name in names.values()]
+    if not legacy:
+        return dataset
+    dataset = dataset.drop_vars(legacy)
+    unused = [d for d in (QUANTILE, *breakdowns) if d in dataset.dims and not _used(dataset, d)]
+    return dataset.drop_vars([d for d in unused if d in dataset.variables])
+
+
+def _used(dataset: xr.Dataset, dimension: str) -> bool:
+    return any(dimension in dataset.variables[name].dims for name in dataset.data_vars)
+
+
+def _open_root(path: str | Path) -> xr.Dataset:
+    """The root group of a results file, or one line saying why it is not one."""
     path = results_file(path)
     try:
         dataset = xr.load_dataset(path, engine="netcdf4")
@@ -125,8 +167,94 @@ def open_results(path: str | Path) -> xr.Dataset:
             f"{path} is a netCDF file but not campaign results (no 'status' over 'replicate'); "
             "give the results.nc that `campaign run` wrote, or its folder"
         )
-    legacy = [name for name in LEGACY_FAILURE_VARIABLES if name in dataset]
-    return dataset.drop_vars(legacy) if legacy else dataset
+    return dataset
+
+
+def _legacy_extras(root: xr.Dataset) -> tuple[list[str], dict[str, dict[str, str]]]:
+    """The samples and the breakdowns (dimension -> metric -> variable) that the root of a
+    file written before they had groups of their own holds; none in a file of today."""
+    samples = samples_of(root)
+    tasks = root.variables["status"].dims
+    breakdowns: dict[str, dict[str, str]] = {}
+    for name in root.data_vars:
+        dims = root.variables[name].dims
+        if len(dims) != len(tasks) + 1 or dims[:-1] != tasks or dims[-1] == QUANTILE:
+            continue
+        metric = metric_name(str(name), dims[-1])
+        if metric is not None:
+            breakdowns.setdefault(dims[-1], {})[metric] = name
+    return samples, breakdowns
+
+
+def _groups(path: Path) -> set[str]:
+    """The groups of a results file, nested ones by their path (``breakdowns/job_class``)."""
+    with netCDF4.Dataset(path) as handle:
+        found = set()
+        pending = list(handle.groups.values())
+        while pending:
+            group = pending.pop()
+            found.add(group.path.lstrip("/"))
+            pending.extend(group.groups.values())
+    return found
+
+
+def stored_samples(path: str | Path) -> list[str]:
+    """The samples a results file keeps (without reading their values)."""
+    path = results_file(path)
+    if SAMPLES_GROUP in _groups(path):
+        with xr.open_dataset(path, group=SAMPLES_GROUP, engine="netcdf4") as group:
+            return samples_of(group)
+    with xr.open_dataset(path, engine="netcdf4") as root:
+        return samples_of(root)
+
+
+def stored_breakdowns(path: str | Path) -> dict[str, list[str]]:
+    """Per breakdown dimension of a results file, the metrics it holds (without reading
+    their values)."""
+    path = results_file(path)
+    prefix = f"{BREAKDOWNS_GROUP}/"
+    found = {}
+    for name in sorted(_groups(path)):
+        if name.startswith(prefix) and "/" not in name[len(prefix) :]:
+            dimension = name[len(prefix) :]
+            with xr.open_dataset(path, group=name, engine="netcdf4") as group:
+                named = [metric_name(str(v), dimension) for v in group.data_vars]
+                found[dimension] = [m for m in named if m is not None]
+    if found:
+        return found
+    with xr.open_dataset(path, engine="netcdf4") as root:
+        return {dim: list(names) for dim, names in _legacy_extras(root)[1].items()}
+
+
+def open_samples(path: str | Path) -> xr.Dataset:
+    """The samples of a results file (group ``samples``) with each task's status and each
+    sample's size from the root: every task's quantiles, as
+    `campaign.analysis.distributions.cell_cdfs` pools them. A file without samples gives
+    a dataset without them."""
+    path = results_file(path)
+    root = _open_root(path)
+    if SAMPLES_GROUP in _groups(path):
+        group = xr.load_dataset(path, group=SAMPLES_GROUP, engine="netcdf4")
+    else:  # written before samples had a group of their own
+        group = root[samples_of(root)]
+    return samples_view(root, group)
+
+
+def open_breakdown(path: str | Path, dimension: str) -> xr.Dataset:
+    """The group of breakdown ``dimension`` (``job_class``): its metrics per task and label
+    (``<metric>_by_<dimension>``); one clear error for a dimension the file does not have."""
+    path = results_file(path)
+    found = stored_breakdowns(path)
+    if dimension not in found:
+        raise CampaignError(
+            f"{dimension!r} is not a breakdown of the results; breakdowns: "
+            f"{', '.join(found) or 'none'}"
+        )
+    if group_name(dimension) in _groups(path):
+        return xr.load_dataset(path, group=group_name(dimension), engine="netcdf4")
+    root = _open_root(path)  # written before breakdowns had groups of their own
+    names = _legacy_extras(root)[1][dimension]
+    return xr.Dataset({name: root[name] for name in names.values()})
 
 
 def open_failures(path: str | Path) -> xr.Dataset:

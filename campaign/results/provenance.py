@@ -119,7 +119,8 @@ def provenance(design: Design, confidence: float, status: np.ndarray) -> dict[st
 
 def source_provenance(identity: Mapping[str, Any]) -> dict[str, str]:
     """Global attributes saying what the results were computed from (campaign.json): digests
-    of the model's code and of the input files, and any choice made when they changed."""
+    of the model's code and of the input files, any choice made when they changed, and for a
+    program its version and, per program, what it runs (libraries, interpreter) by name."""
     sources = identity.get("sources")
     if not sources:
         return {}
@@ -130,6 +131,11 @@ def source_provenance(identity: Mapping[str, Any]) -> dict[str, str]:
         "input_digests": json.dumps(sources.get("inputs") or {}, sort_keys=True),
         "source_changes": json.dumps(identity.get("source_changes") or []),
         **({"program_version": sources["version"]} if sources.get("version") else {}),
+        **(
+            {"program_files": json.dumps(sources["programs"], sort_keys=True)}
+            if sources.get("programs")
+            else {}
+        ),
     }
 
 
@@ -142,16 +148,11 @@ def recomputed_provenance(records: Mapping[str, Mapping[str, Any]]) -> dict[str,
     the SHA-256 of its code), which metrics and for how many of the tasks now stored."""
     runs: dict[tuple[str, str, str, tuple[str, ...]], int] = {}
     for record in records.values():
-        stamp = record.get(METRICS_FROM)
-        if not isinstance(stamp, Mapping):
-            continue
-        run = (
-            str(stamp.get("time")),
-            str(stamp.get("parser")),
-            str(stamp.get("digest")),
-            tuple(stamp.get("metrics") or ()),
-        )
-        runs[run] = runs.get(run, 0) + 1
+        stamps = record.get(METRICS_FROM)  # one stamp, or a list of them (several parsers)
+        for stamp in [stamps] if isinstance(stamps, Mapping) else stamps or ():
+            if isinstance(stamp, Mapping):
+                run = recomputation(stamp)
+                runs[run] = runs.get(run, 0) + 1
     if not runs:
         return {}
     listed = [
@@ -159,3 +160,13 @@ def recomputed_provenance(records: Mapping[str, Mapping[str, Any]]) -> dict[str,
         for (when, parser, digest, names), n in sorted(runs.items())
     ]
     return {"metrics_recomputed": json.dumps(listed)}
+
+
+def recomputation(stamp: Mapping[str, Any]) -> tuple[str, str, str, tuple[str, ...]]:
+    """One recomputation a record's stamp names: when, which parser, its code, which metrics."""
+    return (
+        str(stamp.get("time")),
+        str(stamp.get("parser")),
+        str(stamp.get("digest")),
+        tuple(stamp.get("metrics") or ()),
+    )

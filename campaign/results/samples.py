@@ -1,15 +1,19 @@
-"""Samples in a results file: each task's sample as its quantiles on a fixed grid, and the
-percentiles a spec keeps of it as ordinary metrics.
+"""Samples in a results file: each task's sample as its quantiles on a fixed grid, in a group
+of their own, and the percentiles a spec keeps of it as ordinary metrics.
 
 A model may return a 1-D array (every job's wait, say); a record keeps its size and its
 quantiles at every whole percentile (`campaign.results.names.sample_entries`). Here the
 columns of those entries become, per sample ``s``:
 
-- ``s``: its quantiles per task, on the factors, ``replicate`` and ``quantile`` (the
-  probabilities 0, 0.01, ..., 1; the first and last are the sample's minimum and maximum);
-- ``s_count``: the sample's size per task (a metric);
-- ``s_p<k>``: its ``k``-th percentile per task for each ``k`` the spec's ``percentiles:``
-  keeps, a metric with its mean and interval over replicates like any other.
+- in the root group, ``s_count``: the sample's size per task, and ``s_p<k>``: its ``k``-th
+  percentile per task for each ``k`` the spec's ``percentiles:`` keeps, metrics with their
+  mean and interval over replicates like any other;
+- in the group ``samples``, ``s``: its quantiles per task, on the factors, ``replicate`` and
+  ``quantile`` (the probabilities 0, 0.01, ..., 1; the first and last are the sample's
+  minimum and maximum). Their own dimension lies in that group alone, so the root group stays
+  one row per task.
+
+`samples_view` joins the group to the tasks' status and sample sizes: what a pooled CDF needs.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import xarray as xr
 from campaign.results.names import QUANTILE_GRID, SAMPLE_MARK, quantile_label, sample_names
 
 QUANTILE = "quantile"
+SAMPLES_GROUP = "samples"
 
 
 def split_samples(
@@ -51,7 +56,8 @@ def split_samples(
                 **declared,
                 "long_name": f"quantiles of {long_name} per task",
                 "comment": "each task's sample kept as its quantiles at every whole percentile "
-                "(linear interpolation); quantile 0 and 1 are its minimum and maximum",
+                "(linear interpolation between finite neighbours; +-inf where the rank "
+                "reaches an infinite value); quantile 0 and 1 are its minimum and maximum",
             },
         )
         scalars[f"{name}_count"] = count
@@ -66,6 +72,22 @@ def split_samples(
     return scalars, samples, attributes
 
 
+def sample_group(
+    samples: Mapping[str, xr.Variable], coordinates: Mapping[str, xr.Variable], kept: int
+) -> xr.Dataset | None:
+    """The group ``samples``: each sample's quantiles of the ``kept`` replicates, with the
+    task coordinates (``coordinates``) so that the group reads alone; None without samples."""
+    if not samples:
+        return None
+    variables = {
+        name: xr.Variable(sample.dims, sample.values[..., :kept, :], sample.attrs)
+        for name, sample in samples.items()
+    }
+    group = xr.Dataset(variables, coords={**coordinates, QUANTILE: quantile_coordinate()})
+    group.attrs["title"] = "each task's samples, kept as their quantiles at every whole percentile"
+    return group
+
+
 def quantile_coordinate() -> xr.IndexVariable:
     return xr.IndexVariable(
         QUANTILE,
@@ -75,12 +97,24 @@ def quantile_coordinate() -> xr.IndexVariable:
 
 
 def samples_of(dataset: xr.Dataset) -> list[str]:
-    """The samples a results file holds (variables on ``quantile`` beside ``replicate``)."""
+    """The samples a dataset holds (variables on ``quantile`` beside ``replicate``): those of a
+    `samples_view`, or of a results file's root written before samples had a group."""
     return [
         name
         for name, variable in dataset.data_vars.items()
         if QUANTILE in variable.dims and "replicate" in variable.dims
     ]
+
+
+def samples_view(tasks: xr.Dataset, group: xr.Dataset) -> xr.Dataset:
+    """The samples of ``group`` with, from the results' root ``tasks``, each task's status and
+    each sample's size (``<sample>_count``): what pooling tasks' samples needs."""
+    names = samples_of(group)
+    joined = {name: group[name] for name in names}
+    joined["status"] = tasks["status"]
+    for name in names:
+        joined[f"{name}_count"] = tasks[f"{name}_count"]
+    return xr.Dataset(joined, attrs=tasks.attrs)
 
 
 def ordinal(number: int) -> str:

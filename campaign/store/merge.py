@@ -13,6 +13,10 @@ merged results equal a single run's value for value. The merged folder is an out
 like any other: `campaign run SPEC --out MERGED` would run what is still missing, and a later
 merge into it (with shards finished since) adds their records. The output folder may already
 hold records of the same campaign, from an earlier merge or a plain run: they join the shards'.
+When one folder's metrics were recomputed by `campaign remetric`, the finished tasks of the
+folders that were not are computed with the parser it recorded, from their kept outputs, so
+that one metric means one thing in the merged results (refused in one line when they cannot
+be; folders recomputed in different ways are refused too).
 """
 
 from __future__ import annotations
@@ -22,17 +26,23 @@ from pathlib import Path
 from typing import Any
 
 import xarray as xr
-import yaml
 
 from campaign.design.shards import Shard, owners
-from campaign.design.tasks import Design, canonical
+from campaign.design.tasks import Design
 from campaign.errors import BadValue, CampaignError, ParameterError
+from campaign.metric_parsers import (
+    DEFINITIONS,
+    Definition,
+    common_definitions,
+    current,
+    loaded,
+    up_to_date,
+)
 from campaign.models import load_model
 from campaign.plan.command import command_declaration
 from campaign.plan.plan import Plan, identity
 from campaign.plan.state import RunState
-from campaign.runner import write_results
-from campaign.spec.load import Spec, parse_spec
+from campaign.spec.load import Spec, spec_from_text
 from campaign.store.folder import (
     IDENTITY_FILE,
     SHARD_FOLDERS,
@@ -41,47 +51,8 @@ from campaign.store.folder import (
 )
 from campaign.store.identity import IDENTITY_FIELDS
 from campaign.store.ledger import Ledger
-
-
-@dataclass
-class Folder:
-    """One folder to merge: where it is and what its campaign.json says."""
-
-    path: Path
-    stored: dict[str, Any]
-
-    @property
-    def design(self) -> dict[str, Any]:
-        return self.stored["design"]
-
-    @property
-    def whole(self) -> bool:
-        """A plain run's folder (the merge's output folder only): the campaign not cut into
-        shards, any of whose tasks it may hold."""
-        return "shard" not in self.stored and "merged" not in self.stored
-
-    @property
-    def count(self) -> int | None:
-        if self.whole:
-            return None
-        return int((self.stored.get("shard") or self.stored.get("merged"))["count"])
-
-    @property
-    def shards(self) -> list[str]:
-        """The shards whose records the folder holds ("I/N")."""
-        if self.whole:
-            return []
-        shard = self.stored.get("shard")
-        if shard is not None:
-            return [f"{shard['index']}/{shard['count']}"]
-        return list(self.stored["merged"]["shards"])
-
-    @property
-    def inputs(self) -> dict[str, str]:
-        """The input files its records were computed from: path -> digest."""
-        if "design" in self.stored:
-            return self.stored["design"].get("inputs") or {}
-        return _sources(self.stored).get("inputs") or {}
+from campaign.store.merge_folders import Folder, check_same_campaign, sources_of
+from campaign.writing import write_results
 
 
 @dataclass
@@ -114,6 +85,7 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float = 0.95) 
         inputs.append(existing_output(out, target))
     for folder in inputs[1:]:
         check_same_campaign(reference, folder)  # every refusal before anything is written
+    definitions = common_definitions([(folder.path, folder.stored) for folder in inputs])
     try:
         model = command_declaration(spec.command) if spec.command else load_model(spec.model)
     except ValueError as error:
@@ -122,6 +94,7 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float = 0.95) 
             "results take the metrics' units from it)"
         ) from None
     with target.lock():
+        recomputed = redefined_records(spec, inputs, definitions)  # refused before any write
         copied, notes = 0, []
         for folder in inputs:
             if folder.path == out:
@@ -133,13 +106,19 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float = 0.95) 
             if note:
                 notes.append(f"{folder.path}: {note}")
             notes.extend(f"{folder.path}: {line}" for line in missing)
-        target.write_identity(merged_identity(spec, inputs))
+        for folder, records in recomputed:
+            target.append(records)  # later than the copies: they win
+            named = ", ".join(definition.parser for definition in definitions)
+            notes.append(
+                f"{folder}: {len(records)} tasks' metrics computed with {named} (remetric)"
+            )
+        target.write_identity(merged_identity(spec, inputs, definitions))
         target.compact()
         plan = RunState(Plan(spec, model, Design(spec)), target)
         plan.read(check=False)  # within the rounds the merged records give, if any
         shards = sorted({label for folder in inputs for label in folder.shards}, key=_order)
         attrs = {"merged_shards": " ".join(shards)}
-        dataset = write_results(plan, confidence, attrs=attrs)
+        dataset = write_results(plan, confidence, attrs=attrs, say=notes.append)
     return Merged(
         dataset=dataset,
         out=out,
@@ -211,122 +190,42 @@ def spec_of(folder: Folder, out: Path) -> Spec:
     path = Path(design["spec_file"]) if design.get("spec_file") else None
     text = design["spec"]
     try:
-        spec = parse_spec(yaml.safe_load(text), text=text, path=path)
-    except (CampaignError, yaml.YAMLError) as error:
+        spec = spec_from_text(text, path)
+    except CampaignError as error:
         raise CampaignError(
             f"merge: {folder.path}/campaign.json keeps a spec that no longer loads ({error})"
         ) from None
     return replace(spec, output=out)
 
 
-def check_same_campaign(reference: Folder, folder: Folder) -> None:
-    """Refuse, in one line, a folder whose records would not mean what the reference's do."""
-    where = f"merge: {folder.path} holds another campaign than {reference.path}"
-    a, b = reference.stored, folder.stored
-    for name in IDENTITY_FIELDS:
-        if canonical(a.get(name)) != canonical(b.get(name)):
-            raise CampaignError(f"{where} ({_difference(name, a.get(name), b.get(name))})")
-    if not folder.whole and a["design"]["digest"] != b["design"]["digest"]:
-        raise CampaignError(f"{where} ({design_difference(reference, folder)})")
-    code_a, code_b = _sources(a).get("model_code"), _sources(b).get("model_code")
-    if code_a != code_b:
-        files_a, files_b = (
-            _sources(a).get("model_files") or {},
-            _sources(b).get("model_files") or {},
-        )
-        files = sorted(n for n in set(files_a) | set(files_b) if files_a.get(n) != files_b.get(n))
-        raise CampaignError(
-            f"{where} (computed from other code of model {a.get('model')}: "
-            f"{', '.join(files[:3]) or 'its files'} differ); run every shard with the same code"
-        )
-    inputs_a, inputs_b = reference.inputs, folder.inputs
-    for one, other, path in (
-        (inputs_b, inputs_a, folder.path),
-        (inputs_a, inputs_b, reference.path),
-    ):
-        known = set(other.values())
-        for name, digest in sorted(one.items()):
-            if digest not in known:
-                raise CampaignError(
-                    f"{where} (computed from other content of input file {name}, read in "
-                    f"{path}); give every shard the same input files"
-                )
-    if not folder.whole and reference.count != folder.count:
-        raise CampaignError(
-            f"merge: {folder.path} is a shard of {folder.count}, {reference.path} of "
-            f"{reference.count}: merge the shards of one split (the same N of shards I/N)"
-        )
+def redefined_records(
+    spec: Spec, inputs: list[Folder], definitions: list[Definition]
+) -> list[tuple[Path, list[dict[str, Any]]]]:
+    """Per folder, its finished tasks' records computed with the parsers a remetric of
+    another folder recorded (`campaign.metric_parsers`), or one line on why they cannot be."""
+    if not definitions:
+        return []
+    keys = set(Design(spec).keys())
+    stale = []
+    for folder in inputs:
+        records = Ledger(folder.path).load()
+        mine = {key: r for key, r in records.items() if key in keys and r["status"] == "ok"}
+        behind = {key: r for key, r in mine.items() if not current(r, definitions)}
+        if behind:
+            stale.append((folder.path, behind))
+    parsers = loaded(definitions, "merge") if stale else []  # loaded only when needed
+    return [(path, up_to_date(path, records, parsers)) for path, records in stale]
 
 
-def _sources(stored: dict[str, Any]) -> dict[str, Any]:
-    return stored.get("sources") or {}
-
-
-def _difference(name: str, first: Any, second: Any) -> str:
-    if name == "params" and isinstance(first, dict) and isinstance(second, dict):
-        for key in sorted(set(first) | set(second)):
-            if canonical(first.get(key)) != canonical(second.get(key)):
-                return f"param {key}: {_shown(first, key)} against {_shown(second, key)}"
-    return f"{name}: {first!r} against {second!r}"
-
-
-def _shown(params: dict[str, Any], key: str) -> str:
-    return repr(params[key]) if key in params else "not set"
-
-
-def design_difference(reference: Folder, folder: Folder) -> str:
-    """What differs between the designs two shards were cut from, from their specs."""
-    try:
-        a = parse_spec(yaml.safe_load(reference.design["spec"]))
-        b = parse_spec(yaml.safe_load(folder.design["spec"]))
-    except (CampaignError, yaml.YAMLError):
-        return "another design"
-    if a.replicates != b.replicates:
-        return f"replicates: {a.replicates} against {b.replicates}"
-    design_a, design_b = (_design_words(spec) for spec in (a, b))
-    if design_a != design_b:
-        return f"design: {design_a} against {design_b}"
-    factors_a = {f.name: list(f.values) for f in a.factors}
-    factors_b = {f.name: list(f.values) for f in b.factors}
-    for name in [*factors_a, *[n for n in factors_b if n not in factors_a]]:
-        if canonical(factors_a.get(name)) != canonical(factors_b.get(name)):
-            levels_a, levels_b = (_levels(factors.get(name)) for factors in (factors_a, factors_b))
-            return f"factor {name}: {levels_a} against {levels_b}"
-    if list(factors_a) != list(factors_b):
-        return f"factors in another order: {list(factors_a)} against {list(factors_b)}"
-    if a.paired != b.paired:
-        return f"paired: {list(a.paired)} against {list(b.paired)}"
-    if a.metrics != b.metrics:
-        return f"metrics: {a.metrics} against {b.metrics}"
-    if canonical(a.precision) != canonical(b.precision):
-        return "precision: another target"
-    if canonical(a.selection) != canonical(b.selection):
-        return "select: other settings"
-    return "another design"
-
-
-def _levels(values: list[Any] | None, most: int = 5) -> str:
-    if values is None:
-        return "no such factor"
-    shown = ", ".join(repr(value) for value in values[:most])
-    return f"[{shown}{f', ... ({len(values)} in all)' if len(values) > most else ''}]"
-
-
-def _design_words(spec: Spec) -> str:
-    """A spec's design in a few words: its kind and, for a fraction or a sample, its points."""
-    design = getattr(spec, "design", None)
-    kind = getattr(design, "kind", "full")
-    points = getattr(design, "points", 0)
-    return f"{kind} ({points} points)" if points else kind
-
-
-def merged_identity(spec: Spec, inputs: list[Folder]) -> dict[str, Any]:
+def merged_identity(
+    spec: Spec, inputs: list[Folder], definitions: list[Definition] = ()
+) -> dict[str, Any]:
     """campaign.json of the merged folder: what a single run's says (the sources it was
     computed from, every choice made about changed sources), the design the shards were cut
     from, and which shards it holds."""
     record = identity(spec)
     reference = inputs[0].stored
-    sources = dict(_sources(reference))
+    sources = dict(sources_of(reference))
     read: dict[str, str] = {}
     for folder in inputs:
         read.update(folder.inputs)
@@ -345,6 +244,8 @@ def merged_identity(spec: Spec, inputs: list[Folder]) -> dict[str, Any]:
     record["design"] = design
     shards = sorted({label for folder in inputs for label in folder.shards}, key=_order)
     record["merged"] = {"count": inputs[0].count, "shards": shards}
+    if definitions:
+        record[DEFINITIONS] = [definition.stored() for definition in definitions]
     return record
 
 

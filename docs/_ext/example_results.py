@@ -72,8 +72,13 @@ def describe(path: Path) -> dict:
     import netCDF4
     import xarray as xr
 
-    with netCDF4.Dataset(path) as handle:
-        groups = ["/", *handle.groups]
+    with netCDF4.Dataset(path) as handle:  # nested ones too: breakdowns/job_class
+        groups, pending = ["/"], list(handle.groups.values())
+        while pending:
+            group = pending.pop(0)
+            if group.variables:  # a group that only holds groups says nothing of its own
+                groups.append(group.path.lstrip("/"))
+            pending.extend(group.groups.values())
     found = {}
     for group in groups:
         with xr.open_dataset(path, group=None if group == "/" else group) as dataset:

@@ -25,10 +25,12 @@ COEFFICIENTS = {"a": 3.0, "b": -2.0, "c": 0.0, "k": 0.5}
 
 def linear(params, seed):
     """y = 3 a - 2 b + 0 c + 0.5 ln k + normal noise of standard deviation ``noise``; ``one``
-    is 1 whatever the inputs."""
+    is 1 whatever the inputs; ``ey`` is exp(y), positive, whose log is y; ``capped`` is y, or
+    +inf where a > 0.9 (a run that never ends)."""
     noise = params.get("noise", 0.0) * np.random.default_rng(seed).standard_normal()
     exact = 3.0 * params["a"] - 2.0 * params["b"] + 0.5 * math.log(params["k"])
-    return {"y": exact + noise, "one": 1.0}
+    capped = math.inf if params["a"] > 0.9 else exact + noise
+    return {"y": exact + noise, "one": 1.0, "ey": math.exp(exact + noise), "capped": capped}
 
 
 def ishigami_indices(a: float = 7.0, b: float = 0.1) -> dict[str, tuple[float, float]]:

@@ -98,6 +98,7 @@ def test_sobol_indices_of_ishigami_hold_the_analytical_values(tmp_path, cluster,
         "y: Sobol indices (S1 first order, ST total), saltelli design of 2560 points\n"
     )
     assert "*_conf: half-width of the 95% bootstrap interval (1000 resamples)\n" in text
+    assert "warning" not in text  # 2560 points: intervals of a few hundredths
 
 
 def test_the_sample_is_salibs_saltelli_sample_drawn_from_the_campaign_seed(tmp_path, cluster):
@@ -252,3 +253,125 @@ def test_a_method_the_design_cannot_carry_is_one_line(tmp_path, cluster):
     )
     with pytest.raises(CampaignError, match="rbd_fast needs more than 40 points"):
         sensitivity(open_results(out), "y", method="rbd_fast")
+
+
+def test_delta_on_too_few_points_is_one_line(tmp_path, cluster, capsys):
+    """SALib's delta cuts each range into classes of at least 10 points and needs two: on 6
+    points it gives NaN for every index; that is refused, saying how many points it needs."""
+    out = run(tmp_path, LINEAR.format(design="{latin_hypercube: {points: 6}}"), cluster)
+    assert main(["sensitivity", str(out), "--metric", "y", "--method", "delta"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        "campaign: error: delta needs at least 20 points (SALib's estimator cuts each factor's "
+        "range into classes of at least 10 points, and needs two); 6 points have a value: draw "
+        "more points, or use method regression\n"
+    )
+
+
+def test_sobol_on_too_few_points_warns_and_says_how_many_would_do(tmp_path, cluster, capsys):
+    out = ishigami(tmp_path, cluster, points=8)
+    result = sensitivity(open_results(out), "y")
+    table = result.table.set_index("factor")
+    widest = float(table[["S1_conf", "ST_conf"]].to_numpy().max())
+    assert widest > table["ST"].max()  # intervals wider than the indices themselves
+    needed = 8 * (widest / (table["ST"].max() / 10)) ** 2
+    base = 2 ** math.ceil(math.log2(needed))
+    warning = (
+        f"warning: too few points for these indices: intervals up to ±{widest:.2g}, wider than "
+        f"the largest index ({table['ST'].max():.2g}); about {base} base points (design: "
+        f"{{saltelli: {{points: {base}}}}}, {base * 5} points here) would narrow them to "
+        f"about ±{table['ST'].max() / 10:.2g}, a tenth of the largest index"
+    )
+    assert result.warnings == [warning]
+    assert main(["sensitivity", str(out), "--metric", "y"]) == 0
+    assert f"\n{warning}\n" in capsys.readouterr().out
+    assert main(["sensitivity", str(out), "--metric", "y", "--format", "csv"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == f"campaign: y: {warning}\n"
+    assert captured.out.splitlines()[0] == "factor,S1,S1_conf,ST,ST_conf"
+
+
+def test_a_log_transform_of_the_output_and_its_refusal(tmp_path, cluster, capsys):
+    out = run(tmp_path, LINEAR.format(design="{latin_hypercube: {points: 30}}"), cluster)
+    results = open_results(out)
+    logged = campaign.sensitivity(results, "ey", transform="log")
+    plain = sensitivity(results, "y")
+    # each replicate's log, then their mean: exactly the analysis of y = log(ey)
+    np.testing.assert_allclose(logged.table["SRC"], plain.table["SRC"], rtol=1e-9)
+    assert logged.transform == "log"
+    assert main(["sensitivity", str(out), "--metric", "ey", "--transform", "log"]) == 0
+    assert capsys.readouterr().out.startswith(
+        "log(ey): standardized regression coefficients (SRC), latin_hypercube design of 30 points\n"
+    )
+    y = results["y"].values
+    assert main(["sensitivity", str(out), "--metric", "y", "--transform", "log"]) == 2
+    point = int(np.argwhere(y == y.min())[0][0])
+    assert capsys.readouterr().err == (
+        f"campaign: error: --transform log: y has {int((y <= 0).sum())} values <= 0 (the "
+        f"smallest {y.min():.6g}, at point {point}); log needs positive values\n"
+    )
+    # SALib's notices on its bins are not the command's output
+    args = ["--metric", "ey", "--method", "delta", "--resamples", "10"]
+    assert main(["sensitivity", str(out), *args]) == 0
+    assert capsys.readouterr().err == ""
+    with pytest.raises(CampaignError, match="transform 'sqrt' is not allowed; transforms: log"):
+        sensitivity(results, "ey", transform="sqrt")
+
+
+def test_a_bad_level_in_where_lists_each_level_once(tmp_path, cluster):
+    out = run(tmp_path, LINEAR.format(design="{latin_hypercube: {points: 30}}"), cluster)
+    results = open_results(out)
+    # an infinite output is no output an index can take: refused, not averaged away
+    infinite = np.flatnonzero(results["a"].values > 0.9)
+    assert infinite.size
+    with pytest.raises(CampaignError) as caught:
+        sensitivity(results, "capped")
+    assert str(caught.value) == (
+        "capped is infinite (a replicate's value is, or undefined: +inf and -inf) at "
+        f"{infinite.size} points: point {', '.join(map(str, infinite))}; sensitivity indices "
+        "need finite outputs"
+    )
+    levels = list(dict.fromkeys(results["k"].values.tolist()))
+    assert len(levels) < results.sizes["point"]  # integer values repeat along the points
+    shown = ", ".join(map(str, levels[:20])) + (
+        f", ... ({len(levels)} levels)" if len(levels) > 20 else ""
+    )
+    with pytest.raises(CampaignError) as caught:
+        sensitivity(results, "y", where=["k=1000"])
+    assert str(caught.value) == f"where 'k=1000': '1000' is not a level of k; levels: {shown}"
+
+
+def test_the_report_of_320_points_shows_a_few_and_plots_the_most_influential_factor(
+    tmp_path, cluster
+):
+    from campaign.render.report import write_report
+    from campaign.render.report_points import figure_axes
+
+    out = run(tmp_path, LINEAR.format(design="{latin_hypercube: {points: 320}}"), cluster)
+    results = open_results(out)
+    table = sensitivity(results, "y").table.set_index("factor")
+    # y = 3 a - 2 b + 0.5 ln k over a in [0, 1], b in [0, 2]: b drives it most, not a (first)
+    assert table["SRC"].abs().idxmax() == "b"
+    assert figure_axes(results, "y") == (
+        "b",
+        None,
+        "Against b: the factor with the largest |SRC| (standardized regression coefficient) "
+        "(regression; see Sensitivity).",
+    )
+    page = write_report(results, tmp_path / "report", ["y"]).read_text()
+    section = page.split('<section class="metric" id="metric-y">')[1].split("</section>")[0]
+    assert (
+        '<p class="note">Against b: the factor with the largest |SRC| (standardized regression '
+        "coefficient) (regression; see Sensitivity).</p>" in section
+    )
+    body = section.split("<tbody>")[1].split("</tbody>")[0]
+    assert body.count("<tr>") == 10  # not 320 rows
+    first = body.split("</tr>")[0]
+    for name in ("a", "b", "c"):  # each value to 4 significant digits
+        assert f">{float(results[name].values[0]):.4g}<" in first
+    assert repr(float(results["a"].values[0])) not in section
+    assert (
+        "The first 10 of 320 rows (each point&#x27;s factor values to 4 significant digits); "
+        "every one, in full: campaign query RESULTS --metric y --format csv." in section
+    )

@@ -124,3 +124,20 @@ def test_tasks_record_their_own_time_and_peak_memory_and_a_pilot_sizes_the_campa
         "megabytes=300",
     ]
     assert all("<td>5</td>" in row for row in rows)
+
+
+def test_a_pilot_whose_every_task_failed_is_refused_with_its_error(tmp_path):
+    (tmp_path / "costly.py").write_text(
+        textwrap.dedent(MODEL) + "\n\ndef broken(params, seed):\n    raise KeyError('trace')\n"
+    )
+    (tmp_path / "spec.yaml").write_text(SPEC.replace("costly:run", "costly:broken"))
+    piloted = campaign_command(
+        tmp_path, "plan", "spec.yaml", "--estimate", "--pilot", "1", "--workers", "1"
+    )
+    assert piloted.returncode == 2
+    assert piloted.stdout == ""
+    assert piloted.stderr.splitlines(keepends=True)[-1] == (
+        "campaign: error: costly: every one of the pilot's 2 tasks failed, nothing to size the "
+        "campaign from (2 with: KeyError: 'trace'); fix that and size it again (`campaign "
+        "status` lists the errors)\n"
+    )

@@ -206,6 +206,12 @@ def test_metrics_are_added_from_kept_outputs_without_running_anything(kept):
     assert recomputed["metrics"] == ["max_wait", "mean_wait", "served", "utilization"]
 
 
+def levels(record) -> str:
+    """A task's levels and replicate, as a line names them."""
+    cell = ", ".join(f"{name}={level}" for name, level in record["cell"].items())
+    return f"{cell}, replicate {record['replicate']}"
+
+
 def test_tasks_that_kept_no_outputs_are_counted_and_nothing_is_stored(
     run_campaign, scheduler_address
 ):
@@ -235,10 +241,19 @@ def test_tasks_that_kept_no_outputs_are_counted_and_nothing_is_stored(
     assert not set(ok[:3]) & set(stored)
     assert all("served" in stored[key]["metrics"] for key in ok[3:])
     assert int((done.dataset["status"] == 0).sum()) == 3  # missing: they run again
-    again = campaign.run(spec, scheduler=scheduler_address, progress=False)
-    assert int((again["status"] == 0).sum()) == 0
-    rerun = Ledger(out).load()
-    assert all("served" not in rerun[key]["metrics"] for key in ok[:3])
+    # a run would compute them with the model alone, without the metrics the parser (given
+    # from Python) defines now: refused in one line, before anything runs
+    with pytest.raises(CampaignError) as refused:
+        campaign.run(spec, scheduler=scheduler_address, progress=False)
+    assert str(refused.value) == (
+        f"{out}: metrics max_wait, mean_wait, served, utilization were recomputed by `campaign "
+        "remetric` with parse: tests:stdout_parser, a function given from Python, which cannot "
+        "be loaded to compute new tasks' max_wait, mean_wait, served, utilization the same "
+        "way; give the same parser to `campaign remetric` (every finished task recomputed with "
+        "it as it is now), then run again"
+    )
+    assert Ledger(out).load().keys() == stored.keys()
+    ok = ok[3:]
 
     def garbage(outputs):
         raise ValueError("stdout: not a JSON object or key=value lines")
@@ -249,8 +264,8 @@ def test_tasks_that_kept_no_outputs_are_counted_and_nothing_is_stored(
         remetric(out, MetricsParser(garbage, "stdout", "sha256:0"))
     assert str(refused.value) == (
         f"remetric: {len(ok)} of {len(ok)} finished tasks cannot be recomputed with stdout; "
-        f"nothing was stored; the first: task {ok[0]}: stdout: not a JSON object or "
-        "key=value lines"
+        f"nothing was stored; the first: task {ok[0]} ({levels(stored[ok[0]])}): stdout: not "
+        "a JSON object or key=value lines"
     )
     assert sorted(p.read_bytes() for p in Ledger(out).files()) == files
 

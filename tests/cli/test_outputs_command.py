@@ -342,3 +342,56 @@ def test_a_fixed_parser_recomputes_the_results_and_run_keeps_them(tmp_path, monk
     assert (again["mean_wait"].values[ok] == first["mean_wait"].values[ok] / 1000.0).all()
     (stamp,) = json.loads(again.attrs["metrics_recomputed"])
     assert stamp["parser"] == "parse: fixparser:metrics" and stamp["tasks"] == int(ok.sum())
+
+
+RAISING = """
+import json
+from pathlib import Path
+
+def key(folder):
+    return {"y": json.loads(Path(folder, "stdout").read_text().splitlines()[-1])["nope"]}
+
+def unkept(folder):
+    return {"y": len(Path(folder, "result.json").read_text())}
+
+def zero(folder):
+    return {"y": 1 / 0}
+"""
+
+
+def test_a_parser_that_raises_is_one_line_naming_the_task_and_nothing_is_stored(
+    tmp_path, scheduler_address, monkeypatch, capsys
+):
+    spec = write_campaign(tmp_path)
+    campaign.run(spec, scheduler=scheduler_address, progress=False)
+    (tmp_path / "raising.py").write_text(textwrap.dedent(RAISING))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    ledger = tmp_path / "out" / "ledger"
+    before = {path.name: path.read_bytes() for path in ledger.iterdir()}
+    results = (tmp_path / "out" / "results.nc").read_bytes()
+    records = Ledger(tmp_path / "out").load()
+    ok = sorted(key for key, record in records.items() if record["status"] == "ok")
+    first = records[ok[0]]
+    task = f"task {first['key']} (load={first['cell']['load']}, replicate {first['replicate']})"
+    expected = {
+        "key": "KeyError: 'nope'",
+        "unkept": "FileNotFoundError: [Errno 2] No such file or directory: ",
+        "zero": "ZeroDivisionError: division by zero",
+    }
+    for name, error in expected.items():
+        assert main(["remetric", str(spec), "--parse", f"raising:{name}"]) == 2
+        said = capsys.readouterr()
+        assert said.out == "" and "Traceback" not in said.err
+        assert said.err.startswith(
+            f"campaign: error: remetric: {len(ok)} of {len(ok)} finished tasks cannot be "
+            f"recomputed with parse: raising:{name}; nothing was stored; the first: {task}: "
+            f"{error}"
+        ), said.err
+        assert said.err.count("\n") == 1
+        if name == "unkept":
+            assert said.err.endswith(
+                "(a parser is given the task's kept outputs only: stdout, stderr, what keep: "
+                "names)\n"
+            )
+    assert {path.name: path.read_bytes() for path in ledger.iterdir()} == before
+    assert (tmp_path / "out" / "results.nc").read_bytes() == results

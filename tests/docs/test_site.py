@@ -157,10 +157,12 @@ def test_every_model_and_param_is_in_the_reference(site):
 
 def test_the_results_reference_is_read_from_a_real_file(site):
     """Its tables name what a results file holds: the layout's variables, a sample's quantile
-    dimension, a breakdown, the precision variables and the groups."""
+    dimension (in the group samples), a breakdown (a group of its own), the precision variables
+    and the groups."""
     text = " ".join(parsed(site / "reference" / "results-file.html").text)
     for name in ("status", "seed", "replicate", "quantile", "mean_wait_ci_low",
-                 "mean_wait_by_job_class", "precision_state", "failure_error", "peak_memory",
+                 "breakdowns/job_class", "mean_wait_by_job_class", "precision_state",
+                 "failure_error", "peak_memory",
                  "spec_digest", "model_code_digest", "flag_meanings"):  # fmt: skip
         assert name in text, name
 

@@ -136,10 +136,25 @@ def twin_arrays(folder: Path):
     return twin.arrays
 
 
+def whole(path: Path) -> xr.Dataset:
+    """A results file as one Dataset: its root with the samples' quantiles (group
+    ``samples``) and each breakdown (group ``breakdowns/<dimension>``) beside it, as these
+    tests compare them."""
+    from campaign.results.netcdf import open_breakdown, open_samples, stored_breakdowns
+
+    samples = open_samples(path)
+    parts = [
+        xr.load_dataset(path),
+        samples[[n for n in samples.data_vars if "quantile" in samples[n].dims]],
+    ]
+    parts += [open_breakdown(path, dimension) for dimension in stored_breakdowns(path)]
+    return xr.merge(parts, combine_attrs="override")
+
+
 def test_results_reopen_with_the_programs_numbers(twins):
     program, _, folder = twins
     arrays = twin_arrays(folder)
-    results = xr.load_dataset(program / "results.nc")
+    results = whole(program / "results.nc")
     assert int((results.status == 1).sum()) == 6
     for load in (0.5, 2.0):
         for replicate in range(3):
@@ -167,14 +182,12 @@ def test_results_reopen_with_the_programs_numbers(twins):
 
 def test_a_programs_samples_are_stored_as_a_python_models(twins):
     program, python, _ = twins
-    with (
-        xr.open_dataset(program / "results.nc") as ours,
-        xr.open_dataset(python / "results.nc") as theirs,
-    ):
-        assert sorted(ours.variables) == sorted(theirs.variables)
-        for name in theirs.variables:
-            assert ours[name].identical(theirs[name]), name
-        assert "wait_p95_mean" in ours and "bsld_count_ci_low" in ours
+    ours, theirs = whole(program / "results.nc"), whole(python / "results.nc")
+    assert sorted(ours.variables) == sorted(theirs.variables)
+    for name in theirs.variables:
+        assert ours[name].identical(theirs[name]), name
+    assert "wait_p95_mean" in ours and "bsld_count_ci_low" in ours
+    assert "quantile" in ours["wait"].dims and "mean_wait_by_job_class" in ours
 
 
 def cli(*args: str) -> str:
@@ -193,19 +206,16 @@ def test_query_and_plot_show_a_programs_sample_as_a_python_models(twins, tmp_pat
         shown = cli("query", str(program), "--metric", metric, "--by", "load")
         assert shown == cli("query", str(python), "--metric", metric, "--by", "load")
         assert metric in shown and "load" in shown
-    with (
-        xr.open_dataset(program / "results.nc") as ours,
-        xr.open_dataset(python / "results.nc") as theirs,
-    ):
-        for sample in SAMPLES:
-            drawn = plot_ecdf(ours, sample, by="load").axes[0]
-            expected = plot_ecdf(theirs, sample, by="load").axes[0]
-            assert [line.get_label() for line in drawn.lines] == ["0.5", "2"]
-            assert drawn.get_title() == expected.get_title()
-            assert drawn.get_xlabel() == expected.get_xlabel()
-            for line, twin in zip(drawn.lines, expected.lines):
-                np.testing.assert_array_equal(line.get_xdata(), twin.get_xdata())
-                np.testing.assert_array_equal(line.get_ydata(), twin.get_ydata())
+    ours, theirs = campaign.open_samples(program), campaign.open_samples(python)
+    for sample in SAMPLES:
+        drawn = plot_ecdf(ours, sample, by="load").axes[0]
+        expected = plot_ecdf(theirs, sample, by="load").axes[0]
+        assert [line.get_label() for line in drawn.lines] == ["0.5", "2"]  # general format
+        assert drawn.get_title() == expected.get_title()
+        assert drawn.get_xlabel() == expected.get_xlabel()
+        for line, twin in zip(drawn.lines, expected.lines):
+            np.testing.assert_array_equal(line.get_xdata(), twin.get_xdata())
+            np.testing.assert_array_equal(line.get_ydata(), twin.get_ydata())
     figure = tmp_path / "response.png"
     cli("plot", str(program), "--metric", "response", "--by", "load", "--out", str(figure))
     assert figure.stat().st_size > 10_000
@@ -213,12 +223,12 @@ def test_query_and_plot_show_a_programs_sample_as_a_python_models(twins, tmp_pat
 
 def test_remetric_recomputes_a_programs_samples_from_its_kept_outputs(twins):
     program, _, _ = twins
-    before = xr.load_dataset(program / "results.nc")
+    before = whole(program / "results.nc")
     stored = Ledger(program).load()
     done = remetric(program)
     assert done.tasks == 6
     assert done.metrics == ["bsld", "job_class", "mean_wait", "response", "wait"]
-    after = xr.load_dataset(program / "results.nc")
+    after = whole(program / "results.nc")
     (stamp,) = json.loads(after.attrs["metrics_recomputed"])
     assert stamp["tasks"] == 6
     for name in before.data_vars:
@@ -262,7 +272,7 @@ def test_remetric_adds_a_sample_a_parser_returns_from_kept_files(twins, tmp_path
     first = xr.load_dataset(tmp_path / "out" / "results.nc")
     assert "response" not in first
     assert cli("remetric", str(tmp_path / "spec.yaml"), "--parse", "later_responses:responses")
-    results = xr.load_dataset(tmp_path / "out" / "results.nc")
+    results = whole(tmp_path / "out" / "results.nc")
     arrays = twin_arrays(folder)
     for load in (0.5, 2.0):
         for replicate in range(2):
@@ -317,7 +327,7 @@ def test_a_parser_returning_an_array_and_a_breakdown(tmp_path, write_spec, monke
         """
     )
     campaign.run(spec, workers=1, progress=False)
-    results = xr.load_dataset(tmp_path / "out" / "results.nc")
+    results = whole(tmp_path / "out" / "results.nc")
     for n in (3, 7):
         task = results.sel(n=n, replicate=0)
         values = np.arange(1.0, n + 1)
@@ -394,7 +404,7 @@ def test_the_readmes_declare_example_runs(tmp_path):
         f"{model}replicates: 1\nseed: 1\noutput: out\n"
     )
     campaign.run(tmp_path / "spec.yaml", workers=1, progress=False)
-    results = xr.load_dataset(tmp_path / "out" / "results.nc").isel(replicate=0)
+    results = whole(tmp_path / "out" / "results.nc").isel(replicate=0)
     assert float(results.mean_wait) == 2.0
     assert [float(results[f"{name}_p50"]) for name in SAMPLES] == [2.0, 3.5, 1.25]
     assert results.mean_wait_by_job_class.values.tolist() == [1.0, 3.0]

@@ -42,7 +42,7 @@ def cli(*argv) -> str:
 
 def test_the_document_runs_and_its_tables_are_the_commands(notebook):
     folder, namespace, printed = notebook
-    assert len(code_blocks(DOC.read_text())) == 5
+    assert len(code_blocks(DOC.read_text())) == 6
     results = folder / "outputs" / "demo-small"
     assert (results / "results.nc").exists()
     assert dict(namespace["results"]["mean_wait"].sizes) == {
@@ -50,6 +50,15 @@ def test_the_document_runs_and_its_tables_are_the_commands(notebook):
         "load": 3,
         "replicate": 4,
     }
+    assert "\n36\n" in printed  # the results' frame: one row per task
+    per_class = namespace["by_class"]
+    assert len(per_class) == 3 * 4  # schedulers x job classes
+    waits, share = namespace["cdfs"][("easy",)]
+    assert (
+        share[-1] == 1.0
+        and waits[-1]
+        == namespace["samples"]["wait"].sel(scheduler="easy", load=2.0, quantile=1.0).max()
+    )
     # the same tables, word for word, as the commands print them
     metrics = ["--metric", "mean_wait", "--metric", "mean_bsld"]
     pivoted = cli("query", results, *metrics, "--format", "markdown", "--pivot", "scheduler")
@@ -99,3 +108,65 @@ def test_errors_name_python_parameters_never_options(notebook):
         assert "--" not in str(caught.value)
     with pytest.raises(campaign.CampaignError, match="missing key 'model'"):
         campaign.run({"name": "no-model"})
+
+
+def test_every_keyword_of_the_api_is_checked_before_anything_runs(tmp_path):
+    """A wrong type is one line naming the parameter, what it got and what is allowed, before
+    the spec is read or a cluster started (not a TypeError from deep inside)."""
+    spec = tmp_path / "never-read.yaml"  # does not exist: the check comes first
+    results = tmp_path / "none"
+    cases = [
+        (lambda: campaign.run(spec, workers="2"), "workers must be a whole number >= 1 or None, "
+         "got str '2'"),
+        (lambda: campaign.run(spec, workers=True), "workers must be a whole number >= 1 or None, "
+         "got bool True"),
+        (lambda: campaign.run(spec, retries=-1), "retries must be a whole number >= 0, got int -1"),
+        (lambda: campaign.run(spec, confidence="95%"), "confidence must be a number between 0 "
+         "and 1, got str '95%'"),
+        (lambda: campaign.run(spec, new="yes"), "new must be True or False, got str 'yes'"),
+        (lambda: campaign.run(spec, on_change="redo"), "on_change must be one of 'refuse', "
+         "'rerun', 'accept', got str 'redo'"),
+        (lambda: campaign.run(spec, worker=2), "worker is not an option of run; its options: "
+         "batch_size, cluster, confidence, "),
+        (lambda: campaign.query(results, metrics=5), "metrics must be a name or a list of names, "
+         "got int 5"),
+        (lambda: campaign.query(results, by=[1]), "by must be a name or a list of names "
+         "(strings), got list [1]"),
+        (lambda: campaign.query(results, where=3), "where must be a dict {factor: level or "
+         "[levels]}, 'F=LEVEL' texts or None, got int 3"),
+        (lambda: campaign.rank(results, 2), "factor must be a string, got int 2"),
+        (lambda: campaign.plot(results, "m", size=(0, 3)), "size must be 'column', 'page', 'WxH'"),
+        (lambda: campaign.plot(results, "m", colour="red"), "colour is not an option of plot"),
+        (lambda: campaign.verify(spec, sample=0), "sample must be a whole number >= 1, got int 0"),
+        (lambda: campaign.merge(str(results), results), "folders must be a list of paths, got "),
+        (lambda: campaign.query(), "query: missing a required argument: 'results'; its "
+         "parameters: results, metrics, by, where, confidence"),
+    ]  # fmt: skip
+    for call, start in cases:
+        with pytest.raises(campaign.CampaignError) as caught:
+            call()
+        assert str(caught.value).startswith(start), str(caught.value)
+    assert not results.exists() and not (tmp_path / "outputs").exists()
+    # a front end names its options instead (the CLI's --batch-size)
+    from campaign.cli.main import in_options
+
+    with pytest.raises(campaign.CampaignError) as caught:
+        campaign.run(spec, batch_size=0)
+    assert in_options(caught.value, {}).startswith("--batch-size must be a whole number >= 1")
+
+
+def test_functions_named_as_submodules_stay_when_those_are_imported():
+    """Python sets a package's attribute to each submodule it imports: a run imports
+    campaign/plan/, campaign/verify.py and campaign/models/, and campaign.plan(spec),
+    campaign.verify(...) and campaign.models() must still be the API's functions."""
+    import sys
+
+    import campaign.models.contract  # noqa: F401
+    import campaign.plan.plan  # noqa: F401
+    import campaign.verify  # noqa: F401
+
+    for name in ("plan", "verify", "models"):
+        function = getattr(campaign, name)
+        assert callable(function) and function.__name__ == name, function
+        assert function.__module__ == "campaign" and f"campaign.{name}" in sys.modules
+    assert "mm1" in campaign.models()

@@ -1,5 +1,6 @@
 """What a model returns, checked: names a results file cannot hold fail their task with the
-reason, a misspelt kept metric stops the run, NaN values are counted and shown, and
+reason (a task that leaves out a kept metric too), a misspelt kept metric stops the run
+once its first results all failed, NaN values are counted and shown, and
 results.nc is always written."""
 
 from __future__ import annotations
@@ -52,6 +53,12 @@ RESULTS = {
 def run(params, seed):
     rng = np.random.default_rng(seed)
     return RESULTS[params["kind"]](float(rng.random()))
+
+
+def partial(params, seed):
+    """Metrics a and b, but only a in the cells of n=3."""
+    value = float(np.random.default_rng(seed).random())
+    return {"a": value} if params["n"] == 3 else {"a": value, "b": 2 * value}
 
 
 def undefined(params, seed):
@@ -168,22 +175,49 @@ def test_names_a_results_file_cannot_hold_fail_their_task_and_results_are_writte
 
 def test_a_misspelt_kept_metric_stops_the_run_after_the_first_results(tmp_path):
     spec = write(tmp_path, "run", "kind: [good]", replicates=20, metrics="metrics: [vv]")
-    result = campaign_cli(tmp_path, "run", str(spec), "--workers", "1", "--quiet")
-    assert result.returncode == 2
-    assert result.stderr == (
-        f"campaign: error: {spec}: metrics: the model returned no metric 'vv', which the "
-        "spec's metrics: keeps; it returned: v (model returns:run); fix the name in metrics: "
-        "and run again (a model returns NaN for an undefined value, never leaves a metric "
-        "out)\n"
+    result = campaign_cli(
+        tmp_path, "run", str(spec), "--workers", "1", "--quiet", "--batch-size", "2"
     )
+    assert result.returncode == 2
     records = Ledger(tmp_path / "out").load()
-    assert 1 <= len(records) <= 2  # the first batches in flight, nothing more
+    assert 8 <= len(records) < 20  # the first results, and nothing more than in flight
     assert {r["status"] for r in records.values()} == {"failed"}
+    assert result.stderr == (
+        f"campaign: error: {spec}: stopped: the first {len(records)} finished tasks (1 cell) "
+        "all failed with the same error: ValueError: the model returned no metric 'vv', which "
+        "the spec's metrics: keeps; it returned: v; they are stored, the rest did not run: fix "
+        "it and run again (failed tasks are tried again), or run with --keep-going to run "
+        "every task regardless\n"
+    )
     # fixed, the rerun retries those tasks and runs the rest
     spec.write_text(spec.read_text().replace("metrics: [vv]", "metrics: [v]"))
     fixed = campaign_cli(tmp_path, "run", str(spec), "--workers", "1", "--quiet")
     assert fixed.returncode == 0, fixed.stderr
     assert "20 tasks ok, 0 failed, 0 missing" in fixed.stdout
+
+
+def test_a_task_that_leaves_out_a_kept_metric_fails_alone_and_results_are_written(tmp_path):
+    spec = write(
+        tmp_path, "partial", "n: [1, 2, 3]", replicates=2, params="params: {}",
+        metrics="metrics: [a, b]",
+    )  # fmt: skip
+    result = campaign_cli(tmp_path, "run", str(spec), "--workers", "1", "--quiet")
+    assert result.returncode == 1, result.stderr
+    assert result.stderr == ""
+    assert "4 tasks ok, 2 failed, 0 missing" in result.stdout
+    ds = xr.load_dataset(tmp_path / "out" / "results.nc")
+    assert ds["status"].values.tolist() == [[1, 1], [1, 1], [2, 2]]
+    assert np.array_equal(ds["b"].values[:2], 2 * ds["a"].values[:2])
+    assert np.isnan(ds["a"].values[2]).all() and np.isnan(ds["b"].values[2]).all()
+    failures = campaign.open_failures(tmp_path / "out")
+    assert (
+        failures["failure_error"].values.tolist()
+        == [
+            "ValueError: the model returned no metric 'b', which the spec's metrics: keeps; it "
+            "returned: a"
+        ]
+        * 2
+    )
 
 
 def test_nan_values_are_counted_per_cell_and_shown_by_run_and_query(tmp_path):

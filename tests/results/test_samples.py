@@ -30,7 +30,7 @@ def demo(tmp_path_factory, scheduler_address):
     spec = folder / "demo.yaml"
     spec.write_text(text + "output: out\n")
     campaign.run(spec, scheduler=scheduler_address, progress=False)
-    return spec, xr.load_dataset(folder / "out" / "results.nc")
+    return spec, folder / "out" / "results.nc"
 
 
 def exact_ecdf(values: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -38,12 +38,13 @@ def exact_ecdf(values: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def test_demo_pooled_wait_cdf_matches_the_models_waits(demo):
-    spec_path, results = demo
+    spec_path, path = demo
     spec = load_spec(spec_path)
-    cdfs = cell_cdfs(results, "wait", by=["scheduler"], where={"load": [1.5]})
+    samples, results = campaign.open_samples(path), xr.load_dataset(path)
+    cdfs = cell_cdfs(samples, "wait", by=["scheduler"], where={"load": [1.5]})
     assert sorted(cdfs) == [("conservative",), ("easy",), ("fcfs",)]
     # the figure draws these CDFs, one step line per scheduler
-    figure = plot_ecdf(results, "wait", by="scheduler", where=["load=1.5"])
+    figure = plot_ecdf(samples, "wait", by="scheduler", where=["load=1.5"])
     lines = {line.get_label(): line for line in figure.axes[0].lines}
     assert sorted(lines) == ["conservative", "easy", "fcfs"]
     # load is held at 1.5, not pooled; the replicates are
@@ -65,7 +66,8 @@ def test_demo_pooled_wait_cdf_matches_the_models_waits(demo):
             seed = int(cell["seed"].sel(replicate=replicate))
             params = {**spec.params, "scheduler": scheduler, "load": 1.5}
             wait = np.asarray(jobs_run(params, seed)["wait"])
-            stored = cell["wait"].sel(replicate=replicate).values
+            stored = samples["wait"].sel(scheduler=scheduler, load=1.5, replicate=replicate)
+            stored = stored.values
             # each replicate's quantiles are exactly NumPy's of the recomputed waits
             np.testing.assert_array_equal(stored, np.quantile(wait, QUANTILE_GRID))
             assert float(cell["wait_count"].sel(replicate=replicate)) == wait.size == 1000
@@ -90,7 +92,8 @@ def test_demo_pooled_wait_cdf_matches_the_models_waits(demo):
 
 
 def test_percentile_metrics_have_intervals_and_declared_names(demo):
-    _, results = demo
+    _, path = demo
+    results = xr.load_dataset(path)
     for name in ("wait_p50", "wait_p95", "wait_p99", "bsld_p99"):
         assert results[name].dims == results["status"].dims
         assert {f"{name}_{s}" for s in ("mean", "ci_low", "ci_high", "n")} <= set(results)
@@ -98,8 +101,130 @@ def test_percentile_metrics_have_intervals_and_declared_names(demo):
         "units": "s",
         "long_name": "95th percentile of waiting time of each job",
     }
-    assert results["wait"].dims == ("scheduler", "load", "replicate", "quantile")
-    np.testing.assert_array_equal(results["quantile"].values, np.arange(101) / 100)
+    samples = xr.load_dataset(path, group="samples")
+    assert sorted(samples.data_vars) == ["bsld", "wait"]  # the samples the spec keeps
+    assert samples["wait"].dims == ("scheduler", "load", "replicate", "quantile")
+    np.testing.assert_array_equal(samples["quantile"].values, np.arange(101) / 100)
+    assert samples["wait"].attrs["units"] == "s"
+
+
+def test_the_root_group_is_one_row_per_task_and_the_samples_are_a_group(demo):
+    """A researcher's frame of results.nc counts tasks: the quantiles' own dimension lies in
+    the group ``samples``, not in the root."""
+    _, path = demo
+    with xr.open_dataset(path) as root:  # closed before the next open (see test_breakdown)
+        assert "quantile" not in root.dims
+        frame = root.to_dataframe()
+    assert len(frame) == 3 * 3 * 2  # schedulers x loads x replicates
+    assert frame.index.names == ["scheduler", "load", "replicate"]
+    samples = xr.load_dataset(path, group="samples")
+    assert len(samples.to_dataframe()) == 3 * 3 * 2 * 101
+    with xr.open_datatree(path) as tree:  # the groups align with the root: one tree
+        assert sorted(tree.children) == ["failures", "resources", "samples"]
+    # each task's p95 in the root is its quantile 0.95 in the group, bit for bit
+    np.testing.assert_array_equal(
+        frame["wait_p95"].to_numpy(),
+        samples["wait"].sel(quantile=0.95).to_dataframe()["wait"].to_numpy(),
+    )
+    assert campaign.open_results(path).sizes == {"scheduler": 3, "load": 3, "replicate": 2}
+
+
+def test_a_file_of_the_earlier_layout_reads_the_same(demo, tmp_path):
+    """A results.nc written when samples lay in the root reads as one of today: the root one
+    row per task, the samples whole."""
+    _, path = demo
+    root, samples = xr.load_dataset(path), xr.load_dataset(path, group="samples")
+    old = tmp_path / "results.nc"
+    root.merge(samples).to_netcdf(old)  # the earlier layout: the quantiles beside the metrics
+    assert "quantile" in xr.load_dataset(old).dims
+    assert campaign.open_results(old).identical(campaign.open_results(path))
+    assert campaign.open_samples(old).identical(campaign.open_samples(path))
+    assert len(campaign.open_results(old).to_dataframe()) == 18
+
+
+def test_plot_draws_a_samples_cdf_from_its_group(demo, tmp_path, capsys):
+    from campaign.cli.main import main
+
+    _, path = demo
+    out = tmp_path / "wait.png"
+    assert (
+        main(["plot", str(path), "--metric", "wait", "--by", "scheduler", "--out", str(out)]) == 0
+    )
+    assert capsys.readouterr().out == f"plot: {out}\n"
+    assert out.stat().st_size > 10_000
+
+
+BLOCKED = """
+name: blocked
+model: blocked_waits:run
+factors:
+  load: [1.0]
+replicates: 6
+seed: 3
+output: out
+"""
+
+
+def test_a_sample_holding_inf_keeps_its_upper_percentiles_and_their_mean_is_inf(
+    tmp_path, scheduler_address, capsys
+):
+    """A replicate whose jobs never start has p84..p100 = +inf (not NaN, left out as undefined):
+    the mean of p99 over replicates is then +inf, never the mean of the finite ones."""
+    import site
+
+    from distributed import Client
+
+    from campaign.cli.main import main
+
+    folder = str(Path(__file__).resolve().parent)
+    with Client(scheduler_address) as client:
+        client.run(site.addsitedir, folder)
+    site.addsitedir(folder)
+    (tmp_path / "spec.yaml").write_text(BLOCKED)
+    campaign.run(tmp_path / "spec.yaml", scheduler=scheduler_address, progress=False)
+    path = tmp_path / "out" / "results.nc"
+    root, samples = xr.load_dataset(path), xr.load_dataset(path, group="samples")
+    blocked = root["blocked"].sel(load=1.0).values == 1
+    assert 0 < blocked.sum() < 6  # the seed gives both kinds of replicates
+    for replicate in range(6):
+        stored = samples["wait"].sel(load=1.0, replicate=replicate).values
+        p99 = float(root["wait_p99"].sel(load=1.0, replicate=replicate))
+        if blocked[replicate]:
+            # the ranks 99 p of p84 and beyond reach the 16 infinite waits (indices 84..99)
+            assert np.all(stored[84:] == np.inf) and p99 == np.inf
+            assert np.all(np.isfinite(stored[:84]))
+        else:
+            assert np.all(np.isfinite(stored))
+    assert float(root["wait_p99_mean"].sel(load=1.0)) == np.inf
+    assert int(root["wait_p99_n"].sel(load=1.0)) == 6
+    assert int(root["wait_p99_nan"].sel(load=1.0)) == 0
+    assert main(["query", str(path), "--metric", "wait_p99", "--format", "csv"]) == 0
+    row = capsys.readouterr().out.splitlines()[1].split(",")
+    assert row[:3] == ["1.0", "inf", ""]  # load, mean, half-width: no interval of inf
+
+
+def test_quantiles_of_samples_with_infinities_follow_the_order_statistics():
+    """NumPy's interpolation gives NaN next to an infinite value; the rule here: on an order
+    statistic its value, between finite ones NumPy's, next to an infinite one that one."""
+    from campaign.results.names import sample_quantiles
+
+    finite = np.random.default_rng(1).exponential(size=77)
+    np.testing.assert_array_equal(sample_quantiles(finite), np.quantile(finite, QUANTILE_GRID))
+    with np.errstate(invalid="ignore"):
+        assert np.isnan(np.quantile([1.0, 2.0, np.inf], QUANTILE_GRID)).any()
+    # n = 4: the rank of p is 3 p; x = -inf, 1, 2, +inf
+    values = dict(zip(QUANTILE_GRID, sample_quantiles(np.array([np.inf, 1.0, -np.inf, 2.0]))))
+    assert values[0.0] == values[0.33] == -np.inf  # rank 0.99: between -inf and 1
+    assert values[0.34] == pytest.approx(1.02) and values[0.5] == 1.5
+    assert values[0.66] == pytest.approx(1.98)
+    assert values[0.67] == values[1.0] == np.inf  # rank 2.01: between 2 and +inf
+    # between -inf and +inf: the nearer, undefined (NaN) exactly halfway
+    both = dict(zip(QUANTILE_GRID, sample_quantiles(np.array([-np.inf, np.inf]))))
+    assert both[0.49] == -np.inf and both[0.51] == np.inf and np.isnan(both[0.5])
+    assert np.all(sample_quantiles(np.array([np.inf, np.inf])) == np.inf)
+    entries = metric_values({"wait": [1.0, np.inf]})
+    assert entries["wait@q0"] == 1.0 and entries["wait@q1"] == np.inf
+    assert entries["wait@q100"] == np.inf and entries["wait@n"] == 2.0
 
 
 def test_a_sample_is_kept_as_its_size_and_quantiles():

@@ -1,0 +1,119 @@
+"""Writing results.nc from an output folder's ledger: the one way every pipeline (run, merge,
+remetric, the sizing pilot) writes it, so that what a results file says never lags behind
+what it replaced.
+
+Each results.nc carries ``results_digest``, a digest of its variables and attributes (the
+time and host of writing aside). When results.nc is written again with another digest, the
+files made from the earlier one (report.html, figures/, the exported table: see
+`campaign.store.derived`) are removed, and the caller is told which: they would show numbers
+that are no longer the campaign's. Written again with the same results, they stay.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import netCDF4
+import numpy as np
+import xarray as xr
+
+from campaign.errors import CampaignError
+from campaign.plan.state import RunState
+from campaign.results.assemble import assemble_with_groups
+from campaign.results.netcdf import write_netcdf
+from campaign.results.provenance import recomputed_provenance, source_provenance
+from campaign.results.resources import resource_table
+from campaign.results.table import failure_table
+from campaign.store.derived import derived_files, remove_derived
+from campaign.store.durable import room_left, write_failure
+from campaign.store.folder import RESULTS_FILE
+
+DIGEST = "results_digest"  # the global attribute
+NOT_DIGESTED = ("created", "history", "host", "versions", DIGEST)  # when and where, not what
+
+
+def write_results(
+    plan: RunState,
+    confidence: float = 0.95,
+    write: bool = True,
+    attrs: dict[str, Any] | None = None,
+    say: Callable[[str], None] | None = None,
+) -> xr.Dataset:
+    """Assemble results.nc from the ledger of a plan's output folder (``write``: and write it;
+    ``attrs``: more global attributes). ``say`` hears of files made from an earlier
+    results.nc that were removed as their results changed."""
+    spec, design, model = plan.spec, plan.design, plan.model
+    records = plan.ledger.load()
+    plan.replay(records)
+    dataset, groups = assemble_with_groups(
+        design, records, confidence, model.metrics, model.headline, plan.rounds, plan.stages
+    )
+    dataset.attrs.update(source_provenance(plan.ledger.read_identity() or {}))
+    dataset.attrs.update(recomputed_provenance(records))
+    dataset.attrs.update(attrs or {})
+    if not write:
+        return dataset
+    dataset.attrs[DIGEST] = results_digest(dataset, groups)
+    failures = failure_table(dataset, design, records)
+    keys = set(design.keys())
+    resources = resource_table({key: r for key, r in records.items() if key in keys})
+    path = spec.output / RESULTS_FILE
+    derived = derived_files(spec.output)
+    earlier = stored_digest(path) if derived else None
+    try:
+        write_netcdf(dataset, path, failures, resources, groups)
+    except OSError as error:
+        kept = "every finished result is kept in the ledger"
+        raise CampaignError(
+            f"cannot write {path}: "
+            f"{write_failure(error, spec.output, kept, 'run again (nothing reruns)')}"
+        ) from None
+    except RuntimeError as error:  # the netCDF library's, "HDF error"
+        raise CampaignError(
+            f"cannot write {path}: {error}{room_left(spec.output)}; every "
+            "finished result is kept in the ledger: fix this and run again (nothing reruns)"
+        ) from None
+    if derived and earlier != dataset.attrs[DIGEST]:
+        removed = remove_derived(spec.output, derived)
+        (say or (lambda line: None))(
+            f"{', '.join(removed)} removed from {spec.output}: made from the earlier "
+            f"{RESULTS_FILE}, they would show results that are no longer these (`campaign "
+            "report` and `campaign plot` make them again)"
+        )
+    return dataset
+
+
+def results_digest(dataset: xr.Dataset, groups: dict[str, xr.Dataset] | None = None) -> str:
+    """A digest of a results Dataset's variables (names, types, shapes, values) and global
+    attributes, those saying when and where it was written aside, and of the variables of its
+    ``groups`` (the samples and breakdowns: results too)."""
+    digest = hashlib.blake2b(digest_size=16)
+    _digest_variables(digest, dataset, "")
+    for group in sorted(groups or {}):
+        _digest_variables(digest, groups[group], f"{group}/")
+    for name in sorted(set(dataset.attrs) - set(NOT_DIGESTED)):
+        digest.update(f"{name}={dataset.attrs[name]!r}\x1e".encode())
+    return "blake2b:" + digest.hexdigest()
+
+
+def _digest_variables(digest, dataset: xr.Dataset, prefix: str) -> None:
+    for name in sorted(map(str, dataset.variables)):
+        values = np.asarray(dataset.variables[name].values)
+        dims = dataset.variables[name].dims
+        digest.update(f"{prefix}{name}|{values.dtype.str}|{values.shape}|{dims}".encode())
+        if values.dtype.kind in "OUS":
+            digest.update("\x1f".join(map(str, values.ravel().tolist())).encode())
+        else:
+            digest.update(np.ascontiguousarray(values).view(np.uint8).data)  # no copy
+
+
+def stored_digest(path: Path) -> str | None:
+    """The ``results_digest`` of a results file (None: none there, or not readable)."""
+    try:
+        with netCDF4.Dataset(path) as handle:
+            return str(handle.getncattr(DIGEST)) if DIGEST in handle.ncattrs() else None
+    except OSError:
+        return None

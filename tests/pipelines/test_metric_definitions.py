@@ -1,0 +1,140 @@
+"""One metric, one definition per campaign: once `campaign remetric --parse` redefined a
+metric, the tasks a later run computes, the records a merge brings in and the reruns of
+`verify` are computed with the same parser (the one campaign.json records), never with the
+program's own; a recorded parser that changed or cannot be loaded is refused in one line
+before anything runs."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import numpy as np
+import pytest
+import xarray as xr
+
+import campaign
+from campaign.cli.main import main
+from campaign.errors import CampaignError
+from campaign.remetric import remetric
+from campaign.spec.command import MetricsSource
+from campaign.store.ledger import Ledger
+from campaign.verify import verify
+
+SIM = """
+import json, sys
+print(json.dumps({"y": float(sys.argv[1])}))
+"""
+
+SPEC = """
+name: tenfold
+model:
+  command: [python3, sim.py, "{x}"]
+  inputs: [sim.py]
+  keep: [stdout]
+factors:
+  x: [1, 2, 3]
+replicates: 2
+seed: 4
+output: out
+"""
+
+TENFOLD = """
+import json
+from pathlib import Path
+
+
+def y10(folder):
+    return {"y": 10 * json.loads(Path(folder, "stdout").read_text())["y"]}%s
+"""
+
+
+@pytest.fixture
+def site(tmp_path, monkeypatch):
+    """A program campaign's folder, and the parser module fix.py importable from here."""
+    (tmp_path / "sim.py").write_text(textwrap.dedent(SIM))
+    (tmp_path / "spec.yaml").write_text(SPEC)
+    (tmp_path / "fix.py").write_text(TENFOLD % "")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return tmp_path
+
+
+def stamps_of(output) -> list:
+    return [record.get("metrics_from") for _, record in sorted(Ledger(output).load().items())]
+
+
+def test_tasks_run_after_a_remetric_get_the_recorded_definition(site, scheduler_address):
+    spec = site / "spec.yaml"
+    campaign.run(spec, scheduler=scheduler_address, progress=False)
+    done = remetric(spec, MetricsSource("parse", "fix:y10"))
+    assert done.dataset["y"].values.tolist() == [[10, 10], [20, 20], [30, 30]]
+    spec.write_text(SPEC.replace("replicates: 2", "replicates: 4"))
+    results = campaign.run(spec, scheduler=scheduler_address, progress=False)
+    assert results["y"].values.tolist() == [[10] * 4, [20] * 4, [30] * 4]
+    assert results["y_std"].values.tolist() == [0, 0, 0]
+    (stamp,) = json.loads(results.attrs["metrics_recomputed"])
+    assert (stamp["parser"], stamp["metrics"], stamp["tasks"]) == ("parse: fix:y10", ["y"], 12)
+    assert len({json.dumps(s, sort_keys=True) for s in stamps_of(site / "out")}) == 1
+    verdict = verify(site / "out", count=12, scheduler=scheduler_address)
+    assert (verdict.reproduced, verdict.mismatches) == (12, [])
+    # the parser's code changed since: new tasks would mean something else, refused
+    (site / "fix.py").write_text(TENFOLD % "\n# now tidied")
+    spec.write_text(SPEC.replace("replicates: 2", "replicates: 5"))
+    with pytest.raises(CampaignError) as refused:
+        campaign.run(spec, scheduler=scheduler_address, progress=False)
+    assert str(refused.value) == (
+        f"{site / 'out'}: metrics y were recomputed by `campaign remetric` with parse: fix:y10, "
+        "whose code has changed since: new tasks would get another y than the stored ones; "
+        "give the same parser to `campaign remetric` (every finished task recomputed with it "
+        "as it is now), then run again"
+    )
+    assert len(Ledger(site / "out").load()) == 12  # nothing ran
+    # as told: recomputed with the parser as it is, the run goes on
+    remetric(spec, MetricsSource("parse", "fix:y10"))
+    results = campaign.run(spec, scheduler=scheduler_address, progress=False)
+    assert results["y"].values.tolist() == [[10] * 5, [20] * 5, [30] * 5]
+    # the program's own parser again: y is the program's, for every task old and new
+    remetric(spec, MetricsSource("stdout"))
+    assert "metric_definitions" not in json.loads((site / "out" / "campaign.json").read_text())
+    spec.write_text(SPEC.replace("replicates: 2", "replicates: 6"))
+    results = campaign.run(spec, scheduler=scheduler_address, progress=False)
+    assert results["y"].values.tolist() == [[1] * 6, [2] * 6, [3] * 6]
+
+
+def test_a_late_shard_merged_into_a_remetric_folder_gets_its_definition(
+    site, scheduler_address, capsys
+):
+    spec = site / "spec.yaml"
+    for shard in ("1/3", "2/3"):
+        campaign.run(spec, scheduler=scheduler_address, shard=shard, progress=False)
+    merged = site / "merged"
+    campaign.merge([site / "out" / "shard-1-of-3", site / "out" / "shard-2-of-3"], merged)
+    assert main(["remetric", str(merged), "--parse", "fix:y10"]) == 0
+    campaign.run(spec, scheduler=scheduler_address, shard="3/3", progress=False)
+    capsys.readouterr()
+    assert main(["merge", str(site / "out" / "shard-3-of-3"), "-o", str(merged)]) == 0
+    said = capsys.readouterr().out
+    assert (
+        f"{site / 'out' / 'shard-3-of-3'}: 2 tasks' metrics computed with parse: fix:y10 (remetric)"
+        in said
+    )
+    with xr.open_dataset(merged / "results.nc") as results:
+        assert results["y"].values.tolist() == [[10, 10], [20, 20], [30, 30]]
+    verdict = verify(merged, count=6, scheduler=scheduler_address)
+    assert (verdict.reproduced, verdict.mismatches) == (6, [])
+    # a shard remetric'ed another way is refused, nothing written
+    other = site / "other"
+    campaign.run(spec, scheduler=scheduler_address, shard="3/3", output=other, progress=False)
+    campaign.merge([other], site / "other-merged")
+    remetric(site / "other-merged", MetricsSource("stdout"))  # the program's own: none recorded
+    (site / "fix2.py").write_text((TENFOLD % "").replace("10 *", "100 *"))
+    remetric(site / "other-merged", MetricsSource("parse", "fix2:y10"))
+    files = sorted(path.name for path in (merged / "ledger").iterdir())
+    with pytest.raises(CampaignError) as refused:
+        campaign.merge([site / "other-merged"], merged)
+    assert str(refused.value).startswith(
+        f"merge: {site / 'other-merged'} and {merged} hold metrics recomputed by `campaign "
+        "remetric` in other ways (parse: fix2:y10 against parse: fix:y10): "
+    )
+    assert sorted(path.name for path in (merged / "ledger").iterdir()) == files
+    assert np.isfinite(xr.load_dataset(merged / "results.nc")["y"].values).all()
