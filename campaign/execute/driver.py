@@ -139,6 +139,8 @@ class _Driver(Shell):
                         min(self.poll, TAIL_POLL_SECONDS) if tail else self.poll
                     )
                 self.placement.submit_more()
+                if self.replicate_tail and not self.waiting():  # the tail began: look soon
+                    next_poll = min(next_poll, time.monotonic() + TAIL_POLL_SECONDS)
                 self._finish_landed(next_poll)
                 self.flush()
         finally:

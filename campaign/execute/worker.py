@@ -205,38 +205,50 @@ def _worker_address() -> str:
         return ""
 
 
-def skip_tasks(batch: str, keys: list[str]) -> None:
-    """On a worker: skip these tasks in this batch if it runs or waits to run there (another
-    worker has them).
+def skip_tasks(batch: str, keys: list[str], dask_worker: Any = None) -> None:
+    """On a worker (``Client.run`` passes it as ``dask_worker``): skip these tasks in this
+    batch if it runs there, waits to run there or is on its way there (another worker has
+    them).
 
     Scoped to the batch, so a request arriving after the batch ended leaves nothing behind
     that would skip a later batch's task of the same key (a rerun, another campaign).
     """
-    if batch in _RUNNING or _waiting_here(batch):
+    if batch in _RUNNING or _to_run_here(batch, dask_worker):
         _SKIP.setdefault(batch, set()).update(keys)
-    for other in [b for b in _SKIP if b not in _RUNNING and not _waiting_here(b)]:
-        del _SKIP[other]  # batches that were cancelled before they ran
+    for other in [b for b in _SKIP if b not in _RUNNING and not _to_run_here(b, dask_worker)]:
+        del _SKIP[other]  # batches that ended, or were cancelled before they ran
 
 
-def _waiting_here(batch: str) -> bool:
-    """Whether this worker holds ``batch`` and has not finished it (it may not have started)."""
-    try:
-        from distributed import get_worker
-
-        task = get_worker().state.tasks.get(batch)
-    except (ImportError, ValueError, AttributeError):
-        return False
-    return task is not None and task.state in ("waiting", "ready", "constrained", "executing")
+WAITING_STATES = ("waiting", "ready", "constrained", "executing")  # a Dask task's, not run yet
 
 
-def running_tasks(asked: Collection[str] = ()) -> dict[str, tuple[int, float]]:
-    """On a worker: for each batch running there, its current task's index and seconds run;
-    and (-1, 0.0) for each batch of ``asked`` that waits there to run (none of its tasks has
-    started). A batch it does not name has finished there (or never came)."""
+def _task_state(batch: str, worker: Any) -> str | None:
+    """The state of ``batch``'s Dask task on ``worker``: "" when the task is not there (on
+    its way, or gone), None when there is no worker (a direct call)."""
+    if worker is None:
+        return None
+    task = worker.state.tasks.get(batch)
+    return "" if task is None else task.state
+
+
+def _to_run_here(batch: str, worker: Any) -> bool:
+    """Whether ``batch`` waits to run on ``worker`` or has not reached it yet (a batch the
+    driver asks about is one it has sent and not yet seen finish)."""
+    return _task_state(batch, worker) in ("", *WAITING_STATES)
+
+
+def running_tasks(
+    asked: Collection[str] = (), dask_worker: Any = None
+) -> dict[str, tuple[int, float]]:
+    """On a worker (``Client.run`` passes it as ``dask_worker``): for each batch running
+    there, its current task's index and seconds run; and (-1, 0.0) for each batch of
+    ``asked`` that waits there to run or has not reached it yet (a loaded scheduler forwards
+    it late): none of its tasks has started. A batch of ``asked`` it does not name has
+    finished there, its result not yet fetched."""
     now = time.monotonic()
     running = {batch: (index, now - started) for batch, (index, started) in dict(_RUNNING).items()}
     for batch in asked:
-        if batch not in running and _waiting_here(batch):
+        if batch not in running and _to_run_here(batch, dask_worker):
             running[batch] = (-1, 0.0)
     return running
 

@@ -14,6 +14,7 @@ import pytest
 from distributed import Client, LocalCluster
 
 from campaign.execute import ExecutionOptions, Item, _Driver
+from campaign.execute.tailing import Tailing
 from campaign.models.check import busy
 from campaign.render.progress import Progress
 from campaign.store.ledger import Ledger
@@ -78,18 +79,27 @@ def drive(cluster, items, tmp_path, **options):
     return outcome
 
 
-def test_the_tail_steals_without_asking_where_every_batch_is(cluster, asked, tmp_path):
-    # batches of 8: one worker's batch holds a long task, so the others run out first
-    items = items_for([20] * 24 + [600] + [20] * 7)
+def test_the_tail_steals_without_asking_where_every_batch_is(cluster, asked, tmp_path, monkeypatch):
+    steps = []  # the tail's looks, each as the number of workers asked by then
+    step = Tailing.step
+
+    def counted(self):
+        step(self)
+        steps.append(len(asked["broadcast"]))
+
+    monkeypatch.setattr(Tailing, "step", counted)
+    # batches of 8: one worker's batch holds a long task, so the others run out first; the
+    # tasks behind it are long enough to be stolen however late a loaded driver looks
+    items = items_for([20] * 24 + [600] + [100] * 7)
     outcome = drive(cluster, items, tmp_path, batch_size=8)
     assert outcome.stolen >= 1
     assert asked["processing"] == []  # the scheduler was never asked for every worker's tasks
-    # each question went to one worker, and fewer went out than one to every worker
+    # each question went to one worker, and fewer went out than one to every worker each look
     assert all(workers is not None and len(workers) == 1 for workers in asked["broadcast"])
-    assert len(asked["broadcast"]) < 4 * 3, asked["broadcast"]
+    assert steps and len(asked["broadcast"]) < 4 * len(steps), (steps, asked["broadcast"])
 
 
 def test_a_timeout_no_task_comes_near_costs_no_question(cluster, asked, tmp_path):
-    items = items_for([50] * 160)  # two seconds on four workers: polls happen
+    items = items_for([50] * 80)  # a second on four workers: polls happen (every 0.2 s at the tail)
     drive(cluster, items, tmp_path, task_timeout=60.0, replicate_tail=False)
     assert asked["broadcast"] == []
