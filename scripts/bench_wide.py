@@ -99,7 +99,8 @@ def separate(procs: int, threads: int) -> Iterator[tuple[str, int | None]]:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     address = f"tcp://127.0.0.1:{port}"
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    quiet: dict = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    quiet["env"] = dict(os.environ, DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=f"{RUN_LIMIT}s")
     dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
     scheduler = subprocess.Popen(
         [*dask, "--host", "127.0.0.1", "--port", str(port), "--dashboard-address", ":0"], **quiet
@@ -180,7 +181,9 @@ def one_configuration(procs: int, threads: int, mode: str, tasks: int, ms: float
 
     started = time.perf_counter()
     opened = embedded(procs, threads) if mode == "embedded" else separate(procs, threads)
-    with opened as (where, scheduler_pid), Client(where) as client:
+    # a loaded machine starts a scheduler and many worker processes slowly: Dask's 30 s limit
+    # on connecting fails there
+    with opened as (where, scheduler_pid), Client(where, timeout=RUN_LIMIT) as client:
         client.wait_for_workers(procs, timeout=RUN_LIMIT)
         pids = list(client.run(os.getpid).values())
         meter = Meter(scheduler_pid, pids, nannies=mode != "embedded")
