@@ -133,7 +133,7 @@ def add_scheduling_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="tasks per batch sent to a worker (default: sized from measured task durations "
-        "to about half a second); results do not depend on it",
+        "to about half a second, longer on more than 50 slots); results do not depend on it",
     )
 
 
