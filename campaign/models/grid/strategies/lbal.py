@@ -68,7 +68,7 @@ class Lbal(Strategy):
             summary = self.summary(i)
             key = (summary.key, len(site.queue))
             if summary.queued is None or summary.queued[0] != key:
-                queued = (measure(k) for k in site.queue)
+                queued = map(measure, site.queue)
                 summary.queued = (key, sum(chain(summary.by_start.values(), queued)))
             base.append(summary.queued[1])
         extra = measure(job)
