@@ -40,8 +40,7 @@ def run(spec, **options):
     ``campaign.runner.run`` and cluster/README.md), ``output`` (a folder instead of the
     spec's output), ``shard`` ("I/N": only that shard of the design, into its own folder;
     `merge` joins the shards), ``keep_going`` (run on when the first results all failed the
-    same way; else the run stops there).
-    """
+    same way; else the run stops there), ``where`` (as `query`'s: only those levels run)."""
     from campaign.runner import run as _run
 
     return _run(as_spec(spec), **options)

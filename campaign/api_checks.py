@@ -347,6 +347,7 @@ RUN_OPTIONS: dict[str, Check] = {
     "shard": shard,
     "output": path,
     "batch_size": whole(1),
+    "where": where,
 }
 """`campaign.run`'s options (`campaign.runner.run`'s parameters) and what each allows."""
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from campaign.analysis.query import not_a_level, where_items
+from campaign.analysis.levels import where_levels
 from campaign.design.shards import Shard, placed
 from campaign.design.tasks import Design
 from campaign.errors import CampaignError, ParameterError
@@ -70,48 +70,6 @@ def open_campaign(
     if not ledger.has_records():
         raise CampaignError(f"{spec.output}: no stored results here (run the campaign first)")
     return Campaign(spec, Design(spec), ledger.load())
-
-
-def where_levels(spec: Spec, clauses: list[str]) -> dict[int, set[int]]:
-    """``factor=level[,level]`` clauses -> per factor (by position), the positions of the
-    levels kept; one line naming the clause when it names no factor or level."""
-    names = [factor.name for factor in spec.factors]
-    chosen: dict[int, set[int]] = {}
-    for clause in clauses:
-        name, sep, text = clause.partition("=")
-        name = name.strip()
-        if not sep or not text:
-            raise ParameterError(
-                f"{{where}} {clause!r}: write factor=level (or factor=a,b)", "where"
-            )
-        if name not in names:
-            raise ParameterError(
-                f"{{where}} {clause!r}: unknown factor {name!r}; factors: {', '.join(names)}",
-                "where",
-            )
-        index = names.index(name)
-        labels = list(spec.factors[index].labels)
-        found = chosen.setdefault(index, set())
-        for item in where_items(clause, text):
-            position = level_position(item.strip(), labels)
-            if position is None:
-                raise not_a_level(clause, item, name, labels)
-            found.add(position)
-    return chosen
-
-
-def level_position(text: str, labels: list[Any]) -> int | None:
-    """The position of the level ``text`` names (``1`` names 1.0, ``true`` names True)."""
-    for position, label in enumerate(labels):
-        if str(label) == text or (isinstance(label, bool) and text.lower() == str(label).lower()):
-            return position
-        if isinstance(label, int | float) and not isinstance(label, bool):
-            try:
-                if float(text) == float(label):
-                    return position
-            except ValueError:
-                continue
-    return None
 
 
 def select(campaign: Campaign, tasks: Iterable[str] = (), where: list[str] = ()) -> list[KeptTask]:

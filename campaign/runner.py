@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import xarray as xr
 
+from campaign.analysis.levels import ChosenLevels, check_rerun_chosen
 from campaign.cluster.options import ClusterOptions
 from campaign.design.shards import EveryTask, Shard, as_shard, counts, placed
 from campaign.design.tasks import cell_params
@@ -29,7 +30,7 @@ from campaign.metric_parsers import (
     loaded,
 )
 from campaign.models.contract import Model
-from campaign.plan.command import worker_model
+from campaign.plan.command import worker_code, worker_model
 from campaign.plan.early_stop import SameFailure, StoppedEarly
 from campaign.plan.plan import Plan, as_spec, check_model, identity, make_plan
 from campaign.plan.sources import ON_CHANGE, Sources, task_inputs
@@ -64,6 +65,7 @@ def run(
     output: str | Path | None = None,
     batch_size: int | None = None,
     keep_going: bool = False,
+    where: Sequence[str] = (),
 ) -> xr.Dataset:
     """Run what is missing of a campaign and return its results (also written to results.nc).
 
@@ -87,7 +89,8 @@ def run(
 
     A run whose first results all fail with the same error (`campaign.plan.early_stop`) stops
     with one line naming it, what finished stored and results.nc written; ``keep_going`` runs
-    every task regardless.
+    every task regardless. ``where`` (``{factor: level or [levels]}`` or "factor=level[,level]"
+    texts): only the tasks of those levels run.
     """
     say = say or (lambda message: None)
     shard = as_shard(shard)
@@ -95,9 +98,9 @@ def run(
         raise BadValue("on_change", on_change, f"must be one of {', '.join(ON_CHANGE)}")
     if not 0 < confidence < 1:
         raise BadValue("confidence", confidence, "must be between 0 and 1")
-    where = ClusterOptions(workers, scheduler, cluster, security)
+    hosts = ClusterOptions(workers, scheduler, cluster, security)
     if wait_workers is None:
-        wait_workers = where.default_wait(WAIT_WORKERS_SECONDS)
+        wait_workers = hosts.default_wait(WAIT_WORKERS_SECONDS)
     options = ExecutionOptions(
         retries=retries,
         task_timeout=task_timeout,
@@ -109,14 +112,15 @@ def run(
     )
     spec = placed(as_spec(spec), output, shard)
     if spec.resources is not None:  # every task asks them of a worker
-        where = replace(where, resources=spec.resources.dask())
+        hosts = replace(hosts, resources=spec.resources.dask())
         options = replace(options, resources=spec.resources.dask())
     model = check_model(spec)  # every cell, before anything runs
     check_output(spec)
+    shard = ChosenLevels.of(spec, shard, where) if where else shard
     ledger = Ledger(spec.output)
     with ledger.lock():
         return _run_holding_the_output(
-            spec, model, ledger, where, options, confidence, new, say, on_change, shard, keep_going
+            spec, model, ledger, hosts, options, confidence, new, say, on_change, shard, keep_going
         )
 
 
@@ -155,6 +159,8 @@ def _run_holding_the_output(
     plan, sources, parsers = prepared(spec, model, ledger, new, say, on_change, shard, confidence)
     todo = shard.mine(plan.to_run, plan.design)
     say(f"{spec.name}: {run_line(plan, shard, len(todo))}")
+    if isinstance(shard, ChosenLevels):
+        say(shard.describe())
     run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
     attempted: set[int] = set()  # a task fails at most once per run; a rerun retries it
     todo = plan.replicates.first(todo, plan.done, model)
@@ -213,6 +219,7 @@ def prepared(
     if plan.changed:
         choice = source_choice(plan, on_change)
         if plan.rerun_changed:
+            check_rerun_chosen(plan, shard)  # with where, no changed result may stay
             moved, folder = ledger.set_records_aside(plan.change.affects)
             say(f"{choice['change']}: {moved} stored results set aside in {folder}; they run again")
             set_aside.append(f"{moved} results computed before {choice['change']} (in {folder})")
@@ -315,10 +322,7 @@ def stored_identity(
     stored = stored or {}
     record = identity(spec)
     if sources is not None:
-        current = sources.stored()
-        earlier = (stored.get("sources") or {}).get("inputs") or {}
-        current["inputs"] = dict(sorted({**earlier, **current["inputs"]}.items()))
-        record["sources"] = current
+        record["sources"] = sources.stored(stored.get("sources"))
     changes = list(stored.get("source_changes") or [])
     if choice is not None:
         changes.append(choice)
@@ -365,7 +369,8 @@ def execute_tasks(
         store = CheckedStore(spec, stored)
         if checks and checks.parsers:
             store = Redefining(checks.parsers, store)
-        model, code = worker_model(spec, sources), sources.code_digest if sources else None
+        model = worker_model(spec, sources)
+        code = worker_code(model, sources)
         dispatch(client, model, items, store, options, bar, say=say, code=code)
     finally:
         bar.finish()

@@ -16,19 +16,18 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from campaign.cluster.options import ClusterOptions
 from campaign.design.shards import placed
 from campaign.errors import BadValue, CampaignError
 from campaign.execute import ExecutionOptions, dispatch
 from campaign.metric_parsers import definitions_of, loaded, redefine
-from campaign.plan.command import worker_model
+from campaign.plan.command import worker_code, worker_model
 from campaign.plan.plan import make_plan
 from campaign.plan.state import RunState
 from campaign.render.progress import Progress
 from campaign.runner import task_items
-from campaign.spec.load import Spec, load_spec, parse_spec
+from campaign.spec.load import Spec, load_spec, spec_from_text
 from campaign.store.folder import RESULTS_FILE
 from campaign.store.outputs import OUTPUTS, Archives, by_archive, carries_bytes, digest, reference
 
@@ -82,7 +81,7 @@ def spec_of(target: str | Path) -> Spec:
     if not text:
         raise CampaignError(f"{results} keeps no spec; give the spec file instead")
     path = Path(spec_file) if spec_file and Path(spec_file).parent.is_dir() else None
-    return placed(parse_spec(yaml.safe_load(text), text=text, path=path), target)
+    return placed(spec_from_text(text, path, str(results)), target)
 
 
 def sample(plan: RunState, records: dict[str, dict[str, Any]], count: int) -> tuple[list[int], int]:
@@ -134,9 +133,9 @@ def verify(
             now[record["key"]] = record
 
     with where.client(say) as client:
-        code = plan.sources.code_digest if plan.sources is not None else None
         quiet = Progress(0, enabled=False)
         model = worker_model(plan.spec, plan.sources)
+        code = worker_code(model, plan.sources)
         dispatch(client, model, items, collect, NO_RETRIES, quiet, code=code)
     verdict = Verdict(sampled=len(items), left_out=left_out)
     verdict.outputs = output_problems(plan, records)

@@ -107,3 +107,13 @@ def level_words_matrix(words: np.ndarray) -> np.ndarray:
     low = (words & np.uint64(0xFFFFFFFF)).astype(np.uint32)
     high = (words >> np.uint64(32)).astype(np.uint32)
     return np.stack([low, high], axis=-1).reshape(len(words), -1)
+
+
+def seed31(seed: int) -> int:
+    """A task's seed for a program that parses 31 bits only (C's ``atoi``, a 32-bit ``int``,
+    Java's ``Integer.parseInt``): the first 32-bit word of the task's own stream,
+    ``SeedSequence(seed).generate_state(1, uint32)[0]`` (the stream `numpy.random.default_rng`
+    draws from), shifted right by one bit: 0 to 2**31 - 1. A function of the task's seed
+    alone, so tasks that share a seed (paired levels) share it too."""
+    word = np.random.SeedSequence(int(seed)).generate_state(1, np.uint32)[0]
+    return int(word) >> 1

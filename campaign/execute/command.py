@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import shutil
 import signal
 import socket
@@ -31,12 +30,21 @@ from typing import Any
 
 import campaign.execute.keep as keep
 import campaign.execute.process_tree as process_tree
+from campaign.design.seeds import seed31
 from campaign.execute.command_metrics import FolderOutputs, check_declared, metrics_from_outputs
 from campaign.execute.inputs import cache_folder, cached_input
+from campaign.plan.program_sources import (
+    checked_programs,
+    placed_name,
+    program_environment,
+    program_files,
+    runtime_name,
+)
 from campaign.plan.sources import combined_digest, file_digest
 from campaign.results.names import metric_values
 from campaign.spec.command import CommandSpec
-from campaign.spec.placeholders import PLACEHOLDER
+from campaign.spec.placeholders import PLACEHOLDER, fill_shell_line
+from campaign.spec.program import Program
 
 TASKS_FOLDER = "campaign-tasks"
 STDERR_LINES = 5  # lines of stderr a failure's message ends with
@@ -66,11 +74,13 @@ def _program_digest(path: str, stamp: tuple[int, int, int]) -> str:
 
 def files_here(command: CommandSpec) -> dict[str, str]:
     """Name -> digest of each file this worker would run: the inputs as cached (by the digest
-    they arrived under) and a program found on this worker's PATH as it is here."""
+    they arrived under), a program found on this worker's PATH as it is here, and what each
+    program runs here (its interpreter and libraries, as `expected_files` names them)."""
     files = dict(command.files)  # a parser's code is checked as a model's, when it is loaded
+    search = program_environment(command).get("PATH")
     program = command.program
-    if program is not None and not program.placed:
-        path = resolve_on_path(program.name)
+    if program is not None and not program.placed and program.name in files:
+        path = resolve_on_path(program.name, search)
         if path is None:
             files[program.name] = "not found on this worker's PATH"
         else:
@@ -78,11 +88,31 @@ def files_here(command: CommandSpec) -> dict[str, str]:
             files[program.name] = _program_digest(
                 path, (stat.st_ino, stat.st_size, stat.st_mtime_ns)
             )
+    for program in checked_programs(command):
+        expected = [name for owner, name, _ in command.runtime if owner == program.name]
+        if not expected:
+            continue
+        path = program_here(command, program, search)
+        here = program_files(command, program, path) if path else {}
+        for name in expected:
+            files[runtime_name(program.name, name)] = here.get(name, "not found on this worker")
     return files
 
 
-def resolve_on_path(name: str) -> str | None:
-    found = shutil.which(name)
+def program_here(command: CommandSpec, program: Program, search: str | None) -> str | None:
+    """Where a program is on this worker: its cached copy (placed with the inputs), or on
+    PATH."""
+    if not program.placed:
+        return resolve_on_path(program.name, search)
+    digest = dict(command.files).get(placed_name(program))
+    try:
+        return str(cached_input(digest, program.name, program.path)) if digest else None
+    except FileNotFoundError:
+        return None
+
+
+def resolve_on_path(name: str, search: str | None = None) -> str | None:
+    found = shutil.which(name, path=search)
     return os.path.abspath(found) if found else None
 
 
@@ -108,11 +138,12 @@ def run_command(
             values = placeholder_values(command, params, seed, key, replicate, folder)
             placed = place_inputs(command, folder, values)
             argv = command_line(command, folder, values)
+            env = task_environment(command, values)
         except OSError as error:
             raise CommandFailed(f"cannot prepare the task's folder: {error}", {}, True) from None
         with open(streams["stdout"], "wb") as out, open(streams["stderr"], "wb") as err:
             try:
-                process = process_tree.start(argv, folder, out, err)
+                process = process_tree.start(argv, folder, out, err, env)
             except OSError as error:
                 raise CommandFailed(f"cannot start {argv[0]}: {error}", {}, False) from None
             code = process_tree.wait(process, cancelled)
@@ -158,11 +189,19 @@ def placeholder_values(
     values = {name: text(value) for name, value in params.items()}
     values.update(
         seed=str(seed),
+        seed31=str(seed31(seed)),
         replicate=str(replicate),
         task=key,
         dir=str(folder),
         cores=str(command.cores),
     )
+    if command.chosen_by:  # the program this task runs: its copy in the folder, or its name
+        program = command.chosen_program(params[command.chosen_by])
+        if program is None:
+            raise ValueError(f"{command.chosen_by}: {params[command.chosen_by]!r} names no program")
+        values[command.chosen_by] = (
+            str(folder / placed_name(program)) if program.placed else program.name
+        )
     if "{port}" in " ".join(command.argv) or any(i.template for i in command.inputs):
         values["port"] = str(free_port())
     return values
@@ -180,14 +219,11 @@ def text(value: Any) -> str:
     return str(value)
 
 
-def fill(template: str, values: Mapping[str, str], quote: bool = False) -> str:
+def fill(template: str, values: Mapping[str, str]) -> str:
     """Replace each ``{name}`` by its value (``{{name}}`` stays as ``{name}``)."""
 
     def value(match: Any) -> str:
-        if match[1]:
-            return "{" + match[1] + "}"
-        filled = values[match[2]]
-        return shlex.quote(filled) if quote else filled
+        return "{" + match[1] + "}" if match[1] else values[match[2]]
 
     return PLACEHOLDER.sub(value, template)
 
@@ -218,15 +254,23 @@ def place_inputs(
 def command_line(command: CommandSpec, folder: Path, values: Mapping[str, str]) -> list[str]:
     """The program and its arguments for this task."""
     if command.shell:
-        line = " ".join(fill(item, values, quote=True) for item in command.argv)
-        return ["/bin/sh", "-c", line]
+        return ["/bin/sh", "-c", fill_shell_line(" ".join(command.argv), values)]
     argv = [fill(item, values) for item in command.argv[1:]]
     program = command.program
     if program is not None and program.placed:
-        executable = str(folder / Path(os.path.normpath(program.name)).as_posix())
+        executable = str(folder / placed_name(program))
     else:
-        executable = resolve_on_path(command.argv[0]) or command.argv[0]
+        first = fill(command.argv[0], values)  # a placeholder names the task's program
+        search = program_environment(command).get("PATH")
+        executable = first if "/" in first else resolve_on_path(first, search) or first
     return [executable, *argv]
+
+
+def task_environment(command: CommandSpec, values: Mapping[str, str]) -> dict[str, str] | None:
+    """The program's environment: the worker's, with ``env`` (its placeholders filled)."""
+    if not command.env:
+        return None
+    return {**os.environ, **{name: fill(value, values) for name, value in command.env}}
 
 
 def exit_failure(command: CommandSpec, code: int, stderr: Path) -> str:

@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from campaign.models.contract import Model
-from campaign.plan.sources import Sources
+from campaign.plan.program_sources import digested_programs, expected_files, placed_name
+from campaign.plan.sources import Sources, combined_digest
 from campaign.spec.command import COMMAND_MODEL, CommandSpec
 from campaign.spec.types import Spec
 
@@ -35,9 +36,28 @@ def command_declaration(command: CommandSpec) -> Model:
 
 
 def worker_model(spec: Spec, sources: Sources | None) -> str | CommandSpec:
-    """What the workers load: a model's name, or a program with the digests of its files
-    (each worker finds the inputs by digest and refuses its own copy if it differs)."""
+    """What the workers load: a model's name, or a program with the digests of its files and
+    of what each program runs (each worker finds the inputs by digest and refuses its own
+    copy of a program or library if it differs)."""
     if spec.command is None:
         return spec.model
     files: dict[str, Any] = dict(sources.code) if sources is not None else {}
-    return dataclasses.replace(spec.command, files=tuple(sorted(files.items())))
+    runtime = []
+    for program in digested_programs(spec.command):
+        entries = sources.programs.get(program.name, {}) if sources is not None else {}
+        if program.placed and program.name in entries:  # a version a factor names
+            files[placed_name(program)] = entries[program.name]
+        runtime.extend((program.name, name, digest) for name, digest in sorted(entries.items()))
+    return dataclasses.replace(
+        spec.command, files=tuple(sorted(files.items())), runtime=tuple(runtime)
+    )
+
+
+def worker_code(model: str | CommandSpec, sources: Sources | None) -> str | None:
+    """The digest of the code each worker must report for its results to count: the model's
+    code, or a program's files and what its programs run (`worker_model`)."""
+    if sources is None:
+        return None
+    if isinstance(model, CommandSpec):
+        return combined_digest(expected_files(model))
+    return sources.code_digest

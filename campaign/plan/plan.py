@@ -25,8 +25,9 @@ from campaign.models import check_params, load_model
 from campaign.models.contract import Model
 from campaign.plan.command import command_declaration
 from campaign.plan.precision import precision_progress, precision_summary
+from campaign.plan.program_sources import command_sources
 from campaign.plan.replicates import check_returned_metrics, replicates_of, stopping_rule_of
-from campaign.plan.sources import ON_CHANGE, Sources, command_sources, compare, current_sources
+from campaign.plan.sources import ON_CHANGE, Sources, compare, current_sources
 from campaign.plan.state import Plan, RunState
 from campaign.results.names import documented_name, name_clashes
 from campaign.spec.describe import precision_target
@@ -183,7 +184,7 @@ def design_sources(design: Design) -> Sources:
         (digest, cell_params(spec, cell)) for digest, cell in zip(design.cell_digests, design.cells)
     )
     if spec.command is not None:
-        return command_sources(spec.command)
+        return command_sources(spec.command, cells)
     return current_sources(spec.model, cells)
 
 

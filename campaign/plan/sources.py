@@ -22,8 +22,6 @@ import hashlib
 import importlib.metadata
 import os
 import platform
-import shlex
-import subprocess
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -32,7 +30,7 @@ from typing import Any
 
 from campaign.errors import CampaignError
 from campaign.models import MODELS_FOLDER, describe_error, load_model, source_files
-from campaign.spec.command import COMMAND_MODEL, CommandSpec
+from campaign.spec.command import COMMAND_MODEL
 
 ALGORITHM = "blake2b-256"
 ON_CHANGE = ("refuse", "rerun", "accept")
@@ -136,26 +134,42 @@ class Sources:
     ``code``: each file of the model's code (named relative to its package's folder) -> digest;
     ``inputs``: each input file (absolute path) -> digest; ``cell_inputs``: per cell (by the
     cell's digest, the first part of its task keys) the input files its tasks read.
+    ``programs``: per program a command runs, what it runs besides the code (its libraries,
+    its interpreter; `campaign.plan.program_sources`) -> digest; ``cell_programs``: per cell
+    the program a factor chose for its tasks (a program no cell is given here, every cell
+    runs).
     """
 
     code: dict[str, str]
     inputs: dict[str, str]
     cell_inputs: dict[str, tuple[str, ...]] = field(default_factory=dict)
     version: str = ""  # a program's answer to its version command
+    programs: dict[str, dict[str, str]] = field(default_factory=dict)
+    cell_programs: dict[str, str] = field(default_factory=dict)
 
     @property
     def code_digest(self) -> str:
         return combined_digest(self.code)
 
-    def stored(self) -> dict[str, Any]:
-        """What campaign.json keeps."""
+    def stored(self, earlier: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """What campaign.json keeps. From ``earlier`` (what it kept), the digests of input files
+        and programs the design no longer reads stay (a level removed and added back is no
+        change)."""
+        earlier = earlier or {}
+        inputs = {**(earlier.get("inputs") or {}), **self.inputs}
+        programs = {**(earlier.get("programs") or {}), **self.programs} if self.programs else {}
         return {
             "algorithm": ALGORITHM,
             "model_code": self.code_digest,
             "model_files": dict(sorted(self.code.items())),
-            "inputs": dict(sorted(self.inputs.items())),
+            "inputs": dict(sorted(inputs.items())),
             **({"version": self.version} if self.version else {}),
+            **({"programs": sorted_programs(programs)} if programs else {}),
         }
+
+
+def sorted_programs(programs: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, str]]:
+    return {name: dict(sorted(files.items())) for name, files in sorted(programs.items())}
 
 
 def task_inputs(model: Any, params: Mapping[str, Any]) -> tuple[str, ...]:
@@ -190,52 +204,6 @@ def current_sources(model_name: str, cells: Iterable[tuple[str, Mapping[str, Any
     return Sources(code=code, inputs=inputs, cell_inputs=cell_inputs)
 
 
-def command_files(command: CommandSpec) -> dict[str, str]:
-    """A program's files, as its code: each input (and the program, when it travels with them)
-    by the name it is placed under, and a program found on PATH by its name -> its digest. A
-    recompiled program or an edited input is then a change of the model's code."""
-    files = {item.name: _digest(Path(item.path)) for item in command.inputs}
-    program = command.program
-    if program is not None and not program.placed:
-        files[program.name] = _digest(Path(program.path))
-    if command.metrics.kind == "parse":  # the parser's code decides the metrics too
-        try:
-            parser = code_files(command.metrics.name)
-        except ValueError as error:
-            raise CampaignError(f"model.metrics.parse: {error}") from None
-        files.update({f"parser: {name}": digest for name, digest in parser.items()})
-    return files
-
-
-def command_sources(command: CommandSpec) -> Sources:
-    """The digests of a program and its inputs (every task reads them all), and its version."""
-    return Sources(code=command_files(command), inputs={}, version=program_version(command))
-
-
-VERSION_SECONDS = 30.0
-
-
-def program_version(command: CommandSpec) -> str:
-    """What ``version:`` prints (stdout, else stderr; at most 1000 characters), or ""."""
-    if command.version is None:
-        return ""
-    folder = command.folder or None
-    try:
-        done = subprocess.run(
-            list(command.version),
-            capture_output=True,
-            timeout=VERSION_SECONDS,
-            cwd=folder,
-            stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise CampaignError(
-            f"model.version: {shlex.join(command.version)} failed: {error}"
-        ) from None
-    text = (done.stdout or done.stderr).decode(errors="replace").strip()
-    return text[:1000]
-
-
 def _digest(path: Path) -> str:
     try:
         return file_digest(path)
@@ -256,6 +224,7 @@ class Change:
     code_files: list[str]  # files of the model's code changed, added or removed
     input_files: list[str]  # input files whose content is not the stored one
     cells: set[str] | None  # digests of the cells whose results it affects (None: every cell)
+    program_files: dict[str, list[str]] = field(default_factory=dict)  # program -> names
 
     def narrowed(self, cells: set[str], sources: Sources) -> Change:
         """The change as far as it concerns these cells (those with stored results)."""
@@ -263,7 +232,9 @@ class Change:
             return self
         read = {path for cell in cells for path in sources.cell_inputs.get(cell, ())}
         files = [path for path in self.input_files if path in read]
-        return Change(self.code_files, files, self.cells & cells)
+        run = {sources.cell_programs.get(cell) for cell in cells}
+        programs = {p: names for p, names in self.program_files.items() if p in run}
+        return Change(self.code_files, files, self.cells & cells, programs)
 
     def affects(self, key: str) -> bool:
         """Whether the task with this key was computed from other sources than now."""
@@ -278,6 +249,12 @@ class Change:
         if self.input_files:
             noun = "input file" if len(self.input_files) == 1 else "input files"
             parts.append(f"{noun} {_listed(self.input_files)} changed")
+        for program, names in self.program_files.items():
+            if names == [program]:
+                parts.append(f"program {program} changed")
+            else:
+                what = "program {0} or what it runs" if program in names else "what {0} runs"
+                parts.append(f"{what.format(program)} changed ({_listed(names)})")
         return " and ".join(parts)
 
 
@@ -300,15 +277,46 @@ def compare(stored: Mapping[str, Any] | None, current: Sources) -> Change | None
         for path, digest in current.inputs.items()
         if old_inputs.get(path, digest if digest in known else None) != digest
     )
-    if not code_files and not changed:
+    programs = program_changes(stored.get("programs"), current.programs)
+    if not code_files and not changed and not programs:
         return None
     cells = None
-    if not code_files:
+    chosen = set(current.cell_programs.values())
+    if not code_files and all(program in chosen for program in programs):
         changed_set = set(changed)
         cells = {
             cell for cell, paths in current.cell_inputs.items() if changed_set.intersection(paths)
         }
-    return Change(code_files=code_files, input_files=changed, cells=cells)
+        cells |= {cell for cell, program in current.cell_programs.items() if program in programs}
+    return Change(code_files, changed, cells, programs)
+
+
+def program_difference(
+    a: Mapping[str, Mapping[str, str]] | None, b: Mapping[str, Mapping[str, str]] | None
+) -> str | None:
+    """How the programs two campaign.json's sources name differ, in words (None: the same, or
+    one of them kept none: stored before libraries were digested)."""
+    changed = program_changes(a, b or {}) if b is not None else {}
+    if not changed:
+        return None
+    program, names = next(iter(changed.items()))
+    return f"program {program} ran with other files: {_listed(names)} differ"
+
+
+def program_changes(
+    stored: Mapping[str, Mapping[str, str]] | None, current: Mapping[str, Mapping[str, str]]
+) -> dict[str, list[str]]:
+    """Per program, the names of what it runs whose digest is not the stored one (none for
+    results stored before programs' libraries were digested: nothing to compare)."""
+    if stored is None:
+        return {}
+    changes = {}
+    for program, files in sorted(current.items()):
+        old = stored.get(program) or {}
+        names = sorted(name for name in {*old, *files} if old.get(name) != files.get(name))
+        if names:
+            changes[program] = names
+    return changes
 
 
 def _listed(names: list[str], most: int = 3) -> str:

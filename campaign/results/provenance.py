@@ -119,7 +119,8 @@ def provenance(design: Design, confidence: float, status: np.ndarray) -> dict[st
 
 def source_provenance(identity: Mapping[str, Any]) -> dict[str, str]:
     """Global attributes saying what the results were computed from (campaign.json): digests
-    of the model's code and of the input files, and any choice made when they changed."""
+    of the model's code and of the input files, any choice made when they changed, and for a
+    program its version and, per program, what it runs (libraries, interpreter) by name."""
     sources = identity.get("sources")
     if not sources:
         return {}
@@ -130,6 +131,11 @@ def source_provenance(identity: Mapping[str, Any]) -> dict[str, str]:
         "input_digests": json.dumps(sources.get("inputs") or {}, sort_keys=True),
         "source_changes": json.dumps(identity.get("source_changes") or []),
         **({"program_version": sources["version"]} if sources.get("version") else {}),
+        **(
+            {"program_files": json.dumps(sources["programs"], sort_keys=True)}
+            if sources.get("programs")
+            else {}
+        ),
     }
 
 

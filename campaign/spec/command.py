@@ -7,26 +7,27 @@ model:
 ```
 
 Everything that can be checked without running the program is checked here, one line per
-problem: the program is found (the spec's folder, then PATH), every input exists, every
-placeholder of the command and of the templates names a param, a factor or one of
+problem: the program is found (`campaign.spec.program`: the spec's folder, then PATH; the
+first word of a shell line; each program a factor names), every input exists, every
+placeholder of the command, of the templates and of ``env`` names a param, a factor or one of
 `TASK_PLACEHOLDERS`, and every factor is used by a placeholder (a factor that cannot change
 the run would give equal results under different labels) unless listed in ``labels``.
-What runs on the worker is `campaign.execute.command`; the digests of the program and the
-inputs are the plan's (`campaign.plan.sources`).
+What runs on the worker is `campaign.execute.command`; the digests of the programs, the
+inputs and ``env`` are the plan's (`campaign.plan.program_sources`).
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from campaign.errors import CampaignError
 from campaign.spec.placeholders import PLACEHOLDER, TASK_PLACEHOLDERS, check_placeholders
+from campaign.spec.program import Program, find_programs, is_below, parse_env
 from campaign.spec.program_metrics import (
     DeclaredMetric,
     MetricsSource,
@@ -56,6 +57,8 @@ COMMAND_KEYS = {
     "labels": "factors that no placeholder uses: they only label the results",
     "resources": "what one task needs: {cores: N, memory: 8GB} (Dask worker resources)",
     "version": "a command printing the program's version, stored in the provenance",
+    "env": "environment variables set for the program: {NAME: value} (part of what results "
+    "mean: a change makes them stale)",
 }
 SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?i?[bB]?)\s*")
 UNITS = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
@@ -71,17 +74,6 @@ class InputFile:
     name: str
     path: str
     template: bool = False
-
-
-@dataclass(frozen=True)
-class Program:
-    """The program a command runs: ``name`` as written; ``path`` as found here; ``placed``:
-    found in the spec's folder, so it travels with the inputs (else each machine finds
-    ``name`` on its PATH)."""
-
-    name: str
-    path: str
-    placed: bool
 
 
 @dataclass(frozen=True)
@@ -105,7 +97,7 @@ class CommandSpec:
     (with ``files``, the digests the plan took) instead of a model name to import."""
 
     argv: tuple[str, ...]
-    program: Program | None  # None with shell: /bin/sh runs the line
+    program: Program | None  # None: /bin/sh runs the line itself, or a placeholder names it
     inputs: tuple[InputFile, ...] = ()
     metrics: MetricsSource = MetricsSource()
     declare: tuple[DeclaredMetric, ...] = ()
@@ -117,6 +109,11 @@ class CommandSpec:
     version: tuple[str, ...] | None = None
     files: tuple[tuple[str, str], ...] = ()  # name -> digest of the program and inputs
     folder: str = ""  # the spec's folder on this machine (where the version command runs)
+    env: tuple[tuple[str, str], ...] = ()  # set for the program ({name} placeholders filled)
+    chosen_by: str = ""  # the factor or param whose values name the program
+    choices: tuple[tuple[str, Program], ...] = ()  # its values -> the programs they name
+    # what the plan digested of each program beside its own file: (program, name, digest)
+    runtime: tuple[tuple[str, str, str], ...] = ()
 
     def __str__(self) -> str:
         return COMMAND_MODEL
@@ -124,6 +121,26 @@ class CommandSpec:
     @property
     def cores(self) -> int:
         return self.resources.cores if self.resources else 1
+
+    @property
+    def programs(self) -> tuple[Program, ...]:
+        """Every program the command may run."""
+        if self.program is not None:
+            return (self.program,)
+        return tuple(program for _, program in self.choices)
+
+    def chosen_program(self, value: Any) -> Program | None:
+        """The program a value of ``chosen_by`` names: as written, or as a path (a task's
+        params hold a path of the spec's folder made absolute)."""
+        for written, program in self.choices:
+            if value in (written, program.path):
+                return program
+        if isinstance(value, str) and os.path.isabs(value):
+            real = os.path.realpath(value)
+            for _, program in self.choices:
+                if os.path.realpath(program.path) == real:
+                    return program
+        return None
 
     @property
     def declared(self) -> dict[str, dict[str, str]]:
@@ -147,8 +164,10 @@ def parse_command(
     factor_names: list[str],
     base: Path,
     fail: Fail,
+    levels: Mapping[str, Sequence[Any]] | None = None,
 ) -> CommandSpec:
-    """The ``model:`` mapping of a spec whose model is a program (``base``: the spec's folder)."""
+    """The ``model:`` mapping of a spec whose model is a program (``base``: the spec's folder;
+    ``levels``: each factor's values, for a factor that names the program)."""
     for key in raw:
         if key not in COMMAND_KEYS:
             raise fail(f"model: unknown key {key!r}; allowed: {', '.join(COMMAND_KEYS)}")
@@ -159,9 +178,12 @@ def parse_command(
         raise fail(f"model.shell: {shell!r} is not allowed; use true or false")
     argv = parse_argv(raw["command"], shell, fail)
     inputs = parse_inputs(raw.get("inputs"), raw.get("templates"), base, fail)
-    program = None if shell else find_program(argv[0], base, fail)
-    if program is not None and program.placed:
-        inputs = with_program(inputs, program)
+    values = {name: (value,) for name, value in params.items()} | dict(levels or {})
+    found = find_programs(argv, shell, values, base, fail)
+    for program in (found.program, *(program for _, program in found.choices)):
+        if program is not None and program.placed:
+            inputs = with_program(inputs, program)
+    env = parse_env(raw.get("env"), fail)
     names = {*params, *factor_names}
     clash = sorted(names & set(TASK_PLACEHOLDERS))
     if clash:
@@ -169,8 +191,8 @@ def parse_command(
             f"{clash[0]!r} names a param or factor and a placeholder of the task "
             f"({', '.join(TASK_PLACEHOLDERS)}): rename it"
         )
-    used = check_placeholders(argv, inputs, names, fail)
-    if program is not None:
+    used = check_placeholders(argv, inputs, names, fail, env)
+    if not shell:
         check_arguments_listed(argv[1:], inputs, base, fail)
     labels = parse_name_list(raw.get("labels"), "model.labels", fail)
     for label in labels:
@@ -188,7 +210,7 @@ def parse_command(
     metrics = parse_metrics_source(raw.get("metrics", "stdout"), declare, fail, "metrics" in raw)
     return CommandSpec(
         argv=argv,
-        program=program,
+        program=found.program,
         inputs=inputs,
         metrics=metrics,
         declare=declare,
@@ -199,6 +221,9 @@ def parse_command(
         resources=resources,
         version=parse_version(raw.get("version"), fail),
         folder=os.path.abspath(base),
+        env=env,
+        chosen_by=found.chosen_by,
+        choices=found.choices,
     )
 
 
@@ -216,32 +241,7 @@ def parse_argv(raw: Any, shell: bool, fail: Fail) -> tuple[str, ...]:
         if isinstance(item, bool) or not isinstance(item, str | int | float) or item == "":
             raise fail(f"model.command: {item!r} is not an argument; use text or a number")
         argv.append(str(item))
-    if not shell and PLACEHOLDER.search(argv[0]):
-        raise fail(f"model.command: the program {argv[0]!r} cannot hold a placeholder")
     return tuple(argv)
-
-
-def find_program(name: str, base: Path, fail: Fail) -> Program:
-    """The program: a path (relative to the spec), a file of the spec's folder, or on PATH."""
-    candidate = Path(name).expanduser()
-    local = candidate if candidate.is_absolute() else base / candidate
-    if "/" in name or local.is_file():
-        if not local.is_file():
-            raise fail(f"model.command: program {name!r} not found ({local} is no file)")
-        if not os.access(local, os.X_OK):
-            raise fail(f"model.command: program {local} is not executable (chmod +x it)")
-        placed = not candidate.is_absolute() and is_below(local, base)
-        return Program(name, os.path.abspath(local), placed)
-    found = shutil.which(name)
-    if found is None:
-        raise fail(
-            f"model.command: program {name!r} not found in the spec's folder {base} or on PATH"
-        )
-    return Program(name, os.path.abspath(found), False)
-
-
-def is_below(path: Path, folder: Path) -> bool:
-    return Path(os.path.abspath(path)).is_relative_to(os.path.abspath(folder))
 
 
 def parse_inputs(inputs: Any, templates: Any, base: Path, fail: Fail) -> tuple[InputFile, ...]:

@@ -3,9 +3,13 @@ design, replicates, precision target, metrics and output folder."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
-from campaign.spec.load import Precision, Spec
+from campaign.spec.command import CommandSpec
+from campaign.spec.load import Factor, Precision, Spec
+from campaign.spec.program import Program
 from campaign.spec.types import DEFAULT_PERCENTILES
 
 
@@ -15,6 +19,9 @@ def describe_spec(spec: Spec) -> str:
         lines[0] += f": {' '.join(spec.command.argv)}"
         if spec.command.inputs:
             lines.append(f"  inputs: {', '.join(i.name for i in spec.command.inputs)}")
+        lines.append(f"  {describe_programs(spec.command)}")
+        if spec.command.env:
+            lines.append(f"  env: {', '.join(f'{n}={v}' for n, v in spec.command.env)}")
     if spec.description:
         lines.append(f"  {spec.description.strip()}")
     for name, value in spec.params.items():
@@ -28,6 +35,21 @@ def describe_spec(spec: Spec) -> str:
         lines.append(f"  percentiles of samples: {', '.join(map(str, spec.percentiles))}")
     lines.append(f"  output: {spec.output}")
     return "\n".join(lines)
+
+
+def describe_programs(command: CommandSpec) -> str:
+    """Which program the command runs, as digested: with the inputs, or on PATH here."""
+
+    def found(program: Program) -> str:
+        where = "with the inputs" if program.placed else f"on PATH here: {program.path}"
+        return f"{program.name} ({where})"
+
+    if command.choices:
+        named = ", ".join(f"{found(program)}" for _, program in command.choices)
+        return f"program: {{{command.chosen_by}}} names one of {named}"
+    if command.program is None:
+        return "program: none (the shell line starts with a builtin or shell syntax)"
+    return f"program: {found(command.program)}"
 
 
 def describe_factors(spec: Spec) -> list[str]:
@@ -45,13 +67,45 @@ def describe_factors(spec: Spec) -> list[str]:
             how = f" ({', '.join(on)})" if on else ""
             lines.append(f"factor {factor.name}{paired}: range {low:g} to {high:g}{how}")
             continue
-        levels = ", ".join(str(label) for label in factor.labels)
+        levels = describe_levels(factor)
         if factor.labels == ("low", "high"):  # a range only in a design of points
             levels += (
                 " (labelled levels; a range {low, high} needs design: latin_hypercube or sobol)"
             )
-        lines.append(f"factor {factor.name}{paired}: {len(factor.labels)} levels: {levels}")
+        lines.append(f"factor {factor.name}{paired}: {len(factor.labels)} levels{levels}")
     return lines
+
+
+def describe_levels(factor: Factor) -> str:
+    """A factor's levels and their type, as a model or program receives them: ``(numbers):
+    1.0, 1.5`` for a list (one type), ``label = value (type)`` each for a mapping."""
+    if not factor.labelled:
+        kinds = {value_kind(value) for value in factor.values}
+        kind = f" ({kinds.pop()}s)" if len(kinds) == 1 else ""
+        return kind + ": " + ", ".join(str(label) for label in factor.labels)
+    shown = (
+        f"{label} = {shorten(json.dumps(value) if isinstance(value, list | dict) else str(value))}"
+        f" ({value_kind(value)})"
+        for label, value in zip(factor.labels, factor.values)
+    )
+    return ": " + ", ".join(shown)
+
+
+def value_kind(value: object) -> str:
+    """A value's type in words."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "list"
+    return "mapping" if isinstance(value, dict) else "null" if value is None else "value"
+
+
+def shorten(text: str, most: int = 40) -> str:
+    return text if len(text) <= most else text[: most - 3] + "..."
 
 
 def describe_size(spec: Spec) -> list[str]:

@@ -85,8 +85,8 @@ def parse_spec(data: Any, text: str = "", path: Path | None = None) -> Spec:
     seed = parse_seed(data["seed"], fail)
     kind, options = design_kind(data.get("design", designs.FULL), fail)
     factors = parse_factors(data.get("factors") or {}, params, fail, kind in designs.POINT_KINDS)
+    model, command = parse_model(data["model"], params, factors, path, fail)
     factor_names = [f.name for f in factors]
-    model, command = parse_model(data["model"], params, factor_names, path, fail)
     resources = parse_resources(data.get("resources"), "resources", fail)
     if command is not None and command.resources is not None:
         if resources is not None:
@@ -152,13 +152,15 @@ def parse_name(name: Any, fail: Fail) -> str:
 
 
 def parse_model(
-    model: Any, params: dict[str, Any], factor_names: list[str], path: Path | None, fail: Fail
+    model: Any, params: dict[str, Any], factors: list[Factor], path: Path | None, fail: Fail
 ) -> tuple[str, CommandSpec | None]:
     """A registered model's name or 'package.module:function' (imported later, by the plan),
     or a program (`campaign.spec.command`): the model's name and the program, if any."""
     if isinstance(model, dict):
         base = path.parent if path else Path.cwd()
-        return COMMAND_MODEL, parse_command(model, params, factor_names, base, fail)
+        names = [f.name for f in factors]
+        levels = {f.name: f.values for f in factors}
+        return COMMAND_MODEL, parse_command(model, params, names, base, fail, levels)
     return parse_model_name(model, fail), None
 
 

@@ -2,13 +2,16 @@
 
 The file is read with guards: at most `MAX_SPEC_BYTES`, UTF-8, no duplicate keys, no YAML
 alias bomb (aliases are counted where they are used), nesting at most `MAX_SPEC_DEPTH`
-deep. Each key is then checked by `campaign.spec.keys`, without the model: the plan checks
-every cell against it (`campaign.plan.plan.check_model`). Every problem is one
-`CampaignError` line, before anything runs.
+deep. Numbers with an exponent are read as YAML 1.2 reads them (``1e6``, ``1.0e6`` and
+``2.5E-3`` are floats; YAML 1.1, PyYAML's default, wants a dot and a signed exponent and
+reads the first two as strings). Each key is then checked by `campaign.spec.keys`, without
+the model: the plan checks every cell against it (`campaign.plan.plan.check_model`). Every
+problem is one `CampaignError` line, before anything runs.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +31,7 @@ __all__ = [
     "Spec",
     "load_spec",
     "parse_spec",
+    "spec_from_text",
 ]
 
 MAX_SPEC_BYTES = 1 << 20  # a spec is a page of text; this bounds reading it
@@ -39,9 +43,19 @@ MERGE_TAG = "tag:yaml.org,2002:merge"  # the YAML merge key '<<', not a key of i
 def load_spec(path: str | Path) -> Spec:
     """Read a YAML spec file and validate it; relative paths are relative to the file."""
     path = Path(path)
-    text = read_text(path)
+    return spec_from_text(read_text(path), path, str(path))
+
+
+def spec_from_text(text: str, path: Path | None = None, where: str = "spec") -> Spec:
+    """A spec from its text (a file's, or the one a results file or campaign.json keeps),
+    read as `load_spec` reads a file; ``where`` names it in errors."""
+    return parse_spec(read_yaml(text, where), text=text, path=path)
+
+
+def read_yaml(text: str, path: str) -> Any:
+    """The spec's YAML document, read with `SpecLoader`'s guards."""
     try:
-        data = yaml.load(text, Loader=SpecLoader)
+        return yaml.load(text, Loader=SpecLoader)
     except SpecProblem as problem:
         raise CampaignError(f"{path}: line {problem.line}: {problem.message}") from None
     except yaml.YAMLError as error:
@@ -53,7 +67,6 @@ def load_spec(path: str | Path) -> Spec:
         raise CampaignError(
             f"{path}: values are nested too deeply (at most {MAX_SPEC_DEPTH} levels)"
         ) from None
-    return parse_spec(data, text=text, path=path)
 
 
 def read_text(path: Path) -> str:
@@ -146,3 +159,9 @@ class SpecLoader(yaml.SafeLoader):
                     "keep one",
                 )
             seen[key] = line
+
+
+# YAML 1.2's floats that YAML 1.1 reads as strings: an exponent without a dot before it or
+# without a sign (1e6, 1.0e6, 2.5E3); those with both (1.0e+6) are floats in either
+EXPONENT_FLOAT = re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$")
+SpecLoader.add_implicit_resolver("tag:yaml.org,2002:float", EXPONENT_FLOAT, list("-+.0123456789"))

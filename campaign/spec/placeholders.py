@@ -2,13 +2,16 @@
 
 A placeholder ``{name}`` names a param, a factor or one of `TASK_PLACEHOLDERS`; ``{{name}}``
 is a literal ``{name}``. A template is a configuration file, read whole (at most
-`MAX_TEMPLATE_BYTES`). `campaign.execute.command` fills them on the worker.
+`MAX_TEMPLATE_BYTES`). `campaign.execute.command` fills them on the worker; a shell line is
+filled by `fill_shell_line`, which gives each value as one shell word wherever it stands.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,7 +19,8 @@ if TYPE_CHECKING:
     from campaign.spec.command import Fail, InputFile
 
 TASK_PLACEHOLDERS = {
-    "seed": "the task's seed",
+    "seed": "the task's seed (0 to 2**63 - 1: a signed 64-bit integer holds it)",
+    "seed31": "a seed of 31 bits (0 to 2**31 - 1) from the task's seed, for a 32-bit parser",
     "replicate": "the task's replicate index",
     "task": "the task's key",
     "dir": "the task's folder (absolute path)",
@@ -28,12 +32,18 @@ MAX_TEMPLATE_BYTES = 10 * 2**20  # a template is a configuration file, read whol
 
 
 def check_placeholders(
-    argv: tuple[str, ...], inputs: tuple[InputFile, ...], names: set[str], fail: Fail
+    argv: tuple[str, ...],
+    inputs: tuple[InputFile, ...],
+    names: set[str],
+    fail: Fail,
+    env: tuple[tuple[str, str], ...] = (),
 ) -> set[str]:
-    """Refuse a placeholder that names nothing; the names the command and templates use."""
+    """Refuse a placeholder that names nothing; the names the command, the templates and the
+    environment's values use."""
     allowed = sorted(names) + list(TASK_PLACEHOLDERS)
     used: set[str] = set()
     sources: list[tuple[str, str]] = [("model.command", " ".join(argv))]
+    sources.extend((f"model.env.{name}", value) for name, value in env)
     for item in inputs:
         if item.template:
             sources.append((f"model.templates: {item.name}", read_template(item, fail)))
@@ -61,3 +71,63 @@ def read_template(item: InputFile, fail: Fail) -> str:
         return Path(item.path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise fail(f"model.templates: cannot read {item.path} as UTF-8 text: {error}") from None
+
+
+def fill_shell_line(line: str, values: Mapping[str, str]) -> str:
+    """A shell line with each placeholder replaced by its value, shell-quoted once, so that
+    ``/bin/sh`` reads exactly the value whatever it holds (spaces, ``;``, quotes, ``$``).
+
+    A placeholder outside quotes becomes one quoted word; inside quotes (``"{x}"``,
+    ``'{x}'``, ``"--name={x}.csv"``) the quotes are closed before the value and opened again
+    after it, so the word the user quoted holds the value, not the value's own quotes. The
+    quoting is followed through backslashes, ``$(...)`` and backquotes (inside which a
+    value's backslashes, backquotes and dollars are escaped once more, as they read them)."""
+    out: list[str] = []
+    stack: list[list] = [["plain", 0]]  # quoting contexts: plain, ', ", $( (with depth), `
+    i = 0
+    while i < len(line):
+        match = PLACEHOLDER.match(line, i)
+        kind = stack[-1][0]
+        if match:
+            if match[1]:
+                out.append("{" + match[1] + "}")
+            else:
+                word = shlex.quote(values[match[2]])
+                for _ in range(sum(context[0] == "`" for context in stack)):
+                    word = re.sub(r"([\\`$])", r"\\\1", word)  # as backquotes read it
+                out.append(f"{kind}{word}{kind}" if kind in ("'", '"') else word)
+            i = match.end()
+            continue
+        char, pair = line[i], line[i : i + 2]
+        if char == "\\" and kind != "'" and pair != "\\{":
+            step = 2  # an escaped character: no quote, nothing opened or closed
+        else:
+            _follow_quoting(stack, char, pair)
+            step = 2 if pair == "$(" and kind != "'" else 1
+        out.append(line[i : i + step])
+        i += step
+    return "".join(out)
+
+
+def _follow_quoting(stack: list[list], char: str, pair: str) -> None:
+    """Update the quoting contexts for the character ``char`` (``pair``: it and the next)."""
+    kind = stack[-1][0]
+    if kind == "'":
+        if char == "'":
+            stack.pop()
+    elif pair == "$(":
+        stack.append(["$(", 0])
+    elif char == "`":
+        stack.pop() if kind == "`" else stack.append(["`", 0])
+    elif kind == '"':
+        if char == '"':
+            stack.pop()
+    elif char in "'\"":
+        stack.append([char, 0])
+    elif kind == "$(" and char == "(":
+        stack[-1][1] += 1
+    elif kind == "$(" and char == ")":
+        if stack[-1][1]:
+            stack[-1][1] -= 1
+        else:
+            stack.pop()

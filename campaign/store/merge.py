@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import xarray as xr
-import yaml
 
 from campaign.design.shards import Shard, owners
 from campaign.design.tasks import Design
@@ -43,7 +42,7 @@ from campaign.models import load_model
 from campaign.plan.command import command_declaration
 from campaign.plan.plan import Plan, identity
 from campaign.plan.state import RunState
-from campaign.spec.load import Spec, parse_spec
+from campaign.spec.load import Spec, spec_from_text
 from campaign.store.folder import (
     IDENTITY_FILE,
     SHARD_FOLDERS,
@@ -191,8 +190,8 @@ def spec_of(folder: Folder, out: Path) -> Spec:
     path = Path(design["spec_file"]) if design.get("spec_file") else None
     text = design["spec"]
     try:
-        spec = parse_spec(yaml.safe_load(text), text=text, path=path)
-    except (CampaignError, yaml.YAMLError) as error:
+        spec = spec_from_text(text, path)
+    except CampaignError as error:
         raise CampaignError(
             f"merge: {folder.path}/campaign.json keeps a spec that no longer loads ({error})"
         ) from None

@@ -1,7 +1,7 @@
 """The output folders a merge joins, and whether they hold one campaign: the same model,
 fixed params and seed, the same design, computed from the same model code and input files
-(by content), cut into the same number of shards. A folder that does not is refused in one
-line saying why, before anything is written."""
+(by content) and the same programs and libraries, cut into the same number of shards. A
+folder that does not is refused in one line saying why, before anything is written."""
 
 from __future__ import annotations
 
@@ -9,11 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from campaign.design.tasks import canonical
 from campaign.errors import CampaignError
-from campaign.spec.load import Spec, parse_spec
+from campaign.plan.sources import program_difference
+from campaign.spec.load import Spec, spec_from_text
 from campaign.store.identity import IDENTITY_FIELDS
 
 
@@ -78,6 +77,9 @@ def check_same_campaign(reference: Folder, folder: Folder) -> None:
             f"{where} (computed from other code of model {a.get('model')}: "
             f"{', '.join(files[:3]) or 'its files'} differ); run every shard with the same code"
         )
+    differs = program_difference(sources_of(a).get("programs"), sources_of(b).get("programs"))
+    if differs:
+        raise CampaignError(f"{where} ({differs}); run every shard with the same programs")
     inputs_a, inputs_b = reference.inputs, folder.inputs
     for one, other, path in (
         (inputs_b, inputs_a, folder.path),
@@ -116,9 +118,9 @@ def _shown(params: dict[str, Any], key: str) -> str:
 def design_difference(reference: Folder, folder: Folder) -> str:
     """What differs between the designs two shards were cut from, from their specs."""
     try:
-        a = parse_spec(yaml.safe_load(reference.design["spec"]))
-        b = parse_spec(yaml.safe_load(folder.design["spec"]))
-    except (CampaignError, yaml.YAMLError):
+        a = spec_from_text(reference.design["spec"])
+        b = spec_from_text(folder.design["spec"])
+    except CampaignError:
         return "another design"
     if a.replicates != b.replicates:
         return f"replicates: {a.replicates} against {b.replicates}"

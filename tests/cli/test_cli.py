@@ -41,8 +41,8 @@ def test_validate_prints_the_design(finished, capsys):
     path, _ = finished
     assert main(["validate", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "factor arrival_rate: 2 levels: 0.3, 0.6" in out
-    assert "factor service_rate: 2 levels: fast, slow" in out
+    assert "factor arrival_rate: 2 levels (numbers): 0.3, 0.6" in out
+    assert "factor service_rate: 2 levels: fast = 2.0 (number), slow = 1.0 (number)" in out
     assert "design: 4 cells x 4 replicates = 16 tasks; seed 17" in out
 
 

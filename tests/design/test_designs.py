@@ -294,7 +294,8 @@ def test_a_range_in_a_full_design_stays_two_labelled_levels(write_spec, capsys):
     assert (factor.labels, factor.values, factor.range) == (("low", "high"), (0.3, 0.6), None)
     assert main(["validate", str(path)]) == 0
     assert (
-        "  factor arrival_rate: 2 levels: low, high (labelled levels; a range {low, high} needs "
+        "  factor arrival_rate: 2 levels: low = 0.3 (number), high = 0.6 (number) (labelled "
+        "levels; a range {low, high} needs "
         "design: latin_hypercube or sobol)\n" in capsys.readouterr().out
     )
 

@@ -309,7 +309,7 @@ def run_one(tmp_path, text, script, key="k"):
     """One task of a program through the worker's own function, outside Dask."""
     from campaign.execute.worker import run_batch
     from campaign.plan.command import worker_model
-    from campaign.plan.sources import command_sources
+    from campaign.plan.program_sources import command_sources
     from campaign.spec.load import load_spec
 
     (tmp_path / "run.sh").write_text(script)

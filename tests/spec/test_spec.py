@@ -288,7 +288,8 @@ THOUSAND = "[" + ", ".join(str(i) for i in range(1000)) + "]"
         ),
         (
             "precision: {metrics: [mean_wait], half_width: 0.1, max_replicates: 1e9}",
-            "precision.max_replicates: '1e9' is not allowed; use an integer >= min_replicates (5)",
+            "precision.max_replicates: 1000000000.0 is not allowed; use an integer >= "
+            "min_replicates (5)",
         ),
         (
             "precision: {metrics: [mean_wait], half_width: 0.1, max_replicates: 1.0e+9}",
@@ -318,3 +319,47 @@ def test_a_precision_target_with_too_many_replicates_is_refused_before_expansion
     assert "the design has 4 cells x 1,000,000,000 replicates (precision.max_replicates)" in str(
         info.value
     )
+
+
+NUMBERS = """
+name: numbers
+model: mm1
+params: {customers: 200, fail_above: 1e3}
+factors:
+  arrival_rate: [2.5E-1, 5e-1]
+  service_rate: {slow: 1e0, fast: 2.0e0}
+paired: [service_rate]
+replicates: 2
+seed: 5
+output: out
+"""
+
+
+def test_exponent_numbers_are_read_as_yaml_1_2_reads_them(tmp_path, capsys):
+    path = write(tmp_path, NUMBERS)
+    spec = load_spec(path)
+    assert spec.params == {"customers": 200, "fail_above": 1000.0}
+    assert spec.factor("arrival_rate").values == (0.25, 0.5)
+    assert spec.factor("service_rate").values == (1.0, 2.0)
+    assert main(["validate", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "  factor arrival_rate: 2 levels (numbers): 0.25, 0.5\n" in out
+    levels = "slow = 1.0 (number), fast = 2.0 (number)"
+    assert f"  factor service_rate (paired): 2 levels: {levels}\n" in out
+    quoted = write(tmp_path, NUMBERS.replace("[2.5E-1, 5e-1]", '["2.5E-1", "5e-1"]'))
+    assert load_spec(quoted).factor("arrival_rate").values == ("2.5E-1", "5e-1")
+    assert main(["validate", str(quoted)]) == 2  # quoted, a string: the model refuses it
+    assert "parameter 'arrival_rate' must be a number > 0 (1/s), got '2.5E-1'" in (
+        capsys.readouterr().err
+    )
+
+
+def test_a_results_file_gives_back_the_numbers_its_spec_file_gave(tmp_path):
+    import campaign
+    from campaign.verify import verify
+
+    path = write(tmp_path, NUMBERS)
+    data = campaign.run(path, workers=1, progress=False)
+    assert data.arrival_rate.values.tolist() == [0.25, 0.5]
+    verdict = verify(tmp_path / "out", count=3, workers=1)
+    assert (verdict.sampled, verdict.reproduced) == (3, 3)

@@ -1,0 +1,157 @@
+"""What a program's results are computed from: its files, its environment, its runtime.
+
+- **code** (`command_files`, every task reads it): each input by the name it is placed under,
+  the program when it is the command's own item (placed, or on PATH), the ``{parse:}``
+  parser's code, and each ``env`` variable (``env NAME``, a digest of its value as written).
+  A recompiled program, an edited input or another ``env`` value makes every stored result
+  stale.
+- **programs** (`program_files`, per program): what each program runs besides the code above,
+  as `campaign.plan.runtime` lists it (its interpreter, its shared libraries), and the
+  program's own file when it is not among the code: the first word of a shell line found on
+  PATH, and each program a factor names. A cell runs one program, so when a factor names
+  the program (``{sim}`` with ``sim: {v1: ./mw.v1, v2: ./mw}``), a changed version or library
+  makes only the tasks of the levels that run it stale.
+
+The worker is sent these digests and compares its own copies with them
+(`campaign.execute.command.files_here`), so a worker with another copy of a program or of a
+library is not used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from campaign.errors import CampaignError
+from campaign.plan.runtime import digest, runtime_files
+from campaign.plan.sources import Sources, code_files, file_digest
+from campaign.plan.version import program_version
+from campaign.spec.command import CommandSpec
+from campaign.spec.program import Program
+
+ENV_PREFIX = "env "  # a variable of model.env among the code's names
+
+
+def command_files(command: CommandSpec) -> dict[str, str]:
+    """The code of a program (see the module): name -> digest."""
+    chosen = {placed_name(program) for _, program in command.choices if program.placed}
+    files = {
+        item.name: _digest(Path(item.path)) for item in command.inputs if item.name not in chosen
+    }
+    program = command.program
+    if program is not None and not program.placed and not command.shell:
+        files[program.name] = _digest(Path(program.path))
+    for name, value in command.env:
+        files[ENV_PREFIX + name] = hashlib.blake2b(value.encode(), digest_size=32).hexdigest()
+    if command.metrics.kind == "parse":  # the parser's code decides the metrics too
+        try:
+            parser = code_files(command.metrics.name)
+        except ValueError as error:
+            raise CampaignError(f"model.metrics.parse: {error}") from None
+        files.update({f"parser: {name}": digest for name, digest in parser.items()})
+    return files
+
+
+def digested_programs(command: CommandSpec) -> tuple[Program, ...]:
+    """Every program whose runtime is digested: the command's own (or each a factor names),
+    and each input that is an executable binary or script, as a launcher runs it
+    (``mpirun -np 4 ./sim``, ``timeout 60 ./sim``)."""
+    programs = list(command.programs)
+    taken = {placed_name(p) for p in programs if p.placed}
+    for item in command.inputs:
+        if not item.template and item.name not in taken and is_executable(item.path):
+            programs.append(Program(item.name, item.path, placed=True))
+    return tuple(programs)
+
+
+def checked_programs(command: CommandSpec) -> tuple[Program, ...]:
+    """The programs whose runtime a worker checks: those the plan digested (``runtime``)."""
+    known = {p.name: p for p in command.programs}
+    known.update(
+        (i.name, Program(i.name, i.path, True)) for i in command.inputs if i.name not in known
+    )
+    owners = dict.fromkeys(owner for owner, _, _ in command.runtime)
+    return tuple(known[owner] for owner in owners if owner in known)
+
+
+def is_executable(path: str) -> bool:
+    """An executable file that is a binary or a script (``#!``)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4)
+    except OSError:
+        return False
+    return os.access(path, os.X_OK) and (head == b"\x7fELF" or head.startswith(b"#!"))
+
+
+def program_files(command: CommandSpec, program: Program, path: str) -> dict[str, str]:
+    """What ``program`` (found at ``path`` on this machine) runs beyond `command_files`
+    (its interpreter and libraries, and its own file when not among the code): name -> digest."""
+    env = program_environment(command)
+    files = runtime_files(path, env, command.folder)
+    chosen = any(program == choice for _, choice in command.choices)
+    if chosen or (command.shell and program == command.program and not program.placed):
+        files[program.name] = digest(path) if os.path.isfile(path) else "not found"
+    return files
+
+
+def program_environment(command: CommandSpec) -> dict[str, str]:
+    """The environment a program finds its interpreter and libraries with: this process's,
+    with ``env`` (values without placeholders: those are known per task only)."""
+    env = dict(os.environ)
+    env.update((name, value) for name, value in command.env if "{" not in value)
+    return env
+
+
+def placed_name(program: Program) -> str:
+    """The name a program of the spec's folder is placed under in a task's folder."""
+    return Path(os.path.normpath(program.name)).as_posix()
+
+
+def runtime_name(program: str, name: str) -> str:
+    """How a worker's check names what a program runs (``./mw: libsimgrid.so.3.35``)."""
+    return f"{program}: {name}"
+
+
+def expected_files(command: CommandSpec) -> dict[str, str]:
+    """Name -> digest of every file a worker must have as the plan digested it (the code,
+    and what each program runs); `campaign.execute.command.files_here` is the worker's own."""
+    files = dict(command.files)
+    files.update((runtime_name(program, name), d) for program, name, d in command.runtime)
+    return files
+
+
+def command_sources(
+    command: CommandSpec, cells: Iterable[tuple[str, Mapping[str, Any]]] = ()
+) -> Sources:
+    """The digests of a program, its inputs and runtime, and its version; with a factor
+    naming the program, which program each cell ((cell digest, params)) runs."""
+    programs = {p.name: program_files(command, p, p.path) for p in digested_programs(command)}
+    cell_programs: dict[str, str] = {}
+    if command.chosen_by:
+        names: dict[Any, str] = {}  # a value of the factor -> the program it names
+        for cell, params in cells:
+            value = params[command.chosen_by]
+            if value not in names:
+                chosen = command.chosen_program(value)
+                names[value] = chosen.name if chosen is not None else ""
+            if names[value]:
+                cell_programs[cell] = names[value]
+    version = program_version(command.version, command.folder)
+    return Sources(
+        code=command_files(command),
+        inputs={},
+        version=version,
+        programs=programs,
+        cell_programs=cell_programs,
+    )
+
+
+def _digest(path: Path) -> str:
+    try:
+        return file_digest(path)
+    except OSError as error:
+        raise CampaignError(f"cannot read {path} to take its digest: {error.strerror}") from None

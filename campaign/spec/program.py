@@ -1,0 +1,164 @@
+"""The program a command runs: found, so that the plan can digest it.
+
+Without a shell the program is the command's first item; with ``shell: true`` it is the first
+word of the line's first command (after ``NAME=value`` assignments and ``exec``), unless
+that word is a shell builtin or keyword (nothing of the file system runs then) or shell
+syntax (``(``, ``$SIM``: what runs is known only when the line runs). A program written with
+a ``/`` is a file (relative to the spec's folder: then it travels with the inputs); without,
+it is found on PATH (and, without a shell, first in the spec's folder).
+
+``env:`` sets variables of the program's environment (`parse_env`); the rest of the
+environment is the worker's.
+
+The program may also be a placeholder alone (``{sim}``) naming a factor, or a param, whose
+levels each name a program: two versions of a simulator side by side. Each is found the same
+way and digested on its own, so that a changed version makes only its own tasks stale.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from campaign.errors import CampaignError
+from campaign.spec.placeholders import PLACEHOLDER
+
+Fail = Callable[[str], CampaignError]
+
+# words /bin/sh runs itself, not from the file system
+SHELL_WORDS = frozenset(
+    "! { } [[ case do done elif else esac fi for function if in select then until while "
+    ". : [ alias bg break cd command continue echo eval exit export false fg getopts hash "
+    "jobs kill local printf pwd read readonly return set shift test times trap true type "
+    "ulimit umask unalias unset wait".split()
+)
+SHELL_SYNTAX = set("$`*?[]()<>|&;~")
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+ENGINE_VARIABLES = ("CAMPAIGN_WORKER_TOKEN",)  # the engine's own, set on every worker
+
+
+@dataclass(frozen=True)
+class Program:
+    """The program a command runs: ``name`` as written; ``path`` as found here; ``placed``:
+    found in the spec's folder, so it travels with the inputs (else each machine finds
+    ``name`` on its PATH)."""
+
+    name: str
+    path: str
+    placed: bool
+
+
+@dataclass(frozen=True)
+class Programs:
+    """What a command runs: one ``program`` (None: a shell builtin or syntax), or the
+    ``choices`` of the factor or param ``chosen_by`` (value as written -> program)."""
+
+    program: Program | None = None
+    chosen_by: str = ""
+    choices: tuple[tuple[str, Program], ...] = ()
+
+
+def find_programs(
+    argv: tuple[str, ...],
+    shell: bool,
+    values: Mapping[str, Sequence[Any]],
+    base: Path,
+    fail: Fail,
+) -> Programs:
+    """The program(s) of a command; ``values``: each param's and factor's values."""
+    word = program_word(argv, shell, fail)
+    if word is None:
+        return Programs()
+    names = [match[2] for match in PLACEHOLDER.finditer(word) if match[2]]
+    if not names:
+        return Programs(find_program(word, base, fail, shell))
+    whole = PLACEHOLDER.fullmatch(word)
+    if whole is None or not whole[2] or whole[2] not in values:
+        raise fail(
+            f"model.command: the program {word!r} cannot hold a placeholder; a placeholder "
+            "alone ({sim}) may name a factor or param whose values are programs"
+        )
+    name = whole[2]
+    choices = []
+    for value in dict.fromkeys(values[name]):
+        if not isinstance(value, str) or not value:
+            raise fail(
+                f"model.command: {{{name}}} names the program, but {name} has the value "
+                f"{value!r}; each of its values must be a program (a file or a name on PATH)"
+            )
+        choices.append((value, find_program(value, base, fail, shell, f"{name}: ")))
+    return Programs(chosen_by=name, choices=tuple(choices))
+
+
+def program_word(argv: tuple[str, ...], shell: bool, fail: Fail) -> str | None:
+    """The program as written: the first item, or the first word a shell line runs (None
+    when /bin/sh runs it itself or it is syntax)."""
+    if not shell:
+        return argv[0]
+    lexer = shlex.shlex(" ".join(argv), posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        words = list(lexer)
+    except ValueError as error:
+        raise fail(f"model.command: the shell line cannot be read: {error}") from None
+    for word in words:
+        if word == "exec" or is_assignment(word):
+            continue
+        if word in SHELL_WORDS or SHELL_SYNTAX & set(PLACEHOLDER.sub("", word)):
+            return None
+        return word
+    return None
+
+
+def is_assignment(word: str) -> bool:
+    name, equals, _ = word.partition("=")
+    return bool(equals) and name.isidentifier()
+
+
+def find_program(name: str, base: Path, fail: Fail, shell: bool = False, what: str = "") -> Program:
+    """The program: a path (relative to the spec), on PATH, or (without a shell, which would
+    not look there) a file of the spec's folder."""
+    where = f"model.command: {what}"
+    candidate = Path(name).expanduser()
+    local = candidate if candidate.is_absolute() else base / candidate
+    if "/" in name or (local.is_file() and not shell):
+        if not local.is_file():
+            raise fail(f"{where}program {name!r} not found ({local} is no file)")
+        if not os.access(local, os.X_OK):
+            raise fail(f"{where}program {local} is not executable (chmod +x it)")
+        placed = not candidate.is_absolute() and is_below(local, base)
+        return Program(name, os.path.abspath(local), placed)
+    found = shutil.which(name)
+    if found is None:
+        beside = " (a shell finds ./NAME beside the spec, not NAME)" if local.is_file() else ""
+        looked = "on PATH" if shell else f"in the spec's folder {base} or on PATH"
+        raise fail(f"{where}program {name!r} not found {looked}{beside}")
+    return Program(name, os.path.abspath(found), False)
+
+
+def is_below(path: Path, folder: Path) -> bool:
+    return Path(os.path.abspath(path)).is_relative_to(os.path.abspath(folder))
+
+
+def parse_env(raw: Any, fail: Fail) -> tuple[tuple[str, str], ...]:
+    """``{NAME: value}``: variables set for the program (numbers become text)."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict) or not raw:
+        raise fail(f"model.env: expected a mapping NAME: value, got {raw!r}")
+    env = []
+    for name, value in raw.items():
+        if not isinstance(name, str) or not ENV_NAME.fullmatch(name):
+            raise fail(f"model.env: {name!r} is not a variable name (letters, digits, _)")
+        if name in ENGINE_VARIABLES:
+            raise fail(f"model.env: {name} is the engine's own; choose another name")
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            raise fail(f"model.env.{name}: {value!r} is not allowed; use text or a number")
+        env.append((name, str(value)))
+    return tuple(env)

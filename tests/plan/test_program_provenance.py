@@ -1,0 +1,403 @@
+"""What a program's results depend on, digested so that a change never hides behind stored
+results: the program a shell line runs, each version a factor names (only its own tasks go
+stale), its shared libraries and interpreter, and the environment ``env:`` sets."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+import xarray as xr
+
+import campaign
+from campaign.errors import CampaignError
+from campaign.plan.plan import make_plan
+from campaign.plan.runtime import digest
+from campaign.plan.sources import combined_digest, file_digest
+from campaign.spec.describe import describe_spec
+from campaign.spec.load import load_spec
+
+C_SIM = r"""
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    unsigned long long seed = strtoull(argv[1], 0, 10);
+    printf("v=%d\nvalue=%llu\n", VERSION, seed % 1000 + 1000 * VERSION);
+    return 0;
+}
+"""
+
+
+def build(path: Path, version: int, source: str = C_SIM, *flags: str) -> Path:
+    """Compile a C program printing ``version`` (``flags``: more for cc)."""
+    source_file = path.with_name(path.name + ".c")
+    source_file.write_text(source)
+    command = ["cc", f"-DVERSION={version}", "-o", str(path), str(source_file), *flags]
+    subprocess.run(command, check=True)
+    return path
+
+
+def run(spec: Path, **options):
+    return campaign.run(spec, workers=1, progress=False, **options)
+
+
+def stored_sources(output: Path) -> dict:
+    return json.loads((output / "campaign.json").read_text())["sources"]
+
+
+def write(folder: Path, text: str) -> Path:
+    path = folder / "spec.yaml"
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+@pytest.fixture
+def on_path(tmp_path, monkeypatch) -> Path:
+    """A folder put first on PATH (the embedded cluster's workers inherit it)."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+    return folder
+
+
+def test_a_program_a_shell_line_runs_from_path_is_digested(tmp_path, on_path):
+    build(on_path / "campaign-sim", 1)
+    spec = write(
+        tmp_path,
+        """
+        name: shellpath
+        model:
+          command: 'campaign-sim "{seed}" | cat'
+          shell: true
+        replicates: 2
+        seed: 2
+        output: out
+        """,
+    )
+    assert run(spec).v.values.tolist() == [1.0, 1.0]
+    programs = stored_sources(tmp_path / "out")["programs"]
+    assert programs["campaign-sim"]["campaign-sim"] == file_digest(on_path / "campaign-sim")
+    assert programs["campaign-sim"]["libc.so.6"] == digest(
+        os.path.realpath("/lib/x86_64-linux-gnu/libc.so.6")
+    )
+    build(on_path / "campaign-sim", 2)  # recompiled: results would mix two versions
+    with pytest.raises(
+        CampaignError,
+        match=r"2 stored results were computed before program campaign-sim changed; rerun with",
+    ):
+        run(spec)
+    assert run(spec, on_change="rerun").v.values.tolist() == [2.0, 2.0]
+
+
+FACTOR_SPEC = """
+name: versions
+model:
+  command: ["{sim}", "{seed}", "{load}"]
+factors:
+  sim: {v1: ./mw.v1, v2: ./mw, installed: campaign-mw}
+  load: [1, 2]
+paired: [sim]
+replicates: 3
+seed: 4
+output: out
+"""
+
+
+def test_a_factor_names_the_program_and_a_change_makes_only_its_tasks_stale(
+    tmp_path, on_path, capsys
+):
+    from campaign.cli.main import main
+
+    build(tmp_path / "mw.v1", 1)
+    build(tmp_path / "mw", 2)
+    build(on_path / "campaign-mw", 5)
+    spec = write(tmp_path, FACTOR_SPEC)
+    assert main(["validate", str(spec)]) == 0
+    assert (
+        "  program: {sim} names one of ./mw.v1 (with the inputs), ./mw (with the inputs), "
+        f"campaign-mw (on PATH here: {on_path / 'campaign-mw'})\n"
+    ) in capsys.readouterr().out
+    data = run(spec)
+    assert data.v.sel(sim="v1").values.ravel().tolist() == [1.0] * 6
+    assert data.v.sel(sim="v2").values.ravel().tolist() == [2.0] * 6
+    assert data.v.sel(sim="installed").values.ravel().tolist() == [5.0] * 6
+    seeds = data.seed.sel(sim="v1").values
+    assert (data.seed.sel(sim="v2").values == seeds).all()  # paired: the versions compared
+    assert data.value.sel(sim="v2").values.tolist() == (seeds % 1000 + 2000).tolist()
+    stored = stored_sources(tmp_path / "out")
+    assert set(stored["programs"]) == {"./mw.v1", "./mw", "campaign-mw"}
+    assert stored["programs"]["./mw"]["./mw"] == file_digest(tmp_path / "mw")
+    assert "mw" not in stored["model_files"]  # each version apart from the code of every task
+
+    build(tmp_path / "mw", 3)  # one version recompiled: only its 6 tasks are stale
+    with pytest.raises(
+        CampaignError, match=r"^\S+: 6 stored results were computed before program ./mw changed;"
+    ):
+        run(spec)
+    again = run(spec, on_change="rerun")
+    assert again.v.sel(sim="v2").values.ravel().tolist() == [3.0] * 6
+    for untouched in ("v1", "installed"):
+        assert again.value.sel(sim=untouched).equals(data.value.sel(sim=untouched))
+    records = campaign.open_results(tmp_path / "out")  # which run computed each task
+    ledger = [
+        json.loads(line)
+        for path in (tmp_path / "out" / "ledger").glob("*.jsonl")
+        for line in path.read_text().splitlines()
+    ]
+    runs = {(r["cell"]["sim"], r["run"]) for r in ledger if r.get("status") == "ok"}
+    assert len({run for sim, run in runs if sim == "v2"}) == 1  # v2's six, in the rerun alone
+    assert not {run for sim, run in runs if sim == "v2"} & {run for sim, run in runs if sim != "v2"}
+    assert records.value.sel(sim="v2").values.tolist() == (seeds % 1000 + 3000).tolist()
+
+    build(on_path / "campaign-mw", 6)  # the one on PATH, likewise
+    plan = make_plan(spec, on_change="rerun")
+    assert len(plan.changed) == 6
+    assert plan.change.describe("command") == "program campaign-mw changed"
+
+
+def test_rerun_changed_runs_with_where_the_levels_chosen(tmp_path, on_path, capsys):
+    from campaign.cli.main import main
+
+    build(tmp_path / "mw.v1", 1)
+    build(tmp_path / "mw", 2)
+    build(on_path / "campaign-mw", 5)
+    spec = write(tmp_path, FACTOR_SPEC.replace("replicates: 3", "replicates: 2"))
+    first = run(spec)
+    build(on_path / "campaign-mw", 6)
+    build(tmp_path / "mw", 3)
+    argv = ["run", str(spec), "--workers", "1", "--quiet", "--rerun-changed"]
+    assert main([*argv, "--where", "sim=v1,v2"]) == 2
+    assert capsys.readouterr().err == (
+        f"campaign: error: {tmp_path / 'out'}: --where leaves out 4 of the 8 stored results "
+        "computed before program ./mw changed and program campaign-mw changed; choose their "
+        "levels too, or run without --where\n"
+    )
+    assert main([*argv, "--where", "sim=v2,installed", "--where", "load=1,2"]) == 0
+    data = campaign.open_results(tmp_path / "out")
+    assert data.v.sel(sim="v2").values.ravel().tolist() == [3.0] * 4
+    assert data.v.sel(sim="installed").values.ravel().tolist() == [6.0] * 4
+    assert data.value.sel(sim="v1").equals(first.value.sel(sim="v1"))
+    more = write(tmp_path, FACTOR_SPEC.replace("replicates: 3", "replicates: 4"))
+    assert main(["run", str(more), "--workers", "1", "--quiet", "--where", "sim=v1"]) == 0
+    ran = campaign.open_results(tmp_path / "out").status.values == 1  # sim x load x replicate
+    assert ran[0].all() and ran[1:, :, :2].all() and not ran[1:, :, 2:].any()
+    ran = run(more, where={"sim": ["v2"], "load": 2}).status.values == 1  # from Python
+    assert ran[1, 1].all() and not ran[1, 0, 2:].any() and not ran[2, :, 2:].any()
+
+
+def test_a_program_placeholder_names_programs_only(tmp_path):
+    build(tmp_path / "mw.v1", 1)
+    build(tmp_path / "mw", 2)
+    spec = write(tmp_path, FACTOR_SPEC.replace("installed: campaign-mw", "bad: 3"))
+    with pytest.raises(CampaignError) as caught:
+        make_plan(spec)
+    assert str(caught.value).endswith(
+        "model.command: {sim} names the program, but sim has the value 3; each of its values "
+        "must be a program (a file or a name on PATH)"
+    )
+    spec = write(tmp_path, FACTOR_SPEC.replace("campaign-mw", "no-such-campaign-mw"))
+    with pytest.raises(CampaignError, match="model.command: sim: program 'no-such-campaign-mw'"):
+        make_plan(spec)
+
+
+LIBRARY = "double factor(void) { return FACTOR; }\n"
+LINKED_SIM = r"""
+#include <stdio.h>
+#include <stdlib.h>
+double factor(void);
+int main(int argc, char **argv) {
+    printf("value=%.17g\n", factor() * (double)(strtoull(argv[1], 0, 10) % 1000));
+    return 0;
+}
+"""
+
+
+def build_library(folder: Path, factor: str) -> Path:
+    (folder / "foo.c").write_text(LIBRARY)
+    library = folder / "libfoo.so"
+    command = ["cc", "-shared", "-fPIC", f"-DFACTOR={factor}", "-o", str(library)]
+    subprocess.run([*command, str(folder / "foo.c")], check=True)
+    return library
+
+
+def test_a_changed_shared_library_is_refused_like_a_recompiled_binary(tmp_path):
+    libraries, project = tmp_path / "lib", tmp_path / "project"
+    libraries.mkdir()
+    project.mkdir()
+    library = build_library(libraries, "1.5")
+    rpath = f"-Wl,-rpath,{libraries}"
+    build(project / "sim", 0, LINKED_SIM, f"-L{libraries}", "-lfoo", rpath)
+    spec = write(
+        project,
+        """
+        name: linked
+        model:
+          command: [./sim, "{seed}"]
+        replicates: 3
+        seed: 8
+        output: out
+        """,
+    )
+    data = run(spec)
+    assert data.value.values.tolist() == [1.5 * (s % 1000) for s in data.seed.values.tolist()]
+    # the program's code digest is what it always was: its own file alone
+    stored = stored_sources(project / "out")
+    assert stored["model_code"] == combined_digest({"sim": file_digest(project / "sim")})
+    assert stored["programs"]["./sim"]["libfoo.so"] == file_digest(library)
+    provenance = json.loads(xr.open_dataset(project / "out" / "results.nc").attrs["program_files"])
+    assert provenance["./sim"]["libfoo.so"] == file_digest(library)
+    assert provenance["./sim"]["libc.so.6"] == stored["programs"]["./sim"]["libc.so.6"]
+
+    build_library(libraries, "2.5")  # an upgrade of the library, the binary untouched
+    with pytest.raises(
+        CampaignError,
+        match=r"3 stored results were computed before what ./sim runs changed \(libfoo.so\);",
+    ):
+        run(spec)
+    again = run(spec, on_change="rerun")
+    assert again.value.values.tolist() == [2.5 * (s % 1000) for s in again.seed.values.tolist()]
+
+
+def test_a_binary_a_launcher_runs_is_digested_with_its_libraries(tmp_path):
+    libraries, project = tmp_path / "lib", tmp_path / "project"
+    libraries.mkdir()
+    project.mkdir()
+    library = build_library(libraries, "1.5")
+    build(project / "sim", 0, LINKED_SIM, f"-L{libraries}", "-lfoo", f"-Wl,-rpath,{libraries}")
+    spec = write(
+        project,
+        """
+        name: launched
+        model:
+          command: [timeout, 60, ./sim, "{seed}"]
+          inputs: [sim]
+        replicates: 2
+        seed: 8
+        output: out
+        """,
+    )
+    data = run(spec)
+    assert data.value.values.tolist() == [1.5 * (s % 1000) for s in data.seed.values.tolist()]
+    programs = stored_sources(project / "out")["programs"]
+    assert set(programs) == {"timeout", "sim"}  # the launcher, and the binary it runs
+    assert programs["sim"]["libfoo.so"] == file_digest(library)
+    build_library(libraries, "2.5")
+    with pytest.raises(CampaignError, match=r"before what sim runs changed \(libfoo.so\);"):
+        run(spec)
+
+
+def test_an_interpreter_and_its_libraries_are_digested_with_the_script(tmp_path):
+    (tmp_path / "sim.sh").write_text('#!/bin/sh\necho "x=$1"\n')
+    (tmp_path / "sim.sh").chmod(0o755)
+    (tmp_path / "sim.py").write_text("import sys\nprint(f'y={sys.argv[1]}')\n")
+    spec = write(
+        tmp_path,
+        """
+        name: scripts
+        model:
+          command: ["{program}", "{seed}"]
+        factors:
+          program: [./sim.sh, python3]
+        replicates: 1
+        seed: 3
+        output: out
+        """,
+    )
+    programs = make_plan(spec).sources.programs
+    shell = programs["./sim.sh"]
+    assert shell["#! /bin/sh"] == file_digest(os.path.realpath("/bin/sh"))
+    assert shell["libc.so.6"] == file_digest(os.path.realpath("/lib/x86_64-linux-gnu/libc.so.6"))
+    python = programs["python3"]
+    import shutil
+
+    assert python["python3"] == file_digest(os.path.realpath(shutil.which("python3")))
+    assert "libc.so.6" in python
+
+
+def test_env_sets_variables_for_the_program_and_a_change_makes_results_stale(tmp_path):
+    (tmp_path / "sim.sh").write_text('#!/bin/sh\necho "mode=$MODE"; echo "got_n=$N"; echo "c=$C"\n')
+    (tmp_path / "sim.sh").chmod(0o755)
+    text = """
+        name: environment
+        model:
+          command: [./sim.sh]
+          env: {MODE: 7, N: "{n}", C: "{cores}"}
+        factors:
+          n: [1, 2]
+        replicates: 2
+        seed: 1
+        output: out
+        """
+    spec = write(tmp_path, text)
+    assert "\n  env: MODE=7, N={n}, C={cores}\n" in describe_spec(load_spec(spec))
+    data = run(spec)
+    assert data.mode.values.ravel().tolist() == [7.0] * 4
+    assert data.got_n.values.tolist() == [[1.0, 1.0], [2.0, 2.0]]
+    assert data.c.values.ravel().tolist() == [1.0] * 4
+    assert "env MODE" in json.loads(data.attrs["model_code_files"])
+    spec = write(tmp_path, text.replace("MODE: 7", "MODE: 8"))
+    with pytest.raises(
+        CampaignError,
+        match=r"4 stored results were computed before the program or its inputs changed "
+        r"\(env MODE\)",
+    ):
+        run(spec)
+    assert run(spec, on_change="rerun").mode.values.ravel().tolist() == [8.0] * 4
+
+
+def test_results_stored_before_programs_were_digested_are_kept(tmp_path):
+    build(tmp_path / "sim", 1)
+    spec = write(
+        tmp_path,
+        """
+        name: older
+        model:
+          command: [./sim, "{seed}"]
+        replicates: 2
+        seed: 2
+        output: out
+        """,
+    )
+    first = run(spec)
+    path = tmp_path / "out" / "campaign.json"
+    older = json.loads(path.read_text())
+    del older["sources"]["programs"]  # as a campaign.json written before it was kept
+    path.write_text(json.dumps(older))
+    again = run(spec)  # nothing to compare the libraries with: nothing refused, nothing reruns
+    assert np.array_equal(again.value.values, first.value.values)
+    assert "./sim" in stored_sources(tmp_path / "out")["programs"]
+
+
+def test_shards_run_with_other_libraries_are_not_merged(tmp_path):
+    from campaign.store.merge import merge
+
+    libraries, project = tmp_path / "lib", tmp_path / "project"
+    libraries.mkdir()
+    project.mkdir()
+    build_library(libraries, "1.5")
+    build(project / "sim", 0, LINKED_SIM, f"-L{libraries}", "-lfoo", f"-Wl,-rpath,{libraries}")
+    spec = write(
+        project,
+        """
+        name: shards
+        model:
+          command: [./sim, "{seed}"]
+        replicates: 4
+        seed: 8
+        output: out
+        """,
+    )
+    run(spec, shard="1/2")
+    build_library(libraries, "2.5")  # the second shard's machine has another build
+    run(spec, shard="2/2")
+    with pytest.raises(CampaignError) as caught:
+        merge(sorted((project / "out").glob("shard-*")), tmp_path / "merged")
+    assert str(caught.value).endswith(
+        "(program ./sim ran with other files: libfoo.so differ); run every shard with the same "
+        "programs"
+    )
