@@ -19,12 +19,9 @@ KNOWN_CYCLES = {
     # (module, module it imports): each import closes one cycle of the engine, which the
     # engine's redesign removes; strike its line then. Only these may close a cycle: no model
     # module, and no other import, may join this list.
-    ("campaign.store.aside", "campaign.store.records"): "records set a damaged record aside "
-    "(aside.py), which reads the records' files (RecordFiles for its annotations, files, guard)",
-    ("campaign.spec.placeholders", "campaign.spec.command"): "placeholders are checked with "
-    "the command spec's types (Fail, InputFile), imported for annotations",
     ("campaign.plan.sources", "campaign"): "a result's engine identity takes the version from "
-    "the package's face, which imports the pipelines and through them the plan",
+    "the package's face (campaign/__init__.py), which imports the pipelines and through them "
+    "the plan: the version leaves the face when the Python API gets a package of its own",
 }
 
 
