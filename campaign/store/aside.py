@@ -62,8 +62,8 @@ def set_records_aside(
                 for line in read_lines(path)
                 if (record := parse_record(line)) is not None and not affected(record["key"])
             ]
-            if kept:
-                records.append(kept)
+            if kept:  # in the file's place: a later record of theirs still wins
+                records.rewrite(path, kept)
             if target is None:
                 target = aside_folder(records.output, kind)
                 target.mkdir()

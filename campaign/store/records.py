@@ -66,6 +66,22 @@ class RecordFiles:
             ) from None
         return path
 
+    def rewrite(self, path: Path, records: Iterable[dict[str, Any]]) -> Path:
+        """Durably store ``records`` (some of those in the batch file ``path``) in a new file
+        that takes ``path``'s place in the order of files, so that every record later than
+        them still beats them; the caller then moves ``path`` away (a crash in between
+        leaves the records twice, which `load` resolves)."""
+        place = path.with_name(f"{path.stem}~.jsonl")  # right after path, before any later file
+        try:
+            write_atomic(place, "".join(sealed_line(record) for record in records))
+        except OSError as error:
+            kept = "the results stored before are kept"
+            raise CampaignError(
+                f"cannot store results in {self.folder}: "
+                f"{write_failure(error, self.folder, kept, 'run the same command again')}"
+            ) from None
+        return place
+
     def files(self) -> list[Path]:
         if not self.folder.exists():
             return []

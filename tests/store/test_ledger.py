@@ -66,6 +66,22 @@ def test_set_aside_moves_records_without_deleting_them(tmp_path):
     assert (aside / "campaign.json").exists()
 
 
+def test_records_kept_beside_those_set_aside_do_not_beat_later_records_of_their_tasks(tmp_path):
+    # a file holding set-aside records is stored again without them; the records stored again
+    # keep their place: a later record of the same task (a remetric's, a retry's) still wins
+    ledger = Ledger(tmp_path)
+    ledger.append([record("a", value=1.0), record("b", value=1.0), record("c", "failed")])
+    ledger.append([record("b", value=2.0), record("c", value=3.0)])
+    ledger.append([record("d", value=4.0)])
+    moved, _ = ledger.set_records_aside({"a"}.__contains__)
+    assert moved == 1
+    loaded = ledger.load()
+    assert sorted(loaded) == ["b", "c", "d"]
+    assert [loaded[key]["metrics"]["m"] for key in "bcd"] == [2.0, 3.0, 4.0]
+    ledger.set_records_aside({"d"}.__contains__)  # the last file: the order is kept again
+    assert {key: r["metrics"]["m"] for key, r in ledger.load().items()} == {"b": 2.0, "c": 3.0}
+
+
 def test_compaction_keeps_every_record(tmp_path):
     ledger = Ledger(tmp_path)
     for i in range(70):
