@@ -37,11 +37,11 @@ def run(spec, **options):
     ``workers``, ``scheduler``, ``cluster``, ``security``, ``retries``, ``task_timeout``,
     ``wait_workers``, ``confidence``, ``new``, ``progress``, ``on_change`` ("rerun" or
     "accept" stored results computed before the model's code or an input file changed; see
-    ``campaign.runner.run`` and cluster/README.md), ``output`` (a folder instead of the
+    ``campaign.pipelines.run.run`` and cluster/README.md), ``output`` (a folder instead of the
     spec's output), ``shard`` ("I/N": only that shard of the design, into its own folder;
     `merge` joins the shards), ``keep_going`` (run on when the first results all failed the
     same way; else the run stops there), ``where`` (as `query`'s: only those levels run)."""
-    from campaign.runner import run as _run
+    from campaign.pipelines.run import run as _run
 
     return _run(as_spec(spec), **options)
 
@@ -79,7 +79,7 @@ def status(spec, output=None, shard=None):
 def verify(target, sample=10, workers=None, scheduler=None):
     """Run ``sample`` finished tasks again (spec or output folder ``target``), store nothing,
     and compare every metric bit for bit; the verdict lists each mismatch."""
-    from campaign.verify import verify as _verify
+    from campaign.pipelines.verify import verify as _verify
 
     return _verify(target, sample, workers=workers, scheduler=scheduler)
 
@@ -87,7 +87,7 @@ def verify(target, sample=10, workers=None, scheduler=None):
 @checked(folders=check.paths, out=check.required_path, confidence=check.CONFIDENCE)
 def merge(folders, out, confidence=0.95):
     """Join the shard folders of one campaign into ``out`` and write its results.nc."""
-    from campaign.store.merge import merge as _merge
+    from campaign.pipelines.merge import merge as _merge
 
     return _merge(list(folders), out, confidence=confidence)
 

@@ -349,7 +349,7 @@ RUN_OPTIONS: dict[str, Check] = {
     "batch_size": whole(1),
     "where": where,
 }
-"""`campaign.run`'s options (`campaign.runner.run`'s parameters) and what each allows."""
+"""`campaign.run`'s options (`campaign.pipelines.run.run`'s parameters) and what each allows."""
 
 PLOT_OPTIONS: dict[str, Check] = {
     "kind": required_text,

@@ -4,7 +4,7 @@
    prints ``{"value": 1}``) run as a command model, and the ``busy`` check model with
    ``duration_ms: 0`` as the same no-op in Python: two campaigns of ``--tasks`` tasks each,
    one after the other on one local cluster of ``--workers`` single-threaded worker processes
-   (what ``campaign run --workers 2`` starts), each through ``campaign.runner.run`` (plan,
+   (what ``campaign run --workers 2`` starts), each through ``campaign.pipelines.run.run`` (plan,
    dispatch, the ledger on disk, results.nc). For each: wall time and tasks per second; the
    CPU time spent per task by each kind of process (this one with the scheduler and the
    nannies, the workers, the programs they ran, the workers' watchdogs), which a machine
@@ -46,9 +46,9 @@ from distributed import LocalCluster
 import campaign.execute.process_tree as process_tree
 from campaign.execute.command import place_inputs, placeholder_values, run_command
 from campaign.execute.command_metrics import FolderOutputs, metrics_from_outputs
+from campaign.pipelines.run import run
 from campaign.plan.sources import file_digest
 from campaign.results.status import STATUS_OK
-from campaign.runner import run
 from campaign.spec.load import load_spec
 from campaign.store.ledger import Ledger
 

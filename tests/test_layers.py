@@ -1,9 +1,10 @@
 """The engine's packages import one another in the direction of the data flow.
 
 A package may import the packages before it in `ORDER`, `errors` and `models` (the contract
-and the registry); the pipelines (`PIPELINES`) may import every package but `cli`. The
-imports against that direction that are left are listed, each with why, so that a new one
-fails here and a removed one is struck from the list."""
+and the registry): the stages of the data flow, then `pipelines` (each ties the stages
+together for one command) and `cli`. The imports against that direction that are left are
+listed, each with why, so that a new one fails here and a removed one is struck from the
+list."""
 
 from __future__ import annotations
 
@@ -11,15 +12,18 @@ import ast
 from pathlib import Path
 
 ENGINE = Path(__file__).resolve().parents[1] / "campaign"
-ORDER = ["spec", "design", "store", "plan", "cluster", "execute", "results", "analysis", "render"]
-PIPELINES = [
-    "runner",
-    "writing",
-    "metric_parsers",
-    "verify",
-    "sizing_pilot",
-    "kept",
-    "remetric",
+ORDER = [
+    "spec",
+    "design",
+    "store",
+    "plan",
+    "cluster",
+    "execute",
+    "results",
+    "analysis",
+    "render",
+    "pipelines",
+    "cli",
 ]
 EVERYWHERE = {"errors", "models"}
 AGAINST_THE_FLOW = {
@@ -36,10 +40,6 @@ AGAINST_THE_FLOW = {
     "says a results file can hold them",
     ("results", "analysis"): "assembly writes the per-cell summaries of analysis/stats.py "
     "and a selection's states (analysis/selection.py)",
-    ("store", "plan"): "merge plans the joined campaign to classify its tasks",
-    ("store", "writing"): "merge writes results.nc with the pipelines' write_results",
-    ("store", "metric_parsers"): "merge computes a shard's metrics with the parsers a remetric "
-    "recorded, as runs do",
 }
 
 
@@ -76,10 +76,7 @@ def imports() -> set[tuple[str, str]]:
 
 
 def against_the_flow(pairs: set[tuple[str, str]]) -> set[tuple[str, str]]:
-    rank = {name: i for i, name in enumerate([*ORDER, *PIPELINES])}
-    for pipeline in PIPELINES:
-        rank[pipeline] = len(ORDER)
-    rank["cli"] = len(ORDER) + 1
+    rank = {name: i for i, name in enumerate(ORDER)}
     return {
         (unit, target)
         for unit, target in pairs
@@ -87,7 +84,6 @@ def against_the_flow(pairs: set[tuple[str, str]]) -> set[tuple[str, str]]:
         and target not in EVERYWHERE
         and target in rank
         and rank[target] >= rank[unit]
-        and not (unit in PIPELINES and target in PIPELINES)
     }
 
 

@@ -121,8 +121,8 @@ def cmd_plan(args) -> int:
 
 def estimate(spec, args) -> int:
     """`plan --estimate`: a pilot of the campaign, then what the whole of it costs."""
+    from campaign.pipelines.sizing_pilot import pilot
     from campaign.render.costs import describe_estimate
-    from campaign.sizing_pilot import pilot
 
     if args.target <= 0 or args.job_cores < 1:
         raise CampaignError("--target must be > 0 hours and --job-cores >= 1")

@@ -25,7 +25,7 @@ PARSERS = {"merge": add_merge}
 
 
 def cmd_merge(args) -> int:
-    from campaign.store.merge import describe, merge
+    from campaign.pipelines.merge import describe, merge
 
     merged = merge(args.folders, args.out, confidence=args.confidence)
     for line in describe(merged):

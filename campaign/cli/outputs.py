@@ -87,7 +87,7 @@ PARSERS = {"outputs": add_outputs, "remetric": add_remetric}
 
 
 def cmd_outputs(args) -> int:
-    from campaign.kept import extract, open_campaign, select, show
+    from campaign.pipelines.kept_outputs import extract, open_campaign, select, show
 
     campaign = open_campaign(args.target, args.out, args.shard)
     chosen = select(campaign, args.task, args.where)
@@ -143,7 +143,7 @@ def human_size(size: int) -> str:
 
 
 def cmd_remetric(args) -> int:
-    from campaign.remetric import remetric
+    from campaign.pipelines.remetric import remetric
     from campaign.spec.command import MetricsSource
 
     if args.parse:

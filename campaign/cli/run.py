@@ -184,7 +184,7 @@ def quiet_dask_logs() -> None:
 
 def cmd_run(args) -> int:
     from campaign.design.shards import Shard, placed
-    from campaign.runner import run
+    from campaign.pipelines.run import run
     from campaign.spec.load import load_spec
 
     shard = Shard.parse(args.shard) if args.shard is not None else None
@@ -304,7 +304,7 @@ def shard_done(dataset, args, spec) -> int:
 
 
 def cmd_verify(args) -> int:
-    from campaign.verify import verify
+    from campaign.pipelines.verify import verify
 
     if not args.debug:
         quiet_dask_logs()

@@ -16,11 +16,11 @@ import campaign
 from campaign.cli.main import main
 from campaign.design.tasks import Design
 from campaign.errors import CampaignError
-from campaign.remetric import MetricsParser, remetric
+from campaign.pipelines.remetric import MetricsParser, remetric
+from campaign.pipelines.verify import verify
 from campaign.spec.load import load_spec
 from campaign.store.ledger import Ledger
 from campaign.store.outputs import keep_outputs
-from campaign.verify import verify
 
 SPEC = """
 name: kept

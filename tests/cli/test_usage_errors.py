@@ -241,7 +241,7 @@ def python_error(call) -> str:
 def test_library_errors_name_parameters_and_the_command_line_its_options(results, capsys):
     from campaign.cluster.open import check_cluster_options
     from campaign.design.shards import Shard
-    from campaign.verify import verify
+    from campaign.pipelines.verify import verify
 
     spec = str(results.parent / "spec.yaml")
     shard = "expected I/N, shard I of N counted from 1 (such as 1/3)"

@@ -283,7 +283,7 @@ def test_results_file_records_the_program_and_its_digests(tmp_path, write_spec, 
 
 
 def test_shards_of_a_program_merge_into_the_whole_campaign(tmp_path, write_spec, scheduler_address):
-    from campaign.store.merge import merge
+    from campaign.pipelines.merge import merge
 
     compile_c(tmp_path, C_SIM)
     text = """

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import campaign.execute.command_metrics as command_metrics
 import campaign.execute.metric_text as metric_text
-from campaign.metric_parsers import code_digest, command_parser
+from campaign.results.metric_parsers import code_digest, command_parser
 from campaign.spec.command import MetricsSource
 
 

@@ -30,7 +30,12 @@ import xarray as xr
 from campaign.design.shards import Shard, owners
 from campaign.design.tasks import Design
 from campaign.errors import BadValue, CampaignError, ParameterError
-from campaign.metric_parsers import (
+from campaign.models import load_model
+from campaign.pipelines.merge_folders import Folder, check_same_campaign, sources_of
+from campaign.plan.command import command_declaration
+from campaign.plan.plan import Plan, identity
+from campaign.plan.state import RunState
+from campaign.results.metric_parsers import (
     DEFINITIONS,
     Definition,
     common_definitions,
@@ -38,10 +43,7 @@ from campaign.metric_parsers import (
     loaded,
     up_to_date,
 )
-from campaign.models import load_model
-from campaign.plan.command import command_declaration
-from campaign.plan.plan import Plan, identity
-from campaign.plan.state import RunState
+from campaign.results.writing import write_results
 from campaign.spec.load import Spec, spec_from_text
 from campaign.store.folder import (
     IDENTITY_FILE,
@@ -51,8 +53,6 @@ from campaign.store.folder import (
 )
 from campaign.store.identity import IDENTITY_FIELDS
 from campaign.store.ledger import Ledger
-from campaign.store.merge_folders import Folder, check_same_campaign, sources_of
-from campaign.writing import write_results
 
 
 @dataclass
@@ -202,7 +202,8 @@ def redefined_records(
     spec: Spec, inputs: list[Folder], definitions: list[Definition]
 ) -> list[tuple[Path, list[dict[str, Any]]]]:
     """Per folder, its finished tasks' records computed with the parsers a remetric of
-    another folder recorded (`campaign.metric_parsers`), or one line on why they cannot be."""
+    another folder recorded (`campaign.results.metric_parsers`), or one line on why they
+    cannot be."""
     if not definitions:
         return []
     keys = set(Design(spec).keys())

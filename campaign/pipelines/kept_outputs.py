@@ -16,10 +16,10 @@ from campaign.analysis.levels import where_levels
 from campaign.design.shards import Shard, placed
 from campaign.design.tasks import Design
 from campaign.errors import CampaignError, ParameterError
+from campaign.pipelines.verify import spec_of
 from campaign.spec.load import Spec
 from campaign.store.ledger import Ledger
 from campaign.store.outputs import FILES_PREFIX, Archives, reference, sizes, write_folder
-from campaign.verify import spec_of
 
 NOT_KEPT_HINT = (
     "by default a task keeps only its stdout and stderr, and only when it fails; the model's "

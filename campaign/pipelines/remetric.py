@@ -13,7 +13,8 @@ refuses (or raises on), are counted in one line first, the first named by key an
 
 A parser other than the program's own then defines the metrics it returned for the whole
 campaign: campaign.json records it, and later runs, merges and verify compute those metrics
-with it (`campaign.metric_parsers`); the program's own parser gives them back to the program.
+with it (`campaign.results.metric_parsers`); the program's own parser gives them back to the
+program.
 """
 
 from __future__ import annotations
@@ -28,7 +29,12 @@ import xarray as xr
 
 from campaign.errors import CampaignError
 from campaign.execute.command import check_declared
-from campaign.metric_parsers import (
+from campaign.models import describe_error
+from campaign.pipelines.verify import spec_of
+from campaign.plan.plan import make_plan
+from campaign.plan.sources import combined_digest
+from campaign.results.check import refusal
+from campaign.results.metric_parsers import (
     DEFINITIONS,
     MetricsParser,
     command_parser,
@@ -38,18 +44,13 @@ from campaign.metric_parsers import (
     stamped,
     stamps,
 )
-from campaign.models import describe_error
-from campaign.plan.plan import make_plan
-from campaign.plan.sources import combined_digest
-from campaign.results.check import refusal
 from campaign.results.names import entry_owner, metric_values
 from campaign.results.provenance import METRICS_FROM
+from campaign.results.writing import write_results
 from campaign.spec.command import MetricsSource
 from campaign.spec.load import Spec
 from campaign.store.ledger import Ledger
 from campaign.store.outputs import Archives, by_archive, reference
-from campaign.verify import spec_of
-from campaign.writing import write_results
 
 STORE_CHUNK = 10_000  # records per ledger file written
 PARSER_FILES = "parser: "  # a program's metrics parser among its files (plan/sources.py)

@@ -11,10 +11,10 @@ from typing import Any
 
 from campaign.analysis.sizing import Estimate, estimate
 from campaign.errors import CampaignError
+from campaign.pipelines.run import run
 from campaign.plan.plan import as_spec, make_plan
 from campaign.results.resources import Costs, cell_label, costs
-from campaign.runner import run
-from campaign.writing import write_results
+from campaign.results.writing import write_results
 
 PILOT_REPLICATES = 2
 
