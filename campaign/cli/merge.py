@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from campaign.cli.options import EXIT_FAILED_TASKS, EXIT_OK, add_confidence_option
+from campaign import api
+from campaign.cli.arguments import EXIT_FAILED_TASKS, EXIT_OK, add_confidence_option
 
 
 def add_merge(subparsers) -> None:
@@ -25,10 +26,9 @@ PARSERS = {"merge": add_merge}
 
 
 def cmd_merge(args) -> int:
-    from campaign.pipelines.merge import describe, merge
+    from campaign.render.outcomes import merge_lines
 
-    merged = merge(args.folders, args.out, confidence=args.confidence)
-    for line in describe(merged):
+    merged = api.merge(args.folders, args.out, confidence=args.confidence)
+    for line in merge_lines(merged):
         print(line)
-    print(f"results: {merged.out / 'results.nc'}")
     return EXIT_FAILED_TASKS if merged.failed or merged.missing else EXIT_OK

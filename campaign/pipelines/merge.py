@@ -272,26 +272,3 @@ def missing_by_shard(plan: RunState, inputs: list[Folder]) -> list[str]:
         where = "" if shard.label in given else " (its folder was not given)"
         lines.append(f"shard {shard.label}: {lacking} tasks missing{where}")
     return lines
-
-
-def describe(merged: Merged) -> list[str]:
-    """What `campaign merge` prints."""
-    attrs = merged.dataset.attrs
-    lines = list(merged.notes)
-    lines.append(
-        f"merged {attrs.get('merged_shards', '')} into {merged.out}: {attrs['tasks_ok']} tasks "
-        f"ok, {attrs['tasks_failed']} failed, {attrs['tasks_missing']} missing "
-        f"({merged.copied} records copied)"
-    )
-    if merged.failed:
-        lines.append(
-            f"{merged.failed} tasks failed (their errors: group failures of results.nc); a "
-            "rerun of the shard that owns a task retries it, then merge again"
-        )
-    lines.extend(merged.missing)
-    if merged.missing:
-        lines.append(
-            "run the missing shards (or again where one stopped) and merge again into the "
-            "same folder"
-        )
-    return lines

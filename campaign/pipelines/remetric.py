@@ -30,9 +30,9 @@ import xarray as xr
 from campaign.errors import CampaignError
 from campaign.execute.command import check_declared
 from campaign.models import describe_error
-from campaign.pipelines.verify import spec_of
 from campaign.plan.plan import make_plan
 from campaign.plan.sources import combined_digest
+from campaign.plan.target import campaign_spec
 from campaign.results.check import refusal
 from campaign.results.metric_parsers import (
     DEFINITIONS,
@@ -65,22 +65,22 @@ class Recomputed:
 
 
 def remetric(
-    target: str | Path,
+    target: Any,
     parser: MetricsParser | MetricsSource | None = None,
     confidence: float = 0.95,
     say: Callable[[str], None] | None = None,
     rerun_unkept: bool = False,
 ) -> Recomputed:
-    """Recompute the metrics of every finished task of the campaign of ``target`` (a spec file
-    or an output folder) from its kept outputs with ``parser`` (a metrics source of command
-    models; None: the spec's own), store them and write results.nc again. Refused in one
-    line, before anything is stored, when a finished task kept no outputs (unless
-    ``rerun_unkept``: their records are then set aside, so that `campaign run` computes them
-    again) or its outputs do not parse."""
+    """Recompute the metrics of every finished task of the campaign of ``target`` (a spec file,
+    an output folder, a dict or a `Spec`: `campaign.plan.target`) from its kept outputs with
+    ``parser`` (a metrics source of command models; None: the spec's own), store them and
+    write results.nc again. Refused in one line, before anything is stored, when a finished
+    task kept no outputs (unless ``rerun_unkept``: their records are then set aside, so that
+    `campaign run` computes them again) or its outputs do not parse."""
     say = say or (lambda message: None)
     if not 0 < confidence < 1:
         raise CampaignError(f"--confidence must be between 0 and 1, got {confidence}")
-    spec = spec_of(target)
+    spec = campaign_spec(target)
     own = parser is None  # the spec's own parser: what a run would compute them with
     own = own or spec.command is not None and parser == spec.command.metrics
     if parser is None:

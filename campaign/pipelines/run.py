@@ -24,9 +24,10 @@ from campaign.execute.options import WAIT_WORKERS_SECONDS, ExecutionOptions
 from campaign.models.contract import Model
 from campaign.plan.command import worker_code, worker_model
 from campaign.plan.early_stop import SameFailure, StoppedEarly
-from campaign.plan.plan import as_spec, check_model, identity, make_plan
+from campaign.plan.plan import check_model, identity, make_plan
 from campaign.plan.sources import ON_CHANGE, Sources
 from campaign.plan.state import RunState
+from campaign.plan.target import campaign_spec
 from campaign.render.progress import Progress
 from campaign.results.check import CheckedStore
 from campaign.results.metric_parsers import (
@@ -110,7 +111,7 @@ def run(
         batch_size=batch_size,
         progress=progress,
     )
-    spec = placed(as_spec(spec), output, shard)
+    spec = placed(campaign_spec(spec), output, shard)
     if spec.resources is not None:  # every task asks them of a worker
         hosts = replace(hosts, resources=spec.resources.dask())
         options = replace(options, resources=spec.resources.dask())

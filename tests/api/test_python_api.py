@@ -42,7 +42,7 @@ def cli(*argv) -> str:
 
 def test_the_document_runs_and_its_tables_are_the_commands(notebook):
     folder, namespace, printed = notebook
-    assert len(code_blocks(DOC.read_text())) == 6
+    assert len(code_blocks(DOC.read_text())) == 7
     results = folder / "outputs" / "demo-small"
     assert (results / "results.nc").exists()
     assert dict(namespace["results"]["mean_wait"].sizes) == {
@@ -53,6 +53,9 @@ def test_the_document_runs_and_its_tables_are_the_commands(notebook):
     assert "\n36\n" in printed  # the results' frame: one row per task
     per_class = namespace["by_class"]
     assert len(per_class) == 3 * 4  # schedulers x job classes
+    assert per_class.equals(namespace["per_class_too"])  # the breakdown named, from the file
+    assert "demo-small 36\n0\n" in printed  # the handle: every task done, none to run
+    assert namespace["same"].identical(namespace["results"])
     waits, share = namespace["cdfs"][("easy",)]
     assert (
         share[-1] == 1.0
@@ -98,8 +101,15 @@ def test_errors_name_python_parameters_never_options(notebook):
             lambda: campaign.table(campaign.rank(results, "scheduler"), pivot="load"),
             "pivot is for query and compare tables, not a ranking",
         ),
-        (lambda: campaign.run(42), "spec must be a dict, a Spec or a spec file's path, got int"),
-        (lambda: campaign.plot(results, "mean_wait", out="x.doc"), "out must be a file whose"),
+        (
+            lambda: campaign.run(42),
+            "spec must be a spec file's path, an output folder, a dict "
+            "(a spec file's keys) or a Spec, got int",
+        ),
+        (
+            lambda: campaign.plot(results, "mean_wait", out="x.doc"),
+            "out x.doc: '.doc' is not an image format matplotlib writes",
+        ),
     ]
     for call, start in cases:
         with pytest.raises(campaign.CampaignError) as caught:
@@ -153,19 +163,3 @@ def test_every_keyword_of_the_api_is_checked_before_anything_runs(tmp_path):
     with pytest.raises(campaign.CampaignError) as caught:
         campaign.run(spec, batch_size=0)
     assert in_options(caught.value, {}).startswith("--batch-size must be a whole number >= 1")
-
-
-def test_functions_named_as_submodules_stay_when_those_are_imported():
-    """Python sets a package's attribute to each submodule it imports: a run imports
-    campaign/plan/ and campaign/models/, and campaign.plan(spec) and campaign.models() must
-    still be the API's functions."""
-    import sys
-
-    import campaign.models.contract  # noqa: F401
-    import campaign.plan.plan  # noqa: F401
-
-    for name in ("plan", "models"):
-        function = getattr(campaign, name)
-        assert callable(function) and function.__name__ == name, function
-        assert function.__module__ == "campaign" and f"campaign.{name}" in sys.modules
-    assert "mm1" in campaign.models()

@@ -1,4 +1,4 @@
-"""What the commands share: exit statuses, and the options several commands take."""
+"""What the commands share: exit statuses, and the arguments several commands take."""
 
 from __future__ import annotations
 
@@ -114,15 +114,6 @@ def add_place_options(parser: argparse.ArgumentParser) -> None:
         "(shards never overlap and together cover every task), into OUTPUT/shard-I-of-N (or "
         "--out); `campaign merge` joins the shards' folders",
     )
-
-
-def placed_spec(args):
-    """The spec of a command, with the output folder its --out and --shard options say."""
-    from campaign.design.shards import Shard, placed
-    from campaign.spec.load import load_spec
-
-    shard = Shard.parse(args.shard) if args.shard is not None else None
-    return placed(load_spec(args.spec), args.out, shard), shard
 
 
 def factor_list(by: list[str] | None) -> list[str] | None:
