@@ -15,7 +15,7 @@
    durations: what the batches cost. A first small campaign, not counted, pays for what only
    a session's first run does (imports, the dashboard's setup).
 2. Where a command task's time goes, each step timed ``--repeat`` times in this process as a
-   worker runs it (`campaign.execute.command`), wall and CPU time (own and children's): the
+   worker runs it (`campaign.execute.program_task`), wall and CPU time (own and children's): the
    process start alone (``subprocess.run``, which uses vfork; and with fork, as it would with
    a ``preexec_fn``, whose cost grows with the parent's memory), the program's process group
    started and awaited
@@ -44,8 +44,8 @@ import psutil
 from distributed import LocalCluster
 
 import campaign.execute.process_tree as process_tree
-from campaign.execute.command import place_inputs, placeholder_values, run_command
 from campaign.execute.command_metrics import FolderOutputs, metrics_from_outputs
+from campaign.execute.program_task import place_inputs, placeholder_values, run_command
 from campaign.pipelines.run import run
 from campaign.plan.sources import file_digest
 from campaign.results.status import STATUS_OK

@@ -30,9 +30,9 @@ from typing import Any
 
 from campaign.errors import ParameterError
 from campaign.execute.batching import Item, Outcome
+from campaign.execute.execution_options import ExecutionOptions
 from campaign.execute.finishing import Finishing
 from campaign.execute.inputs import ship_inputs, withdraw_inputs
-from campaign.execute.options import ExecutionOptions
 from campaign.execute.placement import Placement
 from campaign.execute.reading import Reading
 from campaign.execute.recovery import Recovery
@@ -41,7 +41,7 @@ from campaign.execute.tail import Copy, Rescue, Steal, TailSnapshot, tail_decisi
 from campaign.execute.timeouts import TimeoutSnapshot, timed_out_result, timeout_decisions
 from campaign.execute.worker import end_worker_process, running_tasks, skip_tasks
 from campaign.render.progress import Progress
-from campaign.spec.command import CommandSpec
+from campaign.spec.command_model import CommandSpec
 
 TAIL_POLL_SECONDS = 0.2  # how often, once nothing is left to send (tail replication)
 

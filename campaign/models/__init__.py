@@ -34,6 +34,11 @@ BUILTIN: dict[str, str] = {
     "ownership": "campaign.models.ownership:MODEL",
 }
 
+CHECK_MODELS = ("mm1", "busy", "normal")
+"""Models with known answers that test the engine and benchmark it (`campaign.models.check`):
+registered like any model, so a spec or a benchmark names them, but not listed among the
+models of the domain by `campaign models`."""
+
 REFERENCE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
 
 

@@ -32,7 +32,7 @@ from campaign.design.tasks import Design
 from campaign.errors import BadValue, CampaignError, ParameterError
 from campaign.models import load_model
 from campaign.pipelines.merge_folders import Folder, check_same_campaign, sources_of
-from campaign.plan.command import command_declaration
+from campaign.plan.command_declaration import command_declaration
 from campaign.plan.plan import Plan, identity
 from campaign.plan.state import RunState
 from campaign.results.metric_parsers import (
@@ -78,7 +78,7 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float = 0.95) 
     named = shard_folders([Path(folder).expanduser().absolute() for folder in folders], out)
     given = [read_folder(folder) for folder in named]
     reference = given[0]
-    spec = spec_of(reference, out)
+    spec = shards_spec(reference, out)
     target = Ledger(out)
     inputs = list(given)
     if out.exists() and target.has_records():
@@ -184,7 +184,7 @@ def existing_output(out: Path, ledger: Ledger) -> Folder:
     return Folder(out, stored)
 
 
-def spec_of(folder: Folder, out: Path) -> Spec:
+def shards_spec(folder: Folder, out: Path) -> Spec:
     """The spec the shards ran, from the text their campaign.json keeps, writing to ``out``."""
     design = folder.design
     path = Path(design["spec_file"]) if design.get("spec_file") else None

@@ -28,7 +28,7 @@ from typing import Any
 import xarray as xr
 
 from campaign.errors import CampaignError
-from campaign.execute.command import check_declared
+from campaign.execute.program_task import check_declared
 from campaign.models import describe_error
 from campaign.plan.plan import make_plan
 from campaign.plan.sources import combined_digest
@@ -47,7 +47,7 @@ from campaign.results.metric_parsers import (
 from campaign.results.names import entry_owner, metric_values
 from campaign.results.provenance import METRICS_FROM
 from campaign.results.writing import write_results
-from campaign.spec.command import MetricsSource
+from campaign.spec.command_model import MetricsSource
 from campaign.spec.load import Spec
 from campaign.store.ledger import Ledger
 from campaign.store.outputs import Archives, by_archive, reference

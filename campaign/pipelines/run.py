@@ -15,14 +15,14 @@ from typing import Any
 import xarray as xr
 
 from campaign.analysis.levels import ChosenLevels, check_rerun_chosen
-from campaign.cluster.options import ClusterOptions
+from campaign.cluster.cluster_options import ClusterOptions
 from campaign.design.shards import EveryTask, Shard, as_shard, counts, placed
 from campaign.errors import BadValue, CampaignError
 from campaign.execute import dispatch
+from campaign.execute.execution_options import WAIT_WORKERS_SECONDS, ExecutionOptions
 from campaign.execute.items import task_items
-from campaign.execute.options import WAIT_WORKERS_SECONDS, ExecutionOptions
 from campaign.models.contract import Model
-from campaign.plan.command import worker_code, worker_model
+from campaign.plan.command_declaration import worker_code, worker_model
 from campaign.plan.early_stop import SameFailure, StoppedEarly
 from campaign.plan.plan import check_model, identity, make_plan
 from campaign.plan.sources import ON_CHANGE, Sources

@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from campaign.cluster.options import ClusterOptions
+from campaign.cluster.cluster_options import ClusterOptions
 from campaign.errors import BadValue, CampaignError
 from campaign.execute import ExecutionOptions, dispatch
 from campaign.execute.items import task_items
-from campaign.plan.command import worker_code, worker_model
+from campaign.plan.command_declaration import worker_code, worker_model
 from campaign.plan.plan import make_plan
 from campaign.plan.state import RunState
 from campaign.plan.target import campaign_spec

@@ -23,7 +23,7 @@ from campaign.design.tasks import Design, cell_params, iter_cells
 from campaign.errors import CampaignError, ParameterError
 from campaign.models import check_params, load_model
 from campaign.models.contract import Model
-from campaign.plan.command import command_declaration
+from campaign.plan.command_declaration import command_declaration
 from campaign.plan.precision import precision_progress, precision_summary
 from campaign.plan.program_sources import command_sources
 from campaign.plan.replicates import check_returned_metrics, replicates_of, stopping_rule_of

@@ -31,7 +31,7 @@ from typing import Any
 from campaign.errors import CampaignError
 from campaign.models import describe_error, load_model
 from campaign.plan.model_code import MODELS_FOLDER, source_files
-from campaign.spec.command import COMMAND_MODEL
+from campaign.spec.command_model import COMMAND_MODEL
 
 ALGORITHM = "blake2b-256"
 ON_CHANGE = ("refuse", "rerun", "accept")

@@ -222,7 +222,7 @@ def _key_table(keys: dict[str, str], required: tuple[str, ...] = ()) -> list[str
 
 def spec_keys_markdown() -> str:
     """The keys a spec may hold, as the spec parser checks them (`campaign.spec`)."""
-    from campaign.spec.command import COMMAND_KEYS
+    from campaign.spec.command_model import COMMAND_KEYS
     from campaign.spec.factors import DESIGN_KEYS, RANGE_KEYS, RANGE_KEYS_REQUIRED
     from campaign.spec.keys import KEYS, PRECISION_KEYS, REQUIRED
     from campaign.spec.placeholders import TASK_PLACEHOLDERS

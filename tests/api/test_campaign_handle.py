@@ -74,5 +74,5 @@ def test_plan_and_models_name_a_function_and_a_package_alike():
     assert state.RunState is RunState and sys.modules["campaign.plan.state"] is state
     assert campaign.plan.state is state and campaign.models.contract.Model.__name__ == "Model"
     assert campaign.plan.__name__ == "plan" and "Where each task stands" in campaign.plan.__doc__
-    assert "jobs" in campaign.models()
+    assert "jobs" in campaign.models() and "mm1" not in campaign.models().split()
     assert campaign.plan is campaign.plan and campaign.open is campaign.api.open

@@ -168,7 +168,7 @@ def test_the_results_reference_is_read_from_a_real_file(site):
 
 
 def test_every_spec_key_is_in_the_reference(site):
-    from campaign.spec.command import COMMAND_KEYS
+    from campaign.spec.command_model import COMMAND_KEYS
     from campaign.spec.keys import KEYS, PRECISION_KEYS
     from campaign.spec.selection import PROCEDURES, SELECT_KEYS
 

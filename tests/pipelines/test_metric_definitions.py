@@ -18,7 +18,7 @@ from campaign.cli.main import main
 from campaign.errors import CampaignError
 from campaign.pipelines.remetric import remetric
 from campaign.pipelines.verify import verify
-from campaign.spec.command import MetricsSource
+from campaign.spec.command_model import MetricsSource
 from campaign.store.ledger import Ledger
 
 SIM = """
