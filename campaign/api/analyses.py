@@ -5,7 +5,7 @@ one more factor (`campaign.analysis.breakdown.factor_view`), as on the command l
 
 from __future__ import annotations
 
-from campaign.api import checks as check
+import campaign.api.checks as check
 from campaign.api.checks import checked
 from campaign.api.reading import open_results
 

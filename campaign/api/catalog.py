@@ -3,7 +3,7 @@ declare of their own (``campaign workloads``)."""
 
 from __future__ import annotations
 
-from campaign.api import checks as check
+import campaign.api.checks as check
 from campaign.api.checks import checked
 
 

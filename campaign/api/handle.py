@@ -8,7 +8,7 @@ same name on it: ``campaign.open("specs/demo.yaml").status()`` is ``campaign.sta
 
 from __future__ import annotations
 
-from campaign.api import checks as check
+import campaign.api.checks as check
 from campaign.api.checks import checked
 
 

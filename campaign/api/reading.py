@@ -3,7 +3,7 @@ and its failed tasks."""
 
 from __future__ import annotations
 
-from campaign.api import checks as check
+import campaign.api.checks as check
 from campaign.api.checks import checked
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from campaign.api import checks as check
+import campaign.api.checks as check
 from campaign.api.checks import checked
 
 

@@ -4,7 +4,7 @@ and `outputs` (the outputs tasks kept)."""
 
 from __future__ import annotations
 
-from campaign.api import checks as check
+import campaign.api.checks as check
 from campaign.api.checks import checked
 
 

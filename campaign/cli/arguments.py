@@ -1,4 +1,5 @@
-"""What the commands share: exit statuses, and the arguments several commands take."""
+"""What the commands share: exit statuses, the arguments several commands take, and printing
+what a renderer wrote."""
 
 from __future__ import annotations
 
@@ -119,3 +120,9 @@ def add_place_options(parser: argparse.ArgumentParser) -> None:
 def factor_list(by: list[str] | None) -> list[str] | None:
     """--by given repeatedly or comma-separated, as one list (None: not given)."""
     return None if by is None else [b for item in by for b in item.split(",") if b]
+
+
+def print_lines(lines: list[str]) -> None:
+    """Print a renderer's lines, each on its own."""
+    for line in lines:
+        print(line)

@@ -11,6 +11,7 @@ from campaign.cli.arguments import (
     EXIT_OK,
     add_change_options,
     add_place_options,
+    print_lines,
 )
 from campaign.errors import CampaignError
 
@@ -127,8 +128,3 @@ def cmd_models(args) -> int:
         raise CampaignError("usage: campaign models [show NAME [--markdown]]")
     print(api.models(args.name if args.action else None, markdown=args.markdown))
     return EXIT_OK
-
-
-def print_lines(lines: list[str]) -> None:
-    for line in lines:
-        print(line)

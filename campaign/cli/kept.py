@@ -12,6 +12,7 @@ from campaign.cli.arguments import (
     add_place_options,
     add_target_argument,
     add_where_option,
+    print_lines,
 )
 
 
@@ -40,7 +41,10 @@ def add_outputs(subparsers) -> None:
     shown.add_argument(
         "--extract", metavar="DIR", help="write the chosen tasks' outputs under DIR/TASK_KEY/"
     )
-    p.set_defaults(func=cmd_outputs)
+    p.set_defaults(
+        func=cmd_outputs,
+        option_names={"tasks": "--task", "name": "--show", "folder": "--extract"},
+    )
 
 
 def add_remetric(subparsers) -> None:
@@ -100,8 +104,7 @@ def cmd_outputs(args) -> int:
         files, size = kept.extract(args.extract)
         print(extracted_line(files, size, len(kept.tasks), args.extract))
         return EXIT_OK
-    for line in listing(kept.tasks):
-        print(line)
+    print_lines(listing(kept.tasks))
     return EXIT_OK
 
 

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from campaign import api
-from campaign.cli.arguments import EXIT_FAILED_TASKS, EXIT_OK, add_confidence_option
+from campaign.cli.arguments import (
+    EXIT_FAILED_TASKS,
+    EXIT_OK,
+    add_confidence_option,
+    print_lines,
+)
 
 
 def add_merge(subparsers) -> None:
@@ -29,6 +34,5 @@ def cmd_merge(args) -> int:
     from campaign.render.outcomes import merge_lines
 
     merged = api.merge(args.folders, args.out, confidence=args.confidence)
-    for line in merge_lines(merged):
-        print(line)
+    print_lines(merge_lines(merged))
     return EXIT_FAILED_TASKS if merged.failed or merged.missing else EXIT_OK

@@ -14,6 +14,7 @@ from campaign.cli.arguments import (
     add_confidence_option,
     add_place_options,
     add_target_argument,
+    print_lines,
 )
 
 
@@ -229,8 +230,3 @@ def cmd_verify(args) -> int:
     verdict = api.verify(args.target, args.sample, workers=args.workers, scheduler=args.scheduler)
     print_lines(verify_lines(verdict))
     return EXIT_FAILED_TASKS if verdict.mismatches or verdict.outputs else EXIT_OK
-
-
-def print_lines(lines: list[str]) -> None:
-    for line in lines:
-        print(line)

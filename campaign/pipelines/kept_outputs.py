@@ -89,9 +89,9 @@ def select(
     for key in keys:
         if key not in known:
             raise ParameterError(
-                f"{{task}} {key!r}: no task of campaign {spec.name} has this key "
+                f"{{tasks}} {key!r}: no task of campaign {spec.name} has this key "
                 "(`campaign outputs` lists the tasks that kept outputs)",
-                "task",
+                "tasks",
             )
     wanted = set(keys)
     chosen, matched = [], 0
@@ -108,7 +108,7 @@ def select(
             continue
         chosen.append(KeptTask(task.key, design.cell_label(task.cell), task.replicate, record))
     if not chosen:
-        raise CampaignError(no_outputs_line(keys, list(where), matched))
+        raise ParameterError(no_outputs_line(keys, list(where), matched), "tasks", "where")
     return chosen
 
 
@@ -118,8 +118,9 @@ def has_keep_notes(record: dict[str, Any]) -> bool:
 
 
 def no_outputs_line(keys: list[str], where: list[str], matched: int) -> str:
-    """One line for a choice of tasks that kept no outputs."""
-    chose = " ".join([*(f"--task {key}" for key in keys), *(f"--where {w}" for w in where)])
+    """One line for a choice of tasks that kept no outputs (a `ParameterError`'s template:
+    ``{tasks}`` and ``{where}`` name what chose them)."""
+    chose = " ".join([*(f"{{tasks}} {key}" for key in keys), *(f"{{where}} {w}" for w in where)])
     if chose and not matched:
         return f"{chose}: no stored task is chosen"
     chosen = f" {chose} chooses" if chose else ""
@@ -127,7 +128,7 @@ def no_outputs_line(keys: list[str], where: list[str], matched: int) -> str:
 
 
 def output_name(name: str) -> str:
-    """An output as `--show` takes it: stdout, stderr, files/PATH or just PATH."""
+    """An output as `show` takes it: stdout, stderr, files/PATH or just PATH."""
     return (
         name
         if name in ("stdout", "stderr") or name.startswith(FILES_PREFIX)
@@ -139,9 +140,11 @@ def show(output: Path, chosen: list[KeptTask], name: str) -> bytes:
     """One kept output of the one task chosen."""
     if len(chosen) != 1:
         raise ParameterError(
-            f"{{show}} {name}: choose one task (--task KEY, or --where clauses that leave one); "
-            f"{len(chosen)} tasks with kept outputs are chosen",
-            "show",
+            f"{{name}} {name}: choose one task ({{tasks}} KEY, or {{where}} clauses that leave "
+            f"one); {len(chosen)} tasks with kept outputs are chosen",
+            "name",
+            "tasks",
+            "where",
         )
     (task,) = chosen
     with Archives(output) as archives:
@@ -155,7 +158,7 @@ def extract(output: Path, chosen: list[KeptTask], folder: str | Path) -> tuple[i
     folder = Path(folder).expanduser()
     if folder.exists() and not folder.is_dir():
         raise ParameterError(
-            f"{{extract}} {folder} is a file; give a folder (made if missing)", "extract"
+            f"{{folder}} {folder} is a file; give a folder (made if missing)", "folder"
         )
     files = size = 0
     with Archives(output) as archives:
@@ -166,9 +169,10 @@ def extract(output: Path, chosen: list[KeptTask], folder: str | Path) -> tuple[i
             try:
                 files += len(write_folder(folder / task.key, outputs))
             except OSError as error:
-                raise CampaignError(
-                    f"--extract {folder}: cannot write {task.key}'s outputs: {error.strerror} "
-                    f"({files} files of the tasks before it are written)"
+                raise ParameterError(
+                    f"{{folder}} {folder}: cannot write {task.key}'s outputs: {error.strerror} "
+                    f"({files} files of the tasks before it are written)",
+                    "folder",
                 ) from None
             size += sum(len(data) for data in outputs.values())
     return files, size

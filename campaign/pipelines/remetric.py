@@ -27,7 +27,7 @@ from typing import Any
 
 import xarray as xr
 
-from campaign.errors import CampaignError
+from campaign.errors import BadValue, CampaignError
 from campaign.execute.program_task import check_declared
 from campaign.models import describe_error
 from campaign.plan.plan import make_plan
@@ -79,7 +79,7 @@ def remetric(
     `campaign run` computes them again) or its outputs do not parse."""
     say = say or (lambda message: None)
     if not 0 < confidence < 1:
-        raise CampaignError(f"--confidence must be between 0 and 1, got {confidence}")
+        raise BadValue("confidence", confidence, "must be between 0 and 1")
     spec = campaign_spec(target)
     own = parser is None  # the spec's own parser: what a run would compute them with
     own = own or spec.command is not None and parser == spec.command.metrics
