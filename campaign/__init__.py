@@ -57,6 +57,7 @@ __all__ = [
     "report",
     "export",
     "models",
+    "schema",
     "as_spec",
     "CampaignError",
     "__version__",

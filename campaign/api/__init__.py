@@ -6,7 +6,7 @@ need when they run, so importing the API stays light.
 """
 
 from campaign.api.analyses import compare, effects, query, rank, select, sensitivity
-from campaign.api.catalog import model_command, models
+from campaign.api.catalog import model_command, models, schema
 from campaign.api.files import export, plot, report
 from campaign.api.handle import Campaign, open
 from campaign.api.reading import open_breakdown, open_failures, open_results, open_samples
@@ -39,6 +39,7 @@ __all__ = [
     "remetric",
     "report",
     "run",
+    "schema",
     "select",
     "sensitivity",
     "status",

@@ -1,5 +1,5 @@
-"""The models there are: `models` (what ``campaign models`` prints) and the commands models
-declare of their own (``campaign workloads``)."""
+"""What a spec may name: `models` (what ``campaign models`` prints), the commands models
+declare of their own (``campaign workloads``), and `schema`, the JSON Schema of a spec file."""
 
 from __future__ import annotations
 
@@ -46,3 +46,35 @@ def model_command(argv: list[str]):
         return None
     found = find_command(argv[0])
     return None if found is None else found[1]
+
+
+@checked()
+def schema(out=None):
+    """The JSON Schema of a spec file, for editors (the YAML language server checks and
+    completes a spec with it).
+
+    Parameters
+    ----------
+    out : str or pathlib.Path, optional
+        A file to write it to.
+
+    Returns
+    -------
+    str or pathlib.Path
+        The schema as JSON text; with ``out``, the file written.
+    """
+    import json
+    from pathlib import Path
+
+    from campaign.errors import ParameterError
+    from campaign.spec.json_schema import json_schema
+
+    text = json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
+    if out is None:
+        return text
+    path = Path(out).expanduser()
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise ParameterError(f"{{out}} {out}: cannot write it: {error.strerror}", "out") from None
+    return path

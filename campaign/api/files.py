@@ -63,18 +63,35 @@ def drawn(results, metrics, kind, options):
     figure of the results (a breakdown named in its options one more factor)."""
     from campaign.analysis.breakdown import factor_view, mentioned
     from campaign.render.figures import plot as figure_of
-    from campaign.results.netcdf import open_samples, stored_samples
+    from campaign.results.netcdf import stored_samples
 
     if hasattr(results, "data_vars"):
         return figure_of(results, metrics, kind, **options)
     dataset = open_results(results)  # a file that is not results: one line here
     if metrics[0] in stored_samples(results):  # its CDF pooled over replicates
-        from campaign.render.sample_ecdf import plot_ecdf
-
-        return plot_ecdf(open_samples(results), metrics[0], options.get("by"), options.get("where"))
+        return sample_cdf(results, metrics[0], options)
     names = mentioned([options.get("by")], options.get("where"), options.get("x"))
     names.append(options.get("facet") or "")
     return figure_of(factor_view(dataset, results, names), metrics, kind, **options)
+
+
+def sample_cdf(results, sample, options):
+    """A stored sample's CDF pooled over replicates: a series per level of ``by``, a column of
+    panels per level of ``facet`` (its values are the x axis: no ``x``)."""
+    from campaign.errors import ParameterError
+    from campaign.render.sample_ecdf import plot_ecdf
+    from campaign.results.netcdf import open_samples
+
+    if options.get("x"):
+        raise ParameterError(
+            "{x}: a sample's CDF has the sample's values on its x axis; use {by} for series "
+            "and {facet} for panels",
+            "x",
+            "by",
+            "facet",
+        )
+    where, facet = options.get("where"), options.get("facet") or None
+    return plot_ecdf(open_samples(results), sample, options.get("by"), where, facet)
 
 
 def figures_folder(results) -> Path:

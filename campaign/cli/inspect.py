@@ -76,7 +76,22 @@ def add_models(subparsers) -> None:
     p.set_defaults(func=cmd_models)
 
 
-PARSERS = {"validate": add_validate, "plan": add_plan, "status": add_status, "models": add_models}
+def add_schema(subparsers) -> None:
+    p = subparsers.add_parser(
+        "schema",
+        help="print the JSON Schema of a spec file, for editors (the YAML language server)",
+    )
+    p.add_argument("-o", "--out", metavar="FILE", help="write it to FILE instead")
+    p.set_defaults(func=cmd_schema)
+
+
+PARSERS = {
+    "validate": add_validate,
+    "plan": add_plan,
+    "status": add_status,
+    "models": add_models,
+    "schema": add_schema,
+}
 
 
 def cmd_validate(args) -> int:
@@ -127,4 +142,13 @@ def cmd_models(args) -> int:
     if args.action is not None and args.name is None:
         raise CampaignError("usage: campaign models [show NAME [--markdown]]")
     print(api.models(args.name if args.action else None, markdown=args.markdown))
+    return EXIT_OK
+
+
+def cmd_schema(args) -> int:
+    written = api.schema(args.out)
+    if args.out is None:
+        sys.stdout.write(written)
+    else:
+        print(f"wrote {written}")
     return EXIT_OK

@@ -134,7 +134,7 @@ def add_scheduling_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="tasks per batch sent to a worker (default: sized from measured task durations "
-        "to about half a second); results do not depend on it",
+        "to about half a second, longer on more than 50 slots); results do not depend on it",
     )
 
 
@@ -213,9 +213,8 @@ def cmd_run(args) -> int:
         print_lines(shard_lines(dataset, handle.spec, args.spec))
         unfinished = attrs["shard_failed"] or attrs["shard_missing"]
         return EXIT_FAILED_TASKS if unfinished else EXIT_OK
-    where = bool(args.where)
     print_lines(
-        run_lines(dataset, handle.spec, args.confidence, args.show_metrics, args.spec, where)
+        run_lines(dataset, handle.spec, args.confidence, args.show_metrics, args.spec, args.where)
     )
     if attrs["tasks_failed"]:
         return EXIT_FAILED_TASKS

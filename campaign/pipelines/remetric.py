@@ -105,13 +105,14 @@ def remetric(
             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
         new, unkept = recompute(spec, done, parser, stamp, rerun_unkept)
+        if unkept:  # first: a file set aside stores its other records again, as later ones
+            _, folder = ledger.set_records_aside(set(unkept).__contains__, "unkept")
         for start in range(0, len(new), STORE_CHUNK):
             ledger.append(new[start : start + STORE_CHUNK])
         names = sorted({name for record in new for name in stamps(record)[-1]["metrics"]})
         say(f"remetric: {len(new)} tasks recomputed with {parser.description}: {', '.join(names)}")
         define(ledger, parser, stamp, names, own)
         if unkept:
-            moved, folder = ledger.set_records_aside(set(unkept).__contains__, "unkept")
             say(
                 f"remetric: {len(unkept)} tasks kept no outputs: their records are set aside in "
                 f"{folder}; `campaign run` computes them again"

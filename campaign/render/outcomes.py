@@ -28,16 +28,20 @@ def run_lines(
     confidence: float,
     show_metrics: int | None = None,
     spec_words: str = "SPEC",
-    where: bool = False,
+    where: list[str] | None = None,
 ) -> list[str]:
     """The end of a run: the summary (``show_metrics`` metrics, default the headline ones),
     the task counts, precision or selection, where the results are; ``spec_words``: the spec
-    as the user named it; ``where``: the run chose levels, so missing tasks are expected."""
+    as the user named it; ``where``: the levels the run chose (``run --where``), the summary's
+    rows, and missing tasks of the others are expected."""
     lines = []
     metrics = choose_metrics(dataset, "summary", limit=show_metrics)
     if metrics and dataset.attrs["tasks_ok"]:
-        frame = summary_table(dataset, metrics=metrics)
-        lines += ["", f"Summary: mean ± half-width of the {confidence:.0%} confidence interval"]
+        # run --where: the cells it ran, not rows of NaN for the levels it left out
+        frame = summary_table(dataset, metrics=metrics, where=where or None)
+        chosen = f" ({'; '.join(where)})" if where else ""
+        interval = f"mean ± half-width of the {confidence:.0%} confidence interval"
+        lines += ["", f"Summary{chosen}: {interval}"]
         lines.append(render_summary(frame, metrics, max_rows=40).removesuffix("\n"))
         others = other_metrics_line(dataset, metrics, spec.output)
         lines += [others] if others else []

@@ -97,6 +97,7 @@ TABLES = {  # command line -> the API's call whose `campaign.table` it prints
     ),
     "models": (["models"], lambda out: campaign.models() + "\n"),
     "models show": (["models", "show", "jobs"], lambda out: campaign.models("jobs") + "\n"),
+    "schema": (["schema"], lambda out: campaign.schema()),
 }  # fmt: skip
 
 
@@ -147,7 +148,7 @@ def test_every_command_of_the_parser_has_a_function_of_the_api():
 
     named = {"validate", "plan", "run", "verify", "status", "merge", "outputs", "remetric",
              "query", "plot", "report", "compare", "effects", "sensitivity", "select",
-             "export", "models"}  # fmt: skip
+             "export", "models", "schema"}  # fmt: skip
     assert set(BUILTIN_COMMANDS) == named
     assert all(callable(getattr(campaign, name)) for name in named)
     assert Path(campaign.__file__).name == "__init__.py"

@@ -217,6 +217,7 @@ def test_tasks_that_kept_no_outputs_are_counted_and_nothing_is_stored(
 ):
     out = run_campaign("kept", SPEC)
     spec = out.parent / "spec.yaml"
+    Ledger(out).compact()  # one file: the tasks that keep no outputs share it with the others
     ok = sorted(k for k, r in Ledger(out).load().items() if r["status"] == "ok")
     attach_outputs(out, skip=set(ok[:3]))
     files = sorted(p.read_bytes() for p in Ledger(out).files())
