@@ -13,8 +13,9 @@ import pytest
 
 import campaign
 from campaign.cli.main import main
+from tests.conftest import PYTHON_API_DOC
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "python-api.md"
+DOC = PYTHON_API_DOC
 
 
 def code_blocks(text: str) -> list[str]:
@@ -22,15 +23,9 @@ def code_blocks(text: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def notebook(tmp_path_factory):
-    """The document's code run in a fresh folder: its namespace and what it printed."""
-    folder = tmp_path_factory.mktemp("notebook")
-    namespace: dict = {}
-    printed = io.StringIO()
-    with contextlib.chdir(folder), contextlib.redirect_stdout(printed):
-        for block in code_blocks(DOC.read_text()):
-            exec(compile(block, str(DOC), "exec"), namespace)
-    return folder, namespace, printed.getvalue()
+def notebook(python_api_notebook):
+    """The document's code run in a fresh folder: the folder, its namespace, what it printed."""
+    return python_api_notebook
 
 
 def cli(*argv) -> str:
