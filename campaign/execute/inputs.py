@@ -26,7 +26,8 @@ from distributed.diagnostics.plugin import WorkerPlugin
 
 from campaign.errors import CampaignError
 from campaign.plan.sources import file_digest
-from campaign.spec.command_model import CommandSpec, InputFile
+from campaign.spec.command_model import CommandSpec
+from campaign.spec.input_file import InputFile
 
 CACHE_FOLDER = "campaign-inputs"
 PART_BYTES = 4 * 2**20  # bytes of a file per plugin: what the driver holds at once

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from campaign.errors import CampaignError
+from campaign.spec.input_file import InputFile
 from campaign.spec.placeholders import PLACEHOLDER, TASK_PLACEHOLDERS, check_placeholders
 from campaign.spec.program import Program, find_programs, is_below, parse_env
 from campaign.spec.program_metrics import (
@@ -47,16 +48,6 @@ SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?i?[bB]?)\s*")
 UNITS = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
 BINARY_UNITS = {"ki": 2**10, "mi": 2**20, "gi": 2**30, "ti": 2**40}
 KEEP_LIMIT = 100 * 10**6  # bytes kept per task unless keep_limit says otherwise
-
-
-@dataclass(frozen=True)
-class InputFile:
-    """A file of the spec's folder the program needs: ``name`` where it is placed in the
-    task's folder, ``path`` where it is on this machine; a ``template`` is filled per task."""
-
-    name: str
-    path: str
-    template: bool = False
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,13 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from campaign.spec.command_model import Fail, InputFile
+from campaign.errors import CampaignError
+from campaign.spec.input_file import InputFile
+
+Fail = Callable[[str], CampaignError]
 
 TASK_PLACEHOLDERS = {
     "seed": "the task's seed (0 to 2**63 - 1: a signed 64-bit integer holds it)",

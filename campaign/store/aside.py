@@ -1,6 +1,7 @@
 """Records moved out of the ledger, never deleted: a whole campaign set aside for a new one
-(``ledger.old-*``), the records of tasks whose sources changed (``ledger.changed-*``), and the
-files holding damaged records (``ledger.damaged/``, their sound records stored again)."""
+(``ledger.old-*``) and the records of tasks whose sources changed (``ledger.changed-*``). The
+files holding damaged records are the records' own to set aside (`RecordFiles.set_damaged_aside`,
+to ``ledger.damaged/``), since a compaction does it too."""
 
 from __future__ import annotations
 
@@ -11,12 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from campaign.store.durable import fsync_dir
-from campaign.store.folder import (
-    DAMAGED_FOLDER,
-    IDENTITY_FILE,
-    OUTPUTS_FOLDER,
-    aside_folder_name,
-)
+from campaign.store.folder import DAMAGED_FOLDER, IDENTITY_FILE, OUTPUTS_FOLDER, aside_folder_name
 from campaign.store.lines import line_key, parse_record, read_lines
 
 if TYPE_CHECKING:
@@ -84,38 +80,4 @@ def aside_folder(output: Path, kind: str = "old") -> Path:
     while target.exists():
         count += 1
         target = first.with_name(f"{first.name}-{count}")
-    return target
-
-
-def damage_note(records: RecordFiles) -> str | None:
-    """One line on the damaged records the last read skipped, or None."""
-    if not records.damaged:
-        return None
-    count = sum(records.damaged.values())
-    names = sorted(path.name for path in records.damaged)
-    listed = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-    return (
-        f"ledger: {count} damaged record{'s' if count > 1 else ''} skipped in "
-        f"{records.folder}/ ({listed}); their tasks count as not done and run again"
-    )
-
-
-def set_damaged_aside(records: RecordFiles, keep_sound: bool = True) -> Path | None:
-    """Move the files of the last read's damaged records out of the ledger, to
-    ``ledger.damaged/``, after storing their sound records again (unless another file
-    already holds them); returns that folder."""
-    paths = sorted(path for path in records.damaged if path.exists())
-    if not paths:
-        return None
-    target = records.output / DAMAGED_FOLDER
-    target.mkdir(exist_ok=True)
-    with records.guard(exclusive=True):
-        for path in paths:
-            sound = [
-                record for line in read_lines(path) if (record := parse_record(line)) is not None
-            ]
-            if sound and keep_sound:
-                records.append(sound)
-            os.replace(path, target / path.name)
-        fsync_dir(records.folder)
     return target

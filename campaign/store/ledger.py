@@ -15,8 +15,8 @@ task counts as not done and runs again; `run` moves files holding damaged record
 ``OUTPUT/ledger.damaged/`` (their sound records stay in the ledger).
 
 `Ledger` holds the pieces of one output folder: identity (`campaign.store.identity`), lock
-(`campaign.store.lock`), records (`campaign.store.records`), records set aside
-(`campaign.store.aside`) and the copy of a merge (`campaign.store.copy`).
+(`campaign.store.lock`), records (`campaign.store.records`, which sets damaged records aside),
+records set aside (`campaign.store.aside`) and the copy of a merge (`campaign.store.copy`).
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ class Ledger:
         return aside.set_records_aside(self.records, affected, kind)
 
     def damage_note(self) -> str | None:
-        return aside.damage_note(self.records)
+        return self.records.damage_note()
 
     def set_damaged_aside(self, keep_sound: bool = True) -> Path | None:
-        return aside.set_damaged_aside(self.records, keep_sound)
+        return self.records.set_damaged_aside(keep_sound)

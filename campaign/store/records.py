@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from campaign.errors import CampaignError
-from campaign.store.aside import set_damaged_aside
 from campaign.store.durable import fsync_dir, write_atomic, write_failure
 from campaign.store.folder import (
     COMPACTION_LOCK,
+    DAMAGED_FOLDER,
     LEDGER_BATCHES,
     LEDGER_FOLDER,
     OUTPUT_ARCHIVES,
@@ -135,6 +135,40 @@ class RecordFiles:
                     done.setdefault(key, False)
         return done
 
+    def damage_note(self) -> str | None:
+        """One line on the damaged records the last read skipped, or None."""
+        if not self.damaged:
+            return None
+        count = sum(self.damaged.values())
+        names = sorted(path.name for path in self.damaged)
+        listed = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        return (
+            f"ledger: {count} damaged record{'s' if count > 1 else ''} skipped in "
+            f"{self.folder}/ ({listed}); their tasks count as not done and run again"
+        )
+
+    def set_damaged_aside(self, keep_sound: bool = True) -> Path | None:
+        """Move the files of the last read's damaged records out of the ledger, to
+        ``ledger.damaged/``, after storing their sound records again (unless another file
+        already holds them, as a compaction's merged file does); returns that folder."""
+        paths = sorted(path for path in self.damaged if path.exists())
+        if not paths:
+            return None
+        target = self.output / DAMAGED_FOLDER
+        target.mkdir(exist_ok=True)
+        with self.guard(exclusive=True):
+            for path in paths:
+                sound = [
+                    record
+                    for line in read_lines(path)
+                    if (record := parse_record(line)) is not None
+                ]
+                if sound and keep_sound:
+                    self.append(sound)
+                os.replace(path, target / path.name)
+            fsync_dir(self.folder)
+        return target
+
     def read(self, read: Callable[[], T]) -> T:
         """Run a read of every file while no compaction runs (again if, without the lock, a
         compaction removed a file while it ran)."""
@@ -197,7 +231,7 @@ class RecordFiles:
                 return
             pruning.rewrite_archives(records)
             self.append(records.values())
-            set_damaged_aside(self, keep_sound=False)
+            self.set_damaged_aside(keep_sound=False)
             for path in files:
                 path.unlink(missing_ok=True)
             fsync_dir(self.folder)

@@ -5,8 +5,11 @@ level 2 adds the broker's estimates, level 3 adds the sites' schedules (a tentat
 schedule per site). Every strategy minimises a score over the admissible feasible sites; ties
 go to the smallest site index. Scores are exposed (``scores``) so tests can check them.
 
-Each strategy is a class of ``grid.strategies`` found by name; the broker keeps what all share
-(the admissible sites, the finished jobs of the cumulative scope) and asks it for the scores.
+Each strategy is a class of ``grid.strategies`` found by name. The broker keeps what all share
+(the admissible sites, the finished jobs of the cumulative scope), asks the strategy for the
+scores and picks the lowest; the strategy reads the broker's state through a read-only
+``BrokerView`` and never calls back. The tentative schedule is ``grid.tentative``.
+
 Speed: a site's running jobs change far less often than jobs arrive, so what the scores need
 from them is kept per site until a job starts or ends there; each arrival then only plans the
 queue and the new job. Every sum adds the same terms in the same order as the plain
@@ -21,8 +24,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from campaign.models.grid.strategies import REGISTRY
-from campaign.models.grid.strategies.tentative import tentative
+from campaign.models.grid.strategies import REGISTRY, BrokerView
+from campaign.models.grid.tentative import tentative
 from campaign.models.rigid.site import Site
 
 STRATEGIES = tuple(REGISTRY)
@@ -57,7 +60,7 @@ class Broker:
             raise ValueError(
                 f"unknown tentative_scope {tentative_scope!r}; allowed: active, cumulative"
             )
-        if kind.needs_rng and rng is None:
+        if kind.draws and rng is None:
             raise ValueError(f"strategy {strategy!r} needs the policy random stream")
         self.strategy = strategy
         self.sites = list(sites)
@@ -66,7 +69,6 @@ class Broker:
         self.submit = submit
         self.estimate = estimate
         self.rng = rng
-        self.include = include_new_job
         self.cumulative = tentative_scope == "cumulative"
         self.alpha = admissibility
         self.done = [[0, 0.0, 0.0, 0.0, 0.0, -math.inf, 0.0] for _ in self.sites]
@@ -75,16 +77,35 @@ class Broker:
         self._start: dict[int, float] = {}
         self.reference = reference
         """Score with the plain code (every running job walked at every arrival)."""
-        self.scorer = kind(self)
+        self.view = BrokerView(
+            sites=tuple(self.sites),
+            processors=tuple(self.processors),
+            size=size,
+            submit=submit,
+            estimate=estimate,
+            include_new_job=include_new_job,
+            done=self.done if self.cumulative else None,
+        )
+        """What the strategy may read."""
+        self.scorer = kind(self.view)
         """The strategy (``grid.strategies``)."""
+        self._draws = kind.draws
 
     # ------------------------------------------------------------------ loop hooks
     def place(self, job: int, t: float, sites: Sequence[Site]) -> int:
-        """The chosen site index (smallest index among equal scores)."""
+        """The chosen site index: the lowest score (ties to the smallest index), or a draw
+        from the policy stream for a strategy that draws."""
         candidates = self.candidates(job)
         if not candidates:
             raise ValueError(f"job {job} (size {self.size[job]}) fits on no site")
-        return self.scorer.pick(job, t, candidates)
+        if self._draws:
+            return candidates[int(self.rng.integers(len(candidates)))]
+        scores = self.scores(job, t, candidates)
+        best = candidates[0]
+        for i in candidates[1:]:
+            if scores[i] < scores[best]:
+                best = i
+        return best
 
     def started(self, job: int, t: float) -> None:
         self._start[job] = t

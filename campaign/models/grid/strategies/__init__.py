@@ -2,12 +2,13 @@
 found by name here.
 
 A new strategy is a subclass of :class:`Strategy` with a fast and a plain score and one entry
-in ``REGISTRY``; the broker and the grid model then offer it under that name.
+in ``REGISTRY``; the broker and the grid model then offer it under that name. A strategy reads
+the broker's state through a :class:`BrokerView` and never imports the broker.
 """
 
 from __future__ import annotations
 
-from campaign.models.grid.strategies.base import Strategy
+from campaign.models.grid.strategies.base import BrokerView, Strategy
 from campaign.models.grid.strategies.lbal import LbalS, LbalT, LbalW
 from campaign.models.grid.strategies.load import Mlb, Mlp, Mpl
 from campaign.models.grid.strategies.random import Random
@@ -19,7 +20,7 @@ from campaign.models.grid.strategies.waits import (
     MeanWaitByWork,
 )
 
-__all__ = ["REGISTRY", "Strategy"]
+__all__ = ["REGISTRY", "BrokerView", "Strategy"]
 
 REGISTRY: dict[str, type[Strategy]] = {
     kind.name: kind

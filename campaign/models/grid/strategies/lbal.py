@@ -45,14 +45,14 @@ class Lbal(Strategy):
     def plain(self, job: int, t: float, candidates: Sequence[int]) -> dict[int, float]:
         """Population std over all sites of the per-processor load with the job on site q."""
         measure = self.measure
-        base = [sum(measure(k) for k in self.active(i)) for i in range(len(self.sites))]
+        base = [sum(measure(k) for k in self.active(i)) for i in range(len(self.view.sites))]
         extra = measure(job)
         out = {}
         for q in candidates:
             load = np.array(
                 [
                     (b + (extra if i == q else 0.0)) / m
-                    for i, (b, m) in enumerate(zip(base, self.processors))
+                    for i, (b, m) in enumerate(zip(base, self.view.processors))
                 ]
             )
             out[q] = float(load.std())
@@ -62,16 +62,17 @@ class Lbal(Strategy):
         """``plain`` with the running jobs' terms kept, and numpy's std computed in Python
         for fewer than ``SHORT`` sites."""
         measure = self.measure
+        view = self.view
         base = []
-        for i, site in enumerate(self.sites):
+        for i, site in enumerate(view.sites):
             summary = self.summary(i)
             key = (summary.key, len(site.queue))
             if summary.queued is None or summary.queued[0] != key:
-                queued = (measure(k) for k in site.queue)
+                queued = map(measure, site.queue)
                 summary.queued = (key, sum(chain(summary.by_start.values(), queued)))
             base.append(summary.queued[1])
         extra = measure(job)
-        processors = self.processors
+        processors = view.processors
         if len(base) >= SHORT:
             rows = [
                 [
@@ -94,7 +95,7 @@ class LbalS(Lbal):
     name = "lbal_s"
 
     def measure(self, k: int) -> float:
-        return float(self.size[k])
+        return float(self.view.size[k])
 
 
 class LbalT(Lbal):
@@ -102,7 +103,7 @@ class LbalT(Lbal):
     level = 2
 
     def measure(self, k: int) -> float:
-        return float(self.estimate[k])
+        return float(self.view.estimate[k])
 
 
 class LbalW(Lbal):
@@ -110,4 +111,5 @@ class LbalW(Lbal):
     level = 2
 
     def measure(self, k: int) -> float:
-        return float(self.size[k] * self.estimate[k])
+        view = self.view
+        return float(view.size[k] * view.estimate[k])

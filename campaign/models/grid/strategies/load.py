@@ -14,10 +14,12 @@ class Load(Strategy):
     running jobs' terms kept)."""
 
     def plain(self, job: int, t: float, candidates: Sequence[int]) -> dict[int, float]:
-        return {i: self.load(job, i) / self.processors[i] for i in candidates}
+        processors = self.view.processors
+        return {i: self.load(job, i) / processors[i] for i in candidates}
 
     def fast(self, job: int, t: float, candidates: Sequence[int]) -> dict[int, float]:
-        return {i: self.fast_load(job, i) / self.processors[i] for i in candidates}
+        processors = self.view.processors
+        return {i: self.fast_load(job, i) / processors[i] for i in candidates}
 
     def load(self, job: int, i: int) -> float:
         raise NotImplementedError
@@ -30,28 +32,31 @@ class Mlp(Load):
     name = "mlp"
 
     def load(self, job: int, i: int) -> float:
-        return len(self.active(i)) + (1 if self.include else 0)
+        return len(self.active(i)) + (1 if self.view.include_new_job else 0)
 
     def fast_load(self, job: int, i: int) -> float:
-        site = self.sites[i]
-        return len(site.start) + len(site.queue) + (1 if self.include else 0)
+        view = self.view
+        site = view.sites[i]
+        return len(site.start) + len(site.queue) + (1 if view.include_new_job else 0)
 
 
 class Mpl(Load):
     name = "mpl"
 
     def term(self, job: int, begin: float) -> float:
-        return self.size[job]
+        return self.view.size[job]
 
     def load(self, job: int, i: int) -> float:
-        size = self.size
-        return sum(size[k] for k in self.active(i)) + (size[job] if self.include else 0)
+        size = self.view.size
+        new = size[job] if self.view.include_new_job else 0
+        return sum(size[k] for k in self.active(i)) + new
 
     def fast_load(self, job: int, i: int) -> float:
+        view = self.view
         terms = self.summary(i).by_start.values()
-        size = self.size
-        queued = (size[k] for k in self.sites[i].queue)
-        return sum(chain(terms, queued)) + (size[job] if self.include else 0)
+        size = view.size
+        queued = (size[k] for k in view.sites[i].queue)
+        return sum(chain(terms, queued)) + (size[job] if view.include_new_job else 0)
 
 
 class Mlb(Load):
@@ -59,21 +64,23 @@ class Mlb(Load):
     level = 2
 
     def term(self, job: int, begin: float) -> float:
-        return self.size[job] * self.estimate[job]
+        view = self.view
+        return view.size[job] * view.estimate[job]
 
     def load(self, job: int, i: int) -> float:
-        size = self.size
-        est = self.estimate
+        size = self.view.size
+        est = self.view.estimate
         value = sum(size[k] * est[k] for k in self.active(i))
-        if self.include:
+        if self.view.include_new_job:
             value += size[job] * est[job]
         return value
 
     def fast_load(self, job: int, i: int) -> float:
+        view = self.view
         terms = self.summary(i).by_start.values()
-        size = self.size
-        est = self.estimate
-        value = sum(chain(terms, (size[k] * est[k] for k in self.sites[i].queue)))
-        if self.include:
+        size = view.size
+        est = view.estimate
+        value = sum(chain(terms, (size[k] * est[k] for k in view.sites[i].queue)))
+        if view.include_new_job:
             value += size[job] * est[job]
         return value

@@ -8,14 +8,12 @@ from campaign.models.grid.strategies.base import Strategy
 
 
 class Random(Strategy):
-    name = "random"
-    needs_rng = True
+    """Every site scores alike: the broker draws one (``draws``)."""
 
-    def pick(self, job: int, t: float, candidates: Sequence[int]) -> int:
-        return candidates[int(self.broker.rng.integers(len(candidates)))]
+    name = "random"
+    draws = True
 
     def fast(self, job: int, t: float, candidates: Sequence[int]) -> dict[int, float]:
-        """Every site alike: the choice is a draw."""
         return dict.fromkeys(candidates, 0.0)
 
     plain = fast

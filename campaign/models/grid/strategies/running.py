@@ -4,12 +4,12 @@ next: a site's running jobs change far less often than jobs arrive."""
 from __future__ import annotations
 
 from bisect import bisect_left, insort
+from collections.abc import Callable, Sequence
 from functools import reduce
 from operator import add
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from campaign.models.grid.strategies.base import Strategy
     from campaign.models.rigid.site import Site
 
 
@@ -17,16 +17,25 @@ class RunningJobs:
     """One site's running jobs as one strategy scores them, brought up to date from the jobs
     that started or ended there since it was last asked (``key``: jobs ended there, jobs
     running there, changes with every start and end). Each job's term of the strategy's sum
-    is ``strategy.term(job, start)``."""
+    is ``term(job, start)``; ``size`` and ``estimate`` are the broker's per-job sequences."""
 
-    def __init__(self, strategy: Strategy, site: Site) -> None:
+    def __init__(
+        self,
+        site: Site,
+        size: Sequence[int],
+        estimate: Sequence[float],
+        term: Callable[[int, float], float],
+        planned: bool,
+        keeps_plan: bool,
+    ) -> None:
         self.site = site
-        self.size = strategy.size
-        self.estimate = strategy.estimate
-        self.term = strategy.term
-        self.planned = strategy.level >= 3
+        self.size = size
+        self.estimate = estimate
+        self.term = term
+        self.planned = planned
         """Level 3: the running jobs in job order, their planned ends and free processors."""
-        self.keeps_plan = strategy.keeps_plan
+        self.keeps_plan = keeps_plan
+        """MSWCT_w: (planned end, width, estimate) per running job too."""
         self.key = (-1, -1)
         self.begin: dict[int, float] = {}
         """The running jobs seen and their starts."""

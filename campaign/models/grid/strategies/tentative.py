@@ -1,6 +1,7 @@
 """MCT, MST, MSWCT_w and the MWT family: the site whose tentative strict-FCFS schedule with
-the new job last scores best (level 3). The running jobs keep their start and end at
-max(s + est, t); the queued jobs follow in queue order, each no earlier than the previous."""
+the new job last (``grid.tentative``) scores best (level 3). The plain scores plan the whole
+schedule at every arrival; the fast ones keep each site's queue planned behind its running
+jobs (``Tentative.queued``) and plan only the new job."""
 
 from __future__ import annotations
 
@@ -11,41 +12,11 @@ from itertools import chain
 
 from campaign.models.grid.strategies.base import Strategy
 from campaign.models.grid.strategies.running import RunningJobs
+from campaign.models.grid.tentative import tentative
 
 
 def _end(entry: tuple[int, float, float]) -> float:
     return entry[2]
-
-
-def tentative(site, size, est, job: int, t: float) -> list[tuple[int, float, float]]:
-    """Strict-FCFS tentative schedule of ``site`` with ``job`` last: (job, S, C) per job."""
-    pop = heapq.heappop
-    push = heapq.heappush
-    ends: list[tuple[float, int]] = []
-    plan: list[tuple[int, float, float]] = []
-    free = site.processors
-    for k, begin in sorted(site.start.items()):
-        end = begin + est[k]
-        if end < t:
-            end = t
-        width = size[k]
-        plan.append((k, begin, end))
-        ends.append((end, width))
-        free -= width
-    heapq.heapify(ends)
-    now = t
-    for k in [*site.queue, job]:
-        width = size[k]
-        while free < width:
-            end, released = pop(ends)
-            if end > now:
-                now = end
-            free += released
-        end = now + est[k]
-        plan.append((k, now, end))
-        push(ends, (end, width))
-        free -= width
-    return plan
 
 
 class Tentative(Strategy):
@@ -56,21 +27,17 @@ class Tentative(Strategy):
     weighs_waits = False
     """Whether the score sums the jobs' waits (the running jobs' in ``RunningJobs.total``)."""
 
-    def __init__(self, broker) -> None:
-        super().__init__(broker)
-        self.done = broker.done if broker.cumulative else None
-        """Per site, the finished jobs' sums (cumulative scope; None: active scope)."""
-
     def term(self, job: int, begin: float) -> float:
-        return begin - self.submit[job]
+        return begin - self.view.submit[job]
 
     def plain(self, job: int, t: float, candidates: Sequence[int]) -> dict[int, float]:
-        size = self.size
-        est = self.estimate
+        view = self.view
+        size = view.size
+        est = view.estimate
         out = {}
         for i in candidates:
-            plan = tentative(self.sites[i], size, est, job, t)
-            done = self.done[i] if self.done is not None else None
+            plan = tentative(view.sites[i], size, est, job, t)
+            done = view.done[i] if view.done is not None else None
             out[i] = self.plain_score(plan, done)
         return out
 
@@ -91,11 +58,12 @@ class Tentative(Strategy):
 
     def _fast_score(self, job: int, i: int, t: float) -> float:
         """Only the new job is planned at each arrival, behind the site's planned queue."""
+        view = self.view
         summary = self.summary(i)
         _, _, _, free, now, left, last, terms, total = self.queued(summary, i, t)
         if now is None:
             now = t
-        width = self.size[job]
+        width = view.size[job]
         if free < width:
             for end, released in left:
                 free += released
@@ -103,7 +71,7 @@ class Tentative(Strategy):
                     if end > now:
                         now = end
                     break
-        done = self.done[i] if self.done is not None else None
+        done = view.done[i] if view.done is not None else None
         return self.score(job, i, t, summary, now, last, terms, total, done)
 
     def queued(self, summary: RunningJobs, i: int, t: float) -> tuple:
@@ -115,7 +83,8 @@ class Tentative(Strategy):
         starts do, through the first one: the plan holds for any t up to ``bound``, the end
         after t the first queued job waits for (the order among equal planned ends does not
         change any start). Jobs joining the queue are planned after those already planned."""
-        queue = self.sites[i].queue
+        view = self.view
+        queue = view.sites[i].queue
         plan = summary.queued
         planned = 0
         if plan is not None and plan[0][0] == summary.key and (t == plan[1] or t <= plan[2]):
@@ -137,8 +106,8 @@ class Tentative(Strategy):
             last = -math.inf
             terms = []
             total = summary.total if self.weighs_waits else 0.0
-        size = self.size
-        est = self.estimate
+        size = view.size
+        est = view.estimate
         pop = heapq.heappop
         push = heapq.heappush
         starts = []
@@ -194,7 +163,7 @@ class Mct(Tentative):
         return max(value, done[5]) if done is not None else value
 
     def score(self, job, i, t, summary, now, last, terms, total, done) -> float:
-        value = now + self.estimate[job]
+        value = now + self.view.estimate[job]
         if last > value:
             value = last
         running = summary.ends
@@ -214,23 +183,24 @@ class Mswct(Tentative):
     keeps_plan = True
 
     def term(self, job: int, begin: float) -> float:
-        return (begin + self.estimate[job]) * self.size[job] * self.estimate[job]
+        est = self.view.estimate
+        return (begin + est[job]) * self.view.size[job] * est[job]
 
     def queued_terms(self, starts, terms: list[float], total: float) -> float:
-        size = self.size
-        est = self.estimate
+        size = self.view.size
+        est = self.view.estimate
         terms += [end * size[k] * est[k] for k, _, end in starts]
         return total
 
     def plain_score(self, plan, done) -> float:
-        size = self.size
-        est = self.estimate
+        size = self.view.size
+        est = self.view.estimate
         value = sum(c * size[k] * est[k] for k, _, c in plan)
         return value + done[6] if done is not None else value
 
     def score(self, job, i, t, summary, now, last, terms, total, done) -> float:
-        size = self.size
-        est = self.estimate
+        size = self.view.size
+        est = self.view.estimate
         finish = now + est[job]
         running = summary.ends
         if not running or running[0][0] >= t:

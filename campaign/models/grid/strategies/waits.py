@@ -19,14 +19,15 @@ class MeanWait(Tentative):
 
     def term(self, job: int, begin: float) -> float:
         """The job's wait from its submission to ``begin``, weighted by the column's weight."""
-        wait = begin - self.submit[job]
+        view = self.view
+        wait = begin - view.submit[job]
         column = self.column
         if column == 2:
-            wait *= self.size[job]
+            wait *= view.size[job]
         elif column == 3:
-            wait *= self.estimate[job]
+            wait *= view.estimate[job]
         elif column == 4:
-            wait *= self.size[job] * self.estimate[job]
+            wait *= view.size[job] * view.estimate[job]
         return wait
 
     def queued_terms(self, starts, terms: list[float], total: float) -> float:
@@ -49,7 +50,7 @@ class MeanWait(Tentative):
     def score(self, job, i, t, summary, now, last, terms, total, done) -> float:
         column = self.column
         total += self.term(job, now)
-        count = len(summary.jobs) + len(self.sites[i].queue) + 1
+        count = len(summary.jobs) + len(self.view.sites[i].queue) + 1
         if done is not None:
             total += done[column]
             count += done[0]

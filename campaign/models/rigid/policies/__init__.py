@@ -8,11 +8,10 @@ options of its own declares them as a frozen subclass of :class:`PolicyOptions`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from campaign.models.rigid.policies.accasim_easy import AccasimEasy
-from campaign.models.rigid.policies.base import Policy, PolicyOptions
+from campaign.models.rigid.policies.base import Policy, PolicyOptions, PolicySite
 from campaign.models.rigid.policies.conservative import Conservative
+from campaign.models.rigid.policies.datacenter_easy import DatacenterEasy
 from campaign.models.rigid.policies.easy import Easy, EasyOptions
 from campaign.models.rigid.policies.fcfs import Fcfs
 from campaign.models.rigid.policies.list_conservative import ListConservative
@@ -24,9 +23,6 @@ from campaign.models.rigid.policies.pfcfs import Pfcfs, PfcfsOptions
 from campaign.models.rigid.policies.random import Random
 from campaign.models.rigid.policies.sjf import Sjf
 
-if TYPE_CHECKING:
-    from campaign.models.rigid.site import Site
-
 __all__ = [
     "LIST_MODES",
     "POLICIES",
@@ -36,6 +32,7 @@ __all__ = [
     "PfcfsOptions",
     "Policy",
     "PolicyOptions",
+    "PolicySite",
     "make_policy",
 ]
 
@@ -63,10 +60,11 @@ LIST_MODES: dict[str, str] = {
 """The list policies by the backfilling mode a spec names with an ``order``."""
 
 
-def make_policy(name: str, site: Site, options: PolicyOptions | None = None) -> Policy:
+def make_policy(name: str, site: PolicySite, options: PolicyOptions | None = None) -> Policy:
     """The policy ``name`` for ``site`` under ``options`` (None: the policy's defaults); one
     ``ValueError`` for an unknown name, options of another policy or a missing policy
-    stream (``site.rng``)."""
+    stream (``site.rng``). EASY without backfilling after a start is the datacenter reference
+    simulator's rule, a class of its own (``DatacenterEasy``)."""
     kind = POLICIES.get(name)
     if kind is None:
         raise ValueError(f"unknown scheduler {name!r}; allowed: {', '.join(POLICIES)}")
@@ -79,4 +77,6 @@ def make_policy(name: str, site: Site, options: PolicyOptions | None = None) -> 
         )
     if kind.needs_rng and site.rng is None:
         raise ValueError(f"scheduler {name!r} needs a random generator (the policy stream)")
+    if isinstance(options, EasyOptions) and not options.backfill_after_start:
+        kind = DatacenterEasy
     return kind.create(site, options)

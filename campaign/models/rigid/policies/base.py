@@ -1,20 +1,79 @@
-"""The interface every local scheduling policy of a :class:`~campaign.models.rigid.site.Site`
-implements.
+"""The interface every local scheduling policy of a site implements, and the site as a policy
+sees it (:class:`PolicySite`).
 
 A site keeps the machine state (free processors, the queue in arrival order, the running jobs
 and their planned ends) and tells its policy what happens; the policy keeps whatever it needs
 to decide (reservations, a sorted queue, a memo) and, once per pass, starts jobs through
 ``site.start_job``. A policy never changes the queue itself: the site removes the started jobs.
+Policies know the site only through ``PolicySite``: the site builds its policy by name
+(``make_policy``), and no policy imports the site.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from campaign.models.rigid.site import Site
+    import numpy as np
+
+
+@runtime_checkable
+class PolicySite(Protocol):
+    """Everything of a site (``rigid.site.Site``) a policy, or a reservation book it holds, may
+    touch: read-only properties, and the few attributes a policy writes."""
+
+    @property
+    def index(self) -> int:
+        """The site's index in its grid (for messages)."""
+
+    @property
+    def processors(self) -> int:
+        """How many processors the site has."""
+
+    @property
+    def size(self) -> Sequence[int]:
+        """Per job: its width (shared by every site of a simulation)."""
+
+    @property
+    def estimate(self) -> Sequence[float]:
+        """Per job: its runtime estimate (a predictor may rewrite it at arrival)."""
+
+    @property
+    def rng(self) -> np.random.Generator | None:
+        """The policy stream (policies that draw)."""
+
+    @property
+    def queue(self) -> list[int]:
+        """The waiting jobs in arrival order; read only: the site dequeues the started jobs."""
+
+    @property
+    def ends(self) -> list[tuple[float, int]]:
+        """The running jobs by planned end s + est: (planned end, job); read only."""
+
+    @property
+    def ended(self) -> int:
+        """Jobs ended so far (a memo can tell whether anything ended since)."""
+
+    @property
+    def moves(self) -> list[tuple[int, float | None]]:
+        """Preemptive policies append (job, None) when they suspend a job and (job, time it
+        runs again) when they resume it."""
+
+    free: int
+    """Free processors; the site keeps it, a policy that numbers processors sets it."""
+    jobs_backfilled: int
+    """Jobs started while an earlier-arrived job waited; a policy with ``counts_backfilled``
+    counts them itself."""
+    alarm: float | None
+    """When a preemptive policy wants a pass of its own (None: no timer)."""
+
+    def start_job(self, job: int, t: float) -> None:
+        """Start a queued job now."""
+
+    def shadow(self, job: int, t: float) -> tuple[float, int]:
+        """A blocked job's shadow time and the processors left over then (EASY)."""
 
 
 @dataclass(frozen=True)
@@ -51,11 +110,11 @@ class Policy:
     preempted: frozenset[int] | set[int] = frozenset()
     """Jobs suspended at least once (preemptive policies)."""
 
-    def __init__(self, site: Site) -> None:
+    def __init__(self, site: PolicySite) -> None:
         self.site = site
 
     @classmethod
-    def create(cls, site: Site, options: PolicyOptions) -> Policy:
+    def create(cls, site: PolicySite, options: PolicyOptions) -> Policy:
         """The policy for ``site`` under ``options`` (a subclass may pick a variant)."""
         return cls(site)
 

@@ -17,7 +17,7 @@ from campaign.models.rigid.policies.widths import Widths
 class EasyOptions(PolicyOptions):
     backfill_after_start: bool = True
     """Backfill in a pass that started the queue head (false: the datacenter reference
-    simulator's rule, ``DatacenterEasy``)."""
+    simulator's rule, ``DatacenterEasy``, which ``make_policy`` builds for it)."""
 
 
 class Easy(Policy):
@@ -28,14 +28,6 @@ class Easy(Policy):
     options_type = EasyOptions
     backfill_after_start = True
     """Whether a pass that started the queue head still backfills."""
-
-    @classmethod
-    def create(cls, site, options: EasyOptions) -> Policy:
-        if not options.backfill_after_start:
-            from campaign.models.rigid.policies.datacenter_easy import DatacenterEasy
-
-            return DatacenterEasy(site)
-        return cls(site)
 
     def __init__(self, site) -> None:
         super().__init__(site)
