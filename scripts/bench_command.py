@@ -4,7 +4,7 @@
    prints ``{"value": 1}``) run as a command model, and the ``busy`` check model with
    ``duration_ms: 0`` as the same no-op in Python: two campaigns of ``--tasks`` tasks each,
    one after the other on one local cluster of ``--workers`` single-threaded worker processes
-   (what ``campaign run --workers 2`` starts), each through ``campaign.runner.run`` (plan,
+   (what ``campaign run --workers 2`` starts), each through ``campaign.pipelines.run.run`` (plan,
    dispatch, the ledger on disk, results.nc). For each: wall time and tasks per second; the
    CPU time spent per task by each kind of process (this one with the scheduler and the
    nannies, the workers, the programs they ran, the workers' watchdogs), which a machine
@@ -15,7 +15,7 @@
    durations: what the batches cost. A first small campaign, not counted, pays for what only
    a session's first run does (imports, the dashboard's setup).
 2. Where a command task's time goes, each step timed ``--repeat`` times in this process as a
-   worker runs it (`campaign.execute.command`), wall and CPU time (own and children's): the
+   worker runs it (`campaign.execute.program_task`), wall and CPU time (own and children's): the
    process start alone (``subprocess.run``, which uses vfork; and with fork, as it would with
    a ``preexec_fn``, whose cost grows with the parent's memory), the program's process group
    started and awaited
@@ -44,11 +44,11 @@ import psutil
 from distributed import LocalCluster
 
 import campaign.execute.process_tree as process_tree
-from campaign.execute.command import place_inputs, placeholder_values, run_command
 from campaign.execute.command_metrics import FolderOutputs, metrics_from_outputs
+from campaign.execute.program_task import place_inputs, placeholder_values, run_command
+from campaign.pipelines.run import run
 from campaign.plan.sources import file_digest
 from campaign.results.status import STATUS_OK
-from campaign.runner import run
 from campaign.spec.load import load_spec
 from campaign.store.ledger import Ledger
 

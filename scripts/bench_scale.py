@@ -57,7 +57,7 @@ elif step == "assemble":
     from campaign.store.ledger import Ledger
     from campaign.plan.plan import Plan, check_model
     from campaign.plan.state import RunState
-    from campaign.writing import write_results
+    from campaign.results.writing import write_results
     from campaign.spec.load import load_spec
     spec = load_spec(spec_path)
     plan = Plan(spec, check_model(spec), Design(spec))

@@ -251,3 +251,25 @@ def demo_results(tmp_path_factory, scheduler_address):
     assert code == 0, printed.getvalue()
     (folder / "run-output.txt").write_text(printed.getvalue())
     return folder / "out"
+
+
+PYTHON_API_DOC = REPOSITORY / "docs" / "python-api.md"
+
+
+@pytest.fixture(scope="session")
+def python_api_notebook(tmp_path_factory):
+    """docs/python-api.md's code blocks run in order in a fresh folder, as in a notebook: the
+    folder (``outputs/demo-small`` in it: a small demo whose results keep the sample ``wait``
+    and the breakdown ``job_class``), the namespace, and what the blocks printed."""
+    import contextlib
+    import io
+    import re
+
+    folder = tmp_path_factory.mktemp("notebook")
+    namespace: dict = {}
+    printed = io.StringIO()
+    blocks = re.findall(r"```python\n(.*?)```", PYTHON_API_DOC.read_text(), flags=re.DOTALL)
+    with contextlib.chdir(folder), contextlib.redirect_stdout(printed):
+        for block in blocks:
+            exec(compile(block, str(PYTHON_API_DOC), "exec"), namespace)
+    return folder, namespace, printed.getvalue()

@@ -15,13 +15,12 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "campaign"
 
-KNOWN_CYCLES = {
-    # (module, module it imports): each import closes one cycle of the engine, which the
-    # engine's redesign removes; strike its line then. Only these may close a cycle: no model
-    # module, and no other import, may join this list.
-    ("campaign.plan.sources", "campaign"): "a result's engine identity takes the version from "
-    "the package's face (campaign/__init__.py), which imports the pipelines and through them "
-    "the plan: the version leaves the face when the Python API gets a package of its own",
+KNOWN_CYCLES: dict[tuple[str, str], str] = {
+    # (module, module it imports): each import that closes a cycle of the engine, with why;
+    # strike its line when the cycle is gone. Only these may close a cycle: no model module,
+    # and no other import, may join this list. Empty: the last one (a result's engine identity
+    # took the version from the package's face, which imported the pipelines) went with the
+    # Python API's own package, campaign/api/, which the face names on first use.
 }
 
 

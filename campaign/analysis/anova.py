@@ -252,6 +252,7 @@ def _as_dataset(rows, selected, metric, factors, levels, y, paired) -> xr.Datase
     out["sum_sq"].attrs = {"long_name": "type II sum of squares"}
     units = selected[metric].attrs.get("units")
     out.attrs = {
+        "analysis": "effects",  # what `campaign.table` writes it as
         "metric": metric,
         "observations": int(y.size),
         "factors": " ".join(factors),

@@ -104,6 +104,7 @@ def compare(
         if units:
             out[name].attrs["units"] = units
     out.attrs = {
+        "analysis": "comparison",  # what `campaign.table` writes it as
         "metric": metric,
         "factor": factor,
         "baseline": str(typed),

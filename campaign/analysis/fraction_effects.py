@@ -95,6 +95,7 @@ def fraction_effects(
     )
     units = dataset[metric].attrs.get("units")
     out.attrs = {
+        "analysis": "effects",  # what `campaign.table` writes it as
         "metric": metric,
         "design": "fractional",
         "design_title": dataset.attrs.get("design_title", ""),

@@ -1,19 +1,19 @@
 """`campaign query`, `compare`, `effects`, `sensitivity` and `select`: tables of a results file,
 its rankings, its comparisons, which sampled factors matter and which system a selection
-chose, computed by `campaign.analysis`."""
+chose, each the API's function of that name written by `campaign.table`."""
 
 from __future__ import annotations
 
 import sys
 
-from campaign.cli.options import (
+from campaign import api
+from campaign.cli.arguments import (
     EXIT_OK,
     RESULTS_HELP,
     add_confidence_option,
     add_where_option,
     factor_list,
 )
-from campaign.errors import CampaignError
 
 RANK_COLUMNS = (  # the columns of `query --rank` (argparse help: %% is a percent sign)
     "rank: 1 = the smallest D_means; D_means (%%): the degradation from the best level, "
@@ -208,115 +208,44 @@ def add_pivot_option(parser) -> None:
     )
 
 
-def check_digits(digits: int | None) -> None:
-    if digits is not None and not 1 <= digits <= 15:
-        raise CampaignError(f"--digits {digits}: give a number of digits from 1 to 15")
-
-
 def cmd_query(args) -> int:
-    from campaign.analysis.breakdown import factor_view, mentioned
-    from campaign.analysis.metrics import choose_metrics
-    from campaign.analysis.query import check_confidence, summary_table
-    from campaign.render.summary import render_summary
-    from campaign.results.netcdf import open_results
-
-    check_confidence(args.confidence)
-    check_digits(args.digits)
-    dataset = open_results(args.results)
-    names = mentioned(factor_list(args.by), args.where, args.rank, args.pivot)
-    dataset = factor_view(dataset, args.results, names)
     if args.rank:
-        if args.pivot:
-            raise CampaignError("--pivot is for the summary table, not --rank")
-        return rank(dataset, args)
-    metrics = choose_metrics(dataset, "query", args.metric)
-    frame = summary_table(
-        dataset,
-        metrics=metrics,
-        by=factor_list(args.by),
-        where=args.where,
-        confidence=args.confidence,
-        pivot=args.pivot,
-    )
-    confidence = args.confidence or float(dataset.attrs.get("confidence", 0.95))
-    units = {m: dataset.variables[m].attrs.get("units", "") for m in metrics}
-    text = render_summary(
-        frame, metrics, args.format, units, confidence, digits=args.digits, pivot=args.pivot
-    )
-    print(text, end="")
-    return EXIT_OK
-
-
-def rank(dataset, args) -> int:
-    """`query --rank FACTOR`: the ranking of `campaign.analysis.ranking_text`."""
-    from campaign.analysis.metrics import NoMetrics
-    from campaign.analysis.ranking_text import rank_levels
-    from campaign.render.ranking import render_ranking, render_ranking_text
-
-    try:
-        ranking = rank_levels(dataset, args.rank, args.metric, args.where, args.confidence)
-    except NoMetrics as error:
-        raise CampaignError(
-            f"--rank needs --metric ({error.reason}); metrics: {', '.join(error.available)}"
-        ) from error
-    if args.format == "table":
-        print(render_ranking_text(ranking))
-        return EXIT_OK
-    notes = [ranking.title, *ranking.notes]
-    print(render_ranking(ranking.result, args.format, notes, args.digits), end="")
+        result = api.rank(args.results, args.rank, args.metric, args.where, args.confidence)
+    else:
+        by = factor_list(args.by)
+        result = api.query(args.results, args.metric, by, args.where, args.confidence, args.pivot)
+    print(api.table(result, args.format, args.digits, args.pivot), end="")
     return EXIT_OK
 
 
 def cmd_compare(args) -> int:
-    from campaign.analysis.breakdown import factor_view, mentioned
-    from campaign.analysis.comparison import compare
-    from campaign.analysis.query import check_confidence, grouping
-    from campaign.render.comparison import render_comparison
-    from campaign.results.netcdf import open_results
-
-    check_confidence(args.confidence)
-    check_digits(args.digits)
-    dataset = open_results(args.results)
-    names = mentioned(factor_list(args.by), args.where, args.factor, args.pivot)
-    dataset = factor_view(dataset, args.results, names)
-    result = compare(
-        dataset,
+    result = api.compare(
+        args.results,
         args.factor,
         args.baseline,
         args.metric,
-        by=grouping(dataset, factor_list(args.by), args.pivot, args.factor),
+        by=factor_list(args.by),
         where=args.where,
         confidence=args.confidence,
         paired=False if args.unpaired else None,
+        pivot=args.pivot,
     )
-    print(render_comparison(result, args.format, args.digits, args.pivot), end="")
+    print(api.table(result, args.format, args.digits), end="")
     return EXIT_OK
 
 
 def cmd_effects(args) -> int:
-    from campaign.analysis.anova import effects
-    from campaign.render.effects import render_effects
-    from campaign.results.netcdf import open_results
-
-    check_digits(args.digits)
-    dataset = open_results(args.results)
-    result = effects(dataset, args.metric, args.where)
-    print(render_effects(result, args.format, args.digits), end="")
+    result = api.effects(args.results, args.metric, args.where)
+    print(api.table(result, args.format, args.digits), end="")
     return EXIT_OK
 
 
 def cmd_sensitivity(args) -> int:
-    from campaign.analysis.sensitivity import sensitivity
     from campaign.render.sensitivity import render_sensitivity
-    from campaign.results.netcdf import open_results
 
-    dataset = open_results(args.results)
-    results = [
-        sensitivity(
-            dataset, m, args.method, args.where, args.confidence, args.resamples, args.transform
-        )
-        for m in dict.fromkeys(args.metric)
-    ]
+    options = dict(method=args.method, where=args.where, confidence=args.confidence)
+    options.update(resamples=args.resamples, transform=args.transform)
+    results = [api.sensitivity(args.results, m, **options) for m in dict.fromkeys(args.metric)]
     print(render_sensitivity(results, args.format, args.second_order), end="")
     if args.format in ("csv", "json"):  # the numbers alone: the warnings go to stderr
         for result in results:
@@ -326,11 +255,5 @@ def cmd_sensitivity(args) -> int:
 
 
 def cmd_select(args) -> int:
-    from campaign.analysis.selection_report import selection_report
-    from campaign.render.selection import render_selection
-    from campaign.results.netcdf import open_results
-
-    check_digits(args.digits)
-    report = selection_report(open_results(args.results))
-    print(render_selection(report, args.format, args.digits), end="")
+    print(api.table(api.select(args.results), args.format, args.digits), end="")
     return EXIT_OK

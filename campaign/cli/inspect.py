@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import sys
 
-from campaign.cli.options import (
+from campaign import api
+from campaign.cli.arguments import (
     EXIT_FAILED_TASKS,
     EXIT_OK,
     add_change_options,
     add_place_options,
-    placed_spec,
+    print_lines,
 )
 from campaign.errors import CampaignError
 
@@ -49,7 +50,9 @@ def add_plan(subparsers) -> None:
     p.add_argument(
         "--workers", type=int, default=None, help="pilot: worker processes of the embedded cluster"
     )
-    p.set_defaults(func=cmd_plan)
+    p.set_defaults(
+        func=cmd_plan, option_names={"replicates": "--pilot", "target_hours": "--target"}
+    )
 
 
 def add_status(subparsers) -> None:
@@ -92,160 +95,60 @@ PARSERS = {
 
 
 def cmd_validate(args) -> int:
-    from campaign.plan.plan import check_model
-    from campaign.spec.describe import describe_spec
-    from campaign.spec.load import load_spec
+    from campaign.render.state import validate_lines
 
-    spec = load_spec(args.spec)
-    check_model(spec)
-    print(describe_spec(spec))
-    print("spec is valid")
+    print_lines(validate_lines(api.validate(args.spec)))
     return EXIT_OK
 
 
 def cmd_plan(args) -> int:
-    from campaign.design.shards import counts, mine
-    from campaign.plan.plan import make_plan
-    from campaign.spec.describe import describe_spec
+    from campaign.render.state import plan_lines
 
-    spec, shard = placed_spec(args)
     if args.estimate:
-        return estimate(spec, args)
-    plan = make_plan(spec, on_change=args.on_change)
-    print(describe_spec(plan.spec))
-    if plan.damaged:
-        print(plan.damaged)
-    if plan.changed:
-        what = "would run again" if plan.rerun_changed else "would be kept as they are"
-        print(
-            f"{len(plan.changed)} stored results were computed before "
-            f"{plan.change.describe(plan.spec.model)}: they {what}"
-        )
-    changed = f", {len(plan.changed)} to compute again" if plan.rerun_changed else ""
-    if shard is None:
-        print(
-            f"plan: {plan.done} done, {len(plan.failed)} failed (will be retried), "
-            f"{len(plan.missing)} missing{changed}; {len(plan.to_run)} tasks would run"
-        )
-    else:
-        would = len(mine(plan.to_run, shard.owns(plan.design)))
-        print(f"plan: {counts(plan, shard).describe(shard)}; {would} tasks would run")
-    print_precision(plan)
+        return estimate(args)
+    plan = api.plan(args.spec, args.out, args.shard, args.on_change)
+    print_lines(plan_lines(plan, args.shard))
     return EXIT_OK
 
 
-def estimate(spec, args) -> int:
+def estimate(args) -> int:
     """`plan --estimate`: a pilot of the campaign, then what the whole of it costs."""
     from campaign.render.costs import describe_estimate
-    from campaign.sizing_pilot import pilot
 
-    if args.target <= 0 or args.job_cores < 1:
-        raise CampaignError("--target must be > 0 hours and --job-cores >= 1")
-    found, planned = pilot(
-        spec,
+    found, planned = api.estimate(
+        args.spec,
         args.pilot,
         args.target,
         args.job_cores,
+        args.out,
+        args.shard,
         say=lambda line: print(line, file=sys.stderr),
         workers=args.workers,
         on_change=args.on_change,
     )
-    for line in describe_estimate(found, planned, args.target):
-        print(line)
+    print_lines(describe_estimate(found, planned, args.target))
     return EXIT_OK
 
 
-def print_precision(plan) -> None:
-    """With a precision target: where the cells stand, and per precision metric how far; with a
-    selection, where its systems stand."""
-    from campaign.plan.plan import precision_progress, precision_summary
-    from campaign.results.assemble import precision_state
-
-    if plan.rounds is not None:
-        state = precision_state(plan.rounds)
-        print(precision_summary(state, plan.rounds.target, plan.spec.replicates))
-        for line in precision_progress(plan):
-            print(line)
-    if plan.stages is not None:
-        from campaign.plan.selection import selection_summary
-
-        print(selection_summary(plan.stages.state, plan.spec.output))
-
-
 def cmd_status(args) -> int:
-    from campaign.design.shards import counts
-    from campaign.plan.plan import make_plan
-    from campaign.render.costs import describe_costs
-    from campaign.results.resources import costs
+    from campaign.render.state import status_lines, unfinished
 
-    spec, shard = placed_spec(args)
-    plan = make_plan(spec, check_identity=False)
-    if shard is None:
-        print(
-            f"{plan.spec.name}: {plan.tasks} tasks: {plan.done} done, {len(plan.failed)} "
-            f"failed, {len(plan.missing)} missing  (ledger {plan.ledger.folder})"
-        )
-    else:
-        plan.failed = [i for i in plan.failed if shard.owns(plan.design)[i]]
-        where = f"(ledger {plan.ledger.folder})"
-        print(f"{plan.spec.name}: {counts(plan, shard).describe(shard)}  {where}")
-    print(f"  output: {plan.spec.output}")
-    if plan.damaged:
-        print(plan.damaged)
-    print_precision(plan)
-    for line in describe_costs(costs(plan.ledger.load())):
-        print(line)
-    print_failed(plan, args.limit)
-    if plan.results_path.exists():
-        print(f"results: {plan.results_path}")
-    if shard is not None:
-        return EXIT_FAILED_TASKS if plan.failed or counts(plan, shard).missing else EXIT_OK
-    return EXIT_FAILED_TASKS if plan.failed else EXIT_OK
-
-
-def print_failed(plan, limit: int) -> None:
-    """The first ``limit`` failed tasks, a line each with its levels, seed and error."""
-    listed = list(plan.design.tasks(plan.failed[:limit]))
-    records = plan.ledger.load(only={task.key for task in listed})
-    for task in listed:
-        record = records[task.key]
-        cell = ", ".join(f"{k}={v}" for k, v in plan.design.cell_label(task.cell).items())
-        print(
-            f"  failed: {cell or '(single cell)'} replicate {task.replicate} "
-            f"(seed {task.seed}, {record.get('attempts', 1)} attempts): {record.get('error')}"
-        )
-    if len(plan.failed) > limit:
-        print(f"  ... {len(plan.failed) - limit} more failed tasks (--limit N shows more)")
+    plan = api.status(args.spec, args.out, args.shard)
+    print_lines(status_lines(plan, args.shard, args.limit))
+    return EXIT_FAILED_TASKS if unfinished(plan, args.shard) else EXIT_OK
 
 
 def cmd_models(args) -> int:
-    from campaign.models.describe import list_models, show
-
-    if args.action is None:
-        print(list_models())
-        return EXIT_OK
-    if args.action != "show" or args.name is None:
+    if args.action is not None and args.name is None:
         raise CampaignError("usage: campaign models [show NAME [--markdown]]")
-    try:
-        print(show(args.name, markdown=args.markdown))
-    except ValueError as error:
-        raise CampaignError(str(error)) from None
+    print(api.models(args.name if args.action else None, markdown=args.markdown))
     return EXIT_OK
 
 
 def cmd_schema(args) -> int:
-    import json
-
-    from campaign.spec.json_schema import json_schema
-
-    text = json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
+    written = api.schema(args.out)
     if args.out is None:
-        sys.stdout.write(text)
-        return EXIT_OK
-    try:
-        with open(args.out, "w", encoding="utf-8") as file:
-            file.write(text)
-    except OSError as error:
-        raise CampaignError(f"schema: cannot write {args.out}: {error.strerror}") from None
-    print(f"wrote {args.out}")
+        sys.stdout.write(written)
+    else:
+        print(f"wrote {written}")
     return EXIT_OK

@@ -17,11 +17,12 @@ import traceback
 
 import campaign.cli.analyze as analyze
 import campaign.cli.inspect as inspect
+import campaign.cli.kept as kept
 import campaign.cli.merge as merge
-import campaign.cli.output as output
-import campaign.cli.outputs as kept_outputs
+import campaign.cli.publish as publish
 import campaign.cli.run as run
-from campaign.cli.options import EXIT_CLOSED_PIPE, EXIT_USAGE
+from campaign import api
+from campaign.cli.arguments import EXIT_CLOSED_PIPE, EXIT_USAGE
 from campaign.errors import CampaignError, ParameterError
 
 COMMAND_GROUPS = {  # the order of `campaign --help`
@@ -31,16 +32,16 @@ COMMAND_GROUPS = {  # the order of `campaign --help`
     "verify": run,
     "status": inspect,
     "merge": merge,
-    "outputs": kept_outputs,
-    "remetric": kept_outputs,
+    "outputs": kept,
+    "remetric": kept,
     "query": analyze,
-    "plot": output,
-    "report": output,
+    "plot": publish,
+    "report": publish,
     "compare": analyze,
     "effects": analyze,
     "sensitivity": analyze,
     "select": analyze,
-    "export": output,
+    "export": publish,
     "models": inspect,
     "schema": inspect,
 }
@@ -94,12 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def model_command(argv: list[str]):
     """The model-declared command ``argv`` calls (``campaign workloads list``), or None."""
-    from campaign.models import find_command
-
-    if not argv or argv[0].startswith("-") or argv[0] in BUILTIN_COMMANDS:
+    if not argv or argv[0] in BUILTIN_COMMANDS:
         return None
-    found = find_command(argv[0])
-    return None if found is None else found[1]
+    return api.model_command(argv)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from campaign.cli.options import EXIT_FAILED_TASKS, EXIT_OK, add_confidence_option
+from campaign import api
+from campaign.cli.arguments import (
+    EXIT_FAILED_TASKS,
+    EXIT_OK,
+    add_confidence_option,
+    print_lines,
+)
 
 
 def add_merge(subparsers) -> None:
@@ -25,10 +31,8 @@ PARSERS = {"merge": add_merge}
 
 
 def cmd_merge(args) -> int:
-    from campaign.store.merge import describe, merge
+    from campaign.render.outcomes import merge_lines
 
-    merged = merge(args.folders, args.out, confidence=args.confidence)
-    for line in describe(merged):
-        print(line)
-    print(f"results: {merged.out / 'results.nc'}")
+    merged = api.merge(args.folders, args.out, confidence=args.confidence)
+    print_lines(merge_lines(merged))
     return EXIT_FAILED_TASKS if merged.failed or merged.missing else EXIT_OK

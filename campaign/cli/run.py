@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 
-from campaign.cli.options import (
+from campaign import api
+from campaign.cli.arguments import (
     EXIT_FAILED_TASKS,
     EXIT_OK,
     add_change_options,
@@ -14,6 +14,7 @@ from campaign.cli.options import (
     add_confidence_option,
     add_place_options,
     add_target_argument,
+    print_lines,
 )
 
 
@@ -158,7 +159,7 @@ def add_verify(subparsers) -> None:
         help="finished tasks to run again (default 10)",
     )
     add_cluster_options(p)
-    p.set_defaults(func=cmd_verify, option_names={"count": "--sample"})
+    p.set_defaults(func=cmd_verify)
 
 
 PARSERS = {"run": add_run, "verify": add_verify}
@@ -183,18 +184,12 @@ def quiet_dask_logs() -> None:
 
 
 def cmd_run(args) -> int:
-    from campaign.design.shards import Shard, placed
-    from campaign.runner import run
-    from campaign.spec.load import load_spec
+    from campaign.render.outcomes import run_lines, shard_lines
 
-    shard = Shard.parse(args.shard) if args.shard is not None else None
-    spec = load_spec(args.spec)
+    handle = api.open(args.spec, args.out, args.shard)
     if not args.debug:
         quiet_dask_logs()
-    dataset = run(
-        spec,
-        shard=shard,
-        output=args.out,
+    dataset = handle.run(
         workers=args.workers,
         scheduler=args.scheduler,
         retries=args.retries,
@@ -213,116 +208,24 @@ def cmd_run(args) -> int:
         keep_going=args.keep_going,
         where=args.where,
     )
-    spec = placed(spec, args.out, shard)
-    if shard is not None:
-        return shard_done(dataset, args, spec)
-    return run_done(dataset, args, spec)
-
-
-def run_done(dataset, args, spec) -> int:
-    """What a run prints: a summary table of its headline metrics and a line on the others,
-    the counts of its tasks, and where its results are."""
-    from campaign.analysis.metrics import choose_metrics
-    from campaign.analysis.query import summary_table
-    from campaign.plan.plan import precision_summary
-    from campaign.plan.selection import selection_summary
-    from campaign.render.summary import render_summary
-    from campaign.results.assemble import nan_note
-    from campaign.store.folder import RESULTS_FILE
-
-    metrics = choose_metrics(dataset, "summary", limit=args.show_metrics)
-    if metrics and dataset.attrs["tasks_ok"]:
-        # run --where: the cells it ran, not rows of NaN for the levels it left out
-        frame = summary_table(dataset, metrics=metrics, where=args.where or None)
-        print()
-        chosen = f" ({'; '.join(args.where)})" if args.where else ""
-        print(
-            f"Summary{chosen}: mean ± half-width of the {args.confidence:.0%} confidence interval"
-        )
-        print(render_summary(frame, metrics, max_rows=40), end="")
-        others = other_metrics_line(dataset, metrics, spec.output)
-        if others:
-            print(others)
-    ok, failed = dataset.attrs["tasks_ok"], dataset.attrs["tasks_failed"]
-    missing = dataset.attrs["tasks_missing"]
-    print()
-    print(f"{ok} tasks ok, {failed} failed, {missing} missing")
-    note = nan_note(dataset)
-    if note:
-        print(note)
-    if "precision_state" in dataset:
-        state, replicates = dataset["precision_state"], dataset["precision_replicates"]
-        print(precision_summary(state.values, replicates.values, spec.replicates))
-    if "selection_state" in dataset:
-        print(selection_summary(dataset["selection_state"].values, spec.output))
-    print(f"results: {spec.output / RESULTS_FILE}")
-    if failed:
-        print(f"{failed} tasks failed: `campaign status {args.spec}` lists them")
-        return EXIT_FAILED_TASKS
-    if missing and args.where:  # asked for: the levels --where left out
-        print(f"{missing} missing tasks are of levels --where left out: run them without it")
-        return EXIT_OK
-    return EXIT_OK if not missing else EXIT_FAILED_TASKS
-
-
-SHOWN_NAMES = 6  # other metrics named on the line under the summary; more are counted
-
-
-def other_metrics_line(dataset, shown: list[str], output) -> str | None:
-    """One line under the summary: how many metrics it leaves out, which, and how to see them."""
-    from campaign.results.assemble import metrics_of
-
-    others = [m for m in metrics_of(dataset) if m not in shown]
-    if not others:
-        return None
-    relative = os.path.relpath(output)
-    output = output if relative.startswith("..") else relative
-    named = ", ".join(others[:SHOWN_NAMES]) + (", ..." if len(others) > SHOWN_NAMES else "")
-    noun = "metric" if len(others) == 1 else "metrics"
-    return (
-        f"{len(others)} other {noun} ({named}): `campaign query {output}` shows every metric, "
-        "--metric NAME one (or run with --show-metrics N)"
-    )
-
-
-def shard_done(dataset, args, spec) -> int:
-    """What a shard's run prints: how far the shard stands; its folder holds no results.nc."""
-    from campaign.store.folder import LEDGER_FOLDER
-
     attrs = dataset.attrs
-    print()
-    print(
-        f"shard {attrs['shard']}: {attrs['shard_ok']} of {attrs['shard_tasks']} of its tasks "
-        f"done, {attrs['shard_failed']} failed, {attrs['shard_missing']} missing"
+    if args.shard is not None:
+        print_lines(shard_lines(dataset, handle.spec, args.spec))
+        unfinished = attrs["shard_failed"] or attrs["shard_missing"]
+        return EXIT_FAILED_TASKS if unfinished else EXIT_OK
+    print_lines(
+        run_lines(dataset, handle.spec, args.confidence, args.show_metrics, args.spec, args.where)
     )
-    print(
-        f"ledger: {spec.output / LEDGER_FOLDER} (a shard writes no results.nc: once every shard "
-        "is done, `campaign merge SHARD_FOLDERS... -o OUT` writes the campaign's)"
-    )
-    if attrs["shard_failed"]:
-        print(
-            f"{attrs['shard_failed']} tasks failed: `campaign status {args.spec} --shard "
-            f"{attrs['shard']}` lists them"
-        )
-    return EXIT_FAILED_TASKS if attrs["shard_failed"] or attrs["shard_missing"] else EXIT_OK
+    if attrs["tasks_failed"]:
+        return EXIT_FAILED_TASKS
+    return EXIT_FAILED_TASKS if attrs["tasks_missing"] and not args.where else EXIT_OK
 
 
 def cmd_verify(args) -> int:
-    from campaign.verify import verify
+    from campaign.render.outcomes import verify_lines
 
     if not args.debug:
         quiet_dask_logs()
-    verdict = verify(args.target, args.sample, workers=args.workers, scheduler=args.scheduler)
-    for mismatch in verdict.mismatches:
-        print(mismatch.line())
-    if verdict.left_out:
-        print(
-            f"verify: {verdict.left_out} stored results computed from other code or inputs "
-            "than now were left out"
-        )
-    for problem in verdict.outputs:
-        print(f"verify: {problem}")
-    print(verdict.summary())
-    if verdict.outputs:
-        print(f"verify: {len(verdict.outputs)} finished tasks' kept outputs are missing or damaged")
+    verdict = api.verify(args.target, args.sample, workers=args.workers, scheduler=args.scheduler)
+    print_lines(verify_lines(verdict))
     return EXIT_FAILED_TASKS if verdict.mismatches or verdict.outputs else EXIT_OK

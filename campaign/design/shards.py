@@ -15,7 +15,7 @@ results: whole groups are dealt (sorted by their first cell's digest).
 
 A shard's output folder holds its ledger and a ``campaign.json`` that says which shard it
 is and which design it was cut from (the spec's text and a digest of its task list);
-`campaign.store.merge` reads both to join the shards into one results file.
+`campaign.pipelines.merge` reads both to join the shards into one results file.
 """
 
 from __future__ import annotations

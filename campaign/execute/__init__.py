@@ -1,6 +1,6 @@
 """Run tasks on Dask as a bag of tasks.
 
-`options` holds how a dispatch runs (checked once); `worker` runs batches on the workers;
+`execution_options` holds how a dispatch runs (checked once); `worker` runs batches on the workers;
 `calls` asks workers questions, waiting a bounded time for each; `batching` holds the tasks,
 the tally and batch sizes; `tail` decides, from a snapshot, what idle workers take at the
 tail of a campaign, `deaths` what becomes of the tasks of a dying worker and `timeouts`
@@ -23,7 +23,7 @@ from campaign.execute.batching import (
 )
 from campaign.execute.deaths import Death
 from campaign.execute.driver import TAIL_POLL_SECONDS, _Driver, dispatch
-from campaign.execute.options import WAIT_WORKERS_SECONDS, ExecutionOptions
+from campaign.execute.execution_options import WAIT_WORKERS_SECONDS, ExecutionOptions
 from campaign.execute.shell import POLL_SECONDS, lost_scheduler, scheduler_calls
 from campaign.execute.tail import (
     STRAGGLER_FACTOR,

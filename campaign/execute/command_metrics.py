@@ -43,7 +43,7 @@ from campaign.execute.metric_text import (
 )
 from campaign.models.contract import BREAKDOWN, SAMPLE, SCALAR
 from campaign.results.names import BREAKDOWN_ENTRY, SAMPLE_MARK
-from campaign.spec.command import CommandSpec, MetricsSource, SampleFile
+from campaign.spec.command_model import CommandSpec, MetricsSource, SampleFile
 
 
 class FolderOutputs(Mapping[str, bytes]):

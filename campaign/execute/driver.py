@@ -30,9 +30,9 @@ from typing import Any
 
 from campaign.errors import ParameterError
 from campaign.execute.batching import Item, Outcome
+from campaign.execute.execution_options import ExecutionOptions
 from campaign.execute.finishing import Finishing
 from campaign.execute.inputs import ship_inputs, withdraw_inputs
-from campaign.execute.options import ExecutionOptions
 from campaign.execute.placement import Placement
 from campaign.execute.reading import Reading
 from campaign.execute.recovery import Recovery
@@ -40,7 +40,7 @@ from campaign.execute.shell import Shell, lost_scheduler, scheduler_calls, worke
 from campaign.execute.stopping import Stopping
 from campaign.execute.tailing import Tailing
 from campaign.render.progress import Progress
-from campaign.spec.command import CommandSpec
+from campaign.spec.command_model import CommandSpec
 
 TAIL_POLL_SECONDS = 0.2  # how often, once nothing is left to send (tail replication)
 LANDED_AT_ONCE = 256  # batches finished, at most, before their results are stored

@@ -26,7 +26,7 @@ from distributed.diagnostics.plugin import WorkerPlugin
 
 from campaign.errors import CampaignError
 from campaign.plan.sources import file_digest
-from campaign.spec.command import CommandSpec
+from campaign.spec.command_model import CommandSpec
 from campaign.spec.input_file import InputFile
 
 CACHE_FOLDER = "campaign-inputs"

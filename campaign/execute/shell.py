@@ -19,8 +19,8 @@ from campaign.errors import CampaignError
 from campaign.execute.batching import BatchSizer, GroupedQueue, Item, Outcome
 from campaign.execute.calls import WorkerCalls
 from campaign.execute.deaths import Death
+from campaign.execute.execution_options import ExecutionOptions
 from campaign.execute.flight import Flight
-from campaign.execute.options import ExecutionOptions
 from campaign.plan.sources import engine_identity
 from campaign.render.progress import Progress
 

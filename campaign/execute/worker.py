@@ -22,13 +22,13 @@ from typing import Any
 import numpy as np
 
 import campaign.execute.process_tree as process_tree
-from campaign.execute.command import CommandFailed, command_code, run_command
 from campaign.execute.memory import peak_bytes, reset_peak
+from campaign.execute.program_task import CommandFailed, command_code, run_command
 from campaign.models import describe_error, load_model
-from campaign.plan.command import command_declaration
+from campaign.plan.command_declaration import command_declaration
 from campaign.plan.sources import code_digest, engine_identity
 from campaign.results.names import metric_values
-from campaign.spec.command import CommandSpec
+from campaign.spec.command_model import CommandSpec
 
 STOPPED_EXIT_CODE = 70
 # Model errors worth another try: faults of a task's surroundings (a flaky file system or

@@ -23,22 +23,22 @@ from campaign.design.tasks import Design, cell_params, iter_cells
 from campaign.errors import CampaignError, ParameterError
 from campaign.models import check_params, load_model
 from campaign.models.contract import Model
-from campaign.plan.command import command_declaration
+from campaign.plan.command_declaration import command_declaration
 from campaign.plan.precision import precision_progress, precision_summary
 from campaign.plan.program_sources import command_sources
 from campaign.plan.replicates import check_returned_metrics, replicates_of, stopping_rule_of
 from campaign.plan.sources import ON_CHANGE, Sources, compare, current_sources
 from campaign.plan.state import Plan, RunState
+from campaign.plan.target import campaign_spec
 from campaign.results.names import documented_name, name_clashes
 from campaign.spec.describe import precision_target
-from campaign.spec.load import Spec, load_spec
+from campaign.spec.load import Spec
 from campaign.store.folder import RESULTS_FILE, aside_folder_name
 from campaign.store.ledger import Ledger
 
 __all__ = [
     "Plan",
     "RunState",
-    "as_spec",
     "check_model",
     "check_returned_metrics",
     "identity",
@@ -49,10 +49,6 @@ __all__ = [
     "replay_rounds",
     "stopping_rule_of",
 ]
-
-
-def as_spec(spec: str | Path | Spec) -> Spec:
-    return spec if isinstance(spec, Spec) else load_spec(spec)
 
 
 def check_model(spec: Spec) -> Model:
@@ -151,7 +147,7 @@ def make_plan(
     """
     if on_change not in ON_CHANGE:
         raise CampaignError(f"on_change must be one of {', '.join(ON_CHANGE)}, got {on_change!r}")
-    spec = as_spec(spec)
+    spec = campaign_spec(spec)
     model = model or check_model(spec)
     ledger = ledger or Ledger(spec.output)
     design = Design(spec)

@@ -13,7 +13,7 @@
   makes only the tasks of the levels that run it stale.
 
 The worker is sent these digests and compares its own copies with them
-(`campaign.execute.command.files_here`), so a worker with another copy of a program or of a
+(`campaign.execute.program_task.files_here`), so a worker with another copy of a program or of a
 library is not used.
 """
 
@@ -29,7 +29,7 @@ from campaign.errors import CampaignError
 from campaign.plan.runtime import digest, runtime_files
 from campaign.plan.sources import Sources, code_files, file_digest
 from campaign.plan.version import program_version
-from campaign.spec.command import CommandSpec
+from campaign.spec.command_model import CommandSpec
 from campaign.spec.program import Program
 
 ENV_PREFIX = "env "  # a variable of model.env among the code's names
@@ -118,7 +118,7 @@ def runtime_name(program: str, name: str) -> str:
 
 def expected_files(command: CommandSpec) -> dict[str, str]:
     """Name -> digest of every file a worker must have as the plan digested it (the code,
-    and what each program runs); `campaign.execute.command.files_here` is the worker's own."""
+    and what each program runs); `campaign.execute.program_task.files_here` is the worker's own."""
     files = dict(command.files)
     files.update((runtime_name(program, name), d) for program, name, d in command.runtime)
     return files

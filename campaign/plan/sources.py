@@ -2,11 +2,11 @@
 
 Stored results stay true only while the code that computed them and the files it read stay the
 same. So before anything runs, a run takes a digest (BLAKE2b) of every file of the model's code
-(`campaign.models.source_files`) and of every input file a task names (the model's
-``inputs(params)``), keeps them in ``campaign.json`` beside the params, and compares them with
-those the stored results were computed from: a change is refused in one line naming the file,
-unless the run is told to compute the results it affects again or to keep them, and that
-choice is kept with the digests (and written into results.nc).
+(`campaign.plan.model_code` says which files those are) and of every input file a task names
+(the model's ``inputs(params)``), keeps them in ``campaign.json`` beside the params, and
+compares them with those the stored results were computed from: a change is refused in one
+line naming the file, unless the run is told to compute the results it affects again or to
+keep them, and that choice is kept with the digests (and written into results.nc).
 
 Each distinct file is read once per run. A task's input is known by its path; an input found
 under another path with the content of a stored one (a workloads folder moved) is no change.
@@ -29,8 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from campaign.errors import CampaignError
-from campaign.models import MODELS_FOLDER, describe_error, load_model, source_files
-from campaign.spec.command import COMMAND_MODEL
+from campaign.models import describe_error, load_model
+from campaign.plan.model_code import MODELS_FOLDER, source_files
+from campaign.spec.command_model import COMMAND_MODEL
 
 ALGORITHM = "blake2b-256"
 ON_CHANGE = ("refuse", "rerun", "accept")

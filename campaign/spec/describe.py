@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 
-from campaign.spec.command import CommandSpec
+from campaign.spec.command_model import CommandSpec
 from campaign.spec.load import Factor, Precision, Spec
 from campaign.spec.program import Program
 from campaign.spec.types import DEFAULT_PERCENTILES

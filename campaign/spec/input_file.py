@@ -1,5 +1,5 @@
 """A file a program needs, as a spec names it: where it is placed in each task's folder and
-where it is on this machine. Apart from `campaign.spec.command`, which parses the inputs, so
+where it is on this machine. Apart from `campaign.spec.command_model`, which parses the inputs, so
 that `campaign.spec.placeholders` can read a template without importing the command spec."""
 
 from __future__ import annotations

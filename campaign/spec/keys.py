@@ -18,7 +18,7 @@ from campaign.design import points as designs
 from campaign.errors import CampaignError
 from campaign.models import model_names
 from campaign.results.names import metric_name_problem, name_clashes
-from campaign.spec.command import (
+from campaign.spec.command_model import (
     COMMAND_MODEL,
     CommandSpec,
     parse_command,
@@ -123,7 +123,7 @@ def parse_model(
     model: Any, params: dict[str, Any], factors: list[Factor], path: Path | None, fail: Fail
 ) -> tuple[str, CommandSpec | None]:
     """A registered model's name or 'package.module:function' (imported later, by the plan),
-    or a program (`campaign.spec.command`): the model's name and the program, if any."""
+    or a program (`campaign.spec.command_model`): the model's name and the program, if any."""
     if isinstance(model, dict):
         base = path.parent if path else Path.cwd()
         names = [f.name for f in factors]

@@ -2,7 +2,7 @@
 
 A placeholder ``{name}`` names a param, a factor or one of `TASK_PLACEHOLDERS`; ``{{name}}``
 is a literal ``{name}``. A template is a configuration file, read whole (at most
-`MAX_TEMPLATE_BYTES`). `campaign.execute.command` fills them on the worker; a shell line is
+`MAX_TEMPLATE_BYTES`). `campaign.execute.program_task` fills them on the worker; a shell line is
 filled by `fill_shell_line`, which gives each value as one shell word wherever it stands.
 """
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from campaign.design import points as designs
-from campaign.spec.command import CommandSpec, Resources
+from campaign.spec.command_model import CommandSpec, Resources
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 They say nothing of the results they were made from, so once results.nc is written again
 with other numbers they would pass for the campaign's current results: whatever rewrites
-results.nc removes them then (`campaign.writing`), and ``--new`` sets them aside with the
+results.nc removes them then (`campaign.results.writing`), and ``--new`` sets them aside with the
 rest of the earlier campaign. Only the files the commands write by default are touched: in
 ``figures/`` only images (a file of another kind a user put there stays).
 """

@@ -11,7 +11,12 @@ from campaign.errors import CampaignError, ParameterError
 from campaign.store.durable import write_atomic, write_failure
 from campaign.store.folder import IDENTITY_FILE, LEDGER_FOLDER, aside_folder_name
 
-IDENTITY_FIELDS = ("model", "command", "params", "seed")  # command: a program's (spec/command.py)
+IDENTITY_FIELDS = (
+    "model",
+    "command",
+    "params",
+    "seed",
+)  # command: a program's (spec/command_model.py)
 
 
 def read_identity(output: Path) -> dict[str, Any] | None:

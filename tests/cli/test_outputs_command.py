@@ -19,11 +19,11 @@ import xarray as xr
 import campaign
 from campaign.cli.main import main
 from campaign.errors import CampaignError
-from campaign.remetric import remetric
-from campaign.spec.command import MetricsSource
+from campaign.pipelines.remetric import remetric
+from campaign.pipelines.verify import verify
+from campaign.spec.command_model import MetricsSource
 from campaign.store.ledger import Ledger
 from campaign.store.outputs import Archives
-from campaign.verify import verify
 
 REPO = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}

@@ -241,14 +241,14 @@ def python_error(call) -> str:
 def test_library_errors_name_parameters_and_the_command_line_its_options(results, capsys):
     from campaign.cluster.open import check_cluster_options
     from campaign.design.shards import Shard
-    from campaign.verify import verify
 
     spec = str(results.parent / "spec.yaml")
     shard = "expected I/N, shard I of N counted from 1 (such as 1/3)"
     assert python_error(lambda: Shard.parse("x")) == f"shard 'x': {shard}"
     assert refused(capsys, "run", spec, "--shard", "x") == f"--shard 'x': {shard}"
-    assert python_error(lambda: verify(spec, count=0)) == "count 0 must be >= 1"
-    assert refused(capsys, "verify", spec, "--sample", "0") == "--sample 0 must be >= 1"
+    whole = "must be a whole number >= 1, got int 0"
+    assert python_error(lambda: campaign.verify(spec, sample=0)) == f"sample {whole}"
+    assert refused(capsys, "verify", spec, "--sample", "0") == f"--sample {whole}"
     empty = "is empty: give tcp://HOST:PORT (or tls://HOST:PORT with {}), or leave it out"
     assert python_error(lambda: check_cluster_options(scheduler=" ")).startswith(
         "scheduler " + empty.format("security")

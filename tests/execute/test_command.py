@@ -239,7 +239,7 @@ def test_a_placeholder_in_a_template_that_names_nothing_is_refused(python_sim, w
 
 def test_metrics_from_outputs_reads_each_form():
     from campaign.execute.command_metrics import metrics_from_outputs
-    from campaign.spec.command import MetricsSource
+    from campaign.spec.command_model import MetricsSource
 
     stdout = MetricsSource()
     assert metrics_from_outputs(stdout, {"stdout": b'{"a": 1, "b": 2.5}'}) == {"a": 1.0, "b": 2.5}
@@ -283,7 +283,7 @@ def test_results_file_records_the_program_and_its_digests(tmp_path, write_spec, 
 
 
 def test_shards_of_a_program_merge_into_the_whole_campaign(tmp_path, write_spec, scheduler_address):
-    from campaign.store.merge import merge
+    from campaign.pipelines.merge import merge
 
     compile_c(tmp_path, C_SIM)
     text = """
@@ -308,7 +308,7 @@ def test_shards_of_a_program_merge_into_the_whole_campaign(tmp_path, write_spec,
 def run_one(tmp_path, text, script, key="k"):
     """One task of a program through the worker's own function, outside Dask."""
     from campaign.execute.worker import run_batch
-    from campaign.plan.command import worker_model
+    from campaign.plan.command_declaration import worker_model
     from campaign.plan.program_sources import command_sources
     from campaign.spec.load import load_spec
 
@@ -361,7 +361,7 @@ def test_a_running_copy_told_to_skip_its_task_ends_its_program(tmp_path, schedul
     from distributed import Client
 
     from campaign.execute.worker import run_batch, skip_tasks
-    from campaign.spec.command import parse_command
+    from campaign.spec.command_model import parse_command
 
     pids = tmp_path / "pids"
     pids.mkdir()

@@ -299,7 +299,7 @@ def test_a_cancelled_task_ends_its_whole_process_group(tmp_path, scheduler_addre
     from distributed import Client
 
     from campaign.execute.worker import run_batch
-    from campaign.spec.command import parse_command
+    from campaign.spec.command_model import parse_command
 
     def fail(message):
         return CampaignError(message)

@@ -13,7 +13,7 @@ import xarray as xr
 
 import campaign
 from campaign.execute.command_metrics import FolderOutputs, metrics_from_outputs
-from campaign.spec.command import MetricsSource
+from campaign.spec.command_model import MetricsSource
 
 STDOUT = MetricsSource()
 
@@ -47,7 +47,7 @@ def test_a_metric_given_twice_is_refused(text, error):
 
 
 def test_a_metric_given_by_stdout_and_by_its_own_file_is_refused():
-    from campaign.spec.command import SampleFile
+    from campaign.spec.command_model import SampleFile
 
     source = MetricsSource(samples=(SampleFile("wait", "waits.txt"),))
     assert refused(b'{"wait": [1, 2]}', source, **{"waits.txt": b"1\n2\n"}) == (
@@ -194,7 +194,7 @@ def test_metrics_text_read_as_a_stream_from_the_tasks_files(tmp_path):
 
 
 def test_samples_from_a_file_of_numbers_and_a_csv_column():
-    from campaign.spec.command import SampleFile
+    from campaign.spec.command_model import SampleFile
 
     source = MetricsSource(
         samples=(SampleFile("wait", "waits.txt"), SampleFile("bsld", "jobs.csv", "bsld")),
@@ -226,7 +226,7 @@ def test_an_output_a_task_did_not_keep_is_named_as_not_kept():
         "the model's keep: (keep: [stdout]) for the tasks run from then on"
     )
     assert "stdout is empty" in refused(b"")
-    from campaign.spec.command import SampleFile
+    from campaign.spec.command_model import SampleFile
 
     sample = MetricsSource(samples=(SampleFile("wait", "waits.txt"),), main=False)
     with pytest.raises(ValueError, match=r"waits.txt was not kept for this task"):
@@ -237,7 +237,7 @@ def declared_check(declare: dict, printed: bytes) -> str | None:
     """Why a program printing ``printed`` breaks ``declare`` (None: it does not)."""
     from campaign.execute.command_metrics import check_declared
     from campaign.results.names import metric_values
-    from campaign.spec.command import CommandSpec, DeclaredMetric
+    from campaign.spec.command_model import CommandSpec, DeclaredMetric
 
     declared = tuple(DeclaredMetric(name, kind=kind) for name, kind in declare.items())
     command = CommandSpec(argv=("sim",), program=None, declare=declared)

@@ -18,8 +18,8 @@ import xarray as xr
 import campaign
 from campaign.cli.main import main
 from campaign.errors import CampaignError
+from campaign.pipelines.remetric import remetric
 from campaign.plan.plan import make_plan
-from campaign.remetric import remetric
 from campaign.render.sample_ecdf import plot_ecdf
 from campaign.results.names import QUANTILE_GRID
 from campaign.store.ledger import Ledger

@@ -22,7 +22,7 @@ from campaign.errors import CampaignError
 from campaign.execute.inputs import CACHE_FOLDER, ship_inputs, withdraw_inputs
 from campaign.execute.memory import reset_peak
 from campaign.plan.sources import file_digest
-from campaign.spec.command import CommandSpec
+from campaign.spec.command_model import CommandSpec
 from campaign.spec.input_file import InputFile
 
 REPO = Path(__file__).resolve().parents[2]

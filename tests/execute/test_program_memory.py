@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from campaign.cli.main import main
-from campaign.sizing_pilot import pilot
+from campaign.pipelines.sizing_pilot import pilot
 from campaign.store.ledger import Ledger
 
 HOLD = """

@@ -146,9 +146,9 @@ def test_the_slice_given_to_accasim_is_the_trace_without_memory(tmp_path):
 def test_the_ready_spec_runs_accasim_as_a_program(scheduler_address, tmp_path):
     """specs/accasim-fifo.yaml end to end: each task runs the driver in a folder of its own on
     a worker, its inputs shipped there; the FIFO cells give the jobs model's FCFS mean wait."""
+    from campaign.pipelines.run import run as run_campaign
     from campaign.results.netcdf import open_results
     from campaign.results.status import STATUS_OK
-    from campaign.runner import run as run_campaign
 
     python3 = shutil.which("python3")
     found = subprocess.run([python3, "-c", "import accasim"], capture_output=True).returncode

@@ -12,7 +12,7 @@ from pathlib import Path
 import xarray as xr
 
 from campaign.cli.main import main
-from campaign.models import BUILTIN, GROUP, load_model, registered
+from campaign.models import BUILTIN, CHECK_MODELS, GROUP, load_model, registered
 from tests.conftest import campaign_command
 
 REPO = Path(__file__).resolve().parents[2]
@@ -192,8 +192,12 @@ def test_a_plain_function_is_a_model_without_a_declaration(tmp_path, monkeypatch
 def test_models_lists_and_shows_the_built_in_models(capsys):
     assert main(["models"]) == 0
     listed = capsys.readouterr().out
-    for name in BUILTIN:
-        assert f"\n{name} " in f"\n{listed}"
+    for name in BUILTIN:  # the check models on a line of their own, not as the domain's
+        assert (f"\n{name} " in f"\n{listed}") == (name not in CHECK_MODELS)
+    assert listed.endswith(
+        "(check models with known answers, for testing and benchmarking the engine: mm1, busy, "
+        "normal; `campaign models show NAME` describes one)\n"
+    )
     assert main(["models", "show", "mm1"]) == 0
     assert capsys.readouterr().out == textwrap.dedent(
         """\

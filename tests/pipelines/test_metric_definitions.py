@@ -16,10 +16,10 @@ import xarray as xr
 import campaign
 from campaign.cli.main import main
 from campaign.errors import CampaignError
-from campaign.remetric import remetric
-from campaign.spec.command import MetricsSource
+from campaign.pipelines.remetric import remetric
+from campaign.pipelines.verify import verify
+from campaign.spec.command_model import MetricsSource
 from campaign.store.ledger import Ledger
-from campaign.verify import verify
 
 SIM = """
 import json, sys

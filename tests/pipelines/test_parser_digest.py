@@ -8,8 +8,8 @@ from pathlib import Path
 
 import campaign.execute.command_metrics as command_metrics
 import campaign.execute.metric_text as metric_text
-from campaign.metric_parsers import code_digest, command_parser
-from campaign.spec.command import MetricsSource
+from campaign.results.metric_parsers import code_digest, command_parser
+from campaign.spec.command_model import MetricsSource
 
 
 def test_the_built_in_parser_is_digested_with_the_text_reader_it_parses_through():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from campaign.verify import Mismatch, compare
+from campaign.pipelines.verify import Mismatch, compare
 
 
 def ok(**metrics):

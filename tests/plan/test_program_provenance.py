@@ -374,7 +374,7 @@ def test_results_stored_before_programs_were_digested_are_kept(tmp_path):
 
 
 def test_shards_run_with_other_libraries_are_not_merged(tmp_path):
-    from campaign.store.merge import merge
+    from campaign.pipelines.merge import merge
 
     libraries, project = tmp_path / "lib", tmp_path / "project"
     libraries.mkdir()

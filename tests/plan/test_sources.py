@@ -24,10 +24,9 @@ import pytest
 import xarray as xr
 
 from campaign.cli.main import main
-from campaign.models import source_files
 from campaign.models.grid import inputs as grid_inputs
 from campaign.models.jobs import inputs as jobs_inputs
-from campaign.plan.sources import Sources, code_files, combined_digest, compare, file_digest
+from campaign.plan.sources import Sources, combined_digest, compare
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -317,68 +316,6 @@ def test_a_change_names_its_files_and_the_cells_that_read_them():
     )
     assert change.affects("e" * 16 + "0123")
     assert change.describe("jobs") == "the code of model jobs changed (m/a.py, m/b.py, m/c.py)"
-
-
-def test_a_models_code_is_its_whole_package(tmp_path, monkeypatch):
-    folder, files = source_files("jobs")
-    names = [path.relative_to(folder).as_posix() for path in files]
-    assert "jobs/__init__.py" in names and "jobs/energy.py" in names
-    # The libraries below campaign.models it imports (the rigid-job site and policies) too:
-    # an edited policy changes the schedules of every model that replays one.
-    assert "rigid/loop.py" in names and "rigid/policies/easy.py" in names
-    assert "rigid/swf.py" in names and "grid/broker.py" not in names
-    assert "bot/model.py" not in names and "contract.py" not in names
-    grid_folder, grid_files = source_files("grid")
-    grid_names = {path.relative_to(grid_folder).as_posix() for path in grid_files}
-    assert {"grid/broker.py", "rigid/site.py", "rigid/swf.py"} <= grid_names
-    assert "jobs/__init__.py" not in grid_names
-    assert [p.relative_to(folder).as_posix() for p in source_files("mm1")[1]] == ["check.py"]
-    # A user's package: every module below its top-level package; a lone module: itself.
-    package = tmp_path / "mypkg"
-    (package / "sub").mkdir(parents=True)
-    (package / "__init__.py").write_text("")
-    (package / "helpers.py").write_text("SCALE = 2\n")
-    (package / "sub" / "__init__.py").write_text("")
-    (package / "sub" / "model.py").write_text(
-        "from mypkg.helpers import SCALE\n\ndef run(params, seed):\n    return {'x': SCALE}\n"
-    )
-    (package / "notes.txt").write_text("not code\n")
-    (package / "policy.py").write_text("from campaign.models.rigid.policies import POLICIES\n")
-    (tmp_path / "lone.py").write_text("def run(params, seed):\n    return {'x': 1.0}\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    folder, files = source_files("mypkg.sub.model:run")
-    assert folder == tmp_path
-    own = [p.relative_to(folder).as_posix() for p in files if p.is_relative_to(folder)]
-    assert own == [
-        "mypkg/__init__.py",
-        "mypkg/helpers.py",
-        "mypkg/policy.py",
-        "mypkg/sub/__init__.py",
-        "mypkg/sub/model.py",
-    ]
-    # A library of campaign.models it imports is named from the folder holding campaign.
-    shared = set(code_files("mypkg.sub.model:run")) - set(own)
-    assert "campaign/models/rigid/policies/easy.py" in shared
-    assert all(name.startswith("campaign/models/rigid/") for name in shared)
-    assert source_files("lone:run") == (tmp_path, [tmp_path / "lone.py"])
-    # A module's helpers beside it, imported directly or through each other, are its code too;
-    # what is installed (numpy) is not.
-    (tmp_path / "helper.py").write_text("import numpy\nimport mypkg.helpers\n\nSCALE = 3\n")
-    (tmp_path / "lone2.py").write_text(
-        "from helper import SCALE\n\ndef run(params, seed):\n    return {'x': SCALE}\n"
-    )
-    folder, files = source_files("lone2:run")
-    assert folder == tmp_path
-    assert [p.relative_to(folder).as_posix() for p in files if p.is_relative_to(folder)] == [
-        "lone2.py",
-        "helper.py",
-        "mypkg/__init__.py",
-        "mypkg/helpers.py",
-        "mypkg/policy.py",
-        "mypkg/sub/__init__.py",
-        "mypkg/sub/model.py",
-    ]
-    assert file_digest(tmp_path / "lone.py") == blake2b(tmp_path / "lone.py")
 
 
 def test_the_trace_models_name_the_files_they_read(workloads):

@@ -358,7 +358,7 @@ def test_exponent_numbers_are_read_as_yaml_1_2_reads_them(tmp_path, capsys):
 
 def test_a_results_file_gives_back_the_numbers_its_spec_file_gave(tmp_path):
     import campaign
-    from campaign.verify import verify
+    from campaign.pipelines.verify import verify
 
     path = write(tmp_path, NUMBERS)
     data = campaign.run(path, workers=1, progress=False)

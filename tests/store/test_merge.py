@@ -19,9 +19,9 @@ from campaign.cli.main import main
 from campaign.design.shards import Shard
 from campaign.design.tasks import Design
 from campaign.errors import CampaignError
+from campaign.pipelines.merge import merge
 from campaign.spec.load import load_spec
 from campaign.store.ledger import Ledger
-from campaign.store.merge import merge
 from tests.conftest import MM1_PRECISION as PRECISION
 from tests.conftest import load_script
 

@@ -11,10 +11,11 @@ from typing import Any
 
 from campaign.analysis.sizing import Estimate, estimate
 from campaign.errors import CampaignError
-from campaign.plan.plan import as_spec, make_plan
+from campaign.pipelines.run import run
+from campaign.plan.plan import make_plan
+from campaign.plan.target import campaign_spec
 from campaign.results.resources import Costs, cell_label, costs
-from campaign.runner import run
-from campaign.writing import write_results
+from campaign.results.writing import write_results
 
 PILOT_REPLICATES = 2
 
@@ -29,7 +30,7 @@ def pilot(
 ) -> tuple[Costs, Estimate]:
     """Run the first ``replicates`` replicates of every cell of ``spec`` (those already stored
     are not run again), and estimate the whole campaign from every finished task."""
-    spec = as_spec(spec)
+    spec = campaign_spec(spec)
     if replicates < 1:
         raise CampaignError(f"pilot replicates must be >= 1, got {replicates}")
     first = min(replicates, spec.replicates)

@@ -30,7 +30,7 @@ from campaign.errors import CampaignError
 from campaign.models import describe_error
 from campaign.results.names import entry_owner, metric_values
 from campaign.results.provenance import METRICS_FROM
-from campaign.spec.command import MetricsSource
+from campaign.spec.command_model import MetricsSource
 from campaign.spec.load import Spec
 from campaign.store.outputs import OUTPUTS, carries_bytes
 

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from campaign.cluster.options import ClusterOptions
+from campaign.cluster.cluster_options import ClusterOptions
 from campaign.errors import BadValue
 from campaign.execute import WAIT_WORKERS_SECONDS, ExecutionOptions
 

@@ -1,11 +1,10 @@
-"""`campaign plot`, `report` and `export`: files made from a results file (figures, an HTML
-page, a table of every task)."""
+"""`campaign plot`, `report` and `export`: the files made from a results file for a paper or a
+page (figures, an HTML page, a table of every task)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from campaign.cli.options import EXIT_OK, RESULTS_HELP, add_where_option
+from campaign import api
+from campaign.cli.arguments import EXIT_OK, RESULTS_HELP, add_where_option
 
 
 def add_plot(subparsers) -> None:
@@ -155,85 +154,24 @@ PARSERS = {"plot": add_plot, "report": add_report, "export": add_export}
 
 
 def cmd_plot(args) -> int:
-    from campaign.analysis.breakdown import factor_view, mentioned
-    from campaign.analysis.query import check_confidence
-    from campaign.errors import ParameterError
-    from campaign.render.figures import figure_name, plot, save_figure, write_figures
-    from campaign.render.sample_ecdf import plot_ecdf
-    from campaign.results.netcdf import open_results, open_samples, results_file, stored_samples
-    from campaign.store.folder import FIGURES_FOLDER, check_folder, image_path
-
-    check_confidence(args.confidence)
-    if args.out:
-        out = image_path(args.out)
-    else:
-        folder = results_file(args.results).parent / FIGURES_FOLDER
-        check_folder(folder, FIGURES_FOLDER)
-    dataset = open_results(args.results)  # a file that is not results: one line here
-    if args.metric[0] in stored_samples(args.results):  # its CDF pooled over replicates
-        if args.x:
-            raise ParameterError(
-                "{x}: a sample's CDF has the sample's values on its x axis; "
-                "use --by for series and --facet for panels",
-                "x",
-            )
-        figure = plot_ecdf(
-            open_samples(args.results), args.metric[0], args.by, args.where, args.facet or None
-        )
-    else:
-        names = mentioned([args.by], args.where, args.x, args.facet)
-        figure = plot(
-            factor_view(dataset, args.results, names),
-            args.metric,
-            kind=args.kind,
-            x=args.x,
-            by=args.by,
-            facet=args.facet,
-            where=args.where,
-            baseline=args.baseline,
-            confidence=args.confidence,
-            log=args.log,
-            size=args.size,
-            style=args.style,
-            formula=args.formula,
-            title=args.title,
-        )
-    if args.out:
-        save_figure(figure, out)
-        print(f"plot: {out}")
-    else:
-        for path in write_figures(figure, folder, figure_name(args.metric, args.kind)):
-            print(f"plot: {path}")
+    options = dict(x=args.x, by=args.by, facet=args.facet, where=args.where)
+    options.update(baseline=args.baseline, confidence=args.confidence, log=args.log)
+    options.update(size=args.size, style=args.style, formula=args.formula, title=args.title)
+    written = api.plot(
+        args.results, args.metric, args.kind, out=args.out, figures=not args.out, **options
+    )
+    for path in written if isinstance(written, list) else [written]:
+        print(f"plot: {path}")
     return EXIT_OK
 
 
 def cmd_report(args) -> int:
-    from campaign.render.report import write_report
-    from campaign.results.netcdf import open_failures, open_results, results_file
-    from campaign.results.resources import open_resources
-    from campaign.store.folder import check_folder
-
-    default = results_file(args.results).parent
-    folder = Path(args.out).expanduser() if args.out else default
-    check_folder(folder, f"--out {args.out}" if args.out else "report")
-    dataset = open_results(args.results)
-    failures = open_failures(args.results)
-    resources = open_resources(results_file(args.results))
-    path = write_report(dataset, folder, args.metric, failures, args.baseline, resources)
+    path = api.report(args.results, args.out, args.metric, args.baseline)
     print(f"report: {path}")
     return EXIT_OK
 
 
 def cmd_export(args) -> int:
-    from campaign.render.export import export
-    from campaign.results.netcdf import open_failures, open_results, results_file
-
-    fmt = args.format
-    if args.out:
-        out = Path(args.out).expanduser()
-    else:
-        out = results_file(args.results).with_suffix(f".{fmt or 'csv'}")
-    dataset = open_results(args.results)
-    for path in export(dataset, open_failures(args.results), out, fmt):
+    for path in api.export(args.results, args.out, args.format):
         print(f"wrote {path}")
     return EXIT_OK

@@ -7,19 +7,17 @@ a task key stands for, so a selection never opens an archive it does not need.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from campaign.analysis.levels import where_levels
-from campaign.design.shards import Shard, placed
+from campaign.analysis.levels import clauses, where_levels
 from campaign.design.tasks import Design
 from campaign.errors import CampaignError, ParameterError
 from campaign.spec.load import Spec
 from campaign.store.ledger import Ledger
 from campaign.store.outputs import FILES_PREFIX, Archives, reference, sizes, write_folder
-from campaign.verify import spec_of
 
 NOT_KEPT_HINT = (
     "by default a task keeps only its stdout and stderr, and only when it fails; the model's "
@@ -46,64 +44,71 @@ class KeptTask:
 
 
 @dataclass
-class Campaign:
-    """What the kept outputs of one campaign are read from."""
+class KeptOutputs:
+    """The chosen tasks of a campaign that kept outputs, and their bytes read back on demand
+    (each checked against the SHA-256 its record holds)."""
 
     spec: Spec
-    design: Design
-    records: dict[str, dict[str, Any]]
+    tasks: list[KeptTask]
 
-    @property
-    def output(self) -> Path:
-        return self.spec.output
+    def show(self, name: str) -> bytes:
+        """One kept output (stdout, stderr, a kept file's name) of the one task chosen."""
+        return show(self.spec.output, self.tasks, name)
+
+    def extract(self, folder: str | Path) -> tuple[int, int]:
+        """Write the tasks' kept outputs under ``folder``/TASK_KEY/; the files and bytes
+        written."""
+        return extract(self.spec.output, self.tasks, folder)
 
 
-def open_campaign(
-    target: str | Path, out: str | Path | None = None, shard: str | None = None
-) -> Campaign:
-    """The campaign of a spec file or an output folder, with its stored records (``out``,
-    ``shard``: in that output folder, or that shard's, as `run` places them)."""
-    spec = spec_of(target)
-    if out is not None or shard is not None:
-        spec = placed(spec, out, Shard.parse(shard) if shard is not None else None)
+def kept_outputs(
+    spec: Spec, tasks: Iterable[str] = (), where: Sequence[str] | Mapping[str, Any] | None = None
+) -> KeptOutputs:
+    """The stored tasks of ``spec``'s output folder that kept outputs (or whose keep:
+    patterns left something out), chosen by ``tasks`` (keys) and ``where`` (levels)."""
     ledger = Ledger(spec.output)
     if not ledger.has_records():
         raise CampaignError(f"{spec.output}: no stored results here (run the campaign first)")
-    return Campaign(spec, Design(spec), ledger.load())
+    chosen = select(spec, Design(spec), ledger.load(), tasks, clauses(where or []))
+    return KeptOutputs(spec, chosen)
 
 
-def select(campaign: Campaign, tasks: Iterable[str] = (), where: list[str] = ()) -> list[KeptTask]:
+def select(
+    spec: Spec,
+    design: Design,
+    records: dict[str, dict[str, Any]],
+    tasks: Iterable[str] = (),
+    where: list[str] = (),
+) -> list[KeptTask]:
     """The stored tasks with kept outputs (or whose keep: patterns left something out) that
     ``tasks`` (keys) and ``where`` (levels) choose (every one when neither is given), in task
     order; one line when the choice holds none."""
     keys = list(dict.fromkeys(tasks))
-    levels = where_levels(campaign.spec, list(where))
-    known = set(campaign.design.keys()) if keys else set()
+    levels = where_levels(spec, list(where))
+    known = set(design.keys()) if keys else set()
     for key in keys:
         if key not in known:
             raise ParameterError(
-                f"{{task}} {key!r}: no task of campaign {campaign.spec.name} has this key "
+                f"{{tasks}} {key!r}: no task of campaign {spec.name} has this key "
                 "(`campaign outputs` lists the tasks that kept outputs)",
-                "task",
+                "tasks",
             )
     wanted = set(keys)
     chosen, matched = [], 0
-    for task in campaign.design.tasks():
+    for task in design.tasks():
         if wanted and task.key not in wanted:
             continue
         if any(task.cell[index] not in positions for index, positions in levels.items()):
             continue
-        record = campaign.records.get(task.key)
+        record = records.get(task.key)
         if record is None:
             continue
         matched += 1
         if reference(record) is None and not has_keep_notes(record):
             continue
-        chosen.append(
-            KeptTask(task.key, campaign.design.cell_label(task.cell), task.replicate, record)
-        )
+        chosen.append(KeptTask(task.key, design.cell_label(task.cell), task.replicate, record))
     if not chosen:
-        raise CampaignError(no_outputs_line(keys, list(where), matched))
+        raise ParameterError(no_outputs_line(keys, list(where), matched), "tasks", "where")
     return chosen
 
 
@@ -113,8 +118,9 @@ def has_keep_notes(record: dict[str, Any]) -> bool:
 
 
 def no_outputs_line(keys: list[str], where: list[str], matched: int) -> str:
-    """One line for a choice of tasks that kept no outputs."""
-    chose = " ".join([*(f"--task {key}" for key in keys), *(f"--where {w}" for w in where)])
+    """One line for a choice of tasks that kept no outputs (a `ParameterError`'s template:
+    ``{tasks}`` and ``{where}`` name what chose them)."""
+    chose = " ".join([*(f"{{tasks}} {key}" for key in keys), *(f"{{where}} {w}" for w in where)])
     if chose and not matched:
         return f"{chose}: no stored task is chosen"
     chosen = f" {chose} chooses" if chose else ""
@@ -122,7 +128,7 @@ def no_outputs_line(keys: list[str], where: list[str], matched: int) -> str:
 
 
 def output_name(name: str) -> str:
-    """An output as `--show` takes it: stdout, stderr, files/PATH or just PATH."""
+    """An output as `show` takes it: stdout, stderr, files/PATH or just PATH."""
     return (
         name
         if name in ("stdout", "stderr") or name.startswith(FILES_PREFIX)
@@ -130,30 +136,32 @@ def output_name(name: str) -> str:
     )
 
 
-def show(campaign: Campaign, chosen: list[KeptTask], name: str) -> bytes:
+def show(output: Path, chosen: list[KeptTask], name: str) -> bytes:
     """One kept output of the one task chosen."""
     if len(chosen) != 1:
         raise ParameterError(
-            f"{{show}} {name}: choose one task (--task KEY, or --where clauses that leave one); "
-            f"{len(chosen)} tasks with kept outputs are chosen",
-            "show",
+            f"{{name}} {name}: choose one task ({{tasks}} KEY, or {{where}} clauses that leave "
+            f"one); {len(chosen)} tasks with kept outputs are chosen",
+            "name",
+            "tasks",
+            "where",
         )
     (task,) = chosen
-    with Archives(campaign.output) as archives:
+    with Archives(output) as archives:
         return archives.read(task.record, [output_name(name)])[output_name(name)]
 
 
-def extract(campaign: Campaign, chosen: list[KeptTask], folder: str | Path) -> tuple[int, int]:
+def extract(output: Path, chosen: list[KeptTask], folder: str | Path) -> tuple[int, int]:
     """Write the chosen tasks' kept outputs under ``folder``/TASK_KEY/ (stdout, stderr and the
     kept files under their own names: the folder a metrics parser is given); returns the
     files and bytes written."""
     folder = Path(folder).expanduser()
     if folder.exists() and not folder.is_dir():
         raise ParameterError(
-            f"{{extract}} {folder} is a file; give a folder (made if missing)", "extract"
+            f"{{folder}} {folder} is a file; give a folder (made if missing)", "folder"
         )
     files = size = 0
-    with Archives(campaign.output) as archives:
+    with Archives(output) as archives:
         for task in chosen:
             if reference(task.record) is None:
                 continue  # it kept nothing (its keep: patterns matched nothing)
@@ -161,9 +169,10 @@ def extract(campaign: Campaign, chosen: list[KeptTask], folder: str | Path) -> t
             try:
                 files += len(write_folder(folder / task.key, outputs))
             except OSError as error:
-                raise CampaignError(
-                    f"--extract {folder}: cannot write {task.key}'s outputs: {error.strerror} "
-                    f"({files} files of the tasks before it are written)"
+                raise ParameterError(
+                    f"{{folder}} {folder}: cannot write {task.key}'s outputs: {error.strerror} "
+                    f"({files} files of the tasks before it are written)",
+                    "folder",
                 ) from None
             size += sum(len(data) for data in outputs.values())
     return files, size

@@ -12,23 +12,20 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from campaign.cluster.options import ClusterOptions
-from campaign.design.shards import placed
+from campaign.cluster.cluster_options import ClusterOptions
 from campaign.errors import BadValue, CampaignError
 from campaign.execute import ExecutionOptions, dispatch
-from campaign.metric_parsers import definitions_of, loaded, redefine
-from campaign.plan.command import worker_code, worker_model
+from campaign.execute.items import task_items
+from campaign.plan.command_declaration import worker_code, worker_model
 from campaign.plan.plan import make_plan
 from campaign.plan.state import RunState
+from campaign.plan.target import campaign_spec
 from campaign.render.progress import Progress
-from campaign.runner import task_items
-from campaign.spec.load import Spec, load_spec, spec_from_text
-from campaign.store.folder import RESULTS_FILE
+from campaign.results.metric_parsers import definitions_of, loaded, redefine
 from campaign.store.outputs import OUTPUTS, Archives, by_archive, carries_bytes, digest, reference
 
 DEFAULT_SAMPLE = 10
@@ -63,27 +60,6 @@ class Verdict:
         return f"verify: {self.reproduced} of {self.sampled} sampled tasks reproduced bit for bit"
 
 
-def spec_of(target: str | Path) -> Spec:
-    """A spec file's spec; or, for an output folder, the spec its results.nc was made from,
-    writing to that folder (relative paths in it are then relative to the folder the spec
-    file was in when it ran, if that folder is still there, else to the working folder)."""
-    target = Path(target)
-    if not target.is_dir():
-        return load_spec(target)
-    results = target / RESULTS_FILE
-    if not results.is_file():
-        raise CampaignError(f"{target}: no {RESULTS_FILE} here; give the spec file instead")
-    import xarray as xr
-
-    with xr.open_dataset(results) as dataset:
-        text = dataset.attrs.get("spec")
-        spec_file = dataset.attrs.get("spec_file")
-    if not text:
-        raise CampaignError(f"{results} keeps no spec; give the spec file instead")
-    path = Path(spec_file) if spec_file and Path(spec_file).parent.is_dir() else None
-    return placed(spec_from_text(text, path, str(results)), target)
-
-
 def sample(plan: RunState, records: dict[str, dict[str, Any]], count: int) -> tuple[list[int], int]:
     """Up to ``count`` finished tasks (indices), drawn from the campaign's seed, and how many
     finished tasks were left out as computed from other sources than now."""
@@ -99,20 +75,21 @@ def sample(plan: RunState, records: dict[str, dict[str, Any]], count: int) -> tu
 
 
 def verify(
-    target: str | Path,
+    target: Any,
     count: int = DEFAULT_SAMPLE,
     workers: int | None = None,
     scheduler: str | None = None,
     say: Callable[[str], None] | None = None,
 ) -> Verdict:
-    """Rerun ``count`` sampled finished tasks of the campaign of ``target`` (a spec file or an
-    output folder) and compare each metric with its stored value, bit for bit (metrics a
-    remetric redefined computed from the rerun's outputs by the parser it recorded)."""
+    """Rerun ``count`` sampled finished tasks of the campaign of ``target`` (a spec file, an
+    output folder, a dict or a `Spec`: `campaign.plan.target`) and compare each metric with
+    its stored value, bit for bit (metrics a remetric redefined computed from the rerun's
+    outputs by the parser it recorded)."""
     say = say or (lambda message: None)
     if count < 1:
         raise BadValue("count", count, "must be >= 1")
     where = ClusterOptions(workers=workers, scheduler=scheduler)
-    plan = make_plan(spec_of(target), on_change="accept")
+    plan = make_plan(campaign_spec(target), on_change="accept")
     records = plan.ledger.load()
     chosen, left_out = sample(plan, records, count)
     if not chosen:

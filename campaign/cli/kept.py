@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import sys
 
-from campaign.cli.options import (
+from campaign import api
+from campaign.cli.arguments import (
     EXIT_OK,
     add_confidence_option,
     add_place_options,
     add_target_argument,
     add_where_option,
+    print_lines,
 )
 
 
@@ -39,7 +41,10 @@ def add_outputs(subparsers) -> None:
     shown.add_argument(
         "--extract", metavar="DIR", help="write the chosen tasks' outputs under DIR/TASK_KEY/"
     )
-    p.set_defaults(func=cmd_outputs)
+    p.set_defaults(
+        func=cmd_outputs,
+        option_names={"tasks": "--task", "name": "--show", "folder": "--extract"},
+    )
 
 
 def add_remetric(subparsers) -> None:
@@ -80,80 +85,36 @@ def add_remetric(subparsers) -> None:
         "none aside (ledger.unkept-*/), so that `campaign run` computes them again",
     )
     add_confidence_option(p, default=0.95)
-    p.set_defaults(func=cmd_remetric)
+    p.set_defaults(func=cmd_remetric, option_names={"source": "--parse or --metrics-file"})
 
 
 PARSERS = {"outputs": add_outputs, "remetric": add_remetric}
 
 
 def cmd_outputs(args) -> int:
-    from campaign.kept import extract, open_campaign, select, show
+    from campaign.render.kept_outputs import extracted_line, listing
 
-    campaign = open_campaign(args.target, args.out, args.shard)
-    chosen = select(campaign, args.task, args.where)
+    kept = api.outputs(args.target, args.task, args.where, args.out, args.shard)
     if args.show:
         sys.stdout.flush()
-        sys.stdout.buffer.write(show(campaign, chosen, args.show))
+        sys.stdout.buffer.write(kept.show(args.show))
         sys.stdout.buffer.flush()
         return EXIT_OK
     if args.extract:
-        files, size = extract(campaign, chosen, args.extract)
-        written = f"{files} files ({human_size(size)}) of {len(chosen)} tasks"
-        print(f"{written} written under {args.extract}")
+        files, size = kept.extract(args.extract)
+        print(extracted_line(files, size, len(kept.tasks), args.extract))
         return EXIT_OK
-    for line in listing(chosen):
-        print(line)
+    print_lines(listing(kept.tasks))
     return EXIT_OK
 
 
-def listing(chosen) -> list[str]:
-    """One line per task: key, status, replicate, levels, then each output and its size and
-    what its keep: patterns left out; then the counts, and what the patterns left out of how
-    many tasks."""
-    from campaign.store.outputs import KeepNotes
-
-    lines = []
-    for task in chosen:
-        levels = " ".join(f"{name}={value}" for name, value in task.levels.items())
-        kept = ", ".join(f"{name} {human_size(size)}" for name, size in task.sizes.items())
-        line = f"{task.key}  {task.status:6}  r{task.replicate}  {levels}  {kept or 'nothing'}"
-        lines.append(line + left_out(task.record))
-    kept = [task for task in chosen if task.sizes]
-    total = sum(sum(task.sizes.values()) for task in kept)
-    lines.append(f"{len(kept)} tasks kept outputs ({human_size(total)} before compression)")
-    lines.extend(KeepNotes(task.record for task in chosen).lines())
-    return lines
-
-
-def left_out(record) -> str:
-    """What a task's keep: patterns left out, to end its line ("" when nothing)."""
-    unmatched = [repr(pattern) for pattern in record.get("keep_unmatched") or ()]
-    refused = [name.removeprefix("files/") for name in record.get("keep_refused") or {}]
-    parts = [f"{', '.join(unmatched)} matched nothing"] if unmatched else []
-    parts += [f"not kept: {', '.join(refused)}"] if refused else []
-    return f"  (keep: {'; '.join(parts)})" if parts else ""
-
-
-def human_size(size: int) -> str:
-    for unit in ("B", "kB", "MB", "GB"):
-        if size < 1000 or unit == "GB":
-            return f"{size} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1000
-    return f"{size:.1f} GB"
-
-
 def cmd_remetric(args) -> int:
-    from campaign.remetric import remetric
-    from campaign.spec.command import MetricsSource
-
     if args.parse:
-        source = MetricsSource("parse", args.parse)
+        source = {"parse": args.parse}
     elif args.metrics_file:
-        source = MetricsSource("file", args.metrics_file)
+        source = {"file": args.metrics_file}
     else:
-        source = MetricsSource("stdout") if args.stdout else None
-    done = remetric(
-        args.target, source, confidence=args.confidence, say=print, rerun_unkept=args.rerun_unkept
-    )
+        source = "stdout" if args.stdout else None
+    done = api.remetric(args.target, source, args.confidence, args.rerun_unkept, say=print)
     print(f"results: {done.results}")
     return EXIT_OK

@@ -15,13 +15,22 @@ from typing import Any
 import xarray as xr
 
 from campaign.analysis.levels import ChosenLevels, check_rerun_chosen
-from campaign.cluster.options import ClusterOptions
+from campaign.cluster.cluster_options import ClusterOptions
 from campaign.design.shards import EveryTask, Shard, as_shard, counts, placed
-from campaign.design.tasks import cell_params
 from campaign.errors import BadValue, CampaignError
-from campaign.execute import Item, dispatch
-from campaign.execute.options import WAIT_WORKERS_SECONDS, ExecutionOptions
-from campaign.metric_parsers import (
+from campaign.execute import dispatch
+from campaign.execute.execution_options import WAIT_WORKERS_SECONDS, ExecutionOptions
+from campaign.execute.items import task_items
+from campaign.models.contract import Model
+from campaign.plan.command_declaration import worker_code, worker_model
+from campaign.plan.early_stop import SameFailure, StoppedEarly
+from campaign.plan.plan import check_model, identity, make_plan
+from campaign.plan.sources import ON_CHANGE, Sources
+from campaign.plan.state import RunState
+from campaign.plan.target import campaign_spec
+from campaign.render.progress import Progress
+from campaign.results.check import CheckedStore
+from campaign.results.metric_parsers import (
     DEFINITIONS,
     Definition,
     MetricsParser,
@@ -29,20 +38,12 @@ from campaign.metric_parsers import (
     definitions_of,
     loaded,
 )
-from campaign.models.contract import Model
-from campaign.plan.command import worker_code, worker_model
-from campaign.plan.early_stop import SameFailure, StoppedEarly
-from campaign.plan.plan import Plan, as_spec, check_model, identity, make_plan
-from campaign.plan.sources import ON_CHANGE, Sources, task_inputs
-from campaign.plan.state import RunState
-from campaign.render.progress import Progress
-from campaign.results.check import CheckedStore
+from campaign.results.writing import write_results
 from campaign.spec.load import Spec
 from campaign.store.derived import DERIVED_NAMES
 from campaign.store.folder import RESULTS_FILE
 from campaign.store.ledger import Ledger
 from campaign.store.outputs import KeepNotes, keep_outputs
-from campaign.writing import write_results
 
 
 def run(
@@ -83,7 +84,7 @@ def run(
     ``shard`` ("I/N" or a `campaign.design.shards.Shard`) runs only that shard's part of the design
     into its own folder (``output``, else ``shard-I-of-N`` in the spec's output folder), which
     then holds its ledger but no results.nc: the Dataset returned is assembled in memory and
-    says in its ``shard*`` attributes how far the shard stands; `campaign.store.merge` joins the
+    says in its ``shard*`` attributes how far the shard stands; `campaign.pipelines.merge` joins the
     shards. ``output`` names the output folder instead of the spec's. ``batch_size`` fixes the
     tasks per batch (default: sized from measured durations); results do not depend on it.
 
@@ -110,7 +111,7 @@ def run(
         batch_size=batch_size,
         progress=progress,
     )
-    spec = placed(as_spec(spec), output, shard)
+    spec = placed(campaign_spec(spec), output, shard)
     if spec.resources is not None:  # every task asks them of a worker
         hosts = replace(hosts, resources=spec.resources.dask())
         options = replace(options, resources=spec.resources.dask())
@@ -317,7 +318,7 @@ def stored_identity(
     From ``stored`` (campaign.json of the same campaign, if any), input digests of files the
     design no longer reads are kept (a level removed and added back is no change), and every
     choice made about changed sources is listed; the parsers a remetric recorded stay (see
-    `campaign.metric_parsers`). ``extra``: more fields (a shard's).
+    `campaign.results.metric_parsers`). ``extra``: more fields (a shard's).
     """
     stored = stored or {}
     record = identity(spec)
@@ -374,26 +375,3 @@ def execute_tasks(
         dispatch(client, model, items, store, options, bar, say=say, code=code)
     finally:
         bar.finish()
-
-
-def task_items(plan: Plan | RunState, todo: list[int], run_id: str) -> list[Item]:
-    """What dispatch sends for the given task indices: params (one dict per cell: the worker
-    copies it for each task), seed, and the fields of the ledger record."""
-    spec, design, model = plan.spec, plan.design, plan.model
-    params_by_cell: dict[tuple[int, ...], dict[str, Any]] = {}
-    group_by_cell: dict[tuple[int, ...], Any] = {}
-    items = []
-    for task in design.tasks(todo):
-        params = params_by_cell.get(task.cell)
-        if params is None:
-            params = params_by_cell[task.cell] = cell_params(spec, task.cell)
-            group_by_cell[task.cell] = task_inputs(model, params) if model.inputs else None
-        meta = {
-            "key": task.key,
-            "cell": design.cell_label(task.cell),
-            "replicate": task.replicate,
-            "run": run_id,
-        }
-        group = group_by_cell[task.cell]  # dispatch batches tasks of one group together
-        items.append(Item(key=task.key, params=params, seed=task.seed, meta=meta, group=group))
-    return items

@@ -1,4 +1,5 @@
-"""What the commands share: exit statuses, and the options several commands take."""
+"""What the commands share: exit statuses, the arguments several commands take, and printing
+what a renderer wrote."""
 
 from __future__ import annotations
 
@@ -116,15 +117,12 @@ def add_place_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def placed_spec(args):
-    """The spec of a command, with the output folder its --out and --shard options say."""
-    from campaign.design.shards import Shard, placed
-    from campaign.spec.load import load_spec
-
-    shard = Shard.parse(args.shard) if args.shard is not None else None
-    return placed(load_spec(args.spec), args.out, shard), shard
-
-
 def factor_list(by: list[str] | None) -> list[str] | None:
     """--by given repeatedly or comma-separated, as one list (None: not given)."""
     return None if by is None else [b for item in by for b in item.split(",") if b]
+
+
+def print_lines(lines: list[str]) -> None:
+    """Print a renderer's lines, each on its own."""
+    for line in lines:
+        print(line)

@@ -12,7 +12,7 @@ first word of a shell line; each program a factor names), every input exists, ev
 placeholder of the command, of the templates and of ``env`` names a param, a factor or one of
 `TASK_PLACEHOLDERS`, and every factor is used by a placeholder (a factor that cannot change
 the run would give equal results under different labels) unless listed in ``labels``.
-What runs on the worker is `campaign.execute.command`; the digests of the programs, the
+What runs on the worker is `campaign.execute.program_task`; the digests of the programs, the
 inputs and ``env`` are the plan's (`campaign.plan.program_sources`).
 """
 

@@ -42,7 +42,7 @@ from campaign.plan.program_sources import (
 )
 from campaign.plan.sources import combined_digest, file_digest
 from campaign.results.names import metric_values
-from campaign.spec.command import CommandSpec
+from campaign.spec.command_model import CommandSpec
 from campaign.spec.placeholders import PLACEHOLDER, fill_shell_line
 from campaign.spec.program import Program
 

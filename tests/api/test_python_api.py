@@ -13,8 +13,9 @@ import pytest
 
 import campaign
 from campaign.cli.main import main
+from tests.conftest import PYTHON_API_DOC
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "python-api.md"
+DOC = PYTHON_API_DOC
 
 
 def code_blocks(text: str) -> list[str]:
@@ -22,15 +23,9 @@ def code_blocks(text: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def notebook(tmp_path_factory):
-    """The document's code run in a fresh folder: its namespace and what it printed."""
-    folder = tmp_path_factory.mktemp("notebook")
-    namespace: dict = {}
-    printed = io.StringIO()
-    with contextlib.chdir(folder), contextlib.redirect_stdout(printed):
-        for block in code_blocks(DOC.read_text()):
-            exec(compile(block, str(DOC), "exec"), namespace)
-    return folder, namespace, printed.getvalue()
+def notebook(python_api_notebook):
+    """The document's code run in a fresh folder: the folder, its namespace, what it printed."""
+    return python_api_notebook
 
 
 def cli(*argv) -> str:
@@ -42,7 +37,7 @@ def cli(*argv) -> str:
 
 def test_the_document_runs_and_its_tables_are_the_commands(notebook):
     folder, namespace, printed = notebook
-    assert len(code_blocks(DOC.read_text())) == 6
+    assert len(code_blocks(DOC.read_text())) == 7
     results = folder / "outputs" / "demo-small"
     assert (results / "results.nc").exists()
     assert dict(namespace["results"]["mean_wait"].sizes) == {
@@ -53,6 +48,9 @@ def test_the_document_runs_and_its_tables_are_the_commands(notebook):
     assert "\n36\n" in printed  # the results' frame: one row per task
     per_class = namespace["by_class"]
     assert len(per_class) == 3 * 4  # schedulers x job classes
+    assert per_class.equals(namespace["per_class_too"])  # the breakdown named, from the file
+    assert "demo-small 36\n0\n" in printed  # the handle: every task done, none to run
+    assert namespace["same"].identical(namespace["results"])
     waits, share = namespace["cdfs"][("easy",)]
     assert (
         share[-1] == 1.0
@@ -98,8 +96,15 @@ def test_errors_name_python_parameters_never_options(notebook):
             lambda: campaign.table(campaign.rank(results, "scheduler"), pivot="load"),
             "pivot is for query and compare tables, not a ranking",
         ),
-        (lambda: campaign.run(42), "spec must be a dict, a Spec or a spec file's path, got int"),
-        (lambda: campaign.plot(results, "mean_wait", out="x.doc"), "out must be a file whose"),
+        (
+            lambda: campaign.run(42),
+            "spec must be a spec file's path, an output folder, a dict "
+            "(a spec file's keys) or a Spec, got int",
+        ),
+        (
+            lambda: campaign.plot(results, "mean_wait", out="x.doc"),
+            "out x.doc: '.doc' is not an image format matplotlib writes",
+        ),
     ]
     for call, start in cases:
         with pytest.raises(campaign.CampaignError) as caught:
@@ -153,20 +158,3 @@ def test_every_keyword_of_the_api_is_checked_before_anything_runs(tmp_path):
     with pytest.raises(campaign.CampaignError) as caught:
         campaign.run(spec, batch_size=0)
     assert in_options(caught.value, {}).startswith("--batch-size must be a whole number >= 1")
-
-
-def test_functions_named_as_submodules_stay_when_those_are_imported():
-    """Python sets a package's attribute to each submodule it imports: a run imports
-    campaign/plan/, campaign/verify.py and campaign/models/, and campaign.plan(spec),
-    campaign.verify(...) and campaign.models() must still be the API's functions."""
-    import sys
-
-    import campaign.models.contract  # noqa: F401
-    import campaign.plan.plan  # noqa: F401
-    import campaign.verify  # noqa: F401
-
-    for name in ("plan", "verify", "models"):
-        function = getattr(campaign, name)
-        assert callable(function) and function.__name__ == name, function
-        assert function.__module__ == "campaign" and f"campaign.{name}" in sys.modules
-    assert "mm1" in campaign.models()

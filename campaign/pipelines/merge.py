@@ -30,7 +30,12 @@ import xarray as xr
 from campaign.design.shards import Shard, owners
 from campaign.design.tasks import Design
 from campaign.errors import BadValue, CampaignError, ParameterError
-from campaign.metric_parsers import (
+from campaign.models import load_model
+from campaign.pipelines.merge_folders import Folder, check_same_campaign, sources_of
+from campaign.plan.command_declaration import command_declaration
+from campaign.plan.plan import Plan, identity
+from campaign.plan.state import RunState
+from campaign.results.metric_parsers import (
     DEFINITIONS,
     Definition,
     common_definitions,
@@ -38,10 +43,7 @@ from campaign.metric_parsers import (
     loaded,
     up_to_date,
 )
-from campaign.models import load_model
-from campaign.plan.command import command_declaration
-from campaign.plan.plan import Plan, identity
-from campaign.plan.state import RunState
+from campaign.results.writing import write_results
 from campaign.spec.load import Spec, spec_from_text
 from campaign.store.folder import (
     IDENTITY_FILE,
@@ -51,8 +53,6 @@ from campaign.store.folder import (
 )
 from campaign.store.identity import IDENTITY_FIELDS
 from campaign.store.ledger import Ledger
-from campaign.store.merge_folders import Folder, check_same_campaign, sources_of
-from campaign.writing import write_results
 
 
 @dataclass
@@ -78,7 +78,7 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float = 0.95) 
     named = shard_folders([Path(folder).expanduser().absolute() for folder in folders], out)
     given = [read_folder(folder) for folder in named]
     reference = given[0]
-    spec = spec_of(reference, out)
+    spec = shards_spec(reference, out)
     target = Ledger(out)
     inputs = list(given)
     if out.exists() and target.has_records():
@@ -184,7 +184,7 @@ def existing_output(out: Path, ledger: Ledger) -> Folder:
     return Folder(out, stored)
 
 
-def spec_of(folder: Folder, out: Path) -> Spec:
+def shards_spec(folder: Folder, out: Path) -> Spec:
     """The spec the shards ran, from the text their campaign.json keeps, writing to ``out``."""
     design = folder.design
     path = Path(design["spec_file"]) if design.get("spec_file") else None
@@ -202,7 +202,8 @@ def redefined_records(
     spec: Spec, inputs: list[Folder], definitions: list[Definition]
 ) -> list[tuple[Path, list[dict[str, Any]]]]:
     """Per folder, its finished tasks' records computed with the parsers a remetric of
-    another folder recorded (`campaign.metric_parsers`), or one line on why they cannot be."""
+    another folder recorded (`campaign.results.metric_parsers`), or one line on why they
+    cannot be."""
     if not definitions:
         return []
     keys = set(Design(spec).keys())
@@ -270,27 +271,4 @@ def missing_by_shard(plan: RunState, inputs: list[Folder]) -> list[str]:
             continue
         where = "" if shard.label in given else " (its folder was not given)"
         lines.append(f"shard {shard.label}: {lacking} tasks missing{where}")
-    return lines
-
-
-def describe(merged: Merged) -> list[str]:
-    """What `campaign merge` prints."""
-    attrs = merged.dataset.attrs
-    lines = list(merged.notes)
-    lines.append(
-        f"merged {attrs.get('merged_shards', '')} into {merged.out}: {attrs['tasks_ok']} tasks "
-        f"ok, {attrs['tasks_failed']} failed, {attrs['tasks_missing']} missing "
-        f"({merged.copied} records copied)"
-    )
-    if merged.failed:
-        lines.append(
-            f"{merged.failed} tasks failed (their errors: group failures of results.nc); a "
-            "rerun of the shard that owns a task retries it, then merge again"
-        )
-    lines.extend(merged.missing)
-    if merged.missing:
-        lines.append(
-            "run the missing shards (or again where one stopped) and merge again into the "
-            "same folder"
-        )
     return lines

@@ -1,4 +1,4 @@
-"""The Python API's arguments, checked at the top of each function of `campaign`.
+"""The Python API's arguments, checked at the top of each function of `campaign.api`.
 
 A wrong type (``workers='2'``, ``metrics=5``) would otherwise surface as a ``TypeError`` from
 deep inside a library, far from the call that caused it. Each function of the API declares a
@@ -12,29 +12,13 @@ from __future__ import annotations
 import functools
 import inspect
 import os
-import types
 from collections.abc import Callable, Mapping
 from numbers import Integral, Real
-from pathlib import Path
 from typing import Any
 
 from campaign.errors import ParameterError
 
 Check = Callable[[Any, str], Any]
-SUBMODULE_NAMES = ("plan", "verify", "models")  # functions of the API named as submodules
-
-
-class KeepsItsFunctions(types.ModuleType):
-    """The class of the `campaign` package: Python sets a package's attribute to each
-    submodule it imports, which would make ``campaign.plan`` the package ``campaign/plan/``
-    (and ``campaign.verify``, ``campaign.models`` modules) once a run imported them; the API's
-    functions of those names stay (the submodules are in ``sys.modules`` as ever)."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in SUBMODULE_NAMES and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
 
 SHOWN = 60  # characters of a refused value shown
 
@@ -53,21 +37,11 @@ def must(parameter: str, problem: str) -> ParameterError:
 
 
 def spec(value: Any, parameter: str) -> Any:
-    """A `Spec` from a spec file's path, a dict (a spec file's keys) or a `Spec`."""
-    from campaign.spec.load import Spec, load_spec
+    """A `Spec` from a spec file's path, an output folder, a dict (a spec file's keys) or a
+    `Spec` (`campaign.plan.target`)."""
+    from campaign.plan.target import campaign_spec
 
-    if isinstance(value, Spec):
-        return value
-    if isinstance(value, Mapping):
-        import yaml
-
-        from campaign.spec.keys import parse_spec
-
-        data = dict(value)
-        return parse_spec(data, text=yaml.safe_dump(data, sort_keys=False))
-    if isinstance(value, str | os.PathLike):
-        return load_spec(value)
-    raise must(parameter, f"a dict, a Spec or a spec file's path, got {type(value).__name__}")
+    return campaign_spec(value, parameter=parameter)
 
 
 def no_pivot(pivot: Any, what: str) -> None:
@@ -105,7 +79,14 @@ def number(allowed: str, test: Callable[[float], bool], optional: bool = True) -
 
 def level(value: Any, parameter: str) -> Any:
     """A confidence level: between 0 and 1, or None (the results' own)."""
-    return number("a number between 0 and 1", lambda x: 0 < x < 1)(value, parameter)
+    number("a number between 0 and 1", lambda x: True)(value, parameter)
+    if value is not None and not 0 < value < 1:
+        raise ParameterError(
+            f"{{{parameter}}} {float(value)} is not allowed; use a number between 0 and 1 "
+            "(exclusive), such as 0.95",
+            parameter,
+        )
+    return None if value is None else float(value)
 
 
 def flag(value: Any, parameter: str) -> bool:
@@ -142,18 +123,6 @@ def path(value: Any, parameter: str) -> Any:
 def required_path(value: Any, parameter: str) -> Any:
     if not isinstance(value, str | os.PathLike):
         raise refused(parameter, "a path (a string or a pathlib.Path)", value)
-    return value
-
-
-def image_file(value: Any, parameter: str) -> Any:
-    """A file to write a figure to, its suffix an image format matplotlib writes, or None."""
-    from matplotlib.backend_bases import FigureCanvasBase
-
-    path(value, parameter)
-    formats = sorted(FigureCanvasBase.get_supported_filetypes())
-    if value is not None and Path(value).suffix.lstrip(".").lower() not in formats:
-        allowed = f"a file whose suffix is an image format ({', '.join(formats)})"
-        raise refused(parameter, allowed, value)
     return value
 
 
@@ -323,6 +292,7 @@ BY_NAME: dict[str, Check] = {
     "name": text,
     "workers": whole(1),
     "scheduler": text,
+    "figures": flag,
 }
 """What the API's parameters of these names allow, whichever function takes them."""
 
@@ -349,11 +319,19 @@ RUN_OPTIONS: dict[str, Check] = {
     "batch_size": whole(1),
     "where": where,
 }
-"""`campaign.run`'s options (`campaign.runner.run`'s parameters) and what each allows."""
+"""`campaign.run`'s options (`campaign.pipelines.run.run`'s parameters) and what each allows."""
+
+ESTIMATE_OPTIONS: dict[str, Check] = {
+    "replicates": whole(1, optional=False),
+    "target_hours": number("a number of hours > 0", lambda x: x > 0, optional=False),
+    "job_cores": whole(1, optional=False),
+    **{name: RUN_OPTIONS[name] for name in ("workers", "scheduler", "on_change", "say")},
+}
+"""`campaign.estimate`'s parameters: the pilot's, and the options of the run it makes."""
 
 PLOT_OPTIONS: dict[str, Check] = {
     "kind": required_text,
-    "out": image_file,
+    "out": path,
     "x": text,
     "by": text,
     "facet": facet,

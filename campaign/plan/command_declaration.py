@@ -2,8 +2,8 @@
 
 The driver never runs the program: its declaration says which metrics it gives (units and
 long names from ``declare``) and how to refuse a spec; the workers receive the program's
-description (`campaign.spec.command.CommandSpec`) with the digests the plan took of the
-program and of every input, and run it (`campaign.execute.command`).
+description (`campaign.spec.command_model.CommandSpec`) with the digests the plan took of the
+program and of every input, and run it (`campaign.execute.program_task`).
 """
 
 from __future__ import annotations
@@ -15,12 +15,13 @@ from typing import Any
 from campaign.models.contract import Model
 from campaign.plan.program_sources import digested_programs, expected_files, placed_name
 from campaign.plan.sources import Sources, combined_digest
-from campaign.spec.command import COMMAND_MODEL, CommandSpec
+from campaign.spec.command_model import COMMAND_MODEL, CommandSpec
 from campaign.spec.types import Spec
 
 
 def runs_on_workers(params: Mapping[str, object], seed: int) -> Mapping[str, float]:
-    """A program runs on the workers only, in a folder of its own (`campaign.execute.command`)."""
+    """A program runs on the workers only, in a folder of its own
+    (`campaign.execute.program_task`)."""
     raise RuntimeError("a command model runs on Dask workers, through campaign.execute")
 
 

@@ -13,7 +13,8 @@ refuses (or raises on), are counted in one line first, the first named by key an
 
 A parser other than the program's own then defines the metrics it returned for the whole
 campaign: campaign.json records it, and later runs, merges and verify compute those metrics
-with it (`campaign.metric_parsers`); the program's own parser gives them back to the program.
+with it (`campaign.results.metric_parsers`); the program's own parser gives them back to the
+program.
 """
 
 from __future__ import annotations
@@ -26,9 +27,14 @@ from typing import Any
 
 import xarray as xr
 
-from campaign.errors import CampaignError
-from campaign.execute.command import check_declared
-from campaign.metric_parsers import (
+from campaign.errors import BadValue, CampaignError
+from campaign.execute.program_task import check_declared
+from campaign.models import describe_error
+from campaign.plan.plan import make_plan
+from campaign.plan.sources import combined_digest
+from campaign.plan.target import campaign_spec
+from campaign.results.check import refusal
+from campaign.results.metric_parsers import (
     DEFINITIONS,
     MetricsParser,
     command_parser,
@@ -38,18 +44,13 @@ from campaign.metric_parsers import (
     stamped,
     stamps,
 )
-from campaign.models import describe_error
-from campaign.plan.plan import make_plan
-from campaign.plan.sources import combined_digest
-from campaign.results.check import refusal
 from campaign.results.names import entry_owner, metric_values
 from campaign.results.provenance import METRICS_FROM
-from campaign.spec.command import MetricsSource
+from campaign.results.writing import write_results
+from campaign.spec.command_model import MetricsSource
 from campaign.spec.load import Spec
 from campaign.store.ledger import Ledger
 from campaign.store.outputs import Archives, by_archive, reference
-from campaign.verify import spec_of
-from campaign.writing import write_results
 
 STORE_CHUNK = 10_000  # records per ledger file written
 PARSER_FILES = "parser: "  # a program's metrics parser among its files (plan/sources.py)
@@ -64,22 +65,22 @@ class Recomputed:
 
 
 def remetric(
-    target: str | Path,
+    target: Any,
     parser: MetricsParser | MetricsSource | None = None,
     confidence: float = 0.95,
     say: Callable[[str], None] | None = None,
     rerun_unkept: bool = False,
 ) -> Recomputed:
-    """Recompute the metrics of every finished task of the campaign of ``target`` (a spec file
-    or an output folder) from its kept outputs with ``parser`` (a metrics source of command
-    models; None: the spec's own), store them and write results.nc again. Refused in one
-    line, before anything is stored, when a finished task kept no outputs (unless
-    ``rerun_unkept``: their records are then set aside, so that `campaign run` computes them
-    again) or its outputs do not parse."""
+    """Recompute the metrics of every finished task of the campaign of ``target`` (a spec file,
+    an output folder, a dict or a `Spec`: `campaign.plan.target`) from its kept outputs with
+    ``parser`` (a metrics source of command models; None: the spec's own), store them and
+    write results.nc again. Refused in one line, before anything is stored, when a finished
+    task kept no outputs (unless ``rerun_unkept``: their records are then set aside, so that
+    `campaign run` computes them again) or its outputs do not parse."""
     say = say or (lambda message: None)
     if not 0 < confidence < 1:
-        raise CampaignError(f"--confidence must be between 0 and 1, got {confidence}")
-    spec = spec_of(target)
+        raise BadValue("confidence", confidence, "must be between 0 and 1")
+    spec = campaign_spec(target)
     own = parser is None  # the spec's own parser: what a run would compute them with
     own = own or spec.command is not None and parser == spec.command.metrics
     if parser is None:
@@ -104,13 +105,14 @@ def remetric(
             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
         new, unkept = recompute(spec, done, parser, stamp, rerun_unkept)
+        if unkept:  # first: a file set aside stores its other records again, as later ones
+            _, folder = ledger.set_records_aside(set(unkept).__contains__, "unkept")
         for start in range(0, len(new), STORE_CHUNK):
             ledger.append(new[start : start + STORE_CHUNK])
         names = sorted({name for record in new for name in stamps(record)[-1]["metrics"]})
         say(f"remetric: {len(new)} tasks recomputed with {parser.description}: {', '.join(names)}")
         define(ledger, parser, stamp, names, own)
         if unkept:
-            moved, folder = ledger.set_records_aside(set(unkept).__contains__, "unkept")
             say(
                 f"remetric: {len(unkept)} tasks kept no outputs: their records are set aside in "
                 f"{folder}; `campaign run` computes them again"

@@ -1,0 +1,174 @@
+"""The files made from a results file: `plot` (figures), `report` (one HTML page) and `export`
+(a table of every task)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import campaign.api.checks as check
+from campaign.api.checks import checked
+from campaign.api.reading import open_failures, open_results
+
+
+@checked(check.PLOT_OPTIONS)
+def plot(results, metrics, kind="mean", out=None, figures=False, **options):
+    """A figure of metrics against factors, for a paper.
+
+    A row of panels per metric, a column per level of ``facet``, a series per level of
+    ``by``; factors shown nowhere are pooled replicate by replicate and named in the title.
+    A sample's metric (``wait`` of the demo) read from a results file is drawn as its CDF
+    pooled over replicates, from each task's stored quantiles.
+
+    Parameters
+    ----------
+    results : xarray.Dataset, str or pathlib.Path
+        The results, a results file or its folder.
+    metrics : str or list of str
+        The metrics, a row of panels each.
+    kind : {"mean", "difference", "box", "violin", "ecdf"}
+        Means and intervals against ``x``; each level of ``by`` minus ``baseline`` with
+        `compare`'s intervals; the replicates as box or violin plots, or their ECDF.
+    out : str or pathlib.Path, optional
+        An image file to write (its suffix the format; ``.png`` without one).
+    figures : bool
+        Write ``figures/NAME.png``, ``.pdf`` and ``.svg`` beside results.nc (what
+        ``campaign plot`` writes without ``--out``; NAME: the metrics, then the kind).
+    **options
+        ``x``, ``by``, ``facet`` (default: a factor averaging could mislead on, if any;
+        False: none), ``where``, ``baseline``, ``confidence``, ``log``, ``size`` (``column``,
+        ``page`` or ``"WxH"`` inches), ``style`` (``paper`` or ``screen``), ``formula``,
+        ``title``: see `campaign.render.figures.plot`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure, pathlib.Path or list of pathlib.Path
+        The figure; with ``out``, the file written; with ``figures``, the files written.
+    """
+    from campaign.render.figures import figure_name, save_figure, write_figures
+    from campaign.store.folder import image_path
+
+    path = image_path(out) if out is not None else None
+    folder = figures_folder(results) if figures else None
+    figure = drawn(results, metrics, kind, options)
+    if path is not None:
+        save_figure(figure, path)
+        return path
+    if folder is not None:
+        return write_figures(figure, folder, figure_name(metrics, kind))
+    return figure
+
+
+def drawn(results, metrics, kind, options):
+    """The figure `plot` draws: a stored sample's pooled CDF, or `campaign.render.figures`'s
+    figure of the results (a breakdown named in its options one more factor)."""
+    from campaign.analysis.breakdown import factor_view, mentioned
+    from campaign.render.figures import plot as figure_of
+    from campaign.results.netcdf import stored_samples
+
+    if hasattr(results, "data_vars"):
+        return figure_of(results, metrics, kind, **options)
+    dataset = open_results(results)  # a file that is not results: one line here
+    if metrics[0] in stored_samples(results):  # its CDF pooled over replicates
+        return sample_cdf(results, metrics[0], options)
+    names = mentioned([options.get("by")], options.get("where"), options.get("x"))
+    names.append(options.get("facet") or "")
+    return figure_of(factor_view(dataset, results, names), metrics, kind, **options)
+
+
+def sample_cdf(results, sample, options):
+    """A stored sample's CDF pooled over replicates: a series per level of ``by``, a column of
+    panels per level of ``facet`` (its values are the x axis: no ``x``)."""
+    from campaign.errors import ParameterError
+    from campaign.render.sample_ecdf import plot_ecdf
+    from campaign.results.netcdf import open_samples
+
+    if options.get("x"):
+        raise ParameterError(
+            "{x}: a sample's CDF has the sample's values on its x axis; use {by} for series "
+            "and {facet} for panels",
+            "x",
+            "by",
+            "facet",
+        )
+    where, facet = options.get("where"), options.get("facet") or None
+    return plot_ecdf(open_samples(results), sample, options.get("by"), where, facet)
+
+
+def figures_folder(results) -> Path:
+    """Where ``figures=True`` writes: figures/ beside results.nc, checked before any work."""
+    from campaign.results.netcdf import results_file
+    from campaign.store.folder import FIGURES_FOLDER, check_folder
+
+    if hasattr(results, "data_vars"):
+        raise check.must("results", "a results file or its folder with figures=True")
+    folder = results_file(results).parent / FIGURES_FOLDER
+    check_folder(folder, FIGURES_FOLDER)
+    return folder
+
+
+@checked(baseline=check.text)
+def report(results, out=None, metrics=None, baseline=None):
+    """Write report.html: design, figures, summary tables, failures, provenance.
+
+    Parameters
+    ----------
+    results : str or pathlib.Path
+        A results file or its folder (the report reads its groups).
+    out : str or pathlib.Path, optional
+        The folder to write report.html and its figures into (default: that of results.nc).
+    metrics : str or list of str, optional
+        The metrics to include (default: every one, the headline ones first).
+    baseline : str, optional
+        ``"FACTOR=LEVEL"``: rank FACTOR's levels and compare each with LEVEL (default: the
+        first level of the first paired factor).
+
+    Returns
+    -------
+    pathlib.Path
+        The page written.
+    """
+    from campaign.render.report import write_report
+    from campaign.results.netcdf import results_file
+    from campaign.results.resources import open_resources
+    from campaign.store.folder import check_folder
+
+    if hasattr(results, "data_vars"):
+        raise check.must("results", "a results file or its folder (the report reads its groups)")
+    default = results_file(results).parent
+    folder = Path(out).expanduser() if out is not None else default
+    check_folder(folder, f"{{out}} {out}" if out is not None else "report", "out")
+    return write_report(
+        open_results(results),
+        folder,
+        metrics,
+        open_failures(results),
+        baseline,
+        open_resources(results_file(results)),
+    )
+
+
+@checked()
+def export(results, out=None, fmt=None):
+    """The results as one tidy table, a row per task, units kept.
+
+    Parameters
+    ----------
+    results : str or pathlib.Path
+        A results file or its folder.
+    out : str or pathlib.Path, optional
+        The file to write (default: results.csv or results.parquet beside results.nc).
+    fmt : {"csv", "parquet"}, optional
+        CSV (units in a sidecar NAME.units.csv) or Parquet (units as column metadata);
+        default: from ``out``'s suffix, else CSV.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written.
+    """
+    from campaign.render.export import export as write_table
+    from campaign.results.netcdf import results_file
+
+    if out is None:
+        out = results_file(results).with_suffix(f".{fmt or 'csv'}")
+    return write_table(open_results(results), open_failures(results), Path(out).expanduser(), fmt)

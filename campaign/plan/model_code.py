@@ -1,0 +1,129 @@
+"""What counts as a model's code: the files whose digests say which stored results a change
+of code makes stale (`campaign.plan.sources` digests them).
+
+The rule: a model's code is the package that holds it, with every code file below it (a model
+imports its own modules), and what that code imports, followed from file to file: a library
+shared by models (a package below ``campaign.models``, such as ``rigid``) and, for a model
+outside ``campaign.models``, the modules and packages beside its own that it imports (a
+helper next to a model's module). Installed packages (``site-packages``), the standard
+library and the engine (``campaign`` outside ``campaign.models``, digested as the engine:
+`campaign.plan.sources.engine_files`) are not a model's code. Imports are read from the source
+(`ast`), without running anything: an import made at run time by name (``importlib``) is not
+followed, and a file that does not parse is digested but not followed.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.machinery
+import os
+import sys
+from pathlib import Path
+
+from campaign.models import contract, load_model, model_reference
+
+MODELS_PACKAGE = contract.__name__.rpartition(".")[0]  # campaign.models
+MODELS_FOLDER = Path(contract.__file__).resolve().parent
+INSTALLED = ("site-packages", "dist-packages")
+CODE_SUFFIXES = (*importlib.machinery.SOURCE_SUFFIXES, *importlib.machinery.EXTENSION_SUFFIXES)
+
+
+def source_files(name: str) -> tuple[Path, list[Path]]:
+    """The files of a model's code, and the folder their names are taken relative to.
+
+    A model's code is the whole package that holds it, since a model imports its own
+    modules: for a model of this package, its package below ``campaign.models`` (or its one
+    module there); for another, the outermost regular package of its module (every code file
+    below it), or the module alone when it is not in one. What this code imports, directly
+    or through each other, is part of it too: libraries shared by models (packages below
+    ``campaign.models`` such as ``rigid``, named relative to ``campaign/models``) and, for
+    another model, the modules and packages beside it (a helper module next to a model's
+    module), unless they are installed ones (``site-packages``). The model is loaded first
+    (its import errors are one ``ValueError``).
+    """
+    load_model(name)
+    module_name = model_reference(name).partition(":")[0]
+    parts = module_name.split(".")
+    builtin = module_name.startswith(f"{MODELS_PACKAGE}.")
+    for end in range(3 if builtin else 1, len(parts) + 1):
+        module = sys.modules[".".join(parts[:end])]
+        file = getattr(module, "__file__", None)
+        if file is None:
+            continue  # a namespace package: look further down
+        if hasattr(module, "__path__"):
+            folder = Path(file).parent
+            return folder.parent, with_imports(code_files_below(folder), folder.parent, builtin)
+        return Path(file).parent, with_imports([Path(file)], Path(file).parent, builtin)
+    return Path.cwd(), []
+
+
+def code_files_below(folder: Path) -> list[Path]:
+    files = []
+    for root, folders, names in os.walk(folder):
+        folders[:] = sorted(f for f in folders if not f.startswith((".", "__pycache__")))
+        files += [Path(root) / n for n in sorted(names) if n.endswith(CODE_SUFFIXES)]
+    return files
+
+
+def with_imports(files: list[Path], root: Path, builtin: bool) -> list[Path]:
+    """The files, and those of the libraries they import, each library once."""
+    beside = None if builtin or root.name in INSTALLED else root
+    files = list(files)
+    seen = {path.resolve() for path in files}
+    pending = list(files)
+    while pending:
+        for library in imported_libraries(pending.pop(), beside):
+            for path in code_files_below(library) if library.is_dir() else [library]:
+                if path.resolve() not in seen:
+                    seen.add(path.resolve())
+                    files.append(path)
+                    pending.append(path)
+    return files
+
+
+def imported_libraries(path: Path, beside: Path | None) -> set[Path]:
+    """What a code file imports that is model code: packages below ``campaign.models`` and,
+    with ``beside``, the modules (files) and packages (folders) in that folder."""
+    prefix = MODELS_PACKAGE.split(".")
+    libraries = set()
+    for name in imported_names(path):
+        parts = name.split(".")
+        if parts[: len(prefix)] == prefix and len(parts) > len(prefix):
+            package = MODELS_FOLDER / parts[len(prefix)]
+            if (package / "__init__.py").is_file():
+                libraries.add(package)
+        elif beside is not None and parts[0]:
+            if (beside / parts[0] / "__init__.py").is_file():
+                libraries.add(beside / parts[0])
+            elif (beside / f"{parts[0]}.py").is_file():
+                libraries.add(beside / f"{parts[0]}.py")
+    return libraries
+
+
+def imported_names(path: Path) -> list[str]:
+    """The absolute names of the modules a code file imports, as far as they can be told."""
+    if path.suffix != ".py":
+        return []
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except (OSError, SyntaxError, ValueError):
+        return []  # its digest still says when it changes
+    try:
+        relative = path.resolve().relative_to(MODELS_FOLDER)
+        here = [*MODELS_PACKAGE.split("."), *relative.parent.parts]
+    except ValueError:
+        here = None  # outside campaign.models: its relative imports stay in its own package
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                base = node.module or ""
+            elif here is None or node.level - 1 > len(here):
+                continue
+            else:
+                kept = here[: len(here) - (node.level - 1)]
+                base = ".".join([*kept, *([node.module] if node.module else [])])
+            names += [base] + [f"{base}.{alias.name}" for alias in node.names]
+    return names

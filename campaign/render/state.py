@@ -1,0 +1,110 @@
+"""Where a campaign stands, in words: what `campaign validate`, `plan` and `status` print of
+a spec and of a run's state (`campaign.plan.state.RunState`), for the whole design or one
+shard of it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from campaign.design.shards import Shard, as_shard, counts, mine
+from campaign.plan.precision import precision_progress, precision_summary
+from campaign.plan.selection import selection_summary
+from campaign.render.costs import describe_costs
+from campaign.results.assemble import precision_state
+from campaign.results.resources import costs
+from campaign.spec.describe import describe_spec
+
+
+def validate_lines(spec: Any) -> list[str]:
+    """A checked spec in words, and that it is valid."""
+    return [describe_spec(spec), "spec is valid"]
+
+
+def plan_lines(plan: Any, shard: str | Shard | None = None) -> list[str]:
+    """What a run would do: the spec in words, damaged or changed stored results, the counts
+    of tasks (of ``shard``'s, with one), and where precision rounds or a selection stand."""
+    lines = [describe_spec(plan.spec)]
+    if plan.damaged:
+        lines.append(plan.damaged)
+    if plan.changed:
+        what = "would run again" if plan.rerun_changed else "would be kept as they are"
+        lines.append(
+            f"{len(plan.changed)} stored results were computed before "
+            f"{plan.change.describe(plan.spec.model)}: they {what}"
+        )
+    changed = f", {len(plan.changed)} to compute again" if plan.rerun_changed else ""
+    if shard is None:
+        lines.append(
+            f"plan: {plan.done} done, {len(plan.failed)} failed (will be retried), "
+            f"{len(plan.missing)} missing{changed}; {len(plan.to_run)} tasks would run"
+        )
+    else:
+        shard = as_shard(shard)
+        would = len(mine(plan.to_run, shard.owns(plan.design)))
+        lines.append(f"plan: {counts(plan, shard).describe(shard)}; {would} tasks would run")
+    return lines + precision_lines(plan)
+
+
+def status_lines(plan: Any, shard: str | Shard | None = None, limit: int = 20) -> list[str]:
+    """Where the tasks stand (of ``shard``'s, with one), what they cost, the first ``limit``
+    failed ones, and where the results are."""
+    failed = plan.failed
+    if shard is None:
+        lines = [
+            f"{plan.spec.name}: {plan.tasks} tasks: {plan.done} done, {len(plan.failed)} "
+            f"failed, {len(plan.missing)} missing  (ledger {plan.ledger.folder})"
+        ]
+    else:
+        shard = as_shard(shard)
+        failed = [i for i in plan.failed if shard.owns(plan.design)[i]]
+        where = f"(ledger {plan.ledger.folder})"
+        lines = [f"{plan.spec.name}: {counts(plan, shard).describe(shard)}  {where}"]
+    lines.append(f"  output: {plan.spec.output}")
+    if plan.damaged:
+        lines.append(plan.damaged)
+    lines += precision_lines(plan)
+    lines += describe_costs(costs(plan.ledger.load()))
+    lines += failed_lines(plan, failed, limit)
+    if plan.results_path.exists():
+        lines.append(f"results: {plan.results_path}")
+    return lines
+
+
+def unfinished(plan: Any, shard: str | Shard | None = None) -> bool:
+    """Whether `status` ends with failures: failed tasks, or with a shard its failed or
+    missing ones."""
+    if shard is None:
+        return bool(plan.failed)
+    mine_now = counts(plan, as_shard(shard))
+    return bool(mine_now.failed or mine_now.missing)
+
+
+def precision_lines(plan: Any) -> list[str]:
+    """With a precision target: where the cells stand, and per precision metric how far; with
+    a selection, where its systems stand."""
+    lines = []
+    if plan.rounds is not None:
+        state = precision_state(plan.rounds)
+        lines.append(precision_summary(state, plan.rounds.target, plan.spec.replicates))
+        lines += precision_progress(plan)
+    if plan.stages is not None:
+        lines.append(selection_summary(plan.stages.state, plan.spec.output))
+    return lines
+
+
+def failed_lines(plan: Any, failed: list[int], limit: int) -> list[str]:
+    """The first ``limit`` of the ``failed`` tasks, a line each with its levels, seed and
+    error."""
+    listed = list(plan.design.tasks(failed[:limit]))
+    records = plan.ledger.load(only={task.key for task in listed})
+    lines = []
+    for task in listed:
+        record = records[task.key]
+        cell = ", ".join(f"{k}={v}" for k, v in plan.design.cell_label(task.cell).items())
+        lines.append(
+            f"  failed: {cell or '(single cell)'} replicate {task.replicate} "
+            f"(seed {task.seed}, {record.get('attempts', 1)} attempts): {record.get('error')}"
+        )
+    if len(failed) > limit:
+        lines.append(f"  ... {len(failed) - limit} more failed tasks (--limit N shows more)")
+    return lines
