@@ -34,15 +34,6 @@ def line_digest(line: bytes) -> bytes:
     return hashlib.blake2b(line, digest_size=16).digest()
 
 
-def key_status(line: bytes) -> tuple[str, bool]:
-    """Key and success of a sound line."""
-    head = head_of(line) if is_sealed(line) else None
-    if head is None:
-        record = parse_record(line)
-        head = record["key"], record["status"] == "ok"
-    return head
-
-
 def read_lines(path: Path) -> Iterator[bytes]:
     """The non-blank lines of a ledger file, as bytes (stray bytes must not stop a read)."""
     with open(path, "rb") as handle:

@@ -95,17 +95,16 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float = 0.95) 
         ) from None
     with target.lock():
         recomputed = redefined_records(spec, inputs, definitions)  # refused before any write
-        copied, notes = 0, []
-        for folder in inputs:
-            if folder.path == out:
-                continue
-            source = Ledger(folder.path)
-            missing: list[str] = []
-            copied += target.copy_from(source, missing)
+        notes: list[str] = []
+        copying = [folder for folder in inputs if folder.path != out]
+        sources = [Ledger(folder.path) for folder in copying]
+        missing: list[list[str]] = [[] for _ in copying]
+        copied = sum(target.copy_from_all(sources, missing))  # in one reading of the target
+        for folder, source, lines in zip(copying, sources, missing):
             note = source.damage_note()
             if note:
                 notes.append(f"{folder.path}: {note}")
-            notes.extend(f"{folder.path}: {line}" for line in missing)
+            notes.extend(f"{folder.path}: {line}" for line in lines)
         for folder, records in recomputed:
             target.append(records)  # later than the copies: they win
             named = ", ".join(definition.parser for definition in definitions)
