@@ -306,7 +306,7 @@ def report(results, out=None, metrics=None, baseline=None):
     results.nc); ``baseline``: ``"FACTOR=LEVEL"``. Returns the page's path."""
     from campaign.render.report import write_report
     from campaign.results.netcdf import results_file
-    from campaign.results.resources import open_resources
+    from campaign.results.resource_group import open_resources
 
     if hasattr(results, "data_vars"):
         raise check.must("results", "a results file or its folder (the report reads its groups)")

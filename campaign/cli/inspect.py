@@ -161,7 +161,8 @@ def cmd_status(args) -> int:
     from campaign.design.shards import counts
     from campaign.plan.plan import make_plan
     from campaign.render.costs import describe_costs
-    from campaign.results.resources import costs
+    from campaign.results.ledger_table import read_table
+    from campaign.results.resource_group import task_costs
 
     spec, shard = placed_spec(args)
     plan = make_plan(spec, check_identity=False)
@@ -178,7 +179,7 @@ def cmd_status(args) -> int:
     if plan.damaged:
         print(plan.damaged)
     print_precision(plan)
-    for line in describe_costs(costs(plan.ledger.load())):
+    for line in describe_costs(task_costs(read_table(plan.ledger, plan.design))):
         print(line)
     print_failed(plan, args.limit)
     if plan.results_path.exists():

@@ -201,7 +201,7 @@ def cmd_plot(args) -> int:
 def cmd_report(args) -> int:
     from campaign.render.report import write_report
     from campaign.results.netcdf import open_failures, open_results, results_file
-    from campaign.results.resources import open_resources
+    from campaign.results.resource_group import open_resources
     from campaign.store.folder import check_folder
 
     default = results_file(args.results).parent
