@@ -12,14 +12,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import xarray as xr
 
 from campaign.analysis.levels import ChosenLevels, check_rerun_chosen
 from campaign.cluster.options import ClusterOptions
 from campaign.design.shards import EveryTask, Shard, as_shard, counts, placed
-from campaign.design.tasks import cell_params
 from campaign.errors import BadValue, CampaignError
-from campaign.execute import Item, dispatch
+from campaign.execute import dispatch
+from campaign.execute.items import TaskItems
 from campaign.execute.options import WAIT_WORKERS_SECONDS, ExecutionOptions
 from campaign.metric_parsers import (
     DEFINITIONS,
@@ -32,8 +33,8 @@ from campaign.metric_parsers import (
 from campaign.models.contract import Model
 from campaign.plan.command import worker_code, worker_model
 from campaign.plan.early_stop import SameFailure, StoppedEarly
-from campaign.plan.plan import Plan, as_spec, check_model, identity, make_plan
-from campaign.plan.sources import ON_CHANGE, Sources, task_inputs
+from campaign.plan.plan import as_spec, check_model, identity, make_plan
+from campaign.plan.sources import ON_CHANGE, Sources
 from campaign.plan.state import RunState
 from campaign.render.progress import Progress
 from campaign.results.check import CheckedStore
@@ -162,19 +163,20 @@ def _run_holding_the_output(
     if isinstance(shard, ChosenLevels):
         say(shard.describe())
     run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
-    attempted: set[int] = set()  # a task fails at most once per run; a rerun retries it
+    attempted = np.zeros(plan.design.size, dtype=bool)  # a task fails at most once per run
     todo = plan.replicates.first(todo, plan.done, model)
-    cells = len({index // spec.replicates for index in todo})  # task i is cell i // replicates
+    cells = np.unique(np.asarray(todo, dtype=np.int64) // spec.replicates).size  # of task i
     checks = Checks(None if keep_going else SameFailure(cells), parsers)
     notes = KeepNotes()  # what the program's keep: patterns left out, said at the end
     try:
         if todo:
             with where.client(say) as client:
                 while todo:
-                    attempted.update(todo)
+                    attempted[todo] = True
                     execute_tasks(client, plan, todo, run_id, options, say, sources, checks, notes)
                     plan.next_round()
-                    todo = [i for i in shard.mine(plan.to_run, plan.design) if i not in attempted]
+                    mine = np.asarray(shard.mine(plan.to_run, plan.design), dtype=np.int64)
+                    todo = mine[~attempted[mine]].tolist()
     except StoppedEarly:
         finish(plan, spec, model, ledger, shard, confidence, say)  # what finished, in results.nc
         raise
@@ -352,14 +354,13 @@ def execute_tasks(
     counts what the tasks' keep: patterns left out."""
     watch = checks.watch if checks else None
     spec = plan.spec
-    items = task_items(plan, todo, run_id)
-    indices = {item.key: index for index, item in zip(todo, items)}
+    items = TaskItems(plan, todo, run_id)  # made as dispatch takes them
     bar = Progress(len(items), enabled=options.progress)
 
     def stored(records: list[dict[str, Any]]) -> None:
         keep_outputs(spec.output, records)  # on disk before the records that name them
         plan.ledger.append(records)
-        plan.stored(records, indices)
+        plan.stored(records)
         if notes is not None:
             notes.add(records)
         if watch is not None and watch.stop(records):
@@ -374,26 +375,3 @@ def execute_tasks(
         dispatch(client, model, items, store, options, bar, say=say, code=code)
     finally:
         bar.finish()
-
-
-def task_items(plan: Plan | RunState, todo: list[int], run_id: str) -> list[Item]:
-    """What dispatch sends for the given task indices: params (one dict per cell: the worker
-    copies it for each task), seed, and the fields of the ledger record."""
-    spec, design, model = plan.spec, plan.design, plan.model
-    params_by_cell: dict[tuple[int, ...], dict[str, Any]] = {}
-    group_by_cell: dict[tuple[int, ...], Any] = {}
-    items = []
-    for task in design.tasks(todo):
-        params = params_by_cell.get(task.cell)
-        if params is None:
-            params = params_by_cell[task.cell] = cell_params(spec, task.cell)
-            group_by_cell[task.cell] = task_inputs(model, params) if model.inputs else None
-        meta = {
-            "key": task.key,
-            "cell": design.cell_label(task.cell),
-            "replicate": task.replicate,
-            "run": run_id,
-        }
-        group = group_by_cell[task.cell]  # dispatch batches tasks of one group together
-        items.append(Item(key=task.key, params=params, seed=task.seed, meta=meta, group=group))
-    return items

@@ -21,12 +21,12 @@ from campaign.cluster.options import ClusterOptions
 from campaign.design.shards import placed
 from campaign.errors import BadValue, CampaignError
 from campaign.execute import ExecutionOptions, dispatch
+from campaign.execute.items import task_items
 from campaign.metric_parsers import definitions_of, loaded, redefine
 from campaign.plan.command import worker_code, worker_model
 from campaign.plan.plan import make_plan
 from campaign.plan.state import RunState
 from campaign.render.progress import Progress
-from campaign.runner import task_items
 from campaign.spec.load import Spec, load_spec, spec_from_text
 from campaign.store.folder import RESULTS_FILE
 from campaign.store.outputs import OUTPUTS, Archives, by_archive, carries_bytes, digest, reference

@@ -1,0 +1,49 @@
+"""What dispatch sends for a plan's tasks: an `Item` per task, made as dispatch takes them
+(`TaskItems`), so that a run of ten million tasks never holds ten million items."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from campaign.design.tasks import cell_params
+from campaign.execute.batching import Item
+from campaign.plan.sources import task_inputs
+from campaign.plan.state import Plan, RunState
+
+CELLS_HELD = 4096  # cells whose params are kept to share among their tasks' items
+
+
+class TaskItems:
+    """The items of the tasks ``todo`` (task indices) of a plan, in that order: params (one
+    dict per cell, shared by its items: the worker copies it for each task), seed, and the
+    fields of the ledger record. Sized, and made anew at each iteration."""
+
+    def __init__(self, plan: Plan | RunState, todo: Sequence[int], run_id: str):
+        self.plan = plan
+        self.todo = todo
+        self.run_id = run_id
+
+    def __len__(self) -> int:
+        return len(self.todo)
+
+    def __iter__(self) -> Iterator[Item]:
+        spec, design, model = self.plan.spec, self.plan.design, self.plan.model
+        by_cell: dict[tuple[int, ...], tuple[dict[str, Any], dict[str, Any], Any]] = {}
+        for task in design.tasks(self.todo):
+            held = by_cell.get(task.cell)
+            if held is None:
+                if len(by_cell) >= CELLS_HELD:
+                    by_cell.clear()
+                params = cell_params(spec, task.cell)
+                group = task_inputs(model, params) if model.inputs else None
+                held = by_cell[task.cell] = (params, design.cell_label(task.cell), group)
+            params, cell, group = held
+            meta = {"key": task.key, "cell": cell, "replicate": task.replicate, "run": self.run_id}
+            # dispatch batches tasks of one group (the same heavy inputs) together
+            yield Item(key=task.key, params=params, seed=task.seed, meta=meta, group=group)
+
+
+def task_items(plan: Plan | RunState, todo: Sequence[int], run_id: str) -> list[Item]:
+    """The items of the tasks ``todo`` of a plan, all at once (see `TaskItems`)."""
+    return list(TaskItems(plan, todo, run_id))
