@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import xarray as xr
 
 from campaign.design.shards import Shard, owners
@@ -258,13 +259,12 @@ def missing_by_shard(plan: RunState, inputs: list[Folder]) -> list[str]:
     if not plan.missing:
         return []
     count = inputs[0].count
-    owner = owners(plan.design, count)
+    lacking_by_shard = np.bincount(owners(plan.design, count)[plan.missing], minlength=count)
     given = {label for folder in inputs for label in folder.shards}
     lines = []
     for index in range(1, count + 1):
         shard = Shard(index, count)
-        own = owner == index - 1
-        lacking = sum(1 for task in plan.missing if own[task])
+        lacking = int(lacking_by_shard[index - 1])
         if not lacking:
             continue
         where = "" if shard.label in given else " (its folder was not given)"

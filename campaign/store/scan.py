@@ -15,19 +15,18 @@ import numpy as np
 
 from campaign.store.lines import head_of, is_sealed, parse_record
 
-# read at a time: a compacted ledger file may hold millions of lines; a record parsed takes
-# several times its line's bytes
+# read at a time (a compacted ledger file may hold millions of lines); records are parsed
+# from a quarter of that: a record parsed takes several times its line's bytes
 CHUNK_BYTES = 8 * 2**20
-RECORDS_CHUNK_BYTES = 2 * 2**20
 
 
-def chunked_lines(path: Path, size: int = CHUNK_BYTES) -> Iterator[list[bytes]]:
+def chunked_lines(path: Path, size: int | None = None) -> Iterator[list[bytes]]:
     """The non-blank lines of a ledger file (as `campaign.store.lines.read_lines` gives them),
-    in lists of about ``size`` bytes."""
+    in lists of about ``size`` bytes (default `CHUNK_BYTES`)."""
     with open(path, "rb") as handle:
         rest = b""
         while True:
-            block = handle.read(size)
+            block = handle.read(size or CHUNK_BYTES)
             if not block:
                 break
             lines = (rest + block).split(b"\n")
@@ -75,7 +74,7 @@ def heads(files: Iterable[Path], damaged: Counter[Path]) -> Iterator[Heads]:
 def records(files: Iterable[Path], damaged: Counter[Path]) -> Iterator[list[dict[str, Any]]]:
     """Every sound record, parsed, a chunk at a time (damaged lines counted in ``damaged``)."""
     for path in files:
-        for lines in chunked_lines(path, RECORDS_CHUNK_BYTES):
+        for lines in chunked_lines(path, CHUNK_BYTES // 4):
             parsed = []
             for line in lines:
                 record = parse_record(line)
