@@ -140,7 +140,9 @@ def records_table(design: Design, records: Mapping[str, dict[str, Any]]) -> Task
 class _Builder:
     """Enters records in the order the ledger resolves them (see the module's doc)."""
 
-    def __init__(self, design: Design, wanted: tuple[str, ...] | None, kept: Any):
+    def __init__(
+        self, design: Design, wanted: tuple[str, ...] | None, kept: tuple[str, ...] | None
+    ):
         size = design.size
         self.design = design
         self.wanted = wanted
