@@ -10,5 +10,9 @@ if ! command -v dot >/dev/null; then
     echo "build_docs.sh: graphviz's dot draws the diagrams: apt-get install graphviz" >&2
     exit 2
 fi
+if ! python -c "import sphinx, myst_parser, furo, numpydoc" 2>/dev/null; then
+    echo "build_docs.sh: the site needs the docs extra in this Python: pip install -e '.[docs]'" >&2
+    exit 2
+fi
 python -m sphinx -W --keep-going -q -b html docs docs/_build/html "$@"
 echo "built docs/_build/html/index.html"

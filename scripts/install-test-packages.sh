@@ -4,8 +4,9 @@
 # (slurmctld, slurmd, munge, slurm-wlm-torque: the batch-system tests start one with
 # cluster/local-slurm.sh), poppler-utils (pdffonts: no Type 3 font in a figure's PDF),
 # pdflatex with booktabs (texlive-latex-base, texlive-latex-recommended: a LaTeX table
-# compiles), graphviz (dot draws the documentation site's diagrams) and gcc (a tutorial's
-# simulator is a C program). Needs root, or nothing to install.
+# compiles), graphviz (dot draws the documentation site's diagrams), gcc (a tutorial's
+# simulator is a C program), and libsimgrid-dev with g++ and make (specs/simgrid is a C++
+# simulator built on SimGrid). Needs root, or nothing to install.
 set -euo pipefail
 need=()
 command -v chromium >/dev/null || need+=(chromium)
@@ -20,6 +21,9 @@ command -v pdflatex >/dev/null || minimal+=(texlive-latex-base)
 kpsewhich booktabs.sty >/dev/null 2>&1 || minimal+=(texlive-latex-recommended)
 command -v dot >/dev/null || minimal+=(graphviz)
 command -v gcc >/dev/null || minimal+=(gcc)
+command -v g++ >/dev/null || minimal+=(g++)
+command -v make >/dev/null || minimal+=(make)
+[[ -e /usr/include/simgrid/s4u.hpp ]] || minimal+=(libsimgrid-dev)
 if (( ${#need[@]} + ${#minimal[@]} == 0 )); then
     exit 0
 fi

@@ -200,13 +200,35 @@ def apart(tmp_path_factory):
 
 
 def test_readme_marks_the_demo_outputs():
-    commands = OUTPUTS_OF_README
-    assert len(commands) == len(set(commands)) >= 6
-    assert DEMO_RUN in commands
-    assert any("--rank" in command for command in commands)
-    assert any(command.startswith("campaign compare") for command in commands)
-    assert any(command.startswith("campaign effects") for command in commands)
-    assert any(command.startswith("campaign query") for command in commands)
+    """README shows what the demo prints and a query of it; the pages show the rest of what
+    the demo's results give, each output checked here too."""
+    assert DEMO_RUN in OUTPUTS_OF_README
+    assert any(command.startswith("campaign query") for command in OUTPUTS_OF_README)
+    shown = {page: [c for p, _, c in OUTPUTS if p == page] for page in STEPS}
+    for page in ("docs/tutorials/paper.md", "docs/how-to/compare.md"):
+        commands = shown[page]
+        assert len(commands) == len(set(commands)) >= 3, page
+        assert any("--rank" in command for command in commands), page
+        assert any(command.startswith("campaign compare") for command in commands), page
+        assert any(command.startswith("campaign effects") for command in commands), page
+    assert "campaign select outputs/demo-select" in shown["docs/how-to/select.md"]
+
+
+def test_readme_fits_in_a_few_screens():
+    """README is the way in (what it is, the two commands, the demo's output, a simulator
+    program's few lines, links into the site); the rest lives on the site's pages."""
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 200
+    assert "python3 -m venv .venv && . .venv/bin/activate && pip install -e . && campaign run " \
+        "specs/demo.yaml" in readme  # fmt: skip
+    assert "bash scripts/test.sh" in readme
+    simulator = readme.split("## You have a simulator program", 1)[1].split("\n## ", 1)[0]
+    assert len(simulator.strip().splitlines()) <= 25
+    assert readme.index("## You have a simulator program") < readme.index(
+        f"<!-- output of: {DEMO_RUN}"
+    )
+    for link in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme):
+        assert (ROOT / link).is_file(), link
 
 
 def test_the_tutorials_show_checked_outputs():
@@ -243,14 +265,15 @@ def test_output_is_what_the_command_prints(request, apart, monkeypatch, page, at
     assert as_shown(text, folder, command) == block
 
 
-def test_readme_prose_numbers_of_compare(demo_folder):
-    """The numbers the prose after the compare block quotes: unpaired half-widths against
-    EASY, and paired against unpaired intervals against FCFS (easy, load 1.0)."""
+def test_prose_numbers_of_compare(demo_folder):
+    """The numbers the prose after the compare block of the how-to guide quotes: unpaired
+    half-widths against EASY, and paired against unpaired intervals against FCFS (easy, load
+    1.0)."""
     import campaign
 
     folder, _ = demo_folder
     results = campaign.open_results(folder / "outputs" / "demo")
-    readme = " ".join((ROOT / "README.md").read_text().split())
+    readme = " ".join((ROOT / "docs" / "how-to" / "compare.md").read_text().split())
 
     def against(baseline, paired, **where):
         chosen = campaign.compare(results, "scheduler", baseline, "mean_wait", paired=paired)

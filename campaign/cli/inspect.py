@@ -73,7 +73,22 @@ def add_models(subparsers) -> None:
     p.set_defaults(func=cmd_models)
 
 
-PARSERS = {"validate": add_validate, "plan": add_plan, "status": add_status, "models": add_models}
+def add_schema(subparsers) -> None:
+    p = subparsers.add_parser(
+        "schema",
+        help="print the JSON Schema of a spec file, for editors (the YAML language server)",
+    )
+    p.add_argument("-o", "--out", metavar="FILE", help="write it to FILE instead")
+    p.set_defaults(func=cmd_schema)
+
+
+PARSERS = {
+    "validate": add_validate,
+    "plan": add_plan,
+    "status": add_status,
+    "models": add_models,
+    "schema": add_schema,
+}
 
 
 def cmd_validate(args) -> int:
@@ -216,4 +231,22 @@ def cmd_models(args) -> int:
         print(show(args.name, markdown=args.markdown))
     except ValueError as error:
         raise CampaignError(str(error)) from None
+    return EXIT_OK
+
+
+def cmd_schema(args) -> int:
+    import json
+
+    from campaign.spec.json_schema import json_schema
+
+    text = json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
+    if args.out is None:
+        sys.stdout.write(text)
+        return EXIT_OK
+    try:
+        with open(args.out, "w", encoding="utf-8") as file:
+            file.write(text)
+    except OSError as error:
+        raise CampaignError(f"schema: cannot write {args.out}: {error.strerror}") from None
+    print(f"wrote {args.out}")
     return EXIT_OK

@@ -42,6 +42,7 @@ COMMAND_GROUPS = {  # the order of `campaign --help`
     "select": analyze,
     "export": output,
     "models": inspect,
+    "schema": inspect,
 }
 BUILTIN_COMMANDS = tuple(COMMAND_GROUPS)
 OPTIONS = {  # the option each library parameter is given by, for error messages

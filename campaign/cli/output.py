@@ -157,6 +157,7 @@ PARSERS = {"plot": add_plot, "report": add_report, "export": add_export}
 def cmd_plot(args) -> int:
     from campaign.analysis.breakdown import factor_view, mentioned
     from campaign.analysis.query import check_confidence
+    from campaign.errors import ParameterError
     from campaign.render.figures import figure_name, plot, save_figure, write_figures
     from campaign.render.sample_ecdf import plot_ecdf
     from campaign.results.netcdf import open_results, open_samples, results_file, stored_samples
@@ -170,7 +171,15 @@ def cmd_plot(args) -> int:
         check_folder(folder, FIGURES_FOLDER)
     dataset = open_results(args.results)  # a file that is not results: one line here
     if args.metric[0] in stored_samples(args.results):  # its CDF pooled over replicates
-        figure = plot_ecdf(open_samples(args.results), args.metric[0], args.by, args.where)
+        if args.x:
+            raise ParameterError(
+                "{x}: a sample's CDF has the sample's values on its x axis; "
+                "use --by for series and --facet for panels",
+                "x",
+            )
+        figure = plot_ecdf(
+            open_samples(args.results), args.metric[0], args.by, args.where, args.facet or None
+        )
     else:
         names = mentioned([args.by], args.where, args.x, args.facet)
         figure = plot(

@@ -133,7 +133,7 @@ def add_scheduling_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="tasks per batch sent to a worker (default: sized from measured task durations "
-        "to about half a second); results do not depend on it",
+        "to about half a second, longer on more than 50 slots); results do not depend on it",
     )
 
 
@@ -232,9 +232,13 @@ def run_done(dataset, args, spec) -> int:
 
     metrics = choose_metrics(dataset, "summary", limit=args.show_metrics)
     if metrics and dataset.attrs["tasks_ok"]:
-        frame = summary_table(dataset, metrics=metrics)
+        # run --where: the cells it ran, not rows of NaN for the levels it left out
+        frame = summary_table(dataset, metrics=metrics, where=args.where or None)
         print()
-        print(f"Summary: mean ± half-width of the {args.confidence:.0%} confidence interval")
+        chosen = f" ({'; '.join(args.where)})" if args.where else ""
+        print(
+            f"Summary{chosen}: mean ± half-width of the {args.confidence:.0%} confidence interval"
+        )
         print(render_summary(frame, metrics, max_rows=40), end="")
         others = other_metrics_line(dataset, metrics, spec.output)
         if others:

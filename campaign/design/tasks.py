@@ -6,7 +6,7 @@ A full factorial's results lie on one dimension per factor. Any other design's l
 crossed factors (if any) and `campaign.design.points.POINT`, the design points, in that order; the
 cells are ordered alike (the last dimension fastest).
 
-Seeds follow the README (Reproducibility): a task's seed comes from
+Seeds follow docs/explanation/reproducibility.md: a task's seed comes from
 `numpy.random.SeedSequence` with the base seed as entropy and (replicate, levels of the unpaired
 factors) as spawn key (evaluated for all tasks at once by `campaign.design.seeds`). A level
 enters the key through a digest of its factor name and label, never its position, so adding

@@ -11,7 +11,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 TARGET_BATCH_SECONDS = 0.5
-BATCHES_PER_WORKER = 2
+BATCHES_PER_WORKER = 2  # batches in flight per slot: one running, one waiting behind it
+# batches landing per second at most, whatever the number of slots: each costs the driver and
+# the scheduler about a millisecond, so batches run longer than the target on many slots
+MAX_BATCHES_PER_SECOND = 100
 FEED_AHEAD = 100_000  # items drawn ahead of those taken (see `GroupedQueue.feed`)
 
 
@@ -48,7 +51,14 @@ class Outcome:
 
 
 class BatchSizer:
-    """Sizes batches from measured task durations so batches last about the target time."""
+    """Sizes batches from measured task durations so batches last about the target time.
+
+    The target grows with the slots (`MAX_BATCHES_PER_SECOND`). Before any duration is known,
+    batches hold one task and one goes to each slot. Once what is left fits in one round of
+    batches (one per slot and one waiting behind it), it is shared out equally among that
+    round, not in ever smaller batches; an idle slot then steals from the longest batches
+    (`campaign.execute.tail`).
+    """
 
     def __init__(self, slots: int, target: float = TARGET_BATCH_SECONDS, fixed: int | None = None):
         self.slots = slots
@@ -56,11 +66,24 @@ class BatchSizer:
         self.fixed = fixed  # tasks per batch, whatever their durations (None: measured)
         self.seconds = 0.0
         self.count = 0
+        self.last_round: int | None = None  # the size of the last round's batches, once in it
 
     def observe(self, elapsed: Iterable[float]) -> None:
         for value in elapsed:
             self.seconds += value
             self.count += 1
+
+    def target_seconds(self) -> float:
+        """How long a batch should run: the target, or longer on so many slots that batches
+        of the target would land more often than `MAX_BATCHES_PER_SECOND`."""
+        return max(self.target, self.slots / MAX_BATCHES_PER_SECOND)
+
+    def in_flight(self) -> int:
+        """How many batches to keep in flight: one per slot until a duration is known (the
+        first batches hold one task each), then `BATCHES_PER_WORKER` per slot."""
+        if self.fixed is None and self.count == 0:
+            return max(1, self.slots)
+        return max(1, self.slots) * BATCHES_PER_WORKER
 
     def size(self, remaining: int) -> int:
         if self.fixed is not None:
@@ -68,9 +91,14 @@ class BatchSizer:
         if self.count == 0:
             return 1
         mean = max(self.seconds / self.count, 1e-6)
-        by_time = max(1, int(self.target / mean))
-        by_tail = max(1, math.ceil(remaining / (self.slots * BATCHES_PER_WORKER)))
-        return max(1, min(by_time, by_tail, remaining))
+        by_time = max(1, int(self.target_seconds() / mean))
+        round_size = max(1, self.slots) * BATCHES_PER_WORKER
+        if remaining > round_size * by_time:
+            self.last_round = None
+            return by_time
+        if self.last_round is None:
+            self.last_round = math.ceil(remaining / round_size)
+        return max(1, min(by_time, self.last_round, remaining))
 
 
 class GroupedQueue:

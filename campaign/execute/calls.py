@@ -34,12 +34,19 @@ class WorkerCalls:
         """Each worker's result of ``function(*args)``, for the workers that answered within
         the bound; a worker where the function failed is left out, and a silent one is not
         asked. A call that fails because the scheduler is gone raises its error."""
-        return self.client.sync(self._run, function, args, sorted(set(workers)))
+        asked = [(worker, function, args) for worker in sorted(set(workers))]
+        return self.client.sync(self._run, asked)
 
-    async def _run(self, function: Callable[..., Any], args: tuple, workers: list[str]) -> dict:
-        asked: dict[str, asyncio.Future] = {}
-        for worker in workers:
-            if worker in self.silent:
+    def run_each(self, calls: Iterable[tuple[str, Callable[..., Any], tuple]]) -> dict:
+        """``(worker, function, args)`` calls, all at once, each to its own worker, waited for
+        as `run` waits; each worker's result (of its last call, when it has several)."""
+        return self.client.sync(self._run, list(calls))
+
+    async def _run(self, calls: list[tuple[str, Callable[..., Any], tuple]]) -> dict:
+        asked: list[tuple[str, asyncio.Future]] = []
+        silent = self.silent
+        for worker, function, args in calls:
+            if worker in silent:
                 continue
             call = asyncio.ensure_future(
                 self.client.run(
@@ -47,11 +54,12 @@ class WorkerCalls:
                 )
             )
             call.add_done_callback(_retrieve)
-            asked[worker] = self.open[worker] = call
+            asked.append((worker, call))
+            self.open[worker] = call
         if asked:
-            await asyncio.wait(asked.values(), timeout=self.timeout)
+            await asyncio.wait([call for _, call in asked], timeout=self.timeout)
         answers: dict[str, Any] = {}
-        for call in asked.values():
+        for _, call in asked:
             if not call.done() or call.cancelled():
                 continue
             error = call.exception()

@@ -36,14 +36,14 @@ from campaign.execute.options import ExecutionOptions
 from campaign.execute.placement import Placement
 from campaign.execute.reading import Reading
 from campaign.execute.recovery import Recovery
-from campaign.execute.shell import Shell, lost_scheduler, scheduler_calls
-from campaign.execute.tail import Copy, Rescue, Steal, TailSnapshot, tail_decisions
-from campaign.execute.timeouts import TimeoutSnapshot, timed_out_result, timeout_decisions
-from campaign.execute.worker import end_worker_process, running_tasks, skip_tasks
+from campaign.execute.shell import Shell, lost_scheduler, scheduler_calls, worker_slots
+from campaign.execute.stopping import Stopping
+from campaign.execute.tailing import Tailing
 from campaign.render.progress import Progress
 from campaign.spec.command import CommandSpec
 
 TAIL_POLL_SECONDS = 0.2  # how often, once nothing is left to send (tail replication)
+LANDED_AT_ONCE = 256  # batches finished, at most, before their results are stored
 
 log = logging.getLogger("campaign")
 
@@ -98,7 +98,8 @@ def dispatch(
 class _Driver(Shell):
     """One dispatch's loop: send, read what lands, look at the workers, apply decisions.
 
-    Its parts (placement, finishing, recovery) each hold this state and are made on first use.
+    Its parts (placement, finishing, recovery, the tail, timeouts) each hold this state and
+    are made on first use.
     """
 
     @cached_property
@@ -113,26 +114,51 @@ class _Driver(Shell):
     def finishing(self) -> Finishing:
         return Finishing(self, self.recovery, Reading(self, self.recovery))
 
+    @cached_property
+    def tailing(self) -> Tailing:
+        return Tailing(self)
+
+    @cached_property
+    def stopping(self) -> Stopping:
+        return Stopping(self)
+
     # -- the loop ---------------------------------------------------------------------------
     def run(self, items: Collection[Item]) -> Outcome:
         self.pending.feed(items)  # drawn as they are sent
         next_poll = 0.0
-        while self.waiting() or self.flight.in_flight:
-            if time.monotonic() >= next_poll:
-                self._watch_workers()
-                if self.task_timeout is not None and self.flight.in_flight:
-                    self._stop_stuck_tasks()
-                tail = self.replicate_tail and not self.waiting() and self.flight.in_flight
-                if tail:
-                    self._replicate_tail()
-                next_poll = time.monotonic() + (
-                    min(self.poll, TAIL_POLL_SECONDS) if tail else self.poll
-                )
-            self.placement.submit_more()
-            done = self.flight.next_done(next_poll)
-            if done is not None and done[0] in self.flight.in_flight:
-                self.finishing.finish(*done)
+        try:
+            while self.waiting() or self.flight.in_flight:
+                if time.monotonic() >= next_poll:
+                    self._watch_workers()
+                    if self.task_timeout is not None and self.flight.in_flight:
+                        self.stopping.step()
+                    tail = self.replicate_tail and not self.waiting() and self.flight.in_flight
+                    if tail:
+                        self.tailing.step()
+                    next_poll = time.monotonic() + (
+                        min(self.poll, TAIL_POLL_SECONDS) if tail else self.poll
+                    )
+                self.placement.submit_more()
+                if self.replicate_tail and not self.waiting():  # the tail began: look soon
+                    next_poll = min(next_poll, time.monotonic() + TAIL_POLL_SECONDS)
+                self._finish_landed(next_poll)
+                self.flush()
+        finally:
+            self.flush()
         return self.outcome
+
+    def _finish_landed(self, until: float) -> None:
+        """Finish the next batch to land (waiting for one until ``until``) and every other
+        that has landed meanwhile: their results are stored together (`flush`)."""
+        done = self.flight.next_done(until)
+        finished = 0
+        while done is not None:
+            if done[0] in self.flight.in_flight:
+                self.finishing.finish(*done)
+            finished += 1
+            if finished >= LANDED_AT_ONCE or not self.flight.ready():
+                return
+            done = next(self.flight.completed)
 
     # -- workers ----------------------------------------------------------------------------
     def _watch_workers(self) -> None:
@@ -148,8 +174,15 @@ class _Driver(Shell):
                 f"{joined} joined, {len(gone)} left"
             )
             self.draining -= gone
+        asked = self.options.resources
+        if asked and (self.threads is None or set(threads) - set(self.held)):
+            with self.scheduler():
+                workers = self.client.scheduler_info(n_workers=-1).get("workers", {})
+            self.held = {w: info.get("resources") or {} for w, info in workers.items()}
         self.threads = threads
-        self.sizer.slots = max(1, sum(threads.values()))
+        slots = worker_slots(threads, self.held, asked)
+        self.flight.set_slots(slots)
+        self.sizer.slots = max(1, sum(slots.values()))
         self.finishing.finish_failed()
         self.recovery.check_placed()
 
@@ -172,121 +205,3 @@ class _Driver(Shell):
                     "wait_workers",
                 )
             time.sleep(0.2)
-
-    # -- timeouts ---------------------------------------------------------------------------
-    def _stop_stuck_tasks(self) -> None:
-        """Fail each task running past the timeout, resend its batchmates, end its worker."""
-        with self.scheduler():
-            reports = self.calls.run(running_tasks, workers=self.live())
-        by_key = {future.key: future for future in self.flight.in_flight if not future.done()}
-        timeout = self.task_timeout or 0.0  # only called with a timeout
-        snapshot = TimeoutSnapshot(
-            reports, frozenset(by_key), frozenset(self.flight.abandoned), timeout
-        )
-        decided = timeout_decisions(snapshot)
-        requeued = self.outcome.requeued
-        for stuck in decided.stuck:
-            self._time_out(by_key[stuck.key], stuck.index, stuck.elapsed)
-        self.flight.abandoned &= decided.running
-        stop = decided.stop
-        if stop:
-            self.ended.update(stop)  # the tasks they hold did not end them
-            self.outcome.stopped_workers += len(stop)
-            self.say(
-                f"ending {len(stop)} worker process(es) stuck past the task timeout of "
-                f"{self.task_timeout:g} s ({self.outcome.requeued - requeued} tasks of their "
-                "batches sent again); their nannies start fresh ones"
-            )
-            with self.scheduler():
-                self.calls.run(end_worker_process, workers=stop)
-
-    def _time_out(self, future: Any, index: int, elapsed: float) -> None:
-        batch = self.flight.in_flight.pop(future)
-        self.flight.landed(future)
-        future.cancel()
-        self.flight.abandoned.add(future.key)  # until its worker process has ended
-        for item in batch:
-            item.copies -= 1
-        stuck = batch[index]
-        if stuck.done:
-            return
-        stuck.attempts += 1
-        stuck.done = True
-        result = timed_out_result(stuck.key, elapsed, self.task_timeout or 0.0)
-        others = [i for i in batch[:index] + batch[index + 1 :] if not i.done and i.copies == 0]
-        self.pending.extendleft(reversed(others))
-        self.outcome.requeued += len(others)
-        self.outcome.timed_out.append(stuck.key)
-        self.keep([self.record(stuck, result)])
-
-    # -- tail replication -------------------------------------------------------------------
-    def _replicate_tail(self) -> None:
-        """Give idle workers the unstarted tasks of the longest remaining batches.
-
-        Half of a running batch's unstarted tasks move to an idle worker, and the worker of
-        the batch is told to skip them (work stealing). When no batch has unstarted tasks, a
-        task running far longer than the mean is copied to the idle worker (a straggling
-        worker); whichever copy finishes first wins. A worker that does not answer within
-        `calls.ANSWER_SECONDS` (stopped, cut off) may never finish its batches: every
-        unfinished task of them is copied first. What to move or copy is decided by
-        `tail_decisions` from a snapshot; this applies it.
-        """
-        kept = self.draining.union(self.flight.alone)
-        with self.scheduler():
-            processing = self.client.processing()
-        idle = sorted({w for w, keys in processing.items() if not keys} & set(self.usable()) - kept)
-        if not idle:
-            return
-        with self.scheduler():
-            reports = self.calls.run(running_tasks, workers=self.live())
-        idle = [worker for worker in idle if worker not in self.calls.silent]
-        if not idle:  # a silent worker may show no task when its results are not yet read
-            return
-        held_by = self._held_by_silent(processing)
-        running: dict[str, tuple[str, int, float]] = {}
-        for worker, batches in reports.items():
-            if isinstance(batches, dict):
-                for key, (index, elapsed) in batches.items():
-                    running[key] = (worker, index, elapsed)
-        mean = self.sizer.seconds / self.sizer.count if self.sizer.count else math.inf
-        batches = {future.key: batch for future, batch in self.flight.in_flight.items()}
-        snapshot = TailSnapshot(batches, running, idle, mean, frozenset(held_by))
-        for decision in tail_decisions(snapshot):
-            if isinstance(decision, Rescue):
-                self.say(
-                    f"worker {held_by[decision.batch]} does not answer within "
-                    f"{self.calls.timeout:g} s: {len(decision.items)} tasks it holds are copied to "
-                    f"{decision.to}"
-                )
-                future = self.flight.send(list(decision.items), decision.to, strict=True)
-                self.flight.replicas.add(future.key)
-                self.outcome.replicated += len(decision.items)
-            elif isinstance(decision, Steal):
-                taken = list(decision.items)
-                with self.scheduler():
-                    self.calls.run(
-                        skip_tasks,
-                        decision.batch,
-                        [i.key for i in taken],
-                        workers=[decision.worker],
-                    )
-                self.flight.send(taken, decision.to, strict=True)
-                self.outcome.stolen += len(taken)
-            elif isinstance(decision, Copy):
-                future = self.flight.send([decision.item], decision.to, strict=True)
-                self.flight.replicas.add(future.key)
-                self.outcome.replicated += 1
-
-    def _held_by_silent(self, processing: dict[str, Any]) -> dict[str, str]:
-        """Batch key -> the silent worker that holds it: running or queued there, or finished
-        there with its result not yet read (reading it waits for that worker)."""
-        silent = self.calls.silent
-        held_by = {str(key): worker for worker in silent for key in processing.get(worker, ())}
-        finished = [future for future in self.flight.in_flight if future.status == "finished"]
-        if silent and finished:
-            with self.scheduler():
-                where = self.client.who_has(finished)
-            for key, workers in where.items():
-                if workers and set(workers) <= silent:
-                    held_by[str(key)] = workers[0]
-        return held_by

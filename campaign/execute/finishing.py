@@ -85,31 +85,29 @@ class Finishing:
         shell.sizer.observe(r["elapsed"] for r in results if r["status"] == "ok")
         shell.keep(final)
         future.release()
-        self.stop_lost_copies([item for item in batch if item.done and item.copies > 0])
-        if shell.replicate_tail:
+        won = [item for item in batch if item.done and item.copies > 0]
+        if won:  # other copies of these tasks are in flight (stolen, copied): stop them
+            self.stop_lost_copies(won)
             flight.drop_finished_copies()
 
     def stop_lost_copies(self, won: list[Item]) -> None:
         """Tell the workers running other copies of tasks that just finished to skip them: a
         program that is still running there is ended with its process group (a Python model
         runs on, its result ignored)."""
-        if not won:
-            return
         shell, keys = self.shell, {item.key for item in won}
+        flight = shell.flight
         copies = {
             future.key: [item.key for item in batch if item.key in keys]
-            for future, batch in shell.flight.in_flight.items()
+            for future, batch in flight.in_flight.items()
         }
-        copies = {batch: tasks for batch, tasks in copies.items() if tasks}
-        if not copies:
-            return
-        with shell.scheduler():
-            processing = shell.client.processing()
-        where = {str(key): worker for worker, held in processing.items() for key in held}
-        for batch, tasks in copies.items():
-            if batch in where:
-                with shell.scheduler():
-                    shell.calls.run(skip_tasks, batch, tasks, workers=[where[batch]])
+        calls = [
+            (flight.target[batch], skip_tasks, (batch, tasks))
+            for batch, tasks in copies.items()
+            if tasks and batch in flight.target
+        ]
+        if calls:
+            with shell.scheduler():
+                shell.calls.run_each(calls)
 
     def finish_failed(self) -> None:
         """Finish the batches in flight that failed: as_completed gives up on a batch whose

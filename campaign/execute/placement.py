@@ -1,13 +1,15 @@
 """Placement: which batches go out, and to which worker.
 
-Without worker deaths or locality, Dask places batches itself and the driver only keeps
-enough of them in flight. With locality, a batch holds tasks of one item ``group`` (the same
-heavy inputs), and each worker keeps to the groups it already has, whose inputs its cache
-holds. Once a worker died, every batch is placed by the driver, so that a worker can be kept
-free for a task that died with a worker to run alone there.
+Every batch goes to a worker the driver chooses, the least loaded one (batches in flight per
+slot), and may run only there: so the driver knows what each worker holds without asking
+the scheduler, whatever the number of workers (see `flight`). With locality, a batch holds
+tasks of one item ``group`` (the same heavy inputs), and each worker keeps to the groups it
+already has, whose inputs its cache holds. After a worker died, a worker can be kept free
+for a task that died with it to run alone there.
 
 The choices (`least_loaded`, `group_for`, `to_keep_free`) are pure functions over what the
-driver knows; `Placement` applies them.
+driver knows; `Placement` applies them (the least loaded worker from `Flight.least_loaded`,
+which keeps the same order in log(workers) time).
 """
 
 from __future__ import annotations
@@ -60,46 +62,51 @@ def to_keep_free(
 
 
 class Placement:
-    """Sends batches: enough to keep the workers busy, each to a worker when it matters."""
+    """Sends batches: enough to keep every slot busy, each to the least loaded worker."""
 
     def __init__(self, shell: Shell):
         self.shell = shell
+        self.claimed: set[Any] = set()  # groups some worker has been given
 
     def submit_more(self) -> None:
         shell = self.shell
         if shell.lone:
             self.submit_alone()
-        if shell.placed or (shell.locality and shell.threads and len(shell.pending.queues) > 1):
-            self.submit_by_group()
-            return
-        slots = shell.sizer.slots
-        while shell.pending and len(shell.flight.in_flight) < slots * BATCHES_PER_WORKER:
-            shell.flight.send(
-                shell.pending.take(shell.sizer.size(len(shell.pending))), None, strict=False
-            )
+        self.submit_by_group()
 
     def submit_by_group(self) -> None:
-        """Give each worker batches of the groups it already has (their inputs are loaded)."""
+        """Give each worker batches of the groups it already has (their inputs are loaded),
+        the least loaded worker first; with `locality` off, batches of the first group."""
         shell = self.shell
         flight = shell.flight
-        kept = shell.draining.union(flight.alone)  # kept free for, or running, a task alone
-        threads = {w: n for w, n in shell.usable().items() if w not in kept}
-        while threads and (shell.pending or shell.halves):
-            if len(flight.in_flight) >= shell.sizer.slots * BATCHES_PER_WORKER:
+        if not (shell.pending or shell.halves):
+            return
+        kept = shell.not_to_use()  # kept free for, or running, a task alone; or not usable
+        limit = shell.sizer.in_flight()
+        while shell.pending or shell.halves:
+            if len(flight.in_flight) >= limit:
                 return
-            worker = least_loaded(threads, flight.sent_to)
-            if flight.sent_to.get(worker, 0) >= threads[worker] * BATCHES_PER_WORKER:
+            worker = flight.least_loaded(kept)
+            if worker is None:
+                return
+            if flight.sent_to.get(worker, 0) >= flight.slots[worker] * BATCHES_PER_WORKER:
                 return
             if shell.halves:  # batches that died with a worker go first, in halves
-                flight.send(shell.halves.popleft(), worker, strict=False)
+                flight.send(shell.halves.popleft(), worker)
                 continue
-            owned = shell.owned.setdefault(worker, [])
-            claimed = {g for gs in shell.owned.values() for g in gs}
-            group, new = group_for(owned, claimed, shell.pending.groups(), shell.pending.size_of)
-            if new:
-                owned.append(group)
+            group = self.group(worker) if shell.locality else None
             batch = shell.pending.take(shell.sizer.size(len(shell.pending)), group)
-            flight.send(batch, worker, strict=False)
+            flight.send(batch, worker)
+
+    def group(self, worker: str) -> Any:
+        """The group ``worker`` takes its next batch from (see `group_for`)."""
+        shell = self.shell
+        owned = shell.owned.setdefault(worker, [])
+        group, new = group_for(owned, self.claimed, shell.pending.groups(), shell.pending.size_of)
+        if new:
+            owned.append(group)
+            self.claimed.add(group)
+        return group
 
     def submit_alone(self) -> None:
         """Run each task that died with a worker alone on a worker: one kept free for it (no

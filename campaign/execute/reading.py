@@ -96,12 +96,10 @@ class Reading:
         if not differences:
             return False
         shell.refused[worker] = ", ".join(differences)
-        shell.placed = True  # every batch goes to a chosen worker from now on
         shell.say(f"worker {worker}: {shell.refused[worker]} — it is not used")
-        with shell.scheduler():
-            there_now = set(shell.client.processing().get(worker, ()))
         flight = shell.flight
-        for other in [f for f in flight.in_flight if f.key in there_now and not f.done()]:
+        there = [f for f in flight.in_flight if flight.target.get(f.key) == worker]
+        for other in [f for f in there if not f.done()]:
             self.recovery.requeue(other)  # its other batches would not count either
         workers = shell.nthreads()
         if workers and set(workers) <= set(shell.refused):

@@ -65,7 +65,6 @@ class Recovery:
             item.suspect = True
         shell.outcome.resent += len(rest)
         self.queue_parts(decision.parts, front=False)
-        shell.placed = True
 
     def queue_parts(self, parts: tuple[tuple[Item, ...], ...], front: bool) -> None:
         """Queue tasks that died with a worker: one alone, more as a batch of their own (at the
@@ -86,7 +85,6 @@ class Recovery:
         shell = self.shell
         item.attempts += 1
         item.deaths += 1
-        shell.placed = True
         if item.attempts <= shell.retries:
             shell.lone.append(item)
             return
@@ -130,9 +128,11 @@ class Recovery:
         ]
         if not stale:
             return
-        with shell.scheduler():
-            processing = shell.client.processing()
-        where = {key: worker for worker, keys in processing.items() for key in keys}
+        where: dict[str, str] = {}
+        if any(future.key not in flight.strict for future in stale):  # Dask may move those
+            with shell.scheduler():
+                processing = shell.client.processing()
+            where = {key: worker for worker, keys in processing.items() for key in keys}
         for future in stale:
             if future not in flight.in_flight:
                 continue
@@ -142,9 +142,7 @@ class Recovery:
             death = None if moved else self.death(worker)
             fate = stale_batch(future.key, strict, where, death)
             if isinstance(fate, Moved):
-                flight.landed(future)  # now on another worker
-                flight.target[future.key] = fate.to
-                flight.sent_to[fate.to] = flight.sent_to.get(fate.to, 0) + 1
+                flight.moved(future, fate.to)  # now on another worker
             elif isinstance(fate, Requeue):
                 self.requeue(future)
             else:

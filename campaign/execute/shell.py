@@ -10,7 +10,7 @@ scheduler ends the run with one error, after every finished result has been stor
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import CancelledError
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
@@ -49,6 +49,25 @@ def scheduler_calls(lost: Callable[[BaseException], CampaignError]) -> Iterator[
         raise lost(error) from None
 
 
+def worker_slots(
+    threads: Mapping[str, int],
+    held: Mapping[str, Mapping[str, float]],
+    asked: Mapping[str, float] | None,
+) -> dict[str, int]:
+    """How many batches each worker runs at once: its threads, or fewer when what each task
+    asks (``asked``, Dask resources) fits fewer times in what the worker holds (``held``);
+    a worker that cannot hold one task is left out (a batch sent there would never run)."""
+    slots = {}
+    for worker, count in threads.items():
+        if asked:
+            have = held.get(worker) or {}
+            fits = [int(have.get(name, 0) // need) for name, need in asked.items() if need > 0]
+            count = min([count, *fits])
+        if count > 0:
+            slots[worker] = count
+    return slots
+
+
 class Shell:
     """The state of one dispatch: pending items, batches in flight, workers as last seen."""
 
@@ -72,10 +91,12 @@ class Shell:
         self.wait_workers = options.wait_workers
         self.say = say or (lambda message: None)
         self.pending = GroupedQueue()
+        self.unstored: list[dict[str, Any]] = []  # final records to store (`flush`)
         # the batches in flight
         self.flight = Flight(client, model_name, self.scheduler, options.resources)
         self.outcome = Outcome()
         self.threads: dict[str, int] | None = None
+        self.held: dict[str, dict[str, float]] = {}  # worker -> its Dask resources (if asked)
         self.sizer = BatchSizer(1)
         self.sizer.fixed = options.batch_size
         timeout = options.task_timeout
@@ -84,9 +105,6 @@ class Shell:
         self.locality = options.locality
         self.code = code  # the digest of the model's code results must come from
         self.owned: dict[str, list[Any]] = {}  # worker -> groups it was given (warm caches)
-        # worker deaths (see `Recovery.died_with`): once one happened, every batch is placed
-        # on a worker by the driver, so that a worker can be kept free for a task to run alone
-        self.placed = False
         self.halves: deque[list[Item]] = deque()  # batches that died with a worker, halved
         self.lone: deque[Item] = deque()  # tasks that died with a worker, to run alone
         self.draining: set[str] = set()  # workers given nothing new until they are free
@@ -110,6 +128,14 @@ class Shell:
         silent = self.calls.silent
         return {w: n for w, n in self.live().items() if w not in self.refused and w not in silent}
 
+    def not_to_use(self) -> set[str]:
+        """The workers to send no new batch to: kept free for a task to run alone (or running
+        one), running another engine, silent or dead."""
+        flight = self.flight
+        return (
+            self.draining.union(flight.alone, self.refused, self.calls.silent) | self.deaths.keys()
+        )
+
     def nthreads(self) -> dict[str, int]:
         with self.scheduler():
             return dict(self.client.nthreads())
@@ -121,7 +147,13 @@ class Shell:
         return record
 
     def keep(self, final: list[dict[str, Any]]) -> None:
-        """Store final records, then count them (a result counts once it is stored)."""
+        """Hold final records to store with the others of the batches landing at once
+        (`flush`): one call to the store, one write to disk, for them all."""
+        self.unstored.extend(final)
+
+    def flush(self) -> None:
+        """Store the final records held, then count them (a result counts once stored)."""
+        final, self.unstored = self.unstored, []
         if not final:
             return
         self.store(final)
@@ -131,7 +163,9 @@ class Shell:
         self.progress.update(ok=ok, failed=len(final) - ok)
 
     def saved(self) -> int:
-        """How many results this run has stored."""
+        """How many results this run has stored, every one held stored first (the number a
+        stop says)."""
+        self.flush()
         return self.outcome.ok + self.outcome.failed
 
     def scheduler(self) -> AbstractContextManager[None]:

@@ -4,11 +4,19 @@ Pure functions over a snapshot of the dispatch (the batches in flight and their 
 each worker reports running, the batches of workers that do not answer, the idle workers, the
 mean task time), so that the choices can be
 checked without a cluster; the driver applies the decisions it gets back.
+
+Workers are asked what they run only about the batches worth it (`tail_questions`): those
+estimated to hold the most tasks not started, and those late enough to hold a straggler (or
+to be held by a worker that does not answer). The estimates come from where the driver
+placed each batch and when it started there (`Standing`), so a question costs one worker
+one message, however many workers there are.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import heapq
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from campaign.execute.batching import Item
@@ -22,10 +30,12 @@ class TailSnapshot:
 
     `batches`: batch key -> its tasks, for every batch in flight, in the order they were sent.
     `running`: batch key -> (its worker, index of the task it runs, seconds that task ran), as
-    the workers report them. `idle`: workers to give work to, in order. `mean`: the mean task
-    time so far (infinite before any task finished: nothing is a straggler then). `silent`:
-    keys of the batches held by workers that did not answer (stopped, cut off): no telling
-    which of their tasks ran, nor whether any ever will.
+    the workers report them; index -1 for a batch waiting on its worker (none started).
+    `idle`: the free slots to give work to, in order, each as its worker (a worker with two
+    free slots twice). `mean`: the mean task time so far (infinite before any task finished:
+    nothing is a straggler then). `silent`: keys of the batches held by workers that did not
+    answer (stopped, cut off): no telling which of their tasks ran, nor whether any ever
+    will.
     """
 
     batches: Mapping[str, Sequence[Item]]
@@ -121,6 +131,8 @@ def _steal_or_copy(
         rest = [i for i in batch[index + 1 :] if not i.done and copies(i) == 1]
         if len(rest) > (len(steal[2]) if steal else 0):
             steal = (worker, key, rest)
+        if index < 0:  # waiting on its worker: nothing runs
+            continue
         current = batch[index]
         slow = elapsed > STRAGGLER_FACTOR * snapshot.mean
         if not current.done and copies(current) == 1 and slow and not current.suspect:
@@ -138,3 +150,59 @@ def _copyable(item: Item, copies: int) -> bool:
     """Whether a task may be copied: unfinished, with one copy in flight, and not one that died
     with a worker (it runs alone)."""
     return not item.done and copies == 1 and not item.suspect
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Where a batch in flight stands, as the driver estimates it: `size` tasks, sent to
+    `worker`; it started task `index` at `since` (from the worker's last report, or when the
+    batch got a slot there: then index 0), or waits behind other batches (`since` None)."""
+
+    key: str
+    worker: str
+    size: int
+    since: float | None
+    index: int = 0
+
+    def at(self, now: float, mean: float) -> float:
+        """The index of the task it runs now, by the mean task time (-1: none started)."""
+        if self.since is None:
+            return -1
+        if not math.isfinite(mean) or mean <= 0:
+            return self.index
+        return min(self.size - 1, self.index + (now - self.since) // mean)
+
+    def unstarted(self, now: float, mean: float) -> int:
+        return int(self.size - 1 - self.at(now, mean))
+
+    def late(self, now: float, mean: float) -> float:
+        """Seconds past the time it should have ended by the mean task time."""
+        if self.since is None or not math.isfinite(mean):
+            return -math.inf
+        return now - (self.since + (self.size - self.index) * mean)
+
+
+def tail_questions(
+    standings: Iterable[Standing],
+    idle: int,
+    mean: float,
+    now: float,
+    not_before: Mapping[str, float],
+) -> list[Standing]:
+    """The batches to ask their workers about, at most one per ``idle`` slot: those estimated
+    to hold the most tasks not started (work to steal), then those later than a straggler
+    would make them (`STRAGGLER_FACTOR` times the mean past their end), latest first, unless
+    asked about too recently (``not_before``: batch key -> time)."""
+    if idle <= 0:
+        return []
+    stealable, late = [], []
+    for standing in standings:
+        unstarted = standing.unstarted(now, mean)
+        if unstarted > 0:
+            stealable.append((-unstarted, standing.key, standing))
+            continue
+        behind = standing.late(now, mean)
+        if behind > (STRAGGLER_FACTOR - 1) * mean and not_before.get(standing.key, 0) <= now:
+            late.append((-behind, standing.key, standing))
+    chosen = [standing for *_, standing in heapq.nsmallest(idle, stealable)]
+    return chosen + [standing for *_, standing in heapq.nsmallest(idle - len(chosen), late)]

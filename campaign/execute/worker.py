@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import copy
 import os
+import pickle
 import random
+import threading
 import time
 import traceback
+from collections.abc import Collection
 from functools import lru_cache
 from typing import Any
 
@@ -34,11 +37,21 @@ STOPPED_EXIT_CODE = 70
 TRANSIENT_ERRORS = (OSError, MemoryError)
 
 
-@lru_cache(maxsize=16)
+_LOADING = threading.Lock()
+
+
 def _model(name: str | CommandSpec):
     """A model, and the digest of its code as this process loaded it (a long-lived worker may
     hold code that has changed on disk since); for a program, the digest of its files as this
-    worker has them."""
+    worker has them. One thread at a time: the batches a worker of many threads starts at once
+    would otherwise import and digest the model side by side, which Python 3.11's parser does
+    not survive (``ast.parse`` in threads: "AST constructor recursion depth mismatch")."""
+    with _LOADING:
+        return _loaded(name)
+
+
+@lru_cache(maxsize=16)
+def _loaded(name: str | CommandSpec):
     if isinstance(name, CommandSpec):
         return command_declaration(name), command_code(name)
     return load_model(name), code_digest(name)
@@ -52,10 +65,11 @@ _SKIP: dict[str, set[str]] = {}  # per running batch, the tasks another worker t
 
 def run_batch(
     model_name: str | CommandSpec,
-    items: list[tuple[str, dict[str, Any], int, int]],
+    items: list[tuple[str, dict[str, Any], int, int]] | bytes,
     batch: str | None = None,
 ) -> tuple[str, list[dict] | str, str | None, dict[str, str]]:
     """Run a batch of (key, params, seed) on a worker; a model error fails only its task.
+    ``items`` may come pickled (the driver sends them so: Dask then need not look into them).
 
     Returns the worker's address, one result per item, in order (small: the driver knows
     the keys), the digest of the model's code the worker runs, and the engine and libraries it
@@ -79,6 +93,8 @@ def run_batch(
             engine,
         )
     process_tree.ensure_watchdog()  # nothing a task starts outlives this worker process
+    if isinstance(items, bytes):
+        items = pickle.loads(items)
     results = []
     try:
         for index, (key, params, seed, *replicate) in enumerate(items):
@@ -189,20 +205,52 @@ def _worker_address() -> str:
         return ""
 
 
-def skip_tasks(batch: str, keys: list[str]) -> None:
-    """On a worker: skip these tasks in this batch if it still runs (another worker has them).
+def skip_tasks(batch: str, keys: list[str], dask_worker: Any = None) -> None:
+    """On a worker (``Client.run`` passes it as ``dask_worker``): skip these tasks in this
+    batch if it runs there, waits to run there or is on its way there (another worker has
+    them).
 
     Scoped to the batch, so a request arriving after the batch ended leaves nothing behind
     that would skip a later batch's task of the same key (a rerun, another campaign).
     """
-    if batch in _RUNNING:
+    if batch in _RUNNING or _to_run_here(batch, dask_worker):
         _SKIP.setdefault(batch, set()).update(keys)
+    for other in [b for b in _SKIP if b not in _RUNNING and not _to_run_here(b, dask_worker)]:
+        del _SKIP[other]  # batches that ended, or were cancelled before they ran
 
 
-def running_tasks() -> dict[str, tuple[int, float]]:
-    """On a worker: for each batch running there, its current task's index and seconds run."""
+WAITING_STATES = ("waiting", "ready", "constrained", "executing")  # a Dask task's, not run yet
+
+
+def _task_state(batch: str, worker: Any) -> str | None:
+    """The state of ``batch``'s Dask task on ``worker``: "" when the task is not there (on
+    its way, or gone), None when there is no worker (a direct call)."""
+    if worker is None:
+        return None
+    task = worker.state.tasks.get(batch)
+    return "" if task is None else task.state
+
+
+def _to_run_here(batch: str, worker: Any) -> bool:
+    """Whether ``batch`` waits to run on ``worker`` or has not reached it yet (a batch the
+    driver asks about is one it has sent and not yet seen finish)."""
+    return _task_state(batch, worker) in ("", *WAITING_STATES)
+
+
+def running_tasks(
+    asked: Collection[str] = (), dask_worker: Any = None
+) -> dict[str, tuple[int, float]]:
+    """On a worker (``Client.run`` passes it as ``dask_worker``): for each batch running
+    there, its current task's index and seconds run; and (-1, 0.0) for each batch of
+    ``asked`` that waits there to run or has not reached it yet (a loaded scheduler forwards
+    it late): none of its tasks has started. A batch of ``asked`` it does not name has
+    finished there, its result not yet fetched."""
     now = time.monotonic()
-    return {batch: (index, now - started) for batch, (index, started) in dict(_RUNNING).items()}
+    running = {batch: (index, now - started) for batch, (index, started) in dict(_RUNNING).items()}
+    for batch in asked:
+        if batch not in running and _to_run_here(batch, dask_worker):
+            running[batch] = (-1, 0.0)
+    return running
 
 
 def end_worker_process() -> None:

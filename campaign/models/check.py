@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from campaign.models.contract import Integer, Kind, ListOf, Model, Number, Param, Params
+from campaign.models.contract import Flag, Integer, Kind, ListOf, Model, Number, Param, Params
 
 MM1_PARAMS = Params(
     "mm1",
@@ -130,12 +130,19 @@ BUSY_PARAMS = Params(
         default_text="never stall",
     ),
     Param("stall_seconds", Number(0), 3600.0, "how long a stalled task sleeps", unit="s"),
+    Param(
+        "sleep",
+        Flag(),
+        False,
+        "sleep through the duration instead of spinning: a task that needs no core of its own",
+    ),
     Param("tag", Kind(), None, "ignored: labels otherwise identical runs", default_text="none"),
 )
 
 
 def busy(params: Mapping[str, object], seed: int) -> dict[str, float]:
-    """Spin the CPU for ``duration_ms`` milliseconds and return a seeded random draw.
+    """Spin the CPU for ``duration_ms`` milliseconds (or, with ``sleep``, sleep through them:
+    many such tasks run side by side on a few cores) and return a seeded random draw.
 
     The whole call lasts ``duration_ms`` (its own checks and draw included), so a task's
     duration is what the benchmark says it is. ``tag`` (optional, any value) is ignored: it
@@ -150,6 +157,8 @@ def busy(params: Mapping[str, object], seed: int) -> dict[str, float]:
         time.sleep(p["stall_seconds"])
         started = time.perf_counter()
     deadline = started + p["duration_ms"] / 1000.0
+    if p["sleep"]:
+        time.sleep(max(0.0, deadline - time.perf_counter()))
     while time.perf_counter() < deadline:
         pass
     return {"value": value}

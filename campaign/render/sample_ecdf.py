@@ -1,5 +1,5 @@
 """The figure of a sample's distribution: the CDF drawn from each task's stored quantiles,
-pooled over replicates (`plot_ecdf`)."""
+pooled over replicates, a panel per level of a facet factor (`plot_ecdf`)."""
 
 from __future__ import annotations
 
@@ -22,50 +22,81 @@ from campaign.results.assemble import factors_of  # noqa: E402
 
 
 def plot_ecdf(
-    dataset: xr.Dataset, sample: str, by: str | None = None, where: list[str] | None = None
+    dataset: xr.Dataset,
+    sample: str,
+    by: str | None = None,
+    where: list[str] | None = None,
+    facet: str | None = None,
 ):
     """A matplotlib Figure: the CDF of a sample pooled over replicates (and the factors not in
-    ``by``, within ``where``), one step line per level of ``by``; drawn from each task's
-    stored quantiles, within `campaign.analysis.distributions.RESOLUTION` of the exact one."""
+    ``by`` or ``facet``, within ``where``), one step line per level of ``by``, one panel per
+    level of ``facet``; drawn from each task's stored quantiles, within
+    `campaign.analysis.distributions.RESOLUTION` of the exact one."""
     from campaign.analysis.distributions import RESOLUTION, cell_cdfs
     from campaign.analysis.query import parse_where
 
+    if facet and facet == by:
+        raise ParameterError(f"{{facet}} {facet!r} is already the series ({{by}})", "facet")
     selection = parse_where(dataset, where or [])
+    groups = [name for name in (facet, by) if name]
     try:
-        cdfs = cell_cdfs(dataset, sample, [by] if by else [], selection)
+        cdfs = cell_cdfs(dataset, sample, groups, selection)
     except ValueError as error:
         raise ParameterError(f"{{metric}} {error}", "metric") from None
-    figure, axes = plt.subplots(figsize=(7, 4.5), layout="constrained")
+    panels: dict[object, list] = {}
+    for levels, curve in cdfs.items():
+        panels.setdefault(levels[0] if facet else None, []).append(
+            (levels[-1:] if by else (), curve)
+        )
+    figure, axes = plt.subplots(
+        1,
+        len(panels),
+        figsize=(7 if len(panels) == 1 else 3.2 * len(panels) + 1.5, 4.5),
+        sharex=True,
+        sharey=True,
+        squeeze=False,
+        layout="constrained",
+    )
     positive = []
-    for (levels, (x, cdf)), (colour, _) in zip(cdfs.items(), style(len(cdfs))):
-        name = level(levels[0]) if levels else None
-        axes.step(x, cdf, where="post", color=colour, label=name)
-        positive.extend(x[x > 0])
-    if positive and spans_decades(positive):
-        # a linear span of at least [0, 1]: a tick at 0 and one a decade or more below 1 would
-        # be drawn over each other
-        axes.set_xscale("symlog", linthresh=max(min(positive), 1.0))
-        axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: tick_text(value)))
+    for panel, (key, curves) in zip(axes[0], panels.items()):
+        for (levels, (x, cdf)), (colour, _) in zip(curves, style(len(curves))):
+            panel.step(
+                x, cdf, where="post", color=colour, label=level(levels[0]) if levels else None
+            )
+            positive.extend(x[x > 0])
+        if facet:
+            panel.set_title(f"{facet} = {level(key)}", fontsize=9)
+            literal(panel.title)
     units = dataset[sample].attrs.get("units")
     long_name = str(dataset[sample].attrs.get("long_name", sample)).removeprefix("quantiles of ")
     long_name = long_name.removesuffix(" per task")
     label = long_name[:1].upper() + long_name[1:] + (f" ({units})" if units else "")
-    axes.set_xlabel(textwrap.fill(label, 60))
-    axes.set_ylabel("Cumulative share")
     # a factor `where` holds at one level is not pooled: the title names it as selected
     held = {name for name, levels in selection.items() if len(levels) == 1}
-    pooled = [f for f in factors_of(dataset) if f != by and f not in held]
-    axes.set_title(
+    pooled = [f for f in factors_of(dataset) if f not in (by, facet) and f not in held]
+    title = (
         f"{sample}: CDF pooled over replicates"
         + (f" and {', '.join(pooled)}" if pooled else "")
         + (f" ({'; '.join(where)})" if where else "")
-        + f"\nresolution {RESOLUTION}",
-        fontsize=9,
+        + f"\nresolution {RESOLUTION}"
     )
+    heading = (
+        figure.suptitle(title, fontsize=9) if facet else axes[0][0].set_title(title, fontsize=9)
+    )
+    for panel in axes[0]:
+        if positive and spans_decades(positive):
+            # a linear span of at least [0, 1]: a tick at 0 and one a decade or more below 1
+            # would be drawn over each other
+            panel.set_xscale("symlog", linthresh=max(min(positive), 1.0))
+            panel.xaxis.set_major_formatter(FuncFormatter(lambda value, _: tick_text(value)))
+        panel.set_xlabel(textwrap.fill(label, 60 if len(panels) == 1 else 30))
+        literal(panel.xaxis.label)
+        panel.set_ylim(0, 1.0)
+        panel.grid(alpha=0.3)
+    axes[0][0].set_ylabel("Cumulative share")
     if by:
-        legend = figure.legend(loc="outside right upper", fontsize=8, title=by)
+        handles, names = axes[0][0].get_legend_handles_labels()
+        legend = figure.legend(handles, names, loc="outside right upper", fontsize=8, title=by)
         literal(*legend.get_texts(), legend.get_title())
-    literal(axes.title, axes.xaxis.label, axes.yaxis.label)
-    axes.set_ylim(0, 1.0)
-    axes.grid(alpha=0.3)
+    literal(heading, axes[0][0].yaxis.label)
     return figure

@@ -35,31 +35,14 @@ from campaign.spec.program_metrics import (
     parse_declare,
     parse_metrics_source,
 )
+from campaign.spec.schema_program import PROGRAM, RESOURCES
 
 __all__ = ["CommandSpec", "DeclaredMetric", "MetricsSource", "SampleFile", "parse_command"]
 
 Fail = Callable[[str], CampaignError]
 
 COMMAND_MODEL = "command"  # `Spec.model` of a campaign whose model is a program
-COMMAND_KEYS = {
-    "command": "the program and its arguments, one list item each ({name} placeholders)",
-    "inputs": "files the program needs, relative to the spec (placed in each task's folder)",
-    "templates": "files whose {name} placeholders are filled per task in the task's folder",
-    "metrics": "stdout (a JSON object or key=value lines), {file: NAME} or "
-    "{parse: module:function}",
-    "declare": "what each metric is: {metric: {units: s, long_name: ..., kind: scalar, "
-    "sample or breakdown}}; a sample in a file of its own: {kind: sample, file: NAME}, "
-    "with column: COLUMN for a CSV column",
-    "keep": "outputs kept with the task's record: stdout, stderr, files of its folder (names "
-    "or shell globs: * within a folder, ** across folders)",
-    "keep_limit": "most bytes kept per task (e.g. 50MB; default 100MB)",
-    "shell": "true: the command is one shell line run by /bin/sh (default false)",
-    "labels": "factors that no placeholder uses: they only label the results",
-    "resources": "what one task needs: {cores: N, memory: 8GB} (Dask worker resources)",
-    "version": "a command printing the program's version, stored in the provenance",
-    "env": "environment variables set for the program: {NAME: value} (part of what results "
-    "mean: a change makes them stale)",
-}
+COMMAND_KEYS = PROGRAM.docs()  # each key of a program model and its description
 SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?i?[bB]?)\s*")
 UNITS = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
 BINARY_UNITS = {"ki": 2**10, "mi": 2**20, "gi": 2**30, "ti": 2**40}
@@ -168,11 +151,7 @@ def parse_command(
 ) -> CommandSpec:
     """The ``model:`` mapping of a spec whose model is a program (``base``: the spec's folder;
     ``levels``: each factor's values, for a factor that names the program)."""
-    for key in raw:
-        if key not in COMMAND_KEYS:
-            raise fail(f"model: unknown key {key!r}; allowed: {', '.join(COMMAND_KEYS)}")
-    if "command" not in raw:
-        raise fail(f"model: missing key 'command' ({COMMAND_KEYS['command']})")
+    PROGRAM.check(raw, fail)
     shell = raw.get("shell", False)
     if not isinstance(shell, bool):
         raise fail(f"model.shell: {shell!r} is not allowed; use true or false")
@@ -318,7 +297,8 @@ def parse_resources(raw: Any, key: str, fail: Fail) -> Resources | None:
     """``{cores: N, memory: 8GB}``: what one task needs of a worker."""
     if raw is None:
         return None
-    if not isinstance(raw, dict) or not set(raw) <= {"cores", "memory"} or not raw:
+    RESOURCES.check(raw, fail, key)
+    if not raw:
         raise fail(f"{key}: expected {{cores: N, memory: SIZE}}, got {raw!r}")
     cores = raw.get("cores", 1)
     if isinstance(cores, bool) or not isinstance(cores, int) or cores < 1:

@@ -16,18 +16,13 @@ from campaign.design import points as designs
 from campaign.errors import CampaignError
 from campaign.results.names import level_problem
 from campaign.spec.names import factor_name_problem, label_problem, scalar_kind
+from campaign.spec.schema import DESIGNS, RANGE
 from campaign.spec.types import DesignSpec, Factor
 
 Fail = Callable[[str], CampaignError]  # a message -> the error naming the spec file
-RANGE_KEYS = {"low", "high", "scale", "integer"}
-RANGE_KEYS_REQUIRED = {"low", "high"}
-DESIGN_KEYS = {
-    designs.FRACTIONAL: ("generators", "resolution"),
-    designs.LATIN_HYPERCUBE: ("points",),
-    designs.SOBOL: ("points",),
-    designs.SALTELLI: ("points", "second_order"),
-    designs.MORRIS: ("trajectories", "levels"),
-}
+RANGE_KEYS = set(RANGE.names)
+RANGE_KEYS_REQUIRED = set(RANGE.required)
+DESIGN_KEYS = {kind: section.names for kind, section in DESIGNS.items()}
 DESIGN_EXAMPLES = {
     designs.FRACTIONAL: "generators: {d: a*b*c} or resolution: 4",
     designs.SALTELLI: "points: 64, second_order: false",
@@ -131,14 +126,10 @@ def design_kind(raw: Any, fail: Fail) -> tuple[str, Any]:
         if options not in (None, {}):
             raise fail(f"design.full: takes no options, got {options!r}")
         return kind, {}
-    keys = DESIGN_KEYS[kind]
     example = DESIGN_EXAMPLES.get(kind, "points: 20")
     if not isinstance(options, dict):
         raise fail(f"design.{kind}: expected a mapping ({example}), got {options!r}")
-    for key in options:
-        if key not in keys:
-            raise fail(f"design.{kind}: unknown key {key!r}; allowed: {', '.join(keys)}")
-    return kind, options
+    return kind, DESIGNS[kind].check(options, fail)
 
 
 def parse_design(

@@ -26,6 +26,7 @@ from campaign.spec.command import (
 )
 from campaign.spec.factors import Fail, design_kind, is_number, parse_design, parse_factors
 from campaign.spec.names import campaign_name_problem
+from campaign.spec.schema import PRECISION, SPEC
 from campaign.spec.selection import parse_selection
 from campaign.spec.types import (
     DEFAULT_PERCENTILES,
@@ -36,36 +37,10 @@ from campaign.spec.types import (
     Spec,
 )
 
-KEYS = {
-    "name": "campaign name (letters, digits, - _ .)",
-    "description": "free text",
-    "model": "a built-in model, 'package.module:function' or a program: {command: [...], "
-    "inputs: [...]}",
-    "params": "mapping of fixed parameters",
-    "factors": "mapping factor -> list of levels (or mapping label -> value, or a range "
-    "{low, high} in a latin_hypercube or sobol design)",
-    "design": "full (the default), {fractional: {generators: {d: a*b*c}}} or "
-    "{fractional: {resolution: 4}}, {latin_hypercube: {points: N}}, {sobol: {points: N}}",
-    "paired": "list of factors whose levels share seeds",
-    "replicates": "integer >= 1",
-    "precision": "target confidence-interval half-width instead of a fixed replicate count",
-    "select": "ranking and selection of the best system, in stages, instead of a fixed "
-    "replicate count",
-    "seed": "integer >= 0",
-    "metrics": "list of metric names to keep",
-    "percentiles": "whole percentiles 0..100 of each sample kept as metrics (default 50, 95, 99)",
-    "output": "output folder (default outputs/<name> in the current folder)",
-    "resources": "what one task needs of a worker: {cores: N, memory: 8GB}",
-}
-REQUIRED = ("name", "model", "seed")
-PRECISION_KEYS = {
-    "metrics": "metrics whose intervals must reach the target",
-    "half_width": "target half-width (a finite number > 0)",
-    "relative": "true: half_width is a fraction of |mean| (default); false: in metric units",
-    "min_replicates": "replicates run before any interval is trusted (>= 2, default 5)",
-    "max_replicates": "most replicates a cell may get",
-    "confidence": "confidence level of the intervals that must meet the target (default 0.95)",
-}
+# The keys of the top level and of precision:, with their descriptions (`campaign.spec.schema`)
+KEYS = SPEC.docs()
+REQUIRED = SPEC.required
+PRECISION_KEYS = PRECISION.docs()
 
 MAX_TASKS = 10_000_000  # cells x replicates: a design's seeds and keys stay a few GB at most
 
@@ -133,15 +108,8 @@ def parse_spec(data: Any, text: str = "", path: Path | None = None) -> Spec:
 
 
 def check_keys(data: Any, fail: Fail) -> None:
-    """A mapping of known keys, the required ones among them."""
-    if not isinstance(data, dict):
-        raise fail("a spec must be a mapping of keys: " + ", ".join(KEYS))
-    for key in data:
-        if key not in KEYS:
-            raise fail(f"unknown key {key!r}; allowed keys: {', '.join(KEYS)}")
-    for key in REQUIRED:
-        if key not in data:
-            raise fail(f"missing key {key!r} ({KEYS[key]})")
+    """A mapping of the keys the spec's description allows, the required ones among them."""
+    SPEC.check(data, fail)
 
 
 def parse_name(name: Any, fail: Fail) -> str:
@@ -308,11 +276,7 @@ def output_folder(output: Any, name: str, path: Path | None, fail: Fail) -> Path
 
 
 def parse_precision(raw: Any, fail: Fail) -> Precision:
-    if not isinstance(raw, dict):
-        raise fail(f"precision: expected a mapping with keys {', '.join(PRECISION_KEYS)}")
-    for key in raw:
-        if key not in PRECISION_KEYS:
-            raise fail(f"precision: unknown key {key!r}; allowed: {', '.join(PRECISION_KEYS)}")
+    PRECISION.check(raw, fail)
     metrics = raw.get("metrics")
     if isinstance(metrics, str):
         metrics = [metrics]

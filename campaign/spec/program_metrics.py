@@ -32,18 +32,12 @@ from typing import Any
 from campaign.errors import CampaignError
 from campaign.models.contract import BREAKDOWN, SAMPLE, SCALAR
 from campaign.results.names import metric_name_problem
+from campaign.spec.schema_program import DECLARE, KINDS, METRICS_SOURCE
 
 Fail = Callable[[str], CampaignError]
 
-METRICS_KEYS = ("file", "parse")
-DECLARE_KEYS = ("kind", "units", "long_name", "file", "column")
-KINDS = {
-    SCALAR: "a number (the default)",
-    SAMPLE: "a 1-D array of numbers per task: a JSON array, or a file of one number per line "
-    "or a CSV column (file:, column:)",
-    BREAKDOWN: "metrics per label of a dimension named by the metric: a JSON object "
-    '{"label": {"metric": number}}',
-}
+METRICS_KEYS = METRICS_SOURCE.names
+DECLARE_KEYS = DECLARE.names
 DIMENSION = re.compile(r"[a-z][a-z0-9_]*")  # a breakdown's name (results/names.BREAKDOWN_ENTRY)
 DERIVED = re.compile(r"^(?P<owner>.+)_(count|p\d+)$")  # a sample's size and percentiles
 
@@ -162,11 +156,7 @@ def declared_metric(name: Any, doc: Any, fail: Fail) -> DeclaredMetric:
     problem = metric_name_problem(name) if isinstance(name, str) else "is no name"
     if problem is not None:
         raise fail(f"model.declare: {problem}")
-    doc = doc or {}
-    if not isinstance(doc, dict) or not set(doc) <= set(DECLARE_KEYS):
-        raise fail(
-            f"model.declare.{name}: expected a mapping of {', '.join(DECLARE_KEYS)}, got {doc!r}"
-        )
+    doc = DECLARE.check(doc or {}, fail, f"model.declare.{name}")
     kind = doc.get("kind", SCALAR)
     if kind not in KINDS:
         kinds = "; ".join(f"{k}: {words}" for k, words in KINDS.items())

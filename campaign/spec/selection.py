@@ -13,44 +13,17 @@ from typing import Any
 from campaign.design import points as designs
 from campaign.results.names import metric_name_problem
 from campaign.spec.factors import Fail, is_number
+from campaign.spec.schema import PROCEDURES, SELECT
 from campaign.spec.types import Factor, Selection
 
-PROCEDURES = {
-    "kn": "Kim & Nelson's fully sequential KN (common random numbers through paired seeds)",
-    "kn++": "KN++: KN with variances updated at every stage",
-    "ocba": "Chen's OCBA: spends budget tasks per group where they matter most (no guarantee)",
-    "gsp": "the Good Selection Procedure of Ni, Ciocan, Henderson & Hunter, for many workers",
-}
-SELECT_KEYS = {
-    "metric": "the metric the best system has the best mean of",
-    "goal": "min or max: which mean is best",
-    "among": "the factor whose levels are the systems, at each combination of the others "
-    "(default: every cell is a system)",
-    "procedure": ", ".join(PROCEDURES) + " (default kn)",
-    "indifference": "delta: a difference the selection may ignore, in the metric's units",
-    "relative": "true: indifference is a share of the best first-stage mean, an estimate "
-    "(default false)",
-    "pcs": "the probability of a correct selection (default 0.95)",
-    "first": "first-stage replicates per system (>= 2, default 10)",
-    "batch": "replicates added per stage to each system in contention (default 5)",
-    "budget": "tasks per group that ocba spends (ocba only)",
-    "max_replicates": "most replicates a system may get (default 1000)",
-    "rounds": "gsp's screening rounds before its final stage (gsp only, default 10)",
-}
+SELECT_KEYS = SELECT.docs()  # each key and its description
 
 
 def parse_selection(
     raw: Any, factors: list[Factor], paired: list[str], design: str, fail: Fail
 ) -> Selection:
     """The ``select:`` block of a full factorial design with ``factors``."""
-    if not isinstance(raw, dict):
-        raise fail(f"select: expected a mapping with keys {', '.join(SELECT_KEYS)}")
-    for key in raw:
-        if key not in SELECT_KEYS:
-            raise fail(f"select: unknown key {key!r}; allowed: {', '.join(SELECT_KEYS)}")
-    for key in ("metric", "goal", "indifference"):
-        if key not in raw:
-            raise fail(f"select: missing key {key!r} ({SELECT_KEYS[key]})")
+    SELECT.check(raw, fail)
     if design != designs.FULL:
         raise fail(f"select: needs the full factorial design (design: full), not {design}")
     procedure = raw.get("procedure", "kn")

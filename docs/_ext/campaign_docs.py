@@ -1,5 +1,6 @@
 """The Sphinx extension of the site: at the start of every build, write the reference pages'
-generated parts (reference/_generated/*.md, included by the reference pages) from the code.
+generated parts (reference/_generated/*.md, included by the reference pages) and the spec's
+JSON Schema (_static/campaign-spec.schema.json) from the code.
 
 The results file's part comes from real results files: `example_results.py` runs two small
 campaigns in a process of its own (an embedded Dask cluster, about 15 s) and describes them.
@@ -8,6 +9,7 @@ campaigns in a process of its own (an embedded Dask cluster, about 15 s) and des
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -40,6 +42,7 @@ def generated_pages() -> dict[str, str]:
 
 
 def write_generated(app) -> None:
+    reference_pages.write_json_schema(Path(app.srcdir) / "_static")
     folder = Path(app.srcdir) / "reference" / "_generated"
     folder.mkdir(parents=True, exist_ok=True)
     for name, text in generated_pages().items():
@@ -48,6 +51,24 @@ def write_generated(app) -> None:
             path.write_text(text)
 
 
+OUTPUT_MARKER = re.compile(r"^<!-- output of: (.+?) -->\n(```[^\n]*\n)?", re.MULTILINE)
+
+
+def show_commands(app, docname, source) -> None:
+    """Show the command of every checked output (a `<!-- output of: COMMAND -->` comment,
+    which the tests read and a browser hides) as the output's first line, ``$ COMMAND``, so
+    that a reader sees what to type; a table's command goes in a block of its own above it."""
+
+    def shown(match: re.Match) -> str:
+        marker, command = match.group(0).split("\n", 1)[0], match.group(1)
+        if match.group(2):  # a fenced output: the command as its first line
+            return f"{marker}\n```console\n$ {command}\n"
+        return f"{marker}\n```console\n$ {command}\n```\n\n"
+
+    source[0] = OUTPUT_MARKER.sub(shown, source[0])
+
+
 def setup(app):
     app.connect("builder-inited", write_generated)
+    app.connect("source-read", show_commands)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

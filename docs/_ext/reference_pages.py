@@ -1,7 +1,8 @@
 """The reference pages' generated parts, written from the code as Markdown: every command and
 option (from the parser `campaign.cli.main.build_parser` builds, and each model's own commands'
 help), every built-in model's params and metrics (from its declaration), and the spec's keys
-(from the tables the spec parser checks against). Nothing here is written by hand, so a
+(from the spec's description, `campaign.spec.schema`, which the spec parser checks keys
+against). Nothing here is written by hand, so a
 changed option, param or key changes the site at its next build."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import json
 import os
 import re
 
@@ -212,51 +214,82 @@ def _yaml(value: object) -> str:
 # Spec keys
 
 
-def _key_table(keys: dict[str, str], required: tuple[str, ...] = ()) -> list[str]:
-    lines = ["| key | what it holds |", "|---|---|"]
-    for key, text in keys.items():
-        mark = " (required)" if key in required else ""
-        lines.append(f"| `{key}`{mark} | {escaped(text)} |")
+def _default(key) -> str:
+    if key.default_text:
+        return escaped(key.default_text)
+    if not key.has_default:
+        return ""
+    value = key.default
+    if isinstance(value, bool):
+        return "`true`" if value else "`false`"
+    return f"`{json.dumps(value) if isinstance(value, list | dict) else value}`"
+
+
+def _section(section, level: int = 2) -> list[str]:
+    """A mapping of the spec: its doc, then a row per key: its type and allowed values, its
+    default and what it is."""
+    title = "Top-level keys" if not section.where else f"`{section.where}`: {section.title}"
+    lines = [f"({spec_anchor(section)})=", f"{'#' * level} {title}", "", escaped(section.doc), ""]
+    if section.one_of:
+        given = ", ".join(f"`{name}`" for name in section.one_of)
+        lines += [f"Exactly one of {given} is given.", ""]
+    lines += ["| key | type and allowed values | default | what it is |", "|---|---|---|---|"]
+    for key in section.keys:
+        mark = " (required)" if key.required else ""
+        kind = (
+            f"mapping: [{key.section.title}](#{spec_anchor(key.section)})"
+            if key.section
+            else escaped(key.words())
+        )
+        lines.append(f"| `{key.name}`{mark} | {kind} | {_default(key)} | {escaped(key.doc)} |")
     return lines + [""]
 
 
-def spec_keys_markdown() -> str:
-    """The keys a spec may hold, as the spec parser checks them (`campaign.spec`)."""
-    from campaign.spec.command import COMMAND_KEYS
-    from campaign.spec.factors import DESIGN_KEYS, RANGE_KEYS, RANGE_KEYS_REQUIRED
-    from campaign.spec.keys import KEYS, PRECISION_KEYS, REQUIRED
-    from campaign.spec.placeholders import TASK_PLACEHOLDERS
-    from campaign.spec.program_metrics import DECLARE_KEYS, KINDS
-    from campaign.spec.selection import PROCEDURES, SELECT_KEYS
+def spec_anchor(section) -> str:
+    """Its label: an HTML id as docutils writes it (no dots or underscores)."""
+    return "spec-" + (re.sub(r"[._]", "-", section.where).lower() or "top")
 
-    lines = ["## Top-level keys", "", *_key_table(KEYS, REQUIRED)]
-    lines += ["## `precision`", "", *_key_table(PRECISION_KEYS)]
-    lines += ["## `select`", "", *_key_table(SELECT_KEYS, ("metric", "goal", "indifference"))]
+
+def spec_keys_markdown() -> str:
+    """Every key a spec may hold, mapping by mapping, from the spec's description
+    (`campaign.spec.schema`), which the parser checks keys against."""
+    from campaign.spec.placeholders import TASK_PLACEHOLDERS
+    from campaign.spec.schema import DESIGNS, PRECISION, PROCEDURES, RANGE, SELECT, SPEC
+    from campaign.spec.schema_program import DECLARE, KINDS, METRICS_SOURCE, PROGRAM, RESOURCES
+
+    lines = [*_section(SPEC), *_section(RESOURCES), *_section(PRECISION), *_section(SELECT)]
     lines += ["Its `procedure`:", "", "| procedure | what it is |", "|---|---|"]
     lines += [f"| `{name}` | {escaped(text)} |" for name, text in PROCEDURES.items()]
+    lines += ["", "## Designs and ranges", ""]
     lines += [
+        "`design: full` (the default) runs every cell of the factors; any other design is a "
+        "mapping of one kind to its options.",
         "",
-        "## `design`",
-        "",
-        "| design | its keys |",
-        "|---|---|",
-        "| `full` | (none: the default) |",
     ]
-    for kind, keys in DESIGN_KEYS.items():
-        lines.append(f"| `{kind}` | {', '.join(f'`{k}`' for k in keys)} |")
-    ranges = ", ".join(
-        f"`{k}`" + (" (required)" if k in RANGE_KEYS_REQUIRED else "") for k in sorted(RANGE_KEYS)
-    )
-    lines += ["", f"A factor drawn over a range is a mapping of {ranges}.", ""]
-    lines += ["## `model` as a program", "", *_key_table(COMMAND_KEYS, ("command",))]
+    for section in (*DESIGNS.values(), RANGE):
+        lines += _section(section, 3)
+    lines += ["## A program as the model", ""]
+    lines += _section(PROGRAM, 3) + _section(METRICS_SOURCE, 3) + _section(DECLARE, 3)
+    lines += ["Its `kind`:", "", "| kind | what the program gives |", "|---|---|"]
+    lines += [f"| `{kind}` | {escaped(text)} |" for kind, text in KINDS.items()]
+    lines += ["", "(spec-placeholders)=", "### Placeholders", ""]
     lines += ["Placeholders of a task, beside every param and factor by name:", ""]
     lines += ["| placeholder | its value |", "|---|---|"]
     lines += [f"| `{{{name}}}` | {escaped(text)} |" for name, text in TASK_PLACEHOLDERS.items()]
-    declared = ", ".join(f"`{k}`" for k in DECLARE_KEYS)
-    lines += ["", f"Keys of a metric under `declare`: {declared}; its `kind`:", ""]
-    lines += ["| kind | what the program gives |", "|---|---|"]
-    lines += [f"| `{kind}` | {escaped(text)} |" for kind, text in KINDS.items()]
     return "\n".join(lines + [""])
+
+
+def write_json_schema(folder) -> None:
+    """The spec's JSON Schema as ``campaign schema`` prints it, for the page to link."""
+    import json
+    from pathlib import Path
+
+    from campaign.spec.json_schema import FILE_NAME, json_schema
+
+    path = Path(folder) / FILE_NAME
+    text = json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
 
 
 # ---------------------------------------------------------------------------------------

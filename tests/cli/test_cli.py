@@ -383,3 +383,18 @@ def test_workers_with_an_existing_cluster_is_refused(finished, scheduler_address
     code = main(["run", str(path), "--scheduler", scheduler_address, "--workers", "4"])
     assert code == 2
     assert "--workers 4 sizes the embedded cluster" in capsys.readouterr().err
+
+
+def test_run_where_summarizes_the_cells_it_ran(tmp_path, scheduler_address, capsys):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(SPEC)
+    argv = ["run", str(spec), "--scheduler", scheduler_address, "--where", "arrival_rate=0.3"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    summary = out.split("Summary (arrival_rate=0.3): mean ± half-width")[1].split("\n\n")[0]
+    rows = [row.split() for row in summary.splitlines()[3:5]]
+    # the two cells it ran, each with its 4 replicates, and no row of the levels left out
+    assert [row[:2] + row[-1:] for row in rows] == [["0.3", "fast", "4"], ["0.3", "slow", "4"]]
+    assert "nan" not in summary and "0.6" not in summary
+    assert "8 tasks ok, 0 failed, 8 missing" in out
+    assert "8 missing tasks are of levels --where left out: run them without it" in out

@@ -112,7 +112,7 @@ def test_a_check_that_raises_other_than_valueerror_is_one_line(
 
 
 def test_a_check_valueerror_still_names_the_parameter(tmp_path, user_module, capsys):
-    name = user_module(readme_block("### Your own model", "python"))
+    name = user_module(readme_block("## A function of your own", "python"))
     spec = tmp_path / "spec.yaml"
     spec.write_text(textwrap.dedent(SPEC.format(model=f"{name}:run")).replace("2.0", "-1.0"))
     assert main(["validate", str(spec)]) == 2
@@ -122,14 +122,14 @@ def test_a_check_valueerror_still_names_the_parameter(tmp_path, user_module, cap
     )
 
 
-def test_the_readme_own_model_runs_from_its_folder_on_the_embedded_cluster(tmp_path):
-    """The README's own model and spec, verbatim: a module in a folder of one's own, that folder
+def test_the_documented_own_model_runs_from_its_folder_on_the_embedded_cluster(tmp_path):
+    """The reference's own model and spec, verbatim: a module in a folder of one's own, that folder
     on PYTHONPATH; the embedded cluster's worker processes import it too."""
     folder = tmp_path / "mymodels"
     folder.mkdir()
-    (folder / "noisy.py").write_text(readme_block("### Your own model", "python"))
+    (folder / "noisy.py").write_text(readme_block("## A function of your own", "python"))
     spec = tmp_path / "noisy.yaml"
-    spec.write_text(readme_block("### Your own model", "yaml"))
+    spec.write_text(readme_block("## A function of your own", "yaml"))
     path = [str(folder), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
     done = subprocess.run(
@@ -151,17 +151,21 @@ def test_the_readme_own_model_runs_from_its_folder_on_the_embedded_cluster(tmp_p
     assert dataset.attrs["model"] == "noisy:run"
 
 
-def readme_block(after: str, language: str) -> str:
-    """The first ```language block of the README after the line starting with ``after``."""
-    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+def readme_block(after: str, language: str, page: str = "docs/reference/python-models.md") -> str:
+    """The first ```language block of a documentation page after the line starting with
+    ``after``."""
+    text = (Path(__file__).resolve().parents[2] / page).read_text()
     rest = text[text.index(after) :]
     start = rest.index(f"```{language}\n") + len(f"```{language}\n")
     return rest[start : rest.index("```", start)]
 
 
-def test_the_readme_python_example_runs_as_a_script(tmp_path):
-    """The README's script, verbatim, on the embedded cluster (the demo spec, made small)."""
-    (tmp_path / "demo.py").write_text(readme_block("From Python, in a script", "python"))
+def test_the_documented_python_example_runs_as_a_script(tmp_path):
+    """The Python API page's script, verbatim, on the embedded cluster (the demo spec, made
+    small)."""
+    (tmp_path / "demo.py").write_text(
+        readme_block("## In a script", "{code-block} python", "docs/python-api.md")
+    )
     demo = (Path(__file__).resolve().parents[2] / "specs" / "demo.yaml").read_text()
     small = demo.replace("jobs: 3000", "jobs: 300").replace("replicates: 20", "replicates: 2")
     assert "jobs: 300\n" in small and "replicates: 2\n" in small

@@ -268,7 +268,9 @@ seed: 3
         ("  a: [1, 2]\n  b: [1, 2]", "{fractional: {resolution: 2}}",
          "design.fractional.resolution: 2 is not allowed; use 3, 4, 5, ..."),
         ("  a: {low: 0, high: 1}", "{latin_hypercube: {}}",
-         "design.latin_hypercube: missing key 'points' (how many design points, e.g. points: 20)"),
+         "design.latin_hypercube: missing key 'points' (how many design points, e.g. points: 20 (a "
+         "Latin hypercube grows by sizes, each a multiple of the one before: [20, 40]); integer "
+         "from 1 to 1000000, or list of integer from 1 to 1000000)"),
         ("  a: [1, 2]", "{latin_hypercube: {points: 5}}",
          "design.latin_hypercube: no factor is a range; give at least one as {low: number, "
          "high: number}"),

@@ -99,7 +99,8 @@ def test_more_saltelli_samples_keep_the_stored_points(write_spec, scheduler_addr
         ("{saltelli: {points: 8, second_order: yes please}}", "",
          "design.saltelli.second_order: 'yes please' is not allowed; use true or false"),
         ("{saltelli: {second_order: false}}", "",
-         "design.saltelli: missing key 'points' (how many base samples, e.g. points: 32)"),
+         "design.saltelli: missing key 'points' (how many base samples, e.g. points: 32; integer "
+         ">= 2)"),
         ("{saltelli: {points: 1}}", "",
          "design.saltelli.points: 1 is not allowed; use an integer of 2 or more"),
         ("{morris: {trajectories: 4, levels: 3}}", "",

@@ -6,6 +6,7 @@ and a search's results (search runs in JavaScript)."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -167,14 +168,84 @@ def test_the_results_reference_is_read_from_a_real_file(site):
         assert name in text, name
 
 
-def test_every_spec_key_is_in_the_reference(site):
-    from campaign.spec.command import COMMAND_KEYS
-    from campaign.spec.keys import KEYS, PRECISION_KEYS
-    from campaign.spec.selection import PROCEDURES, SELECT_KEYS
+def section_html(page: Path, anchor: str) -> str:
+    """A built page from element ``anchor`` to the next section."""
+    html = page.read_text()
+    start = html.index(f'id="{anchor}"')
+    end = html.find("<section ", start + 1)
+    return html[start : end if end > 0 else len(html)]
 
-    text = " ".join(parsed(site / "reference" / "spec.html").text)
-    for key in [*KEYS, *PRECISION_KEYS, *SELECT_KEYS, *PROCEDURES, *COMMAND_KEYS]:
-        assert key in text, key
+
+def section_of(page: Path, anchor: str) -> str:
+    """The text of a built page from element ``anchor`` to the next section."""
+    return re.sub(r"<[^>]+>", " ", section_html(page, anchor))
+
+
+def test_every_spec_key_is_in_the_reference(site):
+    """Each mapping of the spec's description has its section, with a row per key that
+    names its type and default (the parser checks keys against the same description)."""
+    from campaign.spec.placeholders import TASK_PLACEHOLDERS
+    from campaign.spec.schema import PROCEDURES, SECTIONS
+    from campaign.spec.schema_program import KINDS
+
+    page = site / "reference" / "spec.html"
+    for section in SECTIONS:
+        html = section_html(page, reference_pages.spec_anchor(section))
+        text = " ".join(re.sub(r"<[^>]+>", " ", html).split())
+        table = html[: html.index("</table>")]  # its keys' table (the header row first)
+        rows = re.findall(r"<tr[^>]*>(.*?)</tr>", table, re.DOTALL)[1:]
+        assert len(rows) == len(section.keys), f"{section.where}: a row per key"
+        for key in section.keys:
+            row = f"{key.name} (required)" if key.required else key.name
+            assert f" {row} " in text, f"{section.where}: {key.name}"
+            assert key.words().split(",")[0].split(" ")[0] in text, f"{section.where}: {key.name}"
+    whole = " ".join(parsed(page).text)
+    for name in [*PROCEDURES, *KINDS, *(f"{{{p}}}" for p in TASK_PLACEHOLDERS)]:
+        assert name in whole, name
+
+
+def test_the_site_carries_the_spec_schema(site):
+    from campaign.spec.json_schema import json_schema
+
+    assert json.loads((site / "_static" / "campaign-spec.schema.json").read_text()) == json_schema()
+    assert (
+        "../_static/campaign-spec.schema.json" in parsed(site / "reference" / "spec.html").targets
+    )
+
+
+def documented_objects(html: Path) -> dict[str, str]:
+    """'module.name' -> the text of its entry, for every object autodoc documented on the
+    site's pages."""
+    found = {}
+    signature = re.compile(
+        r'<dt class="sig[^"]*"[^>]*>.*?<span class="sig-prename descclassname"><span class="pre">'
+        r'([^<]*)</span></span><span class="sig-name descname"><span class="pre">([^<]*)</span>'
+        r"(.*?)</dd>",
+        re.DOTALL,
+    )
+    for page in html.rglob("*.html"):
+        for prefix, name, rest in signature.findall(page.read_text()):
+            found.setdefault(prefix + name, re.sub(r"<[^>]+>", " ", rest))
+    return found
+
+
+def test_every_public_function_is_in_the_reference(site):
+    """Every name of `campaign.__all__` (the Python API) has an entry on the site with a
+    description, wherever the package defines it."""
+    import campaign
+
+    documented = documented_objects(site)
+    public = [name for name in campaign.__all__ if not name.startswith("__")]
+    assert len(public) > 15
+    for name in public:
+        entries = [text for full, text in documented.items() if full == f"campaign.{name}"]
+        entries += [
+            text
+            for full, text in documented.items()
+            if full.startswith("campaign.") and full.rsplit(".", 1)[-1] == name
+        ]
+        assert entries, f"campaign.{name} is not in the reference"
+        assert any(len(text.split()) >= 5 for text in entries), f"campaign.{name}: no description"
 
 
 def chromium() -> str:

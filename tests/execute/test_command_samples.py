@@ -376,9 +376,9 @@ def test_a_kind_the_output_cannot_give_is_refused_before_any_work(
     assert not (tmp_path / "outputs").exists()
 
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PROGRAMS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "reference" / "programs.md"
 
-README_PROGRAM = """
+DOCUMENTED_PROGRAM = """
 import json
 print("a log line")
 print(json.dumps({"mean_wait": 2.0, "wait": [1.0, 3.0],
@@ -389,15 +389,15 @@ open("jobs.csv", "w").write("job,bsld\\n1,1.0\\n2,1.5\\n")
 
 
 def readme_declare() -> str:
-    """The ``declare:`` block of the README's Samples and breakdowns, as written there."""
-    part = README.read_text().split("- **Samples and breakdowns**", 1)[1]
+    """The ``declare:`` block of the reference's Samples and breakdowns, as written there."""
+    part = PROGRAMS_PAGE.read_text().split("- **Samples and breakdowns**", 1)[1]
     block = part.split("```yaml\n", 1)[1].split("```", 1)[0]
     assert block.lstrip().startswith("declare:")
     return textwrap.dedent(block)
 
 
-def test_the_readmes_declare_example_runs(tmp_path):
-    (tmp_path / "sim.py").write_text(textwrap.dedent(README_PROGRAM))
+def test_the_documented_declare_example_runs(tmp_path):
+    (tmp_path / "sim.py").write_text(textwrap.dedent(DOCUMENTED_PROGRAM))
     model = textwrap.indent(readme_declare(), "  ")
     (tmp_path / "spec.yaml").write_text(
         f"name: readme\nmodel:\n  command: [{sys.executable}, sim.py]\n  inputs: [sim.py]\n"

@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 from distributed import Client
 
-from campaign.execute import ExecutionOptions, Item, _Driver, run_batch, skip_tasks
+from campaign.execute import (
+    ExecutionOptions,
+    Item,
+    _Driver,
+    run_batch,
+    running_tasks,
+    skip_tasks,
+)
 from campaign.models.check import busy
 from campaign.render.progress import Progress
 from campaign.store.ledger import Ledger
@@ -81,7 +88,7 @@ def test_batches_never_mix_input_groups(client, tmp_path):
     driver = _Driver(client, "busy", ledger.append, options, Progress(0, enabled=False))
     original = driver.flight.send
 
-    def spy(batch, worker, strict):
+    def spy(batch, worker, strict=True):
         sent.append([item.group for item in batch])
         return original(batch, worker, strict)
 
@@ -106,3 +113,31 @@ def test_a_skip_request_arriving_after_its_batch_ended_skips_nothing_later():
     worker, results, _, _ = run_batch("busy", [("t01", params, 1)], "campaign-ended")
     assert [r["status"] for r in results] == ["ok"]
     assert results[0]["metrics"] == busy(params, 1)
+
+
+def test_a_batch_on_its_way_counts_as_waiting_and_a_finished_one_is_not_named(client):
+    # a loaded scheduler may forward a batch after the driver asks about it: taken for
+    # finished, its tasks were never stolen and one worker ran them all
+    finished = client.submit(run_batch, "busy", [("t01", {"duration_ms": 1}, 1)], "on-way")
+    worker = finished.result()[0]
+    asked = [finished.key, "campaign-batch-on-its-way"]
+    reports = client.run(running_tasks, asked, workers=[worker])
+    assert reports == {worker: {"campaign-batch-on-its-way": (-1, 0.0)}}
+
+
+def test_a_batch_waiting_on_its_worker_skips_the_tasks_taken_from_it(client):
+    # the worker's one thread runs a long batch; the next waits behind it and is told to skip
+    # a task another worker took, before any of its tasks started
+    worker = client.submit(run_batch, "busy", [("t00", {"duration_ms": 1}, 0)]).result()[0]
+    params = {"duration_ms": 1}
+    head = client.submit(
+        run_batch, "busy", [("t01", {"duration_ms": 1500}, 1)], "head", key="head", workers=[worker]
+    )
+    waiting = [("t02", params, 2), ("t03", params, 3)]
+    behind = client.submit(run_batch, "busy", waiting, "behind", key="behind", workers=[worker])
+    assert client.run(running_tasks, ["behind"], workers=[worker])[worker]["behind"] == (-1, 0.0)
+    client.run(skip_tasks, "behind", ["t03"], workers=[worker])
+    _, results, _, _ = behind.result(timeout=30)
+    assert [r["status"] for r in results] == ["ok", "skipped"]
+    assert results[0]["metrics"] == busy(params, 2)
+    assert head.result(timeout=30)[1][0]["status"] == "ok"

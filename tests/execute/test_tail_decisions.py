@@ -11,6 +11,7 @@ from campaign.execute import (
     TailSnapshot,
     tail_decisions,
 )
+from campaign.execute.tail import Standing, tail_questions
 
 
 def items(count, prefix="t"):
@@ -113,3 +114,42 @@ def test_a_silent_batch_already_copied_is_not_copied_again():
         item.copies = 2
     snapshot = TailSnapshot({"s": silent}, {}, ["w2"], 1.0, silent=frozenset({"s"}))
     assert tail_decisions(snapshot) == []
+
+
+def test_a_batch_waiting_on_its_worker_has_every_task_to_steal():
+    batch = items(8)
+    snapshot = TailSnapshot({"b": batch}, {"b": ("w1", -1, 0.0)}, ["w2"], 1.0)
+    assert tail_decisions(snapshot) == [Steal("w2", "b", "w1", tuple(batch[4:]))]
+
+
+def test_idle_slots_are_asked_about_the_batches_with_most_unstarted_tasks_then_late_ones():
+    now, mean = 100.0, 1.0
+    standings = [
+        Standing("running", "w1", 10, since=96.5, index=0),  # at task 3: 6 unstarted
+        Standing("waiting", "w2", 4, since=None),  # none started: 4 unstarted
+        Standing("ending", "w3", 5, since=96.0, index=0),  # at its last task, on time
+        Standing("late", "w4", 2, since=90.0, index=1),  # should have ended at 91
+        Standing("later", "w5", 1, since=80.0, index=0),  # should have ended at 81
+    ]
+    asked = tail_questions(standings, 4, mean, now, {})
+    assert [s.key for s in asked] == ["running", "waiting", "later", "late"]
+    # one idle slot: one question; a late batch asked about too recently is left out
+    assert [s.key for s in tail_questions(standings, 1, mean, now, {})] == ["running"]
+    recent = {"later": 101.0}
+    assert [s.key for s in tail_questions(standings, 4, mean, now, recent)][2:] == ["late"]
+    assert tail_questions(standings, 0, mean, now, {}) == []
+
+
+def test_a_batch_is_late_only_past_what_a_straggler_would_add():
+    # a straggler runs STRAGGLER_FACTOR times the mean: less than that past the end is not late
+    mean = 1.0
+    limit = (STRAGGLER_FACTOR - 1) * mean
+    on_time = Standing("b", "w1", 2, since=0.0, index=0)  # ends at 2.0
+    assert tail_questions([on_time], 1, mean, 2.0 + limit, {}) == []
+    assert tail_questions([on_time], 1, mean, 2.0 + limit + 0.1, {}) == [on_time]
+
+
+def test_before_any_task_finished_a_running_batch_is_taken_to_run_its_first_task():
+    batch = Standing("b", "w1", 11, since=0.0, index=0)
+    assert batch.unstarted(1e6, math.inf) == 10
+    assert tail_questions([batch], 1, math.inf, 1e6, {}) == [batch]

@@ -90,11 +90,26 @@ def test_a_decision_never_looks_beyond_the_round_it_closes():
 @pytest.mark.parametrize(
     ("precision", "message"),
     [
-        ({"metrics": ["w"], "half_width": 0}, "precision.half_width: 0 is not allowed"),
-        ({"metrics": ["w"], "half_width": float("nan")}, "precision.half_width: nan is not"),
-        ({"metrics": ["w"], "half_width": float("inf")}, "precision.half_width: inf is not"),
-        ({"metrics": ["w"], "half_width": -0.1}, "precision.half_width: -0.1 is not allowed"),
-        ({"metrics": ["w"], "half_width": True}, "precision.half_width: True is not allowed"),
+        (
+            {"metrics": ["w"], "half_width": 0, "max_replicates": 9},
+            "precision.half_width: 0 is not allowed",
+        ),
+        (
+            {"metrics": ["w"], "half_width": float("nan"), "max_replicates": 9},
+            "precision.half_width: nan is not",
+        ),
+        (
+            {"metrics": ["w"], "half_width": float("inf"), "max_replicates": 9},
+            "precision.half_width: inf is not",
+        ),
+        (
+            {"metrics": ["w"], "half_width": -0.1, "max_replicates": 9},
+            "precision.half_width: -0.1 is not allowed",
+        ),
+        (
+            {"metrics": ["w"], "half_width": True, "max_replicates": 9},
+            "precision.half_width: True is not allowed",
+        ),
         ({"metrics": [], "half_width": 0.1, "max_replicates": 9}, "precision.metrics: expected"),
         ({"metrics": [""], "half_width": 0.1, "max_replicates": 9}, "precision.metrics: expected"),
         (

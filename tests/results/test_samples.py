@@ -154,6 +154,31 @@ def test_plot_draws_a_samples_cdf_from_its_group(demo, tmp_path, capsys):
     assert out.stat().st_size > 10_000
 
 
+def test_a_samples_cdf_in_panels_per_facet_level_is_each_levels_own_cdf(demo, tmp_path, capsys):
+    from campaign.cli.main import main
+
+    _, path = demo
+    samples = campaign.open_samples(path)
+    figure = plot_ecdf(samples, "wait", by="scheduler", facet="load")
+    assert [a.get_title() for a in figure.axes] == ["load = 1", "load = 1.5", "load = 2"]
+    # nothing else is pooled than the replicates: load is on the panels, scheduler the series
+    assert figure.get_suptitle().splitlines()[0] == "wait: CDF pooled over replicates"
+    for load, panel in zip((1.0, 1.5, 2.0), figure.axes):
+        cdfs = cell_cdfs(samples, "wait", by=["scheduler"], where={"load": [load]})
+        lines = {line.get_label(): line for line in panel.lines}
+        assert sorted(lines) == ["conservative", "easy", "fcfs"]
+        for scheduler, line in lines.items():
+            np.testing.assert_array_equal(line.get_xdata(), cdfs[(scheduler,)][0])
+            np.testing.assert_array_equal(line.get_ydata(), cdfs[(scheduler,)][1])
+    out = tmp_path / "wait.png"
+    args = ["plot", str(path), "--metric", "wait", "--by", "scheduler", "--out", str(out)]
+    assert main([*args, "--facet", "load"]) == 0
+    assert capsys.readouterr().out == f"plot: {out}\n"
+    # an x axis other than the sample's values is refused in one line
+    assert main([*args, "--x", "load"]) == 2
+    assert "a sample's CDF has the sample's values on its x axis" in capsys.readouterr().err
+
+
 BLOCKED = """
 name: blocked
 model: blocked_waits:run

@@ -142,7 +142,9 @@ def test_invalid_spec_names_key_value_and_allowed(tmp_path, edit, expected):
 
 def test_missing_required_key(tmp_path):
     path = write(tmp_path, "name: x\nmodel: mm1\nreplicates: 1\n")
-    with pytest.raises(CampaignError, match=r"missing key 'seed' \(integer >= 0\)"):
+    with pytest.raises(
+        CampaignError, match=r"missing key 'seed' \(the base seed: .*; integer >= 0\)"
+    ):
         load_spec(path)
 
 

@@ -1,0 +1,47 @@
+"""Batches that land together are finished together and stored in one call."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from distributed import Client
+
+import campaign.execute.driver as driver_module
+from campaign.execute import ExecutionOptions, Item, _Driver
+from campaign.models.check import busy
+from campaign.render.progress import Progress
+
+
+@pytest.fixture(scope="module")
+def client(scheduler_address):
+    with Client(scheduler_address) as client:
+        client.wait_for_workers(2)
+        yield client
+
+
+def test_every_batch_landing_with_others_is_finished_and_stored_once(client, monkeypatch):
+    # one finished at a time, and a slow store: meanwhile, batches of a millisecond land
+    monkeypatch.setattr(driver_module, "LANDED_AT_ONCE", 1)
+    items = [
+        Item(key=f"t{n:02d}", params={"duration_ms": 1}, seed=n, meta={"key": f"t{n:02d}"})
+        for n in range(60)
+    ]
+    stored: list[list[dict]] = []
+
+    def store(records):
+        time.sleep(0.02)
+        stored.append(records)
+
+    options = ExecutionOptions(retries=0, batch_size=1)
+    driver = _Driver(client, "busy", store, options, Progress(0, enabled=False))
+    run = threading.Thread(target=driver.run, args=(items,), daemon=True)
+    run.start()
+    run.join(timeout=120)
+    assert not run.is_alive(), "a landed batch was never finished: the run waits for it"
+    records = [record for call in stored for record in call]
+    assert sorted(record["key"] for record in records) == [item.key for item in items]
+    for record in records:
+        assert record["metrics"] == busy({"duration_ms": 1}, record["seed"])
+    assert driver.outcome.ok == 60
