@@ -123,13 +123,20 @@ for index, folder in enumerate(folders):
     record = dict(stored, design=design_record(design, inputs), shard=shard)
     (folder / "campaign.json").write_text(json.dumps(record))
 for path in sorted((spec.output / "ledger").glob("*.jsonl")):
-    lines = path.read_bytes().splitlines(keepends=True)
-    found = np.array([line[9:41] for line in lines], dtype="S32")
-    shard = owner[order[np.searchsorted(keys, found)]]
-    for index, folder in enumerate(folders):
-        mine = [line for line, s in zip(lines, shard) if s == index]
-        if mine:
-            (folder / "ledger" / path.name).write_bytes(b"".join(mine))
+    with open(path, "rb") as source:  # in blocks: a compacted ledger may be gigabytes
+        rest = b""
+        while block := source.read(2**24):
+            lines = (rest + block).split(b"\n")
+            rest = lines.pop()
+            lines = [line + b"\n" for line in lines if line.strip()]
+            found = np.array([line[9:41] for line in lines], dtype="S32")
+            shard = owner[order[np.searchsorted(keys, found)]]
+            for index, folder in enumerate(folders):
+                mine = [line for line, s in zip(lines, shard) if s == index]
+                if mine:
+                    with open(folder / "ledger" / path.name, "ab") as target:
+                        target.write(b"".join(mine))
+        assert not rest.strip(), "a ledger file ends within a line"
 print(json.dumps({"folders": [str(f) for f in folders]}))
 """
 
