@@ -129,7 +129,7 @@ def report(results, out=None, metrics=None, baseline=None):
     """
     from campaign.render.report import write_report
     from campaign.results.netcdf import results_file
-    from campaign.results.resources import open_resources
+    from campaign.results.resource_group import open_resources
     from campaign.store.folder import check_folder
 
     if hasattr(results, "data_vars"):

@@ -24,13 +24,16 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from campaign.design import points as designs
 from campaign.design.seeds import LEVEL_WORD_FLAG, SEED_MASK, level_words_matrix, spawned_seeds
 from campaign.spec.load import Spec
+
+if TYPE_CHECKING:
+    from campaign.design.lookup import TaskLookup
 
 
 @dataclass(frozen=True)
@@ -192,6 +195,13 @@ class Design:
             ).hexdigest()
             for cell in self.cells
         ]
+
+    @cached_property
+    def lookup(self) -> TaskLookup:
+        """Task key -> task index, for keys by the million (`campaign.design.lookup`)."""
+        from campaign.design.lookup import TaskLookup
+
+        return TaskLookup(self)
 
     def keys(self) -> list[str]:
         """Every task key, in task order."""

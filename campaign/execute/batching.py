@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +15,7 @@ BATCHES_PER_WORKER = 2  # batches in flight per slot: one running, one waiting b
 # batches landing per second at most, whatever the number of slots: each costs the driver and
 # the scheduler about a millisecond, so batches run longer than the target on many slots
 MAX_BATCHES_PER_SECOND = 100
+FEED_AHEAD = 100_000  # items drawn ahead of those taken (see `GroupedQueue.feed`)
 
 
 @dataclass
@@ -101,17 +102,34 @@ class BatchSizer:
 
 
 class GroupedQueue:
-    """Pending items in one queue per input group, groups in order of first arrival."""
+    """Pending items in one queue per input group, groups in order of first arrival.
+
+    Items fed from an iterator (`feed`) are drawn from it as they are taken, at most
+    `FEED_AHEAD` ahead: a million tasks are never held as a million items at once. They
+    count as pending from the start (batch sizes follow from all that is left)."""
 
     def __init__(self) -> None:
         self.queues: dict[Any, deque[Item]] = {}
-        self.count = 0
+        self.count = 0  # items in the queues
+        self.unfed: Iterator[Item] = iter(())
+        self.left = 0  # items the iterator has yet to give
 
     def __len__(self) -> int:
-        return self.count
+        return self.count + self.left
 
     def __bool__(self) -> bool:
-        return self.count > 0
+        return self.count + self.left > 0
+
+    def feed(self, items: Collection[Item]) -> None:
+        """Queue ``items``, drawing them as they are taken (all at once when few)."""
+        self.unfed, self.left = iter(items), len(items)
+        self._draw(0)
+
+    def _draw(self, wanted: int) -> None:
+        """Draw fed items until ``wanted`` (or `FEED_AHEAD`) are queued or none are left."""
+        while self.left and self.count < max(wanted, FEED_AHEAD):
+            self.left -= 1
+            self.append(next(self.unfed))
 
     def _queue(self, group: Any) -> deque[Item]:
         queue = self.queues.get(group)
@@ -145,6 +163,7 @@ class GroupedQueue:
 
     def take(self, size: int, group: Any = None) -> list[Item]:
         """Up to ``size`` items of ``group`` (default: the first group with items)."""
+        self._draw(size)
         if group is None:
             group = next(g for g, queue in self.queues.items() if queue)
         queue = self.queues[group]
@@ -152,4 +171,5 @@ class GroupedQueue:
         self.count -= len(batch)
         if not queue:
             del self.queues[group]
+        self._draw(0)
         return batch

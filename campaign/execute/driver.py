@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from functools import cached_property
 from typing import Any
 
@@ -51,7 +51,7 @@ log = logging.getLogger("campaign")
 def dispatch(
     client: Any,
     model_name: str | CommandSpec,
-    items: list[Item],
+    items: Collection[Item],
     store: Callable[[list[dict[str, Any]]], None],
     options: ExecutionOptions,
     progress: Progress,
@@ -123,8 +123,8 @@ class _Driver(Shell):
         return Stopping(self)
 
     # -- the loop ---------------------------------------------------------------------------
-    def run(self, items: list[Item]) -> Outcome:
-        self.pending.extend(items)
+    def run(self, items: Collection[Item]) -> Outcome:
+        self.pending.feed(items)  # drawn as they are sent
         next_poll = 0.0
         try:
             while self.waiting() or self.flight.in_flight:

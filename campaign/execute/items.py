@@ -1,10 +1,12 @@
 """What dispatch sends for a plan's tasks: one `Item` per task, its params shared by the
 tasks of a cell, its seed, the fields of its ledger record, and its input group (tasks that
-read the same heavy inputs are batched together). `run` and `verify` send tasks this one way,
-so a rerun to compare is the run's own task."""
+read the same heavy inputs are batched together), made as dispatch takes them
+(`TaskItems`), so that a run of ten million tasks never holds ten million items. `run` and
+`verify` send tasks this one way, so a rerun to compare is the run's own task."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from campaign.design.tasks import cell_params
@@ -12,25 +14,39 @@ from campaign.execute.batching import Item
 from campaign.plan.sources import task_inputs
 from campaign.plan.state import Plan, RunState
 
+CELLS_HELD = 4096  # cells whose params are kept to share among their tasks' items
 
-def task_items(plan: Plan | RunState, todo: list[int], run_id: str) -> list[Item]:
-    """What dispatch sends for the given task indices: params (one dict per cell: the worker
-    copies it for each task), seed, and the fields of the ledger record."""
-    spec, design, model = plan.spec, plan.design, plan.model
-    params_by_cell: dict[tuple[int, ...], dict[str, Any]] = {}
-    group_by_cell: dict[tuple[int, ...], Any] = {}
-    items = []
-    for task in design.tasks(todo):
-        params = params_by_cell.get(task.cell)
-        if params is None:
-            params = params_by_cell[task.cell] = cell_params(spec, task.cell)
-            group_by_cell[task.cell] = task_inputs(model, params) if model.inputs else None
-        meta = {
-            "key": task.key,
-            "cell": design.cell_label(task.cell),
-            "replicate": task.replicate,
-            "run": run_id,
-        }
-        group = group_by_cell[task.cell]  # dispatch batches tasks of one group together
-        items.append(Item(key=task.key, params=params, seed=task.seed, meta=meta, group=group))
-    return items
+
+class TaskItems:
+    """The items of the tasks ``todo`` (task indices) of a plan, in that order: params (one
+    dict per cell, shared by its items: the worker copies it for each task), seed, and the
+    fields of the ledger record. Sized, and made anew at each iteration."""
+
+    def __init__(self, plan: Plan | RunState, todo: Sequence[int], run_id: str):
+        self.plan = plan
+        self.todo = todo
+        self.run_id = run_id
+
+    def __len__(self) -> int:
+        return len(self.todo)
+
+    def __iter__(self) -> Iterator[Item]:
+        spec, design, model = self.plan.spec, self.plan.design, self.plan.model
+        by_cell: dict[tuple[int, ...], tuple[dict[str, Any], dict[str, Any], Any]] = {}
+        for task in design.tasks(self.todo):
+            held = by_cell.get(task.cell)
+            if held is None:
+                if len(by_cell) >= CELLS_HELD:
+                    by_cell.clear()
+                params = cell_params(spec, task.cell)
+                group = task_inputs(model, params) if model.inputs else None
+                held = by_cell[task.cell] = (params, design.cell_label(task.cell), group)
+            params, cell, group = held
+            meta = {"key": task.key, "cell": cell, "replicate": task.replicate, "run": self.run_id}
+            # dispatch batches tasks of one group (the same heavy inputs) together
+            yield Item(key=task.key, params=params, seed=task.seed, meta=meta, group=group)
+
+
+def task_items(plan: Plan | RunState, todo: Sequence[int], run_id: str) -> list[Item]:
+    """The items of the tasks ``todo`` of a plan, all at once (see `TaskItems`)."""
+    return list(TaskItems(plan, todo, run_id))

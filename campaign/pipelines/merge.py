@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import xarray as xr
 
 from campaign.design.shards import Shard, owners
@@ -95,17 +96,16 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float = 0.95) 
         ) from None
     with target.lock():
         recomputed = redefined_records(spec, inputs, definitions)  # refused before any write
-        copied, notes = 0, []
-        for folder in inputs:
-            if folder.path == out:
-                continue
-            source = Ledger(folder.path)
-            missing: list[str] = []
-            copied += target.copy_from(source, missing)
+        notes: list[str] = []
+        copying = [folder for folder in inputs if folder.path != out]
+        sources = [Ledger(folder.path) for folder in copying]
+        missing: list[list[str]] = [[] for _ in copying]
+        copied = sum(target.copy_from_all(sources, missing))  # in one reading of the target
+        for folder, source, lines in zip(copying, sources, missing):
             note = source.damage_note()
             if note:
                 notes.append(f"{folder.path}: {note}")
-            notes.extend(f"{folder.path}: {line}" for line in missing)
+            notes.extend(f"{folder.path}: {line}" for line in lines)
         for folder, records in recomputed:
             target.append(records)  # later than the copies: they win
             named = ", ".join(definition.parser for definition in definitions)
@@ -260,13 +260,12 @@ def missing_by_shard(plan: RunState, inputs: list[Folder]) -> list[str]:
     if not plan.missing:
         return []
     count = inputs[0].count
-    owner = owners(plan.design, count)
+    lacking_by_shard = np.bincount(owners(plan.design, count)[plan.missing], minlength=count)
     given = {label for folder in inputs for label in folder.shards}
     lines = []
     for index in range(1, count + 1):
         shard = Shard(index, count)
-        own = owner == index - 1
-        lacking = sum(1 for task in plan.missing if own[task])
+        lacking = int(lacking_by_shard[index - 1])
         if not lacking:
             continue
         where = "" if shard.label in given else " (its folder was not given)"

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import xarray as xr
 
 from campaign.analysis.levels import ChosenLevels, check_rerun_chosen
@@ -20,7 +21,7 @@ from campaign.design.shards import EveryTask, Shard, as_shard, counts, placed
 from campaign.errors import BadValue, CampaignError
 from campaign.execute import dispatch
 from campaign.execute.execution_options import WAIT_WORKERS_SECONDS, ExecutionOptions
-from campaign.execute.items import task_items
+from campaign.execute.items import TaskItems
 from campaign.models.contract import Model
 from campaign.plan.command_declaration import worker_code, worker_model
 from campaign.plan.early_stop import SameFailure, StoppedEarly
@@ -163,19 +164,20 @@ def _run_holding_the_output(
     if isinstance(shard, ChosenLevels):
         say(shard.describe())
     run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
-    attempted: set[int] = set()  # a task fails at most once per run; a rerun retries it
+    attempted = np.zeros(plan.design.size, dtype=bool)  # a task fails at most once per run
     todo = plan.replicates.first(todo, plan.done, model)
-    cells = len({index // spec.replicates for index in todo})  # task i is cell i // replicates
+    cells = np.unique(np.asarray(todo, dtype=np.int64) // spec.replicates).size  # of task i
     checks = Checks(None if keep_going else SameFailure(cells), parsers)
     notes = KeepNotes()  # what the program's keep: patterns left out, said at the end
     try:
         if todo:
             with where.client(say) as client:
                 while todo:
-                    attempted.update(todo)
+                    attempted[todo] = True
                     execute_tasks(client, plan, todo, run_id, options, say, sources, checks, notes)
                     plan.next_round()
-                    todo = [i for i in shard.mine(plan.to_run, plan.design) if i not in attempted]
+                    mine = np.asarray(shard.mine(plan.to_run, plan.design), dtype=np.int64)
+                    todo = mine[~attempted[mine]].tolist()
     except StoppedEarly:
         finish(plan, spec, model, ledger, shard, confidence, say)  # what finished, in results.nc
         raise
@@ -353,14 +355,13 @@ def execute_tasks(
     counts what the tasks' keep: patterns left out."""
     watch = checks.watch if checks else None
     spec = plan.spec
-    items = task_items(plan, todo, run_id)
-    indices = {item.key: index for index, item in zip(todo, items)}
+    items = TaskItems(plan, todo, run_id)  # made as dispatch takes them
     bar = Progress(len(items), enabled=options.progress)
 
     def stored(records: list[dict[str, Any]]) -> None:
         keep_outputs(spec.output, records)  # on disk before the records that name them
         plan.ledger.append(records)
-        plan.stored(records, indices)
+        plan.stored(records)
         if notes is not None:
             notes.add(records)
         if watch is not None and watch.stop(records):

@@ -30,6 +30,7 @@ from campaign.plan.replicates import check_returned_metrics, replicates_of, stop
 from campaign.plan.sources import ON_CHANGE, Sources, compare, current_sources
 from campaign.plan.state import Plan, RunState
 from campaign.plan.target import campaign_spec
+from campaign.results.ledger_table import records_table
 from campaign.results.names import documented_name, name_clashes
 from campaign.spec.describe import precision_target
 from campaign.spec.load import Spec
@@ -120,7 +121,7 @@ def replay_rounds(design: Design, records: Mapping[str, dict[str, Any]]) -> Roun
     """The rounds stored records give a design (None without a precision target): what
     `campaign.results.assemble` needs beside the records."""
     replicates = replicates_of(design)
-    replicates.replay(records, np.zeros(design.size, dtype=np.int8))
+    replicates.replay(records_table(design, records), np.zeros(design.size, dtype=np.int8))
     return replicates.rounds
 
 

@@ -14,7 +14,7 @@ batch.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any, Protocol
 
 import numpy as np
@@ -25,9 +25,8 @@ from campaign.design.tasks import Design
 from campaign.errors import CampaignError
 from campaign.models.contract import Model
 from campaign.plan.selection import SelectionRounds
-from campaign.results.check import storable_records
-from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_OK
-from campaign.results.table import task_table
+from campaign.results.ledger_table import TaskTable, first_finished, read_status, read_table
+from campaign.results.status import STATUS_FAILED, STATUS_MISSING
 from campaign.spec.load import Precision, Spec
 from campaign.store.ledger import Ledger
 
@@ -43,7 +42,7 @@ class Replicates(Protocol):
     this_round: str  # words after "to run" in what a run says
 
     def read(self, ledger: Ledger, check: bool) -> np.ndarray: ...
-    def replay(self, records: Mapping[str, dict[str, Any]], status: np.ndarray) -> None: ...
+    def replay(self, table: TaskTable, status: np.ndarray) -> None: ...
     def enter(self, record: dict[str, Any], index: int) -> None: ...
     def decide(self, status: np.ndarray) -> None: ...
     def first(self, todo: list[int], done: int, model: Model) -> list[int]: ...
@@ -72,16 +71,10 @@ class FixedReplicates:
         self.window = np.ones((len(design.cells), self.most), dtype=bool)
 
     def read(self, ledger: Ledger, check: bool = True) -> np.ndarray:
-        """Per task, its stored status (the ledger's statuses: no record is parsed whole)."""
-        statuses = ledger.statuses()
-        status = np.full(self.design.size, STATUS_MISSING, dtype=np.int8)
-        for index, key in enumerate(self.design.keys()):
-            ok = statuses.get(key)
-            if ok is not None:
-                status[index] = STATUS_OK if ok else STATUS_FAILED
-        return status
+        """Per task, its stored status (from the records' heads: no record is parsed whole)."""
+        return read_status(ledger, self.design)
 
-    def replay(self, records: Mapping[str, dict[str, Any]], status: np.ndarray) -> None:
+    def replay(self, table: TaskTable, status: np.ndarray) -> None:
         """Nothing to replay: the window does not depend on results."""
 
     def enter(self, record: dict[str, Any], index: int) -> None:
@@ -122,20 +115,18 @@ class PrecisionRounds:
     def read(self, ledger: Ledger, check: bool = True) -> np.ndarray:
         """Per task its stored status, the precision metrics' values, and the rounds they
         give; ``check``: refuse precision metrics a stored result lacks."""
-        records = ledger.load()
+        table = read_table(ledger, self.design)
         if check:
-            self.metrics_checked = check_returned_metrics(self.design.spec, records.values())
+            self.metrics_checked = check_returned_metrics(self.design.spec, first_finished(table))
         status = np.full(self.design.size, STATUS_MISSING, dtype=np.int8)
-        self.replay(records, status)
+        self.replay(table, status)
         return status
 
-    def replay(self, records: Mapping[str, dict[str, Any]], status: np.ndarray) -> None:
-        """Set ``status`` (per task) from stored records, as a results file holds them
-        (`campaign.results.check.storable_records`), with the task table and the rounds
-        they give."""
-        checked = storable_records(records, self.design.spec)
-        table, self.values, _ = task_table(self.design, checked, self.precision.metrics)
-        status[:] = table
+    def replay(self, table: TaskTable, status: np.ndarray) -> None:
+        """Set ``status`` (per task) from the stored records' task table, as a results file
+        holds them, with the precision metrics' values and the rounds they give."""
+        self.values = {name: table.column(name).copy() for name in self.precision.metrics}
+        status[:] = table.status
         self.decide(status)
 
     def enter(self, record: dict[str, Any], index: int) -> None:

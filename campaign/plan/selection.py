@@ -9,7 +9,7 @@ the stored results alone, whatever the workers and wherever a run was interrupte
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -19,9 +19,8 @@ from campaign.design.groups import selection_groups
 from campaign.design.tasks import Design
 from campaign.errors import CampaignError
 from campaign.models.contract import Model
-from campaign.results.check import storable_records
+from campaign.results.ledger_table import TaskTable, first_finished, read_table
 from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_OK
-from campaign.results.table import task_table
 from campaign.spec.load import Spec
 from campaign.spec.types import Selection
 from campaign.store.ledger import Ledger
@@ -54,21 +53,18 @@ class SelectionRounds:
     def read(self, ledger: Ledger, check: bool = True) -> np.ndarray:
         """Per task its stored status and the metric's value, and the stages they give;
         ``check``: refuse a selection metric the stored results lack."""
-        records = ledger.load()
+        table = read_table(ledger, self.design)
         if check:
-            self.metrics_checked = check_selection_metric(self.design.spec, records.values())
+            self.metrics_checked = check_selection_metric(self.design.spec, first_finished(table))
         status = np.full(self.design.size, STATUS_MISSING, dtype=np.int8)
-        self.replay(records, status)
+        self.replay(table, status)
         return status
 
-    def replay(self, records: Mapping[str, dict[str, Any]], status: np.ndarray) -> None:
-        """Set ``status`` from stored records, as a results file holds them, with the metric's
-        values and the stages they give."""
-        checked = storable_records(records, self.design.spec)
-        metric = self.selection.metric
-        table, values, _ = task_table(self.design, checked, (metric,))
-        status[:] = table
-        self.values = values[metric]
+    def replay(self, table: TaskTable, status: np.ndarray) -> None:
+        """Set ``status`` from the stored records' task table, as a results file holds them,
+        with the metric's values and the stages they give."""
+        status[:] = table.status
+        self.values = table.column(self.selection.metric).copy()
         self.decide(status)
 
     def enter(self, record: dict[str, Any], index: int) -> None:

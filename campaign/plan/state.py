@@ -9,7 +9,7 @@ with a precision target the next round is decided from the stored results
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from campaign.design.tasks import Design
 from campaign.models.contract import Model
 from campaign.plan.replicates import Replicates, replicates_of
 from campaign.plan.sources import Change, Sources
+from campaign.results.ledger_table import TaskTable
 from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_OK
 from campaign.spec.load import Spec
 from campaign.store.folder import RESULTS_FILE
@@ -108,10 +109,10 @@ class RunState:
         self.damaged = self.ledger.damage_note()
         self.count()
 
-    def replay(self, records: Mapping[str, dict[str, Any]]) -> None:
-        """Decide the rounds of a precision campaign from its stored records, as a results
-        file holds them (`campaign.results.check.storable_records`)."""
-        self.replicates.replay(records, self.status)
+    def replay(self, table: TaskTable) -> None:
+        """Decide the rounds of a precision campaign from its stored records' task table, as
+        a results file holds them (`campaign.results.ledger_table`)."""
+        self.replicates.replay(table, self.status)
         self.count()
 
     def count(self) -> None:
@@ -133,13 +134,20 @@ class RunState:
         self.change = change
         self.changed = [int(i) for i in done if change.affects(keys[i])]
 
-    def stored(self, records: Iterable[dict[str, Any]], indices: Mapping[str, int]) -> None:
-        """Enter records just stored in the ledger (``indices``: task key -> task index), as
-        the ledger reads them back: a success beats a failure, a later record an earlier one."""
+    def stored(
+        self, records: Sequence[dict[str, Any]], indices: Mapping[str, int] | None = None
+    ) -> None:
+        """Enter records just stored in the ledger, as the ledger reads them back: a success
+        beats a failure, a later record an earlier one (``indices``: task key -> task index,
+        when the caller holds them; else looked up)."""
         status = self.status
-        for record in records:
-            index = indices.get(record["key"])
-            if index is None:
+        keys = [record["key"] for record in records]
+        if indices is None:
+            found = self.design.lookup.indices(keys).tolist()
+        else:
+            found = [indices.get(key, -1) for key in keys]
+        for record, index in zip(records, found):
+            if index < 0:
                 continue
             if record["status"] != "ok":
                 if status[index] != STATUS_OK:

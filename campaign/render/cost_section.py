@@ -7,7 +7,7 @@ from html import escape
 import xarray as xr
 
 from campaign.render.costs import seconds, size
-from campaign.results.resources import table_costs
+from campaign.results.resource_group import table_costs
 
 SHOWN_CELLS = 10
 

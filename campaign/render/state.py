@@ -11,7 +11,8 @@ from campaign.plan.precision import precision_progress, precision_summary
 from campaign.plan.selection import selection_summary
 from campaign.render.costs import describe_costs
 from campaign.results.assemble import precision_state
-from campaign.results.resources import costs
+from campaign.results.ledger_table import read_table
+from campaign.results.resource_group import task_costs
 from campaign.spec.describe import describe_spec
 
 
@@ -63,7 +64,7 @@ def status_lines(plan: Any, shard: str | Shard | None = None, limit: int = 20) -
     if plan.damaged:
         lines.append(plan.damaged)
     lines += precision_lines(plan)
-    lines += describe_costs(costs(plan.ledger.load()))
+    lines += describe_costs(task_costs(read_table(plan.ledger, plan.design)))  # a chunk at a time
     lines += failed_lines(plan, failed, limit)
     if plan.results_path.exists():
         lines.append(f"results: {plan.results_path}")

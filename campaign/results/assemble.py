@@ -37,7 +37,7 @@ from campaign.analysis.stats import Rounds, summarize
 from campaign.design import points as designs
 from campaign.design.tasks import Design, canonical
 from campaign.results.breakdowns import breakdown_groups, split_breakdowns
-from campaign.results.check import storable_records
+from campaign.results.ledger_table import TaskTable, records_table
 from campaign.results.provenance import provenance
 from campaign.results.samples import SAMPLES_GROUP, sample_group, split_samples
 from campaign.results.selection import (
@@ -46,7 +46,6 @@ from campaign.results.selection import (
     selection_variables,
 )
 from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_NAMES, STATUS_OK
-from campaign.results.table import task_table
 
 
 def metric_attributes(name: str, documented: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
@@ -68,7 +67,7 @@ def metric_attributes(name: str, documented: Mapping[str, Mapping[str, str]]) ->
 
 def assemble(
     design: Design,
-    records: Mapping[str, dict[str, Any]],
+    records: Mapping[str, dict[str, Any]] | TaskTable,
     confidence: float,
     documented: Mapping[str, Mapping[str, str]] | None = None,
     headline: Sequence[str] = (),
@@ -84,16 +83,16 @@ def assemble(
 
 def assemble_with_groups(
     design: Design,
-    records: Mapping[str, dict[str, Any]],
+    records: Mapping[str, dict[str, Any]] | TaskTable,
     confidence: float,
     documented: Mapping[str, Mapping[str, str]] | None = None,
     headline: Sequence[str] = (),
     rounds: Rounds | None = None,
     stages: Selections | None = None,
 ) -> tuple[xr.Dataset, dict[str, xr.Dataset]]:
-    """The raw and summary Dataset of a design from the stored records (missing ones as NaN),
-    and the groups beside it by name: ``samples`` and ``breakdowns/<dimension>`` where the
-    model returns them.
+    """The raw and summary Dataset of a design from the stored records (by task key, or their
+    `TaskTable`; missing ones as NaN), and the groups beside it by name: ``samples`` and
+    ``breakdowns/<dimension>`` where the model returns them.
 
     ``documented`` gives the metrics' units and long names, ``headline`` the model's headline
     metrics (those in the results are named in the ``headline_metrics`` attribute).
@@ -150,22 +149,22 @@ def assemble_with_groups(
 
 
 def _planned_table(
-    design: Design, records: Mapping[str, dict[str, Any]], given: np.ndarray | None
+    design: Design, records: Mapping[str, dict[str, Any]] | TaskTable, given: np.ndarray | None
 ) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
     """The status and metric columns of every task, and the status of the planned ones (for
     the provenance); with rounds or stages (``given``: the replicates each cell got), a task
     beyond its cell's replicates is missing."""
     spec = design.spec
-    records = storable_records(records, spec)
-    status, columns, _ = task_table(design, records, spec.metrics)
+    table = records if isinstance(records, TaskTable) else records_table(design, records)
+    status = table.status.copy()
+    columns = table.kept(spec.metrics)
     planned = np.ones(design.size, dtype=bool)
     if given is not None:
         planned = (np.arange(spec.replicates) < given[:, None]).ravel()
         # a result beyond its cell's rounds (left by other precision settings) is not part
         # of this campaign's sample
         status[~planned] = STATUS_MISSING
-        for column in columns.values():
-            column[~planned] = np.nan
+        columns = {name: np.where(planned, column, np.nan) for name, column in columns.items()}
     return status, columns, status[planned]
 
 

@@ -16,7 +16,7 @@ import xarray as xr
 
 from campaign.errors import CampaignError
 from campaign.results.breakdowns import BREAKDOWNS_GROUP, group_name, metric_name
-from campaign.results.resources import RESOURCES_GROUP
+from campaign.results.resource_group import RESOURCES_GROUP
 from campaign.results.samples import QUANTILE, SAMPLES_GROUP, samples_of, samples_view
 from campaign.store.folder import RESULTS_FILE
 
@@ -67,8 +67,9 @@ def write_netcdf(
                 encoding=_compressed(group),
             )
         for group, table in ((FAILURES_GROUP, failures), (RESOURCES_GROUP, resources)):
-            if table is not None:
-                table.to_netcdf(tmp, mode="a", group=group, engine="netcdf4", format="NETCDF4")
+            if table is not None:  # a row per task: bytes shuffled, then compressed
+                encoding = _compressed(table, shuffle=True)
+                table.to_netcdf(tmp, mode="a", group=group, engine="netcdf4", encoding=encoding)
         with open(tmp, "rb+") as handle:
             os.fsync(handle.fileno())
         os.replace(tmp, path)
@@ -77,12 +78,14 @@ def write_netcdf(
     return path
 
 
-def _compressed(dataset: xr.Dataset) -> dict[str, dict[str, Any]]:
-    """The encoding of a dataset's variables: numbers compressed, coordinates without a fill
-    value (CF: coordinate variables hold no missing values)."""
+def _compressed(dataset: xr.Dataset, shuffle: bool = False) -> dict[str, dict[str, Any]]:
+    """The encoding of a dataset's variables: numbers compressed (``shuffle``: their bytes
+    shuffled first, which compresses numbers of similar size better), coordinates without a
+    fill value (CF: coordinate variables hold no missing values)."""
+    compression = {"zlib": True, "complevel": 4, **({"shuffle": True} if shuffle else {})}
     encoding: dict[str, dict[str, Any]] = {
         # Variables, not data_vars.items(): each DataArray built looks at every variable
-        name: {"zlib": True, "complevel": 4}
+        name: dict(compression)
         for name in dataset.data_vars
         if (variable := dataset.variables[name]).dtype.kind in "fiu" and variable.ndim > 0
     }

@@ -153,6 +153,13 @@ def recomputed_provenance(records: Mapping[str, Mapping[str, Any]]) -> dict[str,
             if isinstance(stamp, Mapping):
                 run = recomputation(stamp)
                 runs[run] = runs.get(run, 0) + 1
+    return recomputed_attribute(runs)
+
+
+def recomputed_attribute(
+    runs: Mapping[tuple[str, str, str, tuple[str, ...]], int],
+) -> dict[str, str]:
+    """`recomputed_provenance` from the tasks counted per recomputation (`recomputation`)."""
     if not runs:
         return {}
     listed = [

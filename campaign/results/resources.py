@@ -1,21 +1,17 @@
-"""What each task cost: its wall time and peak memory, as stored with its result, per task
-(the group ``resources`` of results.nc) and summed up per cell and for the campaign.
+"""What each task cost: its wall time and peak memory, as stored with its result, summed up
+per cell and for the campaign (the group ``resources`` of results.nc that holds them per
+task: `campaign.results.resource_group`).
 
 Timings differ from run to run, so they stay out of the results' root group, which holds
 only what the same spec and seed reproduce bit for bit."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-import xarray as xr
-
-RESOURCES_GROUP = "resources"
 
 
 @dataclass(frozen=True)
@@ -61,106 +57,42 @@ def cell_label(record: Mapping[str, Any]) -> str:
 
 def costs(records: Mapping[str, Mapping[str, Any]]) -> Costs:
     """Per cell and in all, what the finished tasks among ``records`` cost."""
-    by_cell: dict[str, list[Mapping[str, Any]]] = {}
-    for record in measured(records):
-        by_cell.setdefault(cell_label(record), []).append(record)
-    cells = []
-    for label, group in by_cell.items():
-        seconds = np.array([float(r["elapsed"]) for r in group])
-        memory = np.array([float(r.get("peak_memory", np.nan)) for r in group])
-        cells.append(
+    rows = measured(records)
+    labels: dict[str, int] = {}
+    cells = np.array([labels.setdefault(cell_label(r), len(labels)) for r in rows], np.int64)
+    seconds = np.array([float(r["elapsed"]) for r in rows])
+    memory = np.array([float(r.get("peak_memory", np.nan)) for r in rows])
+    return grouped_costs(list(labels), cells, seconds, memory)
+
+
+def grouped_costs(
+    labels: Sequence[str], cells: np.ndarray, seconds: np.ndarray, memory: np.ndarray
+) -> Costs:
+    """`Costs` of measured tasks given as arrays: each one's cell (an index into ``labels``),
+    wall time and peak memory."""
+    count = np.bincount(cells, minlength=len(labels))
+    total = np.bincount(cells, weights=seconds, minlength=len(labels))
+    longest = np.full(len(labels), -np.inf)
+    np.maximum.at(longest, cells, seconds)
+    peak = np.full(len(labels), -np.inf)
+    finite = np.isfinite(memory)
+    np.maximum.at(peak, cells[finite], memory[finite])
+    found = []
+    for index in np.flatnonzero(count):
+        found.append(
             CellCost(
-                label,
-                len(group),
-                float(seconds.mean()),
-                float(seconds.max()),
-                float(np.nanmax(memory)) if np.isfinite(memory).any() else float("nan"),
+                labels[index],
+                int(count[index]),
+                float(total[index] / count[index]),
+                float(longest[index]),
+                float(peak[index]) if np.isfinite(peak[index]) else float("nan"),
             )
         )
-    cells.sort(key=lambda cell: (-cell.mean_seconds, cell.cell))
-    memory = [cell.peak_memory for cell in cells if np.isfinite(cell.peak_memory)]
+    found.sort(key=lambda cell: (-cell.mean_seconds, cell.cell))
+    peaks = [cell.peak_memory for cell in found if np.isfinite(cell.peak_memory)]
     return Costs(
-        cells=cells,
-        tasks=sum(cell.tasks for cell in cells),
-        seconds=float(sum(cell.mean_seconds * cell.tasks for cell in cells)),
-        peak_memory=max(memory) if memory else float("nan"),
+        cells=found,
+        tasks=sum(cell.tasks for cell in found),
+        seconds=float(sum(cell.mean_seconds * cell.tasks for cell in found)),
+        peak_memory=max(peaks) if peaks else float("nan"),
     )
-
-
-def resource_table(records: Mapping[str, Mapping[str, Any]]) -> xr.Dataset:
-    """The group ``resources``: one row per finished task (by task key) with its cell (its
-    factor levels as JSON), replicate, status, wall time, peak memory and worker."""
-    rows = sorted(measured(records), key=lambda record: record["key"])
-
-    def column(values: list[Any], dtype: Any, attrs: dict[str, str]):
-        return ("task", np.array(values, dtype=dtype), attrs)
-
-    return xr.Dataset(
-        {
-            "task_key": column([r["key"] for r in rows], object, {"long_name": "task key"}),
-            "task_cell": column(
-                [json.dumps(r.get("cell") or {}) for r in rows],
-                object,
-                {"long_name": "factor levels of the task"},
-            ),
-            "task_replicate": column(
-                [int(r.get("replicate", -1)) for r in rows],
-                np.int64,
-                {"long_name": "replicate of the task"},
-            ),
-            "task_ok": column(
-                [r["status"] == "ok" for r in rows],
-                np.int8,
-                {"long_name": "1 if the task finished ok, 0 if it failed"},
-            ),
-            "elapsed": column(
-                [float(r["elapsed"]) for r in rows],
-                np.float64,
-                {"long_name": "wall time of the task on its worker", "units": "s"},
-            ),
-            "peak_memory": column(
-                [float(r.get("peak_memory", np.nan)) for r in rows],
-                np.float64,
-                {
-                    "long_name": "peak resident memory of the worker process during the task",
-                    "units": "bytes",
-                },
-            ),
-            "worker": column(
-                [str(r.get("worker", "")) for r in rows],
-                object,
-                {"long_name": "address of the worker that ran the task"},
-            ),
-        },
-        attrs={"title": "what each finished task cost: wall time and peak memory"},
-    )
-
-
-def open_resources(path: Path) -> xr.Dataset | None:
-    """The group ``resources`` of a results file, or None in a file made before it existed."""
-    import netCDF4
-
-    with netCDF4.Dataset(path) as handle:
-        if RESOURCES_GROUP not in handle.groups:
-            return None
-    return xr.load_dataset(path, group=RESOURCES_GROUP, engine="netcdf4")
-
-
-def table_costs(table: xr.Dataset) -> Costs:
-    """`costs` of the tasks of a ``resources`` group."""
-    records = {
-        str(key): {
-            "cell": json.loads(str(cell)),
-            "status": "ok" if ok else "failed",
-            "elapsed": float(elapsed),
-            "peak_memory": float(memory),
-        }
-        for key, cell, ok, elapsed, memory in zip(
-            table["task_key"].values,
-            table["task_cell"].values,
-            table["task_ok"].values,
-            table["elapsed"].values,
-            table["peak_memory"].values,
-        )
-    }
-    return costs(records)

@@ -1,5 +1,5 @@
-"""The task table: per task (in task order) its status and metric values, read from the
-stored records; and the failed tasks' table, one row per failed task."""
+"""The failed tasks' table of a results file, one row per failed task (the task table
+itself: `campaign.results.ledger_table`)."""
 
 from __future__ import annotations
 
@@ -11,51 +11,22 @@ import xarray as xr
 
 from campaign.design import points as designs
 from campaign.design.tasks import Design, canonical
-from campaign.results.check import storable_records
-from campaign.results.names import entry_owner
-from campaign.results.status import STATUS_FAILED, STATUS_OK
-
-
-def task_table(
-    design: Design, records: Mapping[str, dict[str, Any]], wanted: tuple[str, ...] | None = None
-) -> tuple[np.ndarray, dict[str, np.ndarray], list[tuple[int, dict[str, Any]]]]:
-    """Per task (in task order) its status and metric values, and the failed tasks' records.
-
-    With ``wanted``, only those metrics are kept (NaN where a task did not return one).
-    """
-    status = np.zeros(design.size, dtype=np.int8)
-    columns: dict[str, np.ndarray] = {name: np.full(design.size, np.nan) for name in wanted or ()}
-    failures = []
-    for index, key in enumerate(design.keys()):
-        record = records.get(key)
-        if record is None:
-            continue
-        if record["status"] != "ok":
-            status[index] = STATUS_FAILED
-            failures.append((index, record))
-            continue
-        status[index] = STATUS_OK
-        for name, value in record["metrics"].items():
-            column = columns.get(name)
-            if column is None:
-                if wanted is not None and entry_owner(name) not in wanted:
-                    continue
-                column = columns[name] = np.full(design.size, np.nan)
-            column[index] = value
-    return status, columns, failures
+from campaign.results.ledger_table import TaskTable, records_table
+from campaign.results.status import STATUS_FAILED
 
 
 def failure_table(
-    dataset: xr.Dataset, design: Design, records: Mapping[str, dict[str, Any]]
+    dataset: xr.Dataset, design: Design, records: Mapping[str, dict[str, Any]] | TaskTable
 ) -> xr.Dataset:
     """The failed tasks of an assembled Dataset (status 2), one row each on dimension
     ``failure``: task key, cell (its levels as JSON), replicate, error text, and one variable
     per factor holding the task's level, so that its ``to_dataframe()`` is tidy too."""
     spec = design.spec
-    records = storable_records(records, spec)
+    table = records if isinstance(records, TaskTable) else records_table(design, records)
     status = dataset["status"].values.reshape(len(design.cells), -1)
     cells, replicates = np.nonzero(status == STATUS_FAILED)
-    tasks = [design.task(int(c) * spec.replicates + int(r)) for c, r in zip(cells, replicates)]
+    indices = (cells * spec.replicates + replicates).tolist()
+    tasks = [design.task(index) for index in indices]
     factor_levels = {
         factor.name: (
             "failure",
@@ -89,7 +60,7 @@ def failure_table(
             ),
             "failure_error": (
                 "failure",
-                np.array([records[t.key].get("error", "") for t in tasks], dtype=object),
+                np.array([table.errors.get(index) or "" for index in indices], dtype=object),
                 {"long_name": "error message of a failed task"},
             ),
             **factor_levels,

@@ -23,9 +23,10 @@ import xarray as xr
 from campaign.errors import CampaignError
 from campaign.plan.state import RunState
 from campaign.results.assemble import assemble_with_groups
+from campaign.results.ledger_table import read_table
 from campaign.results.netcdf import write_netcdf
-from campaign.results.provenance import recomputed_provenance, source_provenance
-from campaign.results.resources import resource_table
+from campaign.results.provenance import recomputed_attribute, source_provenance
+from campaign.results.resource_group import resource_table
 from campaign.results.table import failure_table
 from campaign.store.derived import derived_files, remove_derived
 from campaign.store.durable import room_left, write_failure
@@ -46,20 +47,19 @@ def write_results(
     ``attrs``: more global attributes). ``say`` hears of files made from an earlier
     results.nc that were removed as their results changed."""
     spec, design, model = plan.spec, plan.design, plan.model
-    records = plan.ledger.load()
-    plan.replay(records)
+    table = read_table(plan.ledger, design)  # a chunk of records at a time
+    plan.replay(table)
     dataset, groups = assemble_with_groups(
-        design, records, confidence, model.metrics, model.headline, plan.rounds, plan.stages
+        design, table, confidence, model.metrics, model.headline, plan.rounds, plan.stages
     )
     dataset.attrs.update(source_provenance(plan.ledger.read_identity() or {}))
-    dataset.attrs.update(recomputed_provenance(records))
+    dataset.attrs.update(recomputed_attribute(table.recomputed))
     dataset.attrs.update(attrs or {})
     if not write:
         return dataset
     dataset.attrs[DIGEST] = results_digest(dataset, groups)
-    failures = failure_table(dataset, design, records)
-    keys = set(design.keys())
-    resources = resource_table({key: r for key, r in records.items() if key in keys})
+    failures = failure_table(dataset, design, table)
+    resources = resource_table(table)
     path = spec.output / RESULTS_FILE
     derived = derived_files(spec.output)
     earlier = stored_digest(path) if derived else None

@@ -8,6 +8,7 @@ import fnmatch
 import os
 import re
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -89,12 +90,14 @@ def remove_stale_temporaries(folder: Path, name: str) -> list[Path]:
     return removed
 
 
-def write_atomic(path: Path, text: str | bytes) -> None:
-    """Write a file so that readers see the old content or the whole new one, never a part."""
+def write_atomic(path: Path, text: str | bytes | Iterable[bytes]) -> None:
+    """Write a file so that readers see the old content or the whole new one, never a part
+    (``text``: the content, or its parts as bytes, written one at a time)."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "wb" if isinstance(text, bytes) else "w") as handle:
-            handle.write(text)
+        with open(tmp, "w" if isinstance(text, str) else "wb") as handle:
+            for part in [text] if isinstance(text, str | bytes) else text:
+                handle.write(part)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)

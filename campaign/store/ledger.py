@@ -22,15 +22,18 @@ records set aside (`campaign.store.aside`) and the copy of a merge (`campaign.st
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from campaign.store import aside, identity, lock
 from campaign.store.copy import copy_records
 from campaign.store.folder import IDENTITY_FILE
 from campaign.store.records import RecordFiles
+from campaign.store.scan import Heads
+
+T = TypeVar("T")
 
 
 class Ledger:
@@ -93,13 +96,30 @@ class Ledger:
         """Task key -> True if it succeeded (at least once), False if it only failed."""
         return self.records.statuses()
 
+    def fold_heads(self, fold: Callable[[Iterator[Heads]], T]) -> T:
+        """``fold`` over the key and success of every sound line, a chunk at a time (see
+        `RecordFiles.fold_heads`)."""
+        return self.records.fold_heads(fold)
+
+    def fold_records(self, fold: Callable[[Iterator[list[dict[str, Any]]]], T]) -> T:
+        """``fold`` over every sound record, a chunk at a time (see
+        `RecordFiles.fold_records`)."""
+        return self.records.fold_records(fold)
+
     def compact(self, min_files: int = 64) -> None:
         self.records.compact(min_files)
 
     def copy_from(self, source: Ledger, notes: list[str] | None = None) -> int:
         """Store the sound records of another output folder's ledger here, with the kept
         outputs they name (a merge of shards); see `campaign.store.copy.copy_records`."""
-        return copy_records(self.records, source.records, notes)
+        return self.copy_from_all([source], None if notes is None else [notes])[0]
+
+    def copy_from_all(
+        self, sources: list[Ledger], notes: list[list[str]] | None = None
+    ) -> list[int]:
+        """`copy_from` of several ledgers in turn, in one reading of this one: the records
+        stored from each (``notes``: one list per source)."""
+        return copy_records(self.records, [source.records for source in sources], notes)
 
     # -- set aside ------------------------------------------------------------------------
     def set_aside(self, also: Iterable[str] = ()) -> Path | None:

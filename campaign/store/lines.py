@@ -18,6 +18,8 @@ SEAL_LENGTH = len(CRC_FIELD) + 8 + len(CRC_END)
 KEY_PREFIX = b'{"key": "'
 STATUS_INFIX = b'", "status": "'
 METRICS_FIELD = b', "metrics": {'
+NUMBERS = (int, float)
+_decode = json.JSONDecoder().decode  # json.loads of a str, without its checks of bytes
 
 
 def sealed_line(record: dict[str, Any]) -> str:
@@ -32,15 +34,6 @@ def line_digest(line: bytes) -> bytes:
     """A short fingerprint of a ledger line: which records a ledger already holds, in far
     less memory than the lines."""
     return hashlib.blake2b(line, digest_size=16).digest()
-
-
-def key_status(line: bytes) -> tuple[str, bool]:
-    """Key and success of a sound line."""
-    head = head_of(line) if is_sealed(line) else None
-    if head is None:
-        record = parse_record(line)
-        head = record["key"], record["status"] == "ok"
-    return head
 
 
 def read_lines(path: Path) -> Iterator[bytes]:
@@ -59,8 +52,11 @@ def claims_seal(line: bytes) -> bool:
 
 def is_sealed(line: bytes) -> bool:
     """Whether a line ends with a CRC-32 of the rest of it that holds."""
-    if not claims_seal(line):
-        return False
+    return claims_seal(line) and _crc_holds(line)
+
+
+def _crc_holds(line: bytes) -> bool:
+    """Whether the CRC-32 a line that claims one ends with holds."""
     try:
         crc = int(line[-8 - len(CRC_END) : -len(CRC_END)], 16)
     except ValueError:
@@ -100,10 +96,14 @@ def parse_record(line: bytes) -> dict[str, Any] | None:
     A line without a checksum (written before checksums existed) is checked for the fields
     every record has instead.
     """
-    if claims_seal(line) and not is_sealed(line):
-        return None  # a checksum that does not hold
+    text = None
+    if claims_seal(line):
+        if not _crc_holds(line):
+            return None  # a checksum that does not hold
+        if line.isascii():  # as `sealed_line` writes it: no encoding to detect
+            text = line.decode("ascii")
     try:
-        record = json.loads(line)
+        record = _decode(text) if text is not None else json.loads(line)
     except ValueError:  # not JSON, torn, or not UTF-8
         return None
     if not is_sound(record):
@@ -121,6 +121,9 @@ def is_sound(record: Any) -> bool:
     if record["status"] != "ok":
         return True
     metrics = record.get("metrics")
-    return isinstance(metrics, dict) and all(
-        isinstance(value, int | float) and not isinstance(value, bool) for value in metrics.values()
-    )
+    if not isinstance(metrics, dict):
+        return False
+    for value in metrics.values():  # a loop: millions of records are checked
+        if not isinstance(value, NUMBERS) or isinstance(value, bool):
+            return False
+    return True

@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from campaign.errors import CampaignError
+from campaign.store import scan
+from campaign.store.compaction import current_lines, current_text
 from campaign.store.durable import fsync_dir, write_atomic, write_failure
 from campaign.store.folder import (
     COMPACTION_LOCK,
@@ -51,12 +53,16 @@ class RecordFiles:
 
     def append(self, records: Iterable[dict[str, Any]]) -> Path:
         """Durably store a batch of task records; returns the file written."""
+        return self._write("".join(sealed_line(record) for record in records))
+
+    def _write(self, text: str | Iterable[bytes]) -> Path:
+        """Durably store a new batch file of ``text`` (lines, or their parts as bytes)."""
         self.counter += 1
         name = f"{time.time_ns():020d}-{os.getpid()}-{self.counter:06d}.jsonl"
         path = self.folder / name
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, "".join(sealed_line(record) for record in records))
+            write_atomic(path, text)
         except OSError as error:
             kept = "the results stored before are kept"
             again = "run the same command again to finish the rest"
@@ -135,16 +141,8 @@ class RecordFiles:
 
     def _statuses_once(self) -> dict[str, bool]:
         done: dict[str, bool] = {}
-        for path in self.files():
-            for line in read_lines(path):
-                head = head_of(line) if is_sealed(line) else None
-                if head is None:
-                    record = parse_record(line)
-                    if record is None:
-                        self.damaged[path] += 1
-                        continue
-                    head = record["key"], record["status"] == "ok"
-                key, ok = head
+        for chunk in scan.heads(self.files(), self.damaged):
+            for key, ok in zip(chunk.keys, chunk.ok.tolist()):
                 if ok:
                     done[key] = True
                 else:
@@ -179,11 +177,23 @@ class RecordFiles:
                     for line in read_lines(path)
                     if (record := parse_record(line)) is not None
                 ]
-                if sound and keep_sound:
-                    self.append(sound)
+                if sound and keep_sound:  # in the file's place: later records still win
+                    self.rewrite(path, sound)
                 os.replace(path, target / path.name)
             fsync_dir(self.folder)
         return target
+
+    def fold_heads(self, fold: Callable[[Iterator[scan.Heads]], T]) -> T:
+        """``fold`` over the key and success of every sound line, a chunk of lines at a time
+        in the order records are resolved (`campaign.store.scan.heads`), while no compaction
+        runs: what a reader of millions of records needs instead of `statuses`."""
+        return self.read(lambda: fold(scan.heads(self.files(), self.damaged)))
+
+    def fold_records(self, fold: Callable[[Iterator[list[dict[str, Any]]]], T]) -> T:
+        """``fold`` over every sound record, a chunk at a time in the order records are
+        resolved (a later one of a key wins unless it failed where an earlier one succeeded):
+        what a reader of millions of records needs instead of `load`."""
+        return self.read(lambda: fold(scan.records(self.files(), self.damaged)))
 
     def read(self, read: Callable[[], T]) -> T:
         """Run a read of every file while no compaction runs (again if, without the lock, a
@@ -239,6 +249,10 @@ class RecordFiles:
         archives = any((self.output / OUTPUTS_FOLDER).glob(OUTPUT_ARCHIVES))
         if len(files) < min_files and not archives:
             return
+        if not archives:  # no kept outputs to prune: the lines are copied, not parsed
+            with self.guard(exclusive=True):
+                self._compact_lines()
+            return
         with self.guard(exclusive=True):
             superseded: list[dict[str, Any]] = []
             records = self.read(lambda: self._load_once(None, superseded))
@@ -252,3 +266,14 @@ class RecordFiles:
                 path.unlink(missing_ok=True)
             fsync_dir(self.folder)
             pruning.remove_unnamed(records.values())
+
+    def _compact_lines(self) -> None:
+        """`compact` without kept outputs: the current lines copied into one file, a chunk at
+        a time (`campaign.store.compaction`), so no record is held whole."""
+        files = self.files()
+        current = self.read(lambda: current_lines(files, self.damaged))
+        self._write(current_text(files, current))
+        self.set_damaged_aside(keep_sound=False)
+        for path in files:
+            path.unlink(missing_ok=True)
+        fsync_dir(self.folder)

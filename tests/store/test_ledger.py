@@ -232,6 +232,16 @@ def test_damaged_files_are_moved_aside_keeping_their_sound_records(tmp_path):
     assert ledger.damage_note() is None
 
 
+def test_sound_records_of_a_damaged_file_do_not_beat_later_records_of_their_tasks(tmp_path):
+    ledger = Ledger(tmp_path)
+    damaged = ledger.append([record("a", value=1.0), record("b", value=1.0)])
+    ledger.append([record("a", value=2.0)])  # a later result of task a (a remetric's)
+    damaged.write_bytes(damaged.read_bytes()[:-5])  # b's line torn
+    ledger.statuses()
+    ledger.set_damaged_aside()
+    assert {key: r["metrics"]["m"] for key, r in ledger.load().items()} == {"a": 2.0}
+
+
 def test_compaction_moves_files_with_damaged_records_aside_instead_of_deleting_them(tmp_path):
     ledger = Ledger(tmp_path)
     for i in range(70):
