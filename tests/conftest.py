@@ -21,6 +21,41 @@ DATA = Path(__file__).resolve().parent / "data"
 REPOSITORY = Path(__file__).resolve().parent.parent
 
 
+# The longest test files (by `--durations` of a whole run) start first: scripts/test.sh hands
+# files to its two processes in collection order (xdist's loadfile, --no-loadscope-reorder),
+# so that they end together instead of one waiting on the other's last long file.
+LONGEST_FIRST = (
+    "tests/rigid/test_compression_kernel.py",
+    "tests/execute/test_command_faults.py",
+    "tests/results/test_metrics.py",
+    "tests/faults/test_recovery.py",
+    "tests/test_readme_outputs.py",
+    "tests/faults/test_workers.py",
+    "tests/plan/test_program_provenance.py",
+    "tests/plan/test_precision.py",
+    "tests/faults/test_no_room.py",
+    "tests/plan/test_sources.py",
+    "tests/faults/test_crashes.py",
+    "tests/docs/test_site.py",
+    "tests/pipelines/test_rewritten_results.py",
+    "tests/faults/test_reproducibility.py",
+    "tests/remote/test_faults.py",
+    "tests/store/test_merge.py",
+    "tests/cli/test_user_models.py",
+    "tests/cli/test_outputs_command.py",
+    "tests/faults/test_same_failure.py",
+    "tests/faults/test_batching.py",
+    "tests/rigid/test_conservative_traces.py",
+    "tests/analysis/test_sizing.py",
+)
+
+
+def pytest_collection_modifyitems(items):
+    """The files of LONGEST_FIRST first, in its order; the others after, as collected."""
+    rank = {name: index for index, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
+
+
 def load_script(name: str, repository: Path = REPOSITORY):
     """A script of ``scripts/`` (not a package) as a module, e.g. ``compare_results``."""
     module_spec = importlib.util.spec_from_file_location(
