@@ -56,9 +56,11 @@ def whole(minimum: int, optional: bool = True) -> Check:
     def check(value: Any, parameter: str) -> Any:
         if value is None and optional:
             return None
-        if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
+        if isinstance(value, bool) or not isinstance(value, Integral):
             alternative = " or None" if optional else ""
             raise refused(parameter, f"a whole number >= {minimum}{alternative}", value)
+        if value < minimum:  # as the command line says it: --workers 0 must be >= 1
+            raise ParameterError(f"{{{parameter}}} {value} must be >= {minimum}", parameter)
         return int(value)
 
     return check

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from campaign.store.durable import fsync_dir
+from campaign.store.durable import fsync_dir, write_atomic
 from campaign.store.folder import DAMAGED_FOLDER, IDENTITY_FILE, OUTPUTS_FOLDER, aside_folder_name
 from campaign.store.lines import line_key, parse_record, read_lines
 
@@ -47,27 +47,32 @@ def set_records_aside(
     new ``ledger.KIND-*`` folder (``changed``; never deleting them), so that those tasks
     count as not done; returns how many records moved and where.
 
-    A file holding such records moves whole, after its other records are stored again:
-    a crash in between leaves those records twice, which `load` resolves.
+    A file holding such records is split: the records set aside (and any damaged line,
+    never deleted) are written into the new folder, the others stored again in the file's
+    place in the ledger's order, then the file is removed. A crash in between leaves records
+    twice, which `load` resolves (and a later set-aside sets them aside again).
     """
     moved, target = 0, None
     with records.guard(exclusive=True):
         for path in records.files():
-            keys = [line_key(line) for line in read_lines(path)]
-            hits = sum(key is not None and affected(key) for key in keys)
+            hits = sum(key is not None and affected(key) for key in map(line_key, read_lines(path)))
             if not hits:
                 continue
-            kept = [
-                record
-                for line in read_lines(path)
-                if (record := parse_record(line)) is not None and not affected(record["key"])
-            ]
-            if kept:  # in the file's place: a later record of theirs still wins
-                records.rewrite(path, kept)
+            kept, aside = [], []
+            for line in read_lines(path):
+                key = line_key(line)
+                record = parse_record(line) if key is not None and not affected(key) else None
+                if record is not None:
+                    kept.append(record)
+                else:
+                    aside.append(line + b"\n")
             if target is None:
                 target = aside_folder(records.output, kind)
                 target.mkdir()
-            os.replace(path, target / path.name)
+            write_atomic(target / path.name, aside)
+            if kept:  # in the file's place: a later record of theirs still wins
+                records.rewrite(path, kept)
+            path.unlink()
             moved += hits
         fsync_dir(records.folder)
     return moved, target

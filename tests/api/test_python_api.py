@@ -125,7 +125,7 @@ def test_every_keyword_of_the_api_is_checked_before_anything_runs(tmp_path):
          "got str '2'"),
         (lambda: campaign.run(spec, workers=True), "workers must be a whole number >= 1 or None, "
          "got bool True"),
-        (lambda: campaign.run(spec, retries=-1), "retries must be a whole number >= 0, got int -1"),
+        (lambda: campaign.run(spec, retries=-1), "retries -1 must be >= 0"),
         (lambda: campaign.run(spec, confidence="95%"), "confidence must be a number between 0 "
          "and 1, got str '95%'"),
         (lambda: campaign.run(spec, new="yes"), "new must be True or False, got str 'yes'"),
@@ -142,7 +142,7 @@ def test_every_keyword_of_the_api_is_checked_before_anything_runs(tmp_path):
         (lambda: campaign.rank(results, 2), "factor must be a string, got int 2"),
         (lambda: campaign.plot(results, "m", size=(0, 3)), "size must be 'column', 'page', 'WxH'"),
         (lambda: campaign.plot(results, "m", colour="red"), "colour is not an option of plot"),
-        (lambda: campaign.verify(spec, sample=0), "sample must be a whole number >= 1, got int 0"),
+        (lambda: campaign.verify(spec, sample=0), "sample 0 must be >= 1"),
         (lambda: campaign.merge(str(results), results), "folders must be a list of paths, got "),
         (lambda: campaign.query(), "query: missing a required argument: 'results'; its "
          "parameters: results, metrics, by, where, confidence"),
@@ -157,4 +157,4 @@ def test_every_keyword_of_the_api_is_checked_before_anything_runs(tmp_path):
 
     with pytest.raises(campaign.CampaignError) as caught:
         campaign.run(spec, batch_size=0)
-    assert in_options(caught.value, {}).startswith("--batch-size must be a whole number >= 1")
+    assert in_options(caught.value, {}) == "--batch-size 0 must be >= 1"

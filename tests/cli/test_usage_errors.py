@@ -246,9 +246,11 @@ def test_library_errors_name_parameters_and_the_command_line_its_options(results
     shard = "expected I/N, shard I of N counted from 1 (such as 1/3)"
     assert python_error(lambda: Shard.parse("x")) == f"shard 'x': {shard}"
     assert refused(capsys, "run", spec, "--shard", "x") == f"--shard 'x': {shard}"
-    whole = "must be a whole number >= 1, got int 0"
-    assert python_error(lambda: campaign.verify(spec, sample=0)) == f"sample {whole}"
-    assert refused(capsys, "verify", spec, "--sample", "0") == f"--sample {whole}"
+    assert python_error(lambda: campaign.verify(spec, sample=0)) == "sample 0 must be >= 1"
+    assert refused(capsys, "verify", spec, "--sample", "0") == "--sample 0 must be >= 1"
+    assert python_error(lambda: campaign.verify(spec, sample=1.5)) == (
+        "sample must be a whole number >= 1, got float 1.5"
+    )
     empty = "is empty: give tcp://HOST:PORT (or tls://HOST:PORT with {}), or leave it out"
     assert python_error(lambda: check_cluster_options(scheduler=" ")).startswith(
         "scheduler " + empty.format("security")
