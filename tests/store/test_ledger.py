@@ -73,8 +73,12 @@ def test_records_kept_beside_those_set_aside_do_not_beat_later_records_of_their_
     ledger.append([record("a", value=1.0), record("b", value=1.0), record("c", "failed")])
     ledger.append([record("b", value=2.0), record("c", value=3.0)])
     ledger.append([record("d", value=4.0)])
-    moved, _ = ledger.set_records_aside({"a"}.__contains__)
+    moved, folder = ledger.set_records_aside({"a"}.__contains__)
     assert moved == 1
+    aside = [
+        json.loads(line) for f in folder.glob("*.jsonl") for line in f.read_text().splitlines()
+    ]
+    assert [r["key"] for r in aside] == ["a"]  # the folder holds what was set aside, alone
     loaded = ledger.load()
     assert sorted(loaded) == ["b", "c", "d"]
     assert [loaded[key]["metrics"]["m"] for key in "bcd"] == [2.0, 3.0, 4.0]
