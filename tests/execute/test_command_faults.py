@@ -17,6 +17,7 @@ import pytest
 import xarray as xr
 
 import campaign
+from campaign.cli.main import main
 from campaign.errors import CampaignError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -339,20 +340,37 @@ output: {output}
 """
 
 
+@pytest.fixture(scope="module")
+def kill_folder(tmp_path_factory, scheduler_address) -> Path:
+    """A folder with ``pids/`` and the undisturbed run of KILL_SPEC (``clean/``), run once on
+    the shared cluster for both ways of stopping the driver."""
+    folder = tmp_path_factory.mktemp("stopped")
+    (folder / "pids").mkdir()
+    clean = folder / "clean.yaml"
+    clean.write_text(KILL_SPEC.format(pids=folder / "pids", output=folder / "clean"))
+    campaign.run(clean, scheduler=scheduler_address, progress=False)
+    return folder
+
+
 @pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM])
-def test_a_stopped_driver_leaves_no_program_and_a_rerun_ends_as_an_undisturbed_run(tmp_path, stop):
+def test_a_stopped_driver_leaves_no_program_and_a_rerun_ends_as_an_undisturbed_run(
+    kill_folder, scheduler_address, stop
+):
     """The killed run's programs hang from replicate 10 on (HOLD set), so the driver stops
     while they run: none is left afterwards (each runs in a session of its own, out of reach
-    of a signal to the driver's group), and the rerun ends as an undisturbed run."""
-    pids = tmp_path / "pids"
-    pids.mkdir()
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    killed = tmp_path / "killed.yaml"
-    killed.write_text(KILL_SPEC.format(pids=pids, output="killed"))
+    of a signal to the driver's group), and the rerun ends as an undisturbed run (the same
+    spec run once for the module, undisturbed). The driver is a process of its own, as only
+    a real process can be stopped; the rerun and the undisturbed run use the shared cluster."""
+    pids = kill_folder / "pids"
+    for path in pids.iterdir():  # the groups of this test's run alone
+        path.unlink()
+    killed = kill_folder / f"killed-{stop.name}.yaml"
+    output = kill_folder / f"killed-{stop.name}"
+    killed.write_text(KILL_SPEC.format(pids=pids, output=output))
     command = [sys.executable, "-m", "campaign", "run", "--workers", "2", "--quiet"]
     process = subprocess.Popen(
         [*command, str(killed)],
-        env={**env, "HOLD": "1"},
+        env={**os.environ, "PYTHONPATH": str(REPO), "HOLD": "1"},
         start_new_session=True,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -369,15 +387,11 @@ def test_a_stopped_driver_leaves_no_program_and_a_rerun_ends_as_an_undisturbed_r
             os.kill(process.pid, stop)
         process.wait(timeout=60)
     groups = [int(text) for path in pids.iterdir() if (text := path.read_text().strip())]
+    assert groups
     wait_until_gone(groups, "sleep 3031")
-    rerun = subprocess.run([*command, str(killed)], env=env, capture_output=True, text=True)
-    assert rerun.returncode == 0, rerun.stderr
-    clean = tmp_path / "clean.yaml"
-    clean.write_text(KILL_SPEC.format(pids=pids, output="clean"))
-    undisturbed = subprocess.run([*command, str(clean)], env=env, capture_output=True, text=True)
-    assert undisturbed.returncode == 0, undisturbed.stderr
-    left = xr.load_dataset(tmp_path / "killed" / "results.nc")
-    right = xr.load_dataset(tmp_path / "clean" / "results.nc")
+    assert main(["run", str(killed), "--scheduler", scheduler_address, "--quiet"]) == 0
+    left = xr.load_dataset(output / "results.nc")
+    right = xr.load_dataset(kill_folder / "clean" / "results.nc")
     assert int((left.status == 1).sum()) == 40
     assert left.v.equals(right.v) and left.seed.equals(right.seed)
     assert (left.v.values == left.replicate.values).all()
