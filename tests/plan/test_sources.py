@@ -78,6 +78,7 @@ def campaign_cli(tmp_path, monkeypatch, capsys):
     def command(*args: str) -> tuple[int, str, str]:
         sys.modules.pop("edited_model", None)  # as a new process: the code as it is now
         importlib.invalidate_caches()
+        capsys.readouterr()  # what this command prints alone
         code = main(list(args))
         out, err = capsys.readouterr()
         return code, out, err
