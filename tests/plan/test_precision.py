@@ -3,7 +3,7 @@ enough; the rounds follow from the spec and the stored results alone."""
 
 from __future__ import annotations
 
-import subprocess
+import os
 import sys
 import textwrap
 
@@ -291,7 +291,9 @@ def assert_same_results(path, clean):
         ), name
 
 
-def test_precision_campaign_killed_twice_ends_as_an_undisturbed_run(tmp_path, scheduler_address):
+def test_precision_campaign_killed_twice_ends_as_an_undisturbed_run(
+    tmp_path, scheduler_address, capsys
+):
     clean_spec = tmp_path / "clean.yaml"
     clean_spec.write_text(KILLED.format(output="clean"))
     clean = campaign.run(clean_spec, scheduler=scheduler_address, progress=False)
@@ -305,9 +307,9 @@ def test_precision_campaign_killed_twice_ends_as_an_undisturbed_run(tmp_path, sc
     first = len(run_and_kill(command, output, after=25))
     second = len(run_and_kill(command, output, after=first + 40))
     assert second < total, "the kill came too late to test a resume"
-    rerun = subprocess.run(command + ["--quiet"], capture_output=True, text=True, timeout=300)
-    assert rerun.returncode == 0, rerun.stderr
-    assert f"{total} tasks ok, 0 failed, 0 missing" in rerun.stdout
+    # the rerun, in this process on the shared cluster: a process of its own is not the point
+    assert main(["run", str(spec), "--scheduler", scheduler_address, "--quiet"]) == 0
+    assert f"{total} tasks ok, 0 failed, 0 missing" in capsys.readouterr().out
     assert len(ledger_keys(output)) == total  # nothing beyond the undisturbed run's tasks
     assert_same_results(output / "results.nc", clean)
 
@@ -345,23 +347,40 @@ def run_with_model(tmp_path, spec, flaky=False):
     return conftest.run_with_model(tmp_path, spec, FLAKY="1" if flaky else None)
 
 
-def test_failed_tasks_retried_by_a_rerun_end_as_an_undisturbed_run(tmp_path):
+def test_failed_tasks_retried_by_a_rerun_end_as_an_undisturbed_run(tmp_path, monkeypatch, capsys):
+    """The three runs go through `campaign run` in this process (a process's start is not
+    the point), each with its embedded cluster, whose worker processes import the test model
+    and see FLAKY as the run sets it."""
     (tmp_path / "flaky_model.py").write_text(FLAKY_MODEL)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))
+    )
+    monkeypatch.delitem(sys.modules, "flaky_model", raising=False)
+    monkeypatch.delenv("FLAKY", raising=False)
+
+    def run(spec):
+        code = main(["run", str(spec), "--workers", "2", "--quiet"])
+        out, err = capsys.readouterr()
+        return code, out, err
+
     clean_spec = tmp_path / "clean.yaml"
     clean_spec.write_text(FLAKY.format(metric="value", output="clean"))
-    clean = run_with_model(tmp_path, clean_spec)
-    assert clean.returncode == 0, clean.stderr
+    code, _, err = run(clean_spec)
+    assert code == 0, err
 
     spec = tmp_path / "spec.yaml"
     spec.write_text(FLAKY.format(metric="value", output="flaky"))
-    failing = run_with_model(tmp_path, spec, flaky=True)
-    assert failing.returncode == 1, failing.stderr
-    assert "waiting on failed tasks (a rerun retries them)" in failing.stdout
+    monkeypatch.setenv("FLAKY", "1")
+    code, out, err = run(spec)
+    assert code == 1, err
+    assert "waiting on failed tasks (a rerun retries them)" in out
     ds = xr.load_dataset(tmp_path / "flaky" / "results.nc")
     assert (ds["status"] == 2).any()
     assert (ds["precision_state"] == 3).any()  # a failure holds its cell's next round
-    retried = run_with_model(tmp_path, spec)
-    assert retried.returncode == 0, retried.stderr
+    monkeypatch.delenv("FLAKY")
+    code, _, err = run(spec)
+    assert code == 0, err
     assert_same_results(
         tmp_path / "flaky" / "results.nc", xr.load_dataset(tmp_path / "clean" / "results.nc")
     )
