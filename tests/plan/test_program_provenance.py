@@ -42,8 +42,11 @@ def build(path: Path, version: int, source: str = C_SIM, *flags: str) -> Path:
     return path
 
 
-def run(spec: Path, **options):
-    return campaign.run(spec, workers=1, progress=False, **options)
+def run(spec: Path, scheduler: str | None = None, **options):
+    """The campaign run on the shared cluster (``scheduler``), or on an embedded one of one
+    worker, whose process sees PATH as this test sets it."""
+    where = {"scheduler": scheduler} if scheduler else {"workers": 1}
+    return campaign.run(spec, progress=False, **where, **options)
 
 
 def stored_sources(output: Path) -> dict:
@@ -225,7 +228,7 @@ def build_library(folder: Path, factor: str) -> Path:
     return library
 
 
-def test_a_changed_shared_library_is_refused_like_a_recompiled_binary(tmp_path):
+def test_a_changed_shared_library_is_refused_like_a_recompiled_binary(tmp_path, scheduler_address):
     libraries, project = tmp_path / "lib", tmp_path / "project"
     libraries.mkdir()
     project.mkdir()
@@ -243,7 +246,7 @@ def test_a_changed_shared_library_is_refused_like_a_recompiled_binary(tmp_path):
         output: out
         """,
     )
-    data = run(spec)
+    data = run(spec, scheduler_address)
     assert data.value.values.tolist() == [1.5 * (s % 1000) for s in data.seed.values.tolist()]
     # the program's code digest is what it always was: its own file alone
     stored = stored_sources(project / "out")
@@ -258,12 +261,12 @@ def test_a_changed_shared_library_is_refused_like_a_recompiled_binary(tmp_path):
         CampaignError,
         match=r"3 stored results were computed before what ./sim runs changed \(libfoo.so\);",
     ):
-        run(spec)
-    again = run(spec, on_change="rerun")
+        run(spec, scheduler_address)
+    again = run(spec, scheduler_address, on_change="rerun")
     assert again.value.values.tolist() == [2.5 * (s % 1000) for s in again.seed.values.tolist()]
 
 
-def test_a_binary_a_launcher_runs_is_digested_with_its_libraries(tmp_path):
+def test_a_binary_a_launcher_runs_is_digested_with_its_libraries(tmp_path, scheduler_address):
     libraries, project = tmp_path / "lib", tmp_path / "project"
     libraries.mkdir()
     project.mkdir()
@@ -281,14 +284,14 @@ def test_a_binary_a_launcher_runs_is_digested_with_its_libraries(tmp_path):
         output: out
         """,
     )
-    data = run(spec)
+    data = run(spec, scheduler_address)
     assert data.value.values.tolist() == [1.5 * (s % 1000) for s in data.seed.values.tolist()]
     programs = stored_sources(project / "out")["programs"]
     assert set(programs) == {"timeout", "sim"}  # the launcher, and the binary it runs
     assert programs["sim"]["libfoo.so"] == file_digest(library)
     build_library(libraries, "2.5")
     with pytest.raises(CampaignError, match=r"before what sim runs changed \(libfoo.so\);"):
-        run(spec)
+        run(spec, scheduler_address)
 
 
 def test_an_interpreter_and_its_libraries_are_digested_with_the_script(tmp_path):
@@ -319,7 +322,9 @@ def test_an_interpreter_and_its_libraries_are_digested_with_the_script(tmp_path)
     assert "libc.so.6" in python
 
 
-def test_env_sets_variables_for_the_program_and_a_change_makes_results_stale(tmp_path):
+def test_env_sets_variables_for_the_program_and_a_change_makes_results_stale(
+    tmp_path, scheduler_address
+):
     (tmp_path / "sim.sh").write_text('#!/bin/sh\necho "mode=$MODE"; echo "got_n=$N"; echo "c=$C"\n')
     (tmp_path / "sim.sh").chmod(0o755)
     text = """
@@ -335,7 +340,7 @@ def test_env_sets_variables_for_the_program_and_a_change_makes_results_stale(tmp
         """
     spec = write(tmp_path, text)
     assert "\n  env: MODE=7, N={n}, C={cores}\n" in describe_spec(load_spec(spec))
-    data = run(spec)
+    data = run(spec, scheduler_address)
     assert data.mode.values.ravel().tolist() == [7.0] * 4
     assert data.got_n.values.tolist() == [[1.0, 1.0], [2.0, 2.0]]
     assert data.c.values.ravel().tolist() == [1.0] * 4
@@ -346,11 +351,11 @@ def test_env_sets_variables_for_the_program_and_a_change_makes_results_stale(tmp
         match=r"4 stored results were computed before the program or its inputs changed "
         r"\(env MODE\)",
     ):
-        run(spec)
-    assert run(spec, on_change="rerun").mode.values.ravel().tolist() == [8.0] * 4
+        run(spec, scheduler_address)
+    assert run(spec, scheduler_address, on_change="rerun").mode.values.ravel().tolist() == [8.0] * 4
 
 
-def test_results_stored_before_programs_were_digested_are_kept(tmp_path):
+def test_results_stored_before_programs_were_digested_are_kept(tmp_path, scheduler_address):
     build(tmp_path / "sim", 1)
     spec = write(
         tmp_path,
@@ -363,17 +368,18 @@ def test_results_stored_before_programs_were_digested_are_kept(tmp_path):
         output: out
         """,
     )
-    first = run(spec)
+    first = run(spec, scheduler_address)
     path = tmp_path / "out" / "campaign.json"
     older = json.loads(path.read_text())
     del older["sources"]["programs"]  # as a campaign.json written before it was kept
     path.write_text(json.dumps(older))
-    again = run(spec)  # nothing to compare the libraries with: nothing refused, nothing reruns
+    # nothing to compare the libraries with: nothing refused, nothing reruns
+    again = run(spec, scheduler_address)
     assert np.array_equal(again.value.values, first.value.values)
     assert "./sim" in stored_sources(tmp_path / "out")["programs"]
 
 
-def test_shards_run_with_other_libraries_are_not_merged(tmp_path):
+def test_shards_run_with_other_libraries_are_not_merged(tmp_path, scheduler_address):
     from campaign.pipelines.merge import merge
 
     libraries, project = tmp_path / "lib", tmp_path / "project"
@@ -392,9 +398,9 @@ def test_shards_run_with_other_libraries_are_not_merged(tmp_path):
         output: out
         """,
     )
-    run(spec, shard="1/2")
+    run(spec, scheduler_address, shard="1/2")
     build_library(libraries, "2.5")  # the second shard's machine has another build
-    run(spec, shard="2/2")
+    run(spec, scheduler_address, shard="2/2")
     with pytest.raises(CampaignError) as caught:
         merge(sorted((project / "out").glob("shard-*")), tmp_path / "merged")
     assert str(caught.value).endswith(
