@@ -160,13 +160,13 @@ EXIT_SCRIPT = (
 
 
 def test_exit_codes_and_signals_fail_in_one_line_and_only_sigkill_is_tried_again(
-    tmp_path, write_spec
+    tmp_path, write_spec, scheduler_address
 ):
     marks = tmp_path / "marks"
     marks.mkdir()
     (tmp_path / "exits.sh").write_text(EXIT_SCRIPT)
     spec = write_spec(EXITS.format(marks=marks))
-    data = campaign.run(spec, workers=1, retries=2, progress=False)
+    data = campaign.run(spec, scheduler=scheduler_address, retries=2, progress=False)
     status = dict(zip(data.how.values.tolist(), data.status.values.ravel().tolist()))
     assert status == {"ok": 1, "code": 2, "sigkill": 2, "sigkill_once": 1, "sigsegv": 2}
     assert data.v.sel(how="sigkill_once").item() == 2.0
@@ -193,7 +193,9 @@ int main(int argc, char **argv) {
 """
 
 
-def test_a_segfaulting_c_program_fails_with_the_signals_name(tmp_path, write_spec):
+def test_a_segfaulting_c_program_fails_with_the_signals_name(
+    tmp_path, write_spec, scheduler_address
+):
     (tmp_path / "crash.c").write_text(SEGFAULT)
     subprocess.run(
         ["cc", "-O0", "-o", str(tmp_path / "crash"), str(tmp_path / "crash.c")], check=True
@@ -208,7 +210,7 @@ def test_a_segfaulting_c_program_fails_with_the_signals_name(tmp_path, write_spe
         output: out
         """
     )
-    data = campaign.run(spec, workers=1, progress=False)
+    data = campaign.run(spec, scheduler=scheduler_address, progress=False)
     assert data.status.values.tolist() == [2, 2]
     assert (
         failures(tmp_path / "out") == ["./crash was killed by SIGSEGV; stderr: about to crash"] * 2
@@ -227,7 +229,7 @@ def test_a_segfaulting_c_program_fails_with_the_signals_name(tmp_path, write_spe
     ],
 )
 def test_garbage_and_missing_outputs_fail_the_task_in_one_line(
-    tmp_path, write_spec, command, metrics, error
+    tmp_path, write_spec, scheduler_address, command, metrics, error
 ):
     quoted = command.replace('"', '\\"')
     spec = write_spec(
@@ -242,12 +244,12 @@ def test_garbage_and_missing_outputs_fail_the_task_in_one_line(
         output: out
         """
     )
-    campaign.run(spec, workers=1, progress=False)
+    campaign.run(spec, scheduler=scheduler_address, progress=False)
     (found,) = failures(tmp_path / "out")
     assert error in found and "\n" not in found
 
 
-def test_a_huge_stdout_neither_blocks_nor_fills_memory(tmp_path, write_spec):
+def test_a_huge_stdout_neither_blocks_nor_fills_memory(tmp_path, write_spec, scheduler_address):
     spec = write_spec(
         """
         name: huge
@@ -258,7 +260,7 @@ def test_a_huge_stdout_neither_blocks_nor_fills_memory(tmp_path, write_spec):
         output: out
         """
     )
-    data = campaign.run(spec, workers=1, progress=False)
+    data = campaign.run(spec, scheduler=scheduler_address, progress=False)
     assert data.done.values.tolist() == [1.0, 1.0]
     peaks = [r["peak_memory"] for r in records(tmp_path / "out")]
     assert all(0 < peak < 2_000_000_000 for peak in peaks)
@@ -268,7 +270,7 @@ C_V1 = '#include <stdio.h>\nint main(void) { printf("v=1\\n"); return 0; }\n'
 C_V2 = '#include <stdio.h>\nint main(void) { printf("v=2\\n"); return 0; }\n'
 
 
-def test_a_recompiled_binary_is_refused_like_changed_code(tmp_path, write_spec):
+def test_a_recompiled_binary_is_refused_like_changed_code(tmp_path, write_spec, scheduler_address):
     def build(source):
         (tmp_path / "sim.c").write_text(source)
         subprocess.run(["cc", "-o", str(tmp_path / "sim"), str(tmp_path / "sim.c")], check=True)
@@ -284,15 +286,18 @@ def test_a_recompiled_binary_is_refused_like_changed_code(tmp_path, write_spec):
         output: out
         """
     )
-    assert campaign.run(spec, workers=1, progress=False).v.values.tolist() == [1.0, 1.0]
+    assert campaign.run(spec, scheduler=scheduler_address, progress=False).v.values.tolist() == [
+        1.0,
+        1.0,
+    ]
     build(C_V2)
     with pytest.raises(
         CampaignError,
         match=r"2 stored results were computed before the program "
         r"or its inputs changed \(sim\); rerun with on_change='rerun'",
     ):
-        campaign.run(spec, workers=1, progress=False)
-    again = campaign.run(spec, workers=1, progress=False, on_change="rerun")
+        campaign.run(spec, scheduler=scheduler_address, progress=False)
+    again = campaign.run(spec, scheduler=scheduler_address, progress=False, on_change="rerun")
     assert again.v.values.tolist() == [2.0, 2.0]
 
 
