@@ -18,7 +18,6 @@ from campaign.cli.main import main
 from campaign.errors import CampaignError
 from campaign.plan.plan import make_plan
 from campaign.spec.load import parse_spec
-from tests import conftest
 from tests.conftest import ledger_keys, run_and_kill
 
 
@@ -342,57 +341,58 @@ output: {output}
 """
 
 
-def run_with_model(tmp_path, spec, flaky=False):
-    """`campaign run` in a process (and embedded cluster) that can import the test model."""
-    return conftest.run_with_model(tmp_path, spec, FLAKY="1" if flaky else None)
-
-
-def test_failed_tasks_retried_by_a_rerun_end_as_an_undisturbed_run(tmp_path, monkeypatch, capsys):
-    """The three runs go through `campaign run` in this process (a process's start is not
-    the point), each with its embedded cluster, whose worker processes import the test model
-    and see FLAKY as the run sets it."""
-    (tmp_path / "flaky_model.py").write_text(FLAKY_MODEL)
+@pytest.fixture
+def run_with_model(tmp_path, monkeypatch, capsys):
+    """`campaign run SPEC --workers 2 --quiet` in this process (a process's start is not the
+    point), each with its embedded cluster, whose worker processes import the test model and
+    see FLAKY as the test sets it: the code and what it printed."""
+    (tmp_path / "flaky_model.py").write_text(FLAKY_MODEL)  # declares no metrics
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setenv(
-        "PYTHONPATH", os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))
-    )
+    paths = [str(tmp_path), os.environ.get("PYTHONPATH")]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, paths)))
     monkeypatch.delitem(sys.modules, "flaky_model", raising=False)
     monkeypatch.delenv("FLAKY", raising=False)
 
     def run(spec):
+        capsys.readouterr()
         code = main(["run", str(spec), "--workers", "2", "--quiet"])
         out, err = capsys.readouterr()
         return code, out, err
 
+    return run
+
+
+def test_failed_tasks_retried_by_a_rerun_end_as_an_undisturbed_run(
+    tmp_path, monkeypatch, run_with_model
+):
     clean_spec = tmp_path / "clean.yaml"
     clean_spec.write_text(FLAKY.format(metric="value", output="clean"))
-    code, _, err = run(clean_spec)
+    code, _, err = run_with_model(clean_spec)
     assert code == 0, err
 
     spec = tmp_path / "spec.yaml"
     spec.write_text(FLAKY.format(metric="value", output="flaky"))
     monkeypatch.setenv("FLAKY", "1")
-    code, out, err = run(spec)
+    code, out, err = run_with_model(spec)
     assert code == 1, err
     assert "waiting on failed tasks (a rerun retries them)" in out
     ds = xr.load_dataset(tmp_path / "flaky" / "results.nc")
     assert (ds["status"] == 2).any()
     assert (ds["precision_state"] == 3).any()  # a failure holds its cell's next round
     monkeypatch.delenv("FLAKY")
-    code, _, err = run(spec)
+    code, _, err = run_with_model(spec)
     assert code == 0, err
     assert_same_results(
         tmp_path / "flaky" / "results.nc", xr.load_dataset(tmp_path / "clean" / "results.nc")
     )
 
 
-def test_misspelt_precision_metric_stops_after_the_first_task(tmp_path):
-    (tmp_path / "flaky_model.py").write_text(FLAKY_MODEL)  # declares no metrics
+def test_misspelt_precision_metric_stops_after_the_first_task(tmp_path, run_with_model):
     spec = tmp_path / "typo.yaml"
     spec.write_text(FLAKY.format(metric="valeu", output="typo"))
-    result = run_with_model(tmp_path, spec)
-    assert result.returncode == 2
-    assert result.stderr == (
+    code, _, err = run_with_model(spec)
+    assert code == 2
+    assert err == (
         f"campaign: error: {spec}: precision.metrics: 'valeu' is not a metric model "
         f"flaky_model:run returns; it returned: value\n"
     )
