@@ -13,9 +13,9 @@ import gzip
 import hashlib
 import importlib
 import json
+import logging
 import os
 import re
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -24,7 +24,9 @@ import numpy as np
 import pytest
 import xarray as xr
 
+import campaign
 from campaign.cli.main import main
+from campaign.errors import CampaignError
 from campaign.models.grid import inputs as grid_inputs
 from campaign.models.jobs import inputs as jobs_inputs
 from campaign.plan.sources import Sources, combined_digest, compare
@@ -251,50 +253,38 @@ def test_a_trace_rewritten_at_the_same_path_reruns_exactly_its_tasks(
     assert (change["choice"], change["results"]) == ("rerun", 2)
 
 
-STALE_WORKERS = """
-import logging, sys
-from distributed import LocalCluster
-import campaign
-from campaign.errors import CampaignError
-
-if __name__ == "__main__":
-    cluster = LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                           host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR)
-    campaign.run("spec.yaml", scheduler=cluster.scheduler_address, progress=False)
-    open("edited_model.py", "w").write(sys.argv[1])
-    try:
-        campaign.run("spec.yaml", scheduler=cluster.scheduler_address, progress=False,
-                     on_change="rerun")
-    except CampaignError as error:
-        print(error)
-    cluster.close()
-"""
-
-
-def test_workers_still_running_the_old_code_stop_the_run_and_store_nothing(tmp_path):
+def test_workers_still_running_the_old_code_stop_the_run_and_store_nothing(tmp_path, monkeypatch):
     """A long-lived cluster's workers keep the code they loaded: their results would claim
     the new code's digest, so the run stops with one line and stores none of them."""
+    from distributed import LocalCluster
+
     write_model(tmp_path, 0.0)
-    (tmp_path / "spec.yaml").write_text(SPEC.format(output="out"))
-    (tmp_path / "stale.py").write_text(STALE_WORKERS)
-    edited = textwrap.dedent(MODEL.format(shift=7.0))
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp_path), env.get("PYTHONPATH")]))
-    done = subprocess.run(
-        [sys.executable, "stale.py", edited],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-        cwd=tmp_path,
-    )
-    assert done.returncode == 0, done.stderr
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(SPEC.format(output="out"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    paths = [str(tmp_path), os.environ.get("PYTHONPATH")]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, paths)))
+    monkeypatch.delitem(sys.modules, "edited_model", raising=False)
+    with LocalCluster(
+        n_workers=1,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
+    ) as cluster:
+        campaign.run(spec, scheduler=cluster.scheduler_address, progress=False)
+        write_model(tmp_path, 7.0)
+        with pytest.raises(CampaignError) as caught:
+            campaign.run(
+                spec, scheduler=cluster.scheduler_address, progress=False, on_change="rerun"
+            )
     assert re.fullmatch(
         r"the Dask worker tcp://127\.0\.0\.1:\d+ runs other code of model edited_model:run than "
         r"this machine has \(it loaded the model before its code changed, or has another "
         r"version\): restart the workers \(or install the same code on them\) and run again; "
-        r"the results it computed were not stored\n",
-        done.stdout,
+        r"the results it computed were not stored",
+        str(caught.value),
     )
     assert not list((tmp_path / "out" / "ledger").glob("*.jsonl"))  # set aside, none stored
     assert len(set_aside_records(tmp_path / "out")) == 4
