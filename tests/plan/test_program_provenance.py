@@ -5,6 +5,7 @@ stale), its shared libraries and interpreter, and the environment ``env:`` sets.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import textwrap
@@ -43,8 +44,8 @@ def build(path: Path, version: int, source: str = C_SIM, *flags: str) -> Path:
 
 
 def run(spec: Path, scheduler: str | None = None, **options):
-    """The campaign run on the shared cluster (``scheduler``), or on an embedded one of one
-    worker, whose process sees PATH as this test sets it."""
+    """The campaign run on a running cluster (``scheduler``), or on an embedded one of one
+    worker."""
     where = {"scheduler": scheduler} if scheduler else {"workers": 1}
     return campaign.run(spec, progress=False, **where, **options)
 
@@ -59,16 +60,40 @@ def write(folder: Path, text: str) -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
+def path_cluster(tmp_path_factory):
+    """A folder put first on PATH, and a cluster of one worker process started with that PATH
+    (the tests' programs on PATH are found there): one for the module's tests."""
+    from distributed import LocalCluster
+
+    folder = tmp_path_factory.mktemp("bin")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+        cluster = LocalCluster(
+            n_workers=1,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
+    with cluster:
+        yield folder, cluster.scheduler_address
+
+
 @pytest.fixture
-def on_path(tmp_path, monkeypatch) -> Path:
-    """A folder put first on PATH (the embedded cluster's workers inherit it)."""
-    folder = tmp_path / "bin"
-    folder.mkdir()
+def on_path(path_cluster, monkeypatch) -> tuple[Path, str]:
+    """The folder put first on PATH here too, emptied, and the address of the cluster whose
+    worker has it on its PATH."""
+    folder, address = path_cluster
+    for program in folder.iterdir():
+        program.unlink()
     monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
-    return folder
+    return folder, address
 
 
 def test_a_program_a_shell_line_runs_from_path_is_digested(tmp_path, on_path):
+    on_path, scheduler = on_path
     build(on_path / "campaign-sim", 1)
     spec = write(
         tmp_path,
@@ -82,7 +107,7 @@ def test_a_program_a_shell_line_runs_from_path_is_digested(tmp_path, on_path):
         output: out
         """,
     )
-    assert run(spec).v.values.tolist() == [1.0, 1.0]
+    assert run(spec, scheduler).v.values.tolist() == [1.0, 1.0]
     programs = stored_sources(tmp_path / "out")["programs"]
     assert programs["campaign-sim"]["campaign-sim"] == file_digest(on_path / "campaign-sim")
     assert programs["campaign-sim"]["libc.so.6"] == digest(
@@ -93,8 +118,8 @@ def test_a_program_a_shell_line_runs_from_path_is_digested(tmp_path, on_path):
         CampaignError,
         match=r"2 stored results were computed before program campaign-sim changed; rerun with",
     ):
-        run(spec)
-    assert run(spec, on_change="rerun").v.values.tolist() == [2.0, 2.0]
+        run(spec, scheduler)
+    assert run(spec, scheduler, on_change="rerun").v.values.tolist() == [2.0, 2.0]
 
 
 FACTOR_SPEC = """
@@ -114,6 +139,7 @@ output: out
 def test_a_factor_names_the_program_and_a_change_makes_only_its_tasks_stale(
     tmp_path, on_path, capsys
 ):
+    on_path, scheduler = on_path
     from campaign.cli.main import main
 
     build(tmp_path / "mw.v1", 1)
@@ -125,7 +151,7 @@ def test_a_factor_names_the_program_and_a_change_makes_only_its_tasks_stale(
         "  program: {sim} names one of ./mw.v1 (with the inputs), ./mw (with the inputs), "
         f"campaign-mw (on PATH here: {on_path / 'campaign-mw'})\n"
     ) in capsys.readouterr().out
-    data = run(spec)
+    data = run(spec, scheduler)
     assert data.v.sel(sim="v1").values.ravel().tolist() == [1.0] * 6
     assert data.v.sel(sim="v2").values.ravel().tolist() == [2.0] * 6
     assert data.v.sel(sim="installed").values.ravel().tolist() == [5.0] * 6
@@ -141,8 +167,8 @@ def test_a_factor_names_the_program_and_a_change_makes_only_its_tasks_stale(
     with pytest.raises(
         CampaignError, match=r"^\S+: 6 stored results were computed before program ./mw changed;"
     ):
-        run(spec)
-    again = run(spec, on_change="rerun")
+        run(spec, scheduler)
+    again = run(spec, scheduler, on_change="rerun")
     assert again.v.sel(sim="v2").values.ravel().tolist() == [3.0] * 6
     for untouched in ("v1", "installed"):
         assert again.value.sel(sim=untouched).equals(data.value.sel(sim=untouched))
@@ -164,16 +190,17 @@ def test_a_factor_names_the_program_and_a_change_makes_only_its_tasks_stale(
 
 
 def test_rerun_changed_runs_with_where_the_levels_chosen(tmp_path, on_path, capsys):
+    on_path, scheduler = on_path
     from campaign.cli.main import main
 
     build(tmp_path / "mw.v1", 1)
     build(tmp_path / "mw", 2)
     build(on_path / "campaign-mw", 5)
     spec = write(tmp_path, FACTOR_SPEC.replace("replicates: 3", "replicates: 2"))
-    first = run(spec)
+    first = run(spec, scheduler)
     build(on_path / "campaign-mw", 6)
     build(tmp_path / "mw", 3)
-    argv = ["run", str(spec), "--workers", "1", "--quiet", "--rerun-changed"]
+    argv = ["run", str(spec), "--scheduler", scheduler, "--quiet", "--rerun-changed"]
     assert main([*argv, "--where", "sim=v1,v2"]) == 2
     assert capsys.readouterr().err == (
         f"campaign: error: {tmp_path / 'out'}: --where leaves out 4 of the 8 stored results "
@@ -186,10 +213,10 @@ def test_rerun_changed_runs_with_where_the_levels_chosen(tmp_path, on_path, caps
     assert data.v.sel(sim="installed").values.ravel().tolist() == [6.0] * 4
     assert data.value.sel(sim="v1").equals(first.value.sel(sim="v1"))
     more = write(tmp_path, FACTOR_SPEC.replace("replicates: 3", "replicates: 4"))
-    assert main(["run", str(more), "--workers", "1", "--quiet", "--where", "sim=v1"]) == 0
+    assert main(["run", str(more), "--scheduler", scheduler, "--quiet", "--where", "sim=v1"]) == 0
     ran = campaign.open_results(tmp_path / "out").status.values == 1  # sim x load x replicate
     assert ran[0].all() and ran[1:, :, :2].all() and not ran[1:, :, 2:].any()
-    ran = run(more, where={"sim": ["v2"], "load": 2}).status.values == 1  # from Python
+    ran = run(more, scheduler, where={"sim": ["v2"], "load": 2}).status.values == 1  # from Python
     assert ran[1, 1].all() and not ran[1, 0, 2:].any() and not ran[2, :, 2:].any()
 
 
