@@ -74,7 +74,7 @@ def path_cluster(tmp_path_factory):
             threads_per_worker=1,
             processes=True,
             host="127.0.0.1",
-            dashboard_address=None,
+            dashboard_address="127.0.0.1:0",
             silence_logs=logging.ERROR,
         )
     with cluster:

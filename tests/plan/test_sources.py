@@ -270,7 +270,7 @@ def test_workers_still_running_the_old_code_stop_the_run_and_store_nothing(tmp_p
         threads_per_worker=1,
         processes=True,
         host="127.0.0.1",
-        dashboard_address=None,
+        dashboard_address="127.0.0.1:0",
         silence_logs=logging.ERROR,
     ) as cluster:
         campaign.run(spec, scheduler=cluster.scheduler_address, progress=False)
