@@ -3,16 +3,20 @@ per cell by `status` and results.nc, and a pilot that sizes the whole campaign."
 
 from __future__ import annotations
 
+import importlib
+import os
+import sys
 import textwrap
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import xarray as xr
 
 from campaign.analysis.sizing import estimate
+from campaign.cli.main import main
 from campaign.render.costs import describe_estimate
 from campaign.results.resources import costs
-from tests.conftest import campaign_command
 
 MODEL = '''
 import time
@@ -35,6 +39,28 @@ replicates: 5
 seed: 4
 output: out
 """
+
+
+@pytest.fixture
+def campaign_command(tmp_path, monkeypatch, capsys):
+    """`campaign ARGS` working in the test's folder, as a new process would run it but in this
+    one: the test model ``costly`` is imported anew by each command, here and by the embedded
+    cluster's worker processes (whose memory the tasks measure); the code and what it printed."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    paths = [str(tmp_path), os.environ.get("PYTHONPATH")]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, paths)))
+    monkeypatch.delitem(sys.modules, "costly", raising=False)
+
+    def command(folder, *args: str) -> SimpleNamespace:
+        sys.modules.pop("costly", None)  # as a new process: the code as it is now
+        importlib.invalidate_caches()
+        capsys.readouterr()  # what this command prints alone
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return SimpleNamespace(returncode=code, stdout=out, stderr=err)
+
+    return command
 
 
 def record(cell: dict, elapsed: float, memory: float, status: str = "ok") -> dict:
@@ -79,7 +105,9 @@ def test_the_estimate_scales_each_cells_mean_to_its_tasks():
         estimate(costs({}), {"s=a": 1}, 1.0, 1)
 
 
-def test_tasks_record_their_own_time_and_peak_memory_and_a_pilot_sizes_the_campaign(tmp_path):
+def test_tasks_record_their_own_time_and_peak_memory_and_a_pilot_sizes_the_campaign(
+    tmp_path, campaign_command
+):
     (tmp_path / "costly.py").write_text(textwrap.dedent(MODEL))
     (tmp_path / "spec.yaml").write_text(SPEC)
     piloted = campaign_command(
@@ -127,7 +155,7 @@ def test_tasks_record_their_own_time_and_peak_memory_and_a_pilot_sizes_the_campa
     assert all("<td>5</td>" in row for row in rows)
 
 
-def test_a_pilot_whose_every_task_failed_is_refused_with_its_error(tmp_path):
+def test_a_pilot_whose_every_task_failed_is_refused_with_its_error(tmp_path, campaign_command):
     (tmp_path / "costly.py").write_text(
         textwrap.dedent(MODEL) + "\n\ndef broken(params, seed):\n    raise KeyError('trace')\n"
     )

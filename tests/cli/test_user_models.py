@@ -167,8 +167,8 @@ def test_the_documented_python_example_runs_as_a_script(tmp_path):
         readme_block("## In a script", "{code-block} python", "docs/python-api.md")
     )
     demo = (Path(__file__).resolve().parents[2] / "specs" / "demo.yaml").read_text()
-    small = demo.replace("jobs: 3000", "jobs: 300").replace("replicates: 20", "replicates: 2")
-    assert "jobs: 300\n" in small and "replicates: 2\n" in small
+    small = demo.replace("jobs: 3000", "jobs: 100").replace("replicates: 20", "replicates: 2")
+    assert "jobs: 100\n" in small and "replicates: 2\n" in small
     (tmp_path / "specs").mkdir()
     (tmp_path / "specs" / "demo.yaml").write_text(small)
     done = subprocess.run(

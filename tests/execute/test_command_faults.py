@@ -17,6 +17,7 @@ import pytest
 import xarray as xr
 
 import campaign
+from campaign.cli.main import main
 from campaign.errors import CampaignError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -159,13 +160,13 @@ EXIT_SCRIPT = (
 
 
 def test_exit_codes_and_signals_fail_in_one_line_and_only_sigkill_is_tried_again(
-    tmp_path, write_spec
+    tmp_path, write_spec, scheduler_address
 ):
     marks = tmp_path / "marks"
     marks.mkdir()
     (tmp_path / "exits.sh").write_text(EXIT_SCRIPT)
     spec = write_spec(EXITS.format(marks=marks))
-    data = campaign.run(spec, workers=1, retries=2, progress=False)
+    data = campaign.run(spec, scheduler=scheduler_address, retries=2, progress=False)
     status = dict(zip(data.how.values.tolist(), data.status.values.ravel().tolist()))
     assert status == {"ok": 1, "code": 2, "sigkill": 2, "sigkill_once": 1, "sigsegv": 2}
     assert data.v.sel(how="sigkill_once").item() == 2.0
@@ -192,7 +193,9 @@ int main(int argc, char **argv) {
 """
 
 
-def test_a_segfaulting_c_program_fails_with_the_signals_name(tmp_path, write_spec):
+def test_a_segfaulting_c_program_fails_with_the_signals_name(
+    tmp_path, write_spec, scheduler_address
+):
     (tmp_path / "crash.c").write_text(SEGFAULT)
     subprocess.run(
         ["cc", "-O0", "-o", str(tmp_path / "crash"), str(tmp_path / "crash.c")], check=True
@@ -207,7 +210,7 @@ def test_a_segfaulting_c_program_fails_with_the_signals_name(tmp_path, write_spe
         output: out
         """
     )
-    data = campaign.run(spec, workers=1, progress=False)
+    data = campaign.run(spec, scheduler=scheduler_address, progress=False)
     assert data.status.values.tolist() == [2, 2]
     assert (
         failures(tmp_path / "out") == ["./crash was killed by SIGSEGV; stderr: about to crash"] * 2
@@ -226,7 +229,7 @@ def test_a_segfaulting_c_program_fails_with_the_signals_name(tmp_path, write_spe
     ],
 )
 def test_garbage_and_missing_outputs_fail_the_task_in_one_line(
-    tmp_path, write_spec, command, metrics, error
+    tmp_path, write_spec, scheduler_address, command, metrics, error
 ):
     quoted = command.replace('"', '\\"')
     spec = write_spec(
@@ -241,12 +244,12 @@ def test_garbage_and_missing_outputs_fail_the_task_in_one_line(
         output: out
         """
     )
-    campaign.run(spec, workers=1, progress=False)
+    campaign.run(spec, scheduler=scheduler_address, progress=False)
     (found,) = failures(tmp_path / "out")
     assert error in found and "\n" not in found
 
 
-def test_a_huge_stdout_neither_blocks_nor_fills_memory(tmp_path, write_spec):
+def test_a_huge_stdout_neither_blocks_nor_fills_memory(tmp_path, write_spec, scheduler_address):
     spec = write_spec(
         """
         name: huge
@@ -257,7 +260,7 @@ def test_a_huge_stdout_neither_blocks_nor_fills_memory(tmp_path, write_spec):
         output: out
         """
     )
-    data = campaign.run(spec, workers=1, progress=False)
+    data = campaign.run(spec, scheduler=scheduler_address, progress=False)
     assert data.done.values.tolist() == [1.0, 1.0]
     peaks = [r["peak_memory"] for r in records(tmp_path / "out")]
     assert all(0 < peak < 2_000_000_000 for peak in peaks)
@@ -267,7 +270,7 @@ C_V1 = '#include <stdio.h>\nint main(void) { printf("v=1\\n"); return 0; }\n'
 C_V2 = '#include <stdio.h>\nint main(void) { printf("v=2\\n"); return 0; }\n'
 
 
-def test_a_recompiled_binary_is_refused_like_changed_code(tmp_path, write_spec):
+def test_a_recompiled_binary_is_refused_like_changed_code(tmp_path, write_spec, scheduler_address):
     def build(source):
         (tmp_path / "sim.c").write_text(source)
         subprocess.run(["cc", "-o", str(tmp_path / "sim"), str(tmp_path / "sim.c")], check=True)
@@ -283,15 +286,18 @@ def test_a_recompiled_binary_is_refused_like_changed_code(tmp_path, write_spec):
         output: out
         """
     )
-    assert campaign.run(spec, workers=1, progress=False).v.values.tolist() == [1.0, 1.0]
+    assert campaign.run(spec, scheduler=scheduler_address, progress=False).v.values.tolist() == [
+        1.0,
+        1.0,
+    ]
     build(C_V2)
     with pytest.raises(
         CampaignError,
         match=r"2 stored results were computed before the program "
         r"or its inputs changed \(sim\); rerun with on_change='rerun'",
     ):
-        campaign.run(spec, workers=1, progress=False)
-    again = campaign.run(spec, workers=1, progress=False, on_change="rerun")
+        campaign.run(spec, scheduler=scheduler_address, progress=False)
+    again = campaign.run(spec, scheduler=scheduler_address, progress=False, on_change="rerun")
     assert again.v.values.tolist() == [2.0, 2.0]
 
 
@@ -339,20 +345,37 @@ output: {output}
 """
 
 
+@pytest.fixture(scope="module")
+def kill_folder(tmp_path_factory, scheduler_address) -> Path:
+    """A folder with ``pids/`` and the undisturbed run of KILL_SPEC (``clean/``), run once on
+    the shared cluster for both ways of stopping the driver."""
+    folder = tmp_path_factory.mktemp("stopped")
+    (folder / "pids").mkdir()
+    clean = folder / "clean.yaml"
+    clean.write_text(KILL_SPEC.format(pids=folder / "pids", output=folder / "clean"))
+    campaign.run(clean, scheduler=scheduler_address, progress=False)
+    return folder
+
+
 @pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM])
-def test_a_stopped_driver_leaves_no_program_and_a_rerun_ends_as_an_undisturbed_run(tmp_path, stop):
+def test_a_stopped_driver_leaves_no_program_and_a_rerun_ends_as_an_undisturbed_run(
+    kill_folder, scheduler_address, stop
+):
     """The killed run's programs hang from replicate 10 on (HOLD set), so the driver stops
     while they run: none is left afterwards (each runs in a session of its own, out of reach
-    of a signal to the driver's group), and the rerun ends as an undisturbed run."""
-    pids = tmp_path / "pids"
-    pids.mkdir()
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    killed = tmp_path / "killed.yaml"
-    killed.write_text(KILL_SPEC.format(pids=pids, output="killed"))
+    of a signal to the driver's group), and the rerun ends as an undisturbed run (the same
+    spec run once for the module, undisturbed). The driver is a process of its own, as only
+    a real process can be stopped; the rerun and the undisturbed run use the shared cluster."""
+    pids = kill_folder / "pids"
+    for path in pids.iterdir():  # the groups of this test's run alone
+        path.unlink()
+    killed = kill_folder / f"killed-{stop.name}.yaml"
+    output = kill_folder / f"killed-{stop.name}"
+    killed.write_text(KILL_SPEC.format(pids=pids, output=output))
     command = [sys.executable, "-m", "campaign", "run", "--workers", "2", "--quiet"]
     process = subprocess.Popen(
         [*command, str(killed)],
-        env={**env, "HOLD": "1"},
+        env={**os.environ, "PYTHONPATH": str(REPO), "HOLD": "1"},
         start_new_session=True,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -369,15 +392,11 @@ def test_a_stopped_driver_leaves_no_program_and_a_rerun_ends_as_an_undisturbed_r
             os.kill(process.pid, stop)
         process.wait(timeout=60)
     groups = [int(text) for path in pids.iterdir() if (text := path.read_text().strip())]
+    assert groups
     wait_until_gone(groups, "sleep 3031")
-    rerun = subprocess.run([*command, str(killed)], env=env, capture_output=True, text=True)
-    assert rerun.returncode == 0, rerun.stderr
-    clean = tmp_path / "clean.yaml"
-    clean.write_text(KILL_SPEC.format(pids=pids, output="clean"))
-    undisturbed = subprocess.run([*command, str(clean)], env=env, capture_output=True, text=True)
-    assert undisturbed.returncode == 0, undisturbed.stderr
-    left = xr.load_dataset(tmp_path / "killed" / "results.nc")
-    right = xr.load_dataset(tmp_path / "clean" / "results.nc")
+    assert main(["run", str(killed), "--scheduler", scheduler_address, "--quiet"]) == 0
+    left = xr.load_dataset(output / "results.nc")
+    right = xr.load_dataset(kill_folder / "clean" / "results.nc")
     assert int((left.status == 1).sum()) == 40
     assert left.v.equals(right.v) and left.seed.equals(right.seed)
     assert (left.v.values == left.replicate.values).all()

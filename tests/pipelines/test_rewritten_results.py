@@ -6,6 +6,7 @@ with other results, kept when the results are the same, set aside with ``--new``
 
 from __future__ import annotations
 
+import importlib
 import os
 import signal
 import subprocess
@@ -14,7 +15,10 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
 import xarray as xr
+
+from campaign.cli.main import main
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -53,13 +57,29 @@ def environment(folder: Path) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
 
 
-def campaign_ok(folder: Path, *args: str) -> str:
-    done = subprocess.run(
-        command(folder, *args), capture_output=True, text=True, timeout=300, cwd=folder,
-        env=environment(folder),
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+@pytest.fixture
+def campaign_ok(tmp_path, monkeypatch, capsys):
+    """`campaign ARGS` working in the test's folder, as a new process would run it but in this
+    one (only the stopped run needs a process of its own): the test model is imported anew by
+    each command, here and by the embedded cluster's worker processes; what it printed."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", environment(tmp_path)["PYTHONPATH"])
+    monkeypatch.delitem(sys.modules, "edited_model", raising=False)
+
+    def run(folder: Path, *args: str, code: int = 0) -> str:
+        sys.modules.pop("edited_model", None)  # as a new process: the code as it is now
+        importlib.invalidate_caches()
+        capsys.readouterr()  # what this command prints alone
+        returned = main(list(args))
+        out, err = capsys.readouterr()
+        assert returned == code, err
+        if code == 0:
+            return out
+        assert out == ""
+        return err
+
+    return run
 
 
 def derived(folder: Path) -> list[str]:
@@ -72,17 +92,24 @@ def derived(folder: Path) -> list[str]:
     ]
 
 
+def written_again(output: Path) -> bool:
+    """Whether results.nc was written again by a run that set stored results aside (it is
+    replaced whole: never seen half written)."""
+    with xr.open_dataset(output / "results.nc") as results:
+        return "incomplete" in results.attrs
+
+
 def make_derived(folder: Path) -> None:
     """The report, a plot and an export, made in this process (they run no model)."""
-    from campaign.cli.main import main
-
     out = str(folder / "out")
     for args in (["report", out], ["plot", out, "--metric", "value"], ["export", out]):
         assert main(args) == 0, args
     (folder / "out" / "figures" / "notes.txt").write_text("mine")  # not the commands': stays
 
 
-def test_a_stopped_rerun_of_changed_results_leaves_no_set_aside_value_in_results(tmp_path):
+def test_a_stopped_rerun_of_changed_results_leaves_no_set_aside_value_in_results(
+    tmp_path, campaign_ok
+):
     write_model(tmp_path, 0.0)
     (tmp_path / "spec.yaml").write_text(SPEC)
     campaign_ok(tmp_path, "run", "spec.yaml", "--workers", "1", "--quiet")
@@ -98,7 +125,8 @@ def test_a_stopped_rerun_of_changed_results_leaves_no_set_aside_value_in_results
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and not list(tmp_path.glob("out/ledger.changed-*")):
             time.sleep(0.2)
-        time.sleep(3)  # under way: its tasks sleep for minutes
+        while time.monotonic() < deadline and not written_again(tmp_path / "out"):
+            time.sleep(0.1)  # under way: its tasks sleep for minutes
         assert run.poll() is None, run.communicate()
     finally:
         os.killpg(run.pid, signal.SIGKILL)  # the run and its cluster, as a lost node would
@@ -117,12 +145,7 @@ def test_a_stopped_rerun_of_changed_results_leaves_no_set_aside_value_in_results
         "the campaign again)"
     )
     assert derived(tmp_path) == ["figures/notes.txt"]  # made from the earlier results: gone
-    queried = subprocess.run(
-        command(tmp_path, "query", "out"), capture_output=True, text=True, cwd=tmp_path,
-        env=environment(tmp_path),
-    )  # fmt: skip
-    assert (queried.returncode, queried.stdout) == (2, "")
-    assert queried.stderr == (
+    assert campaign_ok(tmp_path, "query", "out", code=2) == (
         "campaign: error: the results hold no metric: no task finished (0 failed, 4 missing of "
         "4); run the campaign (`campaign status` lists the errors)\n"
     )
@@ -134,7 +157,7 @@ def test_a_stopped_rerun_of_changed_results_leaves_no_set_aside_value_in_results
         assert "incomplete" not in results.attrs and (results["status"].values == 1).all()
 
 
-def test_files_made_from_an_earlier_results_file_go_when_its_results_change(tmp_path):
+def test_files_made_from_an_earlier_results_file_go_when_its_results_change(tmp_path, campaign_ok):
     write_model(tmp_path, 0.0)
     (tmp_path / "spec.yaml").write_text(SPEC)
     campaign_ok(tmp_path, "run", "spec.yaml", "--workers", "1", "--quiet")

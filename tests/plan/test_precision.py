@@ -3,7 +3,7 @@ enough; the rounds follow from the spec and the stored results alone."""
 
 from __future__ import annotations
 
-import subprocess
+import os
 import sys
 import textwrap
 
@@ -18,7 +18,6 @@ from campaign.cli.main import main
 from campaign.errors import CampaignError
 from campaign.plan.plan import make_plan
 from campaign.spec.load import parse_spec
-from tests import conftest
 from tests.conftest import ledger_keys, run_and_kill
 
 
@@ -291,7 +290,9 @@ def assert_same_results(path, clean):
         ), name
 
 
-def test_precision_campaign_killed_twice_ends_as_an_undisturbed_run(tmp_path, scheduler_address):
+def test_precision_campaign_killed_twice_ends_as_an_undisturbed_run(
+    tmp_path, scheduler_address, capsys
+):
     clean_spec = tmp_path / "clean.yaml"
     clean_spec.write_text(KILLED.format(output="clean"))
     clean = campaign.run(clean_spec, scheduler=scheduler_address, progress=False)
@@ -305,9 +306,9 @@ def test_precision_campaign_killed_twice_ends_as_an_undisturbed_run(tmp_path, sc
     first = len(run_and_kill(command, output, after=25))
     second = len(run_and_kill(command, output, after=first + 40))
     assert second < total, "the kill came too late to test a resume"
-    rerun = subprocess.run(command + ["--quiet"], capture_output=True, text=True, timeout=300)
-    assert rerun.returncode == 0, rerun.stderr
-    assert f"{total} tasks ok, 0 failed, 0 missing" in rerun.stdout
+    # the rerun, in this process on the shared cluster: a process of its own is not the point
+    assert main(["run", str(spec), "--scheduler", scheduler_address, "--quiet"]) == 0
+    assert f"{total} tasks ok, 0 failed, 0 missing" in capsys.readouterr().out
     assert len(ledger_keys(output)) == total  # nothing beyond the undisturbed run's tasks
     assert_same_results(output / "results.nc", clean)
 
@@ -340,40 +341,58 @@ output: {output}
 """
 
 
-def run_with_model(tmp_path, spec, flaky=False):
-    """`campaign run` in a process (and embedded cluster) that can import the test model."""
-    return conftest.run_with_model(tmp_path, spec, FLAKY="1" if flaky else None)
+@pytest.fixture
+def run_with_model(tmp_path, monkeypatch, capsys):
+    """`campaign run SPEC --workers 2 --quiet` in this process (a process's start is not the
+    point), each with its embedded cluster, whose worker processes import the test model and
+    see FLAKY as the test sets it: the code and what it printed."""
+    (tmp_path / "flaky_model.py").write_text(FLAKY_MODEL)  # declares no metrics
+    monkeypatch.syspath_prepend(str(tmp_path))
+    paths = [str(tmp_path), os.environ.get("PYTHONPATH")]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, paths)))
+    monkeypatch.delitem(sys.modules, "flaky_model", raising=False)
+    monkeypatch.delenv("FLAKY", raising=False)
+
+    def run(spec):
+        capsys.readouterr()
+        code = main(["run", str(spec), "--workers", "2", "--quiet"])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
 
 
-def test_failed_tasks_retried_by_a_rerun_end_as_an_undisturbed_run(tmp_path):
-    (tmp_path / "flaky_model.py").write_text(FLAKY_MODEL)
+def test_failed_tasks_retried_by_a_rerun_end_as_an_undisturbed_run(
+    tmp_path, monkeypatch, run_with_model
+):
     clean_spec = tmp_path / "clean.yaml"
     clean_spec.write_text(FLAKY.format(metric="value", output="clean"))
-    clean = run_with_model(tmp_path, clean_spec)
-    assert clean.returncode == 0, clean.stderr
+    code, _, err = run_with_model(clean_spec)
+    assert code == 0, err
 
     spec = tmp_path / "spec.yaml"
     spec.write_text(FLAKY.format(metric="value", output="flaky"))
-    failing = run_with_model(tmp_path, spec, flaky=True)
-    assert failing.returncode == 1, failing.stderr
-    assert "waiting on failed tasks (a rerun retries them)" in failing.stdout
+    monkeypatch.setenv("FLAKY", "1")
+    code, out, err = run_with_model(spec)
+    assert code == 1, err
+    assert "waiting on failed tasks (a rerun retries them)" in out
     ds = xr.load_dataset(tmp_path / "flaky" / "results.nc")
     assert (ds["status"] == 2).any()
     assert (ds["precision_state"] == 3).any()  # a failure holds its cell's next round
-    retried = run_with_model(tmp_path, spec)
-    assert retried.returncode == 0, retried.stderr
+    monkeypatch.delenv("FLAKY")
+    code, _, err = run_with_model(spec)
+    assert code == 0, err
     assert_same_results(
         tmp_path / "flaky" / "results.nc", xr.load_dataset(tmp_path / "clean" / "results.nc")
     )
 
 
-def test_misspelt_precision_metric_stops_after_the_first_task(tmp_path):
-    (tmp_path / "flaky_model.py").write_text(FLAKY_MODEL)  # declares no metrics
+def test_misspelt_precision_metric_stops_after_the_first_task(tmp_path, run_with_model):
     spec = tmp_path / "typo.yaml"
     spec.write_text(FLAKY.format(metric="valeu", output="typo"))
-    result = run_with_model(tmp_path, spec)
-    assert result.returncode == 2
-    assert result.stderr == (
+    code, _, err = run_with_model(spec)
+    assert code == 2
+    assert err == (
         f"campaign: error: {spec}: precision.metrics: 'valeu' is not a metric model "
         f"flaky_model:run returns; it returned: value\n"
     )

@@ -5,6 +5,7 @@ stale), its shared libraries and interpreter, and the environment ``env:`` sets.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import textwrap
@@ -42,8 +43,11 @@ def build(path: Path, version: int, source: str = C_SIM, *flags: str) -> Path:
     return path
 
 
-def run(spec: Path, **options):
-    return campaign.run(spec, workers=1, progress=False, **options)
+def run(spec: Path, scheduler: str | None = None, **options):
+    """The campaign run on a running cluster (``scheduler``), or on an embedded one of one
+    worker."""
+    where = {"scheduler": scheduler} if scheduler else {"workers": 1}
+    return campaign.run(spec, progress=False, **where, **options)
 
 
 def stored_sources(output: Path) -> dict:
@@ -56,16 +60,40 @@ def write(folder: Path, text: str) -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
+def path_cluster(tmp_path_factory):
+    """A folder put first on PATH, and a cluster of one worker process started with that PATH
+    (the tests' programs on PATH are found there): one for the module's tests."""
+    from distributed import LocalCluster
+
+    folder = tmp_path_factory.mktemp("bin")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+        cluster = LocalCluster(
+            n_workers=1,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address="127.0.0.1:0",
+            silence_logs=logging.ERROR,
+        )
+    with cluster:
+        yield folder, cluster.scheduler_address
+
+
 @pytest.fixture
-def on_path(tmp_path, monkeypatch) -> Path:
-    """A folder put first on PATH (the embedded cluster's workers inherit it)."""
-    folder = tmp_path / "bin"
-    folder.mkdir()
+def on_path(path_cluster, monkeypatch) -> tuple[Path, str]:
+    """The folder put first on PATH here too, emptied, and the address of the cluster whose
+    worker has it on its PATH."""
+    folder, address = path_cluster
+    for program in folder.iterdir():
+        program.unlink()
     monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
-    return folder
+    return folder, address
 
 
 def test_a_program_a_shell_line_runs_from_path_is_digested(tmp_path, on_path):
+    on_path, scheduler = on_path
     build(on_path / "campaign-sim", 1)
     spec = write(
         tmp_path,
@@ -79,7 +107,7 @@ def test_a_program_a_shell_line_runs_from_path_is_digested(tmp_path, on_path):
         output: out
         """,
     )
-    assert run(spec).v.values.tolist() == [1.0, 1.0]
+    assert run(spec, scheduler).v.values.tolist() == [1.0, 1.0]
     programs = stored_sources(tmp_path / "out")["programs"]
     assert programs["campaign-sim"]["campaign-sim"] == file_digest(on_path / "campaign-sim")
     assert programs["campaign-sim"]["libc.so.6"] == digest(
@@ -90,8 +118,8 @@ def test_a_program_a_shell_line_runs_from_path_is_digested(tmp_path, on_path):
         CampaignError,
         match=r"2 stored results were computed before program campaign-sim changed; rerun with",
     ):
-        run(spec)
-    assert run(spec, on_change="rerun").v.values.tolist() == [2.0, 2.0]
+        run(spec, scheduler)
+    assert run(spec, scheduler, on_change="rerun").v.values.tolist() == [2.0, 2.0]
 
 
 FACTOR_SPEC = """
@@ -111,6 +139,7 @@ output: out
 def test_a_factor_names_the_program_and_a_change_makes_only_its_tasks_stale(
     tmp_path, on_path, capsys
 ):
+    on_path, scheduler = on_path
     from campaign.cli.main import main
 
     build(tmp_path / "mw.v1", 1)
@@ -122,7 +151,7 @@ def test_a_factor_names_the_program_and_a_change_makes_only_its_tasks_stale(
         "  program: {sim} names one of ./mw.v1 (with the inputs), ./mw (with the inputs), "
         f"campaign-mw (on PATH here: {on_path / 'campaign-mw'})\n"
     ) in capsys.readouterr().out
-    data = run(spec)
+    data = run(spec, scheduler)
     assert data.v.sel(sim="v1").values.ravel().tolist() == [1.0] * 6
     assert data.v.sel(sim="v2").values.ravel().tolist() == [2.0] * 6
     assert data.v.sel(sim="installed").values.ravel().tolist() == [5.0] * 6
@@ -138,8 +167,8 @@ def test_a_factor_names_the_program_and_a_change_makes_only_its_tasks_stale(
     with pytest.raises(
         CampaignError, match=r"^\S+: 6 stored results were computed before program ./mw changed;"
     ):
-        run(spec)
-    again = run(spec, on_change="rerun")
+        run(spec, scheduler)
+    again = run(spec, scheduler, on_change="rerun")
     assert again.v.sel(sim="v2").values.ravel().tolist() == [3.0] * 6
     for untouched in ("v1", "installed"):
         assert again.value.sel(sim=untouched).equals(data.value.sel(sim=untouched))
@@ -161,16 +190,17 @@ def test_a_factor_names_the_program_and_a_change_makes_only_its_tasks_stale(
 
 
 def test_rerun_changed_runs_with_where_the_levels_chosen(tmp_path, on_path, capsys):
+    on_path, scheduler = on_path
     from campaign.cli.main import main
 
     build(tmp_path / "mw.v1", 1)
     build(tmp_path / "mw", 2)
     build(on_path / "campaign-mw", 5)
     spec = write(tmp_path, FACTOR_SPEC.replace("replicates: 3", "replicates: 2"))
-    first = run(spec)
+    first = run(spec, scheduler)
     build(on_path / "campaign-mw", 6)
     build(tmp_path / "mw", 3)
-    argv = ["run", str(spec), "--workers", "1", "--quiet", "--rerun-changed"]
+    argv = ["run", str(spec), "--scheduler", scheduler, "--quiet", "--rerun-changed"]
     assert main([*argv, "--where", "sim=v1,v2"]) == 2
     assert capsys.readouterr().err == (
         f"campaign: error: {tmp_path / 'out'}: --where leaves out 4 of the 8 stored results "
@@ -183,10 +213,10 @@ def test_rerun_changed_runs_with_where_the_levels_chosen(tmp_path, on_path, caps
     assert data.v.sel(sim="installed").values.ravel().tolist() == [6.0] * 4
     assert data.value.sel(sim="v1").equals(first.value.sel(sim="v1"))
     more = write(tmp_path, FACTOR_SPEC.replace("replicates: 3", "replicates: 4"))
-    assert main(["run", str(more), "--workers", "1", "--quiet", "--where", "sim=v1"]) == 0
+    assert main(["run", str(more), "--scheduler", scheduler, "--quiet", "--where", "sim=v1"]) == 0
     ran = campaign.open_results(tmp_path / "out").status.values == 1  # sim x load x replicate
     assert ran[0].all() and ran[1:, :, :2].all() and not ran[1:, :, 2:].any()
-    ran = run(more, where={"sim": ["v2"], "load": 2}).status.values == 1  # from Python
+    ran = run(more, scheduler, where={"sim": ["v2"], "load": 2}).status.values == 1  # from Python
     assert ran[1, 1].all() and not ran[1, 0, 2:].any() and not ran[2, :, 2:].any()
 
 
@@ -225,7 +255,7 @@ def build_library(folder: Path, factor: str) -> Path:
     return library
 
 
-def test_a_changed_shared_library_is_refused_like_a_recompiled_binary(tmp_path):
+def test_a_changed_shared_library_is_refused_like_a_recompiled_binary(tmp_path, scheduler_address):
     libraries, project = tmp_path / "lib", tmp_path / "project"
     libraries.mkdir()
     project.mkdir()
@@ -243,7 +273,7 @@ def test_a_changed_shared_library_is_refused_like_a_recompiled_binary(tmp_path):
         output: out
         """,
     )
-    data = run(spec)
+    data = run(spec, scheduler_address)
     assert data.value.values.tolist() == [1.5 * (s % 1000) for s in data.seed.values.tolist()]
     # the program's code digest is what it always was: its own file alone
     stored = stored_sources(project / "out")
@@ -258,12 +288,12 @@ def test_a_changed_shared_library_is_refused_like_a_recompiled_binary(tmp_path):
         CampaignError,
         match=r"3 stored results were computed before what ./sim runs changed \(libfoo.so\);",
     ):
-        run(spec)
-    again = run(spec, on_change="rerun")
+        run(spec, scheduler_address)
+    again = run(spec, scheduler_address, on_change="rerun")
     assert again.value.values.tolist() == [2.5 * (s % 1000) for s in again.seed.values.tolist()]
 
 
-def test_a_binary_a_launcher_runs_is_digested_with_its_libraries(tmp_path):
+def test_a_binary_a_launcher_runs_is_digested_with_its_libraries(tmp_path, scheduler_address):
     libraries, project = tmp_path / "lib", tmp_path / "project"
     libraries.mkdir()
     project.mkdir()
@@ -281,14 +311,14 @@ def test_a_binary_a_launcher_runs_is_digested_with_its_libraries(tmp_path):
         output: out
         """,
     )
-    data = run(spec)
+    data = run(spec, scheduler_address)
     assert data.value.values.tolist() == [1.5 * (s % 1000) for s in data.seed.values.tolist()]
     programs = stored_sources(project / "out")["programs"]
     assert set(programs) == {"timeout", "sim"}  # the launcher, and the binary it runs
     assert programs["sim"]["libfoo.so"] == file_digest(library)
     build_library(libraries, "2.5")
     with pytest.raises(CampaignError, match=r"before what sim runs changed \(libfoo.so\);"):
-        run(spec)
+        run(spec, scheduler_address)
 
 
 def test_an_interpreter_and_its_libraries_are_digested_with_the_script(tmp_path):
@@ -319,7 +349,9 @@ def test_an_interpreter_and_its_libraries_are_digested_with_the_script(tmp_path)
     assert "libc.so.6" in python
 
 
-def test_env_sets_variables_for_the_program_and_a_change_makes_results_stale(tmp_path):
+def test_env_sets_variables_for_the_program_and_a_change_makes_results_stale(
+    tmp_path, scheduler_address
+):
     (tmp_path / "sim.sh").write_text('#!/bin/sh\necho "mode=$MODE"; echo "got_n=$N"; echo "c=$C"\n')
     (tmp_path / "sim.sh").chmod(0o755)
     text = """
@@ -335,7 +367,7 @@ def test_env_sets_variables_for_the_program_and_a_change_makes_results_stale(tmp
         """
     spec = write(tmp_path, text)
     assert "\n  env: MODE=7, N={n}, C={cores}\n" in describe_spec(load_spec(spec))
-    data = run(spec)
+    data = run(spec, scheduler_address)
     assert data.mode.values.ravel().tolist() == [7.0] * 4
     assert data.got_n.values.tolist() == [[1.0, 1.0], [2.0, 2.0]]
     assert data.c.values.ravel().tolist() == [1.0] * 4
@@ -346,11 +378,11 @@ def test_env_sets_variables_for_the_program_and_a_change_makes_results_stale(tmp
         match=r"4 stored results were computed before the program or its inputs changed "
         r"\(env MODE\)",
     ):
-        run(spec)
-    assert run(spec, on_change="rerun").mode.values.ravel().tolist() == [8.0] * 4
+        run(spec, scheduler_address)
+    assert run(spec, scheduler_address, on_change="rerun").mode.values.ravel().tolist() == [8.0] * 4
 
 
-def test_results_stored_before_programs_were_digested_are_kept(tmp_path):
+def test_results_stored_before_programs_were_digested_are_kept(tmp_path, scheduler_address):
     build(tmp_path / "sim", 1)
     spec = write(
         tmp_path,
@@ -363,17 +395,18 @@ def test_results_stored_before_programs_were_digested_are_kept(tmp_path):
         output: out
         """,
     )
-    first = run(spec)
+    first = run(spec, scheduler_address)
     path = tmp_path / "out" / "campaign.json"
     older = json.loads(path.read_text())
     del older["sources"]["programs"]  # as a campaign.json written before it was kept
     path.write_text(json.dumps(older))
-    again = run(spec)  # nothing to compare the libraries with: nothing refused, nothing reruns
+    # nothing to compare the libraries with: nothing refused, nothing reruns
+    again = run(spec, scheduler_address)
     assert np.array_equal(again.value.values, first.value.values)
     assert "./sim" in stored_sources(tmp_path / "out")["programs"]
 
 
-def test_shards_run_with_other_libraries_are_not_merged(tmp_path):
+def test_shards_run_with_other_libraries_are_not_merged(tmp_path, scheduler_address):
     from campaign.pipelines.merge import merge
 
     libraries, project = tmp_path / "lib", tmp_path / "project"
@@ -392,9 +425,9 @@ def test_shards_run_with_other_libraries_are_not_merged(tmp_path):
         output: out
         """,
     )
-    run(spec, shard="1/2")
+    run(spec, scheduler_address, shard="1/2")
     build_library(libraries, "2.5")  # the second shard's machine has another build
-    run(spec, shard="2/2")
+    run(spec, scheduler_address, shard="2/2")
     with pytest.raises(CampaignError) as caught:
         merge(sorted((project / "out").glob("shard-*")), tmp_path / "merged")
     assert str(caught.value).endswith(

@@ -3,18 +3,19 @@
 A model's code edited, or a trace rewritten at the same path, is refused in one line naming the
 file before anything runs; --rerun-changed computes exactly the affected tasks again (results
 equal to a fresh run's), --accept-changed keeps them, and results.nc records the digests and
-the choice. Runs go through the `campaign` command with its embedded cluster, in a process
-whose workers can import the test's own model.
+the choice. Runs go through the `campaign` command with its embedded cluster, whose worker
+processes can import the test's own model.
 """
 
 from __future__ import annotations
 
 import gzip
 import hashlib
+import importlib
 import json
+import logging
 import os
 import re
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -23,7 +24,9 @@ import numpy as np
 import pytest
 import xarray as xr
 
+import campaign
 from campaign.cli.main import main
+from campaign.errors import CampaignError
 from campaign.models.grid import inputs as grid_inputs
 from campaign.models.jobs import inputs as jobs_inputs
 from campaign.plan.sources import Sources, combined_digest, compare
@@ -63,25 +66,37 @@ output: {output}
 """
 
 
-def campaign_cli(folder: Path, *args: str) -> subprocess.CompletedProcess:
-    """The `campaign` command in a process whose embedded cluster can import the test model."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(folder), env.get("PYTHONPATH")]))
-    command = [sys.executable, "-m", "campaign", *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=300, env=env, cwd=folder)
+@pytest.fixture
+def campaign_cli(tmp_path, monkeypatch, capsys):
+    """The `campaign` command, working in the test's folder, as a new process would run it but
+    in this one (a process's start is not what these tests are about): the test model is
+    imported anew by each command, here and by the embedded cluster's worker processes."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    paths = [str(tmp_path), os.environ.get("PYTHONPATH")]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, paths)))
+    monkeypatch.delitem(sys.modules, "edited_model", raising=False)
 
+    def command(*args: str) -> tuple[int, str, str]:
+        sys.modules.pop("edited_model", None)  # as a new process: the code as it is now
+        importlib.invalidate_caches()
+        capsys.readouterr()  # what this command prints alone
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return code, out, err
 
-def run_ok(folder: Path, spec: Path, *options: str) -> str:
-    done = campaign_cli(folder, "run", str(spec), "--workers", "1", "--quiet", *options)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    def run_ok(spec: Path, *options: str) -> str:
+        code, out, err = command("run", str(spec), "--workers", "1", "--quiet", *options)
+        assert code == 0, err
+        return out
 
+    def refused(spec: Path) -> str:
+        code, out, err = command("run", str(spec), "--workers", "1", "--quiet")
+        assert code == 2, out
+        assert err.count("\n") == 1 and "Traceback" not in err
+        return err
 
-def refused(folder: Path, spec: Path) -> str:
-    done = campaign_cli(folder, "run", str(spec), "--workers", "1", "--quiet")
-    assert done.returncode == 2, done.stdout
-    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
-    return done.stderr
+    return run_ok, refused
 
 
 def write_model(folder: Path, shift: float) -> Path:
@@ -100,11 +115,12 @@ def set_aside_records(output: Path) -> list[dict]:
     return [json.loads(line) for path in files for line in path.read_text().splitlines()]
 
 
-def test_an_edited_model_is_refused_then_kept_or_computed_again(tmp_path):
+def test_an_edited_model_is_refused_then_kept_or_computed_again(tmp_path, campaign_cli):
+    run_ok, refused = campaign_cli
     source = write_model(tmp_path, 0.0)
     spec = tmp_path / "spec.yaml"
     spec.write_text(SPEC.format(output="out"))
-    run_ok(tmp_path, spec)
+    run_ok(spec)
     first = xr.load_dataset(tmp_path / "out" / "results.nc")
     assert first.attrs["model_code_files"] == json.dumps({"edited_model.py": blake2b(source)})
     assert first.attrs["model_code_digest"] == "blake2b-256:" + combined_digest(
@@ -112,17 +128,17 @@ def test_an_edited_model_is_refused_then_kept_or_computed_again(tmp_path):
     )
     assert json.loads(first.attrs["source_changes"]) == []
     # Unchanged: nothing runs.
-    assert "4 already done, 0 to run" in run_ok(tmp_path, spec)
+    assert "4 already done, 0 to run" in run_ok(spec)
 
     write_model(tmp_path, 100.0)
-    assert refused(tmp_path, spec) == (
+    assert refused(spec) == (
         f"campaign: error: {tmp_path / 'out'}: 4 stored results were computed before the code "
         "of model edited_model:run changed (edited_model.py); rerun with --rerun-changed to "
         "compute them again (the earlier ones are kept in ledger.changed-*), or with "
         "--accept-changed to keep them as they are (recorded in results.nc)\n"
     )
     # Kept as they are: nothing runs, the values stay, the choice is recorded.
-    out = run_ok(tmp_path, spec, "--accept-changed")
+    out = run_ok(spec, "--accept-changed")
     assert "edited_model.py): 4 stored results kept as they are" in out
     assert "4 already done, 0 to run" in out
     kept = xr.load_dataset(tmp_path / "out" / "results.nc")
@@ -130,19 +146,19 @@ def test_an_edited_model_is_refused_then_kept_or_computed_again(tmp_path):
     [accepted] = json.loads(kept.attrs["source_changes"])
     assert accepted["choice"] == "accept" and accepted["results"] == 4
     assert accepted["change"] == "the code of model edited_model:run changed (edited_model.py)"
-    assert "4 already done, 0 to run" in run_ok(tmp_path, spec)
+    assert "4 already done, 0 to run" in run_ok(spec)
 
     # Edited again: refused again; computed again, the results are those of a fresh run.
     write_model(tmp_path, 1000.0)
-    assert "changed (edited_model.py); rerun with --rerun-changed" in refused(tmp_path, spec)
-    out = run_ok(tmp_path, spec, "--rerun-changed")
+    assert "changed (edited_model.py); rerun with --rerun-changed" in refused(spec)
+    out = run_ok(spec, "--rerun-changed")
     assert re.search(r"4 stored results set aside in .*ledger\.changed-[-\d]+; they run again", out)
     assert "0 already done, 4 to run" in out
     assert len(set_aside_records(tmp_path / "out")) == 4
     rerun = xr.load_dataset(tmp_path / "out" / "results.nc")
     fresh_spec = tmp_path / "fresh.yaml"
     fresh_spec.write_text(SPEC.format(output="fresh"))
-    run_ok(tmp_path, fresh_spec)
+    run_ok(fresh_spec)
     fresh = xr.load_dataset(tmp_path / "fresh" / "results.nc")
     assert np.array_equal(rerun["value"].values, fresh["value"].values)
     assert np.array_equal(rerun["value"].values - first["value"].values, np.full((2, 2), 1000.0))
@@ -153,7 +169,7 @@ def test_an_edited_model_is_refused_then_kept_or_computed_again(tmp_path):
     # Edited again and started afresh with --new: the earlier campaign (ledger, campaign.json
     # with its digests and choices, results.nc) moves aside whole; the new one has none of it.
     source = write_model(tmp_path, 7.0)
-    out = run_ok(tmp_path, spec, "--new")
+    out = run_ok(spec, "--new")
     assert "0 already done, 4 to run" in out
     [old] = (tmp_path / "out").glob("ledger.old-*")
     assert (
@@ -237,50 +253,38 @@ def test_a_trace_rewritten_at_the_same_path_reruns_exactly_its_tasks(
     assert (change["choice"], change["results"]) == ("rerun", 2)
 
 
-STALE_WORKERS = """
-import logging, sys
-from distributed import LocalCluster
-import campaign
-from campaign.errors import CampaignError
-
-if __name__ == "__main__":
-    cluster = LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                           host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR)
-    campaign.run("spec.yaml", scheduler=cluster.scheduler_address, progress=False)
-    open("edited_model.py", "w").write(sys.argv[1])
-    try:
-        campaign.run("spec.yaml", scheduler=cluster.scheduler_address, progress=False,
-                     on_change="rerun")
-    except CampaignError as error:
-        print(error)
-    cluster.close()
-"""
-
-
-def test_workers_still_running_the_old_code_stop_the_run_and_store_nothing(tmp_path):
+def test_workers_still_running_the_old_code_stop_the_run_and_store_nothing(tmp_path, monkeypatch):
     """A long-lived cluster's workers keep the code they loaded: their results would claim
     the new code's digest, so the run stops with one line and stores none of them."""
+    from distributed import LocalCluster
+
     write_model(tmp_path, 0.0)
-    (tmp_path / "spec.yaml").write_text(SPEC.format(output="out"))
-    (tmp_path / "stale.py").write_text(STALE_WORKERS)
-    edited = textwrap.dedent(MODEL.format(shift=7.0))
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp_path), env.get("PYTHONPATH")]))
-    done = subprocess.run(
-        [sys.executable, "stale.py", edited],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-        cwd=tmp_path,
-    )
-    assert done.returncode == 0, done.stderr
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(SPEC.format(output="out"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    paths = [str(tmp_path), os.environ.get("PYTHONPATH")]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, paths)))
+    monkeypatch.delitem(sys.modules, "edited_model", raising=False)
+    with LocalCluster(
+        n_workers=1,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address="127.0.0.1:0",
+        silence_logs=logging.ERROR,
+    ) as cluster:
+        campaign.run(spec, scheduler=cluster.scheduler_address, progress=False)
+        write_model(tmp_path, 7.0)
+        with pytest.raises(CampaignError) as caught:
+            campaign.run(
+                spec, scheduler=cluster.scheduler_address, progress=False, on_change="rerun"
+            )
     assert re.fullmatch(
         r"the Dask worker tcp://127\.0\.0\.1:\d+ runs other code of model edited_model:run than "
         r"this machine has \(it loaded the model before its code changed, or has another "
         r"version\): restart the workers \(or install the same code on them\) and run again; "
-        r"the results it computed were not stored\n",
-        done.stdout,
+        r"the results it computed were not stored",
+        str(caught.value),
     )
     assert not list((tmp_path / "out" / "ledger").glob("*.jsonl"))  # set aside, none stored
     assert len(set_aside_records(tmp_path / "out")) == 4
