@@ -146,7 +146,8 @@ def shell_environment() -> dict[str, str]:
 
 def in_process(command: str) -> tuple[list[str], dict[str, str]]:
     """How to run a shown command in a process of its own, and its environment: `campaign`
-    as this checkout's (with two workers for a run: every cluster gives the same results),
+    as this checkout's (with one worker for a run or a verify: every cluster gives the same
+    results, and a second worker process only adds its start to a tutorial's few tasks),
     a shell line by bash, with this Python's scripts first on its PATH; ``NAME=VALUE`` words
     before a command go to its environment."""
     environment = shell_environment()
@@ -160,7 +161,7 @@ def in_process(command: str) -> tuple[list[str], dict[str, str]]:
         return words, environment
     argv = [sys.executable, "-m", "campaign", *words[1:]]
     if words[1] in ("run", "verify") and not {"--workers", "--scheduler"} & set(words):
-        argv += ["--workers", "2"]
+        argv += ["--workers", "1"]
     return argv, environment
 
 

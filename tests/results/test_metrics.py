@@ -17,6 +17,7 @@ import pytest
 import xarray as xr
 
 import campaign
+from campaign.cli.main import main
 from campaign.design.tasks import Design
 from campaign.results.assemble import assemble
 from campaign.results.names import metric_values
@@ -139,6 +140,14 @@ def campaign_cli(tmp_path, *args):
     return subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
 
 
+def query(capsys, *args) -> str:
+    """What `campaign query ARGS` prints, run in this process (it reads results.nc, no
+    model, so a process of its own proves nothing more)."""
+    capsys.readouterr()
+    assert main(["query", *args]) == 0
+    return capsys.readouterr().out
+
+
 def test_names_a_results_file_cannot_hold_fail_their_task_and_results_are_written(tmp_path):
     kinds = ["good", *EXPECTED_ERRORS]
     spec = write(tmp_path, "run", f"kind: [{', '.join(kinds)}]")
@@ -220,7 +229,7 @@ def test_a_task_that_leaves_out_a_kept_metric_fails_alone_and_results_are_writte
     )
 
 
-def test_nan_values_are_counted_per_cell_and_shown_by_run_and_query(tmp_path):
+def test_nan_values_are_counted_per_cell_and_shown_by_run_and_query(tmp_path, capsys):
     spec = write(tmp_path, "undefined", "mean: [1.0, 5.0]", replicates=12, params="params: {}")
     result = campaign_cli(tmp_path, "run", str(spec), "--workers", "1", "--quiet")
     assert result.returncode == 0, result.stderr
@@ -251,14 +260,12 @@ def test_nan_values_are_counted_per_cell_and_shown_by_run_and_query(tmp_path):
         f"NaN values (undefined; left out of the means and n): v {total}; each <metric>_nan in "
         "results.nc counts them per cell"
     ) in lines
-    query = campaign_cli(
-        tmp_path, "query", str(tmp_path / "out"), "--metric", "v", "--by", "mean", "--format", "csv"
-    )
-    rows = list(csv.DictReader(io.StringIO(query.stdout)))
+    shown = query(capsys, str(tmp_path / "out"), "--metric", "v", "--by", "mean", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(shown)))
     assert [int(row["v_nan"]) for row in rows] == [expected[1.0], expected[5.0]]
 
 
-def test_a_campaign_of_300_metrics_reopens_with_every_value_and_queries_agree(tmp_path):
+def test_a_campaign_of_300_metrics_reopens_with_every_value_and_queries_agree(tmp_path, capsys):
     """Many metrics go through the paths that read variables without building a DataArray
     per variable: results.nc holds each task's numbers, summaries and NaN counts, and the
     run's table, its NaN line and a query of one metric or of all agree with them."""
@@ -301,10 +308,9 @@ def test_a_campaign_of_300_metrics_reopens_with_every_value_and_queries_agree(tm
         f"NaN values (undefined; left out of the means and n): {shown} and 22 more metrics "
         "(campaign query shows them); each <metric>_nan in results.nc counts them per cell"
     ) in result.stdout.splitlines()
-    one = campaign_cli(tmp_path, "query", str(tmp_path / "out"), "--metric", "m299")
-    assert one.returncode == 0, one.stderr
-    every = campaign_cli(tmp_path, "query", str(tmp_path / "out"), "--format", "csv")
-    rows = list(csv.DictReader(io.StringIO(every.stdout)))
+    one = query(capsys, str(tmp_path / "out"), "--metric", "m299")
+    every = query(capsys, str(tmp_path / "out"), "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(every)))
     assert [row["scale"] for row in rows] == ["1", "10"]
     for at, row in enumerate(rows):
         for name in names:
@@ -312,7 +318,7 @@ def test_a_campaign_of_300_metrics_reopens_with_every_value_and_queries_agree(tm
                 stored(f"{name}_mean", at), rel=1e-12, nan_ok=True
             )
             assert int(row[f"{name}_nan"]) == stored(f"{name}_nan", at)
-    m299 = [line.split() for line in one.stdout.splitlines()[2:4]]
+    m299 = [line.split() for line in one.splitlines()[2:4]]
     means = [f"{ds['m299_mean'].sel(scale=s).item():.6g}" for s in (1, 10)]
     assert [(row[0], row[1]) for row in m299] == [("1", means[0]), ("10", means[1])]
 
