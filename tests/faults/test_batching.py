@@ -9,6 +9,8 @@ import pytest
 import xarray as xr
 import yaml
 
+from campaign.cli import main
+
 # (workers, --batch-size): one task per batch, every task of a worker in one batch, batches
 # of a few tasks, and batches sized from measured durations (no option)
 RUNS = [("1", "1"), ("1", "30"), ("2", "4"), ("2", None)]
@@ -46,9 +48,8 @@ def test_models_changing_their_params_in_place_give_the_same_results_whatever_th
 
 
 @pytest.mark.parametrize("size", ["0", "-3"])
-def test_a_batch_size_below_one_is_refused_in_one_line(runner, size):
+def test_a_batch_size_below_one_is_refused_in_one_line(runner, size, capsys):
     spec = runner.spec("refused")
-    done = runner.run(spec, "--batch-size", size)
-    assert done.returncode == 2
-    assert done.stderr == f"campaign: error: --batch-size {size} must be >= 1\n"
+    assert main(["run", str(spec), "--batch-size", size]) == 2  # refused before any work
+    assert capsys.readouterr().err == f"campaign: error: --batch-size {size} must be >= 1\n"
     assert not (runner.folder / "refused").exists()

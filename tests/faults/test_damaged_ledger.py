@@ -7,19 +7,30 @@ from __future__ import annotations
 
 import json
 import zlib
+from pathlib import Path
 
+from campaign.cli import main
 from campaign.store.ledger import Ledger
 
 FIELDS = {"levels": [1, 2], "replicates": 10}  # 20 tasks
+COMMANDS = ("plan", "status", "query")
+
+
+def command_output(capsys, *args: str) -> tuple[int, str, str]:
+    """`campaign ARGS` run in this process: its exit status, what it printed and said."""
+    capsys.readouterr()
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 def test_torn_stray_and_stripped_records_rerun_their_tasks_alone_to_the_undisturbed_results(
-    runner, undisturbed, same_results
+    runner, same_results, capsys, monkeypatch
 ):
-    clean = undisturbed(**FIELDS)
     spec = runner.spec("ledger", **FIELDS)
     done = runner.run(spec, "--workers", "2")
     assert done.returncode == 0, done.stderr
+    clean = runner.results(spec)  # the undisturbed run of the spec, before any damage
     output = runner.folder / "ledger"
     ledger = Ledger(output)
     before = ledger.load()
@@ -44,17 +55,21 @@ def test_torn_stray_and_stripped_records_rerun_their_tasks_alone_to_the_undistur
     results = output / "results.nc"
     results.write_bytes(results.read_bytes()[:1000])
 
-    shown = {command: runner.command(command, str(spec)) for command in ("plan", "status")}
-    for done in shown.values():
-        assert done.returncode == 0 and done.stderr == "", done.stderr
-        assert "ledger: 3 damaged records skipped in" in done.stdout, done.stdout
-    assert "plan: 18 done, 0 failed (will be retried), 2 missing; 2 tasks would run" in (
-        shown["plan"].stdout
+    # plan, status and query read files alone: run in this process, as `campaign` runs them
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent))
+    shown = {command: command_output(capsys, command, str(spec)) for command in COMMANDS}
+    for name in ("plan", "status"):
+        code, out, err = shown[name]
+        assert code == 0 and err == "", err
+        assert "ledger: 3 damaged records skipped in" in out, out
+    assert (
+        "plan: 18 done, 0 failed (will be retried), 2 missing; 2 tasks would run"
+        in (shown["plan"][1])
     )
-    assert "20 tasks: 18 done, 0 failed, 2 missing" in shown["status"].stdout
-    query = runner.command("query", str(spec))
-    assert query.returncode == 2 and query.stderr.count("\n") == 1, query.stderr
-    assert "Traceback" not in query.stderr
+    assert "20 tasks: 18 done, 0 failed, 2 missing" in shown["status"][1]
+    code, _, err = shown["query"]
+    assert code == 2 and err.count("\n") == 1, err
+    assert "Traceback" not in err
 
     rerun = runner.run(spec, "--workers", "2")
     assert rerun.returncode == 0, rerun.stderr
@@ -68,6 +83,6 @@ def test_torn_stray_and_stripped_records_rerun_their_tasks_alone_to_the_undistur
     damaged = sorted(path.name for path in (output / "ledger.damaged").iterdir())
     assert damaged == sorted({files[0].name, files[-1].name})
     same_results(runner.results(spec), clean)
-    status = runner.command("status", str(spec))
-    assert "20 tasks: 20 done, 0 failed, 0 missing" in status.stdout
-    assert "damaged record" not in status.stdout
+    _, status, _ = command_output(capsys, "status", str(spec))
+    assert "20 tasks: 20 done, 0 failed, 0 missing" in status
+    assert "damaged record" not in status

@@ -35,7 +35,7 @@ ENV = {
 KINDS = ["raise", "garbage", "hang"]
 
 
-def transient_spec(runner, name: str, switch: Path) -> Path:
+def transient_spec(folder: Path, name: str, switch: Path) -> Path:
     """A spec of the transient model: its faults hit the tasks whose draw exceeds 0.5 while
     ``switch`` exists."""
     spec = {
@@ -48,7 +48,7 @@ def transient_spec(runner, name: str, switch: Path) -> Path:
         "seed": 11,
         "output": name,
     }
-    path = runner.folder / f"{name}.yaml"
+    path = folder / f"{name}.yaml"
     path.write_text(yaml.safe_dump(spec, sort_keys=False))
     return path
 
@@ -61,25 +61,37 @@ def failure_rows(runner, spec) -> int:
         return 0  # no group: no failure
 
 
-@pytest.fixture
-def transient(runner):
-    """The switch file of the transient model's faults, and the results of the campaign's spec
-    run undisturbed: before the switch exists, so with the very spec of the faulty runs."""
-    switch = runner.folder / "faults-on"
-    undisturbed = transient_spec(runner, "undisturbed", switch)
-    done = runner.run(undisturbed, "--workers", "2")
+@pytest.fixture(scope="module")
+def switch_and_clean(tmp_path_factory):
+    """The switch file of the transient model's faults (one path for the module's tests, so
+    that each runs the very spec text of this run), and the results of that spec run
+    undisturbed: before the switch exists. Run once, shared by the tests."""
+    folder = tmp_path_factory.mktemp("recovery")
+    switch = folder / "faults-on"
+    undisturbed = transient_spec(folder, "undisturbed", switch)
+    command = [sys.executable, "-m", "campaign", "run", str(undisturbed), "--quiet"]
+    done = subprocess.run(command + ["--workers", "2"], env=ENV, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "24 tasks ok, 0 failed, 0 missing" in done.stdout
+    return switch, xr.load_dataset(folder / "undisturbed" / "results.nc")
+
+
+@pytest.fixture
+def transient(switch_and_clean):
+    """The switch file, on (each test turns it off to end the fault), and the undisturbed
+    results of the campaign's spec."""
+    switch, clean = switch_and_clean
     switch.write_text("on")
-    return switch, runner.results(undisturbed)
+    yield switch, clean
+    switch.unlink(missing_ok=True)
 
 
 def test_raised_garbage_and_hung_tasks_fail_alone_and_a_rerun_gives_the_undisturbed_results(
     runner, transient, same_results
 ):
     switch, clean = transient
-    spec = transient_spec(runner, "faulty", switch)
-    done = runner.run(spec, "--workers", "2", "--retries", "0", "--task-timeout", "2")
+    spec = transient_spec(runner.folder, "faulty", switch)
+    done = runner.run(spec, "--workers", "2", "--retries", "0", "--task-timeout", "1")
     assert done.returncode == 1, done.stderr
     hit = clean["value"].values > 0.5
     assert hit.sum() == 6, "this seed gives two faulty tasks of each kind"
@@ -96,7 +108,7 @@ def test_raised_garbage_and_hung_tasks_fail_alone_and_a_rerun_gives_the_undistur
 
     # The faults gone, the same command runs the failed tasks alone, and nothing else.
     switch.unlink()
-    rerun = runner.run(spec, "--workers", "2", "--retries", "0", "--task-timeout", "2")
+    rerun = runner.run(spec, "--workers", "2", "--retries", "0", "--task-timeout", "1")
     assert rerun.returncode == 0, rerun.stderr
     assert "18 already done, 6 to run" in rerun.stdout
     assert "24 tasks ok, 0 failed, 0 missing" in rerun.stdout
@@ -181,7 +193,7 @@ def test_a_killed_scheduler_stops_the_run_in_one_line_and_a_new_cluster_finishes
     runner, transient, same_results
 ):
     switch, clean = transient
-    spec = transient_spec(runner, "killed", switch)
+    spec = transient_spec(runner.folder, "killed", switch)
     output = runner.folder / "killed"
     clusters = [HandCluster(runner.folder)]
     command = [sys.executable, "-m", "campaign", "run", str(spec), "--quiet"]
@@ -220,7 +232,7 @@ def test_hung_tasks_without_a_timeout_interrupted_by_ctrl_c_keep_the_results_and
     runner, transient, same_results
 ):
     switch, clean = transient
-    spec = transient_spec(runner, "interrupted", switch)
+    spec = transient_spec(runner.folder, "interrupted", switch)
     output = runner.folder / "interrupted"
     command = [sys.executable, "-m", "campaign", "run", str(spec), "--quiet"]
     command += ["--workers", "2", "--retries", "0"]

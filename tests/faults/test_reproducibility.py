@@ -4,10 +4,13 @@ sample of finished tasks and names every metric that did not come back bit for b
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import xarray as xr
 import yaml
 
+from campaign.cli import main
 from campaign.store.ledger import Ledger
 
 
@@ -69,10 +72,10 @@ def test_verify_names_each_metric_of_a_model_that_reads_a_clock(runner):
     ]
 
 
-def test_verify_of_a_folder_with_no_finished_task_says_so_in_one_line(runner):
+def test_verify_of_a_folder_with_no_finished_task_says_so_in_one_line(runner, capsys, monkeypatch):
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent))  # the model's module
     spec = write_spec(runner, "empty", "global_generators:run")
-    done = runner.command("verify", str(spec))
-    assert done.returncode == 2
-    assert (
-        done.stderr == f"campaign: error: {runner.folder / 'empty'}: no finished task to verify\n"
+    assert main(["verify", str(spec)]) == 2  # refused before any cluster starts
+    assert capsys.readouterr().err == (
+        f"campaign: error: {runner.folder / 'empty'}: no finished task to verify\n"
     )
