@@ -5,9 +5,11 @@ quiet one."""
 
 from __future__ import annotations
 
+import _thread
 import argparse
 import contextlib
 import faulthandler
+import functools
 import io
 import os
 import signal
@@ -123,11 +125,29 @@ def _terminated(signum, frame) -> None:
     raise Terminated()
 
 
+def _stop_again(unraisable, hook) -> None:
+    """A stop whose exception was raised where Python can only print it and go on (in a gc
+    callback or a ``__del__``: "Exception ignored in ..."): delivered again to the main
+    thread a moment later, outside that place, so that Ctrl-C or SIGTERM still stops the run
+    (it ran on, the stop lost)."""
+    stop = unraisable.exc_value
+    if not isinstance(stop, KeyboardInterrupt):
+        hook(unraisable)
+        return
+    signum = signal.SIGTERM if isinstance(stop, Terminated) else signal.SIGINT
+    again = threading.Timer(0.05, _thread.interrupt_main, (signum,))
+    again.daemon = True
+    again.start()
+
+
 def guarded(call, debug: bool, option_names: dict[str, str] | None = None) -> int:
     """Run a command: a CampaignError is one line (a traceback too with --debug), naming
     options where the library named parameters; SIGTERM and Ctrl-C stop it cleanly."""
     in_main_thread = threading.current_thread() is threading.main_thread()
     earlier = signal.signal(signal.SIGTERM, _terminated) if in_main_thread else None
+    unraisable = sys.unraisablehook
+    if in_main_thread:
+        sys.unraisablehook = functools.partial(_stop_again, hook=unraisable)
     if in_main_thread:  # `kill -USR1 PID`: where each thread of a run that seems stuck is
         with contextlib.suppress(ValueError, io.UnsupportedOperation):  # stderr has no file
             faulthandler.register(signal.SIGUSR1, all_threads=True, chain=False)
@@ -152,6 +172,8 @@ def guarded(call, debug: bool, option_names: dict[str, str] | None = None) -> in
         )
         return 143 if terminated else 130
     finally:
+        if in_main_thread:
+            sys.unraisablehook = unraisable
         if in_main_thread and earlier is not None:
             signal.signal(signal.SIGTERM, earlier)
 
