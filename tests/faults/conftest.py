@@ -147,7 +147,7 @@ def faults_cluster():
             threads_per_worker=1,
             processes=True,
             host="127.0.0.1",
-            dashboard_address=None,
+            dashboard_address="127.0.0.1:0",
             silence_logs=logging.ERROR,
         )
     with cluster:
