@@ -128,3 +128,33 @@ def assert_same_results(left: xr.Dataset, right: xr.Dataset) -> None:
 def same_results():
     """`assert_same_results`, for the test modules (imported by path, not as a package)."""
     return assert_same_results
+
+
+@pytest.fixture(scope="session")
+def faults_cluster():
+    """A cluster of two worker processes that import the models of this folder, for the tests
+    whose faults neither end nor alter a worker: one cluster start for them all instead of an
+    embedded cluster for each run. Yields its scheduler's address."""
+    import logging
+
+    from distributed import LocalCluster
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(FOLDER))  # a spawned worker starts with this sys.path
+        patch.setenv("PYTHONPATH", ENV["PYTHONPATH"])
+        cluster = LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address="127.0.0.1:0",
+            silence_logs=logging.ERROR,
+        )
+    with cluster:
+        yield cluster.scheduler_address
+
+
+@pytest.fixture
+def faults_models(monkeypatch) -> None:
+    """This folder's models importable in the test's process too (`campaign` run in it)."""
+    monkeypatch.syspath_prepend(str(FOLDER))

@@ -11,13 +11,13 @@ import yaml
 
 from campaign.cli import main
 
-# (workers, --batch-size): one task per batch, every task of a worker in one batch, batches
-# of a few tasks, and batches sized from measured durations (no option)
-RUNS = [("1", "1"), ("1", "30"), ("2", "4"), ("2", None)]
+# --batch-size: one task per batch, all 30 tasks in one batch, batches of a few tasks, and
+# batches sized from measured durations (no option)
+SIZES = ["1", "30", "4", None]
 
 
 def test_models_changing_their_params_in_place_give_the_same_results_whatever_the_batches(
-    runner, same_results
+    runner, same_results, faults_cluster, faults_models, capsys
 ):
     spec = runner.folder / "mutating.yaml"
     spec.write_text(
@@ -33,12 +33,13 @@ def test_models_changing_their_params_in_place_give_the_same_results_whatever_th
         )
     )
     results = []
-    for workers, size in RUNS:
-        out = runner.folder / f"out-{workers}-{size}"
-        options = ["--workers", workers, "--out", str(out), "--retries", "0"]
-        done = runner.run(spec, *options, *(["--batch-size", size] if size else []))
-        assert done.returncode == 0, (workers, size, done.stdout, done.stderr)
-        assert "30 tasks ok, 0 failed, 0 missing" in done.stdout, (workers, size)
+    for size in SIZES:
+        out = runner.folder / f"out-{size}"
+        options = ["--scheduler", faults_cluster, "--out", str(out), "--retries", "0", "--quiet"]
+        code = main(["run", str(spec), *options, *(["--batch-size", size] if size else [])])
+        done = capsys.readouterr()
+        assert code == 0, (size, done.out, done.err)
+        assert "30 tasks ok, 0 failed, 0 missing" in done.out, size
         results.append(xr.load_dataset(out / "results.nc"))
     first = results[0]
     # every task as if it ran alone: 2.0 u + 0 + 1 for the first draw u of its seed

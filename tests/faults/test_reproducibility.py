@@ -32,31 +32,42 @@ def write_spec(runner, name: str, model: str, replicates: int = 6) -> object:
     return spec
 
 
+def campaign(scheduler: str, capsys, *args: str):
+    """`campaign ARGS --scheduler SCHEDULER` in this process: its exit status and output."""
+    code = main([*args, "--scheduler", scheduler])
+    return code, capsys.readouterr()
+
+
 def test_a_model_drawing_from_the_global_generators_gives_the_same_results_twice(
-    runner, same_results
+    runner, same_results, faults_cluster, faults_models, capsys
 ):
+    # both runs and the verify on the same two worker processes, one after the other: a
+    # generator left unseeded would go on where the run before left it
     spec = write_spec(runner, "global", "global_generators:run")
     first, second = runner.folder / "first", runner.folder / "second"
-    done = runner.run(spec, "--workers", "1", "--out", str(first))
-    assert done.returncode == 0, done.stderr
-    again = runner.run(spec, "--workers", "2", "--out", str(second), "--batch-size", "3")
-    assert again.returncode == 0, again.stderr
+    run = ("run", str(spec), "--quiet", "--out")
+    code, done = campaign(faults_cluster, capsys, *run, str(first), "--batch-size", "6")
+    assert code == 0, done.err
+    code, again = campaign(faults_cluster, capsys, *run, str(second), "--batch-size", "3")
+    assert code == 0, again.err
     a, b = xr.load_dataset(first / "results.nc"), xr.load_dataset(second / "results.nc")
     same_results(a, b)
     assert len(np.unique(a["numpy_global"].values)) == 12  # one stream per task, not one value
-    verified = runner.command("verify", str(first), "--workers", "1")
-    assert verified.returncode == 0, verified.stdout + verified.stderr
-    assert verified.stdout == "verify: 10 of 10 sampled tasks reproduced bit for bit\n"
+    code, verified = campaign(faults_cluster, capsys, "verify", str(first))
+    assert code == 0, verified.out + verified.err
+    assert verified.out == "verify: 10 of 10 sampled tasks reproduced bit for bit\n"
 
 
-def test_verify_names_each_metric_of_a_model_that_reads_a_clock(runner):
+def test_verify_names_each_metric_of_a_model_that_reads_a_clock(
+    runner, faults_cluster, faults_models, capsys
+):
     spec = write_spec(runner, "clocked", "global_generators:clocked", replicates=3)
-    done = runner.run(spec, "--workers", "2")
-    assert done.returncode == 0, done.stderr
+    code, done = campaign(faults_cluster, capsys, "run", str(spec), "--quiet")
+    assert code == 0, done.err
     records = Ledger(runner.folder / "clocked").load()
-    verified = runner.command("verify", str(spec), "--sample", "4", "--workers", "2")
-    assert verified.returncode == 1, verified.stdout + verified.stderr
-    lines = verified.stdout.splitlines()
+    code, verified = campaign(faults_cluster, capsys, "verify", str(spec), "--sample", "4")
+    assert code == 1, verified.out + verified.err
+    lines = verified.out.splitlines()
     assert lines[-1] == "verify: 0 of 4 sampled tasks reproduced bit for bit"
     mismatches = lines[:-1]
     assert len(mismatches) == 4, lines  # the clock of each task; the seeded draws match
@@ -66,8 +77,8 @@ def test_verify_names_each_metric_of_a_model_that_reads_a_clock(runner):
         stored = records[key]["metrics"]["clock"]
         assert values.startswith(f"stored {stored!r}, now "), line
     # the sample is drawn from the campaign's seed: the same tasks every time
-    again = runner.command("verify", str(spec), "--sample", "4", "--workers", "2")
-    assert [line.split(":")[0] for line in again.stdout.splitlines()[:-1]] == [
+    code, again = campaign(faults_cluster, capsys, "verify", str(spec), "--sample", "4")
+    assert [line.split(":")[0] for line in again.out.splitlines()[:-1]] == [
         line.split(":")[0] for line in mismatches
     ]
 

@@ -9,6 +9,7 @@ import numpy as np
 import xarray as xr
 
 import campaign
+from campaign.cli.main import main
 from campaign.plan.sources import combined_digest, engine_files
 
 SPEC = """
@@ -37,7 +38,7 @@ def edited_copy(repo, folder):
 
 
 def test_results_of_a_worker_with_edited_campaign_code_are_never_stored(
-    start_cluster, write_spec, remote, tmp_path
+    start_cluster, write_spec, remote, tmp_path, scheduler_address, capsys
 ):
     copy = edited_copy(remote.repo, tmp_path / "other")
     cluster = start_cluster(workers=1, nanny=False)
@@ -45,10 +46,13 @@ def test_results_of_a_worker_with_edited_campaign_code_are_never_stored(
     cluster.start_worker(env={**remote.env, "PYTHONPATH": str(copy.parent)}, port=port)
     cluster.wait_for_workers(2)
 
-    clean = campaign.run(write_spec(SPEC.format(name="clean"), "clean.yaml"), progress=False)
+    clean_spec = write_spec(SPEC.format(name="clean"), "clean.yaml")
+    clean = campaign.run(clean_spec, scheduler=scheduler_address, progress=False)
     spec = write_spec(SPEC.format(name="mixed"), "mixed.yaml")
-    ran = remote.run_campaign(spec, "--scheduler", cluster.address)
-    assert ran.returncode == 0, ran.stderr + cluster.logs()
+    # the driver in this process; the worker with the edited copy is a process of its own
+    code = main(["run", str(spec), "--quiet", "--scheduler", cluster.address])
+    ran = capsys.readouterr()
+    assert code == 0, ran.err + cluster.logs()
 
     here = combined_digest(engine_files(remote.repo / "campaign"))[:12]
     there = combined_digest(engine_files(copy))[:12]
@@ -57,8 +61,8 @@ def test_results_of_a_worker_with_edited_campaign_code_are_never_stored(
         f"worker tcp://127.0.0.1:{port}: campaign code differs (digest {there} there, {here} "
         "here) — it is not used"
     )
-    assert ran.stdout.count(refused) == 1, ran.stdout
-    assert "80 tasks ok, 0 failed, 0 missing" in ran.stdout
+    assert ran.out.count(refused) == 1, ran.out
+    assert "80 tasks ok, 0 failed, 0 missing" in ran.out
     workers = {record["worker"] for record in remote.ledger_records(spec.parent / "mixed")}
     assert workers and f"tcp://127.0.0.1:{port}" not in workers
     mixed = xr.load_dataset(spec.parent / "mixed" / "results.nc")
@@ -69,7 +73,7 @@ def test_results_of_a_worker_with_edited_campaign_code_are_never_stored(
 
 
 def test_a_run_whose_only_worker_runs_other_campaign_code_stops_in_one_line(
-    start_cluster, write_spec, remote, tmp_path
+    start_cluster, write_spec, remote, tmp_path, capsys
 ):
     copy = edited_copy(remote.repo, tmp_path / "other")
     cluster = start_cluster(workers=0, wait=False, nanny=False)
@@ -78,10 +82,11 @@ def test_a_run_whose_only_worker_runs_other_campaign_code_stops_in_one_line(
     cluster.wait_for_workers(1)
 
     spec = write_spec(SPEC.format(name="refused"), "refused.yaml")
-    ran = remote.run_campaign(spec, "--scheduler", cluster.address)
-    assert ran.returncode == 2, ran.stdout + ran.stderr
-    lines = ran.stderr.strip().splitlines()
-    assert len(lines) == 1, ran.stderr
+    code = main(["run", str(spec), "--quiet", "--scheduler", cluster.address])
+    ran = capsys.readouterr()
+    assert code == 2, ran.out + ran.err
+    lines = ran.err.strip().splitlines()
+    assert len(lines) == 1, ran.err
     assert lines[0].startswith(
         f"campaign: error: no Dask worker runs the engine this machine runs (worker "
         f"tcp://127.0.0.1:{port}: campaign code differs (digest "

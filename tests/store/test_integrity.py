@@ -104,7 +104,9 @@ def cli(*args: str, timeout: float = 300, env: dict | None = None) -> subprocess
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
 
 
-def test_a_second_run_refuses_in_one_line_naming_the_first_while_it_runs(write_spec, tmp_path):
+def test_a_second_run_refuses_in_one_line_naming_the_first_while_it_runs(
+    write_spec, tmp_path, scheduler_address, monkeypatch, capsys
+):
     spec = write_spec(GATED)
     (tmp_path / "gated_model.py").write_text(GATED_MODEL)
     gate = tmp_path / "gate"
@@ -113,6 +115,9 @@ def test_a_second_run_refuses_in_one_line_naming_the_first_while_it_runs(write_s
         "GATE_FILE": str(gate),
         "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]),
     }
+    # the later commands run in this process: another process than the first run's
+    monkeypatch.setenv("GATE_FILE", str(gate))
+    monkeypatch.syspath_prepend(str(tmp_path))
     lock = spec.parent / "out" / "campaign.lock"
     first = subprocess.Popen(
         [sys.executable, "-m", "campaign", "run", str(spec), "--workers", "1", "--quiet"],
@@ -127,15 +132,12 @@ def test_a_second_run_refuses_in_one_line_naming_the_first_while_it_runs(write_s
             assert first.poll() is None and time.monotonic() < deadline
             time.sleep(0.05)
         for extra in ([], ["--new"]):
-            second = cli("run", str(spec), "--workers", "1", *extra, env=env)
-            assert second.returncode == 2
-            assert second.stderr.count("\n") == 1
-            assert f"{spec.parent / 'out'} is in use by another campaign run (host " in (
-                second.stderr
-            )
-            assert f", pid {first.pid}, since " in second.stderr
-        status = cli("status", str(spec), env=env)
-        assert status.returncode == 0 and "40 tasks:" in status.stdout
+            assert main(["run", str(spec), "--workers", "1", *extra]) == 2
+            second = capsys.readouterr().err
+            assert second.count("\n") == 1
+            assert f"{spec.parent / 'out'} is in use by another campaign run (host " in second
+            assert f", pid {first.pid}, since " in second
+        assert main(["status", str(spec)]) == 0 and "40 tasks:" in capsys.readouterr().out
         assert first.poll() is None  # the gate is closed: the first run cannot have ended
         gate.write_text("open")
         out, err = first.communicate(timeout=300)
@@ -148,8 +150,8 @@ def test_a_second_run_refuses_in_one_line_naming_the_first_while_it_runs(write_s
     assert "40 tasks ok, 0 failed, 0 missing" in out
     assert not list((spec.parent / "out").glob("ledger.old-*"))
     assert lock.read_text() == ""
-    again = cli("run", str(spec), "--workers", "1", "--quiet", env=env)
-    assert again.returncode == 0 and "40 already done, 0 to run" in again.stdout
+    again = main(["run", str(spec), "--scheduler", scheduler_address, "--quiet"])
+    assert again == 0 and "40 already done, 0 to run" in capsys.readouterr().out
 
 
 KILL_HOLDER = """
@@ -179,34 +181,38 @@ def test_the_lock_goes_with_its_holder_even_when_killed(tmp_path):
 
 
 WRITE_RESULTS = """
-import sys, time
+import os, sys
 import numpy as np, xarray as xr
 from campaign.results.netcdf import write_netcdf
 value = float(sys.argv[2])
 dataset = xr.Dataset({"m": ("x", np.full(20000, value))}, attrs={"writer": value})
-end = time.monotonic() + 5
-while time.monotonic() < end:
+while not os.path.exists(sys.argv[3]):  # until the reader has seen enough
     write_netcdf(dataset, sys.argv[1])
 """
 
 
 def test_concurrent_result_writes_and_reads_see_whole_files(tmp_path):
-    path = tmp_path / "results.nc"
+    path, stop = tmp_path / "results.nc", tmp_path.parent / f"{tmp_path.name}-stop"
     writers = [
-        subprocess.Popen([sys.executable, "-c", WRITE_RESULTS, str(path), value])
+        subprocess.Popen([sys.executable, "-c", WRITE_RESULTS, str(path), value, str(stop)])
         for value in ("1", "2")
     ]
-    reads = 0
+    reads, seen = 0, set()
+    deadline = time.monotonic() + 120  # against a hang of the test, not a time limit
     try:
-        while any(w.poll() is None for w in writers):
+        # read while both write, until each writer's file was read whole, 50 reads in all
+        while reads < 50 or seen != {1.0, 2.0}:
+            assert all(w.poll() is None for w in writers) and time.monotonic() < deadline
             if path.exists():
                 ds = xr.load_dataset(path)
                 assert ds.attrs["writer"] in (1.0, 2.0)
                 assert (ds["m"].values == ds.attrs["writer"]).all()
+                seen.add(ds.attrs["writer"])
                 reads += 1
     finally:
+        stop.write_text("")
         codes = [w.wait() for w in writers]
-    assert codes == [0, 0] and reads > 0
+    assert codes == [0, 0]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results.nc"]
 
 
