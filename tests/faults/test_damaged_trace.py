@@ -11,12 +11,23 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from campaign.cli import main
+
 DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 def test_a_trace_cut_short_is_refused_fails_its_tasks_alone_and_once_whole_recovers(
-    runner, same_results
+    runner, same_results, scheduler_address, capsys
 ):
+    def run(*options: str) -> tuple[int, str, str]:
+        """`campaign run SPEC --quiet OPTIONS` in this process, on the shared cluster (the
+        refusal is the driver's, the tasks run on real workers that read the trace as it is
+        on disk): its exit status, what it printed and said."""
+        capsys.readouterr()
+        code = main(["run", str(spec), "--quiet", "--scheduler", scheduler_address, *options])
+        out, err = capsys.readouterr()
+        return code, out, err
+
     traces = runner.folder / "traces"
     traces.mkdir()
     a, b = traces / "a.swf.gz", traces / "b.swf.gz"
@@ -37,15 +48,15 @@ def test_a_trace_cut_short_is_refused_fails_its_tasks_alone_and_once_whole_recov
         )
     )
     output = runner.folder / "traces"
-    first = runner.run(spec, "--workers", "1")
-    assert first.returncode == 0, first.stderr
+    code, _, err = run()
+    assert code == 0, err
     clean = runner.results(spec)  # an undisturbed run of the spec
     whole = a.read_bytes()
 
     a.write_bytes(whole[: len(whole) // 2])
-    refused = runner.run(spec, "--workers", "1")
-    assert refused.returncode == 2
-    assert refused.stderr == (
+    code, _, err = run()
+    assert code == 2
+    assert err == (
         f"campaign: error: {output}: 2 stored results were computed before input file {a} "
         "changed; rerun with --rerun-changed to compute them again (the earlier ones are kept "
         "in ledger.changed-*), or with --accept-changed to keep them as they are (recorded in "
@@ -54,9 +65,9 @@ def test_a_trace_cut_short_is_refused_fails_its_tasks_alone_and_once_whole_recov
     same_results(runner.results(spec), clean)  # nothing was touched
 
     # Told to compute them again from the damaged trace: its tasks fail, one line each.
-    damaged = runner.run(spec, "--workers", "1", "--rerun-changed", "--retries", "0")
-    assert damaged.returncode == 1, damaged.stderr
-    assert "2 tasks ok, 2 failed, 0 missing" in damaged.stdout
+    code, out, err = run("--rerun-changed", "--retries", "0")
+    assert code == 1, err
+    assert "2 tasks ok, 2 failed, 0 missing" in out
     results = runner.results(spec)
     assert np.array_equal(results["status"].values, [[2, 2], [1, 1]])
     for error in runner.failures(spec)["failure_error"].values:
@@ -69,9 +80,9 @@ def test_a_trace_cut_short_is_refused_fails_its_tasks_alone_and_once_whole_recov
     # The trace whole again: its failed tasks run again (no result stands on the damaged
     # trace), and the campaign ends as it first was.
     a.write_bytes(whole)
-    again = runner.run(spec, "--workers", "1")
-    assert again.returncode == 0, again.stderr
-    assert "2 already done, 2 to run" in again.stdout
+    code, out, err = run()
+    assert code == 0, err
+    assert "2 already done, 2 to run" in out
     restored = runner.results(spec)
     same_results(restored, clean)
     assert restored.attrs["input_digests"] == clean.attrs["input_digests"]

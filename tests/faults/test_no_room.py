@@ -2,13 +2,15 @@
 which file it could not write and that what it stored is kept, leaves no partial file behind,
 and once there is room the same command ends with an undisturbed run's results, bit for bit.
 
-The limit is the process's own (RLIMIT_FSIZE, inherited by the embedded cluster's workers):
-every write past it fails with EFBIG at a size the test chooses, as a full disk fails with
-ENOSPC, without filling a disk."""
+The limit is the driver process's own (RLIMIT_FSIZE; the driver writes the ledger and
+results.nc): every write past it fails with EFBIG at a size the test chooses, as a full disk
+fails with ENOSPC, without filling a disk. The runs share one cluster for the module, whose
+workers import the test's model; the runs with room enough run `campaign` in this process."""
 
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import resource
 import subprocess
@@ -20,6 +22,7 @@ import pytest
 import xarray as xr
 import yaml
 
+from campaign.cli import main
 from campaign.results.netcdf import write_netcdf
 from campaign.store.ledger import Ledger
 from tests.conftest import error_line
@@ -49,14 +52,33 @@ def write_spec(folder: Path, output: str, replicates: int) -> Path:
     return path
 
 
-def run(spec: Path, largest_file: int | None = None) -> subprocess.CompletedProcess:
+@pytest.fixture(scope="module")
+def scheduler():
+    """The address of a cluster for the module: its worker, spawned with this folder on its
+    path, imports the wide model."""
+    from distributed import LocalCluster
+
+    sys.path.insert(0, str(FOLDER))
+    cluster = LocalCluster(
+        n_workers=1,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address="127.0.0.1:0",
+        silence_logs=logging.ERROR,
+    )
+    yield cluster.scheduler_address
+    cluster.close()
+    sys.path.remove(str(FOLDER))
+
+
+def run_limited(spec: Path, scheduler: str, largest_file: int) -> subprocess.CompletedProcess:
     """`campaign run` in a new process that cannot write a file past ``largest_file`` bytes."""
 
     def limit() -> None:
-        if largest_file is not None:
-            resource.setrlimit(resource.RLIMIT_FSIZE, (largest_file, largest_file))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (largest_file, largest_file))
 
-    command = [sys.executable, "-m", "campaign", "run", str(spec), "--workers", "1"]
+    command = [sys.executable, "-m", "campaign", "run", str(spec), "--scheduler", scheduler]
     return subprocess.run(
         [*command, "--quiet"],
         env=ENV,
@@ -67,21 +89,30 @@ def run(spec: Path, largest_file: int | None = None) -> subprocess.CompletedProc
     )
 
 
+def run(spec: Path, scheduler: str, capsys) -> tuple[int, str, str]:
+    """`campaign run` with room to write, in this process: its exit status, what it printed
+    and said."""
+    capsys.readouterr()
+    code = main(["run", str(spec), "--scheduler", scheduler, "--quiet"])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 def leftovers(output: Path) -> list[str]:
     """Temporary files a failed write left (ledger batches, results.nc)."""
     return sorted(p.name for p in output.rglob(".*") if p.name.endswith(".tmp"))
 
 
 def test_no_room_for_results_nc_or_a_ledger_batch_stops_in_one_line_and_loses_nothing(
-    tmp_path, same_results
+    tmp_path, same_results, scheduler, capsys
 ):
-    clean = run(write_spec(tmp_path, "clean", replicates=12))
-    assert clean.returncode == 0, clean.stderr
+    code, _, err = run(write_spec(tmp_path, "clean", replicates=12), scheduler, capsys)
+    assert code == 0, err
     output = tmp_path / "full"
 
     # Room for the ledger, not for results.nc: every task's result is stored, the file is not.
     spec = write_spec(tmp_path, "full", replicates=10)
-    done = run(spec, largest_file=200_000)
+    done = run_limited(spec, scheduler, largest_file=200_000)
     assert done.returncode == 2, done.stdout + done.stderr
     message = error_line(done.stderr)
     assert message.startswith(f"cannot write {output / 'results.nc'}: NetCDF: HDF error (")
@@ -94,7 +125,7 @@ def test_no_room_for_results_nc_or_a_ledger_batch_stops_in_one_line_and_loses_no
 
     # Two more replicates with no room for a task's record: the first batch cannot be stored.
     spec = write_spec(tmp_path, "full", replicates=12)
-    done = run(spec, largest_file=1000)
+    done = run_limited(spec, scheduler, largest_file=1000)
     assert done.returncode == 2, done.stdout + done.stderr
     assert "20 already done, 4 to run" in done.stdout
     message = error_line(done.stderr)
@@ -108,10 +139,10 @@ def test_no_room_for_results_nc_or_a_ledger_batch_stops_in_one_line_and_loses_no
     assert len(Ledger(output).load()) == 20 and leftovers(output) == []
 
     # Room again: the same command computes the 4 missing tasks and writes results.nc.
-    done = run(spec)
-    assert done.returncode == 0, done.stderr
-    assert "20 already done, 4 to run" in done.stdout
-    assert "24 tasks ok, 0 failed, 0 missing" in done.stdout
+    code, out, err = run(spec, scheduler, capsys)
+    assert code == 0, err
+    assert "20 already done, 4 to run" in out
+    assert "24 tasks ok, 0 failed, 0 missing" in out
     finished = xr.load_dataset(output / "results.nc")
     same_results(finished, xr.load_dataset(tmp_path / "clean" / "results.nc"))
 
@@ -135,32 +166,34 @@ def unwritable(folder: Path):
         subprocess.run(["chattr", "-i", str(folder)], check=True)
 
 
-def test_a_folder_that_cannot_be_written_is_said_so_not_that_the_disk_is_full(tmp_path):
+def test_a_folder_that_cannot_be_written_is_said_so_not_that_the_disk_is_full(
+    tmp_path, scheduler, capsys
+):
     output = tmp_path / "locked"
-    done = run(write_spec(tmp_path, "locked", replicates=2))
-    assert done.returncode == 0, done.stderr
+    code, _, err = run(write_spec(tmp_path, "locked", replicates=2), scheduler, capsys)
+    assert code == 0, err
     spec = write_spec(tmp_path, "locked", replicates=3)  # two more tasks to store
-    with unwritable(output / "ledger") as code:
-        done = run(spec)
-    assert done.returncode == 2, done.stdout + done.stderr
+    with unwritable(output / "ledger") as error:
+        code, out, err = run(spec, scheduler, capsys)
+    assert code == 2, out + err
     ledger = output / "ledger"
-    assert done.stderr == (
-        f"campaign: error: cannot store finished results in {ledger}: {os.strerror(code)}: "
+    assert err == (
+        f"campaign: error: cannot store finished results in {ledger}: {os.strerror(error)}: "
         f"{ledger} is not writable; the results stored before are kept: make it writable (or "
         "give another output folder) and run the same command again to finish the rest\n"
     )
     assert len(Ledger(output).load()) == 4
-    done = run(spec)  # writable again: the same command finishes
-    assert done.returncode == 0, done.stderr
-    assert "6 tasks ok, 0 failed, 0 missing" in done.stdout
+    code, out, err = run(spec, scheduler, capsys)  # writable again: the same command finishes
+    assert code == 0, err
+    assert "6 tasks ok, 0 failed, 0 missing" in out
 
 
 def test_a_later_run_removes_what_a_killed_writer_left_and_a_failed_write_leaves_nothing(
-    tmp_path,
+    tmp_path, scheduler, capsys
 ):
     output = tmp_path / "left"
     spec = write_spec(tmp_path, "left", replicates=2)
-    assert run(spec).returncode == 0
+    assert run(spec, scheduler, capsys)[0] == 0
     gone = int(
         subprocess.run(
             [sys.executable, "-c", "import os; print(os.getpid())"],
@@ -177,8 +210,8 @@ def test_a_later_run_removes_what_a_killed_writer_left_and_a_failed_write_leaves
     ]
     for path in left:
         path.write_bytes(b"\x89HDF\r\n\x1a\n half a file")
-    done = run(spec)
-    assert done.returncode == 0, done.stderr
+    code, _, err = run(spec, scheduler, capsys)
+    assert code == 0, err
     assert leftovers(output) == []
     # a write of results.nc that fails part way removes its temporary file and keeps the
     # previous results.nc whole

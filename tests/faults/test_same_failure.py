@@ -1,23 +1,65 @@
 """A run whose first results all fail the same way stops there, in one line, what finished
 stored and written to results.nc; ``--keep-going`` runs on, and the rerun ends as a run that
-never stopped."""
+never stopped. The runs go through `campaign run` in this process, on one cluster for the
+module whose workers import the faulty model."""
 
 from __future__ import annotations
 
+import logging
 import re
+import sys
+from pathlib import Path
 
 import numpy as np
+import pytest
+
+from campaign.cli import main
+
+FOLDER = Path(__file__).resolve().parent
 
 
-def test_a_run_whose_first_results_all_fail_the_same_way_stops_early(runner):
+@pytest.fixture(scope="module")
+def scheduler():
+    """The address of a cluster for the module: its two workers, spawned with this folder on
+    their path, import the faulty model."""
+    from distributed import LocalCluster
+
+    sys.path.insert(0, str(FOLDER))
+    cluster = LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address="127.0.0.1:0",
+        silence_logs=logging.ERROR,
+    )
+    yield cluster.scheduler_address
+    cluster.close()
+    sys.path.remove(str(FOLDER))
+
+
+@pytest.fixture
+def run(scheduler, capsys):
+    """`campaign run SPEC --quiet OPTIONS` in this process on the module's cluster: its exit
+    status, what it printed and said."""
+
+    def run(spec: Path, *options: str) -> tuple[int, str, str]:
+        capsys.readouterr()
+        code = main(["run", str(spec), "--quiet", "--scheduler", scheduler, *options])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+def test_a_run_whose_first_results_all_fail_the_same_way_stops_early(runner, run):
     fields = {"levels": list(range(1, 10)), "replicates": 10}  # 90 tasks, 9 cells
     spec = runner.spec("broken", fault="raise", above=0.0, **fields)  # every task raises
-    done = runner.run(spec, "--workers", "1", "--batch-size", "2", "--retries", "0")
-    assert done.returncode == 2, done.stderr
-    assert done.stdout.startswith("broken: 90 tasks (9 cells x 10 replicates)")
+    code, out, line = run(spec, "--batch-size", "2", "--retries", "0")
+    assert code == 2, line
+    assert out.startswith("broken: 90 tasks (9 cells x 10 replicates)")
     stored = runner.records(spec)
     assert 11 <= stored < 90  # the first cell's 10 and at least one of the second's
-    line = done.stderr
     assert line.count("\n") == 1
     # the draws differ from task to task: the same error, numbers aside
     assert re.fullmatch(
@@ -32,21 +74,21 @@ def test_a_run_whose_first_results_all_fail_the_same_way_stops_early(runner):
     assert results.attrs["tasks_missing"] == 90 - stored
     assert results.attrs["tasks_ok"] == 0
     # --keep-going runs the rest regardless, and ends as a run that never stopped
-    going = runner.run(spec, "--workers", "1", "--batch-size", "2", "--keep-going")
-    assert going.returncode == 1, going.stderr
-    assert "0 tasks ok, 90 failed, 0 missing" in going.stdout
+    code, out, err = run(spec, "--batch-size", "2", "--keep-going")
+    assert code == 1, err
+    assert "0 tasks ok, 90 failed, 0 missing" in out
     reference = runner.spec("reference", fault="raise", above=0.0, **fields)
-    through = runner.run(reference, "--workers", "2", "--keep-going")
-    assert through.returncode == 1, through.stderr
+    code, _, err = run(reference, "--keep-going")
+    assert code == 1, err
     for name in ("seed", "status"):
         assert np.array_equal(runner.results(spec)[name], runner.results(reference)[name])
     errors = [runner.failures(s)["failure_error"].values.tolist() for s in (spec, reference)]
     assert errors[0] == errors[1] and len(set(errors[0])) == 10  # a draw per replicate
 
 
-def test_failures_of_one_cell_or_of_different_kinds_do_not_stop_the_run(runner):
+def test_failures_of_one_cell_or_of_different_kinds_do_not_stop_the_run(runner, run):
     # one cell of two fails every task the same way: the run goes on
     spec = runner.spec("one-cell", factor="above", levels=[0.0, 1.0], fault="raise")
-    done = runner.run(spec, "--workers", "1", "--batch-size", "2", "--retries", "0")
-    assert done.returncode == 1, done.stderr
-    assert "10 tasks ok, 10 failed, 0 missing" in done.stdout
+    code, out, err = run(spec, "--batch-size", "2", "--retries", "0")
+    assert code == 1, err
+    assert "10 tasks ok, 10 failed, 0 missing" in out
