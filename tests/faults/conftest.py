@@ -158,3 +158,26 @@ def faults_cluster():
 def faults_models(monkeypatch) -> None:
     """This folder's models importable in the test's process too (`campaign` run in it)."""
     monkeypatch.syspath_prepend(str(FOLDER))
+
+
+@pytest.fixture(scope="module")
+def one_worker_cluster():
+    """The address of a cluster of one worker for a test module: spawned with this folder on
+    its path (and this process too, for the runs made in it), it imports this folder's
+    models; one worker, so that tasks finish in the order they were sent."""
+    import logging
+
+    from distributed import LocalCluster
+
+    sys.path.insert(0, str(FOLDER))
+    cluster = LocalCluster(
+        n_workers=1,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address="127.0.0.1:0",
+        silence_logs=logging.ERROR,
+    )
+    yield cluster.scheduler_address
+    cluster.close()
+    sys.path.remove(str(FOLDER))

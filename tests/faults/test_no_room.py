@@ -10,7 +10,6 @@ workers import the test's model; the runs with room enough run `campaign` in thi
 from __future__ import annotations
 
 import errno
-import logging
 import os
 import resource
 import subprocess
@@ -53,23 +52,8 @@ def write_spec(folder: Path, output: str, replicates: int) -> Path:
 
 
 @pytest.fixture(scope="module")
-def scheduler():
-    """The address of a cluster for the module: its worker, spawned with this folder on its
-    path, imports the wide model."""
-    from distributed import LocalCluster
-
-    sys.path.insert(0, str(FOLDER))
-    cluster = LocalCluster(
-        n_workers=1,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address="127.0.0.1:0",
-        silence_logs=logging.ERROR,
-    )
-    yield cluster.scheduler_address
-    cluster.close()
-    sys.path.remove(str(FOLDER))
+def scheduler(one_worker_cluster):
+    return one_worker_cluster
 
 
 def run_limited(spec: Path, scheduler: str, largest_file: int) -> subprocess.CompletedProcess:

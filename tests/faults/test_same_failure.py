@@ -1,13 +1,11 @@
 """A run whose first results all fail the same way stops there, in one line, what finished
 stored and written to results.nc; ``--keep-going`` runs on, and the rerun ends as a run that
-never stopped. The runs go through `campaign run` in this process, on one cluster for the
-module whose workers import the faulty model."""
+never stopped. The runs go through `campaign run` in this process, on one cluster of one
+worker for the module (tests/faults/conftest.py), which imports the faulty model."""
 
 from __future__ import annotations
 
-import logging
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,23 +17,8 @@ FOLDER = Path(__file__).resolve().parent
 
 
 @pytest.fixture(scope="module")
-def scheduler():
-    """The address of a cluster for the module: its two workers, spawned with this folder on
-    their path, import the faulty model."""
-    from distributed import LocalCluster
-
-    sys.path.insert(0, str(FOLDER))
-    cluster = LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address="127.0.0.1:0",
-        silence_logs=logging.ERROR,
-    )
-    yield cluster.scheduler_address
-    cluster.close()
-    sys.path.remove(str(FOLDER))
+def scheduler(one_worker_cluster):
+    return one_worker_cluster
 
 
 @pytest.fixture
