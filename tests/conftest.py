@@ -207,20 +207,26 @@ def write_spec(tmp_path):
     return write
 
 
-@pytest.fixture(scope="session")
-def scheduler_address():
+def dask_cluster(workers: int):
+    """A Dask cluster of ``workers`` single-thread worker processes on the loopback, its
+    dashboard on a free port: spawned workers take this process's sys.path and environment,
+    so set those first for models or programs they must find."""
     from distributed import LocalCluster
 
-    cluster = LocalCluster(
-        n_workers=2,
+    return LocalCluster(
+        n_workers=workers,
         threads_per_worker=1,
         processes=True,
         host="127.0.0.1",
         dashboard_address="127.0.0.1:0",
         silence_logs=logging.ERROR,
     )
-    yield cluster.scheduler_address
-    cluster.close()
+
+
+@pytest.fixture(scope="session")
+def scheduler_address():
+    with dask_cluster(2) as cluster:
+        yield cluster.scheduler_address
 
 
 PAPER_SPEC = """

@@ -13,6 +13,8 @@ import pytest
 import xarray as xr
 import yaml
 
+from tests.conftest import dask_cluster
+
 FOLDER = Path(__file__).resolve().parent
 REPO = FOLDER.parents[1]
 # the campaign and its worker processes import this checkout's `campaign` and the models here
@@ -135,21 +137,10 @@ def faults_cluster():
     """A cluster of two worker processes that import the models of this folder, for the tests
     whose faults neither end nor alter a worker: one cluster start for them all instead of an
     embedded cluster for each run. Yields its scheduler's address."""
-    import logging
-
-    from distributed import LocalCluster
-
     with pytest.MonkeyPatch.context() as patch:
         patch.syspath_prepend(str(FOLDER))  # a spawned worker starts with this sys.path
         patch.setenv("PYTHONPATH", ENV["PYTHONPATH"])
-        cluster = LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address="127.0.0.1:0",
-            silence_logs=logging.ERROR,
-        )
+        cluster = dask_cluster(2)
     with cluster:
         yield cluster.scheduler_address
 
@@ -165,19 +156,7 @@ def one_worker_cluster():
     """The address of a cluster of one worker for a test module: spawned with this folder on
     its path (and this process too, for the runs made in it), it imports this folder's
     models; one worker, so that tasks finish in the order they were sent."""
-    import logging
-
-    from distributed import LocalCluster
-
     sys.path.insert(0, str(FOLDER))
-    cluster = LocalCluster(
-        n_workers=1,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address="127.0.0.1:0",
-        silence_logs=logging.ERROR,
-    )
-    yield cluster.scheduler_address
-    cluster.close()
+    with dask_cluster(1) as cluster:
+        yield cluster.scheduler_address
     sys.path.remove(str(FOLDER))

@@ -5,7 +5,6 @@ stale), its shared libraries and interpreter, and the environment ``env:`` sets.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import subprocess
 import textwrap
@@ -22,6 +21,7 @@ from campaign.plan.runtime import digest
 from campaign.plan.sources import combined_digest, file_digest
 from campaign.spec.describe import describe_spec
 from campaign.spec.load import load_spec
+from tests.conftest import dask_cluster
 
 C_SIM = r"""
 #include <stdio.h>
@@ -64,19 +64,10 @@ def write(folder: Path, text: str) -> Path:
 def path_cluster(tmp_path_factory):
     """A folder put first on PATH, and a cluster of one worker process started with that PATH
     (the tests' programs on PATH are found there): one for the module's tests."""
-    from distributed import LocalCluster
-
     folder = tmp_path_factory.mktemp("bin")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
-        cluster = LocalCluster(
-            n_workers=1,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address="127.0.0.1:0",
-            silence_logs=logging.ERROR,
-        )
+        cluster = dask_cluster(1)
     with cluster:
         yield folder, cluster.scheduler_address
 

@@ -13,7 +13,6 @@ import gzip
 import hashlib
 import importlib
 import json
-import logging
 import os
 import re
 import sys
@@ -30,6 +29,7 @@ from campaign.errors import CampaignError
 from campaign.models.grid import inputs as grid_inputs
 from campaign.models.jobs import inputs as jobs_inputs
 from campaign.plan.sources import Sources, combined_digest, compare
+from tests.conftest import dask_cluster
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -256,8 +256,6 @@ def test_a_trace_rewritten_at_the_same_path_reruns_exactly_its_tasks(
 def test_workers_still_running_the_old_code_stop_the_run_and_store_nothing(tmp_path, monkeypatch):
     """A long-lived cluster's workers keep the code they loaded: their results would claim
     the new code's digest, so the run stops with one line and stores none of them."""
-    from distributed import LocalCluster
-
     write_model(tmp_path, 0.0)
     spec = tmp_path / "spec.yaml"
     spec.write_text(SPEC.format(output="out"))
@@ -265,14 +263,7 @@ def test_workers_still_running_the_old_code_stop_the_run_and_store_nothing(tmp_p
     paths = [str(tmp_path), os.environ.get("PYTHONPATH")]
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, paths)))
     monkeypatch.delitem(sys.modules, "edited_model", raising=False)
-    with LocalCluster(
-        n_workers=1,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address="127.0.0.1:0",
-        silence_logs=logging.ERROR,
-    ) as cluster:
+    with dask_cluster(1) as cluster:
         campaign.run(spec, scheduler=cluster.scheduler_address, progress=False)
         write_model(tmp_path, 7.0)
         with pytest.raises(CampaignError) as caught:
