@@ -197,6 +197,8 @@ def bench(code: Path, folder: Path, tasks: int, workers: int, shards: int) -> li
     query = ["query", str(output), "--where", "tag=t7", "--format", "csv"]
     seconds, cpu, peak, text = child_peak([*python, "-m", "campaign", *query], code, folder)
     rows.append(("query (one cell)", seconds, cpu, peak, text.splitlines()[-1][:60]))
+    if not shards:  # --shards 0: no merge
+        return rows
     split = [*python, "-c", SPLIT, str(spec), str(shards), str(folder / "shards")]
     seconds, cpu, peak, text = child_peak(split, code, folder)
     rows.append((f"(ledger dealt to {shards} shards)", seconds, cpu, peak, "bench set-up"))
@@ -213,7 +215,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=1_000_000)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--shards", type=int, default=10)
+    parser.add_argument("--shards", type=int, default=10, help="merged at the end (0: no merge)")
     parser.add_argument("--code", type=Path, action="append", help="source tree (repeatable)")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
     args = parser.parse_args()
