@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from campaign.design.lookup import key_numbers
-from campaign.store.lines import head_of, is_sealed, parse_record
+from campaign.store.lines import line_head
 from campaign.store.scan import chunked_lines
 
 
@@ -30,13 +30,10 @@ def current_lines(files: list[Path], damaged: Counter[Path]) -> np.ndarray:
         for lines in chunked_lines(path):
             keys, ok, rows = [], [], []
             for row, line in enumerate(lines, start=position):
-                head = head_of(line) if is_sealed(line) else None
+                head = line_head(line)
                 if head is None:
-                    record = parse_record(line)
-                    if record is None:
-                        damaged[path] += 1
-                        continue
-                    head = record["key"], record["status"] == "ok"
+                    damaged[path] += 1
+                    continue
                 keys.append(head[0])
                 ok.append(head[1])
                 rows.append(row)

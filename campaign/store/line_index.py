@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from campaign.design.lookup import key_numbers
-from campaign.store.lines import head_of, is_sealed, line_digest, parse_record
+from campaign.store.lines import line_digest, line_head
 from campaign.store.scan import chunked_lines
 
 
@@ -48,10 +48,7 @@ class LineIndex:
     def _add(self, path: Path, lines: list[bytes], damaged: Counter[Path]) -> None:
         digests, keys, ok, sound = [], [], [], []
         for line in lines:
-            head = head_of(line) if is_sealed(line) else None
-            if head is None:
-                record = parse_record(line)
-                head = None if record is None else (record["key"], record["status"] == "ok")
+            head = line_head(line)
             if head is None:
                 damaged[path] += 1
             digests.append(line_digest(line))

@@ -81,13 +81,20 @@ def head_of(line: bytes) -> tuple[str, bool] | None:
     return key.decode("ascii"), ok
 
 
-def line_key(line: bytes) -> str | None:
-    """The task key of a line (None if the line is damaged)."""
+def line_head(line: bytes) -> tuple[str, bool] | None:
+    """Key and success of a line: from its head when it is sealed, else from its parsed
+    record (None if the line is damaged)."""
     head = head_of(line) if is_sealed(line) else None
     if head is not None:
-        return head[0]
+        return head
     record = parse_record(line)
-    return None if record is None else record["key"]
+    return None if record is None else (record["key"], record["status"] == "ok")
+
+
+def line_key(line: bytes) -> str | None:
+    """The task key of a line (None if the line is damaged)."""
+    head = line_head(line)
+    return None if head is None else head[0]
 
 
 def parse_record(line: bytes) -> dict[str, Any] | None:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from campaign.store.lines import head_of, is_sealed, parse_record
+from campaign.store.lines import line_head, parse_record
 
 # read at a time (a compacted ledger file may hold millions of lines); records are parsed
 # from a quarter of that: a record parsed takes several times its line's bytes
@@ -58,13 +58,10 @@ def heads(files: Iterable[Path], damaged: Counter[Path]) -> Iterator[Heads]:
         for lines in chunked_lines(path):
             sound, keys, ok = [], [], []
             for line in lines:
-                head = head_of(line) if is_sealed(line) else None
+                head = line_head(line)
                 if head is None:
-                    record = parse_record(line)
-                    if record is None:
-                        damaged[path] += 1
-                        continue
-                    head = record["key"], record["status"] == "ok"
+                    damaged[path] += 1
+                    continue
                 sound.append(line)
                 keys.append(head[0])
                 ok.append(head[1])
