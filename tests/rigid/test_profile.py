@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from campaign.models.rigid import book_kernel
 from campaign.models.rigid.profile import Profile
 
 
@@ -67,3 +68,24 @@ def test_book_equals_earliest_then_add_on_random_profiles():
         other.add(begin, duration, -width)
         assert profile.book(width, duration) == begin
         assert (profile.times, profile.free) == (other.times, other.free)
+
+
+def test_processors_given_back_by_an_early_end_stop_at_the_planned_end():
+    """A job of 34 started at 876.488... with estimate 44,581.15... ends early, at t after
+    9,175.48... s; its processors come back over [t, planned) and the profile is whole again.
+    t + (planned - t) lands one rounding step short of planned here: a span made from that
+    duration left 34 processors busy over an instant no job held."""
+    begin, estimate, runtime = 876.4881836245542, 44581.15082452865, 9175.48107702439
+    planned, t = begin + estimate, begin + runtime
+    assert t + (planned - t) != planned  # why the span takes its end, not a duration
+    profile = Profile(0.0, 256)
+    profile.add(begin, estimate, -34)
+    profile.prune(t)
+    profile.add_span(t, planned, 34)
+    assert (profile.times, profile.free) == ([t], [256])
+    times, free = np.zeros(8), np.zeros(8, np.int64)
+    times[0], free[0] = 0.0, 256
+    n = book_kernel.add(times, free, 1, begin, estimate, -34)
+    n = book_kernel.prune(times, free, n, t)
+    n = book_kernel.add_span(times, free, n, t, planned, 34)
+    assert (times[:n].tolist(), free[:n].tolist()) == ([t], [256])

@@ -85,17 +85,22 @@ def delete_step(times, free, n, at):
 def add(times, free, n, begin, duration, delta):
     """``Profile.add``: ``delta`` more free processors over [begin, begin + duration); the
     new length (at most two more steps: the caller makes room)."""
+    return add_span(times, free, n, begin, begin + duration, delta)
+
+
+@njit(cache=True)
+def add_span(times, free, n, begin, finish, delta):
+    """``Profile.add_span``: ``delta`` more free processors over [begin, finish) (clipped to
+    the origin); the new length."""
     origin = times[0]
     if begin < origin:
-        duration -= origin - begin
         begin = origin
-    if duration <= 0:
+    if finish <= begin:
         return n
     first = bisect(times, 0, n, begin, False)
     if first == n or times[first] != begin:
         insert_step(times, free, n, first, begin, free[first - 1])
         n += 1
-    finish = begin + duration
     last = bisect(times, first, n, finish, False)
     if last == n or times[last] != finish:
         insert_step(times, free, n, last, finish, free[last - 1])

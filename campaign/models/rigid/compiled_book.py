@@ -125,7 +125,10 @@ class CompiledBook:
         """A running job of ``width`` ended at t, before its planned end."""
         if t < planned:
             self._prune(t)
-            self._add(t, planned - t, width)
+            self._profile_room(2)
+            self._steps = book_kernel.add_span(
+                self._times, self._free, self._steps, t, planned, width
+            )
             if self.site.queue:
                 self._span_room(1)
                 self._span_a[self._spans] = t

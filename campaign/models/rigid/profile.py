@@ -108,12 +108,19 @@ class Profile:
     def add(self, begin: float, duration: float, delta: int) -> None:
         """Add ``delta`` free processors over [begin, begin + duration) (clipped to the
         origin)."""
+        self.add_span(begin, begin + duration, delta)
+
+    def add_span(self, begin: float, finish: float, delta: int) -> None:
+        """Add ``delta`` free processors over [begin, finish) (clipped to the origin).
+
+        Its end is the very time it is given: a job's processors given back from an early
+        end at t to its planned end must end at that planned end, which t + (planned - t)
+        may miss by a rounding step, leaving a sliver of the profile busy (or free) that
+        no job holds."""
         times = self.times
-        origin = times[0]
-        if begin < origin:
-            duration -= origin - begin
-            begin = origin
-        if duration <= 0:
+        if begin < times[0]:
+            begin = times[0]
+        if finish <= begin:
             return
         free = self.free
         # Breakpoints at both ends (the origin is <= begin, so first >= 1 if new).
@@ -121,7 +128,6 @@ class Profile:
         if first == len(times) or times[first] != begin:
             times.insert(first, begin)
             free.insert(first, free[first - 1])
-        finish = begin + duration
         last = bisect_left(times, finish, first)
         if last == len(times) or times[last] != finish:
             times.insert(last, finish)

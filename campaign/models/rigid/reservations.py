@@ -93,7 +93,7 @@ class ReservationBook:
         free earlier than booked."""
         if t < planned:
             self.profile.prune(t)
-            self.profile.add(t, planned - t, width)
+            self.profile.add_span(t, planned, width)
             if self.site.queue:  # later arrivals are placed knowing these processors are free
                 self._freed.append((t, planned, 0))
 
@@ -172,9 +172,10 @@ class ReservationBook:
         ends = site.ends
         overran = bool(ends) and ends[0][0] < t
         stale = bool(order) and order[0][0] < t
-        # An early end can give back processors the profile did not hold as busy (seen on
-        # the randomized workload: 307 of 256 free, the fast compression then failing); the
-        # literal re-insertion, which rebuilds the profile, is sound then.
+        # More processors free than the site has: a profile no job history can give (it
+        # once came from early ends given back a rounding step past their planned end, now
+        # exact: ``released``); should it happen, the literal re-insertion, which rebuilds
+        # the profile, is sound.
         overfreed = max(profile.free) > site.processors
         if overran or stale or overfreed or self._rebuild or self.literal or self.has_instants():
             self._reinsert(t)
