@@ -26,8 +26,9 @@ from campaign.models.rigid.policies import PolicyOptions
 from campaign.models.rigid.simulate import job_times, run_schedule
 
 
-def earliest(busy: list[tuple[float, float, int]], processors: int, t: float, width: int,
-             duration: float) -> float:
+def earliest(
+    busy: list[tuple[float, float, int]], processors: int, t: float, width: int, duration: float
+) -> float:
     """The earliest c >= t where ``width`` processors are free over [c, c + duration), given
     ``busy`` spans (begin, end, processors); tried at t and at every begin and end after t."""
     candidates = sorted({t} | {x for a, b, _ in busy for x in (a, b) if x > t})
@@ -36,6 +37,11 @@ def earliest(busy: list[tuple[float, float, int]], processors: int, t: float, wi
         if all(processors - sum(w for a, b, w in busy if a <= x < b) >= width for x in points):
             return c
     raise AssertionError("the last instant frees every processor")  # pragma: no cover
+
+
+def running_spans(running: dict[int, tuple[float, float]], size, t: float) -> list[tuple]:
+    """The running jobs' spans from t to their planned ends, max(s + est, t)."""
+    return [(t, max(planned, t), size[job]) for job, (planned, _) in running.items()]
 
 
 def definition(submit, size, runtime, estimate, processors) -> list[float]:
@@ -55,14 +61,12 @@ def definition(submit, size, runtime, estimate, processors) -> list[float]:
         for job in [j for j, (_, end) in running.items() if end <= t]:
             del running[job]
 
-        def running_spans():
-            return [(t, max(p, t), size[j]) for j, (p, _) in running.items() if p > t]
-
         while arrived < count and submit[arrived] <= t:
             job, arrived = arrived, arrived + 1
-            busy = running_spans() + [(r, r + estimate[k], size[k]) for k, r in reserved.items()]
+            booked = [(r, r + estimate[k], size[k]) for k, r in reserved.items()]
+            busy = running_spans(running, size, t) + booked
             reserved[job] = earliest(busy, processors, t, size[job], estimate[job])
-        busy = running_spans()
+        busy = running_spans(running, size, t)
         for job in sorted(reserved, key=lambda k: (reserved[k], k)):
             reserved[job] = earliest(busy, processors, t, size[job], estimate[job])
             busy.append((reserved[job], reserved[job] + estimate[job], size[job]))
@@ -79,7 +83,10 @@ def test_conservative_backfilling_follows_its_definition_job_by_job(seed, monkey
     workload, processors, _ = build_workload(params, SeedSequence(seed).spawn(5))
     runtime, estimate, _, _ = job_times(workload, "user", True)
     expected = definition(
-        workload.submit.tolist(), workload.size.tolist(), runtime.tolist(), estimate.tolist(),
+        workload.submit.tolist(),
+        workload.size.tolist(),
+        runtime.tolist(),
+        estimate.tolist(),
         processors,
     )
     found = {}
