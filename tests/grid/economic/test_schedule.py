@@ -106,3 +106,20 @@ def test_a_job_outliving_its_reservation_is_refused():
     options = GridOptions(sharing="economic", kill_at_estimate=False)
     with pytest.raises(ValueError, match="economic reservations need kill_at_estimate"):
         simulate_grid(workload, (4, 4), options)
+
+
+@pytest.mark.parametrize("uf, start", [(1, 72.0), (2, 108.0), (4, 108.0)])
+def test_a_job_of_no_duration_is_priced_at_each_shift(uf, start):
+    """Job 2 lasts 0 s: its empty window leaves processor 0 free at 72 although job 0 holds it
+    until 108, so its shifts run from 72 to 108 (job 1 begins there) and N = {0}. MF3 at 72:
+    over 36; at 90: under 18 + over 18; at 108, where job 0 has ended and job 1 begins: 0
+    (a_0(108) = 108). UF1 takes the earliest start, UF2 and UF4 (72 + 72, 90 + 72, 108 + 0)
+    the last shift, which a_q read at the candidate time priced at 36 like the others."""
+    jobs = [(36, 2, 72, 72), (60, 2, 60, 60), (72, 1, 0, 0)]
+    submit, size, runtime, estimate = zip(*jobs, strict=True)
+    workload = from_arrays(submit, size, runtime, estimate=estimate)
+    economic = EconomicOptions(mf=3, uf=uf, offers_per_machine=1, shifts=3)
+    result = simulate_grid(workload, (2,), GridOptions(sharing="economic", economic=economic))
+    check_grid_feasible(result)
+    assert result.start.tolist() == [36.0, 108.0, start]
+    assert result.nodes[2] == ((0,),)

@@ -12,7 +12,7 @@ import numpy as np
 
 from campaign.models.grid.economic.criteria import OwnerFunction, UserFunction
 from campaign.models.grid.economic.machine import MachineSchedule
-from campaign.models.grid.economic.terms import best_fit, placement_terms
+from campaign.models.grid.economic.terms import best_fit, placement_terms, shifted_bounds
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,8 @@ def machine_offers(
     chosen, last, following = best_fit(schedule, free, size, taus, length, now)
     high = np.minimum(following.min(axis=1) - length, np.maximum(taus, horizon - length))
     starts = shifts(taus, high, shift_count)
+    if length <= 0 and shift_count > 1:
+        last, following = shifted_bounds(schedule, chosen, starts, now)
     terms = placement_terms(schedule, last, following, starts, length, now)
     cost = owner.value(terms)
     value = user.value(starts, cost)

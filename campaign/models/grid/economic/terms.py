@@ -3,8 +3,9 @@
 
 The processors N of a placement are free over the whole window, and stay so over every shift
 of its candidate: a_q and b_q of a chosen processor are the same for every shift, so they are
-read once, at the candidate time, and the terms of all candidates and shifts come out of a
-few array operations (rows: candidates; columns: shifts).
+read once, at the candidate time (except for a job of no duration: ``shifted_bounds``), and the
+terms of all candidates and shifts come out of a few array operations (rows: candidates;
+columns: shifts).
 """
 
 from __future__ import annotations
@@ -41,6 +42,21 @@ def best_fit(
     return chosen, last[rows, chosen], following[rows, chosen]
 
 
+def shifted_bounds(
+    schedule: MachineSchedule, chosen: np.ndarray, starts: np.ndarray, now: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """a_q(s) and b_q(s) of each candidate's N (rows of ``chosen``) at each of its shifts
+    (``starts``; axes: candidate, shift, processor), for a job of no duration. Its window is
+    empty, so N may hold a processor a reservation holds at the candidate time, and a shift
+    may reach that reservation's end (hi is the next begin): a_q differs from shift to shift."""
+    flat = starts.ravel()
+    picked = chosen[np.repeat(np.arange(len(starts)), starts.shape[1])]
+    last = np.take_along_axis(schedule.last_ends(flat, now), picked, axis=1)
+    following = np.take_along_axis(schedule.next_begins(flat), picked, axis=1)
+    shape = (*starts.shape, chosen.shape[1])
+    return last.reshape(shape), following.reshape(shape)
+
+
 def placement_terms(
     schedule: MachineSchedule,
     last: np.ndarray,
@@ -49,15 +65,19 @@ def placement_terms(
     length: float,
     now: float,
 ) -> Terms:
-    """The terms of each candidate's N (rows of ``last`` and ``following``, its a_q and b_q)
-    at each of its ``starts`` (a row of shifts per candidate)."""
+    """The terms of each candidate's N (rows of ``last`` and ``following``, its a_q and b_q,
+    the same at every shift; or per shift too, ``shifted_bounds``) at each of its ``starts``
+    (a row of shifts per candidate)."""
     horizon = schedule.horizon(now)
-    size = last.shape[1]
+    if last.ndim == 2:
+        last = last[:, None, :]
+        following = following[:, None, :]
+    size = last.shape[2]
     area = size * length
-    under = (starts[:, :, None] - last[:, None, :]).sum(axis=2)
-    over = np.maximum(
-        0.0, np.minimum(following, horizon)[:, None, :] - (starts + length)[:, :, None]
-    ).sum(axis=2)
+    under = (starts[:, :, None] - last).sum(axis=2)
+    over = np.maximum(0.0, np.minimum(following, horizon) - (starts + length)[:, :, None]).sum(
+        axis=2
+    )
     busy = schedule.busy_area(starts.ravel(), length).reshape(starts.shape)
     left_right = (schedule.processors - size) * length - busy
     lrr = left_right / area if area > 0 else np.zeros(starts.shape)
