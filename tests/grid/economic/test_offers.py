@@ -8,6 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from campaign.models.grid.economic import EconomicGrid, EconomicOptions
 from campaign.models.grid.economic.criteria import OWNER_FUNCTIONS
 from campaign.models.grid.economic.offers import machine_offers, shifts
 from campaign.models.grid.economic.terms import best_fit, placement_terms
@@ -131,3 +132,22 @@ def test_a_machine_narrower_than_the_job_makes_no_offer(example_grid):
     grid = example_grid(5, 4.0)
     owner, user = grid.owner, grid.user
     assert machine_offers(grid.schedules[0], 0, 0, 5, 4.0, 0.0, 3, 3, owner, user) == []
+
+
+def test_the_last_shift_ends_by_the_next_reservation_in_floating_point():
+    """The example's machine 1 at real-valued times: {0, 1} held over [0, 0.75 b), {0, 1, 2}
+    from b; a job of 2 for est. N = {2, 3} and hi = b - est, where under MF1 the window is
+    idle on {0, 1} (cost 0, the best for UF2). But (b - est) + est is one rounding step past
+    b for these values: the job would hold processor 2 into the next reservation. hi is the
+    float before it, whose window ends by b."""
+    b, est = 353.384537524109, 65.05697010420644
+    assert (b - est) + est > b
+    options = EconomicOptions(hops=0, offers_per_machine=1, shifts=3, mf=1, uf=2)
+    grid = EconomicGrid((4,), [2], [est], [est], [0], options)
+    (machine,) = grid.schedules
+    machine.book(np.array([0, 1]), 0.0, 0.75 * b, 0.75 * b)
+    machine.book(np.array([0, 1, 2]), b, 1.5 * b, 1.5 * b)
+    winner = grid.request(0, 0.0)
+    assert (winner.start, winner.cost) == (np.nextafter(b - est, 0.0), 0.0)
+    assert winner.parts[0][1].tolist() == [2, 3]
+    assert machine.end[2] <= machine.begin[1] == b

@@ -135,10 +135,16 @@ class Reference:
             if len(free) < size:
                 continue
             N = self.N(k, free, size, tau, est, now)
-            hi = min(min(self.b(k, q, tau, now) for q in N) - est, max(tau, H - est))
+            b = min(self.b(k, q, tau, now) for q in N)
+            hi = min(b - est, max(tau, H - est))
+            while hi + est > b:  # the window must end by b, in floating point too
+                hi = math.nextafter(hi, -INF)
+            hi = max(hi, tau)
             Z = self.o.shifts
             shifts = (
-                [tau] if Z == 1 or hi == tau else [tau + z * (hi - tau) / (Z - 1) for z in range(Z)]
+                [tau]
+                if Z == 1 or hi == tau
+                else [min(tau + z * (hi - tau) / (Z - 1), hi) for z in range(Z)]
             )
             best = None
             for s in shifts:

@@ -47,6 +47,19 @@ def shifts(low: np.ndarray, high: np.ndarray, count: int) -> np.ndarray:
     return low[:, None] + z[None, :] * (high - low)[:, None] / (count - 1)
 
 
+def latest_start(taus: np.ndarray, bound: np.ndarray, length: float, horizon: float):
+    """hi = min(b - est, max(tau, H - est)) per candidate tau, b (``bound``) the earliest next
+    begin on its processors. Its window [hi, hi + est) must end by b, which (b - est) + est
+    may pass by a rounding step (and b - est fall below tau): such an hi steps back to the
+    float before it, never below tau (whose window was found free)."""
+    high = np.minimum(bound - length, np.maximum(taus, horizon - length))
+    past = high + length > bound
+    while past.any():
+        high[past] = np.nextafter(high[past], -np.inf)
+        past = high + length > bound
+    return np.maximum(high, taus)
+
+
 def machine_offers(
     schedule: MachineSchedule,
     machine: int,
@@ -69,8 +82,8 @@ def machine_offers(
     taus = np.array([tau for tau, _ in found])
     free = np.array([mask for _, mask in found])
     chosen, last, following = best_fit(schedule, free, size, taus, length, now)
-    high = np.minimum(following.min(axis=1) - length, np.maximum(taus, horizon - length))
-    starts = shifts(taus, high, shift_count)
+    high = latest_start(taus, following.min(axis=1), length, horizon)
+    starts = np.minimum(shifts(taus, high, shift_count), high[:, None])
     if length <= 0 and shift_count > 1:
         last, following = shifted_bounds(schedule, chosen, starts, now)
     terms = placement_terms(schedule, last, following, starts, length, now)
