@@ -28,6 +28,10 @@ class CompiledBook:
         self.estimate = estimate
         """Width and estimate per key (the lists; ``_arrays`` holds them as arrays)."""
         self._arrays = KeyArrays()
+        self._final = 0
+        """Keys below this one have their final width and estimate (booked once: their job
+        arrived); a later job's estimate may still change (a predictor writes it at its
+        arrival), so the arrays copy no further."""
         self._reservation = np.full(64, np.nan)
         """Reservation start per key still booked (NaN: none)."""
         self._starts = np.empty(64, np.float64)
@@ -107,6 +111,8 @@ class CompiledBook:
         begin, self._steps = book_kernel.book(
             self._times, self._free, self._steps, self.size[key], est
         )
+        if key >= self._final:
+            self._final = key + 1
         self._key_room(key)
         self._reservation[key] = begin
         self._order_room(1)
@@ -141,6 +147,7 @@ class CompiledBook:
         self.estimate = estimate
         self._arrays = KeyArrays()
         count = len(size)
+        self._final = count
         self._reservation = np.full(max(64, count), np.nan)
         self._count = 0
         self._order_room(count)
@@ -207,7 +214,7 @@ class CompiledBook:
             return
         self._span_room(count + 1)  # after the spans known, one freed per move at most
         self._spans = 0
-        size, estimate = self._arrays.of(self.size, self.estimate)
+        size, estimate = self._arrays.of(self.size, self.estimate, self._final)
         keys = self._keys[:count]
         widths = size[keys]
         durations = estimate[keys]
@@ -229,7 +236,7 @@ class CompiledBook:
         self._reset_profile(t)
         count = self._count
         self._profile_room(2 * count + 2)
-        size, estimate = self._arrays.of(self.size, self.estimate)
+        size, estimate = self._arrays.of(self.size, self.estimate, self._final)
         self._steps = book_kernel.reinsert(
             self._times, self._free, self._steps, self._starts, self._keys, count,
             size, estimate, self._reservation,
@@ -256,16 +263,19 @@ def _grown(array: np.ndarray, capacity: int) -> np.ndarray:
 
 class KeyArrays:
     """``size`` and ``estimate`` as numpy arrays, extended as the lists grow (a list
-    conservative book appends a key per newcomer; keys already read never change)."""
+    conservative book appends a key per newcomer) or as more keys become final (a job's
+    estimate is final once it arrived); keys already read never change."""
 
     def __init__(self) -> None:
         self._count = 0
         self.size = np.zeros(0, np.int64)
         self.estimate = np.zeros(0, np.float64)
 
-    def of(self, size: Sequence[int], estimate: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
-        """The arrays of the book's lists (a new ``KeyArrays`` when the book takes new ones)."""
-        count = len(size)
+    def of(
+        self, size: Sequence[int], estimate: Sequence[float], count: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The arrays of the book's lists, their first ``count`` keys read (a new
+        ``KeyArrays`` when the book takes new lists)."""
         if count > self._count:
             self.size, self.estimate = _room(self.size, self.estimate, count)
             done = self._count
