@@ -5,7 +5,8 @@ processor each question by the definitions (free over a window, a_q, b_q, busy t
 every shift's terms afresh and ranks offers as section 5 says; the simulator drops finished
 reservations, tests candidates by matrix products and reads a_q and b_q once per candidate.
 On random small grids full of ties (times in multiples of 12, so every value is exact) both
-give the same schedule, processor by processor, and the same number of offers.
+give the same schedule, processor by processor, and the same number of offers; and on a few
+of them at real-valued times, where a shift's window end (b - est) + est may round past b.
 """
 
 from __future__ import annotations
@@ -252,9 +253,36 @@ def random_case(seed):
     return machines, submit, size, est, runtime, options, overhead, max_parts
 
 
-@pytest.mark.parametrize("seed", range(40))
-def test_simulator_matches_the_literal_reference(seed):
+def real_valued_case(seed):
+    """``random_case(seed)`` at real-valued times: submissions, estimates (none of 0),
+    runtimes and the overhead scaled and jittered, so that sums and differences round."""
     machines, submit, size, est, runtime, options, overhead, max_parts = random_case(seed)
+    rng = np.random.default_rng(10_000 + seed)
+    n = len(submit)
+    scale = rng.uniform(0.9, 1.1)
+    submit = np.sort(submit * scale + rng.uniform(0, 7, n) * (rng.random(n) < 0.7))
+    est = np.where(est == 0, 12.0, est) * rng.uniform(0.8, 1.3, n)
+    runtime = np.minimum(runtime * rng.uniform(0.5, 1.0, n), est)
+    return machines, submit, size, est, runtime, options, overhead * 0.73, max_parts
+
+
+# Seeds 54 and 70 place a job of no duration whose last shift reaches the end of a
+# reservation holding its processor (a_q changes from shift to shift).
+@pytest.mark.parametrize("seed", [*range(40), 54, 70])
+def test_simulator_matches_the_literal_reference(seed):
+    same_schedule_as_the_reference(random_case(seed))
+
+
+# On these (b - est) + est rounds past the next reservation's begin b at some last shift.
+@pytest.mark.parametrize("seed", [175, 369, 577])
+def test_simulator_matches_the_literal_reference_at_real_valued_times(seed):
+    same_schedule_as_the_reference(real_valued_case(seed))
+
+
+def same_schedule_as_the_reference(case):
+    """The simulator places every job of ``case`` (a ``random_case``) where the reference
+    does, on the same processors, after as many offers."""
+    machines, submit, size, est, runtime, options, overhead, max_parts = case
     home = np.arange(len(submit)) % len(machines)
     # The drop rule: a job is kept iff the reference makes it an offer on idle machines.
     empty = Reference(machines, options, overhead, max_parts)
