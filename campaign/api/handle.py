@@ -56,7 +56,8 @@ class Campaign:
         return self.output / RESULTS_FILE
 
     def status(self):
-        """Where each task stands, from the ledger alone (`campaign.status`).
+        """Where each task stands, from the ledger alone, and which done results were computed
+        before the model or an input file changed (`campaign.status`).
 
         Returns
         -------

@@ -91,7 +91,9 @@ def plan(spec, output=None, shard=None, on_change="refuse"):
 
 @checked()
 def status(spec, output=None, shard=None):
-    """Where a campaign stands from its ledger alone, whatever the model's code is now.
+    """Where a campaign stands from its ledger: it refuses nothing, and names the done tasks
+    computed before the model's code or an input file changed (``changed``), which `run`
+    would refuse.
 
     Parameters
     ----------
@@ -109,7 +111,8 @@ def status(spec, output=None, shard=None):
     """
     from campaign.plan.plan import make_plan
 
-    return make_plan(_placed(spec, output, shard), check_identity=False)
+    placed = _placed(spec, output, shard)
+    return make_plan(placed, check_identity=False, on_change="accept", compare_sources=True)
 
 
 @checked(check.ESTIMATE_OPTIONS)

@@ -56,7 +56,11 @@ def add_plan(subparsers) -> None:
 
 
 def add_status(subparsers) -> None:
-    p = subparsers.add_parser("status", help="done / failed / missing tasks, from the ledger alone")
+    p = subparsers.add_parser(
+        "status",
+        help="done / failed / missing tasks, from the ledger alone, and those computed before "
+        "the model or an input file changed",
+    )
     p.add_argument("spec", help="spec file (YAML)")
     p.add_argument("--limit", type=int, default=20, help="failed tasks listed (default 20)")
     add_place_options(p)

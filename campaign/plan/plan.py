@@ -132,6 +132,7 @@ def make_plan(
     *,
     model: Model | None = None,
     ledger: Ledger | None = None,
+    compare_sources: bool | None = None,
 ) -> RunState:
     """Check the spec against its model and classify every task of the design as done,
     failed or missing, from the ledger alone.
@@ -142,7 +143,9 @@ def make_plan(
     ("rerun": they count as to run) or to keep them ("accept").
 
     ``model``: the spec's model as `check_model` returned it (checked here when not given);
-    ``ledger``: the output folder's ledger, when the caller holds one already. With a
+    ``ledger``: the output folder's ledger, when the caller holds one already;
+    ``compare_sources`` (default: ``check_identity``): name the done tasks computed from
+    other sources (``changed``) even without checking the identity, as `status` does. With a
     precision target, only the tasks of each cell's rounds so far count; the rounds are
     replayed from the stored results (see `campaign.analysis.stats.precision_rounds`).
     """
@@ -155,6 +158,7 @@ def make_plan(
     sources = change = None
     if check_identity:
         ledger.check_identity(identity(spec))
+    if check_identity if compare_sources is None else compare_sources:
         sources = design_sources(design)
         stored = ledger.read_identity() if ledger.has_records() else None
         change = compare((stored or {}).get("sources"), sources)

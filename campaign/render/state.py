@@ -63,6 +63,12 @@ def status_lines(plan: Any, shard: str | Shard | None = None, limit: int = 20) -
     lines.append(f"  output: {plan.spec.output}")
     if plan.damaged:
         lines.append(plan.damaged)
+    if plan.changed:
+        lines.append(
+            f"  {len(plan.changed)} of the done results were computed before "
+            f"{plan.change.describe(plan.spec.model)}: `campaign run` refuses them until told "
+            "--rerun-changed (compute them again) or --accept-changed (keep them)"
+        )
     lines += precision_lines(plan)
     lines += describe_costs(task_costs(read_table(plan.ledger, plan.design)))  # a chunk at a time
     lines += failed_lines(plan, failed, limit)

@@ -96,7 +96,12 @@ def campaign_cli(tmp_path, monkeypatch, capsys):
         assert err.count("\n") == 1 and "Traceback" not in err
         return err
 
-    return run_ok, refused
+    def status(spec: Path) -> str:
+        code, out, err = command("status", str(spec))
+        assert code == 0, err
+        return out
+
+    return run_ok, refused, status
 
 
 def write_model(folder: Path, shift: float) -> Path:
@@ -116,7 +121,7 @@ def set_aside_records(output: Path) -> list[dict]:
 
 
 def test_an_edited_model_is_refused_then_kept_or_computed_again(tmp_path, campaign_cli):
-    run_ok, refused = campaign_cli
+    run_ok, refused, status = campaign_cli
     source = write_model(tmp_path, 0.0)
     spec = tmp_path / "spec.yaml"
     spec.write_text(SPEC.format(output="out"))
@@ -131,6 +136,12 @@ def test_an_edited_model_is_refused_then_kept_or_computed_again(tmp_path, campai
     assert "4 already done, 0 to run" in run_ok(spec)
 
     write_model(tmp_path, 100.0)
+    # status refuses nothing, and says which done results the edit concerns.
+    assert status(spec).splitlines()[2] == (
+        "  4 of the done results were computed before the code of model edited_model:run "
+        "changed (edited_model.py): `campaign run` refuses them until told --rerun-changed "
+        "(compute them again) or --accept-changed (keep them)"
+    )
     assert refused(spec) == (
         f"campaign: error: {tmp_path / 'out'}: 4 stored results were computed before the code "
         "of model edited_model:run changed (edited_model.py); rerun with --rerun-changed to "
@@ -147,6 +158,7 @@ def test_an_edited_model_is_refused_then_kept_or_computed_again(tmp_path, campai
     assert accepted["choice"] == "accept" and accepted["results"] == 4
     assert accepted["change"] == "the code of model edited_model:run changed (edited_model.py)"
     assert "4 already done, 0 to run" in run_ok(spec)
+    assert "computed before" not in status(spec)  # accepted: run takes them as they are
 
     # Edited again: refused again; computed again, the results are those of a fresh run.
     write_model(tmp_path, 1000.0)
