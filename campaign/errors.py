@@ -30,3 +30,24 @@ class BadValue(ParameterError):
     def __init__(self, parameter: str, value: object, problem: str):
         super().__init__(f"{{{parameter}}} {value!r} {problem}", parameter)
         self.parameter, self.value, self.problem = parameter, value, problem
+
+
+_requested_stops: list[type[KeyboardInterrupt]] = []
+
+
+def request_stop(stop: type[KeyboardInterrupt]) -> None:
+    """Remember a Ctrl-C or SIGTERM this process received (its signal handler calls this
+    before raising the exception): the exception can be swallowed on its way (raised in a
+    gc callback or a library's handler), the request cannot."""
+    _requested_stops.append(stop)
+
+
+def clear_stop_requests() -> None:
+    _requested_stops.clear()
+
+
+def raise_requested_stop() -> None:
+    """Raise the stop this process was asked for, if any: loops that run long call it, so
+    that a stop whose exception was swallowed still ends them."""
+    if _requested_stops:
+        raise _requested_stops[0]()

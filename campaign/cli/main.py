@@ -25,7 +25,12 @@ import campaign.cli.publish as publish
 import campaign.cli.run as run
 from campaign import api
 from campaign.cli.arguments import EXIT_CLOSED_PIPE, EXIT_USAGE
-from campaign.errors import CampaignError, ParameterError
+from campaign.errors import (
+    CampaignError,
+    ParameterError,
+    clear_stop_requests,
+    request_stop,
+)
 
 COMMAND_GROUPS = {  # the order of `campaign --help`
     "validate": inspect,
@@ -122,7 +127,13 @@ class Terminated(KeyboardInterrupt):
 
 
 def _terminated(signum, frame) -> None:
+    request_stop(Terminated)
     raise Terminated()
+
+
+def _interrupted(signum, frame) -> None:
+    request_stop(KeyboardInterrupt)
+    raise KeyboardInterrupt()
 
 
 def _stop_again(unraisable, hook) -> None:
@@ -144,7 +155,12 @@ def guarded(call, debug: bool, option_names: dict[str, str] | None = None) -> in
     """Run a command: a CampaignError is one line (a traceback too with --debug), naming
     options where the library named parameters; SIGTERM and Ctrl-C stop it cleanly."""
     in_main_thread = threading.current_thread() is threading.main_thread()
+    clear_stop_requests()
     earlier = signal.signal(signal.SIGTERM, _terminated) if in_main_thread else None
+    # Ctrl-C remembered as well as raised (a host program's own handler is left alone)
+    default_int = in_main_thread and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    if default_int:
+        signal.signal(signal.SIGINT, _interrupted)
     unraisable = sys.unraisablehook
     if in_main_thread:
         sys.unraisablehook = functools.partial(_stop_again, hook=unraisable)
@@ -172,6 +188,9 @@ def guarded(call, debug: bool, option_names: dict[str, str] | None = None) -> in
         )
         return 143 if terminated else 130
     finally:
+        clear_stop_requests()
+        if default_int:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         if in_main_thread:
             sys.unraisablehook = unraisable
         if in_main_thread and earlier is not None:

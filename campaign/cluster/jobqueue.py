@@ -12,6 +12,8 @@ while batch jobs end, and its workers retire before their job's walltime.
 from __future__ import annotations
 
 import importlib
+import signal
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,6 +62,19 @@ def load_cluster_file(path: str | Path) -> ClusterFile:
     )
 
 
+def imported_keeping_ctrl_c(module_name: str) -> Any:
+    """Import a module, the process's Ctrl-C handler kept: importing dask_jobqueue sets SIGINT
+    to ``sys.exit`` (for its batch runners), so Ctrl-C raised SystemExit instead of
+    KeyboardInterrupt: no clean stop, and none at all where Python swallows it."""
+    main = threading.current_thread() is threading.main_thread()
+    handler = signal.getsignal(signal.SIGINT) if main else None
+    try:
+        return importlib.import_module(module_name)
+    finally:
+        if handler is not None and signal.getsignal(signal.SIGINT) is not handler:
+            signal.signal(signal.SIGINT, handler)
+
+
 def cluster_class(reference: str, path: Path) -> type:
     """The class a cluster file names; dask_jobqueue is imported only when it is named."""
     if ":" in reference:
@@ -67,7 +82,7 @@ def cluster_class(reference: str, path: Path) -> type:
     else:
         module_name, class_name = "dask_jobqueue", reference
     try:
-        module = importlib.import_module(module_name)
+        module = imported_keeping_ctrl_c(module_name)
     except ImportError as error:
         if module_name == "dask_jobqueue":
             raise CampaignError(

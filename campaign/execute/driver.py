@@ -28,7 +28,7 @@ from collections.abc import Callable, Collection
 from functools import cached_property
 from typing import Any
 
-from campaign.errors import ParameterError
+from campaign.errors import ParameterError, raise_requested_stop
 from campaign.execute.batching import Item, Outcome
 from campaign.execute.execution_options import ExecutionOptions
 from campaign.execute.finishing import Finishing
@@ -128,6 +128,7 @@ class _Driver(Shell):
         next_poll = 0.0
         try:
             while self.waiting() or self.flight.in_flight:
+                raise_requested_stop()  # a Ctrl-C whose exception was swallowed on its way
                 if time.monotonic() >= next_poll:
                     self._watch_workers()
                     if self.task_timeout is not None and self.flight.in_flight:
@@ -193,6 +194,7 @@ class _Driver(Shell):
         self.say(f"waiting for Dask workers {what} at {address} (wait limit: {limit})")
         deadline = time.monotonic() + self.wait_workers
         while True:
+            raise_requested_stop()
             threads = self.nthreads()
             if threads:
                 return threads

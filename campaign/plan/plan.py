@@ -158,12 +158,25 @@ def make_plan(
     sources = change = None
     if check_identity:
         ledger.check_identity(identity(spec))
+    unread = None
     if check_identity if compare_sources is None else compare_sources:
         sources = design_sources(design)
-        stored = ledger.read_identity() if ledger.has_records() else None
+        try:
+            stored = ledger.read_identity() if ledger.has_records() else None
+        except CampaignError:  # campaign.json damaged: status still counts
+            if check_identity:
+                raise
+            stored = None
+            unread = (
+                f"  {spec.output / 'campaign.json'} is damaged: these counts are the ledger's; "
+                "`run` refuses the folder until it is restored or the campaign starts afresh "
+                "(--new; new=True from Python)"
+            )
         change = compare((stored or {}).get("sources"), sources)
     state = RunState(Plan(spec, model, design, sources), ledger)
     state.read()
+    if unread:
+        state.damaged = "; ".join(filter(None, [state.damaged, unread]))
     state.change = change
     if change is None:
         return state

@@ -4,11 +4,17 @@ gc diagnosis during a run) still stops the command: it is delivered again."""
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 
 import pytest
+from distributed import Client
 
 from campaign.cli.main import Terminated, guarded
+from campaign.execute import ExecutionOptions, Item, dispatch
+from campaign.render.progress import Progress
+from campaign.store.ledger import Ledger
 
 
 class StopsWhenCollected:
@@ -38,3 +44,38 @@ def test_a_stop_raised_where_python_swallows_it_still_ends_the_command(stop, cod
         f"campaign: {words}; finished results are saved, run the same command again to finish "
         "the rest\n"
     )
+
+
+def test_a_ctrl_c_swallowed_inside_the_driver_still_stops_the_dispatch(
+    scheduler_address, tmp_path, capsys
+):
+    """Ctrl-C is remembered as well as raised: where code the driver runs catches the
+    KeyboardInterrupt and goes on (a library's handler, a callback), the dispatch's loop still
+    stops at its next turn, what finished stored."""
+    ledger = Ledger(tmp_path / "out")
+    swallowed = []
+
+    def store(records):
+        ledger.append(records)
+        if not swallowed:
+            try:
+                os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C arrives here...
+                time.sleep(5)
+            except KeyboardInterrupt:  # ...where it is caught and the work goes on
+                swallowed.append(True)
+
+    items = [
+        Item(key=f"t{n:03d}", params={"duration_ms": 50}, seed=n, meta={"key": f"t{n:03d}"})
+        for n in range(200)
+    ]
+    options = ExecutionOptions(retries=0, progress=False, batch_size=1)
+
+    def command() -> int:
+        with Client(scheduler_address) as client:
+            dispatch(client, "busy", items, store, options, Progress(0, enabled=False))
+        return 0
+
+    assert guarded(command, debug=False) == 130
+    assert swallowed
+    assert 1 <= len(ledger.load()) < 200  # stopped, not run to the end
+    assert capsys.readouterr().err.startswith("campaign: interrupted; finished results are saved")

@@ -3,6 +3,7 @@ refuse mistakes in one line naming the file."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 
 import numpy as np
@@ -61,7 +62,6 @@ def test_missing_dask_jobqueue_is_one_line(write_spec, remote, monkeypatch, caps
     [("slurm.yaml", "#SBATCH", "-A myproject"), ("pbs.yaml", "#PBS", "-A myproject")],
 )
 def test_example_cluster_files_make_job_scripts(remote, name, directive, expected):
-    pytest.importorskip("dask_jobqueue")
     spec = load_cluster_file(remote.repo / "cluster" / name)
     cls = cluster_class(spec.reference, spec.path)
     options = {
@@ -136,7 +136,6 @@ def test_batch_cluster_without_interface_is_said_to_listen_everywhere(tmp_path, 
     """A dask-jobqueue cluster (no job submitted: no scale) listens on every interface unless
     its file names one: `run` warns then, and with `interface: lo` the scheduler listens on
     loopback only."""
-    pytest.importorskip("dask_jobqueue")
     import psutil
 
     from campaign.cluster.open import open_client
@@ -160,3 +159,39 @@ def test_batch_cluster_without_interface_is_said_to_listen_everywhere(tmp_path, 
     )
     assert (warning in said) == (interface is None), said
     assert listening == ({"127.0.0.1"} if interface else {"0.0.0.0", "::"})
+
+
+CTRL_C_AFTER_A_BATCH_CLASS = """
+import os, signal, sys
+from pathlib import Path
+from campaign.cli.main import guarded
+from campaign.cluster.jobqueue import cluster_class
+
+cluster_class(sys.argv[1], Path("cluster.yaml"))  # dask_jobqueue imported here
+
+def command():
+    os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C
+    signal.pause()
+    return 0
+
+sys.exit(guarded(command, debug=False))
+"""
+
+
+@pytest.mark.parametrize("reference", ["SLURMCluster", "dask_jobqueue:PBSCluster"])
+def test_ctrl_c_still_stops_a_command_once_a_batch_cluster_class_is_imported(reference):
+    """Importing dask_jobqueue sets SIGINT to sys.exit (for its own batch runners): a run with
+    a SLURM or PBS cluster file then met Ctrl-C as SystemExit, with no clean stop. The handler
+    is kept: the command stops as after any Ctrl-C (exit 130, its one line), in a fresh
+    process where dask_jobqueue was not imported before."""
+    done = subprocess.run(
+        [sys.executable, "-c", CTRL_C_AFTER_A_BATCH_CLASS, reference],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 130, done.stderr
+    assert done.stderr == (
+        "campaign: interrupted; finished results are saved, run the same command again to "
+        "finish the rest\n"
+    )
