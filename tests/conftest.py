@@ -20,6 +20,12 @@ import pytest
 DATA = Path(__file__).resolve().parent / "data"
 REPOSITORY = Path(__file__).resolve().parent.parent
 
+# Tests send Ctrl-C to the runs they start and to commands in this process. A suite started
+# where SIGINT is ignored (a shell's background job, nohup: its processes inherit that) takes
+# Ctrl-C back, as a program run in a terminal has it, and so do the processes it starts.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 
 # The longest test files (by `--durations` of a whole run) start first: scripts/test.sh hands
 # files to its two processes in collection order (xdist's loadfile, --no-loadscope-reorder),
