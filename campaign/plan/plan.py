@@ -155,10 +155,9 @@ def make_plan(
     model = model or check_model(spec)
     ledger = ledger or Ledger(spec.output)
     design = Design(spec)
-    sources = change = None
+    sources = change = unread = None
     if check_identity:
         ledger.check_identity(identity(spec))
-    unread = None
     if check_identity if compare_sources is None else compare_sources:
         sources = design_sources(design)
         try:

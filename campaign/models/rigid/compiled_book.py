@@ -92,9 +92,12 @@ class CompiledBook:
         self._free[:count] = profile.free
         self._steps = count
 
-    def _add(self, begin: float, duration: float, delta: int) -> None:
+    def _add_span(self, begin: float, finish: float, delta: int) -> None:
+        """``Profile.add_span``: ``delta`` over [begin, finish), its end the very time given."""
         self._profile_room(2)
-        self._steps = book_kernel.add(self._times, self._free, self._steps, begin, duration, delta)
+        self._steps = book_kernel.add_span(
+            self._times, self._free, self._steps, begin, finish, delta
+        )
 
     # ------------------------------------------------------------------ the interface
     def book(self, key: int, t: float) -> float:
@@ -131,10 +134,7 @@ class CompiledBook:
         """A running job of ``width`` ended at t, before its planned end."""
         if t < planned:
             self._prune(t)
-            self._profile_room(2)
-            self._steps = book_kernel.add_span(
-                self._times, self._free, self._steps, t, planned, width
-            )
+            self._add_span(t, planned, width)
             if self.site.queue:
                 self._span_room(1)
                 self._span_a[self._spans] = t
@@ -194,7 +194,8 @@ class CompiledBook:
         self._reset_profile(t)
         reservation = self._reservation
         for key in np.flatnonzero(reservation == reservation).tolist():
-            self._add(float(reservation[key]), self.estimate[key], -self.size[key])
+            begin = float(reservation[key])
+            self._add_span(begin, begin + self.estimate[key], -self.size[key])
 
     def compress(self, t: float) -> None:
         """``ReservationBook.compress``, on the arrays."""
