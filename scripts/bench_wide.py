@@ -300,7 +300,7 @@ def main() -> None:
     parser.add_argument("--configs", default=CONFIGS, help="procs:N and threads:PxT, by commas")
     parser.add_argument("--modes", default=MODES, help="embedded, processes or both")
     parser.add_argument("--ms", type=float, default=50.0, help="each task's sleep (ms)")
-    parser.add_argument("--tasks-per-slot", type=int, default=40, help="tasks = slots x this")
+    parser.add_argument("--tasks-per-slot", type=int, default=100, help="tasks = slots x this")
     parser.add_argument("--tasks", type=int, help="tasks of every configuration instead")
     parser.add_argument("--before", help="a checkout (or git revision) of the code to compare")
     parser.add_argument("--repeats", type=int, default=1, help="runs of each; smallest kept")

@@ -81,30 +81,46 @@ class Rescue:
 
 def tail_decisions(snapshot: TailSnapshot) -> list[Steal | Copy | Rescue]:
     """For each idle worker in turn: a copy of every unfinished task of the silent batch with
-    the most of them (a worker that does not answer may never finish them), or else half of
-    the unstarted tasks of the batch with the most of them (work stealing), or else a copy of
-    the task running longest past `STRAGGLER_FACTOR` times the mean (a straggling worker);
-    nothing once none is left.
+    the most of them (a worker that does not answer may never finish them), or else a share
+    of the unstarted tasks of a running batch (work stealing), or else a copy of the task
+    running longest past `STRAGGLER_FACTOR` times the mean (a straggling worker); nothing once
+    none is left.
 
-    Only tasks with one copy in flight count, and a task that died with a worker is never
-    copied (it runs alone). The copies each decision adds are counted for the next worker.
+    The idle workers that steal from one batch and the worker running it share its unstarted
+    tasks equally (`_shares`): all of them finish together, where taking half of what is left
+    one thief after another would give the first thief half of the work and leave the others
+    to steal from it again. Each idle worker joins the batch where its share would be
+    largest. Only tasks with one copy in flight count, and a task that died with a worker is
+    never copied (it runs alone). The copies each decision adds are counted for the next
+    worker.
     """
     added: dict[int, int] = {}  # id(item) -> copies the decisions so far add
 
     def copies(item: Item) -> int:
         return item.copies + added.get(id(item), 0)
 
-    decisions: list[Steal | Copy | Rescue] = []
+    stealable = _stealable(snapshot, copies)
+    thieves: dict[str, list[str]] = {}  # batch key -> the idle workers stealing from it
+    chosen: list[Copy | Rescue | str] = []  # per idle worker: its decision, or a batch key
     for idle_worker in snapshot.idle:
-        decision = _rescue(snapshot, idle_worker, copies) or _steal_or_copy(
-            snapshot, idle_worker, copies
-        )
+        decision: Copy | Rescue | str | None = _rescue(snapshot, idle_worker, copies)
+        if decision is None:
+            decision = _joined(stealable, thieves)
+        if decision is None:
+            decision = _straggler(snapshot, idle_worker, copies)
         if decision is None:
             break
-        decisions.append(decision)
-        for item in decision.items:
-            added[id(item)] = added.get(id(item), 0) + 1
-    return decisions
+        if isinstance(decision, str):
+            thieves.setdefault(decision, []).append(idle_worker)
+        else:
+            for item in decision.items:
+                added[id(item)] = added.get(id(item), 0) + 1
+        chosen.append(decision)
+    steals = {
+        key: iter(_shares(stealable[key][1], key, stealable[key][0], takers))
+        for key, takers in thieves.items()
+    }
+    return [next(steals[c]) if isinstance(c, str) else c for c in chosen]
 
 
 def _rescue(snapshot: TailSnapshot, to: str, copies: Callable[[Item], int]) -> Rescue | None:
@@ -117,20 +133,59 @@ def _rescue(snapshot: TailSnapshot, to: str, copies: Callable[[Item], int]) -> R
     return None if rescue is None else Rescue(to, rescue[0], tuple(rescue[1]))
 
 
-def _steal_or_copy(
-    snapshot: TailSnapshot, to: str, copies: Callable[[Item], int]
-) -> Steal | Copy | None:
-    """Half of the unstarted tasks of the running batch with the most of them, or else a copy
-    of the task running longest past `STRAGGLER_FACTOR` times the mean."""
-    steal: tuple[str, str, list[Item]] | None = None
+def _stealable(
+    snapshot: TailSnapshot, copies: Callable[[Item], int]
+) -> dict[str, tuple[str, list[Item]]]:
+    """Batch key -> (its worker, its unstarted tasks with one copy in flight), for the running
+    batches of workers that answer."""
+    stealable = {}
+    for key, batch in snapshot.batches.items():
+        if key not in snapshot.running or key in snapshot.silent:
+            continue
+        worker, index, _ = snapshot.running[key]
+        rest = [i for i in batch[index + 1 :] if not i.done and copies(i) == 1]
+        if rest:
+            stealable[key] = (worker, rest)
+    return stealable
+
+
+def _joined(
+    stealable: Mapping[str, tuple[str, list[Item]]], thieves: Mapping[str, list[str]]
+) -> str | None:
+    """The batch where one more thief's share would be largest (its unstarted tasks over its
+    worker, its thieves and this one), among those with a task left for one more thief."""
+    best: tuple[float, str] | None = None
+    for key, (_, rest) in stealable.items():
+        taking = len(thieves.get(key, ())) + 1
+        if len(rest) < taking:
+            continue
+        share = len(rest) / (taking + 1)
+        if best is None or share > best[0]:
+            best = (share, key)
+    return None if best is None else best[1]
+
+
+def _shares(rest: Sequence[Item], batch: str, worker: str, takers: Sequence[str]) -> list[Steal]:
+    """Split the unstarted tasks ``rest`` of ``batch`` into equal runs: the first stays with its
+    ``worker`` (it runs them in order; the smaller run where they do not divide evenly, as it
+    also finishes the task it runs), each following run goes to one of ``takers``."""
+    kept = len(rest) // (len(takers) + 1)
+    taken = len(rest) - kept
+    steals, start = [], kept
+    for n, to in enumerate(takers):
+        size = taken // len(takers) + (1 if n < taken % len(takers) else 0)
+        steals.append(Steal(to, batch, worker, tuple(rest[start : start + size])))
+        start += size
+    return steals
+
+
+def _straggler(snapshot: TailSnapshot, to: str, copies: Callable[[Item], int]) -> Copy | None:
+    """A copy of the task running longest past `STRAGGLER_FACTOR` times the mean."""
     straggler: tuple[float, Item] | None = None
     for key, batch in snapshot.batches.items():
         if key not in snapshot.running or key in snapshot.silent:
             continue
-        worker, index, elapsed = snapshot.running[key]
-        rest = [i for i in batch[index + 1 :] if not i.done and copies(i) == 1]
-        if len(rest) > (len(steal[2]) if steal else 0):
-            steal = (worker, key, rest)
+        _, index, elapsed = snapshot.running[key]
         if index < 0:  # waiting on its worker: nothing runs
             continue
         current = batch[index]
@@ -138,12 +193,7 @@ def _steal_or_copy(
         if not current.done and copies(current) == 1 and slow and not current.suspect:
             if straggler is None or elapsed > straggler[0]:
                 straggler = (elapsed, current)
-    if steal is not None:
-        worker, batch_key, rest = steal
-        return Steal(to, batch_key, worker, tuple(rest[len(rest) // 2 :]))
-    if straggler is not None:
-        return Copy(to, straggler[1])
-    return None
+    return None if straggler is None else Copy(to, straggler[1])
 
 
 def _copyable(item: Item, copies: int) -> bool:

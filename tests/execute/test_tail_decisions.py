@@ -26,13 +26,50 @@ def test_an_idle_worker_steals_the_second_half_of_the_unstarted_tasks():
     assert tail_decisions(snapshot) == [Steal("w2", "b", "w1", tuple(batch[6:]))]
 
 
-def test_a_second_idle_worker_steals_from_what_the_first_left():
+def test_idle_workers_stealing_from_one_batch_share_its_unstarted_tasks_with_its_worker():
     batch = items(11)
     snapshot = TailSnapshot({"b": batch}, {"b": ("w1", 0, 0.1)}, ["w2", "w3"], 1.0)
-    # after 6..10 went to w2, tasks 1..5 are unstarted with one copy: w3 takes 3..5
+    # tasks 1..10 unstarted, three to share them: w1 keeps 1..3 (it also ends task 0),
+    # w2 takes 4..7, w3 8..10
     assert tail_decisions(snapshot) == [
-        Steal("w2", "b", "w1", tuple(batch[6:])),
-        Steal("w3", "b", "w1", tuple(batch[3:6])),
+        Steal("w2", "b", "w1", tuple(batch[4:8])),
+        Steal("w3", "b", "w1", tuple(batch[8:])),
+    ]
+
+
+def test_six_idle_workers_and_one_long_batch_all_end_together():
+    batch = items(37)
+    idle = [f"i{n}" for n in range(6)]
+    snapshot = TailSnapshot({"b": batch}, {"b": ("w", 0, 0.1)}, idle, 1.0)
+    # 36 unstarted over seven: w keeps 1..5, the first thief 6 tasks, the others 5 each
+    # (taking half of what is left one thief after another gave 18, 9, 5, 2, 1, 1)
+    bounds = [6, 12, 17, 22, 27, 32, 37]
+    assert tail_decisions(snapshot) == [
+        Steal(to, "b", "w", tuple(batch[start:end]))
+        for to, start, end in zip(idle, bounds[:-1], bounds[1:], strict=True)
+    ]
+
+
+def test_each_idle_worker_joins_the_batch_where_its_share_is_largest():
+    a, b = items(13, "a"), items(8, "b")
+    running = {"a": ("wa", 0, 0.1), "b": ("wb", 0, 0.1)}
+    snapshot = TailSnapshot({"a": a, "b": b}, running, ["i1", "i2", "i3"], 1.0)
+    # a has 12 unstarted, b 7: i1 joins a (12 / 2 = 6 against 7 / 2), i2 a (12 / 3 = 4 against
+    # 3.5), i3 b (12 / 4 = 3 against 3.5); wa keeps a1..a4, wb keeps b1..b3
+    assert tail_decisions(snapshot) == [
+        Steal("i1", "a", "wa", tuple(a[5:9])),
+        Steal("i2", "a", "wa", tuple(a[9:])),
+        Steal("i3", "b", "wb", tuple(b[4:])),
+    ]
+
+
+def test_no_more_thieves_join_a_batch_than_it_has_unstarted_tasks():
+    batch = items(3)
+    snapshot = TailSnapshot({"b": batch}, {"b": ("w1", 0, 0.1)}, ["w2", "w3", "w4"], 1.0)
+    # t1 and t2 unstarted: two thieves take one each, w1 ends t0; w4 gets nothing
+    assert tail_decisions(snapshot) == [
+        Steal("w2", "b", "w1", (batch[1],)),
+        Steal("w3", "b", "w1", (batch[2],)),
     ]
 
 
