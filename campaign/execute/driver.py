@@ -2,7 +2,8 @@
 
 Tasks are grouped into batches so that per-task scheduling overhead stays small: the first
 batches hold one task each, and once task durations are measured a batch is sized to run for
-about `TARGET_BATCH_SECONDS` (longer on many slots), never so large that the tail of the campaign leaves workers idle.
+about `TARGET_BATCH_SECONDS` (longer on many slots), never so large that the tail of the
+campaign leaves workers idle.
 Every finished batch is handed to a callback (which stores it durably) before it counts.
 
 The driver also watches the cluster: the number of batches in flight follows workers joining
