@@ -65,8 +65,9 @@ class Tailing:
     def step(self) -> None:
         """One look at the tail: ask about the batches worth it, then apply the decisions.
 
-        Half of a batch's unstarted tasks move to an idle slot, and the batch's worker is told
-        to skip them (work stealing). When no batch has unstarted tasks, a task running far
+        A share of a batch's unstarted tasks moves to each idle slot that takes from it (the
+        slots and the batch's worker share them equally), and the batch's worker is told to
+        skip them (work stealing). When no batch has unstarted tasks, a task running far
         longer than the mean is copied to the idle slot (a straggling worker); whichever copy
         finishes first wins. A worker that does not answer within `calls.ANSWER_SECONDS`
         (stopped, cut off) may never finish its batches: every unfinished task of them is
