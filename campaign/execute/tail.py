@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from campaign.execute.batching import Item
@@ -133,16 +133,22 @@ def _rescue(snapshot: TailSnapshot, to: str, copies: Callable[[Item], int]) -> R
     return None if rescue is None else Rescue(to, rescue[0], tuple(rescue[1]))
 
 
+def _reported(
+    snapshot: TailSnapshot,
+) -> Iterator[tuple[str, Sequence[Item], tuple[str, int, float]]]:
+    """(key, tasks, what its worker reports) of each batch a worker that answers reported."""
+    for key, batch in snapshot.batches.items():
+        if key in snapshot.running and key not in snapshot.silent:
+            yield key, batch, snapshot.running[key]
+
+
 def _stealable(
     snapshot: TailSnapshot, copies: Callable[[Item], int]
 ) -> dict[str, tuple[str, list[Item]]]:
     """Batch key -> (its worker, its unstarted tasks with one copy in flight), for the running
     batches of workers that answer."""
     stealable = {}
-    for key, batch in snapshot.batches.items():
-        if key not in snapshot.running or key in snapshot.silent:
-            continue
-        worker, index, _ = snapshot.running[key]
+    for key, batch, (worker, index, _) in _reported(snapshot):
         rest = [i for i in batch[index + 1 :] if not i.done and copies(i) == 1]
         if rest:
             stealable[key] = (worker, rest)
@@ -182,10 +188,7 @@ def _shares(rest: Sequence[Item], batch: str, worker: str, takers: Sequence[str]
 def _straggler(snapshot: TailSnapshot, to: str, copies: Callable[[Item], int]) -> Copy | None:
     """A copy of the task running longest past `STRAGGLER_FACTOR` times the mean."""
     straggler: tuple[float, Item] | None = None
-    for key, batch in snapshot.batches.items():
-        if key not in snapshot.running or key in snapshot.silent:
-            continue
-        _, index, elapsed = snapshot.running[key]
+    for _, batch, (_, index, elapsed) in _reported(snapshot):
         if index < 0:  # waiting on its worker: nothing runs
             continue
         current = batch[index]
