@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Every test, none skipped: installs what the tests need (Debian's chromium and SLURM packages,
 # the Python test extra in .venv), then runs the batch-system tests (tests/slurm: a real
-# single-node SLURM, mostly waiting on its jobs) beside the rest, the rest on two processes
-# (pytest-xdist, a test file's tests together in one, the longest files first: tests/conftest.py),
-# and prints both reports.
+# single-node SLURM, mostly waiting on its jobs) beside the rest, the rest on three processes
+# (pytest-xdist, a test file's tests together in one, the longest files first: tests/conftest.py;
+# three even on two cores, as the tests spend much of their time waiting on the processes they
+# start), and prints both reports.
 # Extra arguments go to the main pytest run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +13,7 @@ python3 -m venv .venv && . .venv/bin/activate && pip install -q -e '.[test]' || 
 slurm_log=$(mktemp)
 python -m pytest tests/slurm -p no:cacheprovider --durations=0 >"$slurm_log" 2>&1 &
 slurm_pid=$!
-python -m pytest --ignore=tests/slurm -n 2 --dist loadfile --no-loadscope-reorder "$@"
+python -m pytest --ignore=tests/slurm -n 3 --dist loadfile --no-loadscope-reorder "$@"
 rest=$?
 wait "$slurm_pid"
 batch=$?

@@ -28,8 +28,8 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 
 
 # The longest test files (by `--durations` of a whole run) start first: scripts/test.sh hands
-# files to its two processes in collection order (xdist's loadfile, --no-loadscope-reorder),
-# so that they end together instead of one waiting on the other's last long file.
+# files to its processes in collection order (xdist's loadfile, --no-loadscope-reorder),
+# so that they end together instead of one waiting on another's last long file.
 LONGEST_FIRST = (
     "tests/test_readme_outputs.py",
     "tests/rigid/test_compression_kernel.py",

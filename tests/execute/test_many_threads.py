@@ -34,7 +34,10 @@ def test_sixteen_threads_loading_one_model_at_once_all_run_it(tmp_path, monkeypa
     ledger = Ledger(tmp_path / "out")
     with (
         LocalCluster(
-            n_workers=1, threads_per_worker=16, dashboard_address=None, silence_logs=logging.ERROR
+            n_workers=1,
+            threads_per_worker=16,
+            dashboard_address="127.0.0.1:0",
+            silence_logs=logging.ERROR,
         ) as cluster,
         Client(cluster) as client,
     ):

@@ -26,7 +26,7 @@ def cluster():
         n_workers=4,
         threads_per_worker=1,
         host="127.0.0.1",
-        dashboard_address=None,
+        dashboard_address="127.0.0.1:0",
         silence_logs=logging.ERROR,
     ) as cluster:
         yield cluster
