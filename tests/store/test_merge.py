@@ -23,7 +23,7 @@ from campaign.pipelines.merge import merge
 from campaign.spec.load import load_spec
 from campaign.store.ledger import Ledger
 from tests.conftest import MM1_PRECISION as PRECISION
-from tests.conftest import load_script
+from tests.conftest import ledger_keys, load_script
 
 REPO = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
@@ -136,6 +136,46 @@ def test_precision_campaign_in_shards_merges_into_a_single_runs_rounds(
     single = xr.load_dataset(path.parent / "out" / "results.nc")
     # the rounds gave cells different replicate counts, so this compared rounds too
     assert len(set(single["precision_replicates"].values.tolist())) > 1
+
+
+SELECTION = """
+name: merged-selection
+model: normal
+params: {means: [0.0, 0.3, 1.5], sds: [1.0, 2.0, 1.0], correlation: 0.5}
+factors:
+  system: [0, 1, 2]
+  tag: [a, b, c]
+paired: [system]
+select: {metric: value, goal: max, among: system, indifference: 0.5, first: 5, batch: 3}
+seed: 11
+output: out
+"""
+
+
+def test_selection_campaign_in_shards_merges_into_a_single_runs_stages(
+    write_spec, scheduler_address
+):
+    """Each shard runs its groups' stages to their end (a group is dealt whole); the merged
+    file holds the single run's tasks, stages and selected systems, bit for bit."""
+    path = write_spec(SELECTION)
+    folders = run_shards(path, scheduler_address, 2)
+    first, second = (ledger_keys(folder) for folder in folders)
+    assert first and second and not first & second  # each ran tasks, none twice
+    result = merge(folders, path.parent / "all")
+    assert result.missing == [] and result.failed == 0
+    campaign.run(path, scheduler=scheduler_address, progress=False)
+    assert_bit_identical(path.parent / "all", path.parent / "out")
+    assert ledger_keys(path.parent / "out") == first | second
+    merged = xr.load_dataset(path.parent / "all" / "results.nc")
+    assert (
+        merged.attrs["selection"]
+        == xr.load_dataset(path.parent / "out" / "results.nc").attrs["selection"]
+    )
+    report = campaign.select(path.parent / "all")
+    assert report.groups["selected"].tolist() == ["2", "2", "2"]
+    # the stages gave systems different replicate counts, so this compared stages too
+    assert len(set(merged["selection_replicates"].values.ravel().tolist())) > 1
+    assert report.tasks == int(merged["selection_replicates"].sum()) == merged.attrs["tasks"]
 
 
 def test_merge_of_incomplete_shards_says_what_is_missing_and_finishes_later(
