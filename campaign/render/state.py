@@ -103,6 +103,8 @@ def failed_lines(plan: Any, failed: list[int], limit: int) -> list[str]:
     """The first ``limit`` of the ``failed`` tasks, a line each with its levels, seed and
     error."""
     listed = list(plan.design.tasks(failed[:limit]))
+    if not listed:  # nothing to read: a ledger of millions of records takes seconds to scan
+        return []
     records = plan.ledger.load(only={task.key for task in listed})
     lines = []
     for task in listed:
