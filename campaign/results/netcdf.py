@@ -176,17 +176,22 @@ def _open_root(path: str | Path) -> xr.Dataset:
 def _legacy_extras(root: xr.Dataset) -> tuple[list[str], dict[str, dict[str, str]]]:
     """The samples and the breakdowns (dimension -> metric -> variable) that the root of a
     file written before they had groups of their own holds; none in a file of today."""
-    samples = samples_of(root)
-    tasks = root.variables["status"].dims
+    dims = {str(name): root.variables[name].dims for name in root.data_vars}
+    return samples_of(root), _legacy_breakdowns(dims)
+
+
+def _legacy_breakdowns(dims: dict[str, tuple[str, ...]]) -> dict[str, dict[str, str]]:
+    """The breakdowns (dimension -> metric -> variable) among a root's variables (their
+    dimensions by name): those over the tasks' dimensions and one more, named for it."""
+    tasks = dims["status"]
     breakdowns: dict[str, dict[str, str]] = {}
-    for name in root.data_vars:
-        dims = root.variables[name].dims
-        if len(dims) != len(tasks) + 1 or dims[:-1] != tasks or dims[-1] == QUANTILE:
+    for name, over in dims.items():
+        if len(over) != len(tasks) + 1 or over[:-1] != tasks or over[-1] == QUANTILE:
             continue
-        metric = metric_name(str(name), dims[-1])
+        metric = metric_name(name, over[-1])
         if metric is not None:
-            breakdowns.setdefault(dims[-1], {})[metric] = name
-    return samples, breakdowns
+            breakdowns.setdefault(over[-1], {})[metric] = name
+    return breakdowns
 
 
 def _groups(path: Path) -> set[str]:
@@ -225,8 +230,12 @@ def stored_breakdowns(path: str | Path) -> dict[str, list[str]]:
                 found[dimension] = [m for m in named if m is not None]
     if found:
         return found
-    with xr.open_dataset(path, engine="netcdf4") as root:
-        return {dim: list(names) for dim, names in _legacy_extras(root)[1].items()}
+    # a file written before breakdowns had groups of their own: its root's variables, read by
+    # name and dimensions only (xarray would decode each of thousands of metrics' variables)
+    with netCDF4.Dataset(path) as handle:
+        dims = {name: tuple(v.dimensions) for name, v in handle.variables.items()}
+    legacy = _legacy_breakdowns({n: d for n, d in dims.items() if d != (n,)})
+    return {dim: list(names) for dim, names in legacy.items()}
 
 
 def open_samples(path: str | Path) -> xr.Dataset:
