@@ -197,12 +197,17 @@ def _legacy_breakdowns(dims: dict[str, tuple[str, ...]]) -> dict[str, dict[str, 
 def _groups(path: Path) -> set[str]:
     """The groups of a results file, nested ones by their path (``breakdowns/job_class``)."""
     with netCDF4.Dataset(path) as handle:
-        found = set()
-        pending = list(handle.groups.values())
-        while pending:
-            group = pending.pop()
-            found.add(group.path.lstrip("/"))
-            pending.extend(group.groups.values())
+        return _groups_of(handle)
+
+
+def _groups_of(handle: netCDF4.Dataset) -> set[str]:
+    """`_groups` of a file already open."""
+    found = set()
+    pending = list(handle.groups.values())
+    while pending:
+        group = pending.pop()
+        found.add(group.path.lstrip("/"))
+        pending.extend(group.groups.values())
     return found
 
 
@@ -220,9 +225,14 @@ def stored_breakdowns(path: str | Path) -> dict[str, list[str]]:
     """Per breakdown dimension of a results file, the metrics it holds (without reading
     their values)."""
     path = results_file(path)
+    # the root's variables by name and dimensions, for a file written before breakdowns had
+    # groups of their own (read so, xarray would decode each of thousands of metrics' variables)
+    with netCDF4.Dataset(path) as handle:
+        groups = _groups_of(handle)
+        dims = {name: tuple(v.dimensions) for name, v in handle.variables.items()}
     prefix = f"{BREAKDOWNS_GROUP}/"
     found = {}
-    for name in sorted(_groups(path)):
+    for name in sorted(groups):
         if name.startswith(prefix) and "/" not in name[len(prefix) :]:
             dimension = name[len(prefix) :]
             with xr.open_dataset(path, group=name, engine="netcdf4") as group:
@@ -230,10 +240,6 @@ def stored_breakdowns(path: str | Path) -> dict[str, list[str]]:
                 found[dimension] = [m for m in named if m is not None]
     if found:
         return found
-    # a file written before breakdowns had groups of their own: its root's variables, read by
-    # name and dimensions only (xarray would decode each of thousands of metrics' variables)
-    with netCDF4.Dataset(path) as handle:
-        dims = {name: tuple(v.dimensions) for name, v in handle.variables.items()}
     legacy = _legacy_breakdowns({n: d for n, d in dims.items() if d != (n,)})
     return {dim: list(names) for dim, names in legacy.items()}
 
