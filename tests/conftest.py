@@ -213,20 +213,34 @@ def write_spec(tmp_path):
     return write
 
 
+QUIET_DIAGNOSTICS = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+}
+"""Dask's own diagnostics, less often in the tests' shared clusters: the workers' stack
+sampling every 10 ms, the event-loop tick every 20 ms and the system monitor every 500 ms
+keep an idle cluster of two workers at a tenth of a core, and these clusters wait idle most
+of the session. No campaign behaviour depends on them (the nannies' memory monitor, which
+ends a worker over its limit, keeps its default)."""
+
+
 def dask_cluster(workers: int):
     """A Dask cluster of ``workers`` single-thread worker processes on the loopback, its
     dashboard on a free port: spawned workers take this process's sys.path and environment,
     so set those first for models or programs they must find."""
+    import dask
     from distributed import LocalCluster
 
-    return LocalCluster(
-        n_workers=workers,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address="127.0.0.1:0",
-        silence_logs=logging.ERROR,
-    )
+    with dask.config.set(QUIET_DIAGNOSTICS):  # the nannies hand it to their workers
+        return LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address="127.0.0.1:0",
+            silence_logs=logging.ERROR,
+        )
 
 
 @pytest.fixture(scope="session")
