@@ -193,6 +193,16 @@ class HTMLCells(HTMLParser):
             self.notes.append(data)
 
 
+@pytest.fixture(autouse=True)
+def close_figures():
+    """Close the figures a test left open: functions of the Python API return pyplot figures
+    (a notebook shows them) that stay open until closed, and a test process makes hundreds."""
+    yield
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is not None:
+        pyplot.close("all")
+
+
 @pytest.fixture
 def workloads(monkeypatch) -> Path:
     """The workloads folder of a test: tests/data, whatever CAMPAIGN_WORKLOADS says outside, so
