@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from campaign.cluster.open import EMBEDDED_DASK_CONFIG
+
 DATA = Path(__file__).resolve().parent / "data"
 REPOSITORY = Path(__file__).resolve().parent.parent
 
@@ -224,15 +226,15 @@ def write_spec(tmp_path):
 
 
 QUIET_DIAGNOSTICS = {
+    **EMBEDDED_DASK_CONFIG,
     "distributed.worker.profile.enabled": False,
-    "distributed.admin.tick.interval": "1s",
     "distributed.admin.system-monitor.interval": "5s",
 }
-"""Dask's own diagnostics, less often in the tests' shared clusters: the workers' stack
-sampling every 10 ms, the event-loop tick every 20 ms and the system monitor every 500 ms
-keep an idle cluster of two workers at a tenth of a core, and these clusters wait idle most
-of the session. No campaign behaviour depends on them (the nannies' memory monitor, which
-ends a worker over its limit, keeps its default)."""
+"""Dask's own diagnostics, less often in the tests' shared clusters: the event-loop tick once
+a second as in the embedded cluster, and no workers' stack sampling every 10 ms nor system
+monitor every 500 ms (with those, an idle cluster of two workers took a tenth of a core, and
+these clusters wait idle most of the session). No campaign behaviour depends on them (the
+nannies' memory monitor, which ends a worker over its limit, keeps its default)."""
 
 
 def dask_cluster(workers: int):

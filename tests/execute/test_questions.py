@@ -8,27 +8,21 @@ the embedded scheduler's own handlers, around a real dispatch.
 from __future__ import annotations
 
 import functools
-import logging
 
 import pytest
-from distributed import Client, LocalCluster
+from distributed import Client
 
 from campaign.execute import ExecutionOptions, Item, _Driver
 from campaign.execute.tailing import Tailing
 from campaign.models.check import busy
 from campaign.render.progress import Progress
 from campaign.store.ledger import Ledger
+from tests.conftest import dask_cluster
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    with LocalCluster(
-        n_workers=4,
-        threads_per_worker=1,
-        host="127.0.0.1",
-        dashboard_address="127.0.0.1:0",
-        silence_logs=logging.ERROR,
-    ) as cluster:
+    with dask_cluster(4) as cluster:
         yield cluster
 
 

@@ -10,9 +10,10 @@ import time
 from pathlib import Path
 
 import numpy as np
-from distributed import Client, LocalCluster
+from distributed import Client
 
 from campaign.execute.calls import WorkerCalls
+from tests.conftest import dask_cluster
 
 # Dask closes a nanny whose worker is away this long after a death (15 s by default), which
 # tasks that keep ending their processes bring about sooner or later; at 0 s it happens at the
@@ -60,7 +61,7 @@ def test_a_worker_stopped_midway_holds_no_run_its_tasks_run_on_the_other_worker(
     # the worker processes start with this process's path: they import `faulty` from here
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent))
     with (
-        LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address="127.0.0.1:0") as cluster,
+        dask_cluster(2) as cluster,
         Client(cluster) as client,
     ):
         pids = client.run(os.getpid)
@@ -90,7 +91,7 @@ def test_a_worker_stopped_midway_holds_no_run_its_tasks_run_on_the_other_worker(
 
 def test_a_question_to_a_stopped_worker_waits_the_bound_and_is_not_asked_again_until_answered():
     with (
-        LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address="127.0.0.1:0") as cluster,
+        dask_cluster(2) as cluster,
         Client(cluster) as client,
     ):
         pids = client.run(os.getpid)
