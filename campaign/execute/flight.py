@@ -201,7 +201,9 @@ class Flight:
     def next_done(self, until: float) -> tuple[Any, Any] | None:
         """The next finished batch and its result (or error), or None at `until` (the driver
         then looks at workers)."""
-        # as_completed notifies this condition after queueing each finished future
+        # as_completed notifies this condition (holding it) after queueing each finished
+        # future, and the queue is checked holding it too: no landing is missed, so the wait
+        # lasts until `until` (at most the driver's poll) instead of waking to look again
         condition = getattr(self.completed, "thread_condition", None)
         while not self.completed.has_ready():
             remaining = until - time.monotonic()
@@ -212,7 +214,7 @@ class Flight:
                 continue
             with condition:
                 if not self.completed.has_ready():
-                    condition.wait(timeout=min(remaining, 0.1))
+                    condition.wait(timeout=remaining)
         return next(self.completed)
 
     def ready(self) -> bool:

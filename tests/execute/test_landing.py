@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import threading
 import time
+from contextlib import nullcontext
 
 import pytest
 from distributed import Client
 
 import campaign.execute.driver as driver_module
 from campaign.execute import ExecutionOptions, Item, _Driver
+from campaign.execute.flight import Flight
 from campaign.models.check import busy
 from campaign.render.progress import Progress
 
@@ -45,3 +47,25 @@ def test_every_batch_landing_with_others_is_finished_and_stored_once(client, mon
     for record in records:
         assert record["metrics"] == busy({"duration_ms": 1}, record["seed"])
     assert driver.outcome.ok == 60
+
+
+def test_a_batch_landing_wakes_the_driver_at_once_and_an_empty_wait_ends_at_its_deadline(client):
+    # the driver sleeps on as_completed's condition until its next look at the workers: a
+    # landing must wake it (no notification missed between looking and sleeping), and with
+    # nothing landing it wakes at the deadline it gave, not before
+    flight = Flight(client, "busy", lambda: nullcontext())
+    item = Item(key="t", params={"duration_ms": 300}, seed=1, meta={"key": "t"})
+    worker = sorted(client.nthreads())[0]
+    sent = time.monotonic()
+    future = flight.send([item], worker)
+    done = flight.next_done(until=sent + 60)
+    waited = time.monotonic() - sent
+    assert done is not None and done[0] is future, "the wait ended without the landed batch"
+    assert 0.3 <= waited < 20, f"the landed batch woke the driver after {waited:.1f} s"
+    assert done[1][1][0]["metrics"] == busy({"duration_ms": 300}, 1)
+
+    slow = Item(key="s", params={"duration_ms": 3_000}, seed=2, meta={"key": "s"})
+    flight.send([slow], worker)
+    start = time.monotonic()
+    assert flight.next_done(until=start + 0.5) is None
+    assert 0.5 <= time.monotonic() - start < 2.5
