@@ -12,8 +12,8 @@ from typing import Any
 
 # how long a batch runs: each landed batch costs the driver about a millisecond whatever it
 # holds (a submission, a ledger file written and synced), so a batch holds enough tasks to
-# spread that (50 tasks of 50 ms) and its cost per task is the same on 8 slots as on 250; yet
-# short enough that a batch lost with its worker or the driver costs seconds, not minutes
+# spread that (50 tasks of 50 ms), as many on 8 slots as on 250; yet short enough that a batch
+# lost with its worker or the driver costs seconds, not minutes
 TARGET_BATCH_SECONDS = 2.5
 BATCHES_PER_WORKER = 2  # batches in flight per slot: one running, one waiting behind it
 # batches landing per second at most, whatever the number of slots: each costs the driver and
