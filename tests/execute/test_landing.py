@@ -53,7 +53,7 @@ def test_a_batch_landing_wakes_the_driver_at_once_and_an_empty_wait_ends_at_its_
     # the driver sleeps on as_completed's condition until its next look at the workers: a
     # landing must wake it (no notification missed between looking and sleeping), and with
     # nothing landing it wakes at the deadline it gave, not before
-    flight = Flight(client, "busy", lambda: nullcontext())
+    flight = Flight(client, "busy", nullcontext)
     item = Item(key="t", params={"duration_ms": 300}, seed=1, meta={"key": "t"})
     worker = sorted(client.nthreads())[0]
     sent = time.monotonic()
@@ -65,7 +65,10 @@ def test_a_batch_landing_wakes_the_driver_at_once_and_an_empty_wait_ends_at_its_
     assert done[1][1][0]["metrics"] == busy({"duration_ms": 300}, 1)
 
     slow = Item(key="s", params={"duration_ms": 3_000}, seed=2, meta={"key": "s"})
-    flight.send([slow], worker)
+    later = flight.send([slow], worker)
     start = time.monotonic()
     assert flight.next_done(until=start + 0.5) is None
     assert 0.5 <= time.monotonic() - start < 2.5
+    # and it lands (the module's cluster is left with nothing running)
+    done = flight.next_done(until=start + 60)
+    assert done is not None and done[0] is later and time.monotonic() - start < 20
