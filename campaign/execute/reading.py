@@ -15,6 +15,7 @@ from typing import Any
 from campaign.errors import CampaignError
 from campaign.execute.recovery import Recovery
 from campaign.execute.shell import Shell
+from campaign.execute.worker import CHANGED_WHILE_RUNNING
 from campaign.plan.sources import identity_differences
 
 
@@ -27,8 +28,16 @@ def batch_failures(error: BaseException, size: int) -> list[dict[str, Any]]:
     return [dict(failure) for _ in range(size)]
 
 
-def other_code(worker: str, model_name: str) -> CampaignError:
-    """The error a batch run with other code of the model than this machine has stops with."""
+def other_code(worker: str, model_name: str, code: str = "") -> CampaignError:
+    """The error a batch run with other code of the model than this machine has stops with
+    (``code``: the digest the batch came back with)."""
+    if CHANGED_WHILE_RUNNING in code:
+        return CampaignError(
+            f"on the Dask worker {worker}, files of model {model_name} (the program, its "
+            "libraries or its interpreter) changed while a batch of it ran; the results of "
+            "that batch were not stored: once the files are as they should be, run again "
+            "(`campaign run` then says which stored results were computed before the change)"
+        )
     return CampaignError(
         f"the Dask worker {worker} runs other code of model {model_name} than "
         "this machine has (it loaded the model before its code changed, or has "
@@ -80,7 +89,7 @@ class Reading:
         if isinstance(results, str):  # the model cannot be loaded there: no task can run
             raise unloadable(worker, results, shell.saved())
         if shell.code is not None and code is not None and code != shell.code:
-            raise other_code(worker, shell.model_name)
+            raise other_code(worker, shell.model_name, code)
         return worker, results
 
     def foreign(self, value: Any) -> bool:

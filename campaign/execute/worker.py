@@ -35,6 +35,7 @@ STOPPED_EXIT_CODE = 70
 # network, memory taken by other processes), not of its params and seed. Any other exception,
 # and metrics that are not numbers, come back the same from a pure model: they fail at once.
 TRANSIENT_ERRORS = (OSError, MemoryError)
+CHANGED_WHILE_RUNNING = ", then "  # in a batch's digest: its program's files changed as it ran
 
 
 _LOADING = threading.Lock()
@@ -43,17 +44,30 @@ _LOADING = threading.Lock()
 def _model(name: str | CommandSpec):
     """A model, and the digest of its code as this process loaded it (a long-lived worker may
     hold code that has changed on disk since); for a program, the digest of its files as this
-    worker has them. One thread at a time: the batches a worker of many threads starts at once
-    would otherwise import and digest the model side by side, which Python 3.11's parser does
-    not survive (``ast.parse`` in threads: "AST constructor recursion depth mismatch")."""
+    worker has them now (`_program_code`). One thread at a time: the batches a worker of many
+    threads starts at once would otherwise import and digest the model side by side, which
+    Python 3.11's parser does not survive (``ast.parse`` in threads: "AST constructor
+    recursion depth mismatch")."""
     with _LOADING:
+        if isinstance(name, CommandSpec):
+            return _loaded(name), command_code(name)
         return _loaded(name)
+
+
+def _program_code(command: CommandSpec) -> str:
+    """The digest of a program's files as this worker has them now. A program is not loaded
+    into the worker: its binary, libraries and interpreter may be replaced between batches (a
+    rebuilt binary on a long-lived worker's PATH, an upgraded library), so each batch digests
+    them again, as it starts and as it ends; the digests are cached by each file's identity
+    (`campaign.plan.runtime`), so this costs a stat per file."""
+    with _LOADING:
+        return command_code(command)
 
 
 @lru_cache(maxsize=16)
 def _loaded(name: str | CommandSpec):
     if isinstance(name, CommandSpec):
-        return command_declaration(name), command_code(name)
+        return command_declaration(name)
     return load_model(name), code_digest(name)
 
 
@@ -129,6 +143,10 @@ def run_batch(
         if batch is not None:
             _RUNNING.pop(batch, None)
             _SKIP.pop(batch, None)
+    if isinstance(model_name, CommandSpec):
+        ended = _program_code(model_name)
+        if ended != code:  # files replaced while the batch ran: no digest says what each task
+            code = f"{code}{CHANGED_WHILE_RUNNING}{ended}"  # ran: the driver stores none of it
     return worker, results, code, engine
 
 

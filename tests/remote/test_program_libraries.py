@@ -9,6 +9,7 @@ import subprocess
 
 import xarray as xr
 
+import campaign
 from tests.remote.test_command_remote import ENV, run_project, start_worker
 
 LIBRARY = "double factor(void) { return FACTOR; }\n"
@@ -65,3 +66,33 @@ def test_a_worker_linked_with_the_same_library_runs_the_campaign(start_cluster, 
     data = xr.load_dataset(project / "out" / "results.nc")
     assert data.value.values.tolist() == [1.5 * (int(s) % 1000) for s in data.seed.values]
     assert os.path.isfile(project / "out" / "campaign.json")
+
+
+def test_a_library_rebuilt_on_a_running_worker_between_runs_stops_the_next_run(
+    start_cluster, tmp_path
+):
+    """The worker finds libfoo.so in its own folder, first the same build as the machine
+    running `campaign run`, then another one: its next batch is refused, nothing of it stored."""
+    project = build(tmp_path)
+    (tmp_path / "theirs").mkdir()
+    (tmp_path / "theirs" / "libfoo.so").write_bytes((tmp_path / "lib" / "libfoo.so").read_bytes())
+    cluster = start_cluster(workers=0, wait=False)
+    start_worker(
+        cluster, tmp_path / "elsewhere", {**ENV, "LD_LIBRARY_PATH": str(tmp_path / "theirs")}
+    )
+    cluster.wait_for_workers(1)
+    here = {k: v for k, v in ENV.items() if k != "LD_LIBRARY_PATH"}
+    first = run_project(project, cluster, here)
+    assert first.returncode == 0, first.stderr + cluster.logs()
+    rebuilt = (tmp_path / "other" / "libfoo.so").read_bytes()  # factor 2.5
+    (tmp_path / "theirs" / "libfoo.so.new").write_bytes(rebuilt)
+    os.replace(tmp_path / "theirs" / "libfoo.so.new", tmp_path / "theirs" / "libfoo.so")
+    (project / "spec.yaml").write_text(SPEC.replace("replicates: 2", "replicates: 4"))
+    second = run_project(project, cluster, here)
+    assert second.returncode != 0
+    assert "runs other code of model command than this machine has" in second.stderr
+    data = xr.load_dataset(project / "out" / "results.nc")
+    assert data.value.values.tolist() == [1.5 * (int(s) % 1000) for s in data.seed.values]
+    assert data.sizes["replicate"] == 2
+    plan = campaign.plan(project / "spec.yaml")
+    assert (plan.done, plan.missing) == (2, [2, 3])

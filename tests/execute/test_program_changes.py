@@ -1,0 +1,68 @@
+"""A program's files replaced while a campaign runs: a worker digests the program, its
+interpreter and its libraries as each batch starts and as it ends, so a batch that ran while
+they changed comes back saying so, and nothing it computed is stored."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+import campaign
+from campaign.errors import CampaignError
+from campaign.execute.program_task import command_code
+from campaign.execute.worker import CHANGED_WHILE_RUNNING, run_batch
+from campaign.plan.command_declaration import worker_model
+from campaign.plan.program_sources import command_sources
+from campaign.spec.load import load_spec
+
+# Appends a line to its own file each time it runs: its digest changes as the task runs.
+CHANGING = '#!/bin/sh\necho "# ran once more" >> "$0"\necho "y=$1"\n'
+SPEC = """
+name: changing
+model:
+  command: ["{bin}/changing", "{{replicate}}"]
+replicates: {replicates}
+seed: 3
+output: out
+"""
+
+
+@pytest.fixture
+def changing_spec(tmp_path):
+    def write(replicates: int):
+        (tmp_path / "bin").mkdir(exist_ok=True)
+        program = tmp_path / "bin" / "changing"
+        program.write_text(CHANGING)
+        program.chmod(0o755)
+        path = tmp_path / "spec.yaml"
+        path.write_text(textwrap.dedent(SPEC.format(bin=tmp_path / "bin", replicates=replicates)))
+        return path
+
+    return write
+
+
+def test_a_batch_whose_program_changes_as_it_runs_returns_both_digests(changing_spec):
+    spec = load_spec(changing_spec(2))
+    command = worker_model(spec, command_sources(spec.command))
+    before = command_code(command)
+    _, results, code, _ = run_batch(command, [("a", {}, 5, 0), ("b", {}, 6, 1)], None)
+    assert [r["status"] for r in results] == ["ok", "ok"]
+    assert code == f"{before}{CHANGED_WHILE_RUNNING}{command_code(command)}"
+    assert command_code(command) != before
+    _, _, again, _ = run_batch(command, [("c", {}, 7, 2)], None)  # the next batch: digested
+    assert again.startswith(f"{code.split(CHANGED_WHILE_RUNNING)[1]}{CHANGED_WHILE_RUNNING}")
+
+
+def test_a_program_that_changes_while_it_runs_stops_the_run_storing_nothing(
+    changing_spec, scheduler_address
+):
+    spec = changing_spec(1)
+    with pytest.raises(CampaignError) as raised:
+        campaign.run(spec, scheduler=scheduler_address, progress=False)
+    message = str(raised.value)
+    assert "files of model command (the program, its libraries or its interpreter) " in message
+    assert "changed while a batch of it ran; the results of that batch were not stored" in message
+    assert "\n" not in message
+    plan = campaign.plan(spec)
+    assert (plan.done, plan.missing) == (0, [0])
