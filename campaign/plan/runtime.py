@@ -10,8 +10,8 @@ is digested with
 - for a dynamically linked binary, each shared library as the dynamic loader resolves it on
   this machine, by the name the binary asks for (``libsimgrid.so.3.35``; the loader by its
   path). ``ldd`` asks the loader itself (``LD_TRACE_LOADED_OBJECTS``, without running the
-  program), so LD_LIBRARY_PATH, RUNPATH and the loader's cache count as they will when the
-  program runs; it is run on the program's real path (symlinks resolved: ``$ORIGIN`` is
+  program), so LD_LIBRARY_PATH, LD_PRELOAD, RUNPATH and the loader's cache count as they will
+  when the program runs; it is run on the program's real path (symlinks resolved: ``$ORIGIN`` is
   where the file is). Libraries opened at run time (``dlopen``: a JVM's libjvm.so, Python's
   extension modules) are not listed, nor are libraries inside the spec's folder (``$ORIGIN``
   beside a program placed with the inputs): list those among the inputs.
@@ -51,12 +51,13 @@ def runtime_files(
     (the spec's folder) is left out."""
     env = dict(os.environ if env is None else env)
     search = (env.get("PATH", os.defpath), env.get("LD_LIBRARY_PATH", ""))
+    preload = env.get("LD_PRELOAD", "")
     files: dict[str, str] = {}
     for _ in range(MOST_INTERPRETERS + 1):
         real = os.path.realpath(path)
         interpreter = script_interpreter(real, search[0])
         if interpreter is None:
-            libraries = _libraries(real, _stamp(real), search[1])
+            libraries = _libraries(real, _stamp(real), search[1], preload)
             for name, where in libraries:
                 if where and inside and Path(where).is_relative_to(inside):
                     continue
@@ -114,9 +115,12 @@ def _digest(path: str, stamp: tuple[int, ...]) -> str:
 
 
 @lru_cache(maxsize=256)
-def _libraries(path: str, stamp: tuple[int, ...], library_path: str) -> tuple[tuple[str, str], ...]:
+def _libraries(
+    path: str, stamp: tuple[int, ...], library_path: str, preload: str = ""
+) -> tuple[tuple[str, str], ...]:
     """The shared libraries the loader resolves for a binary: (name, path or "") each; none
-    for a file that is not a dynamically linked binary (or without ``ldd``)."""
+    for a file that is not a dynamically linked binary (or without ``ldd``). ``preload``: the
+    LD_PRELOAD the program runs with, whose libraries override the binary's own."""
     if not stamp or not _is_elf(path):
         return ()
     ldd = shutil.which("ldd")
@@ -125,6 +129,8 @@ def _libraries(path: str, stamp: tuple[int, ...], library_path: str) -> tuple[tu
     env = {"PATH": os.defpath, "LC_ALL": "C"}
     if library_path:
         env["LD_LIBRARY_PATH"] = library_path
+    if preload:
+        env["LD_PRELOAD"] = preload
     try:
         done = subprocess.run(
             [ldd, path],

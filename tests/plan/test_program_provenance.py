@@ -284,6 +284,39 @@ def test_a_changed_shared_library_is_refused_like_a_recompiled_binary(tmp_path, 
     assert again.value.values.tolist() == [2.5 * (s % 1000) for s in again.seed.values.tolist()]
 
 
+def test_a_library_ld_preload_names_is_digested_with_the_program(tmp_path, scheduler_address):
+    libraries, preloaded, project = tmp_path / "lib", tmp_path / "pre", tmp_path / "project"
+    for folder in (libraries, preloaded, project):
+        folder.mkdir()
+    build_library(libraries, "1.5")
+    override = build_library(preloaded, "3.0")  # its factor() wins over libfoo's
+    rpath = f"-Wl,-rpath,{libraries}"
+    build(project / "sim", 0, LINKED_SIM, f"-L{libraries}", "-lfoo", rpath)
+    text = f"""
+        name: preloaded
+        model:
+          command: [./sim, "{{seed}}"]
+          env: {{LD_PRELOAD: {override}}}
+        replicates: 2
+        seed: 8
+        output: out
+        """
+    spec = write(project, text)
+    data = run(spec, scheduler_address)
+    assert data.value.values.tolist() == [3.0 * (s % 1000) for s in data.seed.values.tolist()]
+    assert stored_sources(project / "out")["programs"]["./sim"][str(override)] == file_digest(
+        override
+    )
+    build_library(preloaded, "1000.0")  # the preloaded library rebuilt, its path the same
+    with pytest.raises(
+        CampaignError,
+        match=rf"2 stored results were computed before what ./sim runs changed \({override}\);",
+    ):
+        run(spec, scheduler_address)
+    again = run(spec, scheduler_address, on_change="rerun")
+    assert again.value.values.tolist() == [1000.0 * (s % 1000) for s in again.seed.values.tolist()]
+
+
 def test_a_binary_a_launcher_runs_is_digested_with_its_libraries(tmp_path, scheduler_address):
     libraries, project = tmp_path / "lib", tmp_path / "project"
     libraries.mkdir()
