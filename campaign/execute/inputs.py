@@ -25,6 +25,7 @@ from typing import Any
 from distributed.diagnostics.plugin import WorkerPlugin
 
 from campaign.errors import CampaignError
+from campaign.execute.input_integrity import InputChanged, check_unchanged, known_whole, taken_out
 from campaign.plan.sources import file_digest
 from campaign.spec.command_model import CommandSpec
 from campaign.spec.input_file import InputFile
@@ -108,6 +109,7 @@ def store_chunks(folder: Path, digest: str, chunks: Iterable[bytes], executable:
         os.chmod(temporary, 0o555 if executable else 0o444)
 
     write_atomically(target, hashed(), check)
+    known_whole(target)
     return target
 
 
@@ -189,13 +191,19 @@ def withdraw_inputs(client: Any, names: Iterable[str]) -> None:
 
 
 def cached_input(digest: str, name: str, original: str) -> Path:
-    """The cached file of this digest. On a Dask worker it came with the plugins (nothing is
-    read from the spec's folder: no shared file system is assumed); called outside Dask, it is
-    taken from ``original`` if that file has this digest."""
+    """The cached file of this digest, as it arrived (`input_integrity`). On a Dask worker it
+    came with the plugins (nothing is read from the spec's folder: no shared file system is
+    assumed); called outside Dask, it is taken from ``original`` if that file has this
+    digest."""
     folder = cache_folder()
     target = folder / digest
-    if target.exists():
-        return target
+    if target.exists() or taken_out(target):
+        try:
+            check_unchanged(target, digest, name)
+            return target
+        except InputChanged:
+            if on_dask_worker():  # no original to take it from again: the next run sends it
+                raise
     if on_dask_worker():
         raise FileNotFoundError(f"input {name} (digest {digest[:12]}) has not reached this worker")
     try:

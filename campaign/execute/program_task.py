@@ -32,6 +32,7 @@ import campaign.execute.keep as keep
 import campaign.execute.process_tree as process_tree
 from campaign.design.seeds import seed31
 from campaign.execute.command_metrics import FolderOutputs, check_declared, metrics_from_outputs
+from campaign.execute.input_integrity import InputChanged, check_unchanged
 from campaign.execute.inputs import cache_folder, cached_input
 from campaign.plan.program_sources import (
     checked_programs,
@@ -107,7 +108,7 @@ def program_here(command: CommandSpec, program: Program, search: str | None) -> 
     digest = dict(command.files).get(placed_name(program))
     try:
         return str(cached_input(digest, program.name, program.path)) if digest else None
-    except FileNotFoundError:
+    except (FileNotFoundError, InputChanged):  # not here as it arrived: another program
         return None
 
 
@@ -136,11 +137,13 @@ def run_command(
         try:
             folder.mkdir(parents=True)
             values = placeholder_values(command, params, seed, key, replicate, folder)
-            placed = place_inputs(command, folder, values)
+            placed, linked = place_inputs(command, folder, values)
             argv = command_line(command, folder, values)
             env = task_environment(command, values)
         except OSError as error:
             raise CommandFailed(f"cannot prepare the task's folder: {error}", {}, True) from None
+        except InputChanged as error:
+            raise CommandFailed(str(error), {}) from None
         with open(streams["stdout"], "wb") as out, open(streams["stderr"], "wb") as err:
             try:
                 process = process_tree.start(argv, folder, out, err, env)
@@ -148,6 +151,11 @@ def run_command(
                 raise CommandFailed(f"cannot start {argv[0]}: {error}", {}, False) from None
             code = process_tree.wait(process, cancelled)
         outputs = FolderOutputs(folder, streams)
+        try:
+            for cached, digest, name in linked:  # shared with every task of this worker
+                check_unchanged(cached, digest, name)
+        except InputChanged as error:
+            raise CommandFailed(str(error), failure_outputs(command, outputs, placed)) from None
         if code != 0:
             failure = exit_failure(command, code, streams["stderr"])
             kept = failure_outputs(command, outputs, placed)
@@ -230,11 +238,13 @@ def fill(template: str, values: Mapping[str, str]) -> str:
 
 def place_inputs(
     command: CommandSpec, folder: Path, values: Mapping[str, str]
-) -> set[tuple[int, int]]:
+) -> tuple[set[tuple[int, int]], list[tuple[Path, str, str]]]:
     """Link each input into the task's folder under its own name; fill the templates. Returns
-    the files placed, by (device, inode): they are never kept."""
+    the files placed, by (device, inode): they are never kept; and the cached files linked
+    (with their digests and names), which the task must leave as they are."""
     digests = dict(command.files)
     placed = set()
+    linked = []
     for item in command.inputs:
         target = folder / item.name
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -245,10 +255,11 @@ def place_inputs(
         else:
             try:
                 os.link(cached, target)
+                linked.append((cached, digest, item.name))
             except OSError:
                 shutil.copy2(cached, target)
         placed.add(keep.identity(target))
-    return placed
+    return placed, linked
 
 
 def command_line(command: CommandSpec, folder: Path, values: Mapping[str, str]) -> list[str]:
