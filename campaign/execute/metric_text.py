@@ -6,10 +6,12 @@
   `LIMIT` bytes;
 - a sample's file: one number per line, or one column of a CSV file with a header row.
 
-A value is a number as a program prints it: integers beyond float64's exact range
-(``2**53 + 1``) are refused rather than rounded; ``nan`` in any of the forms C's printf
-writes (``-nan``, ``NAN``, ``nan(0x8000)``) is NaN, an undefined value; ``inf``, ``-inf``
-are infinities. A metric given twice is refused. Every problem is one ``ValueError`` line.
+A value is a number as a program prints it (ASCII digits, no ``_``): integers beyond
+float64's exact range (``2**53 + 1``) are refused rather than rounded, and so are numbers
+too large for float64 (``1e400``, which it would hold as an infinity);
+``nan`` in any of the forms C's printf writes (``-nan``, ``NAN``, ``nan(0x8000)``) is NaN, an
+undefined value; ``inf``, ``-inf`` are infinities. A metric given twice is refused. Every
+problem is one ``ValueError`` line.
 """
 
 from __future__ import annotations
@@ -34,10 +36,15 @@ LIMIT_WORDS = "64 MiB"
 EXACT = 2**53  # float64 holds every integer up to this size, and not all beyond
 NAN_TEXT = re.compile(r"[+-]?nan(\([0-9a-z_]*\))?", re.IGNORECASE)
 INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
+INFINITY_TEXT = re.compile(r"[+-]?inf(inity)?", re.IGNORECASE)
 
 
 class Repeated(ValueError):
     """A JSON object gives one key twice."""
+
+
+class OutOfRange(ValueError):
+    """A number float64 would store as another value altogether (inf, or 0)."""
 
 
 # -- values -------------------------------------------------------------------------------------
@@ -63,7 +70,9 @@ def number(value: object, name: object, what: str) -> float:
                 raise ValueError(f"{what}: metric {name!r} is beyond float64's range") from None
             return exact(integer, name, what)
         try:
-            result = float(text)
+            result = decimal(text)
+        except OutOfRange as error:
+            raise ValueError(f"{what}: metric {name!r} is {error}") from None
         except ValueError:
             pass
         else:
@@ -71,6 +80,19 @@ def number(value: object, name: object, what: str) -> float:
                 return result
         value = text
     raise ValueError(f"{what}: metric {name!r} is {str(value)[:SHOWN]!r}, not a number")
+
+
+def decimal(text: str) -> float:
+    """A number printed as text, as float64: `OutOfRange` for a finite one too large (float64
+    would hold an infinity), ValueError for no number (or one in a form no program prints:
+    ``5_000``, digits of other scripts)."""
+    result = float(text)
+    text = text.strip()
+    if "_" in text or not text.isascii():
+        raise ValueError(text)
+    if math.isinf(result) and not INFINITY_TEXT.fullmatch(text):
+        raise OutOfRange(f"{text}, beyond float64's range (it would be stored as inf)")
+    return result
 
 
 def exact(value: int, name: object, what: str) -> float:
@@ -265,19 +287,36 @@ def unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
 
 
 def from_json(text: str, what: str) -> dict[str, object]:
+    data = parsed_json(text, what)
+    if not isinstance(data, dict):
+        raise ValueError(f"{what}: expected a JSON object of metric: number, got {text[:SHOWN]!r}")
+    metrics = {str(name): metric_value(value, str(name), what) for name, value in data.items()}
+    if any(infinite(value) for value in metrics.values()):  # printed so, or too large?
+        parsed_json(text, what, parse_float=decimal)  # each number looked at again, only then
+    return metrics
+
+
+def parsed_json(text: str, what: str, **options) -> object:
+    """The JSON text parsed, or one line on why not (a key given twice, a number too large)."""
     try:
-        data = json.loads(text, object_pairs_hook=unique_keys)
+        return json.loads(text, object_pairs_hook=unique_keys, **options)
     except Repeated as repeated:
         raise ValueError(
             f"{what}: {str(repeated)!r} is given twice in the JSON object; give each metric once"
         ) from None
+    except OutOfRange as error:
+        raise ValueError(f"{what}: the JSON object holds {error}") from None
     except ValueError as error:
         raise ValueError(
             f"{what} is not valid JSON ({error}); it begins {text[:SHOWN]!r}"
         ) from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{what}: expected a JSON object of metric: number, got {text[:SHOWN]!r}")
-    return {str(name): metric_value(value, str(name), what) for name, value in data.items()}
+
+
+def infinite(value: object) -> bool:
+    """Whether a metric's value (a number, a sample, a breakdown) holds an infinity."""
+    if isinstance(value, dict):
+        return any(infinite(v) for v in value.values())
+    return bool(np.isinf(value).any())
 
 
 def from_csv(text: str, what: str) -> dict[str, object]:
@@ -302,11 +341,13 @@ def read_numbers(handle: BinaryIO, what: str) -> np.ndarray:
 
 def sample_number(text: str | bytes, where: str) -> float:
     """One value of a sample's file (NaN in printf's forms too; a sample then refuses it)."""
+    shown = (text.decode("utf-8", "replace") if isinstance(text, bytes) else text).strip()
     try:
-        return float(text)
+        return decimal(shown)
+    except OutOfRange as error:
+        raise ValueError(f"{where}: {error}") from None
     except ValueError:
         pass
-    shown = (text.decode("utf-8", "replace") if isinstance(text, bytes) else text).strip()
     if NAN_TEXT.fullmatch(shown):
         return math.nan
     raise ValueError(f"{where}: {shown[:SHOWN]!r} is not a number")

@@ -88,6 +88,38 @@ def test_integers_float64_holds_exactly_are_kept():
     assert from_stdout(b'{"w": [9007199254740993, 2]}')["w"].tolist() == [2.0**53, 2.0]
 
 
+@pytest.mark.parametrize(
+    "text, error",
+    [
+        (
+            b"y=1e400",
+            "stdout: metric 'y' is 1e400, beyond float64's range (it would be stored as inf)",
+        ),
+        (b"y=-1.8e308", "stdout: metric 'y' is -1.8e308, beyond float64's range"),
+        (b"y,z\n1,2e999\n", "stdout: metric 'z' is 2e999, beyond float64's range"),
+        (b'{"y": 1e400}', "stdout: the JSON object holds 1e400, beyond float64's range"),
+        (b'{"w": [1.5, -3e999]}', "stdout: the JSON object holds -3e999, beyond float64's range"),
+        (b'{"c": {"a": {"m": 1e309}}}', "stdout: the JSON object holds 1e309, beyond float64's"),
+        (b"y=5_000", "stdout: metric 'y' is '5_000', not a number"),
+        ("y=\u0665".encode(), "stdout: metric 'y' is '\u0665', not a number"),
+    ],
+)
+def test_a_finite_number_too_large_for_float64_or_no_printed_number_is_refused(text, error):
+    assert error in refused(text)
+
+
+def test_the_largest_numbers_and_infinities_printed_so_are_kept():
+    found = from_stdout(b"a=1.7976931348623157e308\nb=-inf\nc=Infinity\nd=4e-320\n")
+    assert found == {"a": 1.7976931348623157e308, "b": -math.inf, "c": math.inf, "d": 4e-320}
+    found = from_stdout(b'{"a": 1.7976931348623157e308, "b": -Infinity, "w": [Infinity, 2]}')
+    assert (found["a"], found["b"], found["w"].tolist()) == (
+        1.7976931348623157e308,
+        -math.inf,
+        [math.inf, 2.0],
+    )
+    assert from_stdout(b"7\n1e400\n" + b"x=2") == {"x": 2.0}  # lines without = are the program's
+
+
 def test_printf_nan_forms_are_nan_and_infinities_stay_infinite():
     text = b"a=nan\nb=-nan\nc=-NaN\nd=NAN\ne=nan(0x8000)\nf=inf\ng=-inf\nh=-INF\n"
     found = from_stdout(text)
