@@ -7,6 +7,8 @@ from __future__ import annotations
 import hashlib
 import importlib
 import inspect
+import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,20 +19,38 @@ from campaign.spec.command_model import MetricsSource
 
 
 def python_function(source: MetricsSource) -> Callable[..., Any]:
-    """The function ``module:function`` names, or one line on why it cannot be loaded."""
+    """The function ``module:function`` names (its module found on PYTHONPATH or in the
+    working folder), or one line on why it cannot be loaded."""
     module_name, sep, name = source.name.partition(":")
     if not sep or not module_name or not name:
         raise CampaignError(f"metrics parser {source.name!r}: write module:function")
+    importable_here()
     try:
         module = importlib.import_module(module_name)
     except Exception as error:  # noqa: BLE001 - any import error is the user's to fix
+        missing = isinstance(error, ModuleNotFoundError) and f"{module_name}.".startswith(
+            f"{error.name}."
+        )
+        where = " (in the working folder or on PYTHONPATH)" if missing else ""
         raise CampaignError(
-            f"metrics parser {source.name}: cannot import {module_name}: {error}"
+            f"metrics parser {source.name}: cannot import {module_name}{where}: {error}"
         ) from None
     function = getattr(module, name, None)
     if not callable(function):
         raise CampaignError(f"metrics parser {source.name}: {module_name} has no function {name!r}")
     return function
+
+
+def importable_here() -> None:
+    """Put the working folder last on the import path: a parser given to remetric runs in
+    this process only (never on a worker), so its module may lie where campaign is run from,
+    like a script's; last, so that it never hides an installed module of the same name."""
+    try:
+        here = os.getcwd()
+    except OSError:  # the working folder was removed: nothing to find there
+        return
+    if not any(os.path.abspath(entry or os.curdir) == here for entry in sys.path):
+        sys.path.append(here)
 
 
 def parser_digest(function: Callable[..., Any], module_name: str) -> str:

@@ -202,3 +202,43 @@ def test_an_edited_helper_of_a_recorded_parser_is_refused_as_an_edited_parser(
     remetric(spec, MetricsSource("parse", "scaled:y_scaled"))
     results = campaign.run(spec, scheduler=scheduler_address, progress=False)
     assert results["y"].values.tolist() == [[1000] * 4, [2000] * 4, [3000] * 4]
+
+
+def test_remetric_finds_a_parser_in_the_working_folder_and_runs_load_it_there(
+    scheduler_address, tmp_path, monkeypatch, capsys
+):
+    (tmp_path / "sim.py").write_text(textwrap.dedent(SIM))
+    (tmp_path / "spec.yaml").write_text(SPEC)
+    (tmp_path / "here_scaled.py").write_text(SCALED.replace("from scale ", "from here_scale "))
+    (tmp_path / "here_scale.py").write_text("FACTOR = 10\n")
+    monkeypatch.chdir(tmp_path)  # not on PYTHONPATH nor sys.path: the working folder only
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    forget("here_scaled", "here_scale")
+    try:
+        campaign.run("spec.yaml", scheduler=scheduler_address, progress=False)
+        capsys.readouterr()
+        assert main(["remetric", "out", "--parse", "here_scaled:y_scaled"]) == 0
+        assert capsys.readouterr().out == (
+            "remetric: 6 tasks recomputed with parse: here_scaled:y_scaled: y\n"
+            f"results: {tmp_path / 'out' / 'results.nc'}\n"
+        )
+        (tmp_path / "spec.yaml").write_text(SPEC.replace("replicates: 2", "replicates: 3"))
+        results = campaign.run("spec.yaml", scheduler=scheduler_address, progress=False)
+        assert results["y"].values.tolist() == [[10] * 3, [20] * 3, [30] * 3]
+        # its helper, found there too, is its code
+        (tmp_path / "here_scale.py").write_text("FACTOR = 1000\n")
+        forget("here_scaled", "here_scale")
+        (tmp_path / "spec.yaml").write_text(SPEC.replace("replicates: 2", "replicates: 4"))
+        with pytest.raises(CampaignError) as refused:
+            campaign.run("spec.yaml", scheduler=scheduler_address, progress=False)
+        assert str(refused.value) == REFUSED.format(
+            output=tmp_path / "out", parser="here_scaled:y_scaled"
+        )
+        capsys.readouterr()
+        assert main(["remetric", "out", "--parse", "nowhere_here:y"]) == 2
+        assert capsys.readouterr().err == (
+            "campaign: error: metrics parser nowhere_here:y: cannot import nowhere_here (in the "
+            "working folder or on PYTHONPATH): No module named 'nowhere_here'\n"
+        )
+    finally:
+        forget("here_scaled", "here_scale")
