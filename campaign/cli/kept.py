@@ -65,7 +65,8 @@ def add_remetric(subparsers) -> None:
         "--parse",
         metavar="MODULE:FUNCTION",
         help="a Python function given the folder of a task's kept outputs (stdout, stderr, "
-        "the kept files) that returns {metric: number}",
+        "the kept files) that returns {metric: number}; its module is imported from "
+        "PYTHONPATH or the working folder",
     )
     source.add_argument(
         "--metrics-file",

@@ -42,7 +42,12 @@ def source_files(name: str) -> tuple[Path, list[Path]]:
     (its import errors are one ``ValueError``).
     """
     load_model(name)
-    module_name = model_reference(name).partition(":")[0]
+    return module_files(model_reference(name).partition(":")[0])
+
+
+def module_files(module_name: str) -> tuple[Path, list[Path]]:
+    """The files of the code of an imported module, as `source_files` finds a model's (a
+    metrics parser's code too, which is no model: `campaign.results.metric_parsers`)."""
     parts = module_name.split(".")
     builtin = module_name.startswith(f"{MODELS_PACKAGE}.")
     for end in range(3 if builtin else 1, len(parts) + 1):
@@ -55,6 +60,15 @@ def source_files(name: str) -> tuple[Path, list[Path]]:
             return folder.parent, with_imports(code_files_below(folder), folder.parent, builtin)
         return Path(file).parent, with_imports([Path(file)], Path(file).parent, builtin)
     return Path.cwd(), []
+
+
+def code_name(path: Path, folder: Path) -> str:
+    """A code file's name: relative to the model's folder, or for a library of
+    ``campaign.models`` outside it, relative to the folder that holds ``campaign``."""
+    try:
+        return path.relative_to(folder).as_posix()
+    except ValueError:
+        return path.relative_to(MODELS_FOLDER.parent.parent).as_posix()
 
 
 def code_files_below(folder: Path) -> list[Path]:

@@ -30,7 +30,7 @@ from typing import Any
 
 from campaign.errors import CampaignError
 from campaign.models import describe_error, load_model
-from campaign.plan.model_code import MODELS_FOLDER, source_files
+from campaign.plan.model_code import code_name, source_files
 from campaign.spec.command_model import COMMAND_MODEL
 
 ALGORITHM = "blake2b-256"
@@ -56,16 +56,7 @@ def combined_digest(files: Mapping[str, str]) -> str:
 def code_files(model_name: str) -> dict[str, str]:
     """Each file of a model's code (named relative to its package's folder) -> its digest."""
     folder, files = source_files(model_name)
-    return {_code_name(path, folder): _digest(path) for path in files}
-
-
-def _code_name(path: Path, folder: Path) -> str:
-    """A code file's name: relative to the model's folder, or for a library of
-    ``campaign.models`` outside it, relative to the folder that holds ``campaign``."""
-    try:
-        return path.relative_to(folder).as_posix()
-    except ValueError:
-        return path.relative_to(MODELS_FOLDER.parent.parent).as_posix()
+    return {code_name(path, folder): _digest(path) for path in files}
 
 
 def code_digest(model_name: str) -> str:

@@ -18,9 +18,6 @@ before anything runs: the tasks it recomputed would mean something else than new
 
 from __future__ import annotations
 
-import hashlib
-import importlib
-import inspect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +26,7 @@ from typing import Any
 from campaign.errors import CampaignError
 from campaign.models import describe_error
 from campaign.results.names import entry_owner, metric_values
+from campaign.results.parser_code import code_digest, parser_digest, python_function
 from campaign.results.provenance import METRICS_FROM
 from campaign.spec.command_model import MetricsSource
 from campaign.spec.load import Spec
@@ -61,7 +59,8 @@ def command_parser(source: MetricsSource) -> MetricsParser:
 
     if source.kind == "parse":
         function = python_function(source)
-        return MetricsParser(parse, f"parse: {source.name}", code_digest(function), source)
+        digest = parser_digest(function, source.name.partition(":")[0])
+        return MetricsParser(parse, f"parse: {source.name}", digest, source)
     described = "stdout" if source.kind == "stdout" else f"{source.kind}: {source.name}"
     from campaign.execute import metric_text
 
@@ -78,42 +77,6 @@ def spec_parser(spec: Spec) -> MetricsParser:
             "--parse MODULE:FUNCTION, --metrics-file NAME or --stdout"
         )
     return command_parser(spec.command.metrics)
-
-
-def python_function(source: MetricsSource) -> Callable[..., Any]:
-    """The function ``module:function`` names, or one line on why it cannot be loaded."""
-    module_name, sep, name = source.name.partition(":")
-    if not sep or not module_name or not name:
-        raise CampaignError(f"metrics parser {source.name!r}: write module:function")
-    try:
-        module = importlib.import_module(module_name)
-    except Exception as error:  # noqa: BLE001 - any import error is the user's to fix
-        raise CampaignError(
-            f"metrics parser {source.name}: cannot import {module_name}: {error}"
-        ) from None
-    function = getattr(module, name, None)
-    if not callable(function):
-        raise CampaignError(f"metrics parser {source.name}: {module_name} has no function {name!r}")
-    return function
-
-
-def code_digest(*functions: Callable[..., Any]) -> str:
-    """SHA-256 of the source files that define ``functions`` (each once, in order): which
-    parser the results used."""
-    data = b""
-    for path in dict.fromkeys(_source_file(function) for function in functions):
-        try:
-            data += Path(path).read_bytes() if path else b""
-        except OSError:
-            pass
-    return "sha256:" + hashlib.sha256(data).hexdigest()
-
-
-def _source_file(function: Callable[..., Any]) -> str | None:
-    try:
-        return inspect.getsourcefile(function)
-    except TypeError:
-        return None
 
 
 @dataclass(frozen=True)

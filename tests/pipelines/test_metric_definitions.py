@@ -2,11 +2,12 @@
 metric, the tasks a later run computes, the records a merge brings in and the reruns of
 `verify` are computed with the same parser (the one campaign.json records), never with the
 program's own; a recorded parser that changed or cannot be loaded is refused in one line
-before anything runs."""
+before anything runs (a helper module the parser imports is its code too)."""
 
 from __future__ import annotations
 
 import json
+import sys
 import textwrap
 
 import numpy as np
@@ -138,3 +139,106 @@ def test_a_late_shard_merged_into_a_remetric_folder_gets_its_definition(
     )
     assert sorted(path.name for path in (merged / "ledger").iterdir()) == files
     assert np.isfinite(xr.load_dataset(merged / "results.nc")["y"].values).all()
+
+
+SCALED = """
+import json
+from pathlib import Path
+
+from scale import FACTOR
+
+
+def y_scaled(folder):
+    return {"y": FACTOR * json.loads(Path(folder, "stdout").read_text())["y"]}
+"""
+
+REFUSED = (
+    "{output}: metrics y were recomputed by `campaign remetric` with parse: {parser}, whose "
+    "code has changed since: new tasks would get another y than the stored ones; give the "
+    "same parser to `campaign remetric` (every finished task recomputed with it as it is "
+    "now), then run again"
+)
+
+
+def forget(*modules: str) -> None:
+    """Drop modules imported from a test's folder: the next import reads the code as it is
+    now, as a new process does."""
+    for name in modules:
+        sys.modules.pop(name, None)
+
+
+@pytest.fixture
+def scaled(site):
+    """The campaign's folder with a parser module scaled.py that imports FACTOR from the
+    helper module scale.py beside it."""
+    (site / "scaled.py").write_text(SCALED)
+    (site / "scale.py").write_text("FACTOR = 10\n")
+    forget("scaled", "scale")
+    yield site
+    forget("scaled", "scale")
+
+
+def test_an_edited_helper_of_a_recorded_parser_is_refused_as_an_edited_parser(
+    scaled, scheduler_address
+):
+    spec = scaled / "spec.yaml"
+    campaign.run(spec, scheduler=scheduler_address, progress=False)
+    done = remetric(spec, MetricsSource("parse", "scaled:y_scaled"))
+    assert done.dataset["y"].values.tolist() == [[10, 10], [20, 20], [30, 30]]
+    # the helper as it was: new tasks get the same definition
+    spec.write_text(SPEC.replace("replicates: 2", "replicates: 3"))
+    results = campaign.run(spec, scheduler=scheduler_address, progress=False)
+    assert results["y"].values.tolist() == [[10] * 3, [20] * 3, [30] * 3]
+    # the helper edited: new tasks would get another y, refused before anything runs
+    (scaled / "scale.py").write_text("FACTOR = 1000\n")
+    forget("scaled", "scale")
+    spec.write_text(SPEC.replace("replicates: 2", "replicates: 4"))
+    with pytest.raises(CampaignError) as refused:
+        campaign.run(spec, scheduler=scheduler_address, progress=False)
+    output = scaled / "out"
+    assert str(refused.value) == REFUSED.format(output=output, parser="scaled:y_scaled")
+    assert len(Ledger(output).load()) == 9  # nothing ran
+    # as told: every task recomputed with the parser as it is now, the run goes on
+    remetric(spec, MetricsSource("parse", "scaled:y_scaled"))
+    results = campaign.run(spec, scheduler=scheduler_address, progress=False)
+    assert results["y"].values.tolist() == [[1000] * 4, [2000] * 4, [3000] * 4]
+
+
+def test_remetric_finds_a_parser_in_the_working_folder_and_runs_load_it_there(
+    scheduler_address, tmp_path, monkeypatch, capsys
+):
+    (tmp_path / "sim.py").write_text(textwrap.dedent(SIM))
+    (tmp_path / "spec.yaml").write_text(SPEC)
+    (tmp_path / "here_scaled.py").write_text(SCALED.replace("from scale ", "from here_scale "))
+    (tmp_path / "here_scale.py").write_text("FACTOR = 10\n")
+    monkeypatch.chdir(tmp_path)  # not on PYTHONPATH nor sys.path: the working folder only
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    forget("here_scaled", "here_scale")
+    try:
+        campaign.run("spec.yaml", scheduler=scheduler_address, progress=False)
+        capsys.readouterr()
+        assert main(["remetric", "out", "--parse", "here_scaled:y_scaled"]) == 0
+        assert capsys.readouterr().out == (
+            "remetric: 6 tasks recomputed with parse: here_scaled:y_scaled: y\n"
+            f"results: {tmp_path / 'out' / 'results.nc'}\n"
+        )
+        (tmp_path / "spec.yaml").write_text(SPEC.replace("replicates: 2", "replicates: 3"))
+        results = campaign.run("spec.yaml", scheduler=scheduler_address, progress=False)
+        assert results["y"].values.tolist() == [[10] * 3, [20] * 3, [30] * 3]
+        # its helper, found there too, is its code
+        (tmp_path / "here_scale.py").write_text("FACTOR = 1000\n")
+        forget("here_scaled", "here_scale")
+        (tmp_path / "spec.yaml").write_text(SPEC.replace("replicates: 2", "replicates: 4"))
+        with pytest.raises(CampaignError) as refused:
+            campaign.run("spec.yaml", scheduler=scheduler_address, progress=False)
+        assert str(refused.value) == REFUSED.format(
+            output=tmp_path / "out", parser="here_scaled:y_scaled"
+        )
+        capsys.readouterr()
+        assert main(["remetric", "out", "--parse", "nowhere_here:y"]) == 2
+        assert capsys.readouterr().err == (
+            "campaign: error: metrics parser nowhere_here:y: cannot import nowhere_here (in the "
+            "working folder or on PYTHONPATH): No module named 'nowhere_here'\n"
+        )
+    finally:
+        forget("here_scaled", "here_scale")
