@@ -133,6 +133,12 @@ def find_program(name: str, base: Path, fail: Fail, shell: bool = False, what: s
         if not os.access(local, os.X_OK):
             raise fail(f"{where}program {local} is not executable (chmod +x it)")
         placed = not candidate.is_absolute() and is_below(local, base)
+        if not placed and not candidate.is_absolute():  # relative to what, on a worker?
+            raise fail(
+                f"{where}program {name!r} is outside the spec's folder {base}: write its "
+                f"absolute path ({os.path.abspath(local)}: each worker runs the file at that "
+                "path) or put it in the spec's folder (then sent to every worker)"
+            )
         return Program(name, os.path.abspath(local), placed)
     found = shutil.which(name)
     if found is None:

@@ -223,6 +223,23 @@ def test_a_bad_command_is_refused_in_one_line_before_any_work(
     assert not (python_sim / "outputs").exists()
 
 
+def test_a_program_outside_the_spec_folder_by_a_relative_path_is_refused(tmp_path, write_spec):
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "sim").write_text("#!/bin/sh\necho y=1\n")
+    (tmp_path / "bin" / "sim").chmod(0o755)
+    (tmp_path / "project").mkdir()
+    text = BASE.format(command='[../bin/sim, "{load}"]', inputs="[]")
+    message = spec_error(lambda t: write_spec(t, "project/spec.yaml"), text)
+    assert message.endswith(
+        f"model.command: program '../bin/sim' is outside the spec's folder {tmp_path / 'project'}: "
+        f"write its absolute path ({tmp_path / 'bin' / 'sim'}: each worker runs the file at that "
+        "path) or put it in the spec's folder (then sent to every worker)"
+    )
+    text = BASE.format(command=f'["{tmp_path}/bin/sim", "{{load}}"]', inputs="[]")
+    plan = make_plan(write_spec(text, "project/spec.yaml"))
+    assert plan.tasks == 2
+
+
 def test_a_factor_marked_as_a_label_may_go_unused(python_sim, write_spec):
     text = BASE.format(command="[python3, sim.py]", inputs="[sim.py]")
     text = text.replace("  inputs:", "  labels: [load]\n  inputs:")
