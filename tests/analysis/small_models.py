@@ -1,0 +1,21 @@
+"""Small models for the tests of breakdowns (named in specs as ``small_models:classes``;
+this folder on the path)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def classes(params, seed):
+    """A breakdown ``cls`` whose classes share the task's large random level (sd 10) and
+    differ by 1 plus a small noise of their own (sd 0.5): paired, the difference of b and a
+    is sharp; unpaired, it drowns in the shared level."""
+    rng = np.random.default_rng(seed)
+    common = rng.normal(0, 10.0)
+    return {
+        "total": common,
+        "cls": {
+            "a": {"m": 50 + common + rng.normal(0, 0.5)},
+            "b": {"m": 51 + common + rng.normal(0, 0.5)},
+        },
+    }
