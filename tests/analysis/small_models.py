@@ -1,5 +1,5 @@
-"""Small models for the tests of breakdowns (named in specs as ``small_models:classes``;
-this folder on the path)."""
+"""Small models for the tests of breakdowns and samples (named in specs as
+``small_models:classes`` and ``small_models:waits``; this folder on the path)."""
 
 from __future__ import annotations
 
@@ -19,3 +19,9 @@ def classes(params, seed):
             "b": {"m": 51 + common + rng.normal(0, 0.5)},
         },
     }
+
+
+def waits(params, seed):
+    """A sample ``wait`` of 50 exponential values, of mean 3 where ``slow`` else 1."""
+    rng = np.random.default_rng(seed)
+    return {"wait": rng.exponential(3.0 if params["slow"] else 1.0, size=50)}
