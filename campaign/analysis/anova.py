@@ -12,7 +12,9 @@ the error is the variation within cells. With paired factors, tasks that share a
 replicate of the unpaired levels, across the paired levels) form a block: a split-plot
 analysis then tests terms of unpaired factors against the variation between blocks
 ("replicates (shared seeds)"), and terms that involve a paired factor against the variation
-left within blocks, where the shared random inputs cancel.
+left within blocks, where the shared random inputs cancel. A breakdown's dimension
+(`campaign.analysis.breakdown.as_factor`) is paired: a task's values along it share its seed,
+so they lie in the task's block.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from scipy import sparse
 from scipy import stats as scipy_stats
 from scipy.sparse.csgraph import connected_components
 
+from campaign.analysis.breakdown import BREAKDOWN
 from campaign.analysis.fraction_effects import fraction_effects, is_fraction
 from campaign.analysis.query import parse_where, select
 from campaign.errors import CampaignError, ParameterError
@@ -76,9 +79,12 @@ def effects(dataset: xr.Dataset, metric: str, where: list[str] | None = None) ->
     if blocks is not None and blocks.max() + 1 == y.size:
         blocks = None  # no two tasks share a seed: nothing to block on
     table = _anova(y, levels, factors, cells, blocks, paired)
-    return _as_dataset(
+    out = _as_dataset(
         table, selected, metric, factors, levels, y, paired if blocks is not None else []
     )
+    if dataset.attrs.get(BREAKDOWN) in out.attrs["paired"].split():
+        out.attrs[BREAKDOWN] = dataset.attrs[BREAKDOWN]  # says what forms the blocks
+    return out
 
 
 def _group_ids(columns: np.ndarray) -> np.ndarray:

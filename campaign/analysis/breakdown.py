@@ -6,8 +6,10 @@ A results file keeps a breakdown in the group ``breakdowns/<dimension>``: each m
 (`campaign.results.breakdowns`). `as_factor` gives a dataset where the dimension is one more
 factor: each metric under its name (unless a factor has it), the task status and seed
 repeated along it. Every query, comparison and figure then takes it like any factor
-(``--by job_class``). A class's replicates are the tasks' replicates, so classes of one task
-are paired.
+(``--by job_class``). The classes of one task come from one run with one seed, so the view
+lists the dimension under ``paired`` (with the factors the results already pair): comparisons,
+rankings and the analysis of variance read pairing there, and ``breakdown`` names the
+dimension so that they can say why its levels are paired.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import xarray as xr
 from campaign.errors import CampaignError
 from campaign.results.breakdowns import metric_name
 from campaign.results.netcdf import open_breakdown, stored_breakdowns
+
+BREAKDOWN = "breakdown"  # the attribute of a view naming the breakdown's dimension
 
 
 def as_factor(dataset: xr.Dataset, breakdown: xr.Dataset) -> xr.Dataset:
@@ -46,6 +50,8 @@ def as_factor(dataset: xr.Dataset, breakdown: xr.Dataset) -> xr.Dataset:
     for name in ("status", "seed"):
         variables[name] = dataset[name].broadcast_like(labels).transpose(*order)
     view = xr.Dataset(variables, attrs=dataset.attrs)
+    view.attrs["paired"] = " ".join([*str(dataset.attrs.get("paired", "")).split(), dimension])
+    view.attrs[BREAKDOWN] = dimension
     view = view.assign_coords({dimension: labels.values.astype(str)})
     view[dimension].attrs = {"long_name": f"factor {dimension}"}
     headline = [m for m in str(dataset.attrs.get("headline_metrics", "")).split() if m in metrics]

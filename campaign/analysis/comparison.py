@@ -4,9 +4,11 @@ with confidence intervals over replicates.
 Paired factors share seeds across their levels (common random numbers): level L and the
 baseline B saw the same random inputs in replicate r, so the interval of the difference is
 taken over the per-replicate differences y_L,r - y_B,r (replicates where both have a value),
-which removes the variation the two share. Other factors' levels have seeds of their own: L
-and B are independent samples, and the difference gets a Welch interval (each level's own
-variance, Welch-Satterthwaite degrees of freedom).
+which removes the variation the two share. A breakdown's dimension (`job_class`, made a factor
+by `campaign.analysis.breakdown.as_factor`) is paired the same way: its levels break down one
+task's result, one run with one seed. Other factors' levels have seeds of their own: L and B
+are independent samples, and the difference gets a Welch interval (each level's own variance,
+Welch-Satterthwaite degrees of freedom).
 
 The ratio is the ratio of the means R = mean_L / mean_B, its interval by the delta method:
 the standard error of mean_L - R mean_B, divided by |mean_B| (paired: over the per-replicate
@@ -24,6 +26,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from campaign.analysis.breakdown import BREAKDOWN
 from campaign.analysis.query import check_confidence, parse_where, positions, select, typed_level
 from campaign.analysis.stats import t_quantile
 from campaign.errors import CampaignError, ParameterError
@@ -47,8 +50,20 @@ FEW_REPLICATES = 5  # below this, an interval rests mostly on the normality assu
 
 
 def is_paired(dataset: xr.Dataset, factor: str) -> bool:
-    """Whether the results were made with ``factor``'s levels sharing seeds."""
+    """Whether ``factor``'s levels are paired: they share seeds, or break down one task's
+    result (a breakdown's dimension, which `as_factor` lists as paired too)."""
     return factor in str(dataset.attrs.get("paired", "")).split()
+
+
+SHARED_SEEDS = ("share seeds", "common random numbers")
+ONE_TASK = ("break down one task's result", "one run, one seed")
+
+
+def why_paired(dataset: xr.Dataset, factor: str) -> tuple[str, str]:
+    """What pairs the levels of a paired ``factor`` (what they do, and what that means), for
+    the lines saying how intervals were made: shared seeds, or one task's result broken down
+    along the factor."""
+    return ONE_TASK if dataset.attrs.get(BREAKDOWN) == factor else SHARED_SEEDS
 
 
 def compare(
@@ -109,7 +124,7 @@ def compare(
         "factor": factor,
         "baseline": str(typed),
         "paired": int(paired),
-        "method": method_text(paired, natural, confidence),
+        "method": method_text(paired, natural, confidence, why_paired(dataset, factor)),
         "confidence": confidence,
         "pooled": " ".join(pooled_dims),
     }
@@ -165,18 +180,24 @@ def _check_groups(factors: list[str], factor: str, groups: list[str]) -> list[st
     return groups
 
 
-def method_text(paired: bool, natural: bool, confidence: float) -> str:
-    """One line saying how the intervals were made (printed above the table)."""
+def method_text(
+    paired: bool,
+    natural: bool,
+    confidence: float,
+    why: tuple[str, str] = SHARED_SEEDS,
+) -> str:
+    """One line saying how the intervals were made (printed above the table); ``why``: what
+    pairs the levels of a paired factor (`why_paired`)."""
     level = f"{confidence:.0%}"
     if paired:
         return (
-            f"paired: the levels share seeds (common random numbers), so each interval "
-            f"({level}, Student t) is over the per-replicate differences; n counts the pairs"
+            f"paired: the levels {why[0]} ({why[1]}), so each interval ({level}, Student t) "
+            "is over the per-replicate differences; n counts the pairs"
         )
     if natural:
         return (
             f"unpaired on request: Welch intervals ({level}) from each level's replicates, "
-            "ignoring that the levels share seeds"
+            f"ignoring that the levels {why[0]}"
         )
     return (
         f"unpaired: the levels have seeds of their own, so each interval ({level}) is Welch's, "

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from campaign.analysis.query import select
 from campaign.results.samples import QUANTILE
 from campaign.results.status import STATUS_OK
 
@@ -62,12 +63,21 @@ def cell_cdfs(
     for name in [*by, *(where or {})]:
         if name not in factors:
             raise ValueError(f"{name!r} is not a factor; factors: {', '.join(factors)}")
-    selected = dataset[[sample, f"{sample}_count", "status"]].sel(
-        {name: list(levels) for name, levels in (where or {}).items()}
+    for name, levels in (where or {}).items():
+        known = dataset[name].values.tolist()
+        for level in levels:
+            if level not in known:
+                raise ValueError(
+                    f"{level!r} is not a level of {name}; levels: {', '.join(map(str, known))}"
+                )
+    # by position (`select`): `.sel` takes a list of booleans for a mask, not for levels
+    selected = select(
+        dataset[[sample, f"{sample}_count", "status"]],
+        {name: list(levels) for name, levels in (where or {}).items()},
     )
     out = {}
     for levels in itertools.product(*(selected[name].values.tolist() for name in by)):
-        cell = selected.sel(dict(zip(by, levels)))
+        cell = select(selected, {name: [level] for name, level in zip(by, levels)})
         finished = (cell["status"] == STATUS_OK).values.ravel()
         quantiles = cell[sample].transpose(..., QUANTILE).values.reshape(-1, cell.sizes[QUANTILE])
         counts = cell[f"{sample}_count"].values.ravel()

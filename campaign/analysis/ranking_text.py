@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import xarray as xr
 
-from campaign.analysis.comparison import is_paired
+from campaign.analysis.comparison import is_paired, why_paired
 from campaign.analysis.metrics import choose_metrics
 from campaign.analysis.query import parse_where, select
 from campaign.analysis.ranking import LEGEND, degradation, ranking_notes
@@ -62,7 +62,7 @@ def rank_levels(
     result = degradation(selected, factor, metrics, instances, confidence)
     paired = is_paired(dataset, factor)
     over = (
-        f"paired replicates (the levels of {factor} share seeds)"
+        f"paired replicates (the levels of {factor} {why_paired(dataset, factor)[0]})"
         if paired
         else f"replicates, not paired (the levels of {factor} have seeds of their own)"
     )

@@ -94,7 +94,8 @@ def rank(results, factor, metrics=None, where=None, confidence=None):
 @checked(check.COMPARE_OPTIONS)
 def compare(results, factor, baseline, metric, **options):
     """Each level of a factor against a baseline level: the difference and ratio of the means
-    of a metric, with intervals over replicates (paired when the levels share seeds).
+    of a metric, with intervals over replicates (paired when the levels share seeds, or
+    break down one task's result as a breakdown's ``job_class`` does).
 
     Parameters
     ----------

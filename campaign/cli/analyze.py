@@ -20,7 +20,8 @@ RANK_COLUMNS = (  # the columns of `query --rank` (argparse help: %% is a percen
     "100 (value / best - 1), on cell means, averaged over the metrics and the instances (cells "
     "of the other factors); D_replicates (%%): the same within each replicate, averaged over "
     "the replicates; ci_low, ci_high (%%): the Student-t interval of D_replicates over the "
-    "replicates (paired when the factor's levels share seeds); n: the replicates in it (those "
+    "replicates (paired when the factor's levels share seeds, or break down one task's result "
+    "as job_class does); n: the replicates in it (those "
     "where every level, metric and instance has a value). Warnings follow when the factor is "
     "not paired, when fewer than 5 replicates make the interval, or when a best value near 0 "
     "makes degradations explode; with 3 levels or more and 2 instances or more, a Friedman "
@@ -62,12 +63,14 @@ def add_compare(subparsers) -> None:
     p = subparsers.add_parser(
         "compare",
         help="each level of a factor against a baseline level: difference and ratio of the "
-        "means with confidence intervals (paired when the levels share seeds)",
+        "means with confidence intervals (paired when the levels share seeds or break down one "
+        "task's result)",
         description="For every level of --factor other than --baseline, per cell of the other "
         "factors (or per group of --by, pooling the rest replicate by replicate): the means, "
         "their difference (level - baseline) and ratio (level / baseline) with confidence "
         "intervals over replicates. A paired factor (its levels share seeds: common random "
-        "numbers) gets intervals over the per-replicate differences; any other factor Welch "
+        "numbers) and a breakdown's dimension (job_class: the classes of one task come from "
+        "one run) get intervals over the per-replicate differences; any other factor Welch "
         "intervals from each level's replicates. The output says which.",
     )
     p.add_argument("results", help=RESULTS_HELP)
@@ -101,7 +104,8 @@ def add_effects(subparsers) -> None:
         "effect and two-factor interaction with its degrees of freedom, its share of the total "
         "sum of squares (type II, so unequal replicate counts are fine), an F test and its "
         "rank; then each factor's level means against the mean of all cells. With paired "
-        "factors, tasks that share a seed form blocks (a split-plot analysis).",
+        "factors, tasks that share a seed form blocks (a split-plot analysis); a breakdown's "
+        "dimension (job_class) is paired, each task's classes lying in its block.",
     )
     p.add_argument("results", help=RESULTS_HELP)
     p.add_argument("--metric", required=True, help="the metric analysed")

@@ -44,9 +44,8 @@ def render_effects(result: xr.Dataset, fmt: str = "text", digits: int | None = N
     ]
     if attrs.get("paired"):
         above.append(
-            f"split plot: {attrs['paired']} paired (tasks sharing a seed form a block); terms "
-            f"without a paired factor are tested against '{BLOCKS}', the others against "
-            f"'{RESIDUAL}'"
+            f"split plot: {attrs['paired']} paired ({_blocks(attrs)}); terms without a paired "
+            f"factor are tested against '{BLOCKS}', the others against '{RESIDUAL}'"
         )
     header = ["rank", "term", "df", "share (%)", "F", "p", "tested against"]
     rows = [
@@ -70,6 +69,17 @@ def render_effects(result: xr.Dataset, fmt: str = "text", digits: int | None = N
         below.append(f"  {factor}: {shown}")
     table = Shown(header, rows, 2, above=above, below=below, align="rlrrrrl")
     return render(frame, fmt, table)
+
+
+def _blocks(attrs) -> str:
+    """What forms a block of the split plot: tasks sharing a seed, with their values along a
+    breakdown's dimension when that is paired (a task's values there share its seed)."""
+    dimension = attrs.get("breakdown")
+    if not dimension:
+        return "tasks sharing a seed form a block"
+    if attrs["paired"].split() == [dimension]:
+        return f"each task's values per {dimension} form a block"
+    return f"tasks sharing a seed, with their values per {dimension}, form a block"
 
 
 def render_fraction_effects(
