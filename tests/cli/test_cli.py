@@ -343,7 +343,7 @@ def test_query_rank_orders_levels_by_mean_degradation(tmp_path, capsys):
     assert lines[0].endswith(
         "95% interval over replicates, not paired (the levels of strategy have seeds of their own)"
     )
-    assert lines[5].startswith("D_means: degradation from the best, 100 (value / best - 1)")
+    assert lines[5].startswith("D_means: degradation from the best, 100 (value - best) / |best|")
     warnings = [line for line in lines if line.startswith("warning: ")]
     assert [line.split(" (")[0] for line in warnings] == [
         "warning: strategy is not paired",
