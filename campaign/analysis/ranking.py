@@ -26,7 +26,7 @@ import numpy as np
 import xarray as xr
 from scipy import stats as scipy_stats
 
-from campaign.analysis.stats import interval
+from campaign.analysis.stats import FEW_REPLICATES, interval
 from campaign.results.assemble import headline_metrics
 
 
@@ -174,7 +174,6 @@ def _paired_interval(
 
 NEAR_ZERO = 0.01  # degradations above 100 (1 / NEAR_ZERO - 1) = 9900%: for positive values,
 # a best below 1% of another level's; in general, another level above the best by 99 |best|
-FEW_REPLICATES = 5  # below this, an interval rests mostly on the normality assumption
 
 
 def _near_zero(values: xr.DataArray, deg: xr.DataArray, factor: str) -> xr.DataArray:

@@ -110,7 +110,8 @@ def test_query_json_and_table_by_every_cell(finished, capsys):
     assert main(["query", results, "--metric", "max_wait", "--by", "arrival_rate"]) == 0
     table = capsys.readouterr().out.splitlines()
     assert table[0].split() == ["arrival_rate", "max_wait", "n"]
-    assert len(table) == 4 and "±" in table[2]
+    assert len(table) == 5 and "±" in table[2]
+    assert table[4].startswith("warning: some intervals rest on 4 replicate(s) (fewer than 5)")
 
 
 @pytest.mark.parametrize(
