@@ -28,7 +28,7 @@ import xarray as xr
 
 from campaign.analysis.breakdown import BREAKDOWN
 from campaign.analysis.query import check_confidence, parse_where, positions, select, typed_level
-from campaign.analysis.stats import t_quantile
+from campaign.analysis.stats import few_replicates_warning, t_quantile
 from campaign.errors import CampaignError, ParameterError
 from campaign.results.assemble import factors_of, metrics_of
 
@@ -46,7 +46,6 @@ VARIABLES = (
     "n_baseline",
     "dof",
 )
-FEW_REPLICATES = 5  # below this, an interval rests mostly on the normality assumption
 
 
 def is_paired(dataset: xr.Dataset, factor: str) -> bool:
@@ -277,11 +276,9 @@ def notes(result: xr.Dataset) -> list[str]:
     lines = []
     n = result["n"].values
     fewest = int(n.min()) if n.size else 0
-    if fewest < FEW_REPLICATES:
-        lines.append(
-            f"warning: some intervals rest on {fewest} replicate(s) (fewer than "
-            f"{FEW_REPLICATES}): too few for an interval to say much; add replicates"
-        )
+    few = few_replicates_warning(fewest)
+    if few:
+        lines.append(few)
     no_ratio = int((result["baseline_mean"] == 0).sum())
     if no_ratio:
         lines.append(f"note: {no_ratio} row(s) have a baseline mean of 0: no ratio (nan)")

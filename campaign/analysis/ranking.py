@@ -1,17 +1,21 @@
 """Degradation from the best and ranking of strategies (parallel-jobs.md section 8).
 
 For every instance g (a combination of the instance dimensions: grid, workload...), strategy
-s and metric k (all minimised): deg = 100 (v / min over s of v - 1). D_{s,g} is the mean of
-deg over the metrics; D_s the mean of D_{s,g} over instances; strategies are ranked by D_s
-(1 = best). Values are cell means over replicates; the same computation per paired replicate
-gives a Student-t interval for D_s (centred on the mean of the per-replicate D, reported as
-``D_paired_mean``: with few replicates it may differ from D on cell means). A best value of 0
-gives deg 0 to the strategies at 0 and NaN (left out of the means) to the others.
+s and metric k (all minimised): deg = 100 (v - best) / |best|, best the minimum over s of v.
+That is 100 (v / best - 1) for a positive best, and stays 0 for the best and positive for the
+others when values are negative or straddle 0 (dividing by a negative best would turn the
+order round). D_{s,g} is the mean of deg over the metrics; D_s the mean of D_{s,g} over
+instances; strategies are ranked by D_s (1 = best). Values are cell means over replicates;
+the same computation per paired replicate gives a Student-t interval for D_s (centred on the
+mean of the per-replicate D, reported as ``D_paired_mean``: with few replicates it may differ
+from D on cell means). A best value of 0 gives deg 0 to the strategies at 0 and NaN (left out
+of the means) to the others.
 
 The metrics default to the model's headline metrics, which a results file names in its
 ``headline_metrics`` attribute. `ranking_notes` says what a reader must know before trusting
-the interval: an unpaired factor, too few replicates, a best value near 0 (``near_zero``:
-degradations above 9900% per metric and instance), and a Friedman test across instances.
+the interval: an unpaired factor, too few replicates, a best value near 0 against the others
+(``near_zero``: degradations above 9900% per metric and instance, another level exceeding the
+best by more than 99 |best|), and a Friedman test across instances.
 """
 
 from __future__ import annotations
@@ -22,13 +26,15 @@ import numpy as np
 import xarray as xr
 from scipy import stats as scipy_stats
 
-from campaign.analysis.stats import interval
+from campaign.analysis.stats import FEW_REPLICATES, interval
 from campaign.results.assemble import headline_metrics
 
 
 def _deg(values: xr.DataArray, factor: str) -> xr.DataArray:
+    """100 (value - best) / |best| along ``factor``: |best|, so that a negative best does not
+    turn the order round (see the module)."""
     best = values.min(factor)
-    deg = 100.0 * (values / best - 1.0)
+    deg = 100.0 * (values - best) / abs(best)
     at_zero = values == 0
     return xr.where(best == 0, xr.where(at_zero, 0.0, np.nan), deg).where(values.notnull())
 
@@ -166,22 +172,23 @@ def _paired_interval(
     return interval(per_replicate, "replicate", confidence), left_out
 
 
-NEAR_ZERO = 0.01  # a best value below 1% of another level's: degradations above 9900%
-FEW_REPLICATES = 5  # below this, an interval rests mostly on the normality assumption
+NEAR_ZERO = 0.01  # degradations above 100 (1 / NEAR_ZERO - 1) = 9900%: for positive values,
+# a best below 1% of another level's; in general, another level above the best by 99 |best|
 
 
 def _near_zero(values: xr.DataArray, deg: xr.DataArray, factor: str) -> xr.DataArray:
-    """Where the best level's value is near 0 against the others' (deg above 9900%, or a best
-    of 0 beside a level that is not), so relative degradations explode."""
+    """Where the best level's value is near 0 against the others' (deg above 9900%: another
+    level above it by more than 99 |best|; or a best of 0 beside a level that is not), so
+    relative degradations explode."""
     exploded = (deg > 100.0 * (1 / NEAR_ZERO - 1)).any(factor)
     zero_best = (values.min(factor) == 0) & (values > 0).any(factor)
     return exploded | zero_best
 
 
 LEGEND = (
-    "D_means: degradation from the best, 100 (value / best - 1), on cell means, averaged over "
-    "metrics and instances; D_replicates: the same within each replicate, averaged; ci_low, "
-    "ci_high: its interval; n: replicates in it (campaign query --help)"
+    "D_means: degradation from the best, 100 (value - best) / |best|, on cell means, averaged "
+    "over metrics and instances; D_replicates: the same within each replicate, averaged; "
+    "ci_low, ci_high: its interval; n: replicates in it (campaign query --help)"
 )
 
 
@@ -219,9 +226,10 @@ def ranking_notes(result: xr.Dataset, paired: bool) -> list[str]:
                 labels = ", ".join(f"{d}={first[d].values[0]}" for d in first.dims)
                 where = f" in {int(flagged.sum())} of {flagged.size} instances (e.g. {labels})"
             lines.append(
-                f"warning: {metric}:{where} the best {factor}'s value is below "
-                f"{NEAR_ZERO:.0%} of another level's (on cell means or within a replicate): "
-                f"degradations there exceed {100 * (1 / NEAR_ZERO - 1):.0f}% and dominate D; "
+                f"warning: {metric}:{where} the best {factor}'s value is near 0 beside another "
+                f"level's (which exceeds it by more than {1 / NEAR_ZERO - 1:.0f} |best|, on cell "
+                "means or within a replicate): degradations there exceed "
+                f"{100 * (1 / NEAR_ZERO - 1):.0f}% and dominate D; "
                 "relative degradations explode near 0: rank on a metric away from 0, or compare "
                 "differences with `campaign compare`"
             )

@@ -7,7 +7,9 @@ the noise still makes is stated (`noise_share`). The methods:
 
 - ``sobol`` (a Saltelli design): first-order and total Sobol indices, second-order ones when
   the sample was drawn for them (SALib's ``analyze.sobol``);
-- ``morris`` (a Morris design): elementary effects mu, mu*, sigma (``analyze.morris``);
+- ``morris`` (a Morris design): elementary effects mu, mu*, sigma (``analyze.morris``), in
+  units of the metric per whole range of the factor (SALib divides each change by its step
+  as a fraction of the range);
 - ``delta`` and ``rbd_fast`` (any design of points): Borgonovo's delta and first-order
   indices, and RBD-FAST first-order indices, from the points as a plain sample;
 - ``regression`` (any design of points): standardized regression coefficients with

@@ -27,6 +27,20 @@ def t_quantile(confidence: float, n: np.ndarray) -> np.ndarray:
     return stdtrit(dof, 0.5 + confidence / 2)
 
 
+FEW_REPLICATES = 5  # below this, an interval rests mostly on the normality assumption
+
+
+def few_replicates_warning(fewest: int) -> str | None:
+    """The line under a table of intervals, the smallest over ``fewest`` replicates, when
+    they are too few for an interval to say much (None otherwise)."""
+    if fewest >= FEW_REPLICATES:
+        return None
+    return (
+        f"warning: some intervals rest on {fewest} replicate(s) (fewer than {FEW_REPLICATES}): "
+        "too few for an interval to say much; add replicates"
+    )
+
+
 def interval(values: xr.DataArray, dim: str, confidence: float) -> dict[str, xr.DataArray]:
     """Mean, sample std, n, half-width and bounds along ``dim``, ignoring NaN (missing) values.
 

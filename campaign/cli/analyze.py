@@ -17,7 +17,8 @@ from campaign.cli.arguments import (
 
 RANK_COLUMNS = (  # the columns of `query --rank` (argparse help: %% is a percent sign)
     "rank: 1 = the smallest D_means; D_means (%%): the degradation from the best level, "
-    "100 (value / best - 1), on cell means, averaged over the metrics and the instances (cells "
+    "100 (value - best) / |best| with best the smallest value among the levels (|best|: values "
+    "may be negative), on cell means, averaged over the metrics and the instances (cells "
     "of the other factors); D_replicates (%%): the same within each replicate, averaged over "
     "the replicates; ci_low, ci_high (%%): the Student-t interval of D_replicates over the "
     "replicates (paired when the factor's levels share seeds, or break down one task's result "

@@ -139,12 +139,14 @@ def design_section(dataset: xr.Dataset) -> str:
         )
     cells = int(dataset["status"].size // max(dataset.sizes["replicate"], 1))
     replicates = f"replicates per cell: {dataset.sizes['replicate']}"
+    adaptive = "precision_replicates" in dataset or "selection_replicates" in dataset
     if "precision_replicates" in dataset:
         replicates = (
             "replicates per cell: precision target (see precision_replicates in results.nc)"
         )
     if "selection_replicates" in dataset:
         replicates = "replicates per cell: a selection's stages (see the selection below)"
+    tasks = task_count(dataset, cells, adaptive)
     params = dataset.attrs.get("params", "")
     return "\n".join(
         [
@@ -154,11 +156,22 @@ def design_section(dataset: xr.Dataset) -> str:
             "<tbody>",
             *rows,
             "</tbody></table>",
-            f"<p>{cells} cells; {esc(replicates)}; {int(dataset['status'].size)} tasks.</p>",
+            f"<p>{cells} cells; {esc(replicates)}; {esc(tasks)}.</p>",
             design_note(dataset),
             f"<p>Fixed params: <code>{esc(params)}</code></p>" if params else "",
         ]
     )
+
+
+def task_count(dataset: xr.Dataset, cells: int, adaptive: bool) -> str:
+    """The campaign's tasks, the count the overview gives (``status`` is as long as the cell
+    with the most replicates: with a precision target or a selection, more than ran), and
+    then the most the design allows."""
+    tasks = int(dataset.attrs.get("tasks", dataset["status"].size))
+    if not adaptive or "replicates" not in dataset.attrs:
+        return f"{tasks} tasks"
+    most = int(dataset.attrs["replicates"])
+    return f"{tasks} tasks (at most {cells * most}: {most} replicates per cell)"
 
 
 def design_note(dataset: xr.Dataset) -> str:

@@ -1,7 +1,8 @@
 """The summary table of `campaign.analysis.query.summary_table` in any format.
 
 Aligned text (what `campaign query` and `campaign run` print): per metric the mean ± the
-interval's half-width, a count of replicates, and notes on replicates left out and NaN values.
+interval's half-width, a count of replicates, and notes on replicates left out, NaN values
+and intervals over fewer than 5 replicates.
 Paper formats (Markdown, LaTeX, HTML): per metric the mean ± half-width, to the digits its
 interval supports (`numbers.estimate`), the metric's units in its header, what the numbers are
 in a note. Any format can pivot: a factor's levels across, as groups of columns. CSV and JSON:
@@ -15,12 +16,21 @@ from typing import Any
 import pandas as pd
 
 from campaign.analysis.query import factor_columns
+from campaign.analysis.stats import few_replicates_warning
 from campaign.render.numbers import estimate, mean_pm
 from campaign.render.table import Shown, check_format, pivot, pivot_frame, render
 
 
 def column_total(frame: pd.DataFrame, column: str) -> int:
     return int(frame[column].sum()) if column in frame else 0
+
+
+def fewest_replicates(frame: pd.DataFrame, metrics: list[str]) -> str | None:
+    """The warning when some interval of the table rests on too few replicates (rows with
+    none have no interval to warn of)."""
+    counts = [frame[f"{m}_n"] for m in metrics if f"{m}_n" in frame]
+    found = [int(n) for column in counts for n in column if n > 0]
+    return few_replicates_warning(min(found)) if found else None
 
 
 def counts(row: dict[str, Any], metrics: list[str], stat: str) -> str:
@@ -91,6 +101,9 @@ def text_table(
                 f"{metric}: {undefined} values NaN (finished tasks, the value undefined); left "
                 "out of the means and n"
             )
+    few = fewest_replicates(frame, metrics)
+    if few:
+        below.append(few)
     return Shown(header, rows, len(factors), below=below)
 
 
@@ -130,6 +143,9 @@ def paper_table(
         undefined = column_total(frame, f"{metric}_nan")
         if undefined:
             notes.append(f"{metric}: {undefined} values NaN (undefined), left out")
+    few = fewest_replicates(frame, metrics)
+    if few:
+        notes.append(few)
     return Shown(header, rows, len(factors), below=notes)
 
 

@@ -1,4 +1,5 @@
-"""Degradation ranking: Example E of parallel-jobs.md section 8, replicates and instances."""
+"""Degradation ranking: Example E of parallel-jobs.md section 8, replicates, instances, and
+metrics below 0."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pytest
 import xarray as xr
 from scipy import stats
 
+import campaign
 from campaign.analysis.ranking import degradation, friedman_test, ranking_notes
 from campaign.render.ranking import render_ranking
 
@@ -70,6 +72,70 @@ def test_paired_replicates():
     assert float(result["D_ci_high"].sel(strategy="B")) == pytest.approx(paired + spread)
 
 
+def scores(values: list[list[float]]) -> xr.Dataset:
+    """A metric per strategy x replicate, paired, as a results file holds it."""
+    return xr.Dataset(
+        {"score": (("strategy", "replicate"), np.array(values, dtype=float))},
+        {"strategy": ["A", "B", "C"], "replicate": np.arange(len(values[0]))},
+        attrs={"headline_metrics": "score", "paired": "strategy"},
+    )
+
+
+def test_negative_values_are_degraded_from_the_magnitude_of_the_best():
+    # Smaller is better: A (-10, -8, -12) is best in every replicate. Each deg is
+    # 100 (value - best) / |best|, job by job: B 1/10, 1/8, 2/12; C 5/10, 4/8, 6/12.
+    result = degradation(scores([[-10, -8, -12], [-9, -7, -10], [-5, -4, -6]]))
+    # on cell means A -10, B -26/3, C -5
+    assert result["deg"].sel(metric="score").values.tolist() == pytest.approx(
+        [0, 100 * (4 / 3) / 10, 50]
+    )
+    assert result["D"].values.tolist() == pytest.approx([0, 40 / 3, 50])
+    assert result["rank"].values.tolist() == [1, 2, 3]
+    per_replicate = [100 / 10, 100 / 8, 200 / 12]
+    assert float(result["D_paired_mean"].sel(strategy="B")) == pytest.approx(np.mean(per_replicate))
+    half = np.std(per_replicate, ddof=1) / np.sqrt(3) * stats.t.ppf(0.975, 2)
+    assert float(result["D_ci_low"].sel(strategy="B")) == pytest.approx(
+        np.mean(per_replicate) - half
+    )
+    assert result["D_ci_low"].sel(strategy="C").item() == pytest.approx(50)
+    assert result["D_ci_high"].sel(strategy="C").item() == pytest.approx(50)
+    assert not bool(result["near_zero"].any())
+    table = render_ranking(result)
+    assert [line.split()[:3] for line in table.splitlines()[1:4]] == [
+        ["1", "A", "0.00"],
+        ["2", "B", "13.33"],
+        ["3", "C", "50.00"],
+    ]
+    # as `campaign query --rank` and the report print it
+    results = scores([[-10, -8, -12], [-9, -7, -10], [-5, -4, -6]])
+    results["status"] = xr.ones_like(results["score"], dtype=np.int8)
+    printed = campaign.table(campaign.rank(results, "strategy", "score")).splitlines()
+    assert [line.split()[:4] for line in printed[2:5]] == [
+        ["1", "A", "0.00", "0.00"],
+        ["2", "B", "13.33", "13.06"],
+        ["3", "C", "50.00", "50.00"],
+    ]
+
+
+def test_values_straddling_zero_keep_their_order_and_a_best_near_zero_warns():
+    # A below 0, B and C above: deg 100 (value + 2) / 2
+    result = degradation(scores([[-2.0], [1.0], [4.0]]))
+    assert result["D"].values.tolist() == pytest.approx([0, 150, 300])
+    assert result["rank"].values.tolist() == [1, 2, 3]
+    # a best of -0.01 beside 1 and 5: C exceeds it by 501 |best|, B by 101: deg 10100, 50100
+    result = degradation(scores([[-0.01], [1.0], [5.0]]))
+    assert result["D"].values.tolist() == pytest.approx([0, 10100, 50100])
+    assert bool(result["near_zero"].item())
+    assert ranking_notes(result, paired=True)[-1] == (
+        "warning: score: the best strategy's value is near 0 beside another level's (which "
+        "exceeds it by more than 99 |best|, on cell means or within a replicate): degradations "
+        "there exceed 9900% and dominate D; relative degradations explode near 0: rank on a "
+        "metric away from 0, or compare differences with `campaign compare`"
+    )
+    # a best of -1 beside 5: far enough from 0 (deg 600), no warning
+    assert not bool(degradation(scores([[-1.0], [5.0], [2.0]]))["near_zero"].item())
+
+
 def test_zero_best_and_missing_values():
     ds = example_e()
     ds["mean_wait"][:] = [[0.0], [0.0], [5.0]]
@@ -125,9 +191,10 @@ def test_notes_warn_of_unpaired_levels_few_replicates_and_a_best_near_zero():
     notes = ranking_notes(degradation(replicated(values)), paired=True)
     assert notes[:-1] == [
         "warning: mean_wait: in 1 of 2 instances (e.g. grid=g1) the best strategy's value is "
-        "below 1% of another level's (on cell means or within a replicate): degradations there "
-        "exceed 9900% and dominate D; relative degradations explode near 0: rank on a metric "
-        "away from 0, or compare differences with `campaign compare`"
+        "near 0 beside another level's (which exceeds it by more than 99 |best|, on cell means "
+        "or within a replicate): degradations there exceed 9900% and dominate D; relative "
+        "degradations explode near 0: rank on a metric away from 0, or compare differences with "
+        "`campaign compare`"
     ]
     # within one replicate only: B at 0.2 in replicate 3 of g0
     values = 100 + rng.random((3, 2, 5))

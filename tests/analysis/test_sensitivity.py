@@ -237,7 +237,8 @@ def test_morris_effects_of_a_linear_model_are_its_slopes_over_each_range(tmp_pat
     results = open_results(run(tmp_path, text, cluster))
     assert results.sizes["point"] == 50
     table = sensitivity(results, "y").table.set_index("factor")
-    # an elementary effect is the change of y over a step of the range (on its scale)
+    # an elementary effect is the change of y per whole range of the factor (on its scale):
+    # the slope times the width, 3 x 1 for a and -2 x 2 for b
     np.testing.assert_allclose(table.loc[["a", "b", "c"], "mu"], [3.0, -4.0, 0.0], atol=1e-9)
     np.testing.assert_allclose(table.loc[["a", "b", "c"], "sigma"], [0.0, 0.0, 0.0], atol=1e-9)
     assert table.loc["k", "mu_star"] > 0

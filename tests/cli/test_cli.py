@@ -110,7 +110,8 @@ def test_query_json_and_table_by_every_cell(finished, capsys):
     assert main(["query", results, "--metric", "max_wait", "--by", "arrival_rate"]) == 0
     table = capsys.readouterr().out.splitlines()
     assert table[0].split() == ["arrival_rate", "max_wait", "n"]
-    assert len(table) == 4 and "±" in table[2]
+    assert len(table) == 5 and "±" in table[2]
+    assert table[4].startswith("warning: some intervals rest on 4 replicate(s) (fewer than 5)")
 
 
 @pytest.mark.parametrize(
@@ -343,7 +344,7 @@ def test_query_rank_orders_levels_by_mean_degradation(tmp_path, capsys):
     assert lines[0].endswith(
         "95% interval over replicates, not paired (the levels of strategy have seeds of their own)"
     )
-    assert lines[5].startswith("D_means: degradation from the best, 100 (value / best - 1)")
+    assert lines[5].startswith("D_means: degradation from the best, 100 (value - best) / |best|")
     warnings = [line for line in lines if line.startswith("warning: ")]
     assert [line.split(" (")[0] for line in warnings] == [
         "warning: strategy is not paired",

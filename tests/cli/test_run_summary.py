@@ -28,6 +28,11 @@ def test_the_summary_shows_the_headline_metrics_and_names_the_others(demo_result
         f"wait_p95, ...): `campaign query "
         f"{demo_results}` shows every metric, --metric NAME one (or run with --show-metrics N)"
     ) in printed.splitlines()
+    # 4 replicates a cell: the table says they are too few for its intervals
+    assert (
+        "warning: some intervals rest on 4 replicate(s) (fewer than 5): too few for an "
+        "interval to say much; add replicates"
+    ) in printed.splitlines()
 
 
 def test_show_metrics_adds_others_after_the_headline_ones(demo_results, scheduler_address):

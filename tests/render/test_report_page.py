@@ -231,3 +231,21 @@ def test_a_report_made_without_the_failures_still_counts_them(paper_results, tmp
         '<h2 id="failures">Failed tasks</h2><p>4 tasks failed; their error texts are in the '
         "group failures of results.nc (campaign.open_failures).</p>"
     ) in page
+
+
+def test_the_design_counts_the_tasks_that_ran_as_the_overview_does(run_campaign, tmp_path):
+    """With a precision target, status has room for the most replicates any cell got; the
+    design line counts the tasks the campaign had, as the overview does, then the most the
+    target allows."""
+    from campaign.render.report import write_report
+    from tests.conftest import MM1_PRECISION
+
+    results = campaign.open_results(run_campaign("precision-report", MM1_PRECISION))
+    ran = int(results["precision_replicates"].sum())
+    assert int(results.attrs["tasks"]) == ran < results["status"].size
+    page = write_report(results, tmp_path / "r").read_text()
+    assert f": {ran} of {ran} tasks ok, 0 failed, 0 missing;" in page
+    assert (
+        "<p>5 cells; replicates per cell: precision target (see precision_replicates in "
+        f"results.nc); {ran} tasks (at most 60: 12 replicates per cell).</p>"
+    ) in page

@@ -1,9 +1,13 @@
 """`query --format markdown|latex|html`: the summary table for a paper or a page, each cell's
-mean ± half-width and interval as results.nc holds them."""
+mean ± half-width and interval as results.nc holds them; and the warning of every format but
+CSV and JSON when some interval rests on fewer than 5 replicates."""
 
 from __future__ import annotations
 
 import math
+
+import numpy as np
+import xarray as xr
 
 import campaign
 from campaign.cli.main import main
@@ -42,6 +46,8 @@ def test_markdown_table_holds_the_cells_of_the_results(paper_results, capsys):
     assert lines[8:] == [
         "",
         "mean ± half-width of the 95% confidence interval (Student t) over n replicates",
+        "warning: some intervals rest on 4 replicate(s) (fewer than 5): too few for an interval "
+        "to say much; add replicates",
     ]
     assert rows == expected_rows(dataset, "mean_wait")
     assert [row[-1] for row in rows] == ["4", "4", "6", "6", "6", "6"]  # 4 tasks failed
@@ -62,6 +68,8 @@ def test_latex_table_is_booktabs_with_escaped_names(paper_results, capsys):
         r"\bottomrule",
         r"\end{tabular}",
         "% mean ± half-width of the 95% confidence interval (Student t) over n replicates",
+        "% warning: some intervals rest on 4 replicate(s) (fewer than 5): too few for an "
+        "interval to say much; add replicates",
     ]
     rows = [line.removesuffix(r" \\").split(" & ") for line in lines[4:end]]
     assert rows == [
@@ -84,4 +92,35 @@ def test_html_table_and_its_notes(paper_results, capsys):
         "mean ± half-width of the 95% confidence interval (Student t) over n replicates",
         "mean_wait: 4 replicates left out (some pooled cell has no value in them); means and "
         "n are over complete replicates",
+        "warning: some intervals rest on 4 replicate(s) (fewer than 5): too few for an interval "
+        "to say much; add replicates",
     ]
+
+
+def few(counts: list[int]) -> xr.Dataset:
+    """A results file's metric v and status over tag x replicate, ``counts[i]`` replicates of
+    6 finished in the cell of tag i."""
+    done = np.arange(6) < np.array(counts)[:, None]
+    values = np.where(done, np.arange(6.0) + np.arange(len(counts))[:, None], np.nan)
+    return xr.Dataset(
+        {"v": (("tag", "replicate"), values), "status": (("tag", "replicate"), done.astype("i1"))},
+        {"tag": [f"t{i}" for i in range(len(counts))], "replicate": np.arange(6)},
+        attrs={"confidence": 0.95},
+    )
+
+
+WARNING = (
+    "warning: some intervals rest on {} replicate(s) (fewer than 5): too few for an interval to "
+    "say much; add replicates"
+)
+
+
+def test_the_tables_warn_of_intervals_over_fewer_than_5_replicates():
+    text = campaign.table(campaign.query(few([6, 2, 3]))).splitlines()
+    assert text[-1] == WARNING.format(2)
+    assert campaign.table(campaign.query(few([6, 2])), "markdown").splitlines()[-1] == (
+        WARNING.format(2)
+    )
+    # a cell with no replicate has no interval to warn of; 5 replicates are enough
+    assert "warning" not in campaign.table(campaign.query(few([5, 6, 0])))
+    assert "warning" not in campaign.table(campaign.query(few([2, 6])), "csv")

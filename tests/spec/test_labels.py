@@ -176,8 +176,9 @@ def awkward(results):
 def test_text_tables_keep_a_label_with_a_line_break_on_its_row(awkward):
     frame = summary_table(awkward, ["v"], ["kind"])
     lines = render_summary(frame, ["v"]).splitlines()
-    assert len(lines) == 2 + 4
-    assert [line.split("  ")[0] for line in lines[2:]] == SHOWN
+    assert len(lines) == 2 + 4 + 1  # the header, a row per label, the few replicates' warning
+    assert [line.split("  ")[0] for line in lines[2:6]] == SHOWN
+    assert lines[6].startswith("warning: some intervals rest on 3 replicate(s)")
     texts = [
         render_comparison(compare(awkward, "kind", "=1+2", "v", by=[])),
         render_ranking(degradation(awkward, "kind", ["v"], ["price"])),
@@ -194,6 +195,8 @@ def test_markdown_cells_escape_markup_pipes_and_line_breaks(awkward):
     assert lines[6:] == [
         "",
         "mean ± half-width of the 95% confidence interval (Student t) over n replicates",
+        "warning: some intervals rest on 3 replicate(s) (fewer than 5): too few for an interval "
+        "to say much; add replicates",
     ]
     cells = [line.strip("| ").split(" | ") for line in lines[:6]]
     assert {len(row) for row in cells} == {3}  # kind, v ± half-width, n: no column broken
