@@ -7,10 +7,11 @@ metric), not by the records' hundreds. The records are entered in the order the 
 resolves them (a later record of a task wins, unless it failed where an earlier one
 succeeded), so the table is the one `records_table` makes from `Ledger.load`'s records.
 
-A finished task whose metrics a results file cannot hold counts as failed, saying why
-(`campaign.results.check`): a metric the spec's ``metrics:`` keeps left out is seen record
-by record; names that clash across records (without ``metrics:``) are known only once every
-record is read, and then, rarely, the records are read again whole
+A finished task whose metrics the spec refuses counts as failed, saying why
+(`campaign.results.check`): a metric the spec's ``metrics:`` keeps left out, or a program's
+metrics breaking its ``declare:``, is seen record by record (`refusal_now`: as a task run
+now would fail); names that clash across records (without ``metrics:``) are known only once
+every record is read, and then, rarely, the records are read again whole
 (`campaign.results.check.storable_records`).
 """
 
@@ -23,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from campaign.design.tasks import Design
-from campaign.results.check import refusal, storable_records
+from campaign.results.check import judges_metrics, refusal_now, storable_records
 from campaign.results.codes import Codes
 from campaign.results.names import entry_owner, name_clashes
 from campaign.results.provenance import METRICS_FROM, recomputation
@@ -93,7 +94,11 @@ def first_finished(table: TaskTable) -> list[dict[str, Any]]:
 
 def read_status(ledger: Ledger, design: Design) -> np.ndarray:
     """Each task's stored status (int8; a success beats a failure), from the key and status
-    at the head of each record (a checksummed line's JSON is not parsed)."""
+    at the head of each record (a checksummed line's JSON is not parsed); when the spec can
+    refuse a success for its metrics (`campaign.results.check.judges_metrics`), from the
+    records read whole, so that a task counts as results.nc counts it."""
+    if judges_metrics(design.spec):
+        return read_table(ledger, design).status
 
     def fold(chunks: Iterator[Heads]) -> np.ndarray:
         seen = np.zeros(design.size, dtype=bool)
@@ -147,6 +152,7 @@ class _Builder:
         self.design = design
         self.wanted = wanted
         self.kept = kept  # the spec's metrics: (a record lacking one is refused)
+        self.judged = judges_metrics(design.spec)  # whether a success may be refused
         self.factors = [factor.name for factor in design.spec.factors]
         self.status = np.zeros(size, dtype=np.int8)  # as stored, before any refusal
         self.refused = np.zeros(size, dtype=bool)
@@ -203,10 +209,10 @@ class _Builder:
             self.errors.set(index, record.get("error", ""))
             return
         metrics = record["metrics"]
-        problem = refusal(metrics, self.factors, self.kept) if self.kept else None
-        if problem is not None:
+        error = refusal_now(metrics, self.design.spec) if self.judged else None
+        if error is not None:
             self.refused[index] = True
-            self.errors.set(index, f"ValueError: {problem}")
+            self.errors.set(index, error)
             return
         for place, (name, value) in enumerate(metrics.items()):
             column = self.columns.get(name)
