@@ -1,5 +1,7 @@
 """The task table of a design read from its stored records: per task (in task order) its
-status, metric values, error text and cost, in arrays of a few bytes per task.
+status, metric values, error text and cost, in arrays of a few bytes per task, and which
+metrics its success returned (a metric it did not return is NaN in its column, but absent,
+not an undefined value: `TaskTable.absent`).
 
 `read_table` reads the ledger a chunk of records at a time (`Ledger.fold_records`), so that
 no record is held beyond its chunk: the memory grows by the arrays' bytes per task (8 per
@@ -18,7 +20,7 @@ every record is read, and then, rarely, the records are read again whole
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -56,6 +58,15 @@ class TaskTable:
     costs: TaskCosts
     recomputed: dict[tuple[str, str, str, tuple[str, ...]], int]  # per recomputation, tasks
     first_metrics: dict[str, Any] | None  # the metrics of the first finished record read
+    returned: dict[str, np.ndarray] = field(default_factory=dict)  # per metric (a sample by
+    # its name), bool per task: its success returned it (a NaN value too)
+
+    def absent(self, metric: str) -> np.ndarray:
+        """Per task, whether it finished without returning ``metric`` (a sample by its name):
+        its value is NaN in the columns, but was never given, so it is no undefined value."""
+        ok = self.status == STATUS_OK
+        returned = self.returned.get(metric)
+        return ok if returned is None else ok & ~returned
 
     def column(self, name: str) -> np.ndarray:
         """A metric's values per task (NaN throughout where no task has it)."""
@@ -171,6 +182,8 @@ class _Builder:
         self.others: dict[str, tuple[bool, Any]] = {}  # records of keys beyond the design
         self.names: set[str] = set()  # every name a finished record returned
         self.first_metrics: dict[str, Any] | None = None
+        self.returned: dict[str, np.ndarray] = {}  # per owner: the task's success returned it
+        self.returned_of: dict[str, np.ndarray] = {}  # per entry: its owner's array
 
     def enter(self, records: list[dict[str, Any]], indices: np.ndarray) -> None:
         for record, index in zip(records, indices.tolist()):
@@ -197,6 +210,8 @@ class _Builder:
         for column in self.columns.values():
             column[index] = np.nan
         self.refused[index] = False
+        for returned in self.returned.values():
+            returned[index] = False
         self.errors.clear(index)
         self.stamps.clear(index)
 
@@ -226,9 +241,22 @@ class _Builder:
                     continue
                 column = self.columns[name] = np.full(self.design.size, np.nan)
             column[index] = value
+            returned = self.returned_of.get(name)
+            if returned is None:
+                returned = self._returned(name)
+            returned[index] = True
             first = self.first.get(name)
             if first is None or index < first[0]:
                 self.first[name] = (index, place)
+
+    def _returned(self, entry: str) -> np.ndarray:
+        """The array saying which tasks returned the metric that owns ``entry``."""
+        owner = entry_owner(entry)
+        returned = self.returned.get(owner)
+        if returned is None:
+            returned = self.returned[owner] = np.zeros(self.design.size, dtype=bool)
+        self.returned_of[entry] = returned
+        return returned
 
     def _enter_cost(self, record: dict[str, Any], index: int, ok: bool) -> None:
         costs = self.costs
@@ -272,6 +300,7 @@ class _Builder:
             self.costs,
             recomputed,
             self.first_metrics,
+            self.returned,
         )
 
 

@@ -314,6 +314,40 @@ def test_nan_values_are_counted_per_cell_and_shown_by_run_and_query(tmp_path, ca
     assert [int(row["v_nan"]) for row in rows] == [expected[1.0], expected[5.0]]
 
 
+def test_a_metric_some_tasks_do_not_return_is_counted_absent_not_nan(tmp_path, capsys):
+    """Without metrics:, the cells of n=3 return a alone: b is absent there (the ledger holds
+    no b), not an undefined value; run, query and results.nc say so, and keep a's values."""
+    spec = write(tmp_path, "partial", "n: [1, 3]", replicates=3, params="params: {}")
+    result = campaign_cli(tmp_path, "run", str(spec), "--workers", "1", "--quiet")
+    assert result.returncode == 0, result.stderr
+    ds = xr.load_dataset(tmp_path / "out" / "results.nc")
+    assert (ds["status"] == 1).all()
+    assert ds["a_n"].values.tolist() == [3, 3] and ds["b_n"].values.tolist() == [3, 0]
+    assert ds["a_nan"].values.tolist() == ds["b_nan"].values.tolist() == [0, 0]
+    assert ds["b_absent"].values.tolist() == [0, 3] and "a_absent" not in ds
+    assert np.isnan(ds["b"].sel(n=3).values).all()
+    assert ds["a_mean"].values.tolist() == ds["a"].mean("replicate").values.tolist()
+    lines = result.stdout.splitlines()
+    at = lines.index("6 tasks ok, 0 failed, 0 missing")
+    assert [line.split()[-1] for line in lines[at - 4 : at - 2]] == ["3", "0/3"]  # n: a/b
+    assert lines[at - 2 :] == [
+        "b: 3 values absent (finished tasks that did not return it); left out of the means and n",
+        "",
+        "6 tasks ok, 0 failed, 0 missing",
+        "Absent values (finished tasks that did not return them; left out of the means and n): "
+        "b 3; each <metric>_absent in results.nc counts them per cell",
+        f"results: {tmp_path / 'out' / 'results.nc'}",
+    ]
+    assert not any("NaN" in line for line in lines)
+    shown = query(capsys, str(tmp_path / "out"), "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(shown)))
+    assert [(row["b_n"], row["b_nan"], row["b_absent"]) for row in rows] == [
+        ("3", "0", "0"),
+        ("0", "0", "3"),
+    ]
+    assert "a_absent" not in rows[0]
+
+
 def test_a_campaign_of_300_metrics_reopens_with_every_value_and_queries_agree(tmp_path, capsys):
     """Many metrics go through the paths that read variables without building a DataArray
     per variable: results.nc holds each task's numbers, summaries and NaN counts, and the
