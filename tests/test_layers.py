@@ -39,7 +39,8 @@ AGAINST_THE_FLOW = {
     ("plan", "results"): "the run state reads the status codes and the task table of results/",
     ("execute", "render"): "the driver draws the progress bar (render/progress.py)",
     ("execute", "results"): "a worker checks a task's metric values as results/names.py "
-    "says a results file can hold them",
+    "says a results file can hold them, and a program's against its declare: as stored "
+    "records are checked (results/check.py)",
     ("results", "analysis"): "assembly writes the per-cell summaries of analysis/stats.py "
     "and a selection's states (analysis/selection.py)",
 }

@@ -18,7 +18,7 @@ from campaign.errors import CampaignError, ParameterError
 from campaign.results.assemble import factors_of, metric_arrays, metrics_of, point_factors_of
 from campaign.results.status import STATUS_OK
 
-COLUMN_STATS = ("mean", "half_width", "ci_low", "ci_high", "n", "nan", "left_out")
+COLUMN_STATS = ("mean", "half_width", "ci_low", "ci_high", "n", "nan", "left_out", "absent")
 COMPARISONS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
 CLAUSE = re.compile(r"^\s*([^<>=]+?)\s*(<=|>=|<|>|=)(.*)$", re.DOTALL)
 
@@ -244,9 +244,11 @@ def summary_table(
     along ``point`` beside it), columns per metric.
 
     Columns per metric: ``<m>_mean``, ``<m>_half_width``, ``<m>_ci_low``, ``<m>_ci_high``,
-    ``<m>_n``, ``<m>_nan`` (finished tasks whose value is NaN, left out of the others) and
+    ``<m>_n``, ``<m>_nan`` (finished tasks whose value is NaN, left out of the others),
     ``<m>_left_out`` (replicates left out because only some of the pooled cells have a value
-    in them: failed, missing or NaN). Other factors are pooled replicate by replicate, over
+    in them: failed, missing or NaN) and, for a metric some finished task did not return
+    (the results hold ``<m>_absent``), ``<m>_absent``: those tasks, left out too, and not
+    counted in ``<m>_nan``. Other factors are pooled replicate by replicate, over
     complete replicates only (see `campaign.analysis.stats.pooled`); ``<m>_n`` counts those.
     ``pivot``: a factor whose levels a rendering puts across; grouped by, named in ``by`` or not.
     """
@@ -284,17 +286,21 @@ def summary_table(
             )
     grouped = [] if POINT in by else [name for name in by if name in on_points]
     # only the variables needed, each read once: linear in the number of metrics
-    needed = xr.Dataset(metric_arrays(dataset, [*metrics, "status"]))
+    absent = [f"{m}_absent" for m in metrics if f"{m}_absent" in dataset.variables]
+    needed = xr.Dataset(metric_arrays(dataset, [*metrics, "status", *absent]))
     selected = select(needed, parse_where(dataset, where or []))
-    arrays = metric_arrays(selected, [*metrics, "status"])
+    arrays = metric_arrays(selected, [*metrics, "status", *absent])
     finished = arrays.pop("status") == STATUS_OK
     columns = {}
-    for metric, values in arrays.items():
+    for metric in metrics:
+        values, lacking = arrays[metric], arrays.get(f"{metric}_absent")
         if grouped:
-            result = by_point_values(values, finished, by, grouped, confidence)
+            result = by_point_values(values, finished, by, grouped, confidence, lacking)
         else:
-            result = metric_stats(values, finished, by, confidence)
-        columns.update({f"{metric}_{stat}": result[stat] for stat in COLUMN_STATS})
+            result = metric_stats(values, finished, by, confidence, lacking)
+        columns.update(
+            {f"{metric}_{stat}": result[stat] for stat in COLUMN_STATS if stat in result}
+        )
     table = xr.Dataset(columns)
     if by:
         frame = table.to_dataframe().reset_index()
@@ -305,10 +311,21 @@ def summary_table(
 
 
 def metric_stats(
-    values: xr.DataArray, finished: xr.DataArray, by: list[str], confidence: float
+    values: xr.DataArray,
+    finished: xr.DataArray,
+    by: list[str],
+    confidence: float,
+    absent: xr.DataArray | None = None,
 ) -> dict[str, xr.DataArray]:
-    """The columns of one metric (`COLUMN_STATS`) per group of ``by`` (dimensions)."""
-    return {**pooled(values, by, confidence), "nan": nan_count(finished, values, by)}
+    """The columns of one metric (`COLUMN_STATS`) per group of ``by`` (dimensions);
+    ``absent``: per cell, the finished tasks that did not return it (their value NaN, but
+    not undefined), when some did not."""
+    stats = {**pooled(values, by, confidence), "nan": nan_count(finished, values, by)}
+    if absent is not None:
+        counted = absent.sum([d for d in absent.dims if d not in by]).astype("int64")
+        stats["nan"] = stats["nan"] - counted
+        stats["absent"] = counted
+    return stats
 
 
 def by_point_values(
@@ -317,6 +334,7 @@ def by_point_values(
     by: list[str],
     grouped: list[str],
     confidence: float,
+    absent: xr.DataArray | None = None,
 ) -> dict[str, xr.DataArray]:
     """`metric_stats` grouped by the values of factors along ``point`` (``grouped``): the
     points that share them are pooled replicate by replicate, as the cells of a factor left
@@ -328,7 +346,13 @@ def by_point_values(
     groups = sorted(members.items())
     rest = [name for name in by if name not in grouped]
     parts = [
-        metric_stats(values.isel({POINT: m}), finished.isel({POINT: m}), rest, confidence)
+        metric_stats(
+            values.isel({POINT: m}),
+            finished.isel({POINT: m}),
+            rest,
+            confidence,
+            None if absent is None else absent.isel({POINT: m}),
+        )
         for _, m in groups
     ]
     coordinates = {name: ("group", [key[i] for key, _ in groups]) for i, name in enumerate(grouped)}

@@ -34,7 +34,8 @@ def query(results, metrics=None, by=None, where=None, confidence=None, pivot=Non
     -------
     pandas.DataFrame
         A row per group; per metric the columns ``<metric>_mean``, ``_half_width``,
-        ``_ci_low``, ``_ci_high``, ``_n``, ``_nan`` and ``_left_out``; `table` writes it.
+        ``_ci_low``, ``_ci_high``, ``_n``, ``_nan`` and ``_left_out``, and ``_absent`` for a
+        metric some finished task did not return; `table` writes it.
     """
     from campaign.analysis.breakdown import mentioned
     from campaign.analysis.metrics import choose_metrics

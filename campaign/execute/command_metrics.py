@@ -18,7 +18,8 @@ output is never held whole.
 
 A metric is a number, a sample (a JSON array, a parser's list or array) or a breakdown (a
 JSON object ``{label: {metric: number}}``, a parser's dict of dicts), as a Python model's.
-`check_declared` holds them to ``declare`` (names and kinds) once they are stored entries.
+`campaign.results.check.check_declared` holds them to ``declare`` (names and kinds) once they
+are stored entries.
 Every problem (a missing output, garbage, a value that is no number, a metric given twice)
 is one ``ValueError`` line.
 """
@@ -41,9 +42,7 @@ from campaign.execute.metric_text import (
     read_metrics,
     read_numbers,
 )
-from campaign.models.contract import BREAKDOWN, SAMPLE, SCALAR
-from campaign.results.names import BREAKDOWN_ENTRY, SAMPLE_MARK
-from campaign.spec.command_model import CommandSpec, MetricsSource, SampleFile
+from campaign.spec.command_model import MetricsSource, SampleFile
 
 
 class FolderOutputs(Mapping[str, bytes]):
@@ -165,55 +164,3 @@ def checked(metrics: object, reference: str) -> dict[str, object]:
             f"metrics parser {reference} returned {type(metrics).__name__}, not a dict"
         )
     return {str(name): metric_value(value, str(name), reference) for name, value in metrics.items()}
-
-
-KIND_WORDS = {
-    SCALAR: ("a number (kind: scalar, the default)", "a number"),
-    SAMPLE: ("a sample (kind: sample)", "an array of numbers"),
-    BREAKDOWN: ("a breakdown (kind: breakdown)", "an object of label: {metric: number}"),
-}
-
-
-def given_kinds(entries: Mapping[str, float]) -> tuple[dict[str, str], dict[str, str]]:
-    """What a task's stored entries hold: each metric's kind, and the metrics inside each
-    breakdown (metric -> its dimension)."""
-    kinds: dict[str, str] = {}
-    inside: dict[str, str] = {}
-    for entry in entries:
-        match = BREAKDOWN_ENTRY.match(entry)
-        if match:
-            kinds[match["dimension"]] = BREAKDOWN
-            inside.setdefault(match["metric"], match["dimension"])
-            continue
-        owner, mark, _ = entry.partition(SAMPLE_MARK)
-        if mark and f"{owner}{SAMPLE_MARK}n" in entries:
-            kinds[owner] = SAMPLE
-        else:
-            kinds[entry] = SCALAR
-    return kinds, inside
-
-
-def check_declared(command: CommandSpec, entries: Mapping[str, float]) -> None:
-    """With declared metrics, the program must give each of them, of its declared kind, and
-    no other (a breakdown's metrics too); ``entries`` as a record stores them."""
-    declared = {metric.name: metric.kind for metric in command.declare}
-    if not declared:
-        return
-    kinds, inside = given_kinds(entries)
-    names = ", ".join(declared)
-    for name in sorted(set(kinds) - set(declared)):
-        raise ValueError(f"metric {name!r} is not declared in model.declare ({names})")
-    for name in sorted(set(inside) - set(declared)):
-        raise ValueError(
-            f"metric {name!r} of breakdown {inside[name]!r} is not declared in model.declare "
-            f"({names})"
-        )
-    for name, kind in [*kinds.items(), *((name, SCALAR) for name in inside)]:
-        if declared[name] != kind:
-            raise ValueError(
-                f"metric {name!r} is declared {KIND_WORDS[declared[name]][0]} but the program "
-                f"gave {KIND_WORDS[kind][1]}"
-            )
-    missing = [name for name in declared if name not in kinds and name not in inside]
-    if missing:
-        raise ValueError(f"declared metric {missing[0]!r} is missing from the program's output")

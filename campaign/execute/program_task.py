@@ -31,7 +31,7 @@ from typing import Any
 import campaign.execute.keep as keep
 import campaign.execute.process_tree as process_tree
 from campaign.design.seeds import seed31
-from campaign.execute.command_metrics import FolderOutputs, check_declared, metrics_from_outputs
+from campaign.execute.command_metrics import FolderOutputs, metrics_from_outputs
 from campaign.execute.input_integrity import InputChanged, check_unchanged
 from campaign.execute.inputs import cache_folder, cached_input
 from campaign.plan.program_sources import (
@@ -42,6 +42,7 @@ from campaign.plan.program_sources import (
     runtime_name,
 )
 from campaign.plan.sources import combined_digest, file_digest
+from campaign.results.check import check_declared
 from campaign.results.names import metric_values
 from campaign.spec.command_model import CommandSpec
 from campaign.spec.placeholders import PLACEHOLDER, fill_shell_line

@@ -28,12 +28,11 @@ from typing import Any
 import xarray as xr
 
 from campaign.errors import BadValue, CampaignError
-from campaign.execute.program_task import check_declared
 from campaign.models import describe_error
 from campaign.plan.plan import make_plan
 from campaign.plan.sources import combined_digest
 from campaign.plan.target import campaign_spec
-from campaign.results.check import refusal
+from campaign.results.check import check_declared, refusal
 from campaign.results.metric_parsers import (
     DEFINITIONS,
     MetricsParser,

@@ -71,7 +71,8 @@ class FixedReplicates:
         self.window = np.ones((len(design.cells), self.most), dtype=bool)
 
     def read(self, ledger: Ledger, check: bool = True) -> np.ndarray:
-        """Per task, its stored status (from the records' heads: no record is parsed whole)."""
+        """Per task, its stored status (from the records' heads: no record is parsed whole,
+        unless the spec may refuse a stored success for its metrics: `read_status`)."""
         return read_status(ledger, self.design)
 
     def replay(self, table: TaskTable, status: np.ndarray) -> None:

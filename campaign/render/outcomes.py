@@ -16,7 +16,7 @@ from campaign.analysis.query import summary_table
 from campaign.plan.precision import precision_summary
 from campaign.plan.selection import selection_summary
 from campaign.render.summary import render_summary
-from campaign.results.assemble import metrics_of, nan_note
+from campaign.results.assemble import absent_note, metrics_of, nan_note
 from campaign.store.folder import LEDGER_FOLDER, RESULTS_FILE
 
 SHOWN_NAMES = 6  # other metrics named on the line under the summary; more are counted
@@ -48,8 +48,7 @@ def run_lines(
     ok, failed = dataset.attrs["tasks_ok"], dataset.attrs["tasks_failed"]
     missing = dataset.attrs["tasks_missing"]
     lines += ["", f"{ok} tasks ok, {failed} failed, {missing} missing"]
-    note = nan_note(dataset)
-    lines += [note] if note else []
+    lines += [note for note in (nan_note(dataset), absent_note(dataset)) if note]
     if "precision_state" in dataset:
         state, replicates = dataset["precision_state"], dataset["precision_replicates"]
         lines.append(precision_summary(state.values, replicates.values, spec.replicates))

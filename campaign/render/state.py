@@ -11,6 +11,7 @@ from campaign.plan.precision import precision_progress, precision_summary
 from campaign.plan.selection import selection_summary
 from campaign.render.costs import describe_costs
 from campaign.results.assemble import precision_state
+from campaign.results.check import judged
 from campaign.results.ledger_table import read_table
 from campaign.results.resource_group import task_costs
 from campaign.spec.describe import describe_spec
@@ -108,7 +109,7 @@ def failed_lines(plan: Any, failed: list[int], limit: int) -> list[str]:
     records = plan.ledger.load(only={task.key for task in listed})
     lines = []
     for task in listed:
-        record = records[task.key]
+        record = judged(records[task.key], plan.spec)  # a success the spec now refuses
         cell = ", ".join(f"{k}={v}" for k, v in plan.design.cell_label(task.cell).items())
         lines.append(
             f"  failed: {cell or '(single cell)'} replicate {task.replicate} "

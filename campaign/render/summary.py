@@ -101,6 +101,12 @@ def text_table(
                 f"{metric}: {undefined} values NaN (finished tasks, the value undefined); left "
                 "out of the means and n"
             )
+        absent = column_total(frame, f"{metric}_absent")
+        if absent:
+            below.append(
+                f"{metric}: {absent} values absent (finished tasks that did not return it); "
+                "left out of the means and n"
+            )
     few = fewest_replicates(frame, metrics)
     if few:
         below.append(few)
@@ -143,6 +149,9 @@ def paper_table(
         undefined = column_total(frame, f"{metric}_nan")
         if undefined:
             notes.append(f"{metric}: {undefined} values NaN (undefined), left out")
+        absent = column_total(frame, f"{metric}_absent")
+        if absent:
+            notes.append(f"{metric}: {absent} values absent (not returned), left out")
     few = fewest_replicates(frame, metrics)
     if few:
         notes.append(few)

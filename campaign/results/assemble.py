@@ -10,6 +10,8 @@ One netCDF file whose root group plain ``xarray.open_dataset`` reads as one flat
   other (`campaign.results.samples`);
 - ``<metric>_nan``: per cell, the finished replicates whose value is NaN (undefined), which
   the mean and ``_n`` leave out;
+- ``<metric>_absent``, only for a metric some finished task did not return: per cell, those
+  replicates (their value NaN in ``<metric>``, but none was given), left out alike;
 - with a precision target, per cell: ``precision_met``, ``precision_state`` and
   ``precision_replicates`` (the replicates its rounds gave it);
 - global attributes: the spec text and digest, model, base seed, confidence, versions, time,
@@ -38,8 +40,9 @@ from campaign.design import points as designs
 from campaign.design.tasks import Design, canonical
 from campaign.results.breakdowns import breakdown_groups, split_breakdowns
 from campaign.results.ledger_table import TaskTable, records_table
+from campaign.results.names import entry_owner
 from campaign.results.provenance import provenance
-from campaign.results.samples import SAMPLES_GROUP, sample_group, split_samples
+from campaign.results.samples import SAMPLES_GROUP, sample_group, sample_metrics, split_samples
 from campaign.results.selection import (
     SELECTION_ATTRIBUTE,
     selection_attribute,
@@ -111,11 +114,15 @@ def assemble_with_groups(
     shape = (*design.shape, spec.replicates)
     dims = [*design.dims, "replicate"]
     given = rounds.target if rounds is not None else stages.replicates if stages else None
-    status, columns, provenance_status = _planned_table(design, records, given)
+    status, columns, absent, provenance_status = _planned_table(design, records, given)
     columns = {name: column.reshape(shape) for name, column in columns.items()}
     columns, samples, derived = split_samples(columns, dims, spec.percentiles, documented)
     columns, breakdowns = split_breakdowns(columns, dims, documented)
     documented = {**documented, **derived}
+    owners = {name: name for name in absent}  # a metric's or a sample's root metrics
+    owners.update(
+        (d, s) for s in samples if s in absent for d in sample_metrics(s, spec.percentiles)
+    )
 
     kept = spec.replicates  # replicates beyond every cell's rounds are left out
     if given is not None:
@@ -130,7 +137,10 @@ def assemble_with_groups(
     variables.update(_task_variables(dims, status.reshape(shape), seeds, kept))
     raw = xr.Dataset(variables)
     variables.update(summarize(raw, list(columns), confidence).variables)
-    variables.update(_nan_counts(raw, list(columns)))
+    absent = {
+        name: absent[owners[name]].reshape(shape)[..., :kept] for name in columns if name in owners
+    }
+    variables.update(_nan_counts(raw, list(columns), absent))
     if rounds is not None:
         precision = _precision_variables(rounds, raw, spec.precision)
         variables.update({name: array.variable for name, array in precision.items()})
@@ -150,10 +160,11 @@ def assemble_with_groups(
 
 def _planned_table(
     design: Design, records: Mapping[str, dict[str, Any]] | TaskTable, given: np.ndarray | None
-) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
-    """The status and metric columns of every task, and the status of the planned ones (for
-    the provenance); with rounds or stages (``given``: the replicates each cell got), a task
-    beyond its cell's replicates is missing."""
+) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray]:
+    """The status and metric columns of every task, which finished tasks did not return a
+    metric (per metric, a sample by its name, only where one did not), and the status of
+    the planned ones (for the provenance); with rounds or stages (``given``: the replicates
+    each cell got), a task beyond its cell's replicates is missing."""
     spec = design.spec
     table = records if isinstance(records, TaskTable) else records_table(design, records)
     status = table.status.copy()
@@ -165,7 +176,12 @@ def _planned_table(
         # of this campaign's sample
         status[~planned] = STATUS_MISSING
         columns = {name: np.where(planned, column, np.nan) for name, column in columns.items()}
-    return status, columns, status[planned]
+    absent = {}
+    for owner in dict.fromkeys(entry_owner(name) for name in columns):
+        lacking = table.absent(owner) & planned
+        if lacking.any():
+            absent[owner] = lacking
+    return status, columns, absent, status[planned]
 
 
 def _replicate_coordinate(kept: int) -> xr.IndexVariable:
@@ -229,25 +245,44 @@ def _factor_coordinates(design: Design) -> dict[str, xr.Variable]:
     return variables
 
 
-def _nan_counts(raw: xr.Dataset, metrics: list[str]) -> dict[str, xr.Variable]:
-    """Per cell and metric, the finished replicates whose value is NaN (an undefined value).
+def _nan_counts(
+    raw: xr.Dataset, metrics: list[str], absent: Mapping[str, np.ndarray]
+) -> dict[str, xr.Variable]:
+    """Per cell and metric, the finished replicates whose value is NaN (an undefined value),
+    and, for a metric some finished task did not return (``absent``: per task, as ``raw``
+    lays it), the replicates that did not: NaN in the raw values too, but no value given.
 
-    The mean and ``_n`` leave them out; this count says they exist.
+    The mean and ``_n`` leave both out; these counts say they exist, and which is which.
     """
     finished = raw["status"].values == STATUS_OK
     dims = raw["status"].dims[:-1]
     counts = {}
     for metric in metrics:
         values = raw.variables[metric].values
+        lacking = absent.get(metric)
+        undefined = finished & np.isnan(values)
+        if lacking is not None:
+            undefined &= ~lacking
         counts[f"{metric}_nan"] = xr.Variable(
             dims,
-            np.count_nonzero(finished & np.isnan(values), axis=-1).astype(np.int64),
+            np.count_nonzero(undefined, axis=-1).astype(np.int64),
             {
                 "long_name": f"finished replicates whose {metric} is NaN (undefined; left out "
                 "of the mean and n)",
                 "cell_methods": "realization: sum (count of finished replicates with a NaN value)",
             },
         )
+        if lacking is not None:
+            counts[f"{metric}_absent"] = xr.Variable(
+                dims,
+                np.count_nonzero(finished & lacking, axis=-1).astype(np.int64),
+                {
+                    "long_name": f"finished replicates that returned no {metric} (left out of "
+                    "the mean and n)",
+                    "cell_methods": "realization: sum (count of finished replicates without "
+                    "the metric)",
+                },
+            )
     return counts
 
 
@@ -352,11 +387,22 @@ NAN_NOTE_METRICS = 8  # a longer list is cut, saying how many more
 
 def nan_note(dataset: xr.Dataset) -> str | None:
     """One line naming the metrics that finished tasks returned as NaN, with their counts."""
+    return _count_note(dataset, "nan", "NaN values (undefined; left out of the means and n)")
+
+
+def absent_note(dataset: xr.Dataset) -> str | None:
+    """One line naming the metrics that some finished tasks did not return, with their
+    counts (not NaN values: nothing was given)."""
+    words = "Absent values (finished tasks that did not return them; left out of the means and n)"
+    return _count_note(dataset, "absent", words)
+
+
+def _count_note(dataset: xr.Dataset, suffix: str, words: str) -> str | None:
     variables = dataset.variables
     counts = [
-        (metric, int(variables[f"{metric}_nan"].values.sum()))
+        (metric, int(variables[f"{metric}_{suffix}"].values.sum()))
         for metric in metrics_of(dataset)
-        if f"{metric}_nan" in variables
+        if f"{metric}_{suffix}" in variables
     ]
     counts = [(metric, count) for metric, count in counts if count]
     if not counts:
@@ -364,7 +410,4 @@ def nan_note(dataset: xr.Dataset) -> str | None:
     shown = ", ".join(f"{metric} {count}" for metric, count in counts[:NAN_NOTE_METRICS])
     more = len(counts) - NAN_NOTE_METRICS
     tail = f" and {more} more metrics (campaign query shows them)" if more > 0 else ""
-    return (
-        f"NaN values (undefined; left out of the means and n): {shown}{tail}; each "
-        "<metric>_nan in results.nc counts them per cell"
-    )
+    return f"{words}: {shown}{tail}; each <metric>_{suffix} in results.nc counts them per cell"

@@ -1,13 +1,21 @@
 """Records checked before they are stored: a finished task whose metrics a results file
 cannot hold (a metric the spec keeps left out, a name that clashes) is stored as failed,
-saying why, so that results.nc is always written and a rerun retries it once fixed."""
+saying why, so that results.nc is always written and a rerun retries it once fixed.
+
+Stored records are judged by the spec as it is now (`refusal_now`): a spec that came to keep
+a metric in ``metrics:``, or to ``declare`` a program's metrics, after results were stored
+refuses those that break it as a task run now would be refused, so that every command
+counts them failed, a rerun retries them, and the same spec gives the same results whatever
+the output folder held."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from campaign.results.names import entry_owner, name_clashes
+from campaign.models.contract import BREAKDOWN, SAMPLE, SCALAR
+from campaign.results.names import BREAKDOWN_ENTRY, SAMPLE_MARK, entry_owner, name_clashes
+from campaign.spec.command_model import CommandSpec
 
 
 def refusal(
@@ -36,6 +44,42 @@ def refusal(
         if name in clashes:
             return f"{clashes[name]}; a results file cannot hold both"
     return None
+
+
+def refusal_now(metrics: Mapping[str, float], spec) -> str | None:
+    """The error a finished task returning ``metrics`` ends with when ``spec`` runs it now: a
+    program's metrics that break its ``declare:`` (as the worker checks them), a metric the
+    spec's ``metrics:`` keeps left out; None when the spec takes them. Names that clash
+    across tasks are another matter (`storable_records`)."""
+    command = spec.command
+    if command is not None and command.declare:
+        try:
+            check_declared(command, metrics)
+        except ValueError as error:
+            return str(error)
+    if spec.metrics:
+        problem = refusal(metrics, [f.name for f in spec.factors], spec.metrics)
+        if problem is not None:
+            return f"ValueError: {problem}"
+    return None
+
+
+def judges_metrics(spec) -> bool:
+    """Whether ``spec`` can refuse a stored success for its metrics (`refusal_now`): so a
+    task's status needs its record's metrics, not only its head."""
+    return bool(spec.metrics) or bool(spec.command is not None and spec.command.declare)
+
+
+def judged(record: dict[str, Any], spec) -> dict[str, Any]:
+    """A stored record as ``spec`` takes it now: a success whose metrics it refuses is a
+    failure with that error (a copy; the record as it is otherwise)."""
+    if record["status"] != "ok":
+        return record
+    error = refusal_now(record["metrics"], spec)
+    if error is None:
+        return record
+    failed = {key: value for key, value in record.items() if key != "metrics"}
+    return {**failed, "status": "failed", "error": error, "traceback": ""}
 
 
 def as_failed(record: dict[str, Any], error: str) -> None:
@@ -94,3 +138,55 @@ class CheckedStore:
                 continue
             as_failed(record, problem)
         self.store(records)
+
+
+KIND_WORDS = {
+    SCALAR: ("a number (kind: scalar, the default)", "a number"),
+    SAMPLE: ("a sample (kind: sample)", "an array of numbers"),
+    BREAKDOWN: ("a breakdown (kind: breakdown)", "an object of label: {metric: number}"),
+}
+
+
+def given_kinds(entries: Mapping[str, float]) -> tuple[dict[str, str], dict[str, str]]:
+    """What a task's stored entries hold: each metric's kind, and the metrics inside each
+    breakdown (metric -> its dimension)."""
+    kinds: dict[str, str] = {}
+    inside: dict[str, str] = {}
+    for entry in entries:
+        match = BREAKDOWN_ENTRY.match(entry)
+        if match:
+            kinds[match["dimension"]] = BREAKDOWN
+            inside.setdefault(match["metric"], match["dimension"])
+            continue
+        owner, mark, _ = entry.partition(SAMPLE_MARK)
+        if mark and f"{owner}{SAMPLE_MARK}n" in entries:
+            kinds[owner] = SAMPLE
+        else:
+            kinds[entry] = SCALAR
+    return kinds, inside
+
+
+def check_declared(command: CommandSpec, entries: Mapping[str, float]) -> None:
+    """With declared metrics, the program must give each of them, of its declared kind, and
+    no other (a breakdown's metrics too); ``entries`` as a record stores them."""
+    declared = {metric.name: metric.kind for metric in command.declare}
+    if not declared:
+        return
+    kinds, inside = given_kinds(entries)
+    names = ", ".join(declared)
+    for name in sorted(set(kinds) - set(declared)):
+        raise ValueError(f"metric {name!r} is not declared in model.declare ({names})")
+    for name in sorted(set(inside) - set(declared)):
+        raise ValueError(
+            f"metric {name!r} of breakdown {inside[name]!r} is not declared in model.declare "
+            f"({names})"
+        )
+    for name, kind in [*kinds.items(), *((name, SCALAR) for name in inside)]:
+        if declared[name] != kind:
+            raise ValueError(
+                f"metric {name!r} is declared {KIND_WORDS[declared[name]][0]} but the program "
+                f"gave {KIND_WORDS[kind][1]}"
+            )
+    missing = [name for name in declared if name not in kinds and name not in inside]
+    if missing:
+        raise ValueError(f"declared metric {missing[0]!r} is missing from the program's output")

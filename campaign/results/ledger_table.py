@@ -1,5 +1,7 @@
 """The task table of a design read from its stored records: per task (in task order) its
-status, metric values, error text and cost, in arrays of a few bytes per task.
+status, metric values, error text and cost, in arrays of a few bytes per task, and which
+metrics its success returned (a metric it did not return is NaN in its column, but absent,
+not an undefined value: `TaskTable.absent`).
 
 `read_table` reads the ledger a chunk of records at a time (`Ledger.fold_records`), so that
 no record is held beyond its chunk: the memory grows by the arrays' bytes per task (8 per
@@ -7,23 +9,24 @@ metric), not by the records' hundreds. The records are entered in the order the 
 resolves them (a later record of a task wins, unless it failed where an earlier one
 succeeded), so the table is the one `records_table` makes from `Ledger.load`'s records.
 
-A finished task whose metrics a results file cannot hold counts as failed, saying why
-(`campaign.results.check`): a metric the spec's ``metrics:`` keeps left out is seen record
-by record; names that clash across records (without ``metrics:``) are known only once every
-record is read, and then, rarely, the records are read again whole
+A finished task whose metrics the spec refuses counts as failed, saying why
+(`campaign.results.check`): a metric the spec's ``metrics:`` keeps left out, or a program's
+metrics breaking its ``declare:``, is seen record by record (`refusal_now`: as a task run
+now would fail); names that clash across records (without ``metrics:``) are known only once
+every record is read, and then, rarely, the records are read again whole
 (`campaign.results.check.storable_records`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from campaign.design.tasks import Design
-from campaign.results.check import refusal, storable_records
+from campaign.results.check import judges_metrics, refusal_now, storable_records
 from campaign.results.codes import Codes
 from campaign.results.names import entry_owner, name_clashes
 from campaign.results.provenance import METRICS_FROM, recomputation
@@ -55,6 +58,15 @@ class TaskTable:
     costs: TaskCosts
     recomputed: dict[tuple[str, str, str, tuple[str, ...]], int]  # per recomputation, tasks
     first_metrics: dict[str, Any] | None  # the metrics of the first finished record read
+    returned: dict[str, np.ndarray] = field(default_factory=dict)  # per metric (a sample by
+    # its name), bool per task: its success returned it (a NaN value too)
+
+    def absent(self, metric: str) -> np.ndarray:
+        """Per task, whether it finished without returning ``metric`` (a sample by its name):
+        its value is NaN in the columns, but was never given, so it is no undefined value."""
+        ok = self.status == STATUS_OK
+        returned = self.returned.get(metric)
+        return ok if returned is None else ok & ~returned
 
     def column(self, name: str) -> np.ndarray:
         """A metric's values per task (NaN throughout where no task has it)."""
@@ -93,7 +105,11 @@ def first_finished(table: TaskTable) -> list[dict[str, Any]]:
 
 def read_status(ledger: Ledger, design: Design) -> np.ndarray:
     """Each task's stored status (int8; a success beats a failure), from the key and status
-    at the head of each record (a checksummed line's JSON is not parsed)."""
+    at the head of each record (a checksummed line's JSON is not parsed); when the spec can
+    refuse a success for its metrics (`campaign.results.check.judges_metrics`), from the
+    records read whole, so that a task counts as results.nc counts it."""
+    if judges_metrics(design.spec):
+        return read_table(ledger, design).status
 
     def fold(chunks: Iterator[Heads]) -> np.ndarray:
         seen = np.zeros(design.size, dtype=bool)
@@ -147,6 +163,7 @@ class _Builder:
         self.design = design
         self.wanted = wanted
         self.kept = kept  # the spec's metrics: (a record lacking one is refused)
+        self.judged = judges_metrics(design.spec)  # whether a success may be refused
         self.factors = [factor.name for factor in design.spec.factors]
         self.status = np.zeros(size, dtype=np.int8)  # as stored, before any refusal
         self.refused = np.zeros(size, dtype=bool)
@@ -165,6 +182,8 @@ class _Builder:
         self.others: dict[str, tuple[bool, Any]] = {}  # records of keys beyond the design
         self.names: set[str] = set()  # every name a finished record returned
         self.first_metrics: dict[str, Any] | None = None
+        self.returned: dict[str, np.ndarray] = {}  # per owner: the task's success returned it
+        self.returned_of: dict[str, np.ndarray] = {}  # per entry: its owner's array
 
     def enter(self, records: list[dict[str, Any]], indices: np.ndarray) -> None:
         for record, index in zip(records, indices.tolist()):
@@ -191,6 +210,8 @@ class _Builder:
         for column in self.columns.values():
             column[index] = np.nan
         self.refused[index] = False
+        for returned in self.returned.values():
+            returned[index] = False
         self.errors.clear(index)
         self.stamps.clear(index)
 
@@ -203,10 +224,10 @@ class _Builder:
             self.errors.set(index, record.get("error", ""))
             return
         metrics = record["metrics"]
-        problem = refusal(metrics, self.factors, self.kept) if self.kept else None
-        if problem is not None:
+        error = refusal_now(metrics, self.design.spec) if self.judged else None
+        if error is not None:
             self.refused[index] = True
-            self.errors.set(index, f"ValueError: {problem}")
+            self.errors.set(index, error)
             return
         for place, (name, value) in enumerate(metrics.items()):
             column = self.columns.get(name)
@@ -220,9 +241,22 @@ class _Builder:
                     continue
                 column = self.columns[name] = np.full(self.design.size, np.nan)
             column[index] = value
+            returned = self.returned_of.get(name)
+            if returned is None:
+                returned = self._returned(name)
+            returned[index] = True
             first = self.first.get(name)
             if first is None or index < first[0]:
                 self.first[name] = (index, place)
+
+    def _returned(self, entry: str) -> np.ndarray:
+        """The array saying which tasks returned the metric that owns ``entry``."""
+        owner = entry_owner(entry)
+        returned = self.returned.get(owner)
+        if returned is None:
+            returned = self.returned[owner] = np.zeros(self.design.size, dtype=bool)
+        self.returned_of[entry] = returned
+        return returned
 
     def _enter_cost(self, record: dict[str, Any], index: int, ok: bool) -> None:
         costs = self.costs
@@ -266,6 +300,7 @@ class _Builder:
             self.costs,
             recomputed,
             self.first_metrics,
+            self.returned,
         )
 
 

@@ -33,7 +33,7 @@ LAYOUT_NAMES = (
     "selection_state",
     "selection_stage",
 )
-SUMMARY_SUFFIXES = ("_mean", "_std", "_n", "_nan", "_ci_low", "_ci_high")
+SUMMARY_SUFFIXES = ("_mean", "_std", "_n", "_nan", "_absent", "_ci_low", "_ci_high")
 METRIC_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+@-]*$")
 METRIC_RULE = "letters, digits, '_', '.', '-', '+' and '@', starting with a letter or digit"
 

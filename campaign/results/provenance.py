@@ -112,6 +112,8 @@ def provenance(design: Design, confidence: float, status: np.ndarray) -> dict[st
             "status 0 missing 1 ok 2 failed; "
             "<metric>_mean/_std/_n/_ci_low/_ci_high per cell (Student t over replicates); "
             "<metric>_nan per cell: finished replicates whose value is NaN; "
+            "<metric>_absent per cell (where some finished replicate did not return the "
+            "metric): those replicates; "
             "group failures: failure_* and the factor levels per failed task"
         ),
     }

@@ -60,16 +60,22 @@ def split_samples(
                 "reaches an infinite value); quantile 0 and 1 are its minimum and maximum",
             },
         )
-        scalars[f"{name}_count"] = count
-        attributes[f"{name}_count"] = {"units": "1", "long_name": f"size of the {name} sample"}
-        for percentile in percentiles:
-            derived = f"{name}_p{percentile}"
+        size, *kept = sample_metrics(name, percentiles)
+        scalars[size] = count
+        attributes[size] = {"units": "1", "long_name": f"size of the {name} sample"}
+        for percentile, derived in zip(percentiles, kept):
             scalars[derived] = quantiles[..., percentile]
             attributes[derived] = {
                 "units": units,
                 "long_name": f"{ordinal(percentile)} percentile of {long_name}",
             }
     return scalars, samples, attributes
+
+
+def sample_metrics(name: str, percentiles: Sequence[int]) -> list[str]:
+    """The metrics of the root group a sample ``name`` gives: its size, then the percentiles
+    the spec keeps."""
+    return [f"{name}_count", *(f"{name}_p{percentile}" for percentile in percentiles)]
 
 
 def sample_group(

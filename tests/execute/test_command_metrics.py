@@ -12,6 +12,7 @@ import pytest
 import xarray as xr
 
 import campaign
+from campaign.cli.main import main
 from campaign.execute.command_metrics import FolderOutputs, metrics_from_outputs
 from campaign.spec.command_model import MetricsSource
 
@@ -147,6 +148,62 @@ def test_a_program_printing_minus_nan_finishes_with_an_undefined_value(tmp_path,
     assert data.z.values.tolist() == [math.inf, math.inf] and data.w.values.tolist() == [2.5, 2.5]
 
 
+SOMETIMES_Z = '#!/bin/sh\necho "y=$1"\n[ "$1" -ne 1 ] && echo "z=$1"\nexit 0\n'
+DECLARED = """
+name: declared
+model:
+  command: [./sim.sh, "{replicate}"]
+  inputs: [sim.sh]DECLARE
+replicates: 3
+seed: 1
+output: out
+"""
+
+
+def test_metrics_declared_after_results_were_stored_judge_them_as_a_fresh_run_would(
+    tmp_path, write_spec, capsys
+):
+    """A program that prints z except in replicate 1, run, then given declare: {y, z}: a
+    fresh run fails that task, so here too plan, run and status count its stored success
+    failed, a rerun retries it, and results.nc is the fresh folder's."""
+    (tmp_path / "sim.sh").write_text(SOMETIMES_Z)
+    (tmp_path / "sim.sh").chmod(0o755)
+    spec = write_spec(DECLARED.replace("DECLARE", ""))
+    assert main(["run", str(spec), "--workers", "1", "--quiet"]) == 0
+    write_spec(DECLARED.replace("DECLARE", "\n  declare: {y: {}, z: {}}"))
+    capsys.readouterr()
+    assert main(["plan", str(spec)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "plan: 2 done, 1 failed (will be retried), 0 missing; 1 tasks would run"
+    )
+    assert main(["run", str(spec), "--workers", "1", "--quiet"]) == 1
+    rerun = capsys.readouterr().out.splitlines()
+    assert rerun[0] == "declared: 3 tasks (1 cells x 3 replicates); 2 already done, 1 to run"
+    fresh = ["run", str(spec), "--workers", "1", "--quiet", "--out", str(tmp_path / "fresh")]
+    assert main(fresh) == 1
+    for lines in (rerun, capsys.readouterr().out.splitlines()):
+        assert "2 tasks ok, 1 failed, 0 missing" in lines
+        assert not any("NaN" in line for line in lines)
+    stored = xr.load_dataset(tmp_path / "out" / "results.nc")
+    xr.testing.assert_identical(
+        stored.drop_attrs(), xr.load_dataset(tmp_path / "fresh" / "results.nc").drop_attrs()
+    )
+    assert stored["status"].values.tolist() == [1, 2, 1]
+    assert stored["y"].values.tolist()[::2] == stored["z"].values.tolist()[::2] == [0.0, 2.0]
+    assert np.isnan(stored["y"].values[1]) and np.isnan(stored["z"].values[1])
+    assert stored["y_n"].item() == stored["z_n"].item() == 2
+    assert stored["y_nan"].item() == stored["z_nan"].item() == 0
+    error = "declared metric 'z' is missing from the program's output"
+    assert failures(tmp_path / "out") == failures(tmp_path / "fresh") == [error]
+    assert main(["status", str(spec)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("declared: 3 tasks: 2 done, 1 failed, 0 missing  (ledger ")
+    seed = stored["seed"].values[1]
+    assert [line for line in lines if line.startswith("  failed:")] == [
+        f"  failed: (single cell) replicate 1 (seed {seed}, 1 attempts): {error}"
+    ]
+
+
 def failures(output: Path) -> list[str]:
     with xr.open_dataset(output / "results.nc", group="failures") as failed:
         return sorted(str(error) for error in failed.failure_error.values)
@@ -267,7 +324,7 @@ def test_an_output_a_task_did_not_keep_is_named_as_not_kept():
 
 def declared_check(declare: dict, printed: bytes) -> str | None:
     """Why a program printing ``printed`` breaks ``declare`` (None: it does not)."""
-    from campaign.execute.command_metrics import check_declared
+    from campaign.results.check import check_declared
     from campaign.results.names import metric_values
     from campaign.spec.command_model import CommandSpec, DeclaredMetric
 

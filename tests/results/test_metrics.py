@@ -229,6 +229,55 @@ def test_a_task_that_leaves_out_a_kept_metric_fails_alone_and_results_are_writte
     )
 
 
+def test_results_stored_before_metrics_kept_a_metric_are_judged_as_a_fresh_run_would(tmp_path):
+    """Results stored without metrics:, then metrics: [a, b]: the tasks that returned no b
+    fail in a fresh folder, so here too plan, run and status count them failed, a rerun
+    retries them, and results.nc is the fresh folder's."""
+    spec = write(tmp_path, "partial", "n: [1, 3]", replicates=2, params="params: {}")
+    first = campaign_cli(tmp_path, "run", str(spec), "--workers", "1", "--quiet")
+    assert "4 tasks ok, 0 failed, 0 missing" in first.stdout.splitlines(), first.stderr
+    spec.write_text(spec.read_text().replace("output: out", "metrics: [a, b]\noutput: out"))
+    plan = campaign_cli(tmp_path, "plan", str(spec))
+    assert plan.stdout.splitlines()[-1] == (
+        "plan: 2 done, 2 failed (will be retried), 0 missing; 2 tasks would run"
+    )
+    rerun = campaign_cli(tmp_path, "run", str(spec), "--workers", "1", "--quiet")
+    fresh = campaign_cli(
+        tmp_path, "run", str(spec), "--workers", "1", "--quiet", "--out", str(tmp_path / "new")
+    )
+    for result in (rerun, fresh):
+        assert result.returncode == 1, result.stderr
+        assert "2 tasks ok, 2 failed, 0 missing" in result.stdout.splitlines()
+    assert (
+        rerun.stdout.splitlines()[0]
+        == "names: 4 tasks (2 cells x 2 replicates); 2 already done, 2 to run"
+    )
+    stored = xr.load_dataset(tmp_path / "out" / "results.nc")
+    new = xr.load_dataset(tmp_path / "new" / "results.nc")
+    xr.testing.assert_identical(stored.drop_attrs(), new.drop_attrs())
+    assert stored["status"].values.tolist() == [[1, 1], [2, 2]]
+    assert stored["a_n"].values.tolist() == stored["b_n"].values.tolist() == [2, 0]
+    assert stored["a_nan"].values.tolist() == stored["b_nan"].values.tolist() == [0, 0]
+    assert stored["b"].values[0].tolist() == (2 * stored["a"].values[0]).tolist()
+    error = (
+        "ValueError: the model returned no metric 'b', which the spec's metrics: keeps; it "
+        "returned: a"
+    )
+    assert campaign.open_failures(tmp_path / "out")["failure_error"].values.tolist() == [error] * 2
+    status = campaign_cli(tmp_path, "status", str(spec))
+    assert status.returncode == 1, status.stderr
+    lines = status.stdout.splitlines()
+    assert (
+        lines[0]
+        == f"names: 4 tasks: 2 done, 2 failed, 0 missing  (ledger {tmp_path / 'out' / 'ledger'})"
+    )
+    seeds = stored["seed"].sel(n=3).values.tolist()
+    assert [line for line in lines if line.startswith("  failed:")] == [
+        f"  failed: n=3 replicate {replicate} (seed {seed}, 1 attempts): {error}"
+        for replicate, seed in enumerate(seeds)
+    ]
+
+
 def test_nan_values_are_counted_per_cell_and_shown_by_run_and_query(tmp_path, capsys):
     spec = write(tmp_path, "undefined", "mean: [1.0, 5.0]", replicates=12, params="params: {}")
     result = campaign_cli(tmp_path, "run", str(spec), "--workers", "1", "--quiet")
@@ -263,6 +312,40 @@ def test_nan_values_are_counted_per_cell_and_shown_by_run_and_query(tmp_path, ca
     shown = query(capsys, str(tmp_path / "out"), "--metric", "v", "--by", "mean", "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(shown)))
     assert [int(row["v_nan"]) for row in rows] == [expected[1.0], expected[5.0]]
+
+
+def test_a_metric_some_tasks_do_not_return_is_counted_absent_not_nan(tmp_path, capsys):
+    """Without metrics:, the cells of n=3 return a alone: b is absent there (the ledger holds
+    no b), not an undefined value; run, query and results.nc say so, and keep a's values."""
+    spec = write(tmp_path, "partial", "n: [1, 3]", replicates=3, params="params: {}")
+    result = campaign_cli(tmp_path, "run", str(spec), "--workers", "1", "--quiet")
+    assert result.returncode == 0, result.stderr
+    ds = xr.load_dataset(tmp_path / "out" / "results.nc")
+    assert (ds["status"] == 1).all()
+    assert ds["a_n"].values.tolist() == [3, 3] and ds["b_n"].values.tolist() == [3, 0]
+    assert ds["a_nan"].values.tolist() == ds["b_nan"].values.tolist() == [0, 0]
+    assert ds["b_absent"].values.tolist() == [0, 3] and "a_absent" not in ds
+    assert np.isnan(ds["b"].sel(n=3).values).all()
+    assert ds["a_mean"].values.tolist() == ds["a"].mean("replicate").values.tolist()
+    lines = result.stdout.splitlines()
+    at = lines.index("6 tasks ok, 0 failed, 0 missing")
+    assert [line.split()[-1] for line in lines[at - 4 : at - 2]] == ["3", "0/3"]  # n: a/b
+    assert lines[at - 2 :] == [
+        "b: 3 values absent (finished tasks that did not return it); left out of the means and n",
+        "",
+        "6 tasks ok, 0 failed, 0 missing",
+        "Absent values (finished tasks that did not return them; left out of the means and n): "
+        "b 3; each <metric>_absent in results.nc counts them per cell",
+        f"results: {tmp_path / 'out' / 'results.nc'}",
+    ]
+    assert not any("NaN" in line for line in lines)
+    shown = query(capsys, str(tmp_path / "out"), "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(shown)))
+    assert [(row["b_n"], row["b_nan"], row["b_absent"]) for row in rows] == [
+        ("3", "0", "0"),
+        ("0", "0", "3"),
+    ]
+    assert "a_absent" not in rows[0]
 
 
 def test_a_campaign_of_300_metrics_reopens_with_every_value_and_queries_agree(tmp_path, capsys):
