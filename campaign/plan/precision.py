@@ -12,7 +12,7 @@ import numpy as np
 
 from campaign.analysis.stats import judge
 from campaign.plan.replicates import stopping_rule_of
-from campaign.results.assemble import PRECISION_STATES
+from campaign.results.precision_variables import PRECISION_STATES
 from campaign.spec.describe import precision_bound
 
 if TYPE_CHECKING:

@@ -10,9 +10,9 @@ from campaign.design.shards import Shard, as_shard, counts, mine
 from campaign.plan.precision import precision_progress, precision_summary
 from campaign.plan.selection import selection_summary
 from campaign.render.costs import describe_costs
-from campaign.results.assemble import precision_state
 from campaign.results.check import judged
 from campaign.results.ledger_table import read_table
+from campaign.results.precision_variables import precision_state
 from campaign.results.resource_group import task_costs
 from campaign.spec.describe import describe_spec
 

@@ -41,6 +41,7 @@ from campaign.design.tasks import Design, canonical
 from campaign.results.breakdowns import breakdown_groups, split_breakdowns
 from campaign.results.ledger_table import TaskTable, records_table
 from campaign.results.names import entry_owner
+from campaign.results.precision_variables import precision_variables
 from campaign.results.provenance import provenance
 from campaign.results.samples import SAMPLES_GROUP, sample_group, sample_metrics, split_samples
 from campaign.results.selection import (
@@ -142,7 +143,7 @@ def assemble_with_groups(
     }
     variables.update(_nan_counts(raw, list(columns), absent))
     if rounds is not None:
-        precision = _precision_variables(rounds, raw, spec.precision)
+        precision = precision_variables(rounds, raw, spec.precision)
         variables.update({name: array.variable for name, array in precision.items()})
     if stages is not None:
         variables.update(selection_variables(stages, dims[:-1], shape[:-1]))
@@ -284,50 +285,6 @@ def _nan_counts(
                 },
             )
     return counts
-
-
-PRECISION_STATES = {"running": 0, "met": 1, "at_max": 2, "waiting": 3}
-
-
-def precision_state(rounds: Rounds) -> np.ndarray:
-    """Per cell: 0 running, 1 met, 2 stopped at max_replicates, 3 waiting on failed tasks."""
-    state = np.zeros(rounds.target.shape, dtype=np.int8)
-    for name, code in PRECISION_STATES.items():
-        if name != "running":
-            state[getattr(rounds, name)] = code
-    return state
-
-
-def _precision_variables(rounds: Rounds, raw: xr.Dataset, precision) -> dict[str, xr.DataArray]:
-    dims = [d for d in raw["status"].dims if d != "replicate"]
-    shape = raw["status"].shape[:-1]
-    target = f"{precision.half_width:g}" + (" x |mean|" if precision.relative else "")
-    return {
-        "precision_met": xr.DataArray(
-            rounds.met.reshape(shape).astype(np.int8),
-            dims=dims,
-            attrs={
-                "long_name": "1 if every precision metric's interval half-width met the target",
-                "target_half_width": target,
-                "confidence": precision.confidence,
-                "metrics": " ".join(precision.metrics),
-            },
-        ),
-        "precision_state": xr.DataArray(
-            precision_state(rounds).reshape(shape),
-            dims=dims,
-            attrs={
-                "long_name": "where the cell stands against the precision target",
-                "flag_values": np.array(list(PRECISION_STATES.values()), dtype=np.int8),
-                "flag_meanings": "running met max_replicates waiting_on_failed_tasks",
-            },
-        ),
-        "precision_replicates": xr.DataArray(
-            rounds.target.reshape(shape),
-            dims=dims,
-            attrs={"long_name": "replicates the stopping rule gave the cell (0..n-1)"},
-        ),
-    }
 
 
 def factors_of(dataset: xr.Dataset) -> list[str]:

@@ -329,9 +329,11 @@ def test_a_metric_some_tasks_do_not_return_is_counted_absent_not_nan(tmp_path, c
     assert ds["a_mean"].values.tolist() == ds["a"].mean("replicate").values.tolist()
     lines = result.stdout.splitlines()
     at = lines.index("6 tasks ok, 0 failed, 0 missing")
-    assert [line.split()[-1] for line in lines[at - 4 : at - 2]] == ["3", "0/3"]  # n: a/b
-    assert lines[at - 2 :] == [
+    assert [line.split()[-1] for line in lines[at - 5 : at - 3]] == ["3", "0/3"]  # n: a/b
+    assert lines[at - 3 :] == [
         "b: 3 values absent (finished tasks that did not return it); left out of the means and n",
+        "warning: some intervals rest on 3 replicate(s) (fewer than 5): too few for an interval "
+        "to say much; add replicates",
         "",
         "6 tasks ok, 0 failed, 0 missing",
         "Absent values (finished tasks that did not return them; left out of the means and n): "
