@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import shlex
 
 from campaign import api
 from campaign.cli.arguments import (
@@ -209,12 +210,14 @@ def cmd_run(args) -> int:
         where=args.where,
     )
     attrs = dataset.attrs
+    # the spec as the user named it, with the folder given: `status` lists the failures there
+    spec_words = shlex.join([args.spec, *(["--out", args.out] if args.out else [])])
     if args.shard is not None:
-        print_lines(shard_lines(dataset, handle.spec, args.spec))
+        print_lines(shard_lines(dataset, handle.spec, spec_words))
         unfinished = attrs["shard_failed"] or attrs["shard_missing"]
         return EXIT_FAILED_TASKS if unfinished else EXIT_OK
     print_lines(
-        run_lines(dataset, handle.spec, args.confidence, args.show_metrics, args.spec, args.where)
+        run_lines(dataset, handle.spec, args.confidence, args.show_metrics, spec_words, args.where)
     )
     if attrs["tasks_failed"]:
         return EXIT_FAILED_TASKS

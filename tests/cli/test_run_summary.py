@@ -81,3 +81,22 @@ def test_a_program_shows_its_first_metrics_as_the_help_says(tmp_path, scheduler_
     assert main([*argv, "--show-metrics", "6"]) == 0
     header = table_header(capsys.readouterr().out)
     assert header == ["load", "makespan", "energy", "wait_p50", "wait_p95", "idle", "n"]
+
+
+def test_the_failures_line_names_the_output_folder_the_run_was_given(
+    tmp_path, scheduler_address, capsys
+):
+    (tmp_path / "sim.sh").write_text('#!/bin/sh\n[ "$1" -eq 1 ] && exit 3\necho "y=$1"\n')
+    (tmp_path / "sim.sh").chmod(0o755)
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        'name: half\nmodel:\n  command: [./sim.sh, "{replicate}"]\n  inputs: [sim.sh]\n'
+        "replicates: 2\nseed: 4\noutput: out\n"
+    )
+    out = tmp_path / "other place"
+    argv = ["run", str(spec), "--scheduler", scheduler_address, "--quiet", "--out", str(out)]
+    assert main(argv) == 1  # tasks failed
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1] == f"1 tasks failed: `campaign status {spec} --out '{out}'` lists them"
+    assert main(["status", str(spec), "--out", str(out)]) == 1
+    assert "half: 2 tasks: 1 done, 1 failed, 0 missing" in capsys.readouterr().out
