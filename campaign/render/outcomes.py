@@ -52,6 +52,12 @@ def run_lines(
     if "precision_state" in dataset:
         state, replicates = dataset["precision_state"], dataset["precision_replicates"]
         lines.append(precision_summary(state.values, replicates.values, spec.replicates))
+        target = spec.precision.confidence
+        if target != confidence:  # a half-width above the target may be one that met it
+            lines.append(
+                f"  (the target is on {target:.0%} intervals, the summary shows {confidence:.0%} "
+                f"ones: `campaign query {spec.output} --confidence {target:g}` shows the target's)"
+            )
     if "selection_state" in dataset:
         lines.append(selection_summary(dataset["selection_state"].values, spec.output))
     lines.append(f"results: {spec.output / RESULTS_FILE}")

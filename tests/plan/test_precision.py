@@ -267,6 +267,33 @@ def test_cells_stopped_at_max_replicates_end_a_successful_campaign(
     assert f"capped: {total} tasks: {total} done, 0 failed, 0 missing" in capsys.readouterr().out
 
 
+def test_a_target_on_other_intervals_than_the_summarys_is_said_under_it(
+    write_spec, scheduler_address, capsys
+):
+    path = write_spec(
+        """
+        name: ninety
+        model: mm1
+        params: {service_rate: 1.0, customers: 500}
+        factors: {arrival_rate: [0.3, 0.6]}
+        precision: {metrics: [mean_wait], half_width: 0.3, confidence: 0.9, min_replicates: 4,
+                    max_replicates: 40}
+        seed: 5
+        output: out
+        """
+    )
+    note = (
+        "  (the target is on 90% intervals, the summary shows 95% ones: `campaign query "
+        f"{path.parent / 'out'} --confidence 0.9` shows the target's)"
+    )
+    assert main(["run", str(path), "--scheduler", scheduler_address, "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[lines.index(note) - 1].startswith("precision: 2 cells met the target with ")
+    argv = ["run", str(path), "--scheduler", scheduler_address, "--quiet", "--confidence", "0.9"]
+    assert main(argv) == 0
+    assert note not in capsys.readouterr().out
+
+
 # -- interrupted campaigns end exactly like undisturbed ones ----------------------------------
 
 KILLED = """
