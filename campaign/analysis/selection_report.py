@@ -84,11 +84,12 @@ def selection_report(dataset: xr.Dataset) -> SelectionReport:
             system_rows.append({**levels[index], **system_row(group, system, label, selection)})
     report_groups = pd.DataFrame(group_rows)
     report_systems = pd.DataFrame(system_rows)
+    capped = int((report_groups["ending"] == "max_replicates").sum())
     return SelectionReport(
         selection,
         report_groups,
         report_systems,
-        guarantee_text(selection, dataset),
+        guarantee_text(selection, dataset, capped, len(groups)),
         count_notes(selection, len(systems), set(report_groups["ending"])),
     )
 
@@ -124,7 +125,9 @@ def group_arrays(dataset: xr.Dataset, selection: Selection):
 def group_row(group: GroupSelection, systems: list[str]) -> dict[str, object]:
     selected = systems[group.selected] if group.selected >= 0 else ""
     state = group.ending or ("waiting" if (group.state == STATES["waiting"]).any() else "running")
-    saved = 1 - group.tasks / group.rinott if group.rinott else float("nan")
+    # a group stopped at max_replicates has no guarantee: it saved nothing against Rinott's
+    capped = group.ending == "max_replicates"
+    saved = 1 - group.tasks / group.rinott if group.rinott and not capped else float("nan")
     return {
         "selected": selected,
         "ending": state,
@@ -147,8 +150,11 @@ def system_row(group: GroupSelection, system: int, label: str, selection: Select
     }
 
 
-def guarantee_text(selection: Selection, dataset: xr.Dataset) -> list[str]:
-    """What was selected among what, and with which guarantee, in two lines."""
+def guarantee_text(
+    selection: Selection, dataset: xr.Dataset, capped: int = 0, groups: int = 1
+) -> list[str]:
+    """What was selected among what, and with which guarantee, in two lines; ``capped`` of
+    the ``groups`` ended at max_replicates, where it does not hold."""
     units = dataset[selection.metric].attrs.get("units", "")
     zone = (
         f"{selection.indifference * 100:g}% of the best first-stage mean"
@@ -189,6 +195,9 @@ def guarantee_text(selection: Selection, dataset: xr.Dataset) -> list[str]:
             f"its mean is at least {zone} better than every other's, for normal outputs "
             f"({procedure}; {crn})"
         )
+    if capped and selection.procedure != "ocba":
+        which = "the group" if groups == 1 else f"{capped} of the {groups} groups"
+        promise += f"; it does not hold for {which} ended at max_replicates before deciding"
     return [f"select: {what}", promise]
 
 

@@ -84,6 +84,39 @@ def test_campaign_select_prints_each_group(selected, capsys):
     assert len(rows) == 1 + 12
 
 
+CAPPED = """
+name: capped
+model: normal
+params: {means: [0.0, 0.05], sds: [10.0, 10.0]}
+factors:
+  system: [0, 1]
+  tag: [a, b]
+paired: [system]
+select: {metric: value, goal: max, among: system, indifference: 0.05, first: 4, batch: 2,
+         max_replicates: 8}
+seed: 3
+output: out
+"""
+
+
+def test_groups_ended_at_max_replicates_are_named_in_the_guarantee_and_save_nothing(
+    run_campaign, capsys
+):
+    """Noise far above the zone: no group decides before max_replicates, so the guarantee
+    line says it does not hold there and no tasks are counted saved against Rinott's."""
+    output = run_campaign("capped", CAPPED)
+    report = campaign.select(output)
+    assert report.groups["ending"].tolist() == ["max_replicates"] * 2
+    assert report.groups["saved"].isna().all()
+    assert report.guarantee[1].endswith(
+        "(KN, Kim & Nelson 2001; common random numbers: paired seeds); it does not hold for "
+        "2 of the 2 groups ended at max_replicates before deciding"
+    )
+    assert main(["select", str(output)]) == 0
+    out = capsys.readouterr().out
+    assert "it does not hold for 2 of the 2 groups ended at max_replicates" in out
+
+
 def test_the_report_has_a_selection_section(selected, tmp_path):
     ds = campaign.open_results(selected)
     page = write_report(ds, tmp_path).read_text()
