@@ -4,23 +4,18 @@ intervals and tests recomputed here from the replicates the results file stores.
 
 from __future__ import annotations
 
-import site
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import statsmodels.formula.api as smf
 import xarray as xr
-from distributed import Client
 from scipy import stats
 
 import campaign
 from campaign.analysis.anova import BLOCKS, RESIDUAL
 from campaign.cli.main import main
-
-FOLDER = Path(__file__).resolve().parent
-sys.path.insert(0, str(FOLDER))
+from tests.analysis.small_campaigns import small_campaign
 
 SPEC = """
 name: bd
@@ -35,12 +30,7 @@ output: out
 @pytest.fixture(scope="module")
 def results(tmp_path_factory, scheduler_address) -> Path:
     """The results of `small_models.classes`: two classes per task, sharing its seed."""
-    with Client(scheduler_address) as client:
-        client.run(site.addsitedir, str(FOLDER))
-    folder = tmp_path_factory.mktemp("breakdown-pairing")
-    (folder / "spec.yaml").write_text(SPEC)
-    campaign.run(folder / "spec.yaml", scheduler=scheduler_address, progress=False)
-    return folder / "out"
+    return small_campaign(tmp_path_factory, scheduler_address, "breakdown-pairing", SPEC)
 
 
 def stored(results: Path, s: str) -> tuple[np.ndarray, np.ndarray]:

@@ -4,20 +4,15 @@ the stored quantiles of the tasks kept."""
 
 from __future__ import annotations
 
-import site
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from distributed import Client
 
 import campaign
 from campaign.analysis.distributions import cell_cdfs
 from campaign.cli.main import main
-
-FOLDER = Path(__file__).resolve().parent
-sys.path.insert(0, str(FOLDER))
+from tests.analysis.small_campaigns import small_campaign
 
 SPEC = """
 name: bo
@@ -31,12 +26,7 @@ output: out
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory, scheduler_address) -> Path:
-    with Client(scheduler_address) as client:
-        client.run(site.addsitedir, str(FOLDER))
-    folder = tmp_path_factory.mktemp("boolean-samples")
-    (folder / "spec.yaml").write_text(SPEC)
-    campaign.run(folder / "spec.yaml", scheduler=scheduler_address, progress=False)
-    return folder / "out"
+    return small_campaign(tmp_path_factory, scheduler_address, "boolean-samples", SPEC)
 
 
 def stored_cdf(results: Path, k: int, slow: list[bool]) -> tuple[np.ndarray, np.ndarray]:
