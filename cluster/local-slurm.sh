@@ -4,6 +4,7 @@
 # array jobs on one machine, and for the tests of tests/slurm. Idempotent: a SLURM already
 # answering is left as it is. `local-slurm.sh stop` stops it.
 set -euo pipefail
+PATH="$PATH:/usr/sbin:/sbin"  # the daemons' home, not on a minimal PATH (env -i, cron)
 CONF=/etc/slurm/slurm.conf
 STATE=/var/spool/slurmctld
 

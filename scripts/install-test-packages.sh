@@ -8,6 +8,7 @@
 # simulator is a C program), and libsimgrid-dev with g++ and make (specs/simgrid is a C++
 # simulator built on SimGrid). Needs root, or nothing to install.
 set -euo pipefail
+PATH="$PATH:/usr/sbin:/sbin"  # where the daemons are, not on a minimal PATH (env -i, cron)
 need=()
 command -v chromium >/dev/null || need+=(chromium)
 command -v slurmctld >/dev/null || need+=(slurmctld)
