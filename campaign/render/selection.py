@@ -53,9 +53,9 @@ def group_shown(report: SelectionReport, digits: int | None, text: bool) -> Show
             cells.append("" if is_missing(row["apcs"]) else fixed(row["apcs"], 3))
         rows.append(cells)
     align = "l" * (len(levels) + 2) + "r" * (len(header) - len(levels) - 2)
-    saved = 1 - report.tasks / report.rinott if report.rinott else float("nan")
-    total = f"tasks: {report.tasks:,} in all; Rinott's count {report.rinott:,}"
-    total += "" if is_missing(saved) else f" ({fixed(100 * saved, 1)}% saved)"
+    total = f"tasks: {report.tasks:,} in all; Rinott's count {report.rinott:,}" + saved_words(
+        report
+    )
     guarantee = [one_line(line) for line in report.guarantee]
     return Shown(
         header,
@@ -65,6 +65,19 @@ def group_shown(report: SelectionReport, digits: int | None, text: bool) -> Show
         below=[total] if text else [*guarantee, total],
         align=align,
     )
+
+
+def saved_words(report: SelectionReport) -> str:
+    """The share of Rinott's count saved, over the groups that decided: one stopped at
+    max_replicates has not the guarantee Rinott's count buys."""
+    decided = report.groups[report.groups["ending"] != "max_replicates"]
+    rinott = int(decided["rinott"].sum())
+    if not rinott:
+        return ""
+    saved = fixed(100 * (1 - int(decided["tasks"].sum()) / rinott), 1)
+    if len(decided) == len(report.groups):
+        return f" ({saved}% saved)"
+    return f" ({saved}% saved in the {len(decided)} groups that decided)"
 
 
 def system_shown(report: SelectionReport, digits: int | None) -> Shown:

@@ -115,6 +115,7 @@ def test_groups_ended_at_max_replicates_are_named_in_the_guarantee_and_save_noth
     assert main(["select", str(output)]) == 0
     out = capsys.readouterr().out
     assert "it does not hold for 2 of the 2 groups ended at max_replicates" in out
+    assert f"tasks: {report.tasks:,} in all; Rinott's count {report.rinott:,}\n" in out
 
 
 def test_the_report_has_a_selection_section(selected, tmp_path):
@@ -198,3 +199,22 @@ def test_paired_seeds_save_kn_tasks(tmp_path, scheduler_address):
         assert report.groups["selected"].tolist() == ["2"] * 6, name
         tasks[name] = report.tasks
     assert tasks["paired"] < 0.5 * tasks["independent"], tasks
+
+
+def test_the_share_saved_counts_only_the_groups_that_decided():
+    import pandas as pd
+
+    from campaign.analysis.selection_report import SelectionReport
+    from campaign.render.selection import saved_words
+
+    def words(endings):
+        groups = pd.DataFrame(
+            {"ending": endings, "tasks": [100, 40, 60][: len(endings)], "rinott": 1000}
+        )
+        return saved_words(SelectionReport(None, groups, pd.DataFrame(), [], []))
+
+    assert words(["one left", "one left", "one left"]) == " (93.3% saved)"  # 1 - 200 / 3000
+    assert words(["max_replicates", "one left", "one left"]) == (
+        " (95.0% saved in the 2 groups that decided)"  # 1 - 100 / 2000
+    )
+    assert words(["max_replicates", "max_replicates"]) == ""
