@@ -30,6 +30,7 @@ def test_four_hung_tasks_past_the_timeout_end_as_four_failures_and_the_rest_run(
     spec = runner.spec("hangs", fault="hang", above=0.85, **fields)
     done = runner.run(spec, "--workers", "2", "--task-timeout", "1", env=NANNIES_GIVE_UP)
     assert done.returncode == 1, done.stderr + done.stdout
+    assert "16 tasks ok, 4 failed, 0 missing" in done.stdout, done.stderr + done.stdout
     hung = runner.draws(runner.results(spec)) > 0.85
     assert hung.sum() == 4, "this seed gives 4 hung tasks in 20"
     assert "16 tasks ok, 4 failed, 0 missing" in done.stdout
