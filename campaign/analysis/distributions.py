@@ -63,13 +63,6 @@ def cell_cdfs(
     for name in [*by, *(where or {})]:
         if name not in factors:
             raise ValueError(f"{name!r} is not a factor; factors: {', '.join(factors)}")
-    for name, levels in (where or {}).items():
-        known = dataset[name].values.tolist()
-        for level in levels:
-            if level not in known:
-                raise ValueError(
-                    f"{level!r} is not a level of {name}; levels: {', '.join(map(str, known))}"
-                )
     # by position (`select`): `.sel` takes a list of booleans for a mask, not for levels
     selected = select(
         dataset[[sample, f"{sample}_count", "status"]],

@@ -190,7 +190,15 @@ def positions(coordinate: np.ndarray, levels: list[Any]) -> list[int]:
 
 def select(data: xr.Dataset | xr.DataArray, selection: dict[str, list[Any]]):
     """Keep the given levels of each factor, in the given order. By position: ``.sel`` takes
-    a list of booleans for a mask, not for the levels False and True."""
+    a list of booleans for a mask, not for the levels False and True. A level the factor
+    does not have is one ValueError line."""
+    for name, levels in selection.items():
+        known = data[name].values.tolist()
+        for level in levels:
+            if level not in known:
+                raise ValueError(
+                    f"{level!r} is not a level of {name}; levels: {', '.join(map(str, known))}"
+                )
     return data.isel(
         {name: positions(data[name].values, levels) for name, levels in selection.items()}
     )

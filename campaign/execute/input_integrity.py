@@ -12,9 +12,10 @@ again with the next run) and fails every task of this worker that would read it.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
+
+from campaign.plan.sources import file_digest
 
 # cached file -> (size, modification time in ns) when this process knew it whole
 _KNOWN: dict[str, tuple[int, int]] = {}
@@ -49,7 +50,7 @@ def check_unchanged(path: Path, digest: str, name: str) -> None:
         raise InputChanged(changed_message(name))
     stamp = _stamp(path)
     known = _KNOWN.get(key)
-    if known is None and stamp is not None and _digest(path) == digest:
+    if known is None and stamp is not None and file_digest(path) == digest:
         _KNOWN[key] = known = stamp
     if stamp is None or stamp != known:
         _KNOWN.pop(key, None)
@@ -69,8 +70,3 @@ def _stamp(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return (stat.st_size, stat.st_mtime_ns)
-
-
-def _digest(path: Path) -> str:
-    with open(path, "rb") as handle:
-        return hashlib.file_digest(handle, lambda: hashlib.blake2b(digest_size=32)).hexdigest()

@@ -44,7 +44,7 @@ class Repeated(ValueError):
 
 
 class OutOfRange(ValueError):
-    """A number float64 would store as another value altogether (inf, or 0)."""
+    """A finite number too large for float64, which would store it as an infinity."""
 
 
 # -- values -------------------------------------------------------------------------------------

@@ -44,24 +44,17 @@ _LOADING = threading.Lock()
 def _model(name: str | CommandSpec):
     """A model, and the digest of its code as this process loaded it (a long-lived worker may
     hold code that has changed on disk since); for a program, the digest of its files as this
-    worker has them now (`_program_code`). One thread at a time: the batches a worker of many
-    threads starts at once would otherwise import and digest the model side by side, which
-    Python 3.11's parser does not survive (``ast.parse`` in threads: "AST constructor
-    recursion depth mismatch")."""
+    worker has them now: a program is not loaded into the worker, and its binary, libraries
+    and interpreter may be replaced between batches (a rebuilt binary on a long-lived worker's
+    PATH, an upgraded library), so each batch digests them as it starts and as it ends (cached
+    by each file's identity, `campaign.plan.runtime`: a stat per file). One thread at a time:
+    the batches a worker of many threads starts at once would otherwise import and digest the
+    model side by side, which Python 3.11's parser does not survive (``ast.parse`` in threads:
+    "AST constructor recursion depth mismatch")."""
     with _LOADING:
         if isinstance(name, CommandSpec):
             return _loaded(name), command_code(name)
         return _loaded(name)
-
-
-def _program_code(command: CommandSpec) -> str:
-    """The digest of a program's files as this worker has them now. A program is not loaded
-    into the worker: its binary, libraries and interpreter may be replaced between batches (a
-    rebuilt binary on a long-lived worker's PATH, an upgraded library), so each batch digests
-    them again, as it starts and as it ends; the digests are cached by each file's identity
-    (`campaign.plan.runtime`), so this costs a stat per file."""
-    with _LOADING:
-        return command_code(command)
 
 
 @lru_cache(maxsize=16)
@@ -144,7 +137,7 @@ def run_batch(
             _RUNNING.pop(batch, None)
             _SKIP.pop(batch, None)
     if isinstance(model_name, CommandSpec):
-        ended = _program_code(model_name)
+        ended = _model(model_name)[1]
         if ended != code:  # files replaced while the batch ran: no digest says what each task
             code = f"{code}{CHANGED_WHILE_RUNNING}{ended}"  # ran: the driver stores none of it
     return worker, results, code, engine

@@ -85,10 +85,7 @@ def code_digest(*functions: Callable[..., Any]) -> str:
     parser the results used."""
     data = b""
     for path in dict.fromkeys(_source_file(function) for function in functions):
-        try:
-            data += Path(path).read_bytes() if path else b""
-        except OSError:
-            pass
+        data += _read(Path(path)) if path else b""
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
