@@ -63,7 +63,9 @@ def fraction_effects(
     for factor in factors:
         coordinate = dataset[factor]
         levels = json.loads(coordinate.attrs["levels"])
-        high = np.array([str(v) == str(levels[1]) for v in coordinate.values])
+        # by value, not by text: an integer level beside a float one is stored as a float
+        # (levels [0.5, 2] lie along the points as 0.5 and 2.0)
+        high = np.asarray(coordinate.values == levels[1], dtype=bool)
         per_replicate = values[high].mean(axis=0) - values[~high].mean(axis=0)
         effect = float(per_replicate.mean())
         half = p_value = np.nan

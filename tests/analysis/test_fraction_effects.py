@@ -16,6 +16,7 @@ from campaign.design.tasks import Design, cell_params
 from campaign.render.effects import render_effects
 from campaign.render.report import design_note
 from campaign.results.assemble import assemble
+from campaign.results.netcdf import open_results, write_netcdf
 from campaign.spec.load import load_spec
 from tests.conftest import run_with_model
 
@@ -156,3 +157,46 @@ def test_a_fraction_refuses_where(tmp_path):
 
     with pytest.raises(CampaignError, match="a fraction's factors vary together"):
         effects(assemble(design, records, 0.95), "y", ["a=1"])
+
+
+MIXED = """
+name: mixed
+model: m:run
+factors: {a: [0.5, 2], b: [false, true], c: ["1", "10"]}
+design: {fractional: {generators: {c: a*b}}}
+replicates: 3
+seed: 4
+output: out
+"""
+
+
+def test_levels_of_mixed_kinds_give_effects_from_the_runs_at_each_level(tmp_path):
+    """An integer level beside a float one lies along the points as a float (2 as 2.0), a
+    boolean level as a boolean, a numeric-looking string as a string: each factor's high
+    runs are found by value, so every effect is high - low (a's was NaN, with p = 0)."""
+    path = tmp_path / "spec.yaml"
+    path.write_text(textwrap.dedent(MIXED))
+    design = Design(load_spec(path))
+
+    def metric(params, replicate):
+        numbers = {"0.5": 1.0, "2": 4.0, "False": 0.0, "True": -3.0, "1": 2.0, "10": 2.5}
+        return sum(numbers[str(params[f])] for f in "abc") + replicate
+
+    records = {
+        task.key: {
+            "key": task.key,
+            "status": "ok",
+            "metrics": {"y": metric(cell_params(design.spec, task.cell), task.replicate)},
+        }
+        for task in design.tasks()
+    }
+    write_netcdf(assemble(design, records, 0.95), tmp_path / "results.nc")
+    reopened = open_results(tmp_path / "results.nc")
+    assert list(reopened["a"].values) == [0.5, 0.5, 2.0, 2.0]
+    result = effects(reopened, "y")
+    assert list(result["term"].values) == ["a", "b", "c"]
+    assert result["effect"].values == pytest.approx([3.0, -3.0, 0.5], abs=1e-12)
+    assert (result["n"].values == 3).all()
+    assert list(result["high"].values) == ["2", "True", "10"]
+    row = next(line for line in render_effects(result).splitlines() if line.startswith("a "))
+    assert row.split()[1:4] == ["0.5", "2", "+3"]
