@@ -34,7 +34,7 @@ from campaign.analysis.fraction_effects import fraction_effects, is_fraction
 from campaign.analysis.query import parse_where, select
 from campaign.errors import CampaignError, ParameterError
 from campaign.results.assemble import factors_of, metrics_of
-from campaign.results.status import STATUS_OK
+from campaign.results.status import STATUS_FAILED, STATUS_OK
 
 HIGHER = "higher-order interactions"
 BLOCKS = "replicates (shared seeds)"
@@ -84,7 +84,20 @@ def effects(dataset: xr.Dataset, metric: str, where: list[str] | None = None) ->
     )
     if dataset.attrs.get(BREAKDOWN) in out.attrs["paired"].split():
         out.attrs[BREAKDOWN] = dataset.attrs[BREAKDOWN]  # says what forms the blocks
+    out.attrs.update(_left_out(selected["status"].values, values))
     return out
+
+
+def _left_out(status: np.ndarray, values: np.ndarray) -> dict[str, int]:
+    """The values the analysis leaves out, by why: of failed tasks, finished but infinite
+    (+inf or -inf), finished but NaN (undefined, or not returned)."""
+    status = np.broadcast_to(status, values.shape)
+    finished = status == STATUS_OK
+    return {
+        "left_out_failed": int(np.count_nonzero(status == STATUS_FAILED)),
+        "left_out_infinite": int(np.count_nonzero(finished & np.isinf(values))),
+        "left_out_nan": int(np.count_nonzero(finished & np.isnan(values))),
+    }
 
 
 def _group_ids(columns: np.ndarray) -> np.ndarray:
@@ -273,7 +286,8 @@ def _as_dataset(rows, selected, metric, factors, levels, y, paired) -> xr.Datase
 def _main_effects(selected: xr.Dataset, metric: str, factors: list[str]) -> dict:
     """Per factor and level: its mean over the cells of the other factors (every cell weighs
     the same, whatever its replicates) minus the mean of all cells."""
-    ok = selected[metric].where(selected["status"] == STATUS_OK)
+    values = selected[metric]
+    ok = values.where((selected["status"] == STATUS_OK) & np.isfinite(values))  # as analysed
     cell_means = ok.mean("replicate")
     grand = float(cell_means.mean())
     return {

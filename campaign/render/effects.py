@@ -38,9 +38,15 @@ def render_effects(result: xr.Dataset, fmt: str = "text", digits: int | None = N
     paper = fmt != "text"
     effect = (lambda v: ("+" if v >= 0 else "") + plain(v, digits or 4)) if paper else signed
     attrs = result.attrs
+    left_out = _left_out(attrs)
+    which = (
+        "the replicates of every cell that have a finite value"
+        if left_out
+        else "every replicate of every cell"
+    )
     above = [
-        f"{attrs['metric']}: analysis of variance of {attrs['observations']} values (every "
-        "replicate of every cell; type II sums of squares; share = % of the total sum of squares)"
+        f"{attrs['metric']}: analysis of variance of {attrs['observations']} values ({which}; "
+        "type II sums of squares; share = % of the total sum of squares)"
     ]
     if attrs.get("paired"):
         above.append(
@@ -67,8 +73,21 @@ def render_effects(result: xr.Dataset, fmt: str = "text", digits: int | None = N
             f"{one_line(level)} {effect(value)}" for level, value in effects_of_levels.items()
         )
         below.append(f"  {factor}: {shown}")
+    if left_out:  # under the table too in Markdown, LaTeX and HTML, which show no lines above
+        (above if fmt == "text" else below).append(f"left out: {left_out}")
     table = Shown(header, rows, 2, above=above, below=below, align="rlrrrrl")
     return render(frame, fmt, table)
+
+
+def _left_out(attrs) -> str:
+    """The values the analysis left out, in words ("" when none)."""
+    parts = [
+        (attrs.get("left_out_failed", 0), "value of a failed task", "values of failed tasks"),
+        (attrs.get("left_out_infinite", 0), "infinite value", "infinite values"),
+        (attrs.get("left_out_nan", 0), "NaN value", "NaN values"),
+    ]
+    words = [f"{n} {one if n == 1 else many}" for n, one, many in parts if n]
+    return ", ".join(words).replace("infinite value", "infinite (inf or -inf) value")
 
 
 def _blocks(attrs) -> str:

@@ -18,7 +18,7 @@ from campaign.cli.main import main
 from campaign.design.tasks import Design, cell_params
 from campaign.plan.plan import replay_rounds
 from campaign.results.assemble import assemble
-from campaign.results.netcdf import write_netcdf
+from campaign.results.netcdf import open_results, write_netcdf
 from campaign.spec.load import load_spec
 
 
@@ -223,3 +223,62 @@ def test_bad_options_are_one_line(tmp_path, capsys):
     ):
         assert main(["effects", str(path), *argv]) == 2
         assert capsys.readouterr().err == f"campaign: error: {message}\n"
+
+
+LEFT_OUT = """
+name: gaps
+model: m:run
+factors: {a: [1, 2], s: [x, y]}
+replicates: 3
+seed: 5
+output: out
+"""
+
+
+def test_values_left_out_are_counted_and_the_main_effects_use_the_analysed_ones(tmp_path, capsys):
+    """Each cell's replicates are 10 a + (0 or 4 for s) + (-1, 0, 1); one task of a=1, s=x
+    fails and one of a=2, s=y gives +inf: the analysis has 10 values, says which 2 it left
+    out, and its main effects are of those 10 (a=2's is not 'nan', a=1's not '-inf')."""
+    path = tmp_path / "spec.yaml"
+    path.write_text(LEFT_OUT)
+    design = Design(load_spec(path))
+    records = {}
+    for task in design.tasks():
+        params = cell_params(design.spec, task.cell)
+        value = 10.0 * params["a"] + (4.0 if params["s"] == "y" else 0.0) + task.replicate - 1
+        record = {"key": task.key, "status": "ok", "metrics": {"y": value}}
+        if (params["a"], params["s"], task.replicate) == (1, "x", 0):
+            record = {"key": task.key, "status": "failed", "error": "ValueError: boom"}
+        if (params["a"], params["s"], task.replicate) == (2, "y", 2):
+            record["metrics"] = {"y": float("inf")}
+        records[task.key] = record
+    path = write_netcdf(assemble(design, records, 0.95), tmp_path / "results.nc")
+    result = effects(open_results(path), "y")
+    assert result.attrs["observations"] == 10
+    assert (result.attrs["left_out_failed"], result.attrs["left_out_infinite"]) == (1, 1)
+    assert result.attrs["left_out_nan"] == 0
+    # cell means of the values analysed: a=1 x 10.5, y 14; a=2 x 20, y 23.5 (grand 17)
+    assert json.loads(result.attrs["main_effects"]) == {
+        "a": {"1": -4.75, "2": 4.75},
+        "s": {"x": -1.75, "y": 1.75},
+    }
+    frame = pd.DataFrame(
+        [(10 * a + (4 if s == "y" else 0) + r - 1, a, s) for a in (1, 2) for s in "xy"
+         for r in range(3) if (a, s, r) not in ((1, "x", 0), (2, "y", 2))],
+        columns=["y", "a", "s"],
+    )  # fmt: skip
+    table = anova_lm(smf.ols("y ~ C(a, Sum) * C(s, Sum)", frame).fit(), typ=2)
+    got = rows(result)
+    assert got["a"]["sum_sq"] == pytest.approx(table.loc["C(a, Sum)", "sum_sq"], rel=1e-9)
+    assert got["s"]["sum_sq"] == pytest.approx(table.loc["C(s, Sum)", "sum_sq"], rel=1e-9)
+    assert got[RESIDUAL]["df"] == 6
+    assert main(["effects", str(path), "--metric", "y"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == (
+        "y: analysis of variance of 10 values (the replicates of every cell that have a finite "
+        "value; type II sums of squares; share = % of the total sum of squares)"
+    )
+    assert lines[1] == "left out: 1 value of a failed task, 1 infinite (inf or -inf) value"
+    assert lines[-2:] == ["  a: 1 -4.75, 2 +4.75", "  s: x -1.75, y +1.75"]
+    assert main(["effects", str(path), "--metric", "y", "--format", "markdown"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith(lines[1])
