@@ -108,9 +108,12 @@ def sample_quantiles(sample: np.ndarray) -> np.ndarray:
         return quantiles
     ordered = np.sort(sample)
     rank = (sample.size - 1) * QUANTILE_GRID  # NumPy's own virtual index
-    low = np.floor(rank).astype(np.int64)
+    # its order statistic, in integers: in floats (n - 1) p misses whole ranks (25 x 0.56 is
+    # 14.000000000000002), which next to an infinite value gave it instead of x[14]
+    steps = (sample.size - 1) * np.arange(QUANTILE_GRID.size)  # 100 (n - 1) p, exactly
+    low = steps // (QUANTILE_GRID.size - 1)
     below, above = ordered[low], ordered[np.minimum(low + 1, sample.size - 1)]
-    fraction = rank - low
+    fraction = np.where(steps % (QUANTILE_GRID.size - 1) == 0, 0.0, rank - low)
     nearer = np.where(fraction < 0.5, below, np.where(fraction > 0.5, above, np.nan))
     infinite = np.where(
         np.isinf(below) & np.isinf(above) & (below != above),

@@ -252,6 +252,21 @@ def test_quantiles_of_samples_with_infinities_follow_the_order_statistics():
     assert entries["wait@q100"] == np.inf and entries["wait@n"] == 2.0
 
 
+def test_a_whole_rank_next_to_an_infinite_value_gives_its_order_statistic():
+    """The rank (n - 1) p in floats misses whole ranks (25 x 0.56 = 14.000000000000002, 90 x
+    0.7 = 62.99999999999999): the percentile there is x[14] (x[63]), never its infinite
+    neighbour."""
+    waits = np.concatenate([np.arange(15.0) * 10, np.full(11, np.inf)])  # x[14] = 140
+    entries = metric_values({"wait": np.random.default_rng(2).permutation(waits)})
+    assert (entries["wait@q50"], entries["wait@q56"], entries["wait@q57"]) == (125.0, 140.0, np.inf)
+    low = np.concatenate([np.full(63, -np.inf), np.arange(28.0)])  # n = 91, x[63] = 0
+    values = metric_values({"wait": low})
+    assert (values["wait@q69"], values["wait@q70"]) == (-np.inf, 0.0)
+    assert values["wait@q71"] == pytest.approx(0.9)  # rank 63.9: between x[63] and x[64]
+    finite = np.arange(26.0)  # whole ranks of finite samples stay NumPy's
+    assert metric_values({"wait": finite})["wait@q56"] == np.quantile(finite, 0.56)
+
+
 def test_a_sample_is_kept_as_its_size_and_quantiles():
     values = metric_values({"mean": 2.0, "wait": np.array([3.0, 1.0, 2.0, 10.0])})
     assert len(values) == 1 + 1 + 101
