@@ -5,7 +5,8 @@ s and metric k (all minimised): deg = 100 (v - best) / |best|, best the minimum 
 That is 100 (v / best - 1) for a positive best, and stays 0 for the best and positive for the
 others when values are negative or straddle 0 (dividing by a negative best would turn the
 order round). D_{s,g} is the mean of deg over the metrics; D_s the mean of D_{s,g} over
-instances; strategies are ranked by D_s (1 = best). Values are cell means over replicates;
+the instances where every strategy and metric has a value (``instances_left_out`` counts the
+others); strategies are ranked by D_s (1 = best). Values are cell means over replicates;
 the same computation per paired replicate gives a Student-t interval for D_s (centred on the
 mean of the per-replicate D, reported as ``D_paired_mean``: with few replicates it may differ
 from D on cell means). A best value of 0 gives deg 0 to the strategies at 0 and NaN (left out
@@ -81,9 +82,14 @@ def degradation(
     deg = _deg(means, factor)
     deg = deg.transpose("metric", factor, ...)
     d_instance = deg.mean("metric", skipna=True)
-    d = d_instance.mean(instance_dims, skipna=True) if instance_dims else d_instance
+    # D over the instances where every level and metric has a value: elsewhere the best is
+    # judged among whichever levels ran, and a level's D would be over other instances
+    complete = means.notnull().all(["metric", factor])
+    d = d_instance.where(complete).mean(instance_dims, skipna=True) if instance_dims else d_instance
     replicate_deg = _deg(stacked, factor)
-    spread, left_out = _paired_interval(stacked, replicate_deg, factor, instance_dims, confidence)
+    spread, left_out = _paired_interval(
+        stacked, replicate_deg, factor, instance_dims, confidence, complete
+    )
     d = d.transpose(factor, ...)
     other = [x for x in d.dims if x != factor]
     out = xr.Dataset(
@@ -112,6 +118,8 @@ def degradation(
         "metrics": ",".join(metrics),
         "instance_dims": ",".join(instance_dims),
         "confidence": confidence,
+        "instances": int(complete.size) if instance_dims else 1,
+        "instances_left_out": int((~complete).sum()) if instance_dims else 0,
     }
     if other:
         out.attrs["note"] = f"unreduced dimensions: {', '.join(map(str, other))}"
@@ -157,17 +165,19 @@ def _paired_interval(
     factor: str,
     instance_dims: list[str],
     confidence: float,
+    kept: xr.DataArray,
 ) -> tuple[dict[str, xr.DataArray], xr.DataArray]:
     """The interval of D per level over complete replicates, and per level how many
     replicates were left out (a replicate is paired only where every level, metric and
-    instance has a value in it)."""
+    instance has a value in it), over the instances D is (``kept``)."""
     per_replicate = replicate_deg.mean("metric", skipna=True)
     if instance_dims:
-        per_replicate = per_replicate.mean(instance_dims, skipna=True)
+        per_replicate = per_replicate.where(kept).mean(instance_dims, skipna=True)
     present = stacked.notnull()
     reduced = ["metric", factor, *instance_dims]
-    complete = present.all(reduced)
-    left_out = (present.any(reduced) & ~complete).sum("replicate").astype("int64")
+    counted = present.where(kept, False).any(reduced)
+    complete = (present | ~kept).all(reduced) & counted
+    left_out = (counted & ~complete).sum("replicate").astype("int64")
     per_replicate = per_replicate.where(complete).transpose(factor, ...)
     return interval(per_replicate, "replicate", confidence), left_out
 

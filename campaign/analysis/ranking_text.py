@@ -77,5 +77,14 @@ def rank_levels(
             f"{left_out} replicates left out of the interval (some {factor}, metric "
             "or instance has no value in them: failed, missing or NaN)"
         )
-    notes = [LEGEND, *([counted] if counted else []), *ranking_notes(result, paired)]
+    skipped = result.attrs.get("instances_left_out", 0)
+    instances_note = []
+    if skipped:
+        instances_note.append(
+            f"{skipped} of {result.attrs['instances']} instances left out of D_means (some "
+            f"{factor} or metric has no value there: failed, missing or NaN), so that every "
+            f"{factor} is judged on the same instances"
+        )
+    notes = [LEGEND, *([counted] if counted else []), *instances_note]
+    notes += ranking_notes(result, paired)
     return Ranking(result, title, notes, counted)

@@ -10,6 +10,7 @@ from scipy import stats
 
 import campaign
 from campaign.analysis.ranking import degradation, friedman_test, ranking_notes
+from campaign.analysis.ranking_text import rank_levels
 from campaign.render.ranking import render_ranking
 
 METRICS = ("mean_wait", "mean_bsld", "swct_w")
@@ -225,3 +226,28 @@ def test_friedman_test_across_instances():
     )
     assert friedman_test(degradation(replicated(values[:2]))) is None  # two levels
     assert friedman_test(degradation(replicated(values[:, :1]))) is None  # one instance
+
+
+def test_an_instance_where_a_level_has_no_value_is_left_out_of_every_levels_d():
+    """C has no value on g1 (its tasks failed). Judged there among A and B, B was best on g1
+    and got D 25 beside A's 62.5, with C's D over g0 alone: B ranked above A. Every level is
+    now judged on g0, the instance they all have: A 25, B 50, C 0, and the interval is over
+    the 4 replicates of g0."""
+    values = np.empty((3, 2, 4))
+    values[:, 0] = np.array([[10.0], [12.0], [8.0]]) + [0.0, 0.4, -0.4, 0.0]
+    values[:, 1] = np.array([[20.0], [10.0], [np.nan]])
+    data = replicated(values)
+    result = degradation(data, instance_dims=["grid"])
+    assert result["D"].values == pytest.approx([25.0, 50.0, 0.0])
+    assert result["rank"].values.tolist() == [2.0, 3.0, 1.0]
+    assert result["D_n"].values.tolist() == [4, 4, 4]
+    assert int(result["D_left_out"].sum()) == 0
+    per_replicate = 100 * (values[:2, 0] - values[2, 0]) / values[2, 0]
+    assert result["D_paired_mean"].values[:2] == pytest.approx(per_replicate.mean(axis=1))
+    assert (result.attrs["instances"], result.attrs["instances_left_out"]) == (2, 1)
+    data["status"] = xr.ones_like(data["mean_wait"], dtype=np.int8)
+    ranking = rank_levels(data, "strategy", ["mean_wait"])
+    assert ranking.notes[1] == (
+        "1 of 2 instances left out of D_means (some strategy or metric has no value there: "
+        "failed, missing or NaN), so that every strategy is judged on the same instances"
+    )
