@@ -43,7 +43,9 @@ def pilot(
     plan = make_plan(spec, check_identity=False)
     write_results(plan, say=say)  # results.nc of the whole campaign, the pilot's tasks done
     records = plan.ledger.load()
-    check_pilot(spec, {key: records[key] for key in plan.design.keys() if key in records})
+    # the design's tasks only: the ledger may hold tasks of levels the spec no longer has
+    records = {key: records[key] for key in plan.design.keys() if key in records}
+    check_pilot(spec, records)
     found = costs(records)
     cell_tasks = {
         cell_label({"cell": plan.design.cell_label(cell)}): spec.replicates
