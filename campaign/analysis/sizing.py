@@ -25,6 +25,7 @@ class Estimate:
     job_cores: int
     walltime_seconds: float
     job_memory: float
+    at_most: str = ""  # with a precision target or a selection: the replicates the count allows
 
 
 def estimate(

@@ -52,9 +52,18 @@ def pilot(
         for cell in plan.design.cells
     }
     try:
-        return found, estimate(found, cell_tasks, target_hours, job_cores)
+        planned = estimate(found, cell_tasks, target_hours, job_cores)
     except ValueError as error:
         raise CampaignError(f"{spec.name}: {error}") from None
+    if spec.selection is not None:  # the stages stop when they decide: a cell's most
+        planned = dataclasses.replace(
+            planned, at_most=f"select.max_replicates: {spec.replicates} replicates a cell"
+        )
+    elif spec.precision is not None:  # the rounds stop when the target is met
+        planned = dataclasses.replace(
+            planned, at_most=f"precision.max_replicates: {spec.replicates} replicates a cell"
+        )
+    return found, planned
 
 
 def check_pilot(spec: Any, records: dict[str, dict[str, Any]]) -> None:

@@ -55,6 +55,11 @@ def describe_estimate(found: Costs, planned: Estimate, target_hours: float) -> l
         f"(mean {seconds(found.mean_seconds)} a task):",
         f"  the campaign: {planned.tasks} tasks, about {planned.core_hours:.3g} core-hours",
     ]
+    if planned.at_most:  # the jobs below are sized for the most it may run
+        lines[-1] = (
+            f"  the campaign: at most {planned.tasks} tasks ({planned.at_most}), about "
+            f"{planned.core_hours:.3g} core-hours at most"
+        )
     for cell in found.cells[:3]:
         lines.append(
             f"  slow cell: {cell.cell}: {seconds(cell.mean_seconds)} a task "

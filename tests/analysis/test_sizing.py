@@ -190,3 +190,20 @@ def test_a_pilot_sizes_the_campaign_from_its_own_tasks_not_from_levels_it_droppe
     assert not any("megabytes=300" in line for line in out)
     assert out[-3].startswith("  largest peak memory: ")
     assert float(out[-3].split()[3]) < 200 and out[-3].split()[4] == "MB"
+
+
+def test_a_pilot_of_a_precision_target_gives_the_most_tasks_as_a_bound(tmp_path, campaign_command):
+    """With a precision target the rounds stop when it is met: the 2 cells x 40 replicates of
+    max_replicates are the most the campaign runs, not what it will."""
+    (tmp_path / "costly.py").write_text(textwrap.dedent(MODEL))
+    precise = (
+        "precision: {metrics: [value], half_width: 0.5, min_replicates: 3, max_replicates: 40}"
+    )
+    (tmp_path / "spec.yaml").write_text(SPEC.replace("replicates: 5", precise))
+    piloted = campaign_command(tmp_path, "plan", "spec.yaml", "--estimate", "--workers", "1")
+    assert piloted.returncode == 0, piloted.stderr
+    line = piloted.stdout.splitlines()[1]
+    assert line.startswith(
+        "  the campaign: at most 80 tasks (precision.max_replicates: 40 replicates a cell), about "
+    )
+    assert line.endswith(" core-hours at most")
