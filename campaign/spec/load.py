@@ -165,3 +165,42 @@ class SpecLoader(yaml.SafeLoader):
 # without a sign (1e6, 1.0e6, 2.5E3); those with both (1.0e+6) are floats in either
 EXPONENT_FLOAT = re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$")
 SpecLoader.add_implicit_resolver("tag:yaml.org,2002:float", EXPONENT_FLOAT, list("-+.0123456789"))
+
+
+# YAML 1.1's numbers that YAML 1.2 reads otherwise: a leading 0 (octal: 010 is 8, where 1.2
+# reads 10), 0b binary and base 60 (12:30 is 750; 1.2 reads both as strings)
+LEGACY_NUMBER = re.compile(
+    r"^[-+]?(?:0[0-7_]+|0b[01_]+|[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?)$"
+)
+
+
+def _refuse_legacy(loader: SpecLoader, node: yaml.ScalarNode, construct: Any) -> Any:
+    """The number of ``node``, refusing one YAML 1.1 and 1.2 read differently (a model would
+    get 8 for 010): one line saying what it is read as and how to write it."""
+    value = construct(loader, node)
+    text = str(node.value)
+    if LEGACY_NUMBER.match(text):
+        plain = text.lstrip("+-").replace("_", "")
+        decimal = int(text.replace("_", "")) if plain.isdigit() else None
+        if decimal is None:  # 0b11, 12:30: text in YAML 1.2
+            raise SpecProblem(
+                node,
+                f"{text} is the number {value!r} in YAML 1.1 and text in YAML 1.2; write "
+                f"{value!r} if that is meant, or {text!r} in quotes for text",
+            )
+        if decimal != value:  # 010: octal in YAML 1.1 (00 is 0 in either)
+            raise SpecProblem(
+                node,
+                f"{text} is the octal number {value} in YAML 1.1 and {decimal} in YAML 1.2; "
+                f"write {value} or {decimal} as meant, or {text!r} in quotes for text",
+            )
+    return value
+
+
+for _tag, _construct in (
+    ("tag:yaml.org,2002:int", yaml.SafeLoader.construct_yaml_int),
+    ("tag:yaml.org,2002:float", yaml.SafeLoader.construct_yaml_float),
+):
+    SpecLoader.add_constructor(
+        _tag, lambda loader, node, construct=_construct: _refuse_legacy(loader, node, construct)
+    )

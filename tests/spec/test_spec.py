@@ -356,6 +356,27 @@ def test_exponent_numbers_are_read_as_yaml_1_2_reads_them(tmp_path, capsys):
     )
 
 
+def test_numbers_yaml_1_1_and_1_2_read_otherwise_are_refused_in_one_line(tmp_path):
+    """PyYAML reads 010 as the octal 8 and 12:30 as 750: the model would get 8 where 10 was
+    written. Such a number is refused, saying both readings; 00, 1_000 and 0x10 mean one
+    number in either and are read as before."""
+    for written, message in (
+        ("[010, 020]", "010 is the octal number 8 in YAML 1.1 and 10 in YAML 1.2; write 8 or "
+         "10 as meant, or '010' in quotes for text"),
+        ("[12:30, 1]", "12:30 is the number 750 in YAML 1.1 and text in YAML 1.2; write 750 "
+         "if that is meant, or '12:30' in quotes for text"),
+        ("[0b11, 1]", "0b11 is the number 3 in YAML 1.1 and text in YAML 1.2"),
+    ):  # fmt: skip
+        path = write(tmp_path, NUMBERS.replace("[2.5E-1, 5e-1]", written))
+        with pytest.raises(CampaignError) as error:
+            load_spec(path)
+        assert str(error.value).startswith(f"{path}: line 6: {message}")
+    path = write(tmp_path, NUMBERS.replace("[2.5E-1, 5e-1]", "[00, 1_000, 0x10]"))
+    assert load_spec(path).factor("arrival_rate").values == (0, 1000, 16)
+    quoted = write(tmp_path, NUMBERS.replace("[2.5E-1, 5e-1]", "['010', '020']"))
+    assert load_spec(quoted).factor("arrival_rate").values == ("010", "020")
+
+
 def test_a_results_file_gives_back_the_numbers_its_spec_file_gave(tmp_path):
     import campaign
     from campaign.pipelines.verify import verify
