@@ -74,7 +74,10 @@ def render_effects(result: xr.Dataset, fmt: str = "text", digits: int | None = N
         )
         below.append(f"  {factor}: {shown}")
     if left_out:  # under the table too in Markdown, LaTeX and HTML, which show no lines above
-        (above if fmt == "text" else below).append(f"left out: {left_out}")
+        if fmt == "text":
+            above.insert(1, f"left out: {left_out}")
+        else:
+            below.append(f"left out: {left_out}")
     table = Shown(header, rows, 2, above=above, below=below, align="rlrrrrl")
     return render(frame, fmt, table)
 

@@ -161,7 +161,8 @@ def test_the_browser_renders_every_figure_and_the_numbers_of_the_results(report,
     # each of its levels against the first one, for the headline metric
     effects, ranking, comparison = seen["blocks"][:3]
     assert effects == render_effects(campaign.effects(dataset, "mean_wait")).rstrip("\n")
-    assert effects.splitlines()[4].split()[:2] == ["1", "arrival_rate"]
+    assert effects.splitlines()[1].startswith("left out: ")  # the failed tasks' values
+    assert effects.splitlines()[5].split()[:2] == ["1", "arrival_rate"]
     assert ranking.startswith("degradation from the best service_rate (%), mean over mean_wait")
     assert comparison == render_comparison(
         campaign.compare(dataset, "service_rate", "fast", "mean_wait")
