@@ -12,6 +12,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from campaign.design import points as designs
 from campaign.errors import CampaignError
 from campaign.results.names import level_problem
@@ -194,6 +196,9 @@ def point_design(
         )
     if kind not in (designs.SALTELLI, designs.MORRIS):
         unit = designs.unit_points(kind, design.sizes, len(ranges), seed)
+    if kind == designs.MORRIS:
+        for factor in ranges:
+            check_morris_integers(factor, design.levels, fail)
     placed = []
     for factor in factors:
         if factor.range is not None:
@@ -205,6 +210,31 @@ def point_design(
             factor = Factor(factor.name, values, values, factor.range, factor.scale, factor.integer)
         placed.append(factor)
     return design, placed
+
+
+def check_morris_integers(factor: Factor, levels: int, fail: Fail) -> None:
+    """Refuse an integer range whose values on Morris's grid are not evenly spaced on its
+    scale: an elementary effect divides each step by the grid's step, so 0, 1, 3, 4 for the
+    grid of 4 levels on 0..4 would give y = 3k an effect of 13.5 where the range moves y 12."""
+    if not factor.integer:
+        return
+    log = factor.scale == designs.LOG
+    values = designs.scale(np.linspace(0, 1, levels), *factor.range, log, True)
+    steps = np.diff(np.log(values) if log else values.astype(float))
+    if np.allclose(steps, steps[0], rtol=1e-9, atol=0):
+        return
+    low, high = factor.range
+    hint = (
+        f"make high - low a multiple of levels - 1 ({levels - 1})"
+        if not log
+        else "give it another range or levels, or leave integer out"
+    )
+    raise fail(
+        f"factors.{factor.name}: on Morris's grid of {levels} levels the integer range "
+        f"{low} to {high}{' (log scale)' if log else ''} takes the values "
+        f"{', '.join(str(v) for v in values)}, not evenly spaced, so its elementary effects "
+        f"would be wrong; {hint}"
+    )
 
 
 def sampled_design(

@@ -113,6 +113,16 @@ def test_more_saltelli_samples_keep_the_stored_points(write_spec, scheduler_addr
          "factors.customers: an integer range needs integer bounds, got low 1.5, high 64"),
         ("{sobol: {points: 8}}", "  customers: {low: 1, high: 64, scale: ln}\n",
          "factors.customers: scale 'ln' is not allowed; use linear or log"),
+        ("{morris: {trajectories: 4, levels: 4}}",
+         "  customers: {low: 0, high: 4, integer: true}\n",
+         "factors.customers: on Morris's grid of 4 levels the integer range 0 to 4 takes the "
+         "values 0, 1, 3, 4, not evenly spaced, so its elementary effects would be wrong; make "
+         "high - low a multiple of levels - 1 (3)"),
+        ("{morris: {trajectories: 4, levels: 4}}",
+         "  customers: {low: 1, high: 10, scale: log, integer: true}\n",
+         "factors.customers: on Morris's grid of 4 levels the integer range 1 to 10 (log scale) "
+         "takes the values 1, 2, 4, 10, not evenly spaced, so its elementary effects would be "
+         "wrong; give it another range or levels, or leave integer out"),
     ],
 )  # fmt: skip
 def test_sampled_design_mistakes_are_one_line(write_spec, capsys, design, factor, message):
