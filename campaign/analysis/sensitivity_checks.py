@@ -45,8 +45,9 @@ def check_outputs(outputs: PointOutputs, kept: np.ndarray, method: str, metric: 
 def sobol_warnings(table: pd.DataFrame, base: int, per_base: int) -> list[str]:
     """A warning when Sobol indices come from too few points: intervals wider than the largest
     index, or an S1 above its ST by more than ST's interval (never so but by estimation error);
-    it says how many base points would narrow the intervals to `SOBOL_TARGET`-th of the largest
-    index (half-widths shrink as 1 / sqrt(points)). ``base``: the design's base points,
+    it says how many base points (a power of 2) would narrow the intervals to within
+    `SOBOL_TARGET`-th of the largest index, and to about what (half-widths shrink as
+    1 / sqrt(points)). ``base``: the design's base points,
     ``per_base``: its points per base point."""
     largest = float(np.nanmax(table["ST"].to_numpy(), initial=-np.inf))
     widest = float(np.nanmax(table[["S1_conf", "ST_conf"]].to_numpy(), initial=0.0))
@@ -65,10 +66,11 @@ def sobol_warnings(table: pd.DataFrame, base: int, per_base: int) -> list[str]:
     if largest > 0 and math.isfinite(largest) and widest > 0:
         needed = base * (widest / (largest / SOBOL_TARGET)) ** 2
         points = 2 ** max(math.ceil(math.log2(needed)), 0)
+        projected = widest * math.sqrt(base / points)  # at the power of 2 advised
         advice = (
             f"about {points} base points (design: {{saltelli: {{points: {points}}}}}, "
-            f"{points * per_base} points here) would narrow them to about "
-            f"±{largest / SOBOL_TARGET:.2g}, a tenth of the largest index"
+            f"{points * per_base} points here) would narrow them to about ±{projected:.2g}, "
+            f"within a tenth of the largest index"
         )
     return [f"warning: too few points for these indices: {'; '.join(reasons)}; {advice}"]
 

@@ -280,11 +280,13 @@ def test_sobol_on_too_few_points_warns_and_says_how_many_would_do(tmp_path, clus
     assert widest > table["ST"].max()  # intervals wider than the indices themselves
     needed = 8 * (widest / (table["ST"].max() / 10)) ** 2
     base = 2 ** math.ceil(math.log2(needed))
+    # the interval shrinks as 1 / sqrt(points): at the power of 2 drawn, below the tenth
+    assert widest * math.sqrt(8 / base) <= table["ST"].max() / 10
     warning = (
         f"warning: too few points for these indices: intervals up to ±{widest:.2g}, wider than "
         f"the largest index ({table['ST'].max():.2g}); about {base} base points (design: "
         f"{{saltelli: {{points: {base}}}}}, {base * 5} points here) would narrow them to "
-        f"about ±{table['ST'].max() / 10:.2g}, a tenth of the largest index"
+        f"about ±{widest * math.sqrt(8 / base):.2g}, within a tenth of the largest index"
     )
     assert result.warnings == [warning]
     assert main(["sensitivity", str(out), "--metric", "y"]) == 0
