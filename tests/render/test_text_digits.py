@@ -1,0 +1,54 @@
+"""The aligned text tables (what `campaign run`, `query` and `compare` print, and the
+report's analysis shows) write each number down to the place its interval needs: a
+mean of 31234490.5 ± 2.48 s is not 3.12345e+07, which another mean 40 s away would share."""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+import campaign
+
+DEVIATIONS = np.array([-3.0, -2.0, -1.0, 1.0, 2.0, 3.0])
+
+
+def makespans(b_deviations=DEVIATIONS) -> xr.Dataset:
+    """Two strategies' makespans, 6 replicates each, 40 s apart around 3.1e7 s."""
+    values = np.array([31234490.5 + DEVIATIONS, 31234530.5 + b_deviations])
+    return xr.Dataset(
+        {
+            "makespan": (("strategy", "replicate"), values, {"units": "s"}),
+            "status": (("strategy", "replicate"), np.ones((2, 6), dtype="i1")),
+        },
+        {"strategy": ["a", "b"], "replicate": np.arange(6)},
+        attrs={"confidence": 0.95},
+    )
+
+
+def test_a_query_writes_each_mean_to_the_place_of_its_half_width():
+    # sd of the deviations sqrt(28 / 5); half-width t(0.975, 5) sd / sqrt(6) = 2.4834
+    assert campaign.table(campaign.query(makespans())).splitlines() == [
+        "strategy  makespan           n",
+        "--------  -----------------  -",
+        "a         31234490.5 ± 2.48  6",
+        "b         31234530.5 ± 2.48  6",
+    ]
+
+
+def test_a_comparison_writes_the_means_and_the_ratio_to_the_place_of_their_intervals():
+    result = campaign.compare(makespans(), "strategy", "a", "makespan")
+    row = campaign.table(result).splitlines()[4].split("  ")
+    cells = [cell.strip() for cell in row if cell.strip()]
+    # Welch: se sqrt(2 x 5.6 / 6), 10 degrees of freedom: 40 ± 2.228 x 1.3663 = 40 ± 3.044
+    low, high = float(result["ratio_low"].item()), float(result["ratio_high"].item())
+    assert 1.0000011 < low < 1.0000012806 < high < 1.0000014
+    assert cells == [
+        "b",
+        "6",
+        "31234490.5",
+        "31234530.5",
+        "40 ± 3.04",
+        "[36.96, 43.04]",
+        "1.000001281",  # 31234530.5 / 31234490.5, not 1
+        f"[{low:.10g}, {high:.10g}]",  # not [1, 1]
+    ]
