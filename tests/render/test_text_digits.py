@@ -1,11 +1,12 @@
-"""The aligned text tables (what `campaign run`, `query` and `compare` print, and the
-report's analysis shows) write each number down to the place its interval needs: a
+"""The aligned text tables (what `campaign run`, `query`, `compare` and `query --rank` print,
+and the report's analysis shows) write each number down to the place its interval needs: a
 mean of 31234490.5 ± 2.48 s is not 3.12345e+07, which another mean 40 s away would share."""
 
 from __future__ import annotations
 
 import numpy as np
 import xarray as xr
+from scipy import stats
 
 import campaign
 
@@ -51,4 +52,24 @@ def test_a_comparison_writes_the_means_and_the_ratio_to_the_place_of_their_inter
         "[36.96, 43.04]",
         "1.000001281",  # 31234530.5 / 31234490.5, not 1
         f"[{low:.10g}, {high:.10g}]",  # not [1, 1]
+    ]
+
+
+def test_a_ranking_writes_its_percentages_to_the_place_of_the_narrowest_interval():
+    reversed_ = makespans(DEVIATIONS[::-1])
+    ranking = campaign.rank(reversed_, "strategy", "makespan")
+    lines = campaign.table(ranking).splitlines()
+    best = 31234490.5 + DEVIATIONS
+    degradation = 100 * (31234530.5 + DEVIATIONS[::-1] - best) / best  # per replicate, %
+    half = stats.t.ppf(0.975, 5) * degradation.std(ddof=1) / np.sqrt(6)  # 1.59e-5 %
+    mean = 100 * 40 / 31234490.5
+    assert lines[2].split() == ["1", "a", *["0.000000"] * 4, "6"]
+    assert lines[3].split() == [
+        "2",
+        "b",
+        f"{mean:.6f}",  # 0.000128, not 0.00
+        f"{degradation.mean():.6f}",
+        f"{degradation.mean() - half:.6f}",  # 0.000112
+        f"{degradation.mean() + half:.6f}",  # 0.000144
+        "6",
     ]
