@@ -237,3 +237,24 @@ def test_an_interval_beside_a_cell_without_one_is_drawn_as_a_bar():
     assert np.ravel(segment).tolist() == pytest.approx([1.0, 11.5 - half, 1.0, 11.5 + half])
     assert not [c for c in axes.collections if c.get_gid() == "series0-interval-bars"]
     plt.close(figure)
+
+
+def test_each_figure_file_names_the_results_it_was_drawn_from(paper_results, tmp_path):
+    """Kept for a paper after results.nc was written again, a figure says which results it
+    shows: results.nc's digest, time of writing and spec digest, in its metadata."""
+    from PIL import Image
+
+    attrs = campaign.open_results(paper_results).attrs
+    source = (
+        f"campaign results {attrs['results_digest']} (results.nc created {attrs['created']}, "
+        f"spec {attrs['spec_digest']})"
+    )
+    png, pdf, svg = (tmp_path / f"wait.{suffix}" for suffix in ("png", "pdf", "svg"))
+    for path in (png, pdf, svg):
+        assert campaign.plot(paper_results, "mean_wait", out=path) == path
+    assert Image.open(png).text["Source"] == source
+    escaped = source.replace("(", "\\(").replace(")", "\\)")
+    assert f"/Subject ({escaped})".encode() in pdf.read_bytes()
+    assert f"<dc:source>{source}</dc:source>" in svg.read_text()
+    campaign.report(paper_results, out=tmp_path / "report")  # the report's figures/ too
+    assert Image.open(tmp_path / "report" / "figures" / "mean_wait.png").text["Source"] == source
