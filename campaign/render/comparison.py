@@ -41,12 +41,16 @@ def paper_table(result: xr.Dataset, frame, digits: int | None) -> Shown:
     rows = []
     for record in frame.to_dict("records"):
         ratio_half = (record["ratio_high"] - record["ratio_low"]) / 2
+        half = record["difference_half_width"]  # the means to its place, as the difference
         rows.append(
             [
                 *(str(record[d]) for d in dims),
                 counted(record, attrs),
-                plain(record["baseline_mean"], digits or 4),
-                plain(record["mean"], digits or 4),
+                plain(
+                    record["baseline_mean"],
+                    digits or resolving(record["baseline_mean"], half, 4, 2),
+                ),
+                plain(record["mean"], digits or resolving(record["mean"], half, 4, 2)),
                 estimate(record["difference"], record["difference_half_width"], digits),
                 estimate(record["ratio"], ratio_half, digits),
             ]

@@ -1,6 +1,7 @@
 """The aligned text tables (what `campaign run`, `query`, `compare` and `query --rank` print,
-and the report's analysis shows) write each number down to the place its interval needs: a
-mean of 31234490.5 ± 2.48 s is not 3.12345e+07, which another mean 40 s away would share."""
+and the report's analysis shows), and a comparison's table for a paper, write each number down
+to the place its interval needs: a mean of 31234490.5 ± 2.48 s is not 3.12345e+07, which
+another mean 40 s away would share."""
 
 from __future__ import annotations
 
@@ -72,4 +73,17 @@ def test_a_ranking_writes_its_percentages_to_the_place_of_the_narrowest_interval
         f"{degradation.mean() - half:.6f}",  # 0.000112
         f"{degradation.mean() + half:.6f}",  # 0.000144
         "6",
+    ]
+
+
+def test_a_comparison_for_a_paper_writes_the_means_to_the_place_of_the_difference():
+    result = campaign.compare(makespans(), "strategy", "a", "makespan")
+    row = campaign.table(result, "markdown").splitlines()[2]
+    # 31234490.5 and 31234530.5, 40 ± 3.04 apart: not 3.123×10⁷ twice
+    assert [cell.strip() for cell in row.strip("|").split("|")][:5] == [
+        "b",
+        "6",
+        "3.12344905×10⁷",
+        "3.12345305×10⁷",
+        "40.0 ± 3.0",
     ]
