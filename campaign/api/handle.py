@@ -56,9 +56,9 @@ class Campaign:
                 self._spec = campaign_spec(path, output, self.shard, parameter="target")
         return self._spec
 
-    def __repr__(self) -> str:
+    def __repr__(self) -> str:  # the spec last read: a spec file broken since never hides it
         shard = f", shard {self.shard}" if self.shard else ""
-        return f"<Campaign {self.spec.name} in {self.output}{shard}>"
+        return f"<Campaign {self._spec.name} in {self._spec.output}{shard}>"
 
     @property
     def name(self) -> str:
