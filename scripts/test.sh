@@ -8,8 +8,10 @@
 # Extra arguments go to the main pytest run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-test-packages.sh || exit $?
+bash scripts/install-test-packages.sh &  # Debian's packages and Python's, side by side
+packages_pid=$!
 python3 -m venv .venv && . .venv/bin/activate && pip install -q -e '.[test]' || exit $?
+wait "$packages_pid" || exit $?
 slurm_log=$(mktemp)
 python -m pytest tests/slurm -p no:cacheprovider --durations=0 >"$slurm_log" 2>&1 &
 slurm_pid=$!

@@ -274,9 +274,9 @@ def comparison_table(result: xr.Dataset) -> pd.DataFrame:
 def notes(result: xr.Dataset) -> list[str]:
     """Warnings a reader of the comparison needs: too few replicates, no ratio."""
     lines = []
-    n = result["n"].values
-    fewest = int(n.min()) if n.size else 0
-    few = few_replicates_warning(fewest)
+    n = np.minimum(result["n"].values, result["n_baseline"].values)  # Welch: both levels'
+    shown = np.isfinite(result["difference_half_width"].values)  # a row with no interval: none
+    few = few_replicates_warning(int(n[shown].min())) if shown.any() else None
     if few:
         lines.append(few)
     no_ratio = int((result["baseline_mean"] == 0).sum())

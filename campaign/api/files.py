@@ -67,9 +67,13 @@ def drawn(results, metrics, kind, options):
 
     if hasattr(results, "data_vars"):
         return figure_of(results, metrics, kind, **options)
+    from campaign.render.figures import made_from
+
     dataset = open_results(results)  # a file that is not results: one line here
     if metrics[0] in stored_samples(results):  # its CDF pooled over replicates
-        return sample_cdf(results, metrics[0], options)
+        figure = sample_cdf(results, metrics[0], options)
+        made_from(figure, dataset.attrs)
+        return figure
     names = mentioned([options.get("by")], options.get("where"), options.get("x"))
     names.append(options.get("facet") or "")
     return figure_of(factor_view(dataset, results, names), metrics, kind, **options)

@@ -1,9 +1,13 @@
 """`Campaign`: one campaign, opened from a spec file, a dict, a `Spec` or an output folder,
 with every command as a method (SEM's ``CampaignManager`` is the model).
 
-The spec is read once, placed in its output folder (the spec's own, the one given, the folder
-it was opened from, or a shard's inside it), and each method is the API's function of the
-same name on it: ``campaign.open("specs/demo.yaml").status()`` is ``campaign.status(...)``.
+The spec is placed in its output folder (the spec's own, the one given, the folder it was
+opened from, or a shard's inside it), and each method is the API's function of the same name
+on it: ``campaign.open("specs/demo.yaml").status()`` is ``campaign.status(...)``. Opened from
+a spec file or an output folder, the spec is read again from there as each method is called,
+as the function given that path would read it: a spec edited, or a run of another process
+that wrote results.nc from another spec, never leaves the handle counting, running and
+writing with the spec it first read.
 """
 
 from __future__ import annotations
@@ -21,22 +25,40 @@ class Campaign:
         The campaign's spec, placed in its output folder (`campaign.open` makes one).
     shard : str, optional
         "I/N": the handle works on that shard of the design only.
+    source : tuple, optional
+        ``(path, output)``: the spec file or output folder the spec was read from, and the
+        output folder given; the spec is read from there again at each use.
 
     Attributes
     ----------
     spec : Spec
-        The spec (``spec.output``: the output folder).
+        The spec as it stands now (``spec.output``: the output folder).
     shard : str or None
         The shard, as given.
     """
 
-    def __init__(self, spec, shard=None):
-        self.spec = spec
+    def __init__(self, spec, shard=None, source=None):
+        self._spec = spec
         self.shard = shard
+        self._source = source
 
-    def __repr__(self) -> str:
+    @property
+    def spec(self):
+        """The spec, read again from the spec file or output folder the campaign was opened
+        from (an output folder whose results.nc is away, set aside by a run under way: the
+        spec last read)."""
+        if self._source is not None:
+            from campaign.plan.target import campaign_spec
+            from campaign.store.folder import RESULTS_FILE
+
+            path, output = self._source
+            if not path.is_dir() or (path / RESULTS_FILE).is_file():
+                self._spec = campaign_spec(path, output, self.shard, parameter="target")
+        return self._spec
+
+    def __repr__(self) -> str:  # the spec last read: a spec file broken since never hides it
         shard = f", shard {self.shard}" if self.shard else ""
-        return f"<Campaign {self.spec.name} in {self.output}{shard}>"
+        return f"<Campaign {self._spec.name} in {self._spec.output}{shard}>"
 
     @property
     def name(self) -> str:
@@ -66,7 +88,8 @@ class Campaign:
         """
         from campaign.api.running import status
 
-        return status(self.spec, self.output, self.shard)
+        spec = self.spec
+        return status(spec, spec.output, self.shard)
 
     def plan(self, on_change="refuse"):
         """What a run would do (`campaign.plan`).
@@ -84,7 +107,8 @@ class Campaign:
         """
         from campaign.api.running import plan
 
-        return plan(self.spec, self.output, self.shard, on_change)
+        spec = self.spec
+        return plan(spec, spec.output, self.shard, on_change)
 
     def run(self, **options):
         """Run what is missing (`campaign.run`), of the shard the campaign was opened with.
@@ -101,7 +125,8 @@ class Campaign:
         """
         from campaign.api.running import run
 
-        return run(self.spec, output=self.output, shard=self.shard, **options)
+        spec = self.spec
+        return run(spec, output=spec.output, shard=self.shard, **options)
 
     def estimate(self, replicates=2, target_hours=1.0, job_cores=16, **options):
         """Run a pilot and size the whole campaign (`campaign.estimate`).
@@ -126,7 +151,8 @@ class Campaign:
         """
         from campaign.api.running import estimate
 
-        return estimate(self.spec, replicates, target_hours, job_cores, self.output, **options)
+        spec = self.spec
+        return estimate(spec, replicates, target_hours, job_cores, spec.output, **options)
 
     def results(self):
         """The results that results.nc holds (`campaign.open_results`).
@@ -157,7 +183,8 @@ class Campaign:
         """
         from campaign.api.stored import outputs
 
-        return outputs(self.spec, tasks, where, self.output)
+        spec = self.spec
+        return outputs(spec, tasks, where, spec.output)
 
     def verify(self, sample=10, workers=None, scheduler=None):
         """Run a sample of finished tasks again and compare them bit for bit
@@ -205,7 +232,8 @@ class Campaign:
                 "campaign without shard",
                 "shard",
             )
-        return merge(shards if shards is not None else [self.output], self.output, confidence)
+        output = self.output
+        return merge(shards if shards is not None else [output], output, confidence)
 
     def remetric(self, source=None, confidence=0.95, rerun_unkept=False, say=None):
         """Recompute metrics from the outputs tasks kept (`campaign.remetric`).
@@ -251,8 +279,17 @@ def open(target, output=None, shard=None):
     Returns
     -------
     Campaign
-        The campaign, each command a method of it.
+        The campaign, each command a method of it. Opened from a spec file or an output
+        folder, it reads the spec from there again at each call, as the functions do.
     """
+    import os
+    from pathlib import Path
+
     from campaign.plan.target import campaign_spec
 
-    return Campaign(campaign_spec(target, output, shard, parameter="target"), shard)
+    source = None
+    if isinstance(target, str | os.PathLike):  # read again at each use, wherever the work is
+        target = Path(target).expanduser().absolute()
+        output = Path(output).expanduser().absolute() if output is not None else None
+        source = (target, output)
+    return Campaign(campaign_spec(target, output, shard, parameter="target"), shard, source)

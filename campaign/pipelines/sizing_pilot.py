@@ -15,7 +15,8 @@ from campaign.pipelines.run import run
 from campaign.plan.plan import make_plan
 from campaign.plan.target import campaign_spec
 from campaign.results.resources import Costs, cell_label, costs
-from campaign.results.writing import write_results
+from campaign.results.writing import stored_confidence, write_results
+from campaign.store.folder import RESULTS_FILE
 
 PILOT_REPLICATES = 2
 
@@ -39,9 +40,11 @@ def pilot(
     if spec.selection is not None:  # within the first stage, which every system runs
         first = min(first, spec.selection.first)
     pilot_spec = dataclasses.replace(spec, replicates=first, precision=None, selection=None)
-    run(pilot_spec, say=say, **run_options)
+    # results.nc keeps its confidence level: sizing a campaign changes none of its intervals
+    confidence = stored_confidence(spec.output / RESULTS_FILE) or 0.95
+    run(pilot_spec, say=say, confidence=confidence, **run_options)
     plan = make_plan(spec, check_identity=False)
-    write_results(plan, say=say)  # results.nc of the whole campaign, the pilot's tasks done
+    write_results(plan, confidence, say=say)  # of the whole campaign, the pilot's tasks done
     records = plan.ledger.load()
     # the design's tasks only: the ledger may hold tasks of levels the spec no longer has
     records = {key: records[key] for key in plan.design.keys() if key in records}

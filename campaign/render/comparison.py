@@ -7,7 +7,7 @@ import xarray as xr
 
 from campaign.analysis.comparison import comparison_table, notes
 from campaign.render.cells import one_line
-from campaign.render.numbers import bounds, estimate, mean_pm, number, plain
+from campaign.render.numbers import bounds, estimate, mean_pm, number, plain, resolving
 from campaign.render.table import Shown, check_format, pivot, pivot_frame, render
 
 
@@ -41,12 +41,16 @@ def paper_table(result: xr.Dataset, frame, digits: int | None) -> Shown:
     rows = []
     for record in frame.to_dict("records"):
         ratio_half = (record["ratio_high"] - record["ratio_low"]) / 2
+        half = record["difference_half_width"]  # the means to its place, as the difference
         rows.append(
             [
                 *(str(record[d]) for d in dims),
                 counted(record, attrs),
-                plain(record["baseline_mean"], digits or 4),
-                plain(record["mean"], digits or 4),
+                plain(
+                    record["baseline_mean"],
+                    digits or resolving(record["baseline_mean"], half, 4, 2),
+                ),
+                plain(record["mean"], digits or resolving(record["mean"], half, 4, 2)),
                 estimate(record["difference"], record["difference_half_width"], digits),
                 estimate(record["ratio"], ratio_half, digits),
             ]
@@ -91,16 +95,20 @@ def text_table(result: xr.Dataset, frame) -> Shown:
     ]
     rows = []
     for record in frame.to_dict("records"):
+        half = record["difference_half_width"]
+        low, high = record["difference_low"], record["difference_high"]
+        ratio_half = (record["ratio_high"] - record["ratio_low"]) / 2
+        ratio_digits = resolving(record["ratio"], ratio_half, 4, 2)
         rows.append(
             [
                 *(str(record[d]) for d in dims),
                 counted(record, attrs),
-                number(record["baseline_mean"]),
-                number(record["mean"]),
-                mean_pm(record["difference"], record["difference_half_width"]),
-                bounds(record["difference_low"], record["difference_high"], 4, "-"),
-                number(record["ratio"], 4),
-                bounds(record["ratio_low"], record["ratio_high"], 4, "-"),
+                number(record["baseline_mean"], resolving(record["baseline_mean"], half, 6, 3)),
+                number(record["mean"], resolving(record["mean"], half, 6, 3)),
+                mean_pm(record["difference"], half),
+                bounds(low, high, resolving(max(abs(low), abs(high)), half, 4, 2), "-"),
+                number(record["ratio"], ratio_digits),
+                bounds(record["ratio_low"], record["ratio_high"], ratio_digits, "-"),
             ]
         )
     above = [

@@ -152,7 +152,15 @@ def check_target(path: Path) -> None:
             return
 
 
-PROVENANCE_KEYS = ("title", "model", "base_seed", "confidence", "spec_digest", "created")
+PROVENANCE_KEYS = (
+    "title",
+    "model",
+    "base_seed",
+    "confidence",
+    "spec_digest",
+    "results_digest",
+    "created",
+)
 
 
 def _write_parquet(frame: pd.DataFrame, attributes, provenance, path: Path) -> None:

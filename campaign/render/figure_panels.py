@@ -164,6 +164,14 @@ def draw_intervals(axes, series: list[Series], levels: list, numeric: bool, styl
             line.set_gid(gid)
             band = axes.fill_between(xs, one.low, one.high, color=colour, alpha=0.18, lw=0)
             band.set_gid(f"{gid}-interval")
+            alone = isolated(one.low, one.high)
+            if alone.any():  # a band needs a neighbour with an interval: a bar instead
+                low, high, middle = one.low[alone], one.high[alone], one.middle[alone]
+                bars = axes.errorbar(
+                    xs[alone], middle, yerr=np.vstack([middle - low, high - middle]),
+                    color=colour, linestyle="none", capsize=2, alpha=0.6,
+                )  # fmt: skip
+                bars.lines[2][0].set_gid(f"{gid}-interval-bars")
             handles.append(line)
         else:
             xs = np.array(positions(np.array(levels, dtype=object), one.x), dtype=float)
@@ -176,6 +184,15 @@ def draw_intervals(axes, series: list[Series], levels: list, numeric: bool, styl
             bars.lines[0].set_gid(gid)
             handles.append(bars)
     return handles
+
+
+def isolated(low, high) -> np.ndarray:
+    """The points that have an interval but no neighbour with one: a band between
+    neighbours leaves them out (a cell beside one of a single replicate, or NaN)."""
+    has = np.isfinite(np.asarray(low, dtype=float)) & np.isfinite(np.asarray(high, dtype=float))
+    before = np.concatenate([[False], has[:-1]])
+    after = np.concatenate([has[1:], [False]])
+    return has & ~before & ~after
 
 
 def draw_distributions(axes, series: list[Series], kind: str, styles, log_values=False) -> list:

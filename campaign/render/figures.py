@@ -178,7 +178,27 @@ def plot(
         finish(figure, grid, data, layout, handles, legend_right, numeric)
         if title:
             heading(figure, notes.title(layout, baseline, confidence), figsize[0])
+    made_from(figure, dataset.attrs)
     return figure
+
+
+def made_from(figure, attrs) -> None:
+    """Note on ``figure`` the results it is drawn from (results.nc's digest and time of
+    writing), which every file written of it carries in its metadata (`file_metadata`)."""
+    if attrs.get("results_digest"):
+        figure.campaign_source = (
+            f"campaign results {attrs['results_digest']} (results.nc created "
+            f"{attrs.get('created', '?')}, spec {attrs.get('spec_digest', '?')})"
+        )
+
+
+METADATA_KEYS = {".png": "Source", ".svg": "Source", ".pdf": "Subject"}  # what each format takes
+
+
+def file_metadata(figure, path: Path) -> dict[str, str] | None:
+    """The metadata of an image file of ``figure``: the results it was drawn from."""
+    source, key = getattr(figure, "campaign_source", None), METADATA_KEYS.get(path.suffix.lower())
+    return {key: source} if source and key else None
 
 
 def binned_axes(data: xr.Dataset, layout: Layout) -> tuple[xr.Dataset, list[str]]:
@@ -354,7 +374,7 @@ def save_figure(figure, path: Path) -> None:
     keeps every label and the legend inside the image."""
     make_folder(path.parent, f"{{out}} {path}", "out")
     try:
-        figure.savefig(path, dpi=SAVE_DPI)
+        figure.savefig(path, dpi=SAVE_DPI, metadata=file_metadata(figure, path))
     except OSError as error:
         raise CampaignError(f"cannot write {path}: {error.strerror}") from None
     finally:
@@ -367,7 +387,7 @@ def write_figures(figure, folder: Path, name: str, formats=FIGURE_FORMATS) -> li
     paths = [folder / f"{name}.{fmt}" for fmt in formats]
     try:
         for path in paths:
-            figure.savefig(path, dpi=SAVE_DPI)
+            figure.savefig(path, dpi=SAVE_DPI, metadata=file_metadata(figure, path))
     except OSError as error:
         raise CampaignError(f"cannot write {path}: {error.strerror}") from None
     finally:

@@ -33,11 +33,27 @@ def signed(value: float, digits: int = 4) -> str:
     return "nan" if is_missing(value) else f"{value:+.{digits}g}"
 
 
+def resolving(value: float, half: float, digits: int, half_digits: int) -> int:
+    """Significant digits that write ``value`` down to the place of the last of
+    ``half_digits`` significant digits of an interval's half-width ``half``, and at least
+    ``digits``: a mean of 31234493.1 ± 4.3 is 31234493.11, not 3.12345e+07, which would
+    hide a difference of 45 from a mean of 31234538.6."""
+    if is_missing(value) or is_missing(half) or half <= 0 or value == 0:
+        return digits
+    if not (math.isfinite(value) and math.isfinite(half)):
+        return digits
+    place = math.floor(math.log10(half)) - (half_digits - 1)
+    return min(17, max(digits, math.floor(math.log10(abs(value))) - place + 1))
+
+
 def mean_pm(mean: float, half: float) -> str:
-    """``mean ± half-width`` (6 and 3 significant digits); the mean alone without interval."""
+    """``mean ± half-width``: the half-width to 3 significant digits, the mean to at least 6
+    and down to the half-width's last digit; the mean alone without interval."""
     if is_missing(mean):
         return "nan"
-    return number(mean) if is_missing(half) else f"{number(mean)} ± {number(half, 3)}"
+    if is_missing(half):
+        return number(mean)
+    return f"{number(mean, resolving(mean, half, 6, 3))} ± {number(half, 3)}"
 
 
 SCIENTIFIC_ABOVE, SCIENTIFIC_BELOW = 1e6, 1e-3  # magnitudes written with a power of 10

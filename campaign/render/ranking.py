@@ -1,9 +1,10 @@
 """The ranking of `campaign.analysis.ranking.degradation` in any format: sorted by rank, the
-percentages with two decimals for a reader, at full precision in CSV and JSON (whose readers
-get the numbers, not the notes)."""
+percentages with two decimals for a reader (more when the narrowest interval needs them), at
+full precision in CSV and JSON (whose readers get the numbers, not the notes)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import pandas as pd
@@ -37,8 +38,10 @@ def render_ranking(
     header, rows = ranking_rows(result)
     if fmt != "text":
         return render(frame, fmt, paper_ranking(header, rows, notes, digits))
+    decimals = percent_decimals(rows)
     cells = [
-        [count(rank), level, *map(fixed, numbers), str(n)] for rank, level, *numbers, n in rows
+        [count(rank), level, *(fixed(x, decimals) for x in numbers), str(n)]
+        for rank, level, *numbers, n in rows
     ]
     shown = Shown(
         header,
@@ -51,6 +54,17 @@ def render_ranking(
         rule=False,
     )
     return render(frame, fmt, shown)
+
+
+def percent_decimals(rows) -> int:
+    """Decimals of the text table's percentages: 2, or as many as show the narrowest
+    interval's half-width to 2 significant digits (an interval of 0.000128 to 0.000164 %
+    written 0.00 to 0.00 would say the level does not differ from the best)."""
+    halves = [(high - low) / 2 for *_, low, high, _ in rows]
+    narrowest = min((h for h in halves if math.isfinite(h) and h > 0), default=None)
+    if narrowest is None:
+        return 2
+    return min(12, max(2, 1 - math.floor(math.log10(narrowest))))
 
 
 def paper_ranking(header, rows, notes: Sequence[str], digits: int | None) -> Shown:

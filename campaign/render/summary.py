@@ -25,12 +25,18 @@ def column_total(frame: pd.DataFrame, column: str) -> int:
     return int(frame[column].sum()) if column in frame else 0
 
 
-def fewest_replicates(frame: pd.DataFrame, metrics: list[str]) -> str | None:
-    """The warning when some interval of the table rests on too few replicates (rows with
-    none have no interval to warn of)."""
+def fewest_replicates(frame: pd.DataFrame, metrics: list[str]) -> list[str]:
+    """The warnings when some interval of the table rests on too few replicates (a mean of
+    one replicate has no interval: it is counted apart; one of none has nothing to warn of)."""
     counts = [frame[f"{m}_n"] for m in metrics if f"{m}_n" in frame]
-    found = [int(n) for column in counts for n in column if n > 0]
-    return few_replicates_warning(min(found)) if found else None
+    found = [int(n) for column in counts for n in column if n > 1]
+    lines = [few_replicates_warning(min(found))] if found else []
+    single = sum(int(n) == 1 for column in counts for n in column)
+    if single:
+        lines.append(
+            f"warning: {single} mean(s) rest on 1 replicate, without an interval; add replicates"
+        )
+    return [line for line in lines if line]
 
 
 def counts(row: dict[str, Any], metrics: list[str], stat: str) -> str:
@@ -107,9 +113,7 @@ def text_table(
                 f"{metric}: {absent} values absent (finished tasks that did not return it); "
                 "left out of the means and n"
             )
-    few = fewest_replicates(frame, metrics)
-    if few:
-        below.append(few)
+    below += fewest_replicates(frame, metrics)
     return Shown(header, rows, len(factors), below=below)
 
 
@@ -152,9 +156,7 @@ def paper_table(
         absent = column_total(frame, f"{metric}_absent")
         if absent:
             notes.append(f"{metric}: {absent} values absent (not returned), left out")
-    few = fewest_replicates(frame, metrics)
-    if few:
-        notes.append(few)
+    notes += fewest_replicates(frame, metrics)
     return Shown(header, rows, len(factors), below=notes)
 
 

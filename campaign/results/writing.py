@@ -110,6 +110,18 @@ def _digest_variables(digest, dataset: xr.Dataset, prefix: str) -> None:
             digest.update(np.ascontiguousarray(values).view(np.uint8).data)  # no copy
 
 
+def stored_confidence(path: Path) -> float | None:
+    """The confidence level of a results file's intervals (None: none there, or not
+    readable)."""
+    try:
+        with netCDF4.Dataset(path) as handle:
+            if "confidence" not in handle.ncattrs():
+                return None
+            return float(handle.getncattr("confidence"))
+    except (OSError, ValueError):
+        return None
+
+
 def stored_digest(path: Path) -> str | None:
     """The ``results_digest`` of a results file (None: none there, or not readable)."""
     try:

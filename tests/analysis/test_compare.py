@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import xarray as xr
 from scipy import stats
 
 import campaign
@@ -267,3 +268,28 @@ def test_on_the_demo_easy_against_fcfs_paired_intervals_are_narrower(
         "difference_high,ratio,ratio_low,ratio_high,n,n_baseline,dof"
     )
     assert [line.split(",")[:2] for line in lines[1:]] == [["1.5", "easy"], ["2.0", "easy"]]
+
+
+def test_the_few_replicates_warning_counts_what_each_interval_rests_on():
+    """Welch's interval rests on the baseline's replicates too; a row without an interval
+    (no replicate of its level) has none to warn of."""
+    values = np.array([[10.0, 11, 12, 13, 14, 15], [20, 22, *[np.nan] * 4], [np.nan] * 6])
+    dataset = xr.Dataset(
+        {
+            "y": (("s", "replicate"), values),
+            "status": (("s", "replicate"), np.isfinite(values).astype("i1")),
+        },
+        {"s": ["a", "b", "c"], "replicate": np.arange(6)},
+        attrs={"confidence": 0.95},
+    )
+    warning = (
+        "warning: some intervals rest on 2 replicate(s) (fewer than 5): too few for an interval "
+        "to say much; add replicates"
+    )
+    against_a = campaign.table(campaign.compare(dataset, "s", "a", "y")).splitlines()
+    assert against_a[-1] == warning  # b's 2 replicates, not c's 0
+    assert against_a[-2].split()[:2] == ["c", "0/6"] and against_a[-3].split()[:2] == ["b", "2/6"]
+    against_b = campaign.compare(dataset.sel(s=["a", "b"]), "s", "b", "y")
+    assert campaign.table(against_b, "markdown").splitlines()[-1] == warning  # 6 against 2
+    only_none = campaign.table(campaign.compare(dataset.sel(s=["a", "c"]), "s", "a", "y"))
+    assert "warning" not in only_none

@@ -11,6 +11,7 @@ import yaml
 
 import campaign
 from campaign.errors import CampaignError
+from tests.conftest import MM1_TWO_LOADS
 
 
 def test_a_spec_file_a_dict_and_the_output_folder_open_one_campaign(paper_results, monkeypatch):
@@ -76,3 +77,22 @@ def test_plan_and_models_name_a_function_and_a_package_alike():
     assert campaign.plan.__name__ == "plan" and "Where each task stands" in campaign.plan.__doc__
     assert "jobs" in campaign.models() and "mm1" not in campaign.models().split()
     assert campaign.plan is campaign.plan and campaign.open is campaign.api.open
+
+
+def test_a_handle_reads_its_spec_again_after_a_run_of_another_spec(tmp_path, scheduler_address):
+    """A handle opened before the spec was edited and run again (more replicates) counts,
+    runs and writes with the spec as it is now, never with the one it first read."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(MM1_TWO_LOADS)  # 2 cells, 4 replicates
+    campaign.run(spec, scheduler=scheduler_address, progress=False)
+    from_folder, from_file = campaign.open(tmp_path / "out"), campaign.open(spec)
+    assert from_folder.status().done == from_file.status().done == 8
+    spec.write_text(MM1_TWO_LOADS.replace("replicates: 4", "replicates: 6"))
+    campaign.run(spec, scheduler=scheduler_address, progress=False)  # as another process would
+    for opened in (from_folder, from_file):
+        assert opened.spec.replicates == 6
+        assert (opened.status().done, opened.plan().to_run) == (12, [])
+    results = from_folder.run(scheduler=scheduler_address, progress=False)  # nothing to run
+    assert results.sizes["replicate"] == 6
+    written = campaign.query(tmp_path / "out", "mean_wait", by="arrival_rate")
+    assert written["mean_wait_n"].tolist() == [6, 6]  # not the first spec's 4

@@ -3,6 +3,7 @@ units, and the CF conventions checked by a CF checker."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -175,6 +176,19 @@ def test_export_parquet_carries_units_as_column_metadata(failing, capsys):
         frame, tidy(dataset, campaign.open_failures(failing)), check_dtype=False
     )
     assert frame["seed"].tolist() == dataset["seed"].values.ravel().tolist()
+
+
+def test_a_parquet_export_names_the_results_it_was_made_from(failing, tmp_path):
+    """Kept beside a paper after results.nc was written again (more replicates), the table
+    says which results it holds: results.nc's own digest and time of writing."""
+    out = tmp_path / "kept" / "tasks.parquet"
+    assert campaign.export(failing, out) == [out]
+    provenance = json.loads(pq.read_table(out).schema.metadata[b"campaign"])
+    attrs = campaign.open_results(failing).attrs
+    assert provenance["results_digest"] == attrs["results_digest"]
+    assert provenance["results_digest"].startswith("blake2b:")
+    assert provenance["created"] == attrs["created"]
+    assert provenance["spec_digest"] == attrs["spec_digest"]
 
 
 def test_export_refuses_a_format_it_cannot_tell(failing, tmp_path, capsys):

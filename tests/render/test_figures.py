@@ -11,6 +11,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+import xarray as xr
 
 import campaign
 from campaign.cli.main import main
@@ -211,3 +212,49 @@ def test_the_report_draws_no_figure_of_a_digest_or_a_constant(grid, tmp_path):
         ("digest_log1", "digest of an input, not a measurement"),
         ("n_dropped_size", "constant: 0 everywhere"),
     ]
+
+
+def test_an_interval_beside_a_cell_without_one_is_drawn_as_a_bar():
+    """A band joins neighbouring intervals: a cell whose neighbours have none (a single
+    replicate, NaN) still shows its own, as a bar."""
+    values = np.full((2, 2, 4), np.nan)
+    values[0] = [[10.0, 11.0, 12.0, 13.0], [20.0, 21.0, 22.0, 23.0]]  # a: intervals at both
+    values[1, 0] = [10.0, 11.0, 12.0, 13.0]  # b at load 1: 4 replicates; at load 2 only one
+    values[1, 1, 0] = 30.0
+    dataset = xr.Dataset(
+        {
+            "y": (("strategy", "load", "replicate"), values),
+            "status": (("strategy", "load", "replicate"), np.isfinite(values).astype("i1")),
+        },
+        {"strategy": ["a", "b"], "load": [1.0, 2.0], "replicate": np.arange(4)},
+        attrs={"confidence": 0.95},
+    )
+    figure = campaign.plot(dataset, "y", x="load", by="strategy")
+    axes = figure.axes[0]
+    half = 3.182446305284263 * np.sqrt(5 / 3) / 2  # t(0.975, 3) sd / sqrt(4) = 2.0543
+    (bars,) = [c for c in axes.collections if c.get_gid() == "series1-interval-bars"]
+    (segment,) = bars.get_segments()
+    assert np.ravel(segment).tolist() == pytest.approx([1.0, 11.5 - half, 1.0, 11.5 + half])
+    assert not [c for c in axes.collections if c.get_gid() == "series0-interval-bars"]
+    plt.close(figure)
+
+
+def test_each_figure_file_names_the_results_it_was_drawn_from(paper_results, tmp_path):
+    """Kept for a paper after results.nc was written again, a figure says which results it
+    shows: results.nc's digest, time of writing and spec digest, in its metadata."""
+    from PIL import Image
+
+    attrs = campaign.open_results(paper_results).attrs
+    source = (
+        f"campaign results {attrs['results_digest']} (results.nc created {attrs['created']}, "
+        f"spec {attrs['spec_digest']})"
+    )
+    png, pdf, svg = (tmp_path / f"wait.{suffix}" for suffix in ("png", "pdf", "svg"))
+    for path in (png, pdf, svg):
+        assert campaign.plot(paper_results, "mean_wait", out=path) == path
+    assert Image.open(png).text["Source"] == source
+    escaped = source.replace("(", "\\(").replace(")", "\\)")
+    assert f"/Subject ({escaped})".encode() in pdf.read_bytes()
+    assert f"<dc:source>{source}</dc:source>" in svg.read_text()
+    campaign.report(paper_results, out=tmp_path / "report")  # the report's figures/ too
+    assert Image.open(tmp_path / "report" / "figures" / "mean_wait.png").text["Source"] == source

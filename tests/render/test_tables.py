@@ -124,3 +124,14 @@ def test_the_tables_warn_of_intervals_over_fewer_than_5_replicates():
     # a cell with no replicate has no interval to warn of; 5 replicates are enough
     assert "warning" not in campaign.table(campaign.query(few([5, 6, 0])))
     assert "warning" not in campaign.table(campaign.query(few([2, 6])), "csv")
+
+
+def test_a_mean_of_one_replicate_is_counted_apart_from_the_intervals():
+    """A cell of one replicate has a mean and no interval: the warning of few replicates
+    counts the intervals shown, and a line of its own counts such means."""
+    single = "warning: 1 mean(s) rest on 1 replicate, without an interval; add replicates"
+    text = campaign.table(campaign.query(few([6, 1, 3]))).splitlines()
+    assert text[-2:] == [WARNING.format(3), single]  # not "rest on 1 replicate(s)"
+    assert text[3].split() == ["t1", "1", "1"]  # tag t1: its one value 1.0, no interval
+    markdown = campaign.table(campaign.query(few([6, 5, 1])), "markdown").splitlines()
+    assert markdown[-1] == single and "(fewer than 5)" not in "\n".join(markdown)
