@@ -176,7 +176,9 @@ def draw_intervals(axes, series: list[Series], levels: list, numeric: bool, styl
         else:
             xs = np.array(positions(np.array(levels, dtype=object), one.x), dtype=float)
             xs += dodge(i, len(series))
-            errors = np.nan_to_num(np.vstack([one.middle - one.low, one.high - one.middle]))
+            # a cell without an interval (one replicate, NaN) gets no bar: a bar of length 0
+            # would read as an exact value
+            errors = np.vstack([one.middle - one.low, one.high - one.middle]).astype(float)
             bars = axes.errorbar(
                 xs, one.middle, yerr=errors, color=colour, marker=marker, linestyle="none",
                 capsize=2, label=one.label,

@@ -258,3 +258,30 @@ def test_each_figure_file_names_the_results_it_was_drawn_from(paper_results, tmp
     assert f"<dc:source>{source}</dc:source>" in svg.read_text()
     campaign.report(paper_results, out=tmp_path / "report")  # the report's figures/ too
     assert Image.open(tmp_path / "report" / "figures" / "mean_wait.png").text["Source"] == source
+
+
+def test_a_level_without_an_interval_gets_no_bar_on_a_categorical_axis():
+    """A bar of length 0 would read as an exact value: a level with one replicate has none."""
+    values = np.array([[10.0, 11.0, 12.0, 13.0], [30.0, np.nan, np.nan, np.nan]])
+    dataset = xr.Dataset(
+        {
+            "y": (("strategy", "replicate"), values),
+            "status": (("strategy", "replicate"), np.isfinite(values).astype("i1")),
+        },
+        {"strategy": ["a", "b"], "replicate": np.arange(4)},
+        attrs={"confidence": 0.95},
+    )
+    figure = campaign.plot(dataset, "y", x="strategy")
+    axes = figure.axes[0]
+    half = 3.182446305284263 * np.sqrt(5 / 3) / 2  # t(0.975, 3) sd / sqrt(4) = 2.0543
+    (line,) = [line for line in axes.lines if line.get_gid() == "series0"]
+    assert line.get_ydata().tolist() == [11.5, 30.0]
+    (bars,) = [c for c in axes.collections if c.get_segments()]
+    segments = [np.ravel(s).tolist() for s in bars.get_segments() if len(s)]
+    assert segments == [pytest.approx([0.0, 11.5 - half, 0.0, 11.5 + half])]
+    caps = [line.get_ydata() for line in axes.lines if line.get_gid() != "series0"]
+    assert [np.isfinite(np.asarray(c, dtype=float)).tolist() for c in caps] == [
+        [True, False],
+        [True, False],
+    ]
+    plt.close(figure)
