@@ -6,7 +6,8 @@ That is 100 (v / best - 1) for a positive best, and stays 0 for the best and pos
 others when values are negative or straddle 0 (dividing by a negative best would turn the
 order round). D_{s,g} is the mean of deg over the metrics; D_s the mean of D_{s,g} over
 the instances where every strategy and metric has a value (``instances_left_out`` counts the
-others); strategies are ranked by D_s (1 = best). Values are cell means over replicates;
+others; a strategy with no value at all is unranked and not asked for); strategies are ranked
+by D_s (1 = best). Values are cell means over replicates;
 the same computation per paired replicate gives a Student-t interval for D_s (centred on the
 mean of the per-replicate D, reported as ``D_paired_mean``: with few replicates it may differ
 from D on cell means). A best value of 0 gives deg 0 to the strategies at 0 and NaN (left out
@@ -83,12 +84,15 @@ def degradation(
     deg = deg.transpose("metric", factor, ...)
     d_instance = deg.mean("metric", skipna=True)
     # D over the instances where every level and metric has a value: elsewhere the best is
-    # judged among whichever levels ran, and a level's D would be over other instances
-    complete = means.notnull().all(["metric", factor])
+    # judged among whichever levels ran, and a level's D would be over other instances. A
+    # level with no value at all (every task failed) is unranked and judged nowhere, so that
+    # it does not set every instance aside
+    ranked = means.notnull().any([d for d in means.dims if d != factor])
+    complete = (means.notnull() | ~ranked).all(["metric", factor])
     d = d_instance.where(complete).mean(instance_dims, skipna=True) if instance_dims else d_instance
     replicate_deg = _deg(stacked, factor)
     spread, left_out = _paired_interval(
-        stacked, replicate_deg, factor, instance_dims, confidence, complete
+        stacked, replicate_deg, factor, instance_dims, confidence, complete, ranked
     )
     d = d.transpose(factor, ...)
     other = [x for x in d.dims if x != factor]
@@ -100,6 +104,7 @@ def degradation(
             "D_ci_high": spread["ci_high"],
             "D_n": spread["n"],
             "D_left_out": left_out,
+            "ranked": ranked,
             "rank": _ranks(d, factor),
             "D_instance": d_instance,
             "rank_instance": _ranks(d_instance, factor),
@@ -166,17 +171,18 @@ def _paired_interval(
     instance_dims: list[str],
     confidence: float,
     kept: xr.DataArray,
+    ranked: xr.DataArray,
 ) -> tuple[dict[str, xr.DataArray], xr.DataArray]:
     """The interval of D per level over complete replicates, and per level how many
-    replicates were left out (a replicate is paired only where every level, metric and
-    instance has a value in it), over the instances D is (``kept``)."""
+    replicates were left out (a replicate is paired only where every ``ranked`` level, metric
+    and instance has a value in it), over the instances D is (``kept``)."""
     per_replicate = replicate_deg.mean("metric", skipna=True)
     if instance_dims:
         per_replicate = per_replicate.where(kept).mean(instance_dims, skipna=True)
     present = stacked.notnull()
     reduced = ["metric", factor, *instance_dims]
     counted = present.where(kept, False).any(reduced)
-    complete = (present | ~kept).all(reduced) & counted
+    complete = (present | ~kept | ~ranked).all(reduced) & counted
     left_out = (counted & ~complete).sum("replicate").astype("int64")
     per_replicate = per_replicate.where(complete).transpose(factor, ...)
     return interval(per_replicate, "replicate", confidence), left_out
@@ -214,8 +220,8 @@ def ranking_notes(result: xr.Dataset, paired: bool) -> list[str]:
             f"and its interval is wide; list {factor} under paired: in the spec to rank its "
             "levels on common random numbers"
         )
-    counts = result["D_n"].values
-    fewest = int(counts.min()) if counts.size else 0
+    counts = result["D_n"].where(result["ranked"]).values  # an unranked level has none
+    fewest = int(np.nanmin(counts)) if np.isfinite(counts).any() else 0
     if fewest < 2:
         lines.append(
             f"warning: no interval (nan) where fewer than 2 replicates have a value for every "

@@ -85,6 +85,12 @@ def rank_levels(
             f"{factor} or metric has no value there: failed, missing or NaN), so that every "
             f"{factor} is judged on the same instances"
         )
+    unranked = [str(level) for level in result[factor].values[~result["ranked"].values]]
+    if unranked:
+        instances_note.append(
+            f"unranked: {', '.join(unranked)} (no value in any instance: every task failed, "
+            "missing or NaN)"
+        )
     notes = [LEGEND, *([counted] if counted else []), *instances_note]
     notes += ranking_notes(result, paired)
     return Ranking(result, title, notes, counted)

@@ -31,10 +31,10 @@ class Campaign:
 
     Attributes
     ----------
-    spec : Spec
-        The spec as it stands now (``spec.output``: the output folder).
     shard : str or None
         The shard, as given.
+
+    The property ``spec`` is the spec as it stands now (``spec.output``: the output folder).
     """
 
     def __init__(self, spec, shard=None, source=None):

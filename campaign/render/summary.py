@@ -39,6 +39,14 @@ def fewest_replicates(frame: pd.DataFrame, metrics: list[str]) -> list[str]:
     return [line for line in lines if line]
 
 
+def interval_note(confidence: float) -> str:
+    """What the numbers of a summary table are."""
+    return (
+        f"mean ± half-width of the {confidence:.0%} confidence interval (Student t) over n "
+        "replicates"
+    )
+
+
 def counts(row: dict[str, Any], metrics: list[str], stat: str) -> str:
     """One count per row: the metrics' counts joined by '/' when they differ."""
     values = {int(row[f"{m}_{stat}"]) for m in metrics if f"{m}_{stat}" in row}
@@ -50,14 +58,16 @@ def render_summary(
     metrics: list[str],
     fmt: str = "text",
     units: dict[str, str] | None = None,
-    confidence: float = 0.95,
+    confidence: float | None = None,
     max_rows: int = 0,
     digits: int | None = None,
     pivot: str | None = None,
 ) -> str:
     """The summary table in ``fmt``; text shows at most ``max_rows`` rows (0: all).
-    ``digits``: significant digits of the means (default: from each interval);
-    ``pivot``: a factor whose levels go across, as groups of columns."""
+    ``confidence``: the intervals' level, which the other formats always say (95 % when not
+    given) and text says under the table when given (a table under a heading that says it
+    leaves it out); ``digits``: significant digits of the means (default: from each
+    interval); ``pivot``: a factor whose levels go across, as groups of columns."""
     fmt = check_format(fmt)
     factors = factor_columns(frame, metrics)
     if fmt in ("csv", "json"):
@@ -66,8 +76,10 @@ def render_summary(
         return render(frame, fmt)
     if fmt == "text":
         shown = text_table(frame, metrics, 0 if pivot else max_rows, digits)
+        if confidence is not None:
+            shown.below.insert(0, interval_note(confidence))
     else:
-        shown = paper_table(frame, metrics, units or {}, confidence, digits)
+        shown = paper_table(frame, metrics, units or {}, confidence or 0.95, digits)
     return render(frame, fmt, pivot_table(shown, pivot) if pivot else shown)
 
 
@@ -139,10 +151,7 @@ def paper_table(
             line.append(estimate(row[f"{metric}_mean"], row[f"{metric}_half_width"], digits))
         line.append(counts(row, metrics, "n"))
         rows.append(line)
-    notes = [
-        f"mean ± half-width of the {confidence:.0%} confidence interval (Student t) over n "
-        "replicates"
-    ]
+    notes = [interval_note(confidence)]
     for metric in metrics:
         left_out = column_total(frame, f"{metric}_left_out")
         if left_out:

@@ -114,6 +114,7 @@ def test_the_table_shows_the_replicates_left_out(failed_some):
     assert lines[0].split() == ["kind", "v", "n", "left", "out"]
     assert lines[2].split()[-2:] == ["4", "2"] and lines[3].split()[-2:] == ["5", "1"]
     assert lines[4:] == [
+        "mean ± half-width of the 95% confidence interval (Student t) over n replicates",
         "v: 3 replicates left out (some of the pooled cells have no value in them: failed, "
         "missing or NaN); means and n are over complete replicates",
         "warning: some intervals rest on 4 replicate(s) (fewer than 5): too few for an interval "

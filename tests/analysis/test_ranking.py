@@ -251,3 +251,25 @@ def test_an_instance_where_a_level_has_no_value_is_left_out_of_every_levels_d():
         "1 of 2 instances left out of D_means (some strategy or metric has no value there: "
         "failed, missing or NaN), so that every strategy is judged on the same instances"
     )
+
+
+def test_a_level_with_no_value_anywhere_is_unranked_and_sets_no_instance_aside():
+    """C failed everywhere: A and B are judged on both instances, as without C (A best on g0,
+    B 20 % worse; B best on g1, A 25 % worse: D 12.5 and 10), with their interval over the 4
+    replicates; C is unranked and a note says so."""
+    values = np.empty((3, 2, 4))
+    values[:, 0] = np.array([[10.0], [12.0], [np.nan]]) + [0.0, 0.4, -0.4, 0.0]
+    values[:, 1] = np.array([[25.0], [20.0], [np.nan]]) + [0.0, 0.4, -0.4, 0.0]
+    data = replicated(values)
+    result = degradation(data, instance_dims=["grid"])
+    np.testing.assert_allclose(result["D"].values[:2], [12.5, 10.0])
+    assert np.isnan(result["D"].values[2])
+    assert result["rank"].values[:2].tolist() == [2.0, 1.0]
+    assert result["D_n"].values.tolist() == [4, 4, 0]
+    assert (result.attrs["instances"], result.attrs["instances_left_out"]) == (2, 0)
+    data["status"] = xr.ones_like(data["mean_wait"], dtype=np.int8)
+    ranking = rank_levels(data, "strategy", ["mean_wait"])
+    assert ranking.notes[1] == (
+        "unranked: C (no value in any instance: every task failed, missing or NaN)"
+    )
+    assert "warning: the intervals rest on 4 replicates (fewer than 5)" in ranking.notes[2]

@@ -110,8 +110,11 @@ def test_query_json_and_table_by_every_cell(finished, capsys):
     assert main(["query", results, "--metric", "max_wait", "--by", "arrival_rate"]) == 0
     table = capsys.readouterr().out.splitlines()
     assert table[0].split() == ["arrival_rate", "max_wait", "n"]
-    assert len(table) == 5 and "±" in table[2]
-    assert table[4].startswith("warning: some intervals rest on 4 replicate(s) (fewer than 5)")
+    assert len(table) == 6 and "±" in table[2]
+    assert table[4] == (
+        "mean ± half-width of the 95% confidence interval (Student t) over n replicates"
+    )
+    assert table[5].startswith("warning: some intervals rest on 4 replicate(s) (fewer than 5)")
 
 
 @pytest.mark.parametrize(
@@ -237,7 +240,7 @@ def test_query_rank_writes_every_format(tmp_path, capsys):
     path = tmp_path / "results.nc"
     example_e(D=(np.nan, np.nan, np.nan), paired="strategy").to_netcdf(path)
     header = ["rank", "strategy", "D_means(%)", "D_replicates(%)", "ci_low(%)", "ci_high(%)", "n"]
-    # D leaves no replicate with every level: no within-replicate figures, n 0.
+    # D is judged nowhere: the others' one replicate gives D_replicates, no interval; D n 0.
     expected = [(1, "A", 100 / 9), (2, "B", 50 / 3), (3, "C", 410 / 3), (None, "D", None)]
 
     def output(fmt):
@@ -250,12 +253,13 @@ def test_query_rank_writes_every_format(tmp_path, capsys):
     assert [list(r) for r in records] == [header] * 4
     for table in (frame.to_dict("records"), records):
         for row, (rank, level, d) in zip(table, expected, strict=True):
-            assert row["strategy"] == level and row["n"] == 0
-            assert pd.isna(row["D_replicates(%)"]) and pd.isna(row["ci_low(%)"])
+            assert row["strategy"] == level and pd.isna(row["ci_low(%)"])
             if rank is None:
-                assert pd.isna(row["rank"]) and pd.isna(row["D_means(%)"])
+                assert pd.isna(row["rank"]) and pd.isna(row["D_means(%)"]) and row["n"] == 0
+                assert pd.isna(row["D_replicates(%)"])
             else:
                 assert row["rank"] == rank and row["D_means(%)"] == pytest.approx(d)
+                assert row["D_replicates(%)"] == pytest.approx(d) and row["n"] == 1
     rows = [
         [cell.strip() for cell in line.strip("|").split("|")]
         for line in output("markdown").splitlines()[:6]
@@ -264,14 +268,14 @@ def test_query_rank_writes_every_format(tmp_path, capsys):
     paper = ["rank", "strategy", "D_means(%)", "D_replicates(%) ± half-width", "n"]
     assert rows[0] == paper and rows[1] == ["---:", "---", "---:", "---:", "---:"]
     assert rows[2:] == [
-        ["1", "A", "11.11", "nan", "0"],
-        ["2", "B", "16.67", "nan", "0"],
-        ["3", "C", "136.7", "nan", "0"],
+        ["1", "A", "11.11", "11.11", "1"],
+        ["2", "B", "16.67", "16.67", "1"],
+        ["3", "C", "136.7", "136.7", "1"],
         ["-", "D", "nan", "nan", "0"],
     ]
     latex = output("latex").splitlines()
     assert latex[0] == r"\begin{tabular}{rlrrr}"
-    assert latex[4] == r"1 & A & 11.11 & nan & 0 \\"
+    assert latex[4] == r"1 & A & 11.11 & 11.11 & 1 \\"
 
     cells = HTMLCells()
     cells.feed(output("html"))
@@ -285,14 +289,14 @@ def test_the_report_ranks_with_the_words_of_query_rank(tmp_path, capsys):
 
     from campaign.render.report import write_report
 
-    # a fourth strategy without values leaves the replicate out of the interval: a note says so
+    # a fourth strategy without values is unranked, judged nowhere: a note says so
     dataset = example_e(D=(np.nan, np.nan, np.nan), paired="strategy")
     dataset["seed"] = (("strategy", "replicate"), [[7]] * 4)  # paired: one seed per replicate
     dataset.to_netcdf(tmp_path / "results.nc")
     assert main(["query", str(tmp_path / "results.nc"), "--rank", "strategy"]) == 0
     said = capsys.readouterr().out
     assert "(the levels of strategy share seeds)" in said
-    assert "1 replicates left out of the interval (some strategy, metric" in said
+    assert "\nunranked: D (no value in any instance: every task failed, missing or NaN)\n" in said
     page = write_report(dataset, tmp_path / "report").read_text()
     block = re.search(r"<h3>Ranking of strategy</h3>\n<pre>(.*?)</pre>", page, re.DOTALL)
     assert html.unescape(block.group(1)) + "\n" == said

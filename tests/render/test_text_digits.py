@@ -34,6 +34,7 @@ def test_a_query_writes_each_mean_to_the_place_of_its_half_width():
         "--------  -----------------  -",
         "a         31234490.5 ± 2.48  6",
         "b         31234530.5 ± 2.48  6",
+        "mean ± half-width of the 95% confidence interval (Student t) over n replicates",
     ]
 
 
