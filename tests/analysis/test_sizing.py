@@ -170,3 +170,26 @@ def test_a_pilot_whose_every_task_failed_is_refused_with_its_error(tmp_path, cam
         "campaign from (2 with: KeyError: 'trace'); fix that and size it again (`campaign "
         "status` lists the errors)\n"
     )
+
+
+def test_a_pilot_sizes_the_campaign_from_its_own_tasks_not_from_levels_taken_out(
+    tmp_path, campaign_command
+):
+    (tmp_path / "costly.py").write_text(textwrap.dedent(MODEL))
+    (tmp_path / "spec.yaml").write_text(SPEC.replace("replicates: 5", "replicates: 2"))
+    ran = campaign_command(tmp_path, "run", "spec.yaml", "--workers", "1")
+    assert ran.returncode == 0, ran.stderr
+    # the 300 MB level taken out: its tasks stay in the ledger, but are not the campaign's
+    (tmp_path / "spec.yaml").write_text(SPEC.replace("[1, 300]", "[1]"))
+    piloted = campaign_command(
+        tmp_path, "plan", "spec.yaml", "--estimate", "--pilot", "2", "--workers", "1"
+    )
+    assert piloted.returncode == 0, piloted.stderr
+    out = piloted.stdout.splitlines()
+    assert out[0].startswith("estimate from 2 finished tasks of 1 cells (mean ")
+    assert out[1] == "  the campaign: 5 tasks, about " + out[1].split("about ")[1]
+    assert [line.split(":")[1] for line in out if line.startswith("  slow cell: ")] == [
+        " megabytes=1"
+    ]
+    peak = out[-3].removeprefix("  largest peak memory: ")
+    assert peak.endswith(" MB (megabytes=1)") and float(peak.split()[0]) < 300
