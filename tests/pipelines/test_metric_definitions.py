@@ -205,6 +205,25 @@ def test_tasks_beyond_the_spec_that_a_remetric_cannot_recompute_are_set_aside(
     assert results.attrs["tasks_failed"] == 2
 
 
+def test_a_merge_gives_the_definition_to_tasks_beyond_the_spec_too(site, scheduler_address):
+    spec = site / "spec.yaml"
+    campaign.run(spec, scheduler=scheduler_address, progress=False)  # 2 replicates, into out
+    # shards of a one-replicate spec, merged elsewhere and recomputed there
+    smaller = site / "smaller.yaml"
+    smaller.write_text(SPEC.replace("replicates: 2", "replicates: 1"))
+    for shard in ("1/2", "2/2"):
+        campaign.run(smaller, scheduler=scheduler_address, shard=shard, progress=False)
+    merged = site / "merged"
+    campaign.merge([site / "out" / "shard-1-of-2", site / "out" / "shard-2-of-2"], merged)
+    remetric(merged, MetricsSource("parse", "fix:y10"))
+    # merged into the first folder: its second replicates lie beyond the merged spec
+    campaign.merge([merged], site / "out")
+    results = campaign.run(spec, scheduler=scheduler_address, progress=False)
+    assert results["y"].values.tolist() == [[10, 10], [20, 20], [30, 30]]
+    assert results["y_mean"].values.tolist() == [10, 20, 30]
+    assert len({json.dumps(s, sort_keys=True) for s in stamps_of(site / "out")}) == 1
+
+
 SCALED = """
 import json
 from pathlib import Path
