@@ -182,7 +182,8 @@ def make_plan(
     state.mark_changed(change)
     if state.changed:
         keys = design.keys()
-        state.change = change.narrowed({keys[i][:16] for i in state.changed}, sources)
+        changed = {keys[i][:16] for i in state.changed}
+        state.change = change.narrowed(changed, sources, set(design.cell_digests))
         if on_change == "refuse":
             raise changed_refusal(state)
         state.rerun_changed = on_change == "rerun"
