@@ -106,12 +106,18 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float = 0.95) 
             if note:
                 notes.append(f"{folder.path}: {note}")
             notes.extend(f"{folder.path}: {line}" for line in lines)
-        for folder, records in recomputed:
+        for folder, records, beyond in recomputed:
             target.append(records)  # later than the copies: they win
             named = ", ".join(definition.parser for definition in definitions)
             notes.append(
                 f"{folder}: {len(records)} tasks' metrics computed with {named} (remetric)"
             )
+            if beyond:
+                _, aside = target.set_records_aside(set(beyond).__contains__, "unkept")
+                notes.append(
+                    f"{folder}: {len(beyond)} finished tasks of levels or replicates the spec no "
+                    f"longer has cannot be computed with {named}: set aside in {aside}"
+                )
         target.write_identity(merged_identity(spec, inputs, definitions))
         target.compact()
         plan = RunState(Plan(spec, model, Design(spec)), target)
@@ -200,22 +206,23 @@ def shards_spec(folder: Folder, out: Path) -> Spec:
 
 def redefined_records(
     spec: Spec, inputs: list[Folder], definitions: list[Definition]
-) -> list[tuple[Path, list[dict[str, Any]]]]:
+) -> list[tuple[Path, list[dict[str, Any]], list[str]]]:
     """Per folder, its finished tasks' records computed with the parsers a remetric of
-    another folder recorded (`campaign.results.metric_parsers`), or one line on why they
-    cannot be."""
+    another folder recorded (`campaign.results.metric_parsers`), or one line on why those of
+    the design cannot be; and the keys of the tasks beyond the design (levels or replicates
+    the spec no longer has) that cannot be, to be set aside once copied."""
     if not definitions:
         return []
     keys = set(Design(spec).keys())
     stale = []
     for folder in inputs:
         records = Ledger(folder.path).load()
-        mine = {key: r for key, r in records.items() if key in keys and r["status"] == "ok"}
+        mine = {key: r for key, r in records.items() if r["status"] == "ok"}
         behind = {key: r for key, r in mine.items() if not current(r, definitions)}
         if behind:
             stale.append((folder.path, behind))
     parsers = loaded(definitions, "merge") if stale else []  # loaded only when needed
-    return [(path, up_to_date(path, records, parsers)) for path, records in stale]
+    return [(path, *up_to_date(path, records, parsers, keys)) for path, records in stale]
 
 
 def merged_identity(

@@ -75,7 +75,9 @@ def remetric(
     ``parser`` (a metrics source of command models; None: the spec's own), store them and
     write results.nc again. Refused in one line, before anything is stored, when a finished
     task kept no outputs (unless ``rerun_unkept``: their records are then set aside, so that
-    `campaign run` computes them again) or its outputs do not parse."""
+    `campaign run` computes them again) or its outputs do not parse. Finished tasks the
+    ledger holds beyond the spec (levels or replicates it no longer has) are recomputed too,
+    or set aside when they cannot be, so that none comes back with the replaced metrics."""
     say = say or (lambda message: None)
     if not 0 < confidence < 1:
         raise BadValue("confidence", confidence, "must be between 0 and 1")
@@ -104,10 +106,20 @@ def remetric(
             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
         new, unkept = recompute(spec, done, parser, stamp, rerun_unkept)
+        outside = [
+            records[key]
+            for key in sorted(records)
+            if key not in keys and records[key]["status"] == "ok"
+        ]
+        beyond, dropped, reason = recompute_outside(spec.output, outside, parser, stamp)
         if unkept:  # first: a file set aside stores its other records again, as later ones
             _, folder = ledger.set_records_aside(set(unkept).__contains__, "unkept")
+        if dropped:
+            _, beyond_folder = ledger.set_records_aside(set(dropped).__contains__, "unkept")
         for start in range(0, len(new), STORE_CHUNK):
             ledger.append(new[start : start + STORE_CHUNK])
+        for start in range(0, len(beyond), STORE_CHUNK):
+            ledger.append(beyond[start : start + STORE_CHUNK])
         names = sorted({name for record in new for name in stamps(record)[-1]["metrics"]})
         say(f"remetric: {len(new)} tasks recomputed with {parser.description}: {', '.join(names)}")
         define(ledger, parser, stamp, names, own)
@@ -115,6 +127,17 @@ def remetric(
             say(
                 f"remetric: {len(unkept)} tasks kept no outputs: their records are set aside in "
                 f"{folder}; `campaign run` computes them again"
+            )
+        if beyond:
+            say(
+                f"remetric: {len(beyond)} more finished tasks of levels or replicates the spec no "
+                "longer has recomputed too, so that a spec that brings them back keeps them"
+            )
+        if dropped:
+            say(
+                f"remetric: {len(dropped)} finished tasks of levels or replicates the spec no "
+                f"longer has cannot be recomputed ({reason}): their records are set aside in "
+                f"{beyond_folder}; a spec that brings them back computes them again"
             )
         if own and plan.sources is not None and absorb_parser(ledger, plan.sources.code):
             say(
@@ -202,29 +225,19 @@ def recompute(
     unkept, refused, new = [], [], []
     with Archives(spec.output) as archives:
         for record in by_archive(done):
-            if reference(record) is None:
+            found = recomputed(record, archives, parser, stamp)
+            if found is None:
                 unkept.append(record["key"])
                 continue
-            try:
-                outputs = archives.read(record)
-            except CampaignError as error:
-                refused.append(f"{task_words(record)}: {error}")
+            if isinstance(found, str):
+                refused.append(f"{task_words(record)}: {found}")
                 continue
-            try:
-                metrics = metric_values(parser.parse(outputs))
-            except Exception as error:  # noqa: BLE001 - a parser's failure is one task's finding
-                refused.append(f"{task_words(record)}: {parser_failure(error)}")
-                continue
-            merged = {**record["metrics"], **metrics}
-            problem = refusal(merged, factors, spec.metrics) or undeclared(spec, merged)
+            problem = refusal(found["metrics"], factors, spec.metrics)
+            problem = problem or undeclared(spec, found["metrics"])
             if problem is not None:
                 refused.append(f"{task_words(record)}: {problem}")
                 continue
-            owners = sorted({entry_owner(name) for name in metrics})
-            stamp_now = {**stamp, "metrics": owners}
-            new.append(
-                {**record, "metrics": merged, METRICS_FROM: stamped(stamps(record), stamp_now)}
-            )
+            new.append(found)
     if unkept and not rerun_unkept:
         raise CampaignError(
             f"remetric: {len(unkept)} of {len(done)} finished tasks kept no outputs (a task that "
@@ -248,3 +261,43 @@ def recompute(
             f"{parser.description}; nothing was stored; the first: {refused[0]}"
         )
     return new, unkept
+
+
+def recomputed(
+    record: dict[str, Any], archives: Archives, parser: MetricsParser, stamp: dict[str, str]
+) -> dict[str, Any] | str | None:
+    """A finished task's new record, its metrics recomputed by ``parser`` from its kept
+    outputs and stamped so; why it cannot be (a line); or None when it kept no outputs."""
+    if reference(record) is None:
+        return None
+    try:
+        outputs = archives.read(record)
+    except CampaignError as error:
+        return str(error)
+    try:
+        metrics = metric_values(parser.parse(outputs))
+    except Exception as error:  # noqa: BLE001 - a parser's failure is one task's finding
+        return parser_failure(error)
+    owners = sorted({entry_owner(name) for name in metrics})
+    stamp_now = {**stamp, "metrics": owners}
+    merged = {**record["metrics"], **metrics}
+    return {**record, "metrics": merged, METRICS_FROM: stamped(stamps(record), stamp_now)}
+
+
+def recompute_outside(
+    output: Path, outside: list[dict[str, Any]], parser: MetricsParser, stamp: dict[str, str]
+) -> tuple[list[dict[str, Any]], list[str], str | None]:
+    """The finished tasks a ledger holds beyond the spec's design (levels or replicates it
+    no longer has, which a later spec may bring back): their new records where ``parser`` can
+    recompute them, else their keys, to be set aside (with the first reason), so that none
+    comes back holding metrics of the definition the remetric replaced."""
+    new, aside, reasons = [], [], []
+    with Archives(output) as archives:
+        for record in by_archive(outside):
+            found = recomputed(record, archives, parser, stamp)
+            if isinstance(found, dict):
+                new.append(found)
+                continue
+            aside.append(record["key"])
+            reasons.append((record["key"], f"{task_words(record)}: {found or 'kept no outputs'}"))
+    return new, aside, min(reasons)[1] if reasons else None

@@ -223,8 +223,24 @@ def prepared(
         choice = source_choice(plan, on_change)
         if plan.rerun_changed:
             check_rerun_chosen(plan, shard)  # with where, no changed result may stay
-            moved, folder = ledger.set_records_aside(plan.change.affects)
-            say(f"{choice['change']}: {moved} stored results set aside in {folder}; they run again")
+            change, beyond = plan.change, set()
+
+            def affected(key: str) -> bool:
+                if change.beyond(key):
+                    beyond.add(key)
+                return change.affects(key)
+
+            moved, folder = ledger.set_records_aside(affected)
+            others = (
+                f" ({len(beyond)} of them of cells the spec no longer has, which may have read "
+                "what changed: they run again once a spec has them)"
+                if beyond
+                else ""
+            )
+            say(
+                f"{choice['change']}: {moved} stored results set aside in {folder}; they run "
+                f"again{others}"
+            )
             set_aside.append(f"{moved} results computed before {choice['change']} (in {folder})")
             plan = make_plan(spec, check_identity=False, model=model, ledger=ledger)
         else:

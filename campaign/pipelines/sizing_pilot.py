@@ -14,7 +14,9 @@ from campaign.errors import CampaignError
 from campaign.pipelines.run import run
 from campaign.plan.plan import make_plan
 from campaign.plan.target import campaign_spec
-from campaign.results.resources import Costs, cell_label, costs
+from campaign.results.ledger_table import read_table
+from campaign.results.resource_group import task_costs
+from campaign.results.resources import Costs, cell_label
 from campaign.results.writing import stored_confidence, write_results
 from campaign.store.folder import RESULTS_FILE
 
@@ -30,7 +32,8 @@ def pilot(
     **run_options: Any,
 ) -> tuple[Costs, Estimate]:
     """Run the first ``replicates`` replicates of every cell of ``spec`` (those already stored
-    are not run again), and estimate the whole campaign from every finished task."""
+    are not run again), and estimate the whole campaign from every finished task of it (not
+    from tasks its output folder holds of levels or replicates the spec no longer has)."""
     spec = campaign_spec(spec)
     if replicates < 1:
         raise CampaignError(f"pilot replicates must be >= 1, got {replicates}")
@@ -46,10 +49,8 @@ def pilot(
     plan = make_plan(spec, check_identity=False)
     write_results(plan, confidence, say=say)  # of the whole campaign, the pilot's tasks done
     records = plan.ledger.load()
-    # the design's tasks only: the ledger may hold tasks of levels the spec no longer has
-    records = {key: records[key] for key in plan.design.keys() if key in records}
-    check_pilot(spec, records)
-    found = costs(records)
+    check_pilot(spec, {key: records[key] for key in plan.design.keys() if key in records})
+    found = task_costs(read_table(plan.ledger, plan.design))  # the campaign's tasks alone
     cell_tasks = {
         cell_label({"cell": plan.design.cell_label(cell)}): spec.replicates
         for cell in plan.design.cells

@@ -162,12 +162,14 @@ def make_plan(
         sources = design_sources(design)
         try:
             stored = ledger.read_identity() if ledger.has_records() else None
+            lost = "missing" if stored is None and ledger.has_records() else None
         except CampaignError:  # campaign.json damaged: status still counts
             if check_identity:
                 raise
-            stored = None
+            stored, lost = None, "damaged"
+        if lost:
             unread = (
-                f"  {spec.output / 'campaign.json'} is damaged: these counts are the ledger's; "
+                f"  {spec.output / 'campaign.json'} is {lost}: these counts are the ledger's; "
                 "`run` refuses the folder until it is restored or the campaign starts afresh "
                 "(--new; new=True from Python)"
             )
@@ -182,7 +184,8 @@ def make_plan(
     state.mark_changed(change)
     if state.changed:
         keys = design.keys()
-        state.change = change.narrowed({keys[i][:16] for i in state.changed}, sources)
+        changed = {keys[i][:16] for i in state.changed}
+        state.change = change.narrowed(changed, sources, set(design.cell_digests))
         if on_change == "refuse":
             raise changed_refusal(state)
         state.rerun_changed = on_change == "rerun"

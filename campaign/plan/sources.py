@@ -217,20 +217,28 @@ class Change:
     input_files: list[str]  # input files whose content is not the stored one
     cells: set[str] | None  # digests of the cells whose results it affects (None: every cell)
     program_files: dict[str, list[str]] = field(default_factory=dict)  # program -> names
+    design: set[str] | None = None  # digests of the design's cells (None: not said)
 
-    def narrowed(self, cells: set[str], sources: Sources) -> Change:
-        """The change as far as it concerns these cells (those with stored results)."""
+    def narrowed(self, cells: set[str], sources: Sources, design: set[str]) -> Change:
+        """The change as far as it concerns these cells (those with stored results) of the
+        design's cells ``design``."""
         if self.cells is None:
             return self
         read = {path for cell in cells for path in sources.cell_inputs.get(cell, ())}
         files = [path for path in self.input_files if path in read]
         run = {sources.cell_programs.get(cell) for cell in cells}
         programs = {p: names for p, names in self.program_files.items() if p in run}
-        return Change(self.code_files, files, self.cells & cells, programs)
+        return Change(self.code_files, files, self.cells & cells, programs, design)
 
     def affects(self, key: str) -> bool:
-        """Whether the task with this key was computed from other sources than now."""
-        return self.cells is None or key[:16] in self.cells
+        """Whether the task with this key was computed from other sources than now, or may
+        have been: a stored task beyond the design (a level the spec no longer has) read
+        files the design does not say, so it counts as affected by any change."""
+        return self.cells is None or key[:16] in self.cells or self.beyond(key)
+
+    def beyond(self, key: str) -> bool:
+        """Whether the task with this key is of a cell the design does not have (when said)."""
+        return self.design is not None and key[:16] not in self.design
 
     def describe(self, model: str) -> str:
         parts = []

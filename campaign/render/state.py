@@ -71,7 +71,8 @@ def status_lines(plan: Any, shard: str | Shard | None = None, limit: int = 20) -
             "--rerun-changed (compute them again) or --accept-changed (keep them)"
         )
     lines += precision_lines(plan)
-    lines += describe_costs(task_costs(read_table(plan.ledger, plan.design)))  # a chunk at a time
+    table = read_table(plan.ledger, plan.design)  # a chunk at a time
+    lines += describe_costs(task_costs(table, plan.replicates.window))
     lines += failed_lines(plan, failed, limit)
     if plan.results_path.exists():
         lines.append(f"results: {plan.results_path}")

@@ -18,7 +18,7 @@ before anything runs: the tasks it recomputed would mean something else than new
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -299,28 +299,34 @@ def up_to_date(
     folder: Path,
     records: Mapping[str, dict[str, Any]],
     parsers: list[tuple[Definition, MetricsParser]],
-) -> list[dict[str, Any]]:
+    design: Container[str] | None = None,
+) -> tuple[list[dict[str, Any]], list[str]]:
     """New records for the finished tasks among ``records`` (those of the output folder
     ``folder``) computed before the recorded parsers defined some of their metrics, computed
-    with them from their kept outputs; one line (nothing written) when one cannot be."""
+    with them from their kept outputs; one line (nothing written) when one of the ``design``'s
+    tasks (by key; None: every task) cannot be. Also the keys of the other tasks that cannot
+    be (levels or replicates the spec no longer has), to be set aside: none may come back
+    holding metrics of another definition."""
     from campaign.store.outputs import Archives, by_archive, reference
 
     definitions = [definition for definition, _ in parsers]
     stale = [r for r in records.values() if r["status"] == "ok" and not current(r, definitions)]
-    new, refused = [], []
+    new, refused, aside = [], [], []
     with Archives(folder) as archives:
         for record in by_archive(stale):
             record = dict(record)
             try:
                 outputs = archives.read(record) if reference(record) is not None else None
             except CampaignError as error:
-                refused.append(f"task {record['key']}: {error}")
-                continue
-            problem = redefine(record, outputs, parsers)
-            if problem is not None:
+                problem = str(error)
+            else:
+                problem = redefine(record, outputs, parsers)
+            if problem is None:
+                new.append(record)
+            elif design is None or record["key"] in design:
                 refused.append(f"task {record['key']}: {problem}")
-                continue
-            new.append(record)
+            else:
+                aside.append(record["key"])
     if refused:
         refused.sort()
         metrics = ", ".join(m for d in definitions for m in d.metrics)
@@ -329,4 +335,4 @@ def up_to_date(
             "other folders recomputed by `campaign remetric`, and cannot be recomputed the same "
             f"way; nothing was written; the first: {refused[0]}"
         )
-    return new
+    return new, aside

@@ -23,12 +23,13 @@ RESOURCES_GROUP = "resources"
 TASK, CELL, WORKER = "task", "cell", "worker"
 
 
-def resource_table(table: TaskTable) -> xr.Dataset:
+def resource_table(table: TaskTable, window: np.ndarray | None = None) -> xr.Dataset:
     """The group ``resources`` of a task table: one row per measured task (in task order)
-    with its cell, replicate, success, wall time, peak memory and worker."""
+    with its cell, replicate, success, wall time, peak memory and worker; with ``window``
+    (cells x replicates, as `campaign.plan.replicates` holds it), of the tasks it holds."""
     design, costs = table.design, table.costs
     replicates = design.spec.replicates
-    rows = np.flatnonzero(costs.measured)
+    rows = np.flatnonzero(within(costs.measured, window))
     workers = costs.workers.all_codes()[rows]
     levels = [json.dumps(design.cell_label(cell), default=str) for cell in design.cells]
 
@@ -112,10 +113,17 @@ def table_costs(group: xr.Dataset) -> Costs:
     )
 
 
-def task_costs(table: TaskTable) -> Costs:
-    """`Costs` of the measured tasks of a task table."""
+def task_costs(table: TaskTable, window: np.ndarray | None = None) -> Costs:
+    """`Costs` of the measured tasks of a task table (with ``window``: of those it holds)."""
     design, costs = table.design, table.costs
-    rows = np.flatnonzero(costs.measured)
+    rows = np.flatnonzero(within(costs.measured, window))
     labels = [cell_label({"cell": design.cell_label(cell)}) for cell in design.cells]
     cells = rows // design.spec.replicates
     return grouped_costs(labels, cells, costs.elapsed[rows], costs.peak_memory[rows])
+
+
+def within(measured: np.ndarray, window: np.ndarray | None) -> np.ndarray:
+    """The measured tasks (a flag per task, in task order) that a replicate window holds: with
+    a precision target or a selection, a cell's stored replicates beyond the rounds it runs
+    now (a target since loosened) are not among its results, so not among their costs."""
+    return measured if window is None else measured & np.ravel(window)[: measured.size]

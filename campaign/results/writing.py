@@ -59,7 +59,7 @@ def write_results(
         return dataset
     dataset.attrs[DIGEST] = results_digest(dataset, groups)
     failures = failure_table(dataset, design, table)
-    resources = resource_table(table)
+    resources = resource_table(table, plan.replicates.window)
     path = spec.output / RESULTS_FILE
     derived = derived_files(spec.output)
     earlier = stored_digest(path) if derived else None

@@ -38,6 +38,17 @@ def read_identity(output: Path) -> dict[str, Any] | None:
     return identity
 
 
+def missing_identity(output: Path) -> ParameterError:
+    """The error for results stored without the campaign.json that says what they mean."""
+    return ParameterError(
+        f"{output / LEDGER_FOLDER} holds results but {output / IDENTITY_FILE}, which says what "
+        "they mean (the model, params and seed, the code and input files that computed them), "
+        "is missing: restore it, or rerun with {new=True} to set those results aside and "
+        "start afresh",
+        "new=True",
+    )
+
+
 def identity_difference(stored: dict[str, Any], identity: dict[str, Any]) -> str | None:
     """What differs between two campaigns' identities (None if they mean the same)."""
     for field in IDENTITY_FIELDS:

@@ -57,8 +57,10 @@ class Ledger:
     def check_identity(self, wanted: dict[str, Any]) -> None:
         """Refuse to mix results of campaigns whose stored results mean different things."""
         stored = self.read_identity()
-        if stored is None or not self.has_records():
+        if not self.has_records():
             return
+        if stored is None:
+            raise identity.missing_identity(self.output)
         identity.refuse_other_campaign(self.output, stored, wanted)
 
     def same_campaign(self, wanted: dict[str, Any]) -> bool:

@@ -207,3 +207,26 @@ def test_a_pilot_of_a_precision_target_gives_the_most_tasks_as_a_bound(tmp_path,
         "  the campaign: at most 80 tasks (precision.max_replicates: 40 replicates a cell), about "
     )
     assert line.endswith(" core-hours at most")
+
+
+def test_a_pilot_sizes_the_campaign_from_its_own_tasks_not_from_levels_taken_out(
+    tmp_path, campaign_command
+):
+    (tmp_path / "costly.py").write_text(textwrap.dedent(MODEL))
+    (tmp_path / "spec.yaml").write_text(SPEC.replace("replicates: 5", "replicates: 2"))
+    ran = campaign_command(tmp_path, "run", "spec.yaml", "--workers", "1")
+    assert ran.returncode == 0, ran.stderr
+    # the 300 MB level taken out: its tasks stay in the ledger, but are not the campaign's
+    (tmp_path / "spec.yaml").write_text(SPEC.replace("[1, 300]", "[1]"))
+    piloted = campaign_command(
+        tmp_path, "plan", "spec.yaml", "--estimate", "--pilot", "2", "--workers", "1"
+    )
+    assert piloted.returncode == 0, piloted.stderr
+    out = piloted.stdout.splitlines()
+    assert out[0].startswith("estimate from 2 finished tasks of 1 cells (mean ")
+    assert out[1] == "  the campaign: 5 tasks, about " + out[1].split("about ")[1]
+    assert [line.split(":")[1] for line in out if line.startswith("  slow cell: ")] == [
+        " megabytes=1"
+    ]
+    peak = out[-3].removeprefix("  largest peak memory: ")
+    assert peak.endswith(" MB (megabytes=1)") and float(peak.split()[0]) < 300

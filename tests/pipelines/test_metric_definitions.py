@@ -141,6 +141,89 @@ def test_a_late_shard_merged_into_a_remetric_folder_gets_its_definition(
     assert np.isfinite(xr.load_dataset(merged / "results.nc")["y"].values).all()
 
 
+def test_tasks_beyond_the_spec_at_a_remetric_come_back_with_its_definition(
+    site, scheduler_address, capsys
+):
+    spec = site / "spec.yaml"
+    campaign.run(spec, scheduler=scheduler_address, progress=False)
+    # a smaller spec for a while: x=3 and each cell's second replicate lie beyond it
+    spec.write_text(
+        SPEC.replace("x: [1, 2, 3]", "x: [1, 2]").replace("replicates: 2", "replicates: 1")
+    )
+    campaign.run(spec, scheduler=scheduler_address, progress=False)
+    capsys.readouterr()
+    assert main(["remetric", str(spec), "--parse", "fix:y10"]) == 0
+    said = capsys.readouterr().out
+    # brought back, they are stored already, with the definition of every other task
+    spec.write_text(SPEC)
+    results = campaign.run(spec, scheduler=scheduler_address, progress=False)
+    assert results["y"].values.tolist() == [[10, 10], [20, 20], [30, 30]]
+    assert results["y_mean"].values.tolist() == [10, 20, 30]
+    assert results.attrs["tasks_ok"] == 6
+    assert len(Ledger(site / "out").load()) == 6  # nothing ran again
+    assert said == (
+        "remetric: 2 tasks recomputed with parse: fix:y10: y\n"
+        "remetric: 4 more finished tasks of levels or replicates the spec no longer has "
+        "recomputed too, so that a spec that brings them back keeps them\n"
+        f"results: {site / 'out' / 'results.nc'}\n"
+    )
+
+
+def test_tasks_beyond_the_spec_that_a_remetric_cannot_recompute_are_set_aside(
+    site, scheduler_address, capsys
+):
+    spec = site / "spec.yaml"
+    campaign.run(spec, scheduler=scheduler_address, progress=False)
+    (site / "fix3.py").write_text(
+        (TENFOLD % "").replace(
+            "def y10(folder):",
+            "def y10(folder):\n    assert '3' not in "
+            "Path(folder, 'stdout').read_text(), 'no x=3 here'",
+        )
+    )
+    spec.write_text(SPEC.replace("x: [1, 2, 3]", "x: [1, 2]"))
+    capsys.readouterr()
+    assert main(["remetric", str(spec), "--parse", "fix3:y10"]) == 0
+    said = capsys.readouterr().out.splitlines()
+    aside = sorted(site.glob("out/ledger.unkept-*"))
+    assert len(aside) == 1
+    assert "(x=3, replicate " in said[1]
+    assert said[1].startswith(
+        "remetric: 2 finished tasks of levels or replicates the spec no longer has cannot be "
+        "recomputed (task "
+    )
+    assert said[1].endswith(
+        "): AssertionError: no x=3 here): their records are set aside in "
+        f"{aside[0]}; a spec that brings them back computes them again"
+    )
+    stored = Ledger(site / "out").load()
+    assert sorted(record["cell"]["x"] for record in stored.values()) == [1, 1, 2, 2]
+    # brought back, x=3 is computed again, as in a fresh output folder with that remetric
+    spec.write_text(SPEC)
+    results = campaign.run(spec, scheduler=scheduler_address, progress=False, keep_going=True)
+    assert results["y"].values[:2].tolist() == [[10, 10], [20, 20]]
+    assert results.attrs["tasks_failed"] == 2
+
+
+def test_a_merge_gives_the_definition_to_tasks_beyond_the_spec_too(site, scheduler_address):
+    spec = site / "spec.yaml"
+    campaign.run(spec, scheduler=scheduler_address, progress=False)  # 2 replicates, into out
+    # shards of a one-replicate spec, merged elsewhere and recomputed there
+    smaller = site / "smaller.yaml"
+    smaller.write_text(SPEC.replace("replicates: 2", "replicates: 1"))
+    for shard in ("1/2", "2/2"):
+        campaign.run(smaller, scheduler=scheduler_address, shard=shard, progress=False)
+    merged = site / "merged"
+    campaign.merge([site / "out" / "shard-1-of-2", site / "out" / "shard-2-of-2"], merged)
+    remetric(merged, MetricsSource("parse", "fix:y10"))
+    # merged into the first folder: its second replicates lie beyond the merged spec
+    campaign.merge([merged], site / "out")
+    results = campaign.run(spec, scheduler=scheduler_address, progress=False)
+    assert results["y"].values.tolist() == [[10, 10], [20, 20], [30, 30]]
+    assert results["y_mean"].values.tolist() == [10, 20, 30]
+    assert len({json.dumps(s, sort_keys=True) for s in stamps_of(site / "out")}) == 1
+
+
 SCALED = """
 import json
 from pathlib import Path

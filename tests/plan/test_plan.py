@@ -19,7 +19,7 @@ import numpy as np
 from scipy import stats
 
 from campaign.cli.main import main
-from campaign.plan.plan import make_plan, precision_progress
+from campaign.plan.plan import identity, make_plan, precision_progress
 from campaign.store.ledger import Ledger
 from tests.test_layers import runtime_nodes
 
@@ -110,6 +110,7 @@ def test_a_run_decides_the_rounds_make_plan_replays_from_the_ledger(tmp_path):
     spec.write_text(PRECISE)
     plan = make_plan(spec)
     ledger = Ledger(plan.spec.output)
+    ledger.write_identity(identity(plan.spec))  # as a run does before it stores anything
     replicates = plan.spec.replicates
     assert plan.rounds.target.tolist() == [3, 3, 3] and len(plan.missing) == 9
     rounds = 0

@@ -448,3 +448,39 @@ def test_precision_confidence_is_part_of_the_spec(write_spec, scheduler_address)
         assert ds["precision_met"].attrs["confidence"] == confidence
         counts.append(int(ds["precision_replicates"].item()))
     assert counts[0] < counts[1]
+
+
+def test_replicates_beyond_a_loosened_target_are_not_among_the_costs(
+    write_spec, scheduler_address, capsys
+):
+    spec = """
+        name: loosened
+        model: mm1
+        params: {service_rate: 1.0, customers: 300}
+        factors: {arrival_rate: [0.3, 0.8]}
+        precision: {metrics: [mean_wait], half_width: %s, min_replicates: 3,
+                    max_replicates: 40}
+        seed: 8
+        output: %s
+        """
+    path = write_spec(spec % (0.05, "out"))
+    campaign.run(path, scheduler=scheduler_address, progress=False)
+    path = write_spec(spec % (0.5, "out"))  # loosened: fewer replicates make the target
+    results = campaign.run(path, scheduler=scheduler_address, progress=False)
+    fresh = campaign.run(
+        write_spec(spec % (0.5, "fresh"), "fresh.yaml"), scheduler=scheduler_address, progress=False
+    )
+    n = fresh["mean_wait_n"].values
+    assert results["mean_wait_n"].values.tolist() == n.tolist()
+    assert len(ledger_keys(path.parent / "out")) > n.sum()  # more stored than the rounds hold
+    for folder in ("out", "fresh"):
+        costs = xr.load_dataset(path.parent / folder / "results.nc", group="resources")
+        assert costs.sizes["task"] == n.sum()
+        counted = np.bincount(costs["task_cell"].values, minlength=2)
+        assert counted.tolist() == n.tolist()
+        assert (costs["task_replicate"].values < n[costs["task_cell"].values]).all()
+    capsys.readouterr()
+    assert main(["status", str(path)]) == 0
+    status = capsys.readouterr().out
+    assert f"loosened: {n.sum()} tasks: {n.sum()} done, 0 failed, 0 missing" in status
+    assert f"  cost: {n.sum()} finished tasks took " in status

@@ -265,6 +265,70 @@ def test_a_trace_rewritten_at_the_same_path_reruns_exactly_its_tasks(
     assert (change["choice"], change["results"]) == ("rerun", 2)
 
 
+LEVELS_SPEC = """
+name: traces
+model: jobs
+params: {{jobs: 100}}
+factors:
+  trace: [traces/a.swf, traces/b.swf]
+  scheduler: {schedulers}
+paired: [scheduler]
+replicates: 2
+seed: 3
+output: {output}
+"""
+
+
+def test_a_trace_rewritten_while_a_level_was_out_reruns_that_levels_tasks_too(
+    tmp_path, scheduler_address, capsys
+):
+    def run(spec: Path, *options: str) -> str:
+        code = main(["run", str(spec), "--scheduler", scheduler_address, "--quiet", *options])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        return out
+
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    for name, source in (("a", "KTH-SP2-1996-2.1-cln"), ("b", "HPC2N-2002-2.1-cln")):
+        (traces / f"{name}.swf").write_bytes(
+            gzip.decompress((DATA / f"{source}.swf.gz").read_bytes())
+        )
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(LEVELS_SPEC.format(schedulers="[fcfs, easy]", output="out"))
+    run(spec)
+    first = xr.load_dataset(tmp_path / "out" / "results.nc")
+    # easy taken out for a while, and trace a rewritten meanwhile (its first run times doubled)
+    spec.write_text(LEVELS_SPEC.format(schedulers="[fcfs]", output="out"))
+    a = traces / "a.swf"
+    lines = a.read_text().splitlines(keepends=True)
+    jobs = [i for i, line in enumerate(lines) if line.strip() and not line.startswith(";")]
+    for i in jobs[:50]:
+        fields = lines[i].split()
+        fields[3] = str(2 * int(fields[3]))
+        lines[i] = " ".join(fields) + "\n"
+    a.write_text("".join(lines))
+    out = run(spec, "--rerun-changed")
+    # easy back: its tasks on trace a are computed from the trace as it is now
+    spec.write_text(LEVELS_SPEC.format(schedulers="[fcfs, easy]", output="out"))
+    again = run(spec)
+    rerun = xr.load_dataset(tmp_path / "out" / "results.nc")
+    fresh_spec = tmp_path / "fresh.yaml"
+    fresh_spec.write_text(LEVELS_SPEC.format(schedulers="[fcfs, easy]", output="fresh"))
+    run(fresh_spec)
+    fresh = xr.load_dataset(tmp_path / "fresh" / "results.nc")
+    assert not np.array_equal(first["mean_wait"].values[0], fresh["mean_wait"].values[0])
+    for name in fresh.data_vars:
+        if fresh[name].dims == fresh["status"].dims:
+            assert np.array_equal(rerun[name].values, fresh[name].values, equal_nan=True), name
+    assert f"input file {a} changed: 6 stored results set aside in " in out
+    assert (
+        "; they run again (4 of them of cells the spec no longer has, which may have read what "
+        "changed: they run again once a spec has them)"
+    ) in out
+    assert "4 already done, 4 to run" in again
+
+
 def test_workers_still_running_the_old_code_stop_the_run_and_store_nothing(tmp_path, monkeypatch):
     """A long-lived cluster's workers keep the code they loaded: their results would claim
     the new code's digest, so the run stops with one line and stores none of them."""

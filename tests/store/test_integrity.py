@@ -78,6 +78,32 @@ def test_a_damaged_campaign_json_stops_plan_and_run_with_one_line_and_new_recove
     assert "8 tasks ok, 0 failed, 0 missing" in capsys.readouterr().out
 
 
+def test_results_without_their_campaign_json_are_refused_in_one_line_and_new_recovers(
+    write_spec, scheduler_address, capsys
+):
+    spec = write_spec(MM1)
+    first = campaign.run(spec, scheduler=scheduler_address, progress=False)
+    output = spec.parent / "out"
+    (output / "campaign.json").unlink()  # lost: what computed the stored results is unknown
+    refused = (
+        f"campaign: error: {output / 'ledger'} holds results but {output / 'campaign.json'}, "
+        "which says what they mean (the model, params and seed, the code and input files that "
+        "computed them), is missing: restore it, or rerun with --new to set those results "
+        "aside and start afresh\n"
+    )
+    for command in (["plan", str(spec)], ["run", str(spec), "--scheduler", scheduler_address]):
+        assert main(command) == 2
+        assert capsys.readouterr().err == refused
+    assert not (output / "campaign.json").exists()  # nothing written over it
+    assert main(["status", str(spec)]) == 0  # counts from the ledger, and says why run refuses
+    out = capsys.readouterr().out
+    assert "8 done" in out and f"{output / 'campaign.json'} is missing" in out
+    code = main(["run", str(spec), "--scheduler", scheduler_address, "--quiet", "--new"])
+    assert code == 0
+    assert "0 already done, 8 to run" in capsys.readouterr().out
+    assert_same_results(xr.load_dataset(output / "results.nc"), first)
+
+
 # -- one run per output folder ---------------------------------------------------------------
 GATED = """
 name: gated
