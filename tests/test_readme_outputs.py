@@ -114,9 +114,9 @@ def select_folder(demo_folder, scheduler_address):
     are those of a run from nothing, bit for bit."""
     folder, _ = demo_folder
     shutil.copy(ROOT / "specs" / "demo-select.yaml", folder / "specs" / "demo-select.yaml")
-    shutil.copytree(
-        folder / "outputs" / "demo" / "ledger", folder / "outputs" / "demo-select" / "ledger"
-    )
+    demo, select = folder / "outputs" / "demo", folder / "outputs" / "demo-select"
+    shutil.copytree(demo / "ledger", select / "ledger")
+    shutil.copy(demo / "campaign.json", select / "campaign.json")  # what the records mean
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(folder)
         code, text = printed(["run", "specs/demo-select.yaml", "--scheduler", scheduler_address])

@@ -112,14 +112,11 @@ def remetric(
             if key not in keys and records[key]["status"] == "ok"
         ]
         beyond, dropped, reason = recompute_outside(spec.output, outside, parser, stamp)
-        if unkept:  # first: a file set aside stores its other records again, as later ones
-            _, folder = ledger.set_records_aside(set(unkept).__contains__, "unkept")
-        if dropped:
-            _, beyond_folder = ledger.set_records_aside(set(dropped).__contains__, "unkept")
-        for start in range(0, len(new), STORE_CHUNK):
-            ledger.append(new[start : start + STORE_CHUNK])
-        for start in range(0, len(beyond), STORE_CHUNK):
-            ledger.append(beyond[start : start + STORE_CHUNK])
+        # first: a file set aside stores its other records again, as later ones
+        folder = set_aside(ledger, unkept)
+        beyond_folder = set_aside(ledger, dropped)
+        store(ledger, new)
+        store(ledger, beyond)
         names = sorted({name for record in new for name in stamps(record)[-1]["metrics"]})
         say(f"remetric: {len(new)} tasks recomputed with {parser.description}: {', '.join(names)}")
         define(ledger, parser, stamp, names, own)
@@ -128,17 +125,7 @@ def remetric(
                 f"remetric: {len(unkept)} tasks kept no outputs: their records are set aside in "
                 f"{folder}; `campaign run` computes them again"
             )
-        if beyond:
-            say(
-                f"remetric: {len(beyond)} more finished tasks of levels or replicates the spec no "
-                "longer has recomputed too, so that a spec that brings them back keeps them"
-            )
-        if dropped:
-            say(
-                f"remetric: {len(dropped)} finished tasks of levels or replicates the spec no "
-                f"longer has cannot be recomputed ({reason}): their records are set aside in "
-                f"{beyond_folder}; a spec that brings them back computes them again"
-            )
+        tell_beyond(say, len(beyond), len(dropped), reason, beyond_folder)
         if own and plan.sources is not None and absorb_parser(ledger, plan.sources.code):
             say(
                 f"remetric: campaign.json now names the parser's code as it is "
@@ -147,6 +134,36 @@ def remetric(
         ledger.compact()
         dataset = write_results(plan, confidence, say=say)
     return Recomputed(dataset, len(new), names, spec.output / "results.nc")
+
+
+def set_aside(ledger: Ledger, keys: list[str]) -> Path | None:
+    """The records of ``keys`` moved to a ``ledger.unkept-*`` folder (None: none to move)."""
+    if not keys:
+        return None
+    return ledger.set_records_aside(set(keys).__contains__, "unkept")[1]
+
+
+def store(ledger: Ledger, records: list[dict[str, Any]]) -> None:
+    """Append ``records`` to the ledger, in files of `STORE_CHUNK` records."""
+    for start in range(0, len(records), STORE_CHUNK):
+        ledger.append(records[start : start + STORE_CHUNK])
+
+
+def tell_beyond(
+    say: Callable[[str], None], beyond: int, dropped: int, reason: str | None, folder: Path | None
+) -> None:
+    """What became of the finished tasks beyond the spec: recomputed, or set aside."""
+    if beyond:
+        say(
+            f"remetric: {beyond} more finished tasks of levels or replicates the spec no "
+            "longer has recomputed too, so that a spec that brings them back keeps them"
+        )
+    if dropped:
+        say(
+            f"remetric: {dropped} finished tasks of levels or replicates the spec no "
+            f"longer has cannot be recomputed ({reason}): their records are set aside in "
+            f"{folder}; a spec that brings them back computes them again"
+        )
 
 
 def define(
