@@ -83,7 +83,7 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float = 0.95) 
     target = Ledger(out)
     inputs = list(given)
     if out.exists() and target.has_records():
-        inputs.append(existing_output(out, target))
+        inputs.append(existing_output(out, target, reference))
     for folder in inputs[1:]:
         check_same_campaign(reference, folder)  # every refusal before anything is written
     definitions = common_definitions([(folder.path, folder.stored) for folder in inputs])
@@ -175,11 +175,12 @@ def read_folder(path: Path) -> Folder:
     return Folder(path, stored)
 
 
-def existing_output(out: Path, ledger: Ledger) -> Folder:
+def existing_output(out: Path, ledger: Ledger, reference: Folder) -> Folder:
     """The merge's own output folder, when it already holds records: those of the same
     campaign (an earlier merge's, a shard's or a plain run's) are joined too; a folder of
     another campaign is refused by `check_same_campaign`, one that says nothing of its
-    records here."""
+    records here. An earlier merge of another split or design (fewer replicates, before the
+    campaign grew) joins as a plain run's folder does: its records mean what the shards' do."""
     stored = ledger.read_identity()
     needed = [name for name in IDENTITY_FIELDS if name != "command"]  # a program's only
     if stored is None or any(name not in stored for name in needed):
@@ -187,7 +188,13 @@ def existing_output(out: Path, ledger: Ledger) -> Folder:
             f"merge: -o {out} already holds records but no campaign.json saying what they "
             "mean; merge into a new folder (or the output folder of the same campaign)"
         )
-    return Folder(out, stored)
+    folder = Folder(out, stored)
+    if not folder.whole and (
+        folder.count != reference.count or folder.design["digest"] != reference.design["digest"]
+    ):
+        split = ("merged", "shard")
+        return Folder(out, {name: value for name, value in stored.items() if name not in split})
+    return folder
 
 
 def shards_spec(folder: Folder, out: Path) -> Spec:

@@ -405,6 +405,9 @@ def test_a_grown_campaign_runs_in_shards_from_copies_of_the_merged_folder(
     merge([copy for copy, _ in copies], path.parent / "grown")
     campaign.run(path, scheduler=scheduler_address, progress=False)
     assert_bit_identical(path.parent / "grown", path.parent / "out")
+    # into the earlier merge itself, of 2 replicates: its records join, as a plain run's do
+    merge([copy for copy, _ in copies], path.parent / "all")
+    assert_bit_identical(path.parent / "all", path.parent / "out")
 
 
 def test_a_damaged_record_in_a_shard_is_skipped_said_and_its_task_missing(
