@@ -16,7 +16,7 @@ from campaign.analysis.stats import pooled
 from campaign.design.points import POINT
 from campaign.errors import CampaignError, ParameterError
 from campaign.results.assemble import factors_of, metric_arrays, metrics_of, point_factors_of
-from campaign.results.status import STATUS_OK
+from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_OK
 
 COLUMN_STATS = ("mean", "half_width", "ci_low", "ci_high", "n", "nan", "left_out", "absent")
 COMPARISONS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
@@ -295,8 +295,11 @@ def summary_table(
     grouped = [] if POINT in by else [name for name in by if name in on_points]
     # only the variables needed, each read once: linear in the number of metrics
     absent = [f"{m}_absent" for m in metrics if f"{m}_absent" in dataset.variables]
+    rounds = [name for name in ROUNDS if name in dataset.variables]
     needed = xr.Dataset(metric_arrays(dataset, [*metrics, "status", *absent]))
+    needed = needed.assign({name: dataset[name].variable for name in rounds})
     selected = select(needed, parse_where(dataset, where or []))
+    unfinished = unfinished_tasks(selected, rounds)
     arrays = metric_arrays(selected, [*metrics, "status", *absent])
     finished = arrays.pop("status") == STATUS_OK
     columns = {}
@@ -315,7 +318,30 @@ def summary_table(
         frame = frame[[*(shown or by), *columns]]
     else:
         frame = pd.DataFrame({name: [value.item()] for name, value in table.items()})
+    frame.attrs.update(unfinished)
+    if dataset.attrs.get("incomplete"):
+        frame.attrs["incomplete"] = str(dataset.attrs["incomplete"])
     return frame
+
+
+ROUNDS = ("precision_replicates", "selection_replicates")  # a cell's replicates, when they vary
+
+
+def unfinished_tasks(selected: xr.Dataset, rounds: list[str]) -> dict[str, int]:
+    """The failed and the missing tasks of the cells queried (``tasks_failed``,
+    ``tasks_missing``): a table's means and n leave them out. With a precision target or a
+    selection, a cell's tasks are its replicates so far (``rounds``), not the padding past
+    them."""
+    status = selected["status"]
+    planned = xr.ones_like(status, dtype=bool)
+    for name in rounds:
+        planned = (
+            xr.DataArray(np.arange(status.sizes["replicate"]), dims="replicate") < (selected[name])
+        )
+    return {
+        "tasks_failed": int((status == STATUS_FAILED).sum()),
+        "tasks_missing": int(((status == STATUS_MISSING) & planned).sum()),
+    }
 
 
 def metric_stats(

@@ -47,6 +47,23 @@ def interval_note(confidence: float) -> str:
     )
 
 
+def unfinished_notes(frame: pd.DataFrame) -> list[str]:
+    """The queried cells' tasks that are not in the means: failed or not run (a query's
+    ``tasks_failed`` and ``tasks_missing``), and why results.nc lacks some (``incomplete``)."""
+    failed, missing = frame.attrs.get("tasks_failed", 0), frame.attrs.get("tasks_missing", 0)
+    notes = []
+    parts = [f"{failed} tasks failed"] * bool(failed)
+    parts += [f"{missing}{'' if failed else ' tasks'} not run (missing)"] * bool(missing)
+    if parts:
+        notes.append(
+            f"{' and '.join(parts)} in these cells: left out of the means and n (campaign "
+            "status lists them)"
+        )
+    if frame.attrs.get("incomplete"):
+        notes.append(f"results.nc {frame.attrs['incomplete']}")
+    return notes
+
+
 def counts(row: dict[str, Any], metrics: list[str], stat: str) -> str:
     """One count per row: the metrics' counts joined by '/' when they differ."""
     values = {int(row[f"{m}_{stat}"]) for m in metrics if f"{m}_{stat}" in row}
@@ -77,7 +94,7 @@ def render_summary(
     if fmt == "text":
         shown = text_table(frame, metrics, 0 if pivot else max_rows, digits)
         if confidence is not None:
-            shown.below.insert(0, interval_note(confidence))
+            shown.below[:0] = [interval_note(confidence), *unfinished_notes(frame)]
     else:
         shown = paper_table(frame, metrics, units or {}, confidence or 0.95, digits)
     return render(frame, fmt, pivot_table(shown, pivot) if pivot else shown)
@@ -151,7 +168,7 @@ def paper_table(
             line.append(estimate(row[f"{metric}_mean"], row[f"{metric}_half_width"], digits))
         line.append(counts(row, metrics, "n"))
         rows.append(line)
-    notes = [interval_note(confidence)]
+    notes = [interval_note(confidence), *unfinished_notes(frame)]
     for metric in metrics:
         left_out = column_total(frame, f"{metric}_left_out")
         if left_out:

@@ -115,6 +115,7 @@ def test_the_table_shows_the_replicates_left_out(failed_some):
     assert lines[2].split()[-2:] == ["4", "2"] and lines[3].split()[-2:] == ["5", "1"]
     assert lines[4:] == [
         "mean ± half-width of the 95% confidence interval (Student t) over n replicates",
+        "3 tasks failed in these cells: left out of the means and n (campaign status lists them)",
         "v: 3 replicates left out (some of the pooled cells have no value in them: failed, "
         "missing or NaN); means and n are over complete replicates",
         "warning: some intervals rest on 4 replicate(s) (fewer than 5): too few for an interval "
@@ -127,7 +128,7 @@ def test_the_table_shows_the_replicates_left_out(failed_some):
     # without pooling nothing is left out, and the table says nothing of it
     cells = campaign_cli(folder, "query", str(folder / "out"))
     assert cells.stdout.splitlines()[0].split() == ["level", "kind", "v", "n"]
-    assert "left out" not in cells.stdout
+    assert "replicates left out" not in cells.stdout
 
 
 def test_the_python_api_gives_the_same_pooled_table(failed_some):

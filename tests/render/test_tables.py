@@ -37,6 +37,9 @@ def query(capsys, results, *options: str) -> str:
     return capsys.readouterr().out
 
 
+FAILED = "4 tasks failed in these cells: left out of the means and n (campaign status lists them)"
+
+
 def test_markdown_table_holds_the_cells_of_the_results(paper_results, capsys):
     dataset = campaign.open_results(paper_results)
     lines = query(capsys, paper_results, "--format", "markdown").splitlines()
@@ -46,6 +49,7 @@ def test_markdown_table_holds_the_cells_of_the_results(paper_results, capsys):
     assert lines[8:] == [
         "",
         "mean ± half-width of the 95% confidence interval (Student t) over n replicates",
+        FAILED,
         "warning: some intervals rest on 4 replicate(s) (fewer than 5): too few for an interval "
         "to say much; add replicates",
     ]
@@ -68,6 +72,7 @@ def test_latex_table_is_booktabs_with_escaped_names(paper_results, capsys):
         r"\bottomrule",
         r"\end{tabular}",
         "% mean ± half-width of the 95% confidence interval (Student t) over n replicates",
+        f"% {FAILED}",
         "% warning: some intervals rest on 4 replicate(s) (fewer than 5): too few for an "
         "interval to say much; add replicates",
     ]
@@ -90,6 +95,7 @@ def test_html_table_and_its_notes(paper_results, capsys):
     assert [row[-1] for row in parser.rows[1:]] == ["4", "4"]
     assert parser.notes == [
         "mean ± half-width of the 95% confidence interval (Student t) over n replicates",
+        FAILED,
         "mean_wait: 4 replicates left out (some pooled cell has no value in them); means and "
         "n are over complete replicates",
         "warning: some intervals rest on 4 replicate(s) (fewer than 5): too few for an interval "
@@ -135,3 +141,23 @@ def test_a_mean_of_one_replicate_is_counted_apart_from_the_intervals():
     assert text[3].split() == ["t1", "1", "1"]  # tag t1: its one value 1.0, no interval
     markdown = campaign.table(campaign.query(few([6, 5, 1])), "markdown").splitlines()
     assert markdown[-1] == single and "(fewer than 5)" not in "\n".join(markdown)
+
+
+def test_a_table_counts_the_tasks_its_means_leave_out():
+    """Failed and missing tasks of the cells queried are said under the table; with a
+    precision target a cell's tasks are its replicates so far, not the padding past them."""
+    results = few([6, 2, 3])
+    results["status"][1, 2] = 2  # t1's third replicate failed; 3 + 3 not run
+    note = "{} in these cells: left out of the means and n (campaign status lists them)"
+    text = campaign.table(campaign.query(results)).splitlines()
+    assert text[6] == note.format("1 tasks failed and 6 not run (missing)")
+    markdown = campaign.table(campaign.query(results), "markdown").splitlines()
+    assert note.format("1 tasks failed and 6 not run (missing)") in markdown
+    alone = campaign.table(campaign.query(results, where=["tag=t0"])).splitlines()
+    assert not [line for line in alone if "in these cells" in line]
+    results["precision_replicates"] = ("tag", [6, 3, 3])  # the rounds ran no more
+    text = campaign.table(campaign.query(results)).splitlines()
+    assert text[6] == note.format("1 tasks failed")
+    results.attrs["incomplete"] = "written as a run set aside damaged records"
+    text = campaign.table(campaign.query(results)).splitlines()
+    assert text[7] == "results.nc written as a run set aside damaged records"
