@@ -23,7 +23,7 @@ def query(results, metrics=None, by=None, where=None, confidence=None, pivot=Non
         The metrics (default: every one).
     by : str or list of str, optional
         The factors to group by (default: every cell).
-    where : dict or list of str, optional
+    where : dict, str or list of str, optional
         The levels kept: ``{factor: level or [levels]}`` or ``"factor=level"`` texts.
     confidence : float, optional
         The confidence level (default: the results' own).
@@ -65,7 +65,7 @@ def rank(results, factor, metrics=None, where=None, confidence=None):
         The factor whose levels are ranked (a strategy, say).
     metrics : str or list of str, optional
         The metrics averaged over (default: the model's headline metrics).
-    where : dict or list of str, optional
+    where : dict, str or list of str, optional
         The levels kept, as `query` takes them.
     confidence : float, optional
         The confidence level (default: the results' own).
@@ -141,7 +141,7 @@ def effects(results, metric, where=None):
         The results, a results file or its folder.
     metric : str
         The metric analysed.
-    where : dict or list of str, optional
+    where : dict, str or list of str, optional
         The levels kept, as `query` takes them.
 
     Returns

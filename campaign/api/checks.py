@@ -153,9 +153,12 @@ def names(value: Any, parameter: str) -> list[str] | None:
 
 
 def where(value: Any, parameter: str) -> Any:
-    """Levels to keep: ``{factor: level or [levels]}``, or ``"F=LEVEL"`` texts, or None."""
-    if value is None or isinstance(value, Mapping | str):
+    """Levels to keep: ``{factor: level or [levels]}``, or ``"F=LEVEL"`` texts (one text is
+    one condition), or None."""
+    if value is None or isinstance(value, Mapping):
         return value
+    if isinstance(value, str):
+        return [value]
     if _iterable(value) and all(isinstance(item, str) for item in value):
         return list(value)
     raise refused(parameter, "a dict {factor: level or [levels]}, 'F=LEVEL' texts or None", value)

@@ -173,7 +173,7 @@ class Campaign:
         ----------
         tasks : str or list of str, optional
             Task keys (every task when neither this nor ``where`` is given).
-        where : dict or list of str, optional
+        where : dict, str or list of str, optional
             Levels: ``{factor: level or [levels]}`` or ``"factor=level"`` texts.
 
         Returns

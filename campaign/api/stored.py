@@ -108,7 +108,7 @@ def outputs(target, tasks=None, where=None, output=None, shard=None):
         The campaign: a spec file, an output folder, a dict or a `Spec`.
     tasks : str or list of str, optional
         Task keys (every task when neither this nor ``where`` is given).
-    where : dict or list of str, optional
+    where : dict, str or list of str, optional
         Levels: ``{factor: level or [levels]}`` or ``"factor=level[,level]"`` texts.
     output : str or pathlib.Path, optional
         The output folder, instead of the spec's.

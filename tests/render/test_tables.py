@@ -153,7 +153,9 @@ def test_a_table_counts_the_tasks_its_means_leave_out():
     assert text[6] == note.format("1 tasks failed and 6 not run (missing)")
     markdown = campaign.table(campaign.query(results), "markdown").splitlines()
     assert note.format("1 tasks failed and 6 not run (missing)") in markdown
-    alone = campaign.table(campaign.query(results, where=["tag=t0"])).splitlines()
+    one = campaign.query(results, where="tag=t0")  # one text: one condition
+    assert one.equals(campaign.query(results, where=["tag=t0"])) and one["tag"].tolist() == ["t0"]
+    alone = campaign.table(one).splitlines()
     assert not [line for line in alone if "in these cells" in line]
     results["precision_replicates"] = ("tag", [6, 3, 3])  # the rounds ran no more
     text = campaign.table(campaign.query(results)).splitlines()
