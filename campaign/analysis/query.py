@@ -13,10 +13,11 @@ import pandas as pd
 import xarray as xr
 
 from campaign.analysis.stats import pooled
+from campaign.analysis.unfinished import ROUNDS, unfinished_tasks
 from campaign.design.points import POINT
 from campaign.errors import CampaignError, ParameterError
 from campaign.results.assemble import factors_of, metric_arrays, metrics_of, point_factors_of
-from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_OK
+from campaign.results.status import STATUS_OK
 
 COLUMN_STATS = ("mean", "half_width", "ci_low", "ci_high", "n", "nan", "left_out", "absent")
 COMPARISONS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
@@ -264,24 +265,7 @@ def summary_table(
     by = grouping(dataset, by, pivot)
     if confidence is None:
         confidence = float(dataset.attrs.get("confidence", 0.95))
-    metrics = metrics or metrics_of(dataset)
-    if not metrics:
-        attrs = dataset.attrs
-        raise CampaignError(
-            f"the results hold no metric: no task finished ({attrs.get('tasks_failed', 0)} "
-            f"failed, {attrs.get('tasks_missing', 0)} missing of {attrs.get('tasks', 0)}); "
-            "run the campaign (`campaign status` lists the errors)"
-        )
-    # each named metric checked alone: a report asks for one metric at a time, of thousands
-    tasks = dataset.variables["status"].dims
-    for metric in metrics:
-        variable = dataset.variables.get(metric)
-        if variable is None or variable.dims != tasks or metric in ("status", "seed"):
-            raise ParameterError(
-                f"{{metrics}} {metric!r} is not in the results; metrics: "
-                f"{', '.join(metrics_of(dataset))}",
-                "metrics",
-            )
+    metrics = checked_metrics(dataset, metrics)
     factors = factors_of(dataset)
     on_points = point_factors_of(dataset) if POINT in factors else []
     shown = [*factors, *on_points] if by is None else None  # each point's values beside it
@@ -324,24 +308,27 @@ def summary_table(
     return frame
 
 
-ROUNDS = ("precision_replicates", "selection_replicates")  # a cell's replicates, when they vary
-
-
-def unfinished_tasks(selected: xr.Dataset, rounds: list[str]) -> dict[str, int]:
-    """The failed and the missing tasks of the cells queried (``tasks_failed``,
-    ``tasks_missing``): a table's means and n leave them out. With a precision target or a
-    selection, a cell's tasks are its replicates so far (``rounds``), not the padding past
-    them."""
-    status = selected["status"]
-    planned = xr.ones_like(status, dtype=bool)
-    for name in rounds:
-        planned = (
-            xr.DataArray(np.arange(status.sizes["replicate"]), dims="replicate") < (selected[name])
+def checked_metrics(dataset: xr.Dataset, metrics: list[str] | None) -> list[str]:
+    """The metrics to show (default: every one), each in the results, else one line."""
+    metrics = metrics or metrics_of(dataset)
+    if not metrics:
+        attrs = dataset.attrs
+        raise CampaignError(
+            f"the results hold no metric: no task finished ({attrs.get('tasks_failed', 0)} "
+            f"failed, {attrs.get('tasks_missing', 0)} missing of {attrs.get('tasks', 0)}); "
+            "run the campaign (`campaign status` lists the errors)"
         )
-    return {
-        "tasks_failed": int((status == STATUS_FAILED).sum()),
-        "tasks_missing": int(((status == STATUS_MISSING) & planned).sum()),
-    }
+    # each named metric checked alone: a report asks for one metric at a time, of thousands
+    tasks = dataset.variables["status"].dims
+    for metric in metrics:
+        variable = dataset.variables.get(metric)
+        if variable is None or variable.dims != tasks or metric in ("status", "seed"):
+            raise ParameterError(
+                f"{{metrics}} {metric!r} is not in the results; metrics: "
+                f"{', '.join(metrics_of(dataset))}",
+                "metrics",
+            )
+    return metrics
 
 
 def metric_stats(
