@@ -172,26 +172,6 @@ def test_a_pilot_whose_every_task_failed_is_refused_with_its_error(tmp_path, cam
     )
 
 
-def test_a_pilot_sizes_the_campaign_from_its_own_tasks_not_from_levels_it_dropped(
-    tmp_path, campaign_command
-):
-    """The ledger keeps the tasks of a level the spec no longer has (300 MB): the estimate
-    counts, times and weighs only the tasks of the campaign's own cells."""
-    (tmp_path / "costly.py").write_text(textwrap.dedent(MODEL))
-    (tmp_path / "spec.yaml").write_text(SPEC)
-    first = campaign_command(tmp_path, "plan", "spec.yaml", "--estimate", "--workers", "1")
-    assert first.returncode == 0, first.stderr
-    assert first.stdout.startswith("estimate from 4 finished tasks of 2 cells (mean ")
-    (tmp_path / "spec.yaml").write_text(SPEC.replace("[1, 300]", "[1, 2]"))
-    again = campaign_command(tmp_path, "plan", "spec.yaml", "--estimate", "--workers", "1")
-    assert again.returncode == 0, again.stderr
-    out = again.stdout.splitlines()
-    assert out[0].startswith("estimate from 4 finished tasks of 2 cells (mean ")
-    assert not any("megabytes=300" in line for line in out)
-    assert out[-3].startswith("  largest peak memory: ")
-    assert float(out[-3].split()[3]) < 200 and out[-3].split()[4] == "MB"
-
-
 def test_a_pilot_of_a_precision_target_gives_the_most_tasks_as_a_bound(tmp_path, campaign_command):
     """With a precision target the rounds stop when it is met: the 2 cells x 40 replicates of
     max_replicates are the most the campaign runs, not what it will."""

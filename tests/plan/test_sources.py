@@ -194,21 +194,34 @@ def test_an_edited_model_is_refused_then_kept_or_computed_again(tmp_path, campai
     assert np.allclose(new["value"].values - first["value"].values, 7.0, rtol=0, atol=1e-9)
 
 
-def test_a_trace_rewritten_at_the_same_path_reruns_exactly_its_tasks(
-    tmp_path, scheduler_address, capsys
-):
+def quiet_runs(scheduler_address: str, capsys):
+    """`campaign run SPEC --quiet` on the shared cluster, asserted to succeed: its output."""
+
     def run(spec: Path, *options: str) -> str:
         code = main(["run", str(spec), "--scheduler", scheduler_address, "--quiet", *options])
         out, err = capsys.readouterr()
         assert code == 0, err
         return out
 
+    return run
+
+
+def two_traces(tmp_path: Path) -> Path:
+    """A folder of two real traces, a.swf and b.swf."""
     traces = tmp_path / "traces"
     traces.mkdir()
     for name, source in (("a", "KTH-SP2-1996-2.1-cln"), ("b", "HPC2N-2002-2.1-cln")):
         (traces / f"{name}.swf").write_bytes(
             gzip.decompress((DATA / f"{source}.swf.gz").read_bytes())
         )
+    return traces
+
+
+def test_a_trace_rewritten_at_the_same_path_reruns_exactly_its_tasks(
+    tmp_path, scheduler_address, capsys
+):
+    run = quiet_runs(scheduler_address, capsys)
+    traces = two_traces(tmp_path)
     spec = tmp_path / "spec.yaml"
     spec.write_text(TRACE_SPEC.format(output="out"))
     run(spec)
@@ -282,18 +295,8 @@ output: {output}
 def test_a_trace_rewritten_while_a_level_was_out_reruns_that_levels_tasks_too(
     tmp_path, scheduler_address, capsys
 ):
-    def run(spec: Path, *options: str) -> str:
-        code = main(["run", str(spec), "--scheduler", scheduler_address, "--quiet", *options])
-        out, err = capsys.readouterr()
-        assert code == 0, err
-        return out
-
-    traces = tmp_path / "traces"
-    traces.mkdir()
-    for name, source in (("a", "KTH-SP2-1996-2.1-cln"), ("b", "HPC2N-2002-2.1-cln")):
-        (traces / f"{name}.swf").write_bytes(
-            gzip.decompress((DATA / f"{source}.swf.gz").read_bytes())
-        )
+    run = quiet_runs(scheduler_address, capsys)
+    traces = two_traces(tmp_path)
     spec = tmp_path / "spec.yaml"
     spec.write_text(LEVELS_SPEC.format(schedulers="[fcfs, easy]", output="out"))
     run(spec)
