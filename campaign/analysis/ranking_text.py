@@ -78,19 +78,19 @@ def rank_levels(
             "or instance has no value in them: failed, missing or NaN)"
         )
     skipped = result.attrs.get("instances_left_out", 0)
-    instances_note = []
+    judged_notes = []
     if skipped:
-        instances_note.append(
+        judged_notes.append(
             f"{skipped} of {result.attrs['instances']} instances left out of D_means (some "
             f"{factor} or metric has no value there: failed, missing or NaN), so that every "
             f"{factor} is judged on the same instances"
         )
     unranked = [str(level) for level in result[factor].values[~result["ranked"].values]]
     if unranked:
-        instances_note.append(
+        judged_notes.append(
             f"unranked: {', '.join(unranked)} (no value in any instance: every task failed, "
             "missing or NaN)"
         )
-    notes = [LEGEND, *([counted] if counted else []), *instances_note]
+    notes = [LEGEND, *([counted] if counted else []), *judged_notes]
     notes += ranking_notes(result, paired)
     return Ranking(result, title, notes, counted)

@@ -113,7 +113,7 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float = 0.95) 
                 f"{folder}: {len(records)} tasks' metrics computed with {named} (remetric)"
             )
             if beyond:
-                _, aside = target.set_records_aside(set(beyond).__contains__, "unkept")
+                aside = target.set_keys_aside(beyond, "unkept")
                 notes.append(
                     f"{folder}: {len(beyond)} finished tasks of levels or replicates the spec no "
                     f"longer has cannot be computed with {named}: set aside in {aside}"

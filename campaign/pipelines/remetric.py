@@ -113,8 +113,8 @@ def remetric(
         ]
         beyond, dropped, reason = recompute_outside(spec.output, outside, parser, stamp)
         # first: a file set aside stores its other records again, as later ones
-        folder = set_aside(ledger, unkept)
-        beyond_folder = set_aside(ledger, dropped)
+        folder = ledger.set_keys_aside(unkept, "unkept")
+        beyond_folder = ledger.set_keys_aside(dropped, "unkept")
         store(ledger, new)
         store(ledger, beyond)
         names = sorted({name for record in new for name in stamps(record)[-1]["metrics"]})
@@ -134,13 +134,6 @@ def remetric(
         ledger.compact()
         dataset = write_results(plan, confidence, say=say)
     return Recomputed(dataset, len(new), names, spec.output / "results.nc")
-
-
-def set_aside(ledger: Ledger, keys: list[str]) -> Path | None:
-    """The records of ``keys`` moved to a ``ledger.unkept-*`` folder (None: none to move)."""
-    if not keys:
-        return None
-    return ledger.set_records_aside(set(keys).__contains__, "unkept")[1]
 
 
 def store(ledger: Ledger, records: list[dict[str, Any]]) -> None:

@@ -48,9 +48,10 @@ def pilot(
     run(pilot_spec, say=say, confidence=confidence, **run_options)
     plan = make_plan(spec, check_identity=False)
     write_results(plan, confidence, say=say)  # of the whole campaign, the pilot's tasks done
-    records = plan.ledger.load()
-    check_pilot(spec, {key: records[key] for key in plan.design.keys() if key in records})
-    found = task_costs(read_table(plan.ledger, plan.design))  # the campaign's tasks alone
+    table = read_table(plan.ledger, plan.design)  # the campaign's tasks alone
+    if not table.costs.ok.any():  # no success: what failed, from the records
+        check_pilot(spec, plan.ledger.load(only=set(plan.design.keys())))
+    found = task_costs(table)
     cell_tasks = {
         cell_label({"cell": plan.design.cell_label(cell)}): spec.replicates
         for cell in plan.design.cells

@@ -86,11 +86,15 @@ def _left_out(attrs) -> str:
     """The values the analysis left out, in words ("" when none)."""
     parts = [
         (attrs.get("left_out_failed", 0), "value of a failed task", "values of failed tasks"),
-        (attrs.get("left_out_infinite", 0), "infinite value", "infinite values"),
+        (
+            attrs.get("left_out_infinite", 0),
+            "infinite (inf or -inf) value",
+            "infinite (inf or -inf) values",
+        ),
         (attrs.get("left_out_nan", 0), "NaN value", "NaN values"),
     ]
     words = [f"{n} {one if n == 1 else many}" for n, one, many in parts if n]
-    return ", ".join(words).replace("infinite value", "infinite (inf or -inf) value")
+    return ", ".join(words)
 
 
 def _blocks(attrs) -> str:

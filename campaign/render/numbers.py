@@ -42,8 +42,14 @@ def resolving(value: float, half: float, digits: int, half_digits: int) -> int:
         return digits
     if not (math.isfinite(value) and math.isfinite(half)):
         return digits
-    place = math.floor(math.log10(half)) - (half_digits - 1)
+    place = half_width_place(half, half_digits)
     return min(17, max(digits, math.floor(math.log10(abs(value))) - place + 1))
+
+
+def half_width_place(half: float, half_digits: int) -> int:
+    """The decimal place (a power of 10) of the last of ``half_digits`` significant digits of
+    a positive, finite half-width: -4 for 0.00128 to 2 digits (0.0013)."""
+    return math.floor(math.log10(half)) - (half_digits - 1)
 
 
 def mean_pm(mean: float, half: float) -> str:

@@ -12,7 +12,7 @@ import xarray as xr
 
 from campaign.analysis.ranking import ranking_rows
 from campaign.analysis.ranking_text import Ranking
-from campaign.render.numbers import count, estimate, fixed, plain
+from campaign.render.numbers import count, estimate, fixed, half_width_place, plain
 from campaign.render.table import Shown, check_format, render
 
 
@@ -64,7 +64,7 @@ def percent_decimals(rows) -> int:
     narrowest = min((h for h in halves if math.isfinite(h) and h > 0), default=None)
     if narrowest is None:
         return 2
-    return min(12, max(2, 1 - math.floor(math.log10(narrowest))))
+    return min(12, max(2, -half_width_place(narrowest, 2)))
 
 
 def paper_ranking(header, rows, notes: Sequence[str], digits: int | None) -> Shown:

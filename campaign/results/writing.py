@@ -113,19 +113,24 @@ def _digest_variables(digest, dataset: xr.Dataset, prefix: str) -> None:
 def stored_confidence(path: Path) -> float | None:
     """The confidence level of a results file's intervals (None: none there, or not
     readable)."""
+    value = stored_attribute(path, "confidence")
     try:
-        with netCDF4.Dataset(path) as handle:
-            if "confidence" not in handle.ncattrs():
-                return None
-            return float(handle.getncattr("confidence"))
-    except (OSError, ValueError):
+        return None if value is None else float(value)
+    except ValueError:
         return None
 
 
 def stored_digest(path: Path) -> str | None:
     """The ``results_digest`` of a results file (None: none there, or not readable)."""
+    value = stored_attribute(path, DIGEST)
+    return None if value is None else str(value)
+
+
+def stored_attribute(path: Path, name: str) -> object | None:
+    """A global attribute of a results file, read without opening the whole Dataset (None:
+    none there, or not readable)."""
     try:
         with netCDF4.Dataset(path) as handle:
-            return str(handle.getncattr(DIGEST)) if DIGEST in handle.ncattrs() else None
+            return handle.getncattr(name) if name in handle.ncattrs() else None
     except OSError:
         return None

@@ -132,6 +132,12 @@ class Ledger:
     ) -> tuple[int, Path | None]:
         return aside.set_records_aside(self.records, affected, kind)
 
+    def set_keys_aside(self, keys: list[str], kind: str) -> Path | None:
+        """The records of ``keys`` moved to a ``ledger.<kind>-*`` folder (None: no key)."""
+        if not keys:
+            return None
+        return self.set_records_aside(set(keys).__contains__, kind)[1]
+
     def damage_note(self) -> str | None:
         return self.records.damage_note()
 
