@@ -210,5 +210,6 @@ def viewed(results, names):
     if hasattr(results, "data_vars"):
         return results
     from campaign.analysis.breakdown import factor_view
+    from campaign.results.unreplaced import unreplaced
 
-    return factor_view(open_results(results), results, names)
+    return unreplaced(results, lambda: factor_view(open_results(results), results, names))

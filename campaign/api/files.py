@@ -45,17 +45,22 @@ def plot(results, metrics, kind="mean", out=None, figures=False, **options):
         The figure; with ``out``, the file written; with ``figures``, the files written.
     """
     from campaign.render.figures import figure_name, save_figure, write_figures
+    from campaign.results.unreplaced import unreplaced
     from campaign.store.folder import image_path
 
     path = image_path(out) if out is not None else None
     folder = figures_folder(results) if figures else None
-    figure = drawn(results, metrics, kind, options)
-    if path is not None:
-        save_figure(figure, path)
-        return path
-    if folder is not None:
-        return write_figures(figure, folder, figure_name(metrics, kind))
-    return figure
+
+    def draw():
+        figure = drawn(results, metrics, kind, options)
+        if path is not None:
+            save_figure(figure, path)
+            return path
+        if folder is not None:
+            return write_figures(figure, folder, figure_name(metrics, kind))
+        return figure
+
+    return draw() if hasattr(results, "data_vars") else unreplaced(results, draw)
 
 
 def drawn(results, metrics, kind, options):
@@ -134,6 +139,7 @@ def report(results, out=None, metrics=None, baseline=None):
     from campaign.render.report import write_report
     from campaign.results.netcdf import results_file
     from campaign.results.resource_group import open_resources
+    from campaign.results.unreplaced import unreplaced
     from campaign.store.folder import check_folder
 
     if hasattr(results, "data_vars"):
@@ -141,13 +147,16 @@ def report(results, out=None, metrics=None, baseline=None):
     default = results_file(results).parent
     folder = Path(out).expanduser() if out is not None else default
     check_folder(folder, f"{{out}} {out}" if out is not None else "report", "out")
-    return write_report(
-        open_results(results),
-        folder,
-        metrics,
-        open_failures(results),
-        baseline,
-        open_resources(results_file(results)),
+    return unreplaced(
+        results,
+        lambda: write_report(
+            open_results(results),
+            folder,
+            metrics,
+            open_failures(results),
+            baseline,
+            open_resources(results_file(results)),
+        ),
     )
 
 
@@ -172,7 +181,11 @@ def export(results, out=None, fmt=None):
     """
     from campaign.render.export import export as write_table
     from campaign.results.netcdf import results_file
+    from campaign.results.unreplaced import unreplaced
 
     if out is None:
         out = results_file(results).with_suffix(f".{fmt or 'csv'}")
-    return write_table(open_results(results), open_failures(results), Path(out).expanduser(), fmt)
+    out = Path(out).expanduser()
+    return unreplaced(
+        results, lambda: write_table(open_results(results), open_failures(results), out, fmt)
+    )

@@ -43,8 +43,9 @@ def open_samples(path):
         `campaign.analysis.distributions.cell_cdfs` pools them.
     """
     from campaign.results.netcdf import open_samples as opened
+    from campaign.results.unreplaced import unreplaced
 
-    return opened(path)
+    return unreplaced(path, lambda: opened(path))
 
 
 @checked(path=check.required_path, dimension=check.required_text)
@@ -66,8 +67,9 @@ def open_breakdown(path, dimension):
     """
     from campaign.analysis.breakdown import as_factor
     from campaign.results.netcdf import open_breakdown as opened
+    from campaign.results.unreplaced import unreplaced
 
-    return as_factor(open_results(path), opened(path, dimension))
+    return unreplaced(path, lambda: as_factor(open_results(path), opened(path, dimension)))
 
 
 @checked(path=check.required_path)

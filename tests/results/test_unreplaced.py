@@ -1,0 +1,75 @@
+"""What reads results.nc more than once reads one file: a run ending in another process
+replaces the file whole, and an export made of two files' reads would show the numbers of
+one beside the failures of the other."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+import campaign
+import campaign.api.files
+from campaign.errors import CampaignError
+from campaign.results.unreplaced import unreplaced
+from tests.conftest import finished_campaign
+
+SPEC = """
+name: replaced
+model: mm1
+params: {customers: 200, fail_above: 1.0}
+factors:
+  arrival_rate: [0.5, 0.7]
+  service_rate: {fast: 2.0, slow: 1.0}
+replicates: 5
+seed: SEED
+output: out
+"""
+
+first = finished_campaign("replaced-3", SPEC.replace("SEED", "3"))
+second = finished_campaign("replaced-4", SPEC.replace("SEED", "4"))
+
+
+def test_an_export_replaced_midway_is_made_again_from_the_new_file(
+    first, second, tmp_path, monkeypatch
+):
+    folder = tmp_path / "out"
+    folder.mkdir()
+    shutil.copy(first / "results.nc", folder / "results.nc")
+    newer = shutil.copy(second / "results.nc", tmp_path / "newer.nc")
+    expected = campaign.export(second / "results.nc", tmp_path / "expected.csv")[0].read_text()
+    assert expected != campaign.export(first, tmp_path / "older.csv")[0].read_text()
+    read = campaign.api.files.open_failures
+    calls = []
+
+    def replaced_first(path):  # the run ends between the root's read and the failures'
+        if not calls:
+            os.replace(newer, folder / "results.nc")
+        calls.append(path)
+        return read(path)
+
+    monkeypatch.setattr(campaign.api.files, "open_failures", replaced_first)
+    written = campaign.export(folder, tmp_path / "tasks.csv")
+    assert written[0].read_text() == expected  # wholly from the new file
+    assert len(calls) == 2  # made again once
+
+
+def test_a_file_replaced_at_every_try_stops_with_one_line(first, tmp_path):
+    path = shutil.copy(first / "results.nc", tmp_path / "results.nc")
+    tries = []
+
+    def replacing():
+        tries.append(1)
+        copy = shutil.copy(path, tmp_path / "copy.nc")
+        os.replace(copy, path)
+        return len(tries)
+
+    with pytest.raises(CampaignError) as stopped:
+        unreplaced(path, replacing)
+    assert len(tries) == 5
+    assert str(stopped.value) == (
+        f"{path} was replaced 5 times while it was read (a run writing it in another "
+        "process); run this command again once that run has ended"
+    )
+    assert unreplaced(tmp_path, lambda: "made") == "made"  # the folder names its results.nc
