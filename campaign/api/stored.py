@@ -36,8 +36,8 @@ def verify(target, sample=10, workers=None, scheduler=None):
     return verify_sample(spec, sample, workers=workers, scheduler=scheduler)
 
 
-@checked(folders=check.paths, out=check.required_path, confidence=check.CONFIDENCE)
-def merge(folders, out, confidence=0.95):
+@checked(folders=check.paths, out=check.required_path, confidence=check.level)
+def merge(folders, out, confidence=None):
     """Join the output folders of one campaign's shards into one and write its results.nc.
 
     Parameters
@@ -46,8 +46,9 @@ def merge(folders, out, confidence=0.95):
         The shards' folders (or folders holding ``shard-I-of-N`` folders).
     out : str or pathlib.Path
         The merged output folder (it may already hold records of the same campaign).
-    confidence : float
-        The confidence level of the intervals.
+    confidence : float, optional
+        The confidence level of the intervals (default: that of the folders' results.nc,
+        when they agree; else 0.95).
 
     Returns
     -------
@@ -63,11 +64,11 @@ def merge(folders, out, confidence=0.95):
 @checked(
     target=check.anything,
     source=check.anything,
-    confidence=check.CONFIDENCE,
+    confidence=check.level,
     rerun_unkept=check.flag,
     say=check.function,
 )
-def remetric(target, source=None, confidence=0.95, rerun_unkept=False, say=None):
+def remetric(target, source=None, confidence=None, rerun_unkept=False, say=None):
     """Recompute (or add) metrics of every finished task from the outputs it kept, running
     nothing again; store them and write results.nc again.
 
@@ -78,8 +79,9 @@ def remetric(target, source=None, confidence=0.95, rerun_unkept=False, say=None)
     source : str or dict, optional
         The metrics parser, as a program's ``metrics:`` takes it: ``"stdout"``,
         ``{"file": NAME}`` or ``{"parse": "module:function"}``; default: the spec's own.
-    confidence : float
-        The confidence level of the intervals of the results written.
+    confidence : float, optional
+        The confidence level of the intervals of the results written (default: that of
+        results.nc, else 0.95).
     rerun_unkept : bool
         Set the records of tasks that kept no outputs aside for `run` to compute again
         (else such a task refuses the whole remetric).

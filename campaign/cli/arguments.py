@@ -35,16 +35,18 @@ def add_where_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_confidence_option(parser: argparse.ArgumentParser, default: float | None) -> None:
-    """--confidence: fixed for a command that makes results, else the results' own level."""
-    parser.add_argument(
-        "--confidence",
-        type=float,
-        default=default,
-        help="confidence level of the intervals (default 0.95)"
-        if default is not None
-        else "confidence level (default: the one the results were made with)",
-    )
+def add_confidence_option(
+    parser: argparse.ArgumentParser, default: float | None, kept: str | None = None
+) -> None:
+    """--confidence: fixed for a command that makes results, else the results' own level
+    (``kept``: which results, for a command that writes results again from stored ones)."""
+    if default is not None:
+        told = "confidence level of the intervals (default 0.95)"
+    elif kept is not None:
+        told = f"confidence level of the intervals (default: that of {kept}, else 0.95)"
+    else:
+        told = "confidence level (default: the one the results were made with)"
+    parser.add_argument("--confidence", type=float, default=default, help=told)
 
 
 def add_cluster_options(parser: argparse.ArgumentParser, tls: bool = False) -> None:

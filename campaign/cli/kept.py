@@ -85,7 +85,7 @@ def add_remetric(subparsers) -> None:
         help="recompute the tasks that kept outputs and set the records of those that kept "
         "none aside (ledger.unkept-*/), so that `campaign run` computes them again",
     )
-    add_confidence_option(p, default=0.95)
+    add_confidence_option(p, default=None, kept="results.nc")
     p.set_defaults(func=cmd_remetric, option_names={"source": "--parse or --metrics-file"})
 
 

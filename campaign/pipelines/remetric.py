@@ -45,9 +45,10 @@ from campaign.results.metric_parsers import (
 )
 from campaign.results.names import entry_owner, metric_values
 from campaign.results.provenance import METRICS_FROM
-from campaign.results.writing import write_results
+from campaign.results.writing import kept_confidence, write_results
 from campaign.spec.command_model import MetricsSource
 from campaign.spec.load import Spec
+from campaign.store.folder import RESULTS_FILE
 from campaign.store.ledger import Ledger
 from campaign.store.outputs import Archives, by_archive, reference
 
@@ -66,7 +67,7 @@ class Recomputed:
 def remetric(
     target: Any,
     parser: MetricsParser | MetricsSource | None = None,
-    confidence: float = 0.95,
+    confidence: float | None = None,
     say: Callable[[str], None] | None = None,
     rerun_unkept: bool = False,
 ) -> Recomputed:
@@ -77,9 +78,10 @@ def remetric(
     task kept no outputs (unless ``rerun_unkept``: their records are then set aside, so that
     `campaign run` computes them again) or its outputs do not parse. Finished tasks the
     ledger holds beyond the spec (levels or replicates it no longer has) are recomputed too,
-    or set aside when they cannot be, so that none comes back with the replaced metrics."""
+    or set aside when they cannot be, so that none comes back with the replaced metrics.
+    ``confidence``: of the intervals written (None: results.nc's own, else 0.95)."""
     say = say or (lambda message: None)
-    if not 0 < confidence < 1:
+    if confidence is not None and not 0 < confidence < 1:
         raise BadValue("confidence", confidence, "must be between 0 and 1")
     spec = campaign_spec(target)
     own = parser is None  # the spec's own parser: what a run would compute them with
@@ -132,6 +134,8 @@ def remetric(
                 f"({spec.command.metrics.name}): `campaign run` keeps these results"
             )
         ledger.compact()
+        if confidence is None:  # recomputing metrics changes none of the intervals' levels
+            confidence = kept_confidence([spec.output / RESULTS_FILE], say)
         dataset = write_results(plan, confidence, say=say)
     return Recomputed(dataset, len(new), names, spec.output / "results.nc")
 

@@ -17,7 +17,7 @@ from campaign.plan.target import campaign_spec
 from campaign.results.ledger_table import read_table
 from campaign.results.resource_group import task_costs
 from campaign.results.resources import Costs, cell_label
-from campaign.results.writing import stored_confidence, write_results
+from campaign.results.writing import kept_confidence, write_results
 from campaign.store.folder import RESULTS_FILE
 
 PILOT_REPLICATES = 2
@@ -44,7 +44,7 @@ def pilot(
         first = min(first, spec.selection.first)
     pilot_spec = dataclasses.replace(spec, replicates=first, precision=None, selection=None)
     # results.nc keeps its confidence level: sizing a campaign changes none of its intervals
-    confidence = stored_confidence(spec.output / RESULTS_FILE) or 0.95
+    confidence = kept_confidence([spec.output / RESULTS_FILE])
     run(pilot_spec, say=say, confidence=confidence, **run_options)
     plan = make_plan(spec, check_identity=False)
     write_results(plan, confidence, say=say)  # of the whole campaign, the pilot's tasks done

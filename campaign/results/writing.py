@@ -120,6 +120,20 @@ def stored_confidence(path: Path) -> float | None:
         return None
 
 
+def kept_confidence(paths: list[Path], say: Callable[[str], None] | None = None) -> float:
+    """The confidence level of results written again from stored ones (`remetric`, `merge`,
+    a sizing pilot): that of the results files among ``paths`` that have one, so that
+    recomputing changes none of its intervals; 0.95 when none has one, or when they differ
+    (``say`` hears which levels were found)."""
+    levels = sorted({level for path in paths if (level := stored_confidence(path)) is not None})
+    if len(levels) == 1:
+        return levels[0]
+    if levels and say is not None:
+        found = ", ".join(f"{level:g}" for level in levels)
+        say(f"results made at confidence {found}: written at 0.95 (--confidence chooses)")
+    return 0.95
+
+
 def stored_digest(path: Path) -> str | None:
     """The ``results_digest`` of a results file (None: none there, or not readable)."""
     value = stored_attribute(path, DIGEST)

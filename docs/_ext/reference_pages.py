@@ -66,8 +66,10 @@ def _option_text(action: argparse.Action) -> str:
     extras = []
     if action.choices and action.option_strings:
         extras.append("one of " + ", ".join(f"`{c}`" for c in action.choices))
+    told = "(default" in (action.help or "")  # the help text says it already
     if action.option_strings and action.nargs != 0 and action.default not in (None, [], False):
-        extras.append(f"default `{action.default}`")
+        if not told:
+            extras.append(f"default `{action.default}`")
     if not action.option_strings and action.nargs in ("?", "*"):
         extras.append("optional")
     if extras:
