@@ -32,6 +32,7 @@ from scipy.sparse.csgraph import connected_components
 from campaign.analysis.breakdown import BREAKDOWN
 from campaign.analysis.fraction_effects import fraction_effects, is_fraction
 from campaign.analysis.query import parse_where, select
+from campaign.analysis.unfinished import ROUNDS, not_run
 from campaign.errors import CampaignError, ParameterError
 from campaign.results.assemble import factors_of, metrics_of
 from campaign.results.status import STATUS_FAILED, STATUS_OK
@@ -84,17 +85,21 @@ def effects(dataset: xr.Dataset, metric: str, where: list[str] | None = None) ->
     )
     if dataset.attrs.get(BREAKDOWN) in out.attrs["paired"].split():
         out.attrs[BREAKDOWN] = dataset.attrs[BREAKDOWN]  # says what forms the blocks
-    out.attrs.update(_left_out(selected["status"].values, values))
+    rounds = [name for name in ROUNDS if name in selected.variables]
+    missing = not_run(selected, rounds).values
+    out.attrs.update(_left_out(selected["status"].values, values, missing))
     return out
 
 
-def _left_out(status: np.ndarray, values: np.ndarray) -> dict[str, int]:
-    """The values the analysis leaves out, by why: of failed tasks, finished but infinite
-    (+inf or -inf), finished but NaN (undefined, or not returned)."""
+def _left_out(status: np.ndarray, values: np.ndarray, missing: np.ndarray) -> dict[str, int]:
+    """The values the analysis leaves out, by why: of failed tasks, of tasks not run yet
+    (``missing``: among those their cells plan), finished but infinite (+inf or -inf),
+    finished but NaN (undefined, or not returned)."""
     status = np.broadcast_to(status, values.shape)
     finished = status == STATUS_OK
     return {
         "left_out_failed": int(np.count_nonzero(status == STATUS_FAILED)),
+        "left_out_missing": int(np.count_nonzero(np.broadcast_to(missing, values.shape))),
         "left_out_infinite": int(np.count_nonzero(finished & np.isinf(values))),
         "left_out_nan": int(np.count_nonzero(finished & np.isnan(values))),
     }

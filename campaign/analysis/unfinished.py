@@ -17,11 +17,18 @@ def unfinished_tasks(selected: xr.Dataset, rounds: list[str]) -> dict[str, int]:
     selection, a cell's tasks are its replicates so far (the variable named in ``rounds``),
     not the padding past them."""
     status = selected["status"]
+    return {
+        "tasks_failed": int((status == STATUS_FAILED).sum()),
+        "tasks_missing": int(not_run(selected, rounds).sum()),
+    }
+
+
+def not_run(selected: xr.Dataset, rounds: list[str]) -> xr.DataArray:
+    """Which tasks of ``selected`` (over its ``status``'s dimensions) are missing among those
+    its cells plan so far (`unfinished_tasks`)."""
+    status = selected["status"]
     planned = xr.ones_like(status, dtype=bool)
     for name in rounds:
         replicate = xr.DataArray(np.arange(status.sizes["replicate"]), dims="replicate")
         planned = replicate < selected[name]
-    return {
-        "tasks_failed": int((status == STATUS_FAILED).sum()),
-        "tasks_missing": int(((status == STATUS_MISSING) & planned).sum()),
-    }
+    return ((status == STATUS_MISSING) & planned).transpose(*status.dims)

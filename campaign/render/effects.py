@@ -87,6 +87,11 @@ def _left_out(attrs) -> str:
     parts = [
         (attrs.get("left_out_failed", 0), "value of a failed task", "values of failed tasks"),
         (
+            attrs.get("left_out_missing", 0),
+            "value of a task not run (missing)",
+            "values of tasks not run (missing)",
+        ),
+        (
             attrs.get("left_out_infinite", 0),
             "infinite (inf or -inf) value",
             "infinite (inf or -inf) values",

@@ -17,6 +17,7 @@ from campaign.analysis.anova import BLOCKS, HIGHER, RESIDUAL, effects
 from campaign.cli.main import main
 from campaign.design.tasks import Design, cell_params
 from campaign.plan.plan import replay_rounds
+from campaign.render.effects import render_effects
 from campaign.results.assemble import assemble
 from campaign.results.netcdf import open_results, write_netcdf
 from campaign.spec.load import load_spec
@@ -164,7 +165,11 @@ def test_a_precision_design_with_a_paired_factor_matches_statsmodels_with_blocks
     dataset = results(tmp_path, paired="a", common=0.3, replicates=precision)
     counts = dataset["precision_replicates"].values
     assert counts.min() < counts.max()  # paired levels got different replicate counts
-    got = rows(effects(dataset, "y"))
+    result = effects(dataset, "y")
+    # replicates past a cell's count are no task of it: none is said to be left out
+    assert (dataset["status"].values == 0).sum() > 0
+    assert result.attrs["left_out_missing"] == 0
+    got = rows(result)
     frame = frame_of(dataset)
     model = smf.ols(
         "y ~ C(seed) + (C(a, Sum) + C(b, Sum) + C(c, Sum))**2", data=frame.astype({"seed": str})
@@ -282,3 +287,21 @@ def test_values_left_out_are_counted_and_the_main_effects_use_the_analysed_ones(
     assert lines[-2:] == ["  a: 1 -4.75, 2 +4.75", "  s: x -1.75, y +1.75"]
     assert main(["effects", str(path), "--metric", "y", "--format", "markdown"]) == 0
     assert capsys.readouterr().out.rstrip().endswith(lines[1])
+
+
+def test_tasks_not_run_are_counted_among_the_values_left_out(tmp_path):
+    """An interrupted campaign of fixed replicates: the analysis is of the tasks that ran,
+    and says how many of the designed ones did not, instead of 'every replicate of every
+    cell'."""
+    dataset = results(tmp_path, drop=0.2)
+    gone = int((dataset["status"].values == 0).sum())
+    assert 0 < gone < dataset["status"].size
+    result = effects(dataset, "y")
+    assert result.attrs["observations"] == dataset["status"].size - gone
+    assert result.attrs["left_out_missing"] == gone
+    lines = render_effects(result).splitlines()
+    assert lines[0].startswith(
+        f"y: analysis of variance of {dataset['status'].size - gone} values (the replicates of "
+        "every cell that have a finite value;"
+    )
+    assert lines[1] == f"left out: {gone} values of tasks not run (missing)"
