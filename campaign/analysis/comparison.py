@@ -282,4 +282,18 @@ def notes(result: xr.Dataset) -> list[str]:
     no_ratio = int((result["baseline_mean"] == 0).sum())
     if no_ratio:
         lines.append(f"note: {no_ratio} row(s) have a baseline mean of 0: no ratio (nan)")
+    empty = int(np.count_nonzero(n == 0))
+    if empty:
+        what = (
+            "no replicate where both the level and the baseline have a value"
+            if result.attrs.get("paired")
+            else "no value of the level or of the baseline"
+        )
+        lines.append(
+            f"note: {empty} row(s) have {what} (failed, missing or NaN): nothing to compare (nan)"
+        )
+    alone = int(np.count_nonzero(np.isfinite(result["difference"].values) & ~shown))
+    if alone:
+        what = "one pair" if result.attrs.get("paired") else "one value of a level"
+        lines.append(f"note: {alone} row(s) rest on {what}: a difference but no interval (-)")
     return lines

@@ -287,9 +287,43 @@ def test_the_few_replicates_warning_counts_what_each_interval_rests_on():
         "to say much; add replicates"
     )
     against_a = campaign.table(campaign.compare(dataset, "s", "a", "y")).splitlines()
-    assert against_a[-1] == warning  # b's 2 replicates, not c's 0
-    assert against_a[-2].split()[:2] == ["c", "0/6"] and against_a[-3].split()[:2] == ["b", "2/6"]
+    assert against_a[-2] == warning  # b's 2 replicates, not c's 0
+    assert against_a[-1] == (  # c's row is all nan: said why
+        "note: 1 row(s) have no value of the level or of the baseline (failed, missing or NaN): "
+        "nothing to compare (nan)"
+    )
+    assert against_a[-3].split()[:2] == ["c", "0/6"] and against_a[-4].split()[:2] == ["b", "2/6"]
     against_b = campaign.compare(dataset.sel(s=["a", "b"]), "s", "b", "y")
     assert campaign.table(against_b, "markdown").splitlines()[-1] == warning  # 6 against 2
     only_none = campaign.table(campaign.compare(dataset.sel(s=["a", "c"]), "s", "a", "y"))
     assert "warning" not in only_none
+
+
+def test_rows_without_pairs_or_with_one_say_why_they_have_no_interval():
+    """Paired levels: b finished only where the baseline failed (no pair), c shares one
+    finished replicate with it (a difference, no interval); each row is named in a note."""
+    nan = np.nan
+    values = np.array([[1.0, nan, 3.0, nan], [nan, 5.0, nan, 7.0], [2.0, nan, nan, nan]])
+    dataset = xr.Dataset(
+        {
+            "y": (("s", "replicate"), values),
+            "status": (("s", "replicate"), np.where(np.isfinite(values), 1, 2).astype("i1")),
+            "seed": ("replicate", np.arange(4) + 10),
+        },
+        {"s": ["a", "b", "c"], "replicate": np.arange(4)},
+        attrs={"confidence": 0.95, "paired": "s"},
+    )
+    result = campaign.compare(dataset, "s", "a", "y")
+    assert result.attrs["paired"] == 1
+    assert result["n"].values.tolist() == [0, 1]
+    assert np.isnan(result["difference"].values[0]) and result["difference"].values[1] == 1.0
+    lines = campaign.table(result).splitlines()
+    assert lines[-2:] == [
+        "note: 1 row(s) have no replicate where both the level and the baseline have a value "
+        "(failed, missing or NaN): nothing to compare (nan)",
+        "note: 1 row(s) rest on one pair: a difference but no interval (-)",
+    ]
+    welch = campaign.table(campaign.compare(dataset, "s", "a", "y", paired=False)).splitlines()
+    assert (
+        welch[-1] == "note: 1 row(s) rest on one value of a level: a difference but no interval (-)"
+    )
