@@ -4,6 +4,7 @@ shard of it."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from campaign.design.shards import Shard, as_shard, counts, mine
@@ -15,6 +16,7 @@ from campaign.results.ledger_table import read_table
 from campaign.results.precision_variables import precision_state
 from campaign.results.resource_group import task_costs
 from campaign.spec.describe import describe_spec
+from campaign.store.folder import SHARD_FOLDERS
 
 
 def validate_lines(spec: Any) -> list[str]:
@@ -62,6 +64,8 @@ def status_lines(plan: Any, shard: str | Shard | None = None, limit: int = 20) -
         where = f"(ledger {plan.ledger.folder})"
         lines = [f"{plan.spec.name}: {counts(plan, shard).describe(shard)}  {where}"]
     lines.append(f"  output: {plan.spec.output}")
+    if shard is None:
+        lines += shards_beside(plan.spec.output)
     if plan.damaged:
         lines.append(plan.damaged)
     if plan.changed:
@@ -77,6 +81,18 @@ def status_lines(plan: Any, shard: str | Shard | None = None, limit: int = 20) -
     if plan.results_path.exists():
         lines.append(f"results: {plan.results_path}")
     return lines
+
+
+def shards_beside(output: Path) -> list[str]:
+    """A line naming the shard folders in ``output``, whose tasks the counts above include only
+    once merged (a sharded campaign's folder before its merge says 0 done)."""
+    shards = sorted(path.name for path in output.glob(SHARD_FOLDERS) if path.is_dir())
+    if not shards:
+        return []
+    return [
+        f"  shard folders in it: {', '.join(shards)}; their tasks count here once merged "
+        f"(`campaign merge {output} -o {output}`); `--shard I/N` counts one shard's"
+    ]
 
 
 def unfinished(plan: Any, shard: str | Shard | None = None) -> bool:

@@ -150,3 +150,24 @@ def test_status_and_plan_of_a_shard_count_its_own_tasks(write_spec, scheduler_ad
     assert main(["status", str(path), "--shard", "3/3", "--out", str(out)]) == 0
     assert f"sharded: shard 3/3: {own} of {own} of its tasks done" in capsys.readouterr().out
     assert main(["status", str(path), "--shard", "1/3", "--out", str(out)]) == 1  # not its tasks
+
+
+def test_status_of_a_sharded_campaign_before_its_merge_names_the_shard_folders(
+    write_spec, scheduler_address, capsys
+):
+    path = write_spec(spec_text())
+    output = path.parent / "out"
+    assert main(["run", str(path), "--shard", "2/3", "--scheduler", scheduler_address]) == 0
+    capsys.readouterr()
+    assert main(["status", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1:3] == [
+        f"  output: {output}",
+        f"  shard folders in it: shard-2-of-3; their tasks count here once merged "
+        f"(`campaign merge {output} -o {output}`); `--shard I/N` counts one shard's",
+    ]
+    assert main(["merge", str(output), "-o", str(output)]) == 1  # shards 1 and 3 missing
+    capsys.readouterr()
+    own = int(Shard(2, 3).owns(Design(load_spec(path))).sum())
+    assert main(["status", str(path)]) == 0
+    assert f": {own} done, 0 failed" in capsys.readouterr().out.splitlines()[0]
