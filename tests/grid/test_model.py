@@ -192,3 +192,20 @@ def test_a_bad_site_is_one_line_naming_it(workloads, sites, needle):
     with pytest.raises(ValueError) as caught:
         check({"sites": sites})
     assert needle in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("shaping", "needle"),
+    [
+        ({"skip_jobs": 3000}, "skip_jobs"),
+        ({"warmup_days": 1000}, "warmup_days"),
+        ({"window_offset": 1000}, "window_offset"),
+        ({"machines": [1], "jobs": 3}, "3 too_wide"),
+    ],
+)
+def test_a_run_left_without_jobs_fails_naming_why(workloads, shaping, needle):
+    """The slice has 3,000 jobs: past its end (or with every job too wide) nothing is left to
+    simulate, and the run says so instead of returning jobs 0 and undefined metrics."""
+    params = {"trace": KTH, "machines": [64, 36], **shaping}
+    with pytest.raises(ValueError, match=f"no job is left to simulate.*{needle}"):
+        run(params, 1)
