@@ -209,3 +209,13 @@ def test_a_run_left_without_jobs_fails_naming_why(workloads, shaping, needle):
     params = {"trace": KTH, "machines": [64, 36], **shaping}
     with pytest.raises(ValueError, match=f"no job is left to simulate.*{needle}"):
         run(params, 1)
+
+
+def test_jobs_replayed_with_an_unknown_run_time_are_counted(workloads):
+    """The SDSC-BLUE slice: 42 of its 1,000 jobs have run time -1 (all of a positive size);
+    without clean they replay as 0 s, and the run says how many, as a jobs run does."""
+    params = {"trace": "SDSC-BLUE-2000-4.2-cln.swf.gz", "machines": [1152]}
+    values = run(params, 1)
+    assert (values["jobs"], values["n_unknown_run_time"]) == (1000, 42)
+    assert run({**params, "clean": True}, 1)["n_unknown_run_time"] == 0
+    assert MODEL.metrics["n_unknown_run_time"]["units"] == "1"
