@@ -493,6 +493,13 @@ def _pfcfs(params: Mapping[str, object], values: dict[str, object]) -> PfcfsPara
     pfcfs = replace(PRESETS[preset], **changes)
     gang = pfcfs.delay if pfcfs.slice is None else pfcfs.slice
     switches = math.inf if pfcfs.max_preemptions is None else pfcfs.max_preemptions
+    if switches >= 2 and gang <= 0:
+        raise ValueError(
+            "scheduler pfcfs would run gangs of 0 s: a gang slice of 0 s (pfcfs_slice_s "
+            "'delay' with pfcfs_delay_s 0) switches a wide job back at the next event, "
+            "whenever it comes; allowed: pfcfs_slice_s > 0 or a delay > 0, or "
+            "pfcfs_max_preemptions 0 or 1"
+        )
     if pfcfs.penalty > 0 and switches >= 2 and pfcfs.penalty >= gang:
         raise ValueError(
             f"pfcfs_penalty_s {pfcfs.penalty:g} must be shorter than the gang slice "
