@@ -38,11 +38,14 @@ from campaign.models.rigid.policies import (
     PolicyOptions,
 )
 from campaign.models.rigid.policies.pfcfs import PRESETS, PfcfsParams
-from campaign.models.rigid.workloads import locate
+from campaign.models.rigid.workloads import load_trace, locate
 
 DATACENTER = tuple(EXPERIMENTS)
 DRAWN = ("randomized", "probabilistic")
 """Workloads of list-scheduling.md section 7 (M = processors, default 256; 50,000 jobs)."""
+SYNTHETIC_PROCESSORS = 128
+DRAWN_PROCESSORS = 256
+"""Default site sizes of the synthetic and the drawn workloads."""
 WORKLOADS = ("synthetic", *DATACENTER, *DRAWN)
 ESTIMATES = ("user", "exact")
 TRACE_ONLY = ("clean", "window", "days")
@@ -510,6 +513,37 @@ def _pfcfs(params: Mapping[str, object], values: dict[str, object]) -> PfcfsPara
     return pfcfs
 
 
+def _site_size(values: Mapping[str, object]) -> int | None:
+    """The site size a run will have (None: a trace without MaxProcs, refused at the run)."""
+    kind = values["workload"]
+    if values["processors"] is not None:
+        return int(values["processors"])
+    if kind in DATACENTER:
+        return EXPERIMENTS[kind].cores
+    if kind is not None:
+        return SYNTHETIC_PROCESSORS if kind == "synthetic" else DRAWN_PROCESSORS
+    procs = load_trace(values["trace"]).max_procs
+    cut = values["max_processors"]
+    return procs if cut is None else min(cut, procs or cut)
+
+
+def _cores_rule(values: Mapping[str, object]) -> None:
+    """The energy model and the core-level platform count whole processors of
+    ``cores_per_processor`` cores: refuse a site they do not divide before any task runs
+    (a trace's MaxProcs is read, once per process, only for them)."""
+    platform = values["workload"] in DATACENTER or values["hetero_fraction"] > 0
+    if not (values["energy"] or platform):
+        return
+    site = _site_size(values)
+    cores = values["cores_per_processor"]
+    if site is not None and site % cores:
+        use = "cores) of a core-level platform" if platform else "processors) for the energy model"
+        raise ValueError(
+            f"parameter 'cores_per_processor' ({cores}) must divide the site size ({site} "
+            f"{use}; allowed: a divisor of {site}, or 'processors' a multiple of {cores}"
+        )
+
+
 def parse(params: Mapping[str, object]) -> JobsParams:
     """Check ``params`` (one ValueError naming the parameter) and resolve every default."""
     values = PARAMS.values(params)
@@ -541,4 +575,5 @@ def parse(params: Mapping[str, object]) -> JobsParams:
             f"parameter 'estimate_accuracy' {accuracy!r} < 1 would kill every job at a * p: "
             "set 'kill_at_estimate: false' (the datacenter configuration never kills)"
         )
+    _cores_rule(values)
     return JobsParams(**values, listed=listed, pfcfs=pfcfs)
