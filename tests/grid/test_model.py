@@ -192,3 +192,30 @@ def test_a_bad_site_is_one_line_naming_it(workloads, sites, needle):
     with pytest.raises(ValueError) as caught:
         check({"sites": sites})
     assert needle in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("shaping", "needle"),
+    [
+        ({"skip_jobs": 3000}, "skip_jobs"),
+        ({"warmup_days": 1000}, "warmup_days"),
+        ({"window_offset": 1000}, "window_offset"),
+        ({"machines": [1], "jobs": 3}, "3 too_wide"),
+    ],
+)
+def test_a_run_left_without_jobs_fails_naming_why(workloads, shaping, needle):
+    """The slice has 3,000 jobs: past its end (or with every job too wide) nothing is left to
+    simulate, and the run says so instead of returning jobs 0 and undefined metrics."""
+    params = {"trace": KTH, "machines": [64, 36], **shaping}
+    with pytest.raises(ValueError, match=f"no job is left to simulate.*{needle}"):
+        run(params, 1)
+
+
+def test_jobs_replayed_with_an_unknown_run_time_are_counted(workloads):
+    """The SDSC-BLUE slice: 42 of its 1,000 jobs have run time -1 (all of a positive size);
+    without clean they replay as 0 s, and the run says how many, as a jobs run does."""
+    params = {"trace": "SDSC-BLUE-2000-4.2-cln.swf.gz", "machines": [1152]}
+    values = run(params, 1)
+    assert (values["jobs"], values["n_unknown_run_time"]) == (1000, 42)
+    assert run({**params, "clean": True}, 1)["n_unknown_run_time"] == 0
+    assert MODEL.metrics["n_unknown_run_time"]["units"] == "1"

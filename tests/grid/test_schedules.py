@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from campaign.models.grid.measure import check_grid_feasible, grid_metrics
+from campaign.models.grid.measure import GRID_METRICS, check_grid_feasible, grid_metrics
 from campaign.models.grid.schedule import GridOptions, GridSchedule, simulate_grid
 from campaign.models.rigid.feasibility import InfeasibleSchedule
 from campaign.models.rigid.workload import from_arrays
@@ -218,6 +218,12 @@ def test_lbal_metrics_per_site():
     assert values["lbal_size"] == pytest.approx(float(size.std()))
     time = np.array([10 + 4, 10 + 5 + 3]) / np.array([2, 4])
     assert values["lbal_time"] == pytest.approx(float(time.std()))
+
+
+def test_lbal_units_are_those_of_their_ratios():
+    """Sums of sizes (proc), runtimes (s) and work (proc*s), each over a site size (proc)."""
+    units = {name: GRID_METRICS[name]["units"] for name in ("lbal_size", "lbal_time", "lbal_work")}
+    assert units == {"lbal_size": "1", "lbal_time": "s/proc", "lbal_work": "s"}
 
 
 def test_feasibility_check_catches_over_allocation():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from campaign.models.jobs import run
 from campaign.models.jobs.energy import energy_metrics, platform_energy_metrics
 from campaign.models.rigid.feasibility import check_feasible
 from campaign.models.rigid.platform import Platform, ProcessorType
@@ -122,3 +123,39 @@ def test_platform_energy_needs_a_platform_schedule():
     workload = from_arrays([0], [1], [1], [1])
     with pytest.raises(ValueError, match="without a core-level platform"):
         platform_energy_metrics(run_schedule(workload, 2, "fcfs"))
+
+
+PFCFS_JOBS = [(0, 2, 6, 6), (0, 3, 4, 4), (0, 2, 5, 5), (0, 1, 2, 3), (3, 1, 3, 5), (4, 3, 3, 4)]
+"""The jobs of list-scheduling.md section 4 (r, size, p, p')."""
+
+
+def test_energy_of_a_preemptive_schedule_counts_only_executing_cores(tmp_path):
+    """PFCFS n = 1, D = 1 of list-scheduling.md 5.5 on 2 processors of 2 cores (125 W
+    running, 25 W idle neighbour, 2.5 W idle processor). Executions: 1 on {0, 1} over [0, 1)
+    and [5, 10) (suspended between, its processor 1 idle), 2 on {0, 2, 3} [1, 5), 3 on {2, 3}
+    [5, 10), 4 on {0} [10, 12), 5 on {1} [10, 11) and [14, 16), 6 on {1, 2, 3} [11, 14)."""
+    lines = ["; MaxProcs: 4"] + [
+        f"{j} {r} -1 {p} {size} -1 -1 {size} {est} -1 1 1 1 -1 -1 -1 -1 -1"
+        for j, (r, size, p, est) in enumerate(PFCFS_JOBS, start=1)
+    ]
+    trace = tmp_path / "pfcfs.swf"
+    trace.write_text("\n".join(lines) + "\n")
+    params = {
+        "trace": str(trace),
+        "scheduler": "pfcfs",
+        "pfcfs_preset": "pfcfs3",
+        "pfcfs_delay_s": 1,
+        "energy": True,
+        "cores_per_processor": 2,
+    }
+    m = run(params, 1)
+    assert (m["makespan"], m["n_preemptions"]) == (16, 2)
+    # [0,1) 252.5 W, [1,5) 150 + 250, [5,10) 500, [10,11) 252.5, [11,12) 500, [12,14) 400,
+    # [14,16) 152.5.
+    assert m["energy"] == pytest.approx(252.5 + 4 * 400 + 5 * 500 + 252.5 + 500 + 2 * 400 + 305)
+    assert m["energy"] == pytest.approx(6210)
+    assert m["edp"] == pytest.approx(6210 * 16)
+    # Steps at 0, 1, 3, 4 (arrivals), 5, 10, 11, 12, 14, 16.
+    assert m["edp_stepwise"] == pytest.approx(
+        252.5 + 400 * (4 + 1 + 1) + 500 * 25 + 252.5 + 500 + 400 * 4 + 152.5 * 4
+    )

@@ -74,6 +74,34 @@ def test_a_penalty_no_later_switch_cuts_short_is_allowed(params):
     MODEL.check({"workload": "synthetic", "scheduler": "pfcfs", **params})
 
 
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"pfcfs_preset": "theory", "pfcfs_delay_s": 0},
+        {"pfcfs_slice_s": "delay", "pfcfs_delay_s": 0},
+        {"pfcfs_preset": "pfcfs2", "pfcfs_slice_s": "delay", "pfcfs_delay_s": 0},
+    ],
+)
+def test_a_gang_slice_of_zero_is_refused(params):
+    """pfcfs_slice_s must be > 0; 'delay' with a delay of 0 is a slice of 0 s (a wide job
+    ran [0, 0) and switched back at whatever event came next)."""
+    with pytest.raises(ValueError, match=r"gang slice of 0 s .*pfcfs_slice_s"):
+        MODEL.check({"workload": "synthetic", "scheduler": "pfcfs", **params})
+
+
+@pytest.mark.parametrize("switches", [0, 1])
+def test_a_delay_of_zero_without_a_second_switch_is_allowed(switches):
+    MODEL.check(
+        {
+            "workload": "synthetic",
+            "scheduler": "pfcfs",
+            "pfcfs_slice_s": "delay",
+            "pfcfs_delay_s": 0,
+            "pfcfs_max_preemptions": switches,
+        }
+    )
+
+
 def test_a_null_reorder_ratio_reorders_at_every_arrival():
     """null is a value of its own for reorder_ratio; for the others it means the default."""
     base = {"workload": "synthetic", "order": "psrs"}

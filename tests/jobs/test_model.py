@@ -168,3 +168,30 @@ def test_energy_is_nan_unless_asked_for():
     assert with_energy["edp"] == pytest.approx(with_energy["energy"] * with_energy["makespan"])
     with pytest.raises(ValueError, match="'cores_per_processor' \\(3\\) must divide"):
         run({**SYNTHETIC, "energy": True, "cores_per_processor": 3}, 1)
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"trace": KTH, "energy": True}, r"'cores_per_processor' \(8\) must divide .*\(100 "),
+        ({"trace": KTH, "hetero_fraction": 0.5}, r"'cores_per_processor' \(8\) must divide"),
+        (
+            {"trace": KTH, "max_processors": 60, "energy": True},
+            r"'cores_per_processor' \(8\) must divide .*\(60 ",
+        ),
+        ({**SYNTHETIC, "energy": True, "cores_per_processor": 3}, r"\(3\) must divide .*\(128 "),
+        ({"workload": "datacenter_exp1", "cores_per_processor": 7}, r"\(7\) must divide .*\(160 "),
+        ({"workload": "randomized", "processors": 100, "energy": True}, r"\(8\) must divide"),
+    ],
+)
+def test_a_site_the_cores_do_not_divide_is_refused_by_check(workloads, params, message):
+    """KTH-SP2 has 100 processors: 8 cores per processor cannot cover it. The spec check
+    says so, before any task runs (it said 'spec is valid' and every task then failed)."""
+    with pytest.raises(ValueError, match=message):
+        MODEL.check(params)
+
+
+def test_a_site_the_cores_divide_passes_check(workloads):
+    MODEL.check({"trace": KTH, "energy": True, "cores_per_processor": 4})
+    MODEL.check({"trace": KTH, "energy": True, "processors": 96})
+    MODEL.check({"trace": KTH, "cores_per_processor": 3})  # no energy, identical processors

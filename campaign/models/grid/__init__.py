@@ -61,6 +61,7 @@ def run(params: Mapping[str, object], seed: int) -> dict[str, float]:
     values = grid_metrics(result, p.bsld_floor_one)
     for reason in (*CLEANING_REASONS, "too_wide"):
         values[f"n_dropped_{reason}"] = float(grid.dropped.get(reason, 0))
+    values["n_unknown_run_time"] = float(grid.workload.unknown_runtimes)
     for k, digest in enumerate(grid.digests, start=1):
         values[f"digest_log{k}"] = float(int(digest[:13], 16))
     flat = result.as_schedule()
@@ -91,6 +92,10 @@ METRICS_TABLE = {
     **{
         f"n_dropped_{reason}": {"units": "1", "long_name": f"jobs dropped by the {reason} filter"}
         for reason in (*CLEANING_REASONS, "too_wide")
+    },
+    "n_unknown_run_time": {
+        "units": "1",
+        "long_name": "simulated jobs whose trace run time is unknown (negative), replayed as 0 s",
     },
     "digest_log{k}": {
         "units": "1",

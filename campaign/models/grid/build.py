@@ -144,5 +144,12 @@ def build(p: GridParams, workload_rng: np.random.Generator) -> GridInput:
         workload = workload.take(~wide)
         home = home[~wide]
         origin = origin[~wide]
+    if len(workload) == 0:
+        gone = ", ".join(f"{n} {reason}" for reason, n in dropped.items() if n) or "none"
+        raise ValueError(
+            f"no job is left to simulate (jobs dropped: {gone}; then warmup_days, "
+            "window_offset, skip_jobs, days and jobs shape the rest): every metric would be "
+            "undefined"
+        )
     workload = replace(workload, job_id=np.arange(1, len(workload) + 1, dtype=np.int64))
     return GridInput(workload, machines, home, dropped, digests, origin)

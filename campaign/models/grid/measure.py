@@ -28,7 +28,7 @@ GRID_METRICS: dict[str, dict[str, str]] = {
         "long_name": "std over sites of the summed sizes of the jobs run there / site size",
     },
     "lbal_time": {
-        "units": "s",
+        "units": "s/proc",
         "long_name": "std over sites of the summed runtimes of the jobs run there / site size",
     },
     "lbal_work": {

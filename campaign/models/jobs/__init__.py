@@ -27,7 +27,13 @@ from campaign.models.contract import Command, Model
 from campaign.models.jobs.datacenter import reference_workload
 from campaign.models.jobs.energy import METRICS as ENERGY_METRICS
 from campaign.models.jobs.energy import NAN_METRICS, energy_metrics, platform_energy_metrics
-from campaign.models.jobs.params import PARAMS, JobsParams, parse
+from campaign.models.jobs.params import (
+    DRAWN_PROCESSORS,
+    PARAMS,
+    SYNTHETIC_PROCESSORS,
+    JobsParams,
+    parse,
+)
 from campaign.models.rigid.classes import BREAKDOWN, class_metrics
 from campaign.models.rigid.clock import month_slice
 from campaign.models.rigid.generated import fit_workload, probabilistic, randomized
@@ -72,7 +78,7 @@ def build_workload(
     dropped = dict.fromkeys(DROP_REASONS, 0)
     processors = p.processors
     if p.workload == "synthetic":
-        processors = processors or 128
+        processors = processors or SYNTHETIC_PROCESSORS
         workload = lublin_feitelson(
             p.jobs or 1000,
             processors,
@@ -82,10 +88,10 @@ def build_workload(
         )
         workload = drop_warmup(workload, p.warmup_days)
     elif p.workload == "randomized":
-        processors = processors or 256
+        processors = processors or DRAWN_PROCESSORS
         workload = randomized(p.jobs or 50000, processors, p.max_gap_s, workload_rng)
     elif p.workload == "probabilistic":
-        processors = processors or 256
+        processors = processors or DRAWN_PROCESSORS
         fit_trace = load_trace(p.fit_trace)
         fit = fit_workload(from_trace(fit_trace, False, processors)[0], processors)
         workload = probabilistic(fit, p.jobs or 50000, processors, workload_rng)

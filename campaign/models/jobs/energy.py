@@ -9,7 +9,9 @@ the reference simulator's code computes instead: the sum of P * dt^2 over its si
 steps, which end at every arrival, start, job end and core finish.
 
 On a core-level platform (``rigid/platform.py``) the schedule records which cores each job ran on
-and every processor type has its own S and D: :func:`platform_energy_metrics`.
+and every processor type has its own S and D: :func:`platform_energy_metrics`. A preemptive
+schedule (``schedule.segments``) names the processors of every execution: a core is busy only
+while it executes.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ def busy_cores(schedule: Schedule, cores: int) -> tuple[np.ndarray, np.ndarray]:
     processors = schedule.processors[0]
     if processors % cores:
         raise ValueError(f"{processors} cores do not split into processors of {cores} cores")
+    if schedule.segments is not None:
+        return _executing_cores(schedule, cores)
     w = schedule.workload
     events = sorted(
         [
@@ -75,6 +79,31 @@ def busy_cores(schedule: Schedule, cores: int) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(times), np.asarray(counts)
 
 
+def _executing_cores(schedule: Schedule, cores: int) -> tuple[np.ndarray, np.ndarray]:
+    """`busy_cores` of a preemptive schedule, from its executions: a core is busy while it
+    executes; the cores a suspended job holds, and those of a job paying a switch penalty
+    (its execution begins after it), draw idle power."""
+    events = sorted(
+        (time, delta, processor // cores)
+        for executions in schedule.segments
+        for begin, end, processors in executions
+        if end > begin
+        for time, delta in ((float(begin), 1), (float(end), -1))
+        for processor in processors
+    )
+    busy = np.zeros(schedule.processors[0] // cores, dtype=np.int64)
+    times = [0.0]
+    counts = [busy.copy()]
+    for when, delta, processor in events:
+        busy[processor] += delta
+        if when == times[-1]:
+            counts[-1] = busy.copy()
+        else:
+            times.append(when)
+            counts.append(busy.copy())
+    return np.asarray(times), np.asarray(counts)
+
+
 def energy_metrics(
     schedule: Schedule, cores: int = 8, static_power: float = 50.0, dynamic_power: float = 100.0
 ) -> dict[str, float]:
@@ -86,7 +115,10 @@ def energy_metrics(
     power = counts * (dynamic_power + static) + np.where(
         counts > 0, (cores - counts) * static, cores * IDLE_FACTOR * static
     )
-    return _integrate(schedule, times, power.sum(axis=1), schedule.end)
+    steps = schedule.end
+    if schedule.segments is not None:  # a preemptive schedule steps at every execution
+        steps = [time for runs in schedule.segments for run in runs for time in run[:2]]
+    return _integrate(schedule, times, power.sum(axis=1), steps)
 
 
 def platform_energy_metrics(schedule: Schedule) -> dict[str, float]:

@@ -38,11 +38,14 @@ from campaign.models.rigid.policies import (
     PolicyOptions,
 )
 from campaign.models.rigid.policies.pfcfs import PRESETS, PfcfsParams
-from campaign.models.rigid.workloads import locate
+from campaign.models.rigid.workloads import load_trace, locate
 
 DATACENTER = tuple(EXPERIMENTS)
 DRAWN = ("randomized", "probabilistic")
 """Workloads of list-scheduling.md section 7 (M = processors, default 256; 50,000 jobs)."""
+SYNTHETIC_PROCESSORS = 128
+DRAWN_PROCESSORS = 256
+"""Default site sizes of the synthetic and the drawn workloads."""
 WORKLOADS = ("synthetic", *DATACENTER, *DRAWN)
 ESTIMATES = ("user", "exact")
 TRACE_ONLY = ("clean", "window", "days")
@@ -493,6 +496,13 @@ def _pfcfs(params: Mapping[str, object], values: dict[str, object]) -> PfcfsPara
     pfcfs = replace(PRESETS[preset], **changes)
     gang = pfcfs.delay if pfcfs.slice is None else pfcfs.slice
     switches = math.inf if pfcfs.max_preemptions is None else pfcfs.max_preemptions
+    if switches >= 2 and gang <= 0:
+        raise ValueError(
+            "scheduler pfcfs would run gangs of 0 s: a gang slice of 0 s (pfcfs_slice_s "
+            "'delay' with pfcfs_delay_s 0) switches a wide job back at the next event, "
+            "whenever it comes; allowed: pfcfs_slice_s > 0 or a delay > 0, or "
+            "pfcfs_max_preemptions 0 or 1"
+        )
     if pfcfs.penalty > 0 and switches >= 2 and pfcfs.penalty >= gang:
         raise ValueError(
             f"pfcfs_penalty_s {pfcfs.penalty:g} must be shorter than the gang slice "
@@ -501,6 +511,37 @@ def _pfcfs(params: Mapping[str, object], values: dict[str, object]) -> PfcfsPara
             "slice, or pfcfs_max_preemptions 1"
         )
     return pfcfs
+
+
+def _site_size(values: Mapping[str, object]) -> int | None:
+    """The site size a run will have (None: a trace without MaxProcs, refused at the run)."""
+    kind = values["workload"]
+    if values["processors"] is not None:
+        return int(values["processors"])
+    if kind in DATACENTER:
+        return EXPERIMENTS[kind].cores
+    if kind is not None:
+        return SYNTHETIC_PROCESSORS if kind == "synthetic" else DRAWN_PROCESSORS
+    procs = load_trace(values["trace"]).max_procs
+    cut = values["max_processors"]
+    return procs if cut is None else min(cut, procs or cut)
+
+
+def _cores_rule(values: Mapping[str, object]) -> None:
+    """The energy model and the core-level platform count whole processors of
+    ``cores_per_processor`` cores: refuse a site they do not divide before any task runs
+    (a trace's MaxProcs is read, once per process, only for them)."""
+    platform = values["workload"] in DATACENTER or values["hetero_fraction"] > 0
+    if not (values["energy"] or platform):
+        return
+    site = _site_size(values)
+    cores = values["cores_per_processor"]
+    if site is not None and site % cores:
+        use = "cores) of a core-level platform" if platform else "processors) for the energy model"
+        raise ValueError(
+            f"parameter 'cores_per_processor' ({cores}) must divide the site size ({site} "
+            f"{use}; allowed: a divisor of {site}, or 'processors' a multiple of {cores}"
+        )
 
 
 def parse(params: Mapping[str, object]) -> JobsParams:
@@ -534,4 +575,5 @@ def parse(params: Mapping[str, object]) -> JobsParams:
             f"parameter 'estimate_accuracy' {accuracy!r} < 1 would kill every job at a * p: "
             "set 'kill_at_estimate: false' (the datacenter configuration never kills)"
         )
+    _cores_rule(values)
     return JobsParams(**values, listed=listed, pfcfs=pfcfs)
