@@ -27,7 +27,7 @@ from campaign.analysis.selection import (
 )
 from campaign.errors import ParameterError
 from campaign.results.selection import SELECTION_ATTRIBUTE
-from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_OK
+from campaign.results.status import STATUS_FAILED, STATUS_MISSING
 from campaign.spec.types import Selection
 
 STATE_NAMES = {code: name.replace("_", " ") for name, code in STATES.items()}
@@ -75,8 +75,7 @@ def selection_report(dataset: xr.Dataset) -> SelectionReport:
     values, status, groups, systems, levels = group_arrays(dataset, selection)
     group_rows, system_rows = [], []
     for index, cells in enumerate(groups):
-        ok = status[cells] == STATUS_OK
-        failed = (status[cells] == STATUS_FAILED) | (ok & np.isnan(values[cells]))
+        failed = status[cells] == STATUS_FAILED  # NaN and infinite values: select_group's
         finished = status[cells] != STATUS_MISSING
         group = select_group(values[cells], finished, failed, rule)
         group_rows.append({**levels[index], **group_row(group, systems)})
