@@ -31,6 +31,7 @@ from campaign.results.status import STATUS_FAILED, STATUS_MISSING
 from campaign.spec.types import Selection
 
 STATE_NAMES = {code: name.replace("_", " ") for name, code in STATES.items()}
+DECIDED = [ending for ending in ENDINGS if ending != "max_replicates"]  # with a guarantee
 SYSTEM = "system"  # the systems' column when every cell is a system
 
 
@@ -124,9 +125,10 @@ def group_arrays(dataset: xr.Dataset, selection: Selection):
 def group_row(group: GroupSelection, systems: list[str]) -> dict[str, object]:
     selected = systems[group.selected] if group.selected >= 0 else ""
     state = group.ending or ("waiting" if (group.state == STATES["waiting"]).any() else "running")
-    # a group stopped at max_replicates has no guarantee: it saved nothing against Rinott's
-    capped = group.ending == "max_replicates"
-    saved = 1 - group.tasks / group.rinott if group.rinott and not capped else float("nan")
+    # only a group that decided saved anything against Rinott's count: one still running or
+    # waiting may need many more tasks, one stopped at max_replicates has no guarantee
+    decided = group.ending in DECIDED
+    saved = 1 - group.tasks / group.rinott if group.rinott and decided else float("nan")
     return {
         "selected": selected,
         "ending": state,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from campaign.analysis.selection_report import SelectionReport
+from campaign.analysis.selection_report import DECIDED, SelectionReport
 from campaign.render.cells import one_line
 from campaign.render.numbers import fixed, is_missing, number
 from campaign.render.table import Shown, check_format, render
@@ -69,15 +69,17 @@ def group_shown(report: SelectionReport, digits: int | None, text: bool) -> Show
 
 def saved_words(report: SelectionReport) -> str:
     """The share of Rinott's count saved, over the groups that decided: one stopped at
-    max_replicates has not the guarantee Rinott's count buys."""
-    decided = report.groups[report.groups["ending"] != "max_replicates"]
+    max_replicates has not the guarantee Rinott's count buys, one still running or waiting
+    may need many more tasks."""
+    decided = report.groups[report.groups["ending"].isin(DECIDED)]
     rinott = int(decided["rinott"].sum())
     if not rinott:
         return ""
     saved = fixed(100 * (1 - int(decided["tasks"].sum()) / rinott), 1)
     if len(decided) == len(report.groups):
         return f" ({saved}% saved)"
-    return f" ({saved}% saved in the {len(decided)} groups that decided)"
+    groups = "group" if len(decided) == 1 else "groups"
+    return f" ({saved}% saved in the {len(decided)} {groups} that decided)"
 
 
 def system_shown(report: SelectionReport, digits: int | None) -> Shown:
