@@ -152,9 +152,22 @@ def system_row(group: GroupSelection, system: int, label: str, selection: Select
 
 
 ASYMPTOTIC = (  # KN++ (Kim & Nelson 2006): its variances, updated each stage, are random
-    "guarantee, asymptotic (as the zone shrinks against the outputs' deviation; with few "
-    "replicates the probability can fall below it)"
+    "asymptotic (as the zone shrinks against the outputs' deviation; with few replicates the "
+    "probability can fall below it)"
 )
+APPROXIMATE = (  # a relative zone: a share of the best first-stage mean, drawn with the data
+    "approximate (the zone is a share of a first-stage mean, itself an estimate: the "
+    "probability can fall below it)"
+)
+
+
+def guarantee_kind(selection: Selection) -> str:
+    """``guarantee``, qualified where the procedure's promise does not hold exactly: KN++'s,
+    asymptotic; a relative zone's, approximate."""
+    kinds = [ASYMPTOTIC] if selection.procedure == "kn++" else []
+    if selection.relative:
+        kinds.append(APPROXIMATE)
+    return f"guarantee, {' and '.join(kinds)}" if kinds else "guarantee"
 
 
 def guarantee_text(
@@ -193,15 +206,15 @@ def guarantee_text(
         )
     elif selection.procedure == "gsp":  # a good selection, whatever the configuration
         promise = (
-            f"guarantee: a system whose mean is within {zone} of the best is selected with "
-            f"probability >= {selection.pcs:g}, for normal outputs ({procedure}; {crn})"
+            f"{guarantee_kind(selection)}: a system whose mean is within {zone} of the best is "
+            f"selected with probability >= {selection.pcs:g}, for normal outputs ({procedure}; "
+            f"{crn})"
         )
-    else:  # the indifference-zone guarantee; KN++'s holds only as delta shrinks
-        kind = "guarantee" if selection.procedure == "kn" else ASYMPTOTIC
+    else:  # the indifference-zone guarantee
         promise = (
-            f"{kind}: the best is selected with probability >= {selection.pcs:g} whenever "
-            f"its mean is at least {zone} better than every other's, for normal outputs "
-            f"({procedure}; {crn})"
+            f"{guarantee_kind(selection)}: the best is selected with probability >= "
+            f"{selection.pcs:g} whenever its mean is at least {zone} better than every other's, "
+            f"for normal outputs ({procedure}; {crn})"
         )
     if capped and selection.procedure != "ocba":
         which = "the group" if groups == 1 else f"{capped} of the {groups} groups"
