@@ -293,3 +293,28 @@ def test_the_few_replicates_warning_counts_what_each_interval_rests_on():
     assert campaign.table(against_b, "markdown").splitlines()[-1] == warning  # 6 against 2
     only_none = campaign.table(campaign.compare(dataset.sel(s=["a", "c"]), "s", "a", "y"))
     assert "warning" not in only_none
+
+
+def test_a_row_on_one_replicate_says_it_has_no_interval():
+    """A difference over one replicate (one pair; or one value of the level or the baseline,
+    unpaired) has no interval: a warning says so, as the query's table does for a mean."""
+    values = np.array([[10.0, 11, 12], [20, np.nan, np.nan], [30, 31, 33]])
+    dataset = xr.Dataset(
+        {
+            "y": (("s", "replicate"), values),
+            "status": (("s", "replicate"), np.isfinite(values).astype("i1")),
+        },
+        {"s": ["a", "b", "c"], "replicate": np.arange(3)},
+        attrs={"confidence": 0.95, "paired": "s"},
+    )
+    single = "warning: 1 row(s) rest on 1 replicate, without an interval; add replicates"
+    for paired, difference in ((True, "10"), (False, "9")):
+        lines = campaign.table(campaign.compare(dataset, "s", "a", "y", paired=paired))
+        lines = lines.splitlines()
+        row = lines[-4].split()  # b's, above c's and the warnings on 3 and on 1 replicate
+        assert row[:2] == ["b", "1" if paired else "1/3"] and row[4:6] == [difference, "-"]
+        assert lines[-2].startswith("warning: some intervals rest on 3 replicate(s)")
+        assert lines[-1] == single
+    one = dataset.isel(replicate=[0])
+    lines = campaign.table(campaign.compare(one, "s", "a", "y")).splitlines()
+    assert lines[-1] == "warning: 2 row(s) rest on 1 replicate, without an interval; add replicates"
