@@ -38,9 +38,10 @@ SYSTEM = "system"  # the systems' column when every cell is a system
 @dataclass(frozen=True)
 class SelectionReport:
     """``groups``: a row per group (its levels, the system selected, how it ended, stages,
-    tasks, Rinott's count and the share saved); ``systems``: a row per system (its group's
-    levels, the system, its state, deciding stage, replicates and mean); ``guarantee`` and
-    ``notes``: the guarantee stated and how the counts were made."""
+    tasks, Rinott's count, missing until the first stage is decided, and the share saved);
+    ``systems``: a row per system (its group's levels, the system, its state, deciding stage,
+    replicates and mean); ``guarantee`` and ``notes``: the guarantee stated and how the
+    counts were made."""
 
     selection: Selection
     groups: pd.DataFrame
@@ -83,6 +84,7 @@ def selection_report(dataset: xr.Dataset) -> SelectionReport:
         for system, label in enumerate(systems):
             system_rows.append({**levels[index], **system_row(group, system, label, selection)})
     report_groups = pd.DataFrame(group_rows)
+    report_groups["rinott"] = report_groups["rinott"].astype("Int64")  # none before a stage
     report_systems = pd.DataFrame(system_rows)
     capped = int((report_groups["ending"] == "max_replicates").sum())
     return SelectionReport(
@@ -135,7 +137,7 @@ def group_row(group: GroupSelection, systems: list[str]) -> dict[str, object]:
         "stages": group.stages,
         "delta": group.delta,
         "tasks": group.tasks,
-        "rinott": group.rinott,
+        "rinott": group.rinott if group.stages else None,  # from the first stage's deviations
         "saved": saved,
         "apcs": group.apcs,
     }

@@ -47,15 +47,14 @@ def group_shown(report: SelectionReport, digits: int | None, text: bool) -> Show
     for row in report.groups.to_dict("records"):
         cells = [str(row[level]) for level in levels]
         cells += [str(row["selected"]) or "-", row["ending"], str(row["stages"])]
-        cells += [number(row["delta"], digits or 6), f"{row['tasks']:,}", f"{row['rinott']:,}"]
+        rinott = "" if pd.isna(row["rinott"]) else f"{row['rinott']:,}"
+        cells += [number(row["delta"], digits or 6), f"{row['tasks']:,}", rinott]
         cells.append("" if is_missing(row["saved"]) else fixed(100 * row["saved"], 1))
         if ocba:
             cells.append("" if is_missing(row["apcs"]) else fixed(row["apcs"], 3))
         rows.append(cells)
     align = "l" * (len(levels) + 2) + "r" * (len(header) - len(levels) - 2)
-    total = f"tasks: {report.tasks:,} in all; Rinott's count {report.rinott:,}" + saved_words(
-        report
-    )
+    total = f"tasks: {report.tasks:,} in all" + rinott_words(report) + saved_words(report)
     guarantee = [one_line(line) for line in report.guarantee]
     return Shown(
         header,
@@ -65,6 +64,18 @@ def group_shown(report: SelectionReport, digits: int | None, text: bool) -> Show
         below=[total] if text else [*guarantee, total],
         align=align,
     )
+
+
+def rinott_words(report: SelectionReport) -> str:
+    """Rinott's count over the groups past their first stage (the others have none yet)."""
+    counted = report.groups["rinott"].notna()
+    if not counted.any():
+        return ""
+    words = f"; Rinott's count {report.rinott:,}"
+    if not counted.all():
+        past = int(counted.sum())
+        words += f" (of the {past} {'group' if past == 1 else 'groups'} past their first stage)"
+    return words
 
 
 def saved_words(report: SelectionReport) -> str:

@@ -1,6 +1,7 @@
 """A selection over a metric with infinite values: a system whose wait never ends (+inf) has
 no mean or variance a procedure can use, so its group waits, as on an undefined (NaN) value,
-and says so; it is never selected for an infinite mean, nor is Rinott's count made of it."""
+and says so; it is never selected for an infinite mean, nor is Rinott's count made of it: a
+group not past its first stage has none yet."""
 
 from __future__ import annotations
 
@@ -58,3 +59,17 @@ def test_a_stage_with_an_infinite_value_decides_nothing(goal, value):
     group = select_group(values, finished, ~finished, rule)
     assert group.stages == 1 and group.selected == -1 and not group.ending
     assert group.state.tolist() == [STATES["waiting"]] * 3
+
+
+def test_a_group_not_past_its_first_stage_has_no_rinott_count(results, capsys):
+    """Rinott's count comes from the first stage's deviations: a group waiting on it has none
+    (blank, not 0), and the total counts none."""
+    report = campaign.select(results)
+    assert report.groups["rinott"].isna().all() and report.rinott == 0
+    assert main(["select", str(results)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[5].split() == ["-", "waiting", "0", "nan", "12"]
+    assert lines[6] == "tasks: 12 in all"
+    assert main(["select", str(results), "--format", "csv"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[1].endswith(",,waiting,0,,12,,,")  # group_rinott and group_saved empty
