@@ -272,13 +272,19 @@ def comparison_table(result: xr.Dataset) -> pd.DataFrame:
 
 
 def notes(result: xr.Dataset) -> list[str]:
-    """Warnings a reader of the comparison needs: too few replicates, no ratio."""
+    """Warnings a reader of the comparison needs: too few replicates, a difference on one
+    replicate (without an interval), no ratio, nothing to compare."""
     lines = []
     n = np.minimum(result["n"].values, result["n_baseline"].values)  # Welch: both levels'
     shown = np.isfinite(result["difference_half_width"].values)  # a row with no interval: none
     few = few_replicates_warning(int(n[shown].min())) if shown.any() else None
     if few:
         lines.append(few)
+    single = int((n == 1).sum())  # one pair, or one value of the level or the baseline
+    if single:
+        lines.append(
+            f"warning: {single} row(s) rest on 1 replicate, without an interval; add replicates"
+        )
     no_ratio = int((result["baseline_mean"] == 0).sum())
     if no_ratio:
         lines.append(f"note: {no_ratio} row(s) have a baseline mean of 0: no ratio (nan)")
@@ -292,8 +298,4 @@ def notes(result: xr.Dataset) -> list[str]:
         lines.append(
             f"note: {empty} row(s) have {what} (failed, missing or NaN): nothing to compare (nan)"
         )
-    alone = int(np.count_nonzero(np.isfinite(result["difference"].values) & ~shown))
-    if alone:
-        what = "one pair" if result.attrs.get("paired") else "one value of a level"
-        lines.append(f"note: {alone} row(s) rest on {what}: a difference but no interval (-)")
     return lines

@@ -137,9 +137,11 @@ def select_group(
     """Replay ``rule`` over one group's stored results (systems x replicates: the metric's
     values, NaN where none; ``finished``: a task has a result, ok or failed; ``failed``: it
     failed). A failed task among a stage's replicates holds the group's next decision
-    (state waiting) until a rerun retries it."""
+    (state waiting) until a rerun retries it; so does a finished task's NaN (undefined) or
+    infinite value, which no procedure's mean or variance can take."""
     sign = 1.0 if rule.goal == "max" else -1.0
     x = sign * np.asarray(values, dtype=float)
+    failed = np.asarray(failed, dtype=bool) | (finished & ~np.isfinite(x))
     k, width = x.shape
     group = GroupSelection(
         replicates=np.full(k, min(rule.first, rule.most), dtype=np.int64),

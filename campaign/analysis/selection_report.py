@@ -27,19 +27,21 @@ from campaign.analysis.selection import (
 )
 from campaign.errors import ParameterError
 from campaign.results.selection import SELECTION_ATTRIBUTE
-from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_OK
+from campaign.results.status import STATUS_FAILED, STATUS_MISSING
 from campaign.spec.types import Selection
 
 STATE_NAMES = {code: name.replace("_", " ") for name, code in STATES.items()}
+DECIDED = [ending for ending in ENDINGS if ending != "max_replicates"]  # with a guarantee
 SYSTEM = "system"  # the systems' column when every cell is a system
 
 
 @dataclass(frozen=True)
 class SelectionReport:
     """``groups``: a row per group (its levels, the system selected, how it ended, stages,
-    tasks, Rinott's count and the share saved); ``systems``: a row per system (its group's
-    levels, the system, its state, deciding stage, replicates and mean); ``guarantee`` and
-    ``notes``: the guarantee stated and how the counts were made."""
+    tasks, Rinott's count, missing until the first stage is decided, and the share saved);
+    ``systems``: a row per system (its group's levels, the system, its state, deciding stage,
+    replicates and mean); ``guarantee`` and ``notes``: the guarantee stated and how the
+    counts were made."""
 
     selection: Selection
     groups: pd.DataFrame
@@ -75,14 +77,14 @@ def selection_report(dataset: xr.Dataset) -> SelectionReport:
     values, status, groups, systems, levels = group_arrays(dataset, selection)
     group_rows, system_rows = [], []
     for index, cells in enumerate(groups):
-        ok = status[cells] == STATUS_OK
-        failed = (status[cells] == STATUS_FAILED) | (ok & np.isnan(values[cells]))
+        failed = status[cells] == STATUS_FAILED  # NaN and infinite values: select_group's
         finished = status[cells] != STATUS_MISSING
         group = select_group(values[cells], finished, failed, rule)
         group_rows.append({**levels[index], **group_row(group, systems)})
         for system, label in enumerate(systems):
             system_rows.append({**levels[index], **system_row(group, system, label, selection)})
     report_groups = pd.DataFrame(group_rows)
+    report_groups["rinott"] = report_groups["rinott"].astype("Int64")  # none before a stage
     report_systems = pd.DataFrame(system_rows)
     capped = int((report_groups["ending"] == "max_replicates").sum())
     return SelectionReport(
@@ -125,16 +127,17 @@ def group_arrays(dataset: xr.Dataset, selection: Selection):
 def group_row(group: GroupSelection, systems: list[str]) -> dict[str, object]:
     selected = systems[group.selected] if group.selected >= 0 else ""
     state = group.ending or ("waiting" if (group.state == STATES["waiting"]).any() else "running")
-    # a group stopped at max_replicates has no guarantee: it saved nothing against Rinott's
-    capped = group.ending == "max_replicates"
-    saved = 1 - group.tasks / group.rinott if group.rinott and not capped else float("nan")
+    # only a group that decided saved anything against Rinott's count: one still running or
+    # waiting may need many more tasks, one stopped at max_replicates has no guarantee
+    decided = group.ending in DECIDED
+    saved = 1 - group.tasks / group.rinott if group.rinott and decided else float("nan")
     return {
         "selected": selected,
         "ending": state,
         "stages": group.stages,
         "delta": group.delta,
         "tasks": group.tasks,
-        "rinott": group.rinott,
+        "rinott": group.rinott if group.stages else None,  # from the first stage's deviations
         "saved": saved,
         "apcs": group.apcs,
     }
@@ -148,6 +151,25 @@ def system_row(group: GroupSelection, system: int, label: str, selection: Select
         "replicates": int(group.replicates[system]),
         selection.metric: float(group.means[system]),
     }
+
+
+ASYMPTOTIC = (  # KN++ (Kim & Nelson 2006): its variances, updated each stage, are random
+    "asymptotic (as the zone shrinks against the outputs' deviation; with few replicates the "
+    "probability can fall below it)"
+)
+APPROXIMATE = (  # a relative zone: a share of the best first-stage mean, drawn with the data
+    "approximate (the zone is a share of a first-stage mean, itself an estimate: the "
+    "probability can fall below it)"
+)
+
+
+def guarantee_kind(selection: Selection) -> str:
+    """``guarantee``, qualified where the procedure's promise does not hold exactly: KN++'s,
+    asymptotic; a relative zone's, approximate."""
+    kinds = [ASYMPTOTIC] if selection.procedure == "kn++" else []
+    if selection.relative:
+        kinds.append(APPROXIMATE)
+    return f"guarantee, {' and '.join(kinds)}" if kinds else "guarantee"
 
 
 def guarantee_text(
@@ -186,14 +208,15 @@ def guarantee_text(
         )
     elif selection.procedure == "gsp":  # a good selection, whatever the configuration
         promise = (
-            f"guarantee: a system whose mean is within {zone} of the best is selected with "
-            f"probability >= {selection.pcs:g}, for normal outputs ({procedure}; {crn})"
+            f"{guarantee_kind(selection)}: a system whose mean is within {zone} of the best is "
+            f"selected with probability >= {selection.pcs:g}, for normal outputs ({procedure}; "
+            f"{crn})"
         )
     else:  # the indifference-zone guarantee
         promise = (
-            f"guarantee: the best is selected with probability >= {selection.pcs:g} whenever "
-            f"its mean is at least {zone} better than every other's, for normal outputs "
-            f"({procedure}; {crn})"
+            f"{guarantee_kind(selection)}: the best is selected with probability >= "
+            f"{selection.pcs:g} whenever its mean is at least {zone} better than every other's, "
+            f"for normal outputs ({procedure}; {crn})"
         )
     if capped and selection.procedure != "ocba":
         which = "the group" if groups == 1 else f"{capped} of the {groups} groups"

@@ -20,7 +20,7 @@ from campaign.design.tasks import Design
 from campaign.errors import CampaignError
 from campaign.models.contract import Model
 from campaign.results.ledger_table import TaskTable, first_finished, read_table
-from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_OK
+from campaign.results.status import STATUS_FAILED, STATUS_MISSING
 from campaign.spec.load import Spec
 from campaign.spec.types import Selection
 from campaign.store.ledger import Ledger
@@ -28,8 +28,8 @@ from campaign.store.ledger import Ledger
 
 class SelectionRounds:
     """Each group's systems run the replicates of its stages so far; the next stage is decided
-    once every replicate of the last one is stored. A failed task (or an undefined value of
-    the metric) holds its group's next decision until a rerun retries it.
+    once every replicate of the last one is stored. A failed task (or an undefined or infinite
+    value of the metric) holds its group's next decision until a rerun retries it.
 
     The first finished task's metrics must include the selection metric: a misspelt name
     stops the run once the tasks sent have ended.
@@ -80,9 +80,10 @@ class SelectionRounds:
             self.metrics_checked = check_selection_metric(self.design.spec, [record])
         grid = status.reshape(-1, self.most)
         values = self.values.reshape(grid.shape)
-        finished = grid != STATUS_MISSING
-        failed = (grid == STATUS_FAILED) | ((grid == STATUS_OK) & np.isnan(values))
-        self.stages = selection_stages(values, finished, failed, self.groups, self.rule)
+        finished = grid != STATUS_MISSING  # a NaN or infinite value holds its group too
+        self.stages = selection_stages(
+            values, finished, grid == STATUS_FAILED, self.groups, self.rule
+        )
         self.window = np.arange(self.most) < self.stages.replicates[:, None]
 
     def first(self, todo: list[int], done: int, model: Model) -> list[int]:
@@ -123,7 +124,8 @@ def selection_summary(state: np.ndarray, output: object) -> str:
         "eliminated": "eliminated",
         "not_selected": "not selected (the procedure ended without eliminating them)",
         "running": "in contention",
-        "waiting": "waiting on failed tasks or undefined values (a rerun retries failed tasks)",
+        "waiting": "waiting on failed tasks or undefined (NaN) or infinite values (a rerun "
+        "retries failed tasks)",
     }
     parts = [
         f"{count} {words[name]}"

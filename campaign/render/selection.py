@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from campaign.analysis.selection_report import SelectionReport
+from campaign.analysis.selection_report import DECIDED, SelectionReport
 from campaign.render.cells import one_line
 from campaign.render.numbers import fixed, is_missing, number
 from campaign.render.table import Shown, check_format, render
@@ -47,15 +47,14 @@ def group_shown(report: SelectionReport, digits: int | None, text: bool) -> Show
     for row in report.groups.to_dict("records"):
         cells = [str(row[level]) for level in levels]
         cells += [str(row["selected"]) or "-", row["ending"], str(row["stages"])]
-        cells += [number(row["delta"], digits or 6), f"{row['tasks']:,}", f"{row['rinott']:,}"]
+        rinott = "" if pd.isna(row["rinott"]) else f"{row['rinott']:,}"
+        cells += [number(row["delta"], digits or 6), f"{row['tasks']:,}", rinott]
         cells.append("" if is_missing(row["saved"]) else fixed(100 * row["saved"], 1))
         if ocba:
             cells.append("" if is_missing(row["apcs"]) else fixed(row["apcs"], 3))
         rows.append(cells)
     align = "l" * (len(levels) + 2) + "r" * (len(header) - len(levels) - 2)
-    total = f"tasks: {report.tasks:,} in all; Rinott's count {report.rinott:,}" + saved_words(
-        report
-    )
+    total = f"tasks: {report.tasks:,} in all" + rinott_words(report) + saved_words(report)
     guarantee = [one_line(line) for line in report.guarantee]
     return Shown(
         header,
@@ -67,17 +66,31 @@ def group_shown(report: SelectionReport, digits: int | None, text: bool) -> Show
     )
 
 
+def rinott_words(report: SelectionReport) -> str:
+    """Rinott's count over the groups past their first stage (the others have none yet)."""
+    counted = report.groups["rinott"].notna()
+    if not counted.any():
+        return ""
+    words = f"; Rinott's count {report.rinott:,}"
+    if not counted.all():
+        past = int(counted.sum())
+        words += f" (of the {past} {'group' if past == 1 else 'groups'} past their first stage)"
+    return words
+
+
 def saved_words(report: SelectionReport) -> str:
     """The share of Rinott's count saved, over the groups that decided: one stopped at
-    max_replicates has not the guarantee Rinott's count buys."""
-    decided = report.groups[report.groups["ending"] != "max_replicates"]
+    max_replicates has not the guarantee Rinott's count buys, one still running or waiting
+    may need many more tasks."""
+    decided = report.groups[report.groups["ending"].isin(DECIDED)]
     rinott = int(decided["rinott"].sum())
     if not rinott:
         return ""
     saved = fixed(100 * (1 - int(decided["tasks"].sum()) / rinott), 1)
     if len(decided) == len(report.groups):
         return f" ({saved}% saved)"
-    return f" ({saved}% saved in the {len(decided)} groups that decided)"
+    groups = "group" if len(decided) == 1 else "groups"
+    return f" ({saved}% saved in the {len(decided)} {groups} that decided)"
 
 
 def system_shown(report: SelectionReport, digits: int | None) -> Shown:

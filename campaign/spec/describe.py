@@ -140,18 +140,35 @@ def describe_selection(spec: Spec) -> list[str]:
     zone = f"{selection.indifference:g}"
     if selection.relative:
         zone = f"{selection.indifference * 100:g}% of the best first-stage mean"
-    until = "one system is left"
+    stages = f"{selection.batch} more per stage until one system is left"
     if selection.procedure == "ocba":
-        until = f"{selection.budget} tasks per group are spent"
+        systems = (
+            spec.cells
+            if among is None
+            else next(len(f.labels) for f in spec.factors if f.name == among)
+        )
+        stages = (
+            f"then {selection.batch} x {systems} more per stage, split by OCBA's ratios, until "
+            f"{selection.budget} tasks per group are spent"
+        )
+    elif selection.procedure == "gsp":
+        stages = (
+            f"then {selection.rounds} screening rounds of about {selection.batch} more per "
+            "system (sized to its deviation) and a final Rinott stage, until one system is "
+            "left or the final stage has run"
+        )
     shared = [among] if among is not None else [f.name for f in spec.factors]
     crn = "common random numbers" if any(f in spec.paired for f in shared) else ""
-    crn = crn or f"independent systems (paired: [{among or '...'}] for common random numbers)"
+    advice = f"paired: [{among or '...'}] for common random numbers"
+    if selection.procedure == "gsp":  # which refuses them
+        advice = "gsp assumes them"
+    crn = crn or f"independent systems ({advice})"
     return [
         f"design: {spec.cells} cells x {first} to {spec.replicates} replicates = "
         f"{spec.cells * first} to {spec.tasks} tasks; seed {spec.seed}",
         f"select: {what}, by {selection.procedure}, indifference zone {zone}, probability of a "
-        f"correct selection {selection.pcs:g}; {first} replicates first, {selection.batch} "
-        f"more per stage until {until} (at most {spec.replicates} each); {crn}",
+        f"correct selection {selection.pcs:g}; {first} replicates first, {stages} (at most "
+        f"{spec.replicates} each); {crn}",
     ]
 
 

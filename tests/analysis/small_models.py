@@ -1,5 +1,6 @@
-"""Small models for the tests of breakdowns and samples (named in specs as
-``small_models:classes`` and ``small_models:waits``; this folder on the path)."""
+"""Small models for the tests of breakdowns, samples and selections (named in specs as
+``small_models:classes``, ``small_models:waits`` and ``small_models:starving``; this folder
+on the path)."""
 
 from __future__ import annotations
 
@@ -25,3 +26,11 @@ def waits(params, seed):
     """A sample ``wait`` of 50 exponential values, of mean 3 where ``slow`` else 1."""
     rng = np.random.default_rng(seed)
     return {"wait": rng.exponential(3.0 if params["slow"] else 1.0, size=50)}
+
+
+def starving(params, seed):
+    """A normal draw of mean ``means[system]``, sd 1; but the system ``starving`` never
+    finishes its work: its value is +inf (a wait that never ends)."""
+    if params["system"] == params["starving"]:
+        return {"value": float("inf")}
+    return {"value": params["means"][params["system"]] + np.random.default_rng(seed).normal()}

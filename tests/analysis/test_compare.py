@@ -299,9 +299,9 @@ def test_the_few_replicates_warning_counts_what_each_interval_rests_on():
     assert "warning" not in only_none
 
 
-def test_rows_without_pairs_or_with_one_say_why_they_have_no_interval():
-    """Paired levels: b finished only where the baseline failed (no pair), c shares one
-    finished replicate with it (a difference, no interval); each row is named in a note."""
+def test_rows_without_pairs_say_they_have_nothing_to_compare():
+    """Paired levels: b finished only where the baseline failed (no pair): its row is nan, and
+    a note says why; c shares one finished replicate with it (a difference, no interval)."""
     nan = np.nan
     values = np.array([[1.0, nan, 3.0, nan], [nan, 5.0, nan, 7.0], [2.0, nan, nan, nan]])
     dataset = xr.Dataset(
@@ -319,11 +319,34 @@ def test_rows_without_pairs_or_with_one_say_why_they_have_no_interval():
     assert np.isnan(result["difference"].values[0]) and result["difference"].values[1] == 1.0
     lines = campaign.table(result).splitlines()
     assert lines[-2:] == [
+        "warning: 1 row(s) rest on 1 replicate, without an interval; add replicates",
         "note: 1 row(s) have no replicate where both the level and the baseline have a value "
         "(failed, missing or NaN): nothing to compare (nan)",
-        "note: 1 row(s) rest on one pair: a difference but no interval (-)",
     ]
     welch = campaign.table(campaign.compare(dataset, "s", "a", "y", paired=False)).splitlines()
-    assert (
-        welch[-1] == "note: 1 row(s) rest on one value of a level: a difference but no interval (-)"
+    assert not [line for line in welch if line.startswith("note")]  # b's 2 values against a's 2
+
+
+def test_a_row_on_one_replicate_says_it_has_no_interval():
+    """A difference over one replicate (one pair; or one value of the level or the baseline,
+    unpaired) has no interval: a warning says so, as the query's table does for a mean."""
+    values = np.array([[10.0, 11, 12], [20, np.nan, np.nan], [30, 31, 33]])
+    dataset = xr.Dataset(
+        {
+            "y": (("s", "replicate"), values),
+            "status": (("s", "replicate"), np.isfinite(values).astype("i1")),
+        },
+        {"s": ["a", "b", "c"], "replicate": np.arange(3)},
+        attrs={"confidence": 0.95, "paired": "s"},
     )
+    single = "warning: 1 row(s) rest on 1 replicate, without an interval; add replicates"
+    for paired, difference in ((True, "10"), (False, "9")):
+        lines = campaign.table(campaign.compare(dataset, "s", "a", "y", paired=paired))
+        lines = lines.splitlines()
+        row = lines[-4].split()  # b's, above c's and the warnings on 3 and on 1 replicate
+        assert row[:2] == ["b", "1" if paired else "1/3"] and row[4:6] == [difference, "-"]
+        assert lines[-2].startswith("warning: some intervals rest on 3 replicate(s)")
+        assert lines[-1] == single
+    one = dataset.isel(replicate=[0])
+    lines = campaign.table(campaign.compare(one, "s", "a", "y")).splitlines()
+    assert lines[-1] == "warning: 2 row(s) rest on 1 replicate, without an interval; add replicates"

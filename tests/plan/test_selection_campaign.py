@@ -218,3 +218,31 @@ def test_the_share_saved_counts_only_the_groups_that_decided():
         " (95.0% saved in the 2 groups that decided)"  # 1 - 100 / 2000
     )
     assert words(["max_replicates", "max_replicates"]) == ""
+    # a group still running, or waiting on a failed task, has saved nothing yet
+    assert words(["one left", "waiting", "running"]) == " (90.0% saved in the 1 group that decided)"
+    assert words(["waiting", "running"]) == ""
+
+
+def test_a_group_that_has_not_decided_shows_no_share_saved():
+    """A group waiting on a failed task in its fourth stage (50 tasks so far, Rinott's count
+    121) has saved nothing yet: its saved (%) is blank, not 58.7."""
+    from campaign.analysis.selection import GroupSelection
+    from campaign.analysis.selection_report import group_row
+
+    group = GroupSelection(
+        replicates=np.array([20, 10, 20]),
+        state=np.array([STATES["waiting"], STATES["eliminated"], STATES["waiting"]]),
+        stage=np.array([-1, 1, -1]),
+        means=np.full(3, np.nan),
+        stages=3,
+        delta=0.5,
+        rinott=121,
+    )
+    row = group_row(group, ["0", "1", "2"])
+    assert (row["ending"], row["tasks"], row["rinott"]) == ("waiting", 50, 121)
+    assert np.isnan(row["saved"])
+    group.state[:] = [STATES["running"], STATES["eliminated"], STATES["running"]]
+    assert np.isnan(group_row(group, ["0", "1", "2"])["saved"])
+    group.state[:] = [STATES["eliminated"], STATES["eliminated"], STATES["selected"]]
+    group.ending, group.selected = "one left", 2
+    assert group_row(group, ["0", "1", "2"])["saved"] == pytest.approx(1 - 50 / 121)

@@ -140,3 +140,28 @@ def test_groups_are_the_other_factors_cells_and_shards_deal_them_whole():
     assert sorted(np.unique(dealt[:, 0]).tolist()) == [0, 1]
     whole = parse_spec({**BASE, "select": {k: v for k, v in SELECT.items() if k != "among"}})
     assert [group.tolist() for group in selection_groups(Design(whole))] == [list(range(6))]
+
+
+def test_the_plan_says_how_each_procedure_ends_and_when_pairing_helps():
+    """GSP stops after its screening rounds and a final Rinott stage, not only when one
+    system is left, and takes no common random numbers: its line does not advise them. OCBA
+    splits batch x systems more a stage by its ratios, not batch more to each system."""
+    from campaign.spec.describe import describe_selection
+
+    kn = describe_selection(spec_with())[1]
+    assert kn.endswith(
+        "10 replicates first, 5 more per stage until one system is left (at most 1000 "
+        "each); independent systems (paired: [system] for common random numbers)"
+    )
+    gsp = describe_selection(spec_with({"procedure": "gsp", "rounds": 4}))[1]
+    assert gsp.endswith(
+        "10 replicates first, then 4 screening rounds of about 5 more per system (sized to "
+        "its deviation) and a final Rinott stage, until one system is left or the final "
+        "stage has run (at most 1000 each); independent systems (gsp assumes them)"
+    )
+    ocba = describe_selection(spec_with({"procedure": "ocba", "budget": 100}))[1]
+    assert ocba.endswith(
+        "10 replicates first, then 5 x 3 more per stage, split by OCBA's ratios, until 100 "
+        "tasks per group are spent (at most 1000 each); independent systems (paired: [system] "
+        "for common random numbers)"
+    )
