@@ -1,7 +1,8 @@
 """Degradation from the best and ranking of strategies (parallel-jobs.md section 8).
 
 For every instance g (a combination of the instance dimensions: grid, workload...), strategy
-s and metric k (all minimised): deg = 100 (v - best) / |best|, best the minimum over s of v.
+s and metric k: deg = 100 (v - best) / |best|, best the minimum over s of v; for a metric
+whose larger values are better (``maximize``), deg = 100 (best - v) / |best|, best the maximum.
 That is 100 (v / best - 1) for a positive best, and stays 0 for the best and positive for the
 others when values are negative or straddle 0 (dividing by a negative best would turn the
 order round). D_{s,g} is the mean of deg over the metrics; D_s the mean of D_{s,g} over
@@ -61,6 +62,7 @@ def degradation(
     metrics: Sequence[str] | None = None,
     instance_dims: Sequence[str] | None = None,
     confidence: float = 0.95,
+    maximize: Sequence[str] = (),
 ) -> xr.Dataset:
     """Per level of ``factor``: D (mean degradation, %), its interval over paired replicates
     and its rank; per instance: D and rank; per metric and instance: deg.
@@ -71,13 +73,16 @@ def degradation(
 
     ``dataset`` holds raw metrics with dimension ``factor``, optionally ``replicate``, and the
     instance dimensions (default: every other dimension of the metrics); ``metrics`` default
-    to its headline metrics.
+    to its headline metrics, all minimised but those named in ``maximize``.
     """
     metrics = _metrics_to_rank(dataset, factor, metrics)
     raw = dataset[list(metrics)]
     if "replicate" not in raw.dims:
         raw = raw.expand_dims(replicate=[0])
     instance_dims = _instance_dims(raw[metrics[0]], factor, instance_dims)
+    # a maximised metric negated: the smallest is then the best, and 100 (-v + best) / |best|
+    # is its degradation
+    raw = raw.assign({name: -raw[name] for name in maximize})
     stacked = raw.to_dataarray("metric")
     means = stacked.mean("replicate", skipna=True)
     deg = _deg(means, factor)
@@ -121,6 +126,7 @@ def degradation(
     out.attrs = {
         "factor": factor,
         "metrics": ",".join(metrics),
+        "maximized": ",".join(maximize),
         "instance_dims": ",".join(instance_dims),
         "confidence": confidence,
         "instances": int(complete.size) if instance_dims else 1,

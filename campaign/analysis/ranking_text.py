@@ -41,25 +41,42 @@ class Ranking:
         ]
 
 
+def best_words(metrics: Sequence[str], maximize: Sequence[str]) -> str:
+    """Which value of each metric is the best, in words."""
+    if not maximize:
+        return "the smallest value"
+    largest = ", ".join(name for name in metrics if name in maximize)
+    if len(maximize) == len(metrics):
+        return "the largest value"
+    return f"the smallest value (the largest of {largest})"
+
+
 def rank_levels(
     dataset: xr.Dataset,
     factor: str,
     metrics: Sequence[str] | None = None,
     where: Sequence[str] | Mapping[str, object] = (),
     confidence: float | None = None,
+    maximize: Sequence[str] = (),
 ) -> Ranking:
     """Rank the levels of ``factor`` by mean degradation from the best over ``metrics``
-    (default: the headline metrics) and the cells of the other factors, on the levels
-    ``where`` keeps; ``confidence`` defaults to the results' own."""
+    (default: the headline metrics; the smallest value best, the largest for those named in
+    ``maximize``) and the cells of the other factors, on the levels ``where`` keeps;
+    ``confidence`` defaults to the results' own."""
     factors = factors_of(dataset)
     if factor not in factors:
         raise BadValue("factor", factor, f"is not a factor; factors: {', '.join(factors)}")
     metrics = choose_metrics(dataset, "ranking", list(metrics or []))
+    for name in maximize:
+        if name not in metrics:
+            raise BadValue(
+                "maximize", name, f"is not a metric ranked; metrics ranked: {', '.join(metrics)}"
+            )
     selected = select(dataset, parse_where(dataset, where or []))
     if confidence is None:
         confidence = float(dataset.attrs.get("confidence", 0.95))
     instances = [f for f in factors if f != factor]
-    result = degradation(selected, factor, metrics, instances, confidence)
+    result = degradation(selected, factor, metrics, instances, confidence, maximize)
     paired = is_paired(dataset, factor)
     over = (
         f"paired replicates (the levels of {factor} {why_paired(dataset, factor)[0]})"
@@ -69,6 +86,7 @@ def rank_levels(
     title = (
         f"degradation from the best {factor} (%), mean over {', '.join(metrics)} and over "
         f"instances ({', '.join(instances) or 'one'}); {confidence:.0%} interval over {over}"
+        f"; best: {best_words(metrics, maximize)}"
     )
     left_out = int(result["D_left_out"].sum())
     counted = None
@@ -91,6 +109,12 @@ def rank_levels(
             f"unranked: {', '.join(unranked)} (no value in any instance: every task failed, "
             "missing or NaN)"
         )
-    notes = [LEGEND, *([counted] if counted else []), *judged_notes]
+    legend = LEGEND
+    if maximize:
+        legend = LEGEND.replace(
+            "100 (value - best) / |best|,",
+            "100 (value - best) / |best| (100 (best - value) / |best| where the largest is best),",
+        )
+    notes = [legend, *([counted] if counted else []), *judged_notes]
     notes += ranking_notes(result, paired)
     return Ranking(result, title, notes, counted)

@@ -53,8 +53,8 @@ def query(results, metrics=None, by=None, where=None, confidence=None, pivot=Non
     return frame
 
 
-@checked()
-def rank(results, factor, metrics=None, where=None, confidence=None):
+@checked(maximize=check.names)
+def rank(results, factor, metrics=None, where=None, confidence=None, maximize=None):
     """Rank the levels of a factor by their mean degradation from the best.
 
     Parameters
@@ -69,6 +69,9 @@ def rank(results, factor, metrics=None, where=None, confidence=None):
         The levels kept, as `query` takes them.
     confidence : float, optional
         The confidence level (default: the results' own).
+    maximize : str or list of str, optional
+        The metrics among ``metrics`` whose largest value is the best (utilization, say);
+        the smallest value of the others is.
 
     Returns
     -------
@@ -83,7 +86,7 @@ def rank(results, factor, metrics=None, where=None, confidence=None):
 
     dataset = viewed(results, mentioned(None, where, factor))
     try:
-        return rank_levels(dataset, factor, metrics, where or (), confidence)
+        return rank_levels(dataset, factor, metrics, where or (), confidence, maximize or ())
     except NoMetrics as error:
         raise ParameterError(
             f"{{factor}} needs {{metrics}} ({error.reason}); metrics: {', '.join(error.available)}",

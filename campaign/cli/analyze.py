@@ -14,6 +14,7 @@ from campaign.cli.arguments import (
     add_where_option,
     factor_list,
 )
+from campaign.errors import ParameterError
 
 RANK_COLUMNS = (  # the columns of `query --rank` (argparse help: %% is a percent sign)
     "rank: 1 = the smallest D_means; D_means (%%): the degradation from the best level, "
@@ -56,8 +57,16 @@ def add_query(subparsers) -> None:
         "over --metric (default: the model's headline metrics) and the other factors' cells. "
         "Columns: " + RANK_COLUMNS,
     )
+    p.add_argument(
+        "--maximize",
+        action="append",
+        default=[],
+        metavar="METRIC",
+        help="with --rank: a metric whose largest value is the best (utilization, say; "
+        "repeatable); the smallest value of the others is",
+    )
     add_confidence_option(p, default=None)
-    p.set_defaults(func=cmd_query, option_names={"factor": "--rank"})
+    p.set_defaults(func=cmd_query, option_names={"factor": "--rank", "maximize": "--maximize"})
 
 
 def add_compare(subparsers) -> None:
@@ -215,8 +224,16 @@ def add_pivot_option(parser) -> None:
 
 def cmd_query(args) -> int:
     if args.rank:
-        result = api.rank(args.results, args.rank, args.metric, args.where, args.confidence)
+        result = api.rank(
+            args.results, args.rank, args.metric, args.where, args.confidence, args.maximize
+        )
     else:
+        if args.maximize:
+            raise ParameterError(
+                "{maximize} says which value of a metric ranks best: give it with {factor}",
+                "maximize",
+                "factor",
+            )
         by = factor_list(args.by)
         result = api.query(args.results, args.metric, by, args.where, args.confidence, args.pivot)
     print(api.table(result, args.format, args.digits, args.pivot), end="")

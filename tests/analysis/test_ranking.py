@@ -273,3 +273,35 @@ def test_a_level_with_no_value_anywhere_is_unranked_and_sets_no_instance_aside()
         "unranked: C (no value in any instance: every task failed, missing or NaN)"
     )
     assert "warning: the intervals rest on 4 replicates (fewer than 5)" in ranking.notes[2]
+
+
+def test_a_metric_whose_largest_value_is_best_is_degraded_from_the_largest():
+    """Example E with a utilization beside it (0.8, 0.5, 0.4): maximised, its degradations are
+    100 (0.8 - v) / 0.8 = 0, 37.5, 50 and A ranks first; minimised (the default), 0.4 would be
+    its best and B would."""
+    data = example_e().assign(
+        utilization=(("strategy", "replicate"), [[0.8], [0.5], [0.4]]),
+        status=(("strategy", "replicate"), np.ones((3, 1), dtype="i1")),  # as results have
+    )
+    data.attrs["headline_metrics"] += " utilization"
+    result = degradation(data, maximize=["utilization"])
+    assert result["deg"].sel(metric="utilization").values.tolist() == pytest.approx([0, 37.5, 50])
+    assert result["deg"].sel(metric="mean_wait").values.tolist() == pytest.approx([0, 50, 300])
+    d = [(100 / 3) / 4, (50 + 37.5) / 4, (300 + 100 + 10 + 50) / 4]
+    assert result["D"].values.tolist() == pytest.approx(d)
+    assert result["rank"].values.tolist() == [1, 2, 3]
+    assert result.attrs["maximized"] == "utilization"
+    smallest = degradation(data)  # utilization minimised: 100 (v - 0.4) / 0.4
+    assert smallest["deg"].sel(metric="utilization").values.tolist() == pytest.approx([100, 25, 0])
+    assert smallest["rank"].values.tolist() == [2, 1, 3]
+    ranking = campaign.rank(data, "strategy", maximize="utilization")
+    assert ranking.title.endswith("best: the smallest value (the largest of utilization)")
+    assert "100 (best - value) / |best| where the largest is best" in ranking.notes[0]
+    only = campaign.rank(data, "strategy", "utilization", maximize=["utilization"])
+    assert only.title.endswith("best: the largest value")
+    assert only.result["rank"].values.tolist() == [1, 2, 3]
+    with pytest.raises(campaign.CampaignError) as refused:
+        campaign.rank(data, "strategy", "mean_wait", maximize="utilization")
+    assert str(refused.value) == (
+        "maximize 'utilization' is not a metric ranked; metrics ranked: mean_wait"
+    )

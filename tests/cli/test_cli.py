@@ -346,7 +346,8 @@ def test_query_rank_orders_levels_by_mean_degradation(tmp_path, capsys):
         ["3", "C", "136.67"],
     ]
     assert lines[0].endswith(
-        "95% interval over replicates, not paired (the levels of strategy have seeds of their own)"
+        "95% interval over replicates, not paired (the levels of strategy have seeds of their "
+        "own); best: the smallest value"
     )
     assert lines[5].startswith("D_means: degradation from the best, 100 (value - best) / |best|")
     warnings = [line for line in lines if line.startswith("warning: ")]
@@ -359,7 +360,8 @@ def test_query_rank_orders_levels_by_mean_degradation(tmp_path, capsys):
     assert main(["query", str(path), "--rank", "strategy"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].endswith(
-        "95% interval over paired replicates (the levels of strategy share seeds)"
+        "95% interval over paired replicates (the levels of strategy share seeds); best: the "
+        "smallest value"
     )
     assert not any("is not paired" in line for line in lines)
     with pytest.raises(SystemExit):
