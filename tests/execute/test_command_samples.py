@@ -429,7 +429,7 @@ output: out
 
 @pytest.mark.parametrize("metrics", ["", "metrics: [wait, y]\n"])
 def test_a_metric_one_version_prints_as_a_number_and_another_as_a_sample_is_not_mixed(
-    tmp_path, metrics
+    tmp_path, metrics, capsys
 ):
     """The old version prints its mean wait, the new one every job's wait. The old one's
     values were dropped without a word (counted as NaN: 'finished tasks, the value
@@ -449,11 +449,15 @@ def test_a_metric_one_version_prints_as_a_number_and_another_as_a_sample_is_not_
     assert results.y.sel(sim="new").values.tolist() == [0.0, 1.0]
     with xr.open_dataset(tmp_path / "out" / "results.nc", group="failures") as failed:
         errors = sorted(str(error) for error in failed.failure_error.values)
-    assert (
-        errors
-        == [
-            "ValueError: metric 'wait' is a number in this task and a sample in others; a "
-            "results file cannot hold both"
-        ]
-        * 2
+    error = (
+        "ValueError: metric 'wait' is a number in this task and a sample in others; a results "
+        "file cannot hold both"
     )
+    assert errors == [error, error]
+    # status counts and lists them as results.nc does (it said "2 done, 0 failed" of the 2
+    # tasks that results.nc counts failed, when they were stored before the clash was seen)
+    assert main(["status", str(tmp_path / "spec.yaml")]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("versions: 4 tasks: 2 done, 2 failed, 0 missing  (ledger ")
+    failed = [line.split(": ", 2)[2] for line in lines if line.startswith("  failed:")]
+    assert failed == [error, error]
