@@ -27,7 +27,12 @@ from typing import Any
 
 from campaign.errors import CampaignError
 from campaign.spec.input_file import InputFile
-from campaign.spec.placeholders import PLACEHOLDER, TASK_PLACEHOLDERS, check_placeholders
+from campaign.spec.placeholders import (
+    PLACEHOLDER,
+    TASK_PLACEHOLDERS,
+    check_placeholders,
+    placeholders,
+)
 from campaign.spec.program import Program, find_programs, is_below, parse_env
 from campaign.spec.program_metrics import (
     DeclaredMetric,
@@ -189,7 +194,7 @@ def parse_command(
         shell=shell,
         labels=labels,
         resources=resources,
-        version=parse_version(raw.get("version"), fail),
+        version=parse_version(raw.get("version"), fail, {*names, *TASK_PLACEHOLDERS}),
         folder=os.path.abspath(base),
         env=env,
         chosen_by=found.chosen_by,
@@ -312,11 +317,20 @@ def parse_size(raw: Any, key: str, fail: Fail) -> int:
     return size
 
 
-def parse_version(raw: Any, fail: Fail) -> tuple[str, ...] | None:
+def parse_version(raw: Any, fail: Fail, names: Iterable[str] = ()) -> tuple[str, ...] | None:
+    """The version command; a placeholder naming a param, a factor or a task's value
+    (``names``) is refused: the command runs once per plan, where no task's values are."""
     if raw is None:
         return None
     if isinstance(raw, str):
         raw = [raw]
     if not isinstance(raw, list) or not raw or not all(isinstance(a, str) and a for a in raw):
         raise fail(f"model.version: expected a command [program, --version], got {raw!r}")
+    named = [name for argument in raw for name in placeholders(argument) if name in set(names)]
+    if named:
+        raise fail(
+            f"model.version: {{{named[0]}}} is not filled: the version command runs once per "
+            "plan, in the spec's folder, not per task or per level; name the program "
+            "([./sim, --version])"
+        )
     return tuple(raw)
