@@ -169,6 +169,7 @@ def parse_command(
     used = check_placeholders(argv, inputs, names, fail, env)
     if not shell:
         check_arguments_listed(argv[1:], inputs, base, fail)
+    check_values_listed(params, levels or {}, used - {found.chosen_by}, inputs, base, fail)
     labels = parse_name_list(raw.get("labels"), "model.labels", fail)
     for label in labels:
         if label not in factor_names:
@@ -263,6 +264,34 @@ def check_arguments_listed(args: Iterable[str], inputs: tuple[InputFile, ...], b
                 f"model.command: {arg!r} is a file beside the spec but not among model.inputs; "
                 "list it there so that each task's folder has it"
             )
+
+
+def check_values_listed(
+    params: Mapping[str, Any],
+    levels: Mapping[str, Sequence[Any]],
+    used: set[str],
+    inputs: tuple[InputFile, ...],
+    base: Path,
+    fail: Fail,
+) -> None:
+    """Refuse a param's or factor's value that a placeholder gives the program and that names
+    a file beside the spec but not among the inputs: the task would lack it, or (written with
+    a folder, ``./platform.xml``, made absolute) read the spec's own copy, which no digest
+    covers and a worker without the spec's folder lacks."""
+    placed = {i.name for i in inputs}
+    given = [(f"params.{n}", (v,)) for n, v in params.items() if n in used]
+    given += [(f"factors.{n}", tuple(v)) for n, v in levels.items() if n in used]
+    for key, values in given:
+        for value in values:
+            if not isinstance(value, str) or not value or Path(value).is_absolute():
+                continue
+            name = Path(os.path.normpath(value)).as_posix()
+            if name not in placed and (base / value).is_file():
+                raise fail(
+                    f"{key}: {value!r} is a file beside the spec but not among model.inputs; "
+                    "list it there so that each task's folder has it and a change to it is "
+                    "seen"
+                )
 
 
 def parse_name_list(raw: Any, key: str, fail: Fail) -> tuple[str, ...]:
