@@ -93,6 +93,9 @@ class CommandSpec:
     choices: tuple[tuple[str, Program], ...] = ()  # its values -> the programs they name
     # what the plan digested of each program beside its own file: (program, name, digest)
     runtime: tuple[tuple[str, str, str], ...] = ()
+    # a param's or factor's value naming an input, as a task's params hold it (made
+    # absolute) -> the input's name: a placeholder gives the task's copy
+    placed_values: tuple[tuple[str, str], ...] = ()
 
     def __str__(self) -> str:
         return COMMAND_MODEL
@@ -169,7 +172,9 @@ def parse_command(
     used = check_placeholders(argv, inputs, names, fail, env)
     if not shell:
         check_arguments_listed(argv[1:], inputs, base, fail)
-    check_values_listed(params, levels or {}, used - {found.chosen_by}, inputs, base, fail)
+    placed_values = check_values_listed(
+        params, levels or {}, used - {found.chosen_by}, inputs, base, fail
+    )
     labels = parse_name_list(raw.get("labels"), "model.labels", fail)
     for label in labels:
         if label not in factor_names:
@@ -200,6 +205,7 @@ def parse_command(
         env=env,
         chosen_by=found.chosen_by,
         choices=found.choices,
+        placed_values=placed_values,
     )
 
 
@@ -273,25 +279,32 @@ def check_values_listed(
     inputs: tuple[InputFile, ...],
     base: Path,
     fail: Fail,
-) -> None:
+) -> tuple[tuple[str, str], ...]:
     """Refuse a param's or factor's value that a placeholder gives the program and that names
     a file beside the spec but not among the inputs: the task would lack it, or (written with
     a folder, ``./platform.xml``, made absolute) read the spec's own copy, which no digest
-    covers and a worker without the spec's folder lacks."""
+    covers and a worker without the spec's folder lacks. The values naming inputs that a
+    task's params hold made absolute, each with its input's name."""
     placed = {i.name for i in inputs}
     given = [(f"params.{n}", (v,)) for n, v in params.items() if n in used]
     given += [(f"factors.{n}", tuple(v)) for n, v in levels.items() if n in used]
+    named = {}
     for key, values in given:
         for value in values:
             if not isinstance(value, str) or not value or Path(value).is_absolute():
                 continue
             name = Path(os.path.normpath(value)).as_posix()
-            if name not in placed and (base / value).is_file():
+            if not (base / value).is_file():
+                continue
+            if name not in placed:
                 raise fail(
                     f"{key}: {value!r} is a file beside the spec but not among model.inputs; "
                     "list it there so that each task's folder has it and a change to it is "
                     "seen"
                 )
+            if "/" in value:  # as `campaign.design.tasks.cell_params` makes it absolute
+                named[str((base / value).resolve())] = name
+    return tuple(sorted(named.items()))
 
 
 def parse_name_list(raw: Any, key: str, fail: Fail) -> tuple[str, ...]:

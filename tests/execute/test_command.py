@@ -259,7 +259,10 @@ def test_a_level_naming_a_file_beside_the_spec_must_be_an_input(tmp_path, write_
     spec's own copy (the value made absolute), which nothing digested: after small.txt went
     from 1 to 9, status and run said nothing and results.nc kept 1. Now such a value is
     refused unless listed among the inputs, and listed, a change to it is seen."""
-    (tmp_path / "sim.sh").write_text('#!/bin/sh\necho "y=$(cat "$1")"\n')
+    (tmp_path / "sim.sh").write_text(
+        '#!/bin/sh\necho "y=$(cat "$1")"\n'
+        'case "$1" in "$PWD"/*) echo own=1;; *) echo own=0;; esac\n'
+    )
     (tmp_path / "sim.sh").chmod(0o755)
     (tmp_path / "small.txt").write_text("1\n")
     (tmp_path / "large.txt").write_text("2\n")
@@ -270,7 +273,9 @@ def test_a_level_naming_a_file_beside_the_spec_must_be_an_input(tmp_path, write_
         "list it there so that each task's folder has it and a change to it is seen\n"
     )
     spec = write_spec(PLATFORMS.replace("INPUTS", "[sim.sh, small.txt, large.txt]"))
-    assert campaign.run(spec, workers=1, progress=False).y.values.ravel().tolist() == [1, 2]
+    data = campaign.run(spec, workers=1, progress=False)
+    assert data.y.values.ravel().tolist() == [1, 2]
+    assert data.own.values.ravel().tolist() == [1, 1]  # the task's own copy, as digested
     (tmp_path / "small.txt").write_text("9\n")
     with pytest.raises(CampaignError, match=r"computed before the program or its inputs changed"):
         campaign.run(spec, workers=1, progress=False)
