@@ -93,7 +93,8 @@ def plan(spec, output=None, shard=None, on_change="refuse"):
 def status(spec, output=None, shard=None):
     """Where a campaign stands from its ledger: it refuses nothing, and names the done tasks
     computed before the model's code or an input file changed (``changed``), which `run`
-    would refuse.
+    would refuse. Tasks count as results.nc counts them: a stored success whose metrics
+    clash with other tasks' (a number where others give a sample) is failed.
 
     Parameters
     ----------
@@ -110,9 +111,12 @@ def status(spec, output=None, shard=None):
         Done, failed and missing tasks, as `plan` returns them.
     """
     from campaign.plan.plan import make_plan
+    from campaign.results.ledger_table import read_table
 
     placed = _placed(spec, output, shard)
-    return make_plan(placed, check_identity=False, on_change="accept", compare_sources=True)
+    state = make_plan(placed, check_identity=False, on_change="accept", compare_sources=True)
+    state.take_table(read_table(state.ledger, state.design))  # as results.nc counts them
+    return state
 
 
 @checked(check.ESTIMATE_OPTIONS)

@@ -194,8 +194,14 @@ def placeholder_values(
     replicate: int,
     folder: Path,
 ) -> dict[str, str]:
-    """Every placeholder's text for this task."""
-    values = {name: text(value) for name, value in params.items()}
+    """Every placeholder's text for this task (a value naming an input: the task's copy)."""
+    placed = dict(command.placed_values)
+    values = {
+        name: str(folder / placed[value])
+        if isinstance(value, str) and value in placed
+        else text(value)
+        for name, value in params.items()
+    }
     values.update(
         seed=str(seed),
         seed31=str(seed31(seed)),

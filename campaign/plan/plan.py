@@ -35,6 +35,7 @@ from campaign.results.names import documented_name, name_clashes
 from campaign.spec.describe import precision_target
 from campaign.spec.load import Spec
 from campaign.store.folder import RESULTS_FILE, aside_folder_name
+from campaign.store.identity import identity_difference
 from campaign.store.ledger import Ledger
 
 __all__ = [
@@ -173,6 +174,8 @@ def make_plan(
                 "`run` refuses the folder until it is restored or the campaign starts afresh "
                 "(--new; new=True from Python)"
             )
+        elif stored is not None and not check_identity:
+            unread = other_campaign(spec, stored)
         change = compare((stored or {}).get("sources"), sources)
     state = RunState(Plan(spec, model, design, sources), ledger)
     state.read()
@@ -191,6 +194,19 @@ def make_plan(
         state.rerun_changed = on_change == "rerun"
         state.count()
     return state
+
+
+def other_campaign(spec: Spec, stored: dict[str, Any]) -> str | None:
+    """What `status` says of a folder whose stored results mean another campaign than
+    ``spec`` (`run` refuses it), None when they mean the same."""
+    detail = identity_difference(stored, identity(spec))
+    if detail is None:
+        return None
+    return (
+        f"  {spec.output} holds results of a different campaign ({detail}): these counts and "
+        "its results.nc are theirs; `run` refuses the folder until the spec means what they "
+        "do, or the campaign starts afresh (--new; new=True from Python)"
+    )
 
 
 def design_sources(design: Design) -> Sources:

@@ -59,6 +59,7 @@ class RunState:
         self.change: Change | None = None
         self.changed: list[int] = []
         self.rerun_changed = False
+        self.table: TaskTable | None = None  # the records read whole, once taken
 
     @property
     def spec(self) -> Spec:
@@ -108,6 +109,16 @@ class RunState:
         self.status = self.replicates.read(self.ledger, check)
         self.damaged = self.ledger.damage_note()
         self.count()
+
+    def take_table(self, table: TaskTable) -> None:
+        """Count the tasks as results.nc does, from ``table`` (the records read whole): a
+        stored success whose metrics clash with other tasks' (a number where others give a
+        sample), known only once every record is read, is failed; its error is the table's."""
+        self.table = table
+        refused = (self.status == STATUS_OK) & (table.status == STATUS_FAILED)
+        if refused.any():
+            self.status = np.where(refused, STATUS_FAILED, self.status).astype(np.int8)
+            self.count()
 
     def replay(self, table: TaskTable) -> None:
         """Decide the rounds of a precision campaign from its stored records' task table, as

@@ -75,9 +75,9 @@ def status_lines(plan: Any, shard: str | Shard | None = None, limit: int = 20) -
             "--rerun-changed (compute them again) or --accept-changed (keep them)"
         )
     lines += precision_lines(plan)
-    table = read_table(plan.ledger, plan.design)  # a chunk at a time
+    table = plan.table if plan.table is not None else read_table(plan.ledger, plan.design)
     lines += describe_costs(task_costs(table, plan.replicates.window))
-    lines += failed_lines(plan, failed, limit)
+    lines += failed_lines(plan, failed, limit, table)
     if plan.results_path.exists():
         lines.append(f"results: {plan.results_path}")
     return lines
@@ -117,16 +117,18 @@ def precision_lines(plan: Any) -> list[str]:
     return lines
 
 
-def failed_lines(plan: Any, failed: list[int], limit: int) -> list[str]:
+def failed_lines(plan: Any, failed: list[int], limit: int, table: Any = None) -> list[str]:
     """The first ``limit`` of the ``failed`` tasks, a line each with its levels, seed and
-    error."""
+    error (``table``'s, for a success refused once every record was read)."""
     listed = list(plan.design.tasks(failed[:limit]))
     if not listed:  # nothing to read: a ledger of millions of records takes seconds to scan
         return []
     records = plan.ledger.load(only={task.key for task in listed})
     lines = []
-    for task in listed:
+    for index, task in zip(failed, listed):
         record = judged(records[task.key], plan.spec)  # a success the spec now refuses
+        if record["status"] == "ok" and table is not None:  # its metrics clash with others'
+            record = {**record, "error": table.errors.get(index)}
         cell = ", ".join(f"{k}={v}" for k, v in plan.design.cell_label(task.cell).items())
         lines.append(
             f"  failed: {cell or '(single cell)'} replicate {task.replicate} "

@@ -14,7 +14,14 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from campaign.models.contract import BREAKDOWN, SAMPLE, SCALAR
-from campaign.results.names import BREAKDOWN_ENTRY, SAMPLE_MARK, entry_owner, name_clashes
+from campaign.results.names import (
+    BREAKDOWN_ENTRY,
+    DERIVED,
+    SAMPLE_MARK,
+    entry_owner,
+    name_clashes,
+    sample_names,
+)
 from campaign.spec.command_model import CommandSpec
 
 
@@ -28,7 +35,8 @@ def refusal(
 
     A metric the spec keeps (``wanted``) must be there; without ``wanted`` every returned
     name is kept, and none may take the name of a factor or of a summary variable of
-    another metric (``others``: the names other tasks returned).
+    another metric (``others``: the names other tasks returned). A kept metric may not be of
+    another kind than in other tasks (`kind_clashes`).
     """
     if wanted:
         returned = {entry_owner(name) for name in metrics}
@@ -38,12 +46,67 @@ def refusal(
                 f"the model returned no metric {missing[0]!r}, which the spec's metrics: "
                 f"keeps; it returned: {', '.join(metrics) or 'none'}"
             )
-        return None
-    clashes = name_clashes(factors, [*others, *metrics])
+        clashes = kind_clashes(kept_names([*others, *metrics], wanted))
+    else:
+        clashes = {
+            **kind_clashes([*others, *metrics]),
+            **name_clashes(factors, [*others, *metrics]),
+        }
     for name in metrics:
         if name in clashes:
             return f"{clashes[name]}; a results file cannot hold both"
     return None
+
+
+def kept_names(names: Iterable[str], wanted: tuple[str, ...] | None) -> list[str]:
+    """The names a results file keeps of ``names`` (all of them without ``metrics:``)."""
+    if not wanted:
+        return list(names)
+    return [name for name in names if entry_owner(name) in wanted]
+
+
+def kind_clashes(names: Iterable[str]) -> dict[str, str]:
+    """The names, among those finished tasks returned, that one results variable would hold
+    with a metric of another kind, each with the reason: a number that other tasks give as a
+    sample or a breakdown, or named as what results derive from one (``wait_p95`` beside a
+    sample ``wait``, ``mean_wait_by_job_class``), and a sample other tasks give as a
+    breakdown. The number (or the sample) is blamed, whichever task came first."""
+    names = set(names)
+    if not any(SAMPLE_MARK in name for name in names):
+        return {}  # no sample, no breakdown
+    samples = set(sample_names(names))
+    breakdowns: set[str] = set()
+    derived: dict[str, str] = {}  # a breakdown's metric's variable -> the breakdown
+    for name in names:
+        match = BREAKDOWN_ENTRY.match(name)
+        if match:
+            breakdowns.add(match["dimension"])
+            derived[f"{match['metric']}_by_{match['dimension']}"] = match["dimension"]
+    if not samples and not breakdowns:
+        return {}
+    clashes = {}
+    for sample in samples & breakdowns:
+        clashes[f"{sample}{SAMPLE_MARK}n"] = (
+            f"metric {sample!r} is a sample in this task and a breakdown in others"
+        )
+    for name in names:
+        if SAMPLE_MARK in name:
+            continue
+        match = DERIVED.match(name)
+        if name in samples or name in breakdowns:
+            kind = "a sample" if name in samples else "a breakdown"
+            clashes[name] = f"metric {name!r} is a number in this task and {kind} in others"
+        elif match and match["owner"] in samples:
+            clashes[name] = (
+                f"metric {name!r} has the name of a metric results derive from the sample "
+                f"{match['owner']!r} of other tasks (its size or a percentile)"
+            )
+        elif name in derived:
+            clashes[name] = (
+                f"metric {name!r} has the name results give a metric of the breakdown "
+                f"{derived[name]!r} of other tasks"
+            )
+    return clashes
 
 
 def refusal_now(metrics: Mapping[str, float], spec) -> str | None:
@@ -96,12 +159,11 @@ def storable_records(records: Mapping[str, dict[str, Any]], spec) -> Mapping[str
     """
     factors = [f.name for f in spec.factors]
     names: set[str] = set()
-    if not spec.metrics:
-        for record in records.values():
-            if record["status"] == "ok":
-                names.update(record["metrics"])
-    others = [] if spec.metrics else sorted(names)
-    if not spec.metrics and not name_clashes(factors, others):
+    for record in records.values():
+        if record["status"] == "ok":
+            names.update(record["metrics"])
+    others = kept_names(sorted(names), spec.metrics)
+    if not kind_clashes(others) and (spec.metrics or not name_clashes(factors, others)):
         return records
     checked = dict(records)
     for key, record in records.items():

@@ -12,7 +12,8 @@ succeeded), so the table is the one `records_table` makes from `Ledger.load`'s r
 A finished task whose metrics the spec refuses counts as failed, saying why
 (`campaign.results.check`): a metric the spec's ``metrics:`` keeps left out, or a program's
 metrics breaking its ``declare:``, is seen record by record (`refusal_now`: as a task run
-now would fail); names that clash across records (without ``metrics:``) are known only once
+now would fail); names that clash across records (without ``metrics:``), and a metric given
+as a number by some records and as a sample or a breakdown by others, are known only once
 every record is read, and then, rarely, the records are read again whole
 (`campaign.results.check.storable_records`).
 """
@@ -26,7 +27,13 @@ from typing import Any
 import numpy as np
 
 from campaign.design.tasks import Design
-from campaign.results.check import judges_metrics, refusal_now, storable_records
+from campaign.results.check import (
+    judges_metrics,
+    kept_names,
+    kind_clashes,
+    refusal_now,
+    storable_records,
+)
 from campaign.results.codes import Codes
 from campaign.results.names import entry_owner, name_clashes
 from campaign.results.provenance import METRICS_FROM, recomputation
@@ -146,7 +153,7 @@ def read_table(ledger: Ledger, design: Design) -> TaskTable:
 def records_table(design: Design, records: Mapping[str, dict[str, Any]]) -> TaskTable:
     """The task table of ``design`` from records by task key (`Ledger.load`)."""
     spec = design.spec
-    checked = storable_records(records, spec) if spec.metrics is None else records
+    checked = storable_records(records, spec)
     builder = _Builder(design, wanted_metrics(spec), spec.metrics)
     values = list(checked.values())
     builder.enter(values, design.lookup.indices([record["key"] for record in values]))
@@ -272,8 +279,12 @@ class _Builder:
         costs.workers.set(index, str(record.get("worker", "")))
 
     def clashes(self) -> bool:
-        """Whether names returned clash (only without ``metrics:``; see the module's doc)."""
-        return self.kept is None and bool(name_clashes(self.factors, sorted(self.names)))
+        """Whether names returned clash: metrics of other kinds under one name, or (without
+        ``metrics:``) other names (see the module's doc)."""
+        names = kept_names(sorted(self.names), self.kept)
+        if kind_clashes(names):
+            return True
+        return self.kept is None and bool(name_clashes(self.factors, names))
 
     def table(self) -> TaskTable:
         status = self.status.copy()

@@ -79,6 +79,8 @@ def name_clashes(factors: Iterable[str], metrics: Iterable[str]) -> dict[str, st
 
 SAMPLE_MARK = "@"
 """Joins a sample's name and one of its stored entries: ``wait@q95``, ``wait@n``."""
+SAMPLE_ENTRY = re.compile(r"@(n|q[0-9]+)$")
+"""How a sample's stored entries end: a returned metric named so would be taken for one."""
 QUANTILE_GRID = np.arange(101) / 100
 """The probabilities at which a sample is kept: every whole percentile, 0 (the minimum) to 100
 (the maximum). A task's sample is stored as its quantiles there (`sample_quantiles`) and its
@@ -212,6 +214,11 @@ def metric_values(raw: Any) -> dict[str, float]:
     values = {}
     for name, value in raw.items():
         problem = metric_name_problem(name)
+        if problem is None and SAMPLE_ENTRY.search(name):
+            problem = (
+                f"metric name {name!r} has the form of a sample's stored entry (NAME@n, "
+                "NAME@q<k>); rename it"
+            )
         if problem is not None:
             raise ValueError(problem)
         if is_sample(value):

@@ -27,7 +27,12 @@ from typing import Any
 
 from campaign.errors import CampaignError
 from campaign.spec.input_file import InputFile
-from campaign.spec.placeholders import PLACEHOLDER, TASK_PLACEHOLDERS, check_placeholders
+from campaign.spec.placeholders import (
+    PLACEHOLDER,
+    TASK_PLACEHOLDERS,
+    check_placeholders,
+    placeholders,
+)
 from campaign.spec.program import Program, find_programs, is_below, parse_env
 from campaign.spec.program_metrics import (
     DeclaredMetric,
@@ -88,6 +93,9 @@ class CommandSpec:
     choices: tuple[tuple[str, Program], ...] = ()  # its values -> the programs they name
     # what the plan digested of each program beside its own file: (program, name, digest)
     runtime: tuple[tuple[str, str, str], ...] = ()
+    # a param's or factor's value naming an input, as a task's params hold it (made
+    # absolute) -> the input's name: a placeholder gives the task's copy
+    placed_values: tuple[tuple[str, str], ...] = ()
 
     def __str__(self) -> str:
         return COMMAND_MODEL
@@ -164,6 +172,9 @@ def parse_command(
     used = check_placeholders(argv, inputs, names, fail, env)
     if not shell:
         check_arguments_listed(argv[1:], inputs, base, fail)
+    placed_values = check_values_listed(
+        params, levels or {}, used - {found.chosen_by}, inputs, base, fail
+    )
     labels = parse_name_list(raw.get("labels"), "model.labels", fail)
     for label in labels:
         if label not in factor_names:
@@ -189,11 +200,12 @@ def parse_command(
         shell=shell,
         labels=labels,
         resources=resources,
-        version=parse_version(raw.get("version"), fail),
+        version=parse_version(raw.get("version"), fail, {*names, *TASK_PLACEHOLDERS}),
         folder=os.path.abspath(base),
         env=env,
         chosen_by=found.chosen_by,
         choices=found.choices,
+        placed_values=placed_values,
     )
 
 
@@ -260,6 +272,41 @@ def check_arguments_listed(args: Iterable[str], inputs: tuple[InputFile, ...], b
             )
 
 
+def check_values_listed(
+    params: Mapping[str, Any],
+    levels: Mapping[str, Sequence[Any]],
+    used: set[str],
+    inputs: tuple[InputFile, ...],
+    base: Path,
+    fail: Fail,
+) -> tuple[tuple[str, str], ...]:
+    """Refuse a param's or factor's value that a placeholder gives the program and that names
+    a file beside the spec but not among the inputs: the task would lack it, or (written with
+    a folder, ``./platform.xml``, made absolute) read the spec's own copy, which no digest
+    covers and a worker without the spec's folder lacks. The values naming inputs that a
+    task's params hold made absolute, each with its input's name."""
+    placed = {i.name for i in inputs}
+    given = [(f"params.{n}", (v,)) for n, v in params.items() if n in used]
+    given += [(f"factors.{n}", tuple(v)) for n, v in levels.items() if n in used]
+    named = {}
+    for key, values in given:
+        for value in values:
+            if not isinstance(value, str) or not value or Path(value).is_absolute():
+                continue
+            name = Path(os.path.normpath(value)).as_posix()
+            if not (base / value).is_file():
+                continue
+            if name not in placed:
+                raise fail(
+                    f"{key}: {value!r} is a file beside the spec but not among model.inputs; "
+                    "list it there so that each task's folder has it and a change to it is "
+                    "seen"
+                )
+            if "/" in value:  # as `campaign.design.tasks.cell_params` makes it absolute
+                named[str((base / value).resolve())] = name
+    return tuple(sorted(named.items()))
+
+
 def parse_name_list(raw: Any, key: str, fail: Fail) -> tuple[str, ...]:
     if raw is None:
         return ()
@@ -312,11 +359,20 @@ def parse_size(raw: Any, key: str, fail: Fail) -> int:
     return size
 
 
-def parse_version(raw: Any, fail: Fail) -> tuple[str, ...] | None:
+def parse_version(raw: Any, fail: Fail, names: Iterable[str] = ()) -> tuple[str, ...] | None:
+    """The version command; a placeholder naming a param, a factor or a task's value
+    (``names``) is refused: the command runs once per plan, where no task's values are."""
     if raw is None:
         return None
     if isinstance(raw, str):
         raw = [raw]
     if not isinstance(raw, list) or not raw or not all(isinstance(a, str) and a for a in raw):
         raise fail(f"model.version: expected a command [program, --version], got {raw!r}")
+    named = [name for argument in raw for name in placeholders(argument) if name in set(names)]
+    if named:
+        raise fail(
+            f"model.version: {{{named[0]}}} is not filled: the version command runs once per "
+            "plan, in the spec's folder, not per task or per level; name the program "
+            "([./sim, --version])"
+        )
     return tuple(raw)

@@ -8,6 +8,7 @@ Each problem is one line naming the factor or key (see `campaign.spec.keys`).
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from typing import Any
@@ -64,6 +65,15 @@ def labelled_factor(name: str, levels: dict[Any, Any], fail: Fail) -> Factor:
     values = tuple(levels.values())
     if len(set(labels)) != len(labels):
         raise fail(f"factors.{name}: level labels repeat: {list(labels)}")
+    first: dict[str, str] = {}  # a value as a cell's digest writes it -> its first label
+    for label, value in zip(labels, values):
+        written = json.dumps(value, sort_keys=True, allow_nan=True, default=str)
+        if written in first:  # one cell twice: with shared seeds, one task key for both
+            raise fail(
+                f"factors.{name}: labels {first[written]!r} and {label!r} give the same value "
+                f"{value!r}; a design runs each level once (one label, or more replicates)"
+            )
+        first[written] = label
     for label in labels:
         problem = level_problem(label, False) or label_problem(label)
         if problem is not None:

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import campaign
+from campaign.cli.main import main
 from campaign.errors import CampaignError
 from campaign.plan.plan import make_plan
 
@@ -238,6 +239,48 @@ def test_a_program_outside_the_spec_folder_by_a_relative_path_is_refused(tmp_pat
     text = BASE.format(command=f'["{tmp_path}/bin/sim", "{{load}}"]', inputs="[]")
     plan = make_plan(write_spec(text, "project/spec.yaml"))
     assert plan.tasks == 2
+
+
+PLATFORMS = """
+name: platforms
+model:
+  command: [./sim.sh, "{platform}"]
+  inputs: INPUTS
+factors:
+  platform: [./small.txt, ./large.txt]
+replicates: 1
+seed: 1
+output: out
+"""
+
+
+def test_a_level_naming_a_file_beside_the_spec_must_be_an_input(tmp_path, write_spec, capsys):
+    """A factor's values ./small.txt and ./large.txt, given to the program: the task read the
+    spec's own copy (the value made absolute), which nothing digested: after small.txt went
+    from 1 to 9, status and run said nothing and results.nc kept 1. Now such a value is
+    refused unless listed among the inputs, and listed, a change to it is seen."""
+    (tmp_path / "sim.sh").write_text(
+        '#!/bin/sh\necho "y=$(cat "$1")"\n'
+        'case "$1" in "$PWD"/*) echo own=1;; *) echo own=0;; esac\n'
+    )
+    (tmp_path / "sim.sh").chmod(0o755)
+    (tmp_path / "small.txt").write_text("1\n")
+    (tmp_path / "large.txt").write_text("2\n")
+    spec = write_spec(PLATFORMS.replace("INPUTS", "[sim.sh]"))
+    assert main(["validate", str(spec)]) == 2
+    assert capsys.readouterr().err.endswith(
+        "factors.platform: './small.txt' is a file beside the spec but not among model.inputs; "
+        "list it there so that each task's folder has it and a change to it is seen\n"
+    )
+    spec = write_spec(PLATFORMS.replace("INPUTS", "[sim.sh, small.txt, large.txt]"))
+    data = campaign.run(spec, workers=1, progress=False)
+    assert data.y.values.ravel().tolist() == [1, 2]
+    assert data.own.values.ravel().tolist() == [1, 1]  # the task's own copy, as digested
+    (tmp_path / "small.txt").write_text("9\n")
+    with pytest.raises(CampaignError, match=r"computed before the program or its inputs changed"):
+        campaign.run(spec, workers=1, progress=False)
+    again = campaign.run(spec, workers=1, progress=False, on_change="rerun")
+    assert again.y.values.ravel().tolist() == [9, 2]
 
 
 def test_a_factor_marked_as_a_label_may_go_unused(python_sim, write_spec):

@@ -236,6 +236,33 @@ def test_a_task_printing_a_metric_twice_or_an_inexact_integer_fails_in_one_line(
     assert error in found and "\n" not in found
 
 
+def test_a_program_printing_a_name_of_a_samples_stored_entry_fails_in_one_line(
+    tmp_path, write_spec
+):
+    """x@n=5 was taken for a sample's size: every task succeeded, then writing results.nc
+    failed on the quantiles it lacked (KeyError: 'x@q0') and no results file was written."""
+    spec = write_spec(
+        """
+        name: entry
+        model:
+          command: [/bin/sh, -c, "printf 'y=1.5\\nx@n=5\\n'"]
+        replicates: 2
+        seed: 2
+        output: out
+        """
+    )
+    data = campaign.run(spec, workers=1, progress=False)
+    assert data.status.values.tolist() == [2, 2]
+    assert (
+        failures(tmp_path / "out")
+        == [
+            "metric name 'x@n' has the form of a sample's stored entry (NAME@n, "
+            "NAME@q<k>); rename it"
+        ]
+        * 2
+    )
+
+
 def records(output: Path) -> list[dict]:
     return [
         json.loads(line)

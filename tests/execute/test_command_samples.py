@@ -410,3 +410,54 @@ def test_the_documented_declare_example_runs(tmp_path):
     assert results.mean_wait_by_job_class.values.tolist() == [1.0, 3.0]
     assert results.bsld.attrs["long_name"] == "quantiles of bounded slowdown per task"
     assert results.response.attrs["units"] == "s"
+
+
+OLD_VERSION = '#!/bin/sh\necho "wait=2.5"\necho "y=$1"\n'
+NEW_VERSION = '#!/bin/sh\necho "{\\"wait\\": [1, 2, 3], \\"y\\": $1}"\n'
+VERSIONS = """
+name: versions
+model:
+  command: ["{sim}", "{replicate}"]
+factors:
+  sim: {old: ./old.sh, new: ./new.sh}
+paired: [sim]
+replicates: 2
+seed: 3
+output: out
+"""
+
+
+@pytest.mark.parametrize("metrics", ["", "metrics: [wait, y]\n"])
+def test_a_metric_one_version_prints_as_a_number_and_another_as_a_sample_is_not_mixed(
+    tmp_path, metrics, capsys
+):
+    """The old version prints its mean wait, the new one every job's wait. The old one's
+    values were dropped without a word (counted as NaN: 'finished tasks, the value
+    undefined') beside the new one's wait_count and percentiles; now its tasks fail saying
+    why, and the new one's stand."""
+    for name, text in (("old.sh", OLD_VERSION), ("new.sh", NEW_VERSION)):
+        (tmp_path / name).write_text(text)
+        (tmp_path / name).chmod(0o755)
+    (tmp_path / "spec.yaml").write_text(VERSIONS + metrics)
+    campaign.run(tmp_path / "spec.yaml", workers=1, progress=False)
+    results = xr.load_dataset(tmp_path / "out" / "results.nc")
+    assert results.status.sel(sim="old").values.tolist() == [2, 2]
+    assert results.status.sel(sim="new").values.tolist() == [1, 1]
+    assert np.isnan(results.wait_count.sel(sim="old").values).all()
+    assert results.wait_count.sel(sim="new").values.tolist() == [3.0, 3.0]
+    assert results.wait_count_nan.values.tolist() == [0, 0]
+    assert results.y.sel(sim="new").values.tolist() == [0.0, 1.0]
+    with xr.open_dataset(tmp_path / "out" / "results.nc", group="failures") as failed:
+        errors = sorted(str(error) for error in failed.failure_error.values)
+    error = (
+        "ValueError: metric 'wait' is a number in this task and a sample in others; a results "
+        "file cannot hold both"
+    )
+    assert errors == [error, error]
+    # status counts and lists them as results.nc does (it said "2 done, 0 failed" of the 2
+    # tasks that results.nc counts failed, when they were stored before the clash was seen)
+    assert main(["status", str(tmp_path / "spec.yaml")]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("versions: 4 tasks: 2 done, 2 failed, 0 missing  (ledger ")
+    failed = [line.split(": ", 2)[2] for line in lines if line.startswith("  failed:")]
+    assert failed == [error, error]

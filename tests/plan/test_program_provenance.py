@@ -226,6 +226,23 @@ def test_a_program_placeholder_names_programs_only(tmp_path):
         make_plan(spec)
 
 
+def test_two_labels_naming_one_program_are_refused_before_any_work(tmp_path):
+    """``sim: {a: ./mw, b: ./mw}`` with ``paired: [sim]``: both labels' tasks had one key, so
+    b's ran on every run and were never stored ("2 missing", its row NaN, n 0)."""
+    build(tmp_path / "mw", 2)
+    spec = write(
+        tmp_path,
+        FACTOR_SPEC.replace("v1: ./mw.v1, v2: ./mw, installed: campaign-mw", "a: ./mw, b: ./mw"),
+    )
+    with pytest.raises(CampaignError) as caught:
+        make_plan(spec)
+    assert str(caught.value).endswith(
+        "factors.sim: labels 'a' and 'b' give the same value './mw'; a design runs each level "
+        "once (one label, or more replicates)"
+    )
+    assert not (tmp_path / "out").exists()
+
+
 LIBRARY = "double factor(void) { return FACTOR; }\n"
 LINKED_SIM = r"""
 #include <stdio.h>

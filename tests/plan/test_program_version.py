@@ -60,6 +60,31 @@ def test_a_failing_version_command_is_one_error_before_any_work(write_spec, tmp_
         make_plan(silent)
 
 
+def test_a_version_command_naming_a_level_is_refused_when_the_spec_is_read(write_spec, tmp_path):
+    """``version: ["{sim}", --version]`` with the versions as a factor: `validate` said the
+    spec was valid, then `run` stopped on "'{sim}' --version cannot start: [Errno 2] No such
+    file or directory: '{sim}'". A shell's own ``${HOME}`` stays as it is."""
+    for name in ("sim-a", "sim-b"):
+        (tmp_path / name).write_text("#!/bin/sh\necho y=1\n")
+        (tmp_path / name).chmod(0o755)
+    text = (
+        'name: v\nmodel:\n  command: ["{sim}", "{seed}"]\n  version: VERSION\n'
+        "factors:\n  sim: {a: ./sim-a, b: ./sim-b}\nreplicates: 1\nseed: 1\noutput: out\n"
+    )
+    spec = write_spec(text.replace("VERSION", '["{sim}", --version]'))
+    with pytest.raises(CampaignError) as caught:
+        campaign.validate(spec)
+    assert str(caught.value).endswith(
+        "model.version: {sim} is not filled: the version command runs once per plan, in the "
+        "spec's folder, not per task or per level; name the program ([./sim, --version])"
+    )
+    seeded = write_spec(text.replace("VERSION", '[sh, -c, "echo {seed}"]'))
+    with pytest.raises(CampaignError, match=r"model.version: \{seed\} is not filled"):
+        campaign.validate(seeded)
+    shell = write_spec(text.replace("VERSION", '[sh, -c, "echo sim ${HOME}"]'))
+    assert make_plan(shell).plan.sources.version.startswith("sim /")
+
+
 def gone_soon(word: str, seconds: float = 5.0) -> None:
     """No live process holds ``word`` once a killed one has had time to end (a SIGKILL is
     delivered, not waited for)."""

@@ -441,6 +441,53 @@ def test_a_ledger_with_names_that_clash_still_gives_a_results_file(tmp_path):
     ]
 
 
+def test_a_metric_of_another_kind_than_in_other_tasks_fails_its_task(tmp_path):
+    """One name holds one kind of metric: a number where other tasks give a sample or a
+    breakdown, or named as what results derive from them, was dropped without a word (its
+    tasks counted as NaN or absent, the sample's values shown alone); now it fails its task,
+    and the others stand."""
+    spec = parse_spec(
+        {
+            "name": "k",
+            "model": "busy",
+            "factors": {"kind": ["a", "b", "c", "d", "e", "f"]},
+            "replicates": 1,
+            "seed": 1,
+            "output": str(tmp_path),
+        },
+    )
+    design = Design(spec)
+    returned = {
+        "a": {"wait": [1.0, 2.0, 3.0], "jc": {"short": {"m": 1.0}}},
+        "b": {"wait": 5.0},
+        "c": {"wait_p95": 9.0, "wait_count": 4.0},
+        "d": {"jc": 2.0},
+        "e": {"m_by_jc": 3.0},
+        "f": {"jc": [4.0, 5.0]},
+    }
+    records = {}
+    for task in design.tasks():
+        kind = spec.factors[0].labels[task.cell[0]]
+        metrics = metric_values(returned[kind])
+        records[task.key] = {"key": task.key, "status": "ok", "metrics": metrics}
+    dataset = assemble(design, records, 0.95)
+    failures = failure_table(dataset, design, records)
+    assert dataset["status"].values.ravel().tolist() == [1, 2, 2, 2, 2, 2]
+    assert dataset["wait_count"].values.ravel().tolist()[0] == 3.0
+    assert np.isnan(dataset["wait_count"].values.ravel()[1:]).all()
+    assert dataset["wait_count_nan"].values.tolist() == [0] * 6
+    end = "; a results file cannot hold both"
+    assert dict(zip(failures["kind"].values, failures["failure_error"].values)) == {
+        "b": f"ValueError: metric 'wait' is a number in this task and a sample in others{end}",
+        "c": "ValueError: metric 'wait_p95' has the name of a metric results derive from the "
+        f"sample 'wait' of other tasks (its size or a percentile){end}",
+        "d": f"ValueError: metric 'jc' is a number in this task and a sample in others{end}",
+        "e": "ValueError: metric 'm_by_jc' has the name results give a metric of the "
+        f"breakdown 'jc' of other tasks{end}",
+        "f": f"ValueError: metric 'jc' is a sample in this task and a breakdown in others{end}",
+    }
+
+
 def test_a_results_file_of_many_metrics_is_written_coordinates_first_and_reopens_whole(
     tmp_path,
 ):

@@ -287,6 +287,24 @@ def test_a_sample_is_kept_as_its_size_and_quantiles():
     }
 
 
+@pytest.mark.parametrize("name", ["x@n", "wait@q95", "wait@q0"])
+def test_a_metric_named_as_a_samples_stored_entry_is_refused(name):
+    """A record keeps a sample ``wait`` as ``wait@n`` and ``wait@q0`` to ``wait@q100``: a
+    number returned under such a name was taken for a sample's entry, and assembling the
+    results failed on the quantiles it lacked (KeyError: 'x@q0'), after every task ran."""
+    with pytest.raises(ValueError) as refused:
+        metric_values({"y": 1.0, name: 5.0})
+    assert str(refused.value) == (
+        f"metric name {name!r} has the form of a sample's stored entry (NAME@n, NAME@q<k>); "
+        "rename it"
+    )
+    assert metric_values({"y": 1.0, "x@site": 5.0, "x@nodes": 2.0}) == {
+        "y": 1.0,
+        "x@site": 5.0,
+        "x@nodes": 2.0,
+    }
+
+
 def test_pooled_cdf_weighs_tasks_by_their_sample_size():
     small = np.quantile([0.0, 10.0], QUANTILE_GRID)
     large = np.quantile(np.full(8, 20.0), QUANTILE_GRID)

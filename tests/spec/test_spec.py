@@ -79,6 +79,11 @@ ASKS_THE_MODEL = {
         ("factors: {replicate: [1]}", "factors: 'replicate' is reserved"),
         ("factors: {customers: [1, 2]}", "'customers' is also a fixed parameter"),
         ("factors: {arrival_rate: [0.5, 0.5]}", "factors.arrival_rate: levels repeat"),
+        (
+            "factors: {arrival_rate: {low: 0.5, high: 0.8, also_low: 0.5}}",
+            "factors.arrival_rate: labels 'low' and 'also_low' give the same value 0.5; a "
+            "design runs each level once (one label, or more replicates)",
+        ),
         ("factors: {failure: [1, 2]}", "factors: 'failure' is reserved"),
         ("factors: {seed: [1, 2]}", "factors: 'seed' is reserved"),
         (

@@ -274,3 +274,43 @@ def test_set_aside_twice_in_one_second_keeps_both(tmp_path):
     assert [(n / "results.nc").read_text() for n in names] == ["a", "b", "c"]
     assert [list(Ledger(tmp_path).load()) for _ in names] == [[], [], []]
     assert not (tmp_path / "results.nc").exists()
+
+
+PROGRAM = """
+name: jobs
+model:
+  command: [/bin/sh, -c, "echo y=$0", "JOBS"]
+replicates: 2
+seed: 1
+output: out
+"""
+
+
+def test_status_of_a_folder_whose_results_mean_another_campaign_says_so(
+    write_spec, capsys, tmp_path
+):
+    """The command given another fixed argument (2000 jobs, now 5000): `run` refuses the
+    folder, but `status` said "2 done" and named its results.nc, computed with 2000 jobs,
+    without a word."""
+    spec = write_spec(PROGRAM.replace("JOBS", "2000"))
+    campaign.run(spec, workers=1, progress=False)
+    write_spec(PROGRAM.replace("JOBS", "5000"))
+    assert main(["run", str(spec), "--workers", "1"]) == 2
+    refused = capsys.readouterr().err
+    assert "holds results of a different campaign (command was" in refused
+    assert main(["status", str(spec)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("jobs: 2 tasks: 2 done, 0 failed, 0 missing  (ledger ")
+    assert lines[2].startswith(
+        f"  {tmp_path / 'out'} holds results of a different campaign (command was "
+        "{'command': ['/bin/sh', '-c', 'echo y=$0', '2000'], 'cores': 1, "
+    )
+    assert lines[2].endswith(
+        "): these counts and its results.nc are theirs; `run` refuses the folder until the "
+        "spec means what they do, or the campaign starts afresh (--new; new=True from Python)"
+    )
+    assert "now {'command': ['/bin/sh', '-c', 'echo y=$0', '5000']" in lines[2]
+    assert lines[-1] == f"results: {tmp_path / 'out' / 'results.nc'}"
+    write_spec(PROGRAM.replace("JOBS", "2000"))  # put back: nothing to say
+    assert main(["status", str(spec)]) == 0
+    assert "different campaign" not in capsys.readouterr().out
