@@ -20,6 +20,7 @@ query: a replicate enters only when every pooled cell has a value in it.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -28,7 +29,7 @@ import xarray as xr
 
 from campaign.analysis.breakdown import BREAKDOWN
 from campaign.analysis.query import check_confidence, parse_where, positions, select, typed_level
-from campaign.analysis.stats import few_replicates_warning, t_quantile
+from campaign.analysis.stats import few_replicates_warning, percent, t_quantile
 from campaign.errors import CampaignError, ParameterError
 from campaign.results.assemble import factors_of, metrics_of
 
@@ -187,7 +188,7 @@ def method_text(
 ) -> str:
     """One line saying how the intervals were made (printed above the table); ``why``: what
     pairs the levels of a paired factor (`why_paired`)."""
-    level = f"{confidence:.0%}"
+    level = percent(confidence)
     if paired:
         return (
             f"paired: the levels {why[0]} ({why[1]}), so each interval ({level}, Student t) "
@@ -298,4 +299,21 @@ def notes(result: xr.Dataset) -> list[str]:
         lines.append(
             f"note: {empty} row(s) have {what} (failed, missing or NaN): nothing to compare (nan)"
         )
+    together = int(np.count_nonzero(shown))
+    if together > 1:
+        lines.append(bonferroni_note(together, float(result.attrs.get("confidence", 0.95))))
     return lines
+
+
+def bonferroni_note(intervals: int, confidence: float) -> str:
+    """That ``intervals`` intervals at ``confidence`` each do not all cover at that level at
+    once, and the level that makes them do (Bonferroni, its risk rounded down)."""
+    risk = (1 - confidence) / intervals
+    place = math.floor(math.log10(risk)) - 1  # two significant digits, rounded down
+    each = math.floor(risk / 10.0**place + 1e-9) * 10.0**place  # 0.05 / 5: 0.010, not 0.0099
+    advised = f"{1 - each:.{-place}f}".rstrip("0")
+    level = percent(confidence)
+    return (
+        f"note: the {intervals} rows' intervals are each at {level} on their own; for all "
+        f"{intervals} at once at {level}, use --confidence {advised} (Bonferroni)"
+    )

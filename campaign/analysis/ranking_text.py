@@ -17,6 +17,7 @@ from campaign.analysis.comparison import is_paired, why_paired
 from campaign.analysis.metrics import choose_metrics
 from campaign.analysis.query import parse_where, select
 from campaign.analysis.ranking import LEGEND, degradation, ranking_notes
+from campaign.analysis.stats import percent
 from campaign.errors import BadValue
 from campaign.results.assemble import factors_of
 
@@ -85,7 +86,7 @@ def rank_levels(
     )
     title = (
         f"degradation from the best {factor} (%), mean over {', '.join(metrics)} and over "
-        f"instances ({', '.join(instances) or 'one'}); {confidence:.0%} interval over {over}"
+        f"instances ({', '.join(instances) or 'one'}); {percent(confidence)} interval over {over}"
         f"; best: {best_words(metrics, maximize)}"
     )
     left_out = int(result["D_left_out"].sum())

@@ -30,6 +30,12 @@ def t_quantile(confidence: float, n: np.ndarray) -> np.ndarray:
 FEW_REPLICATES = 5  # below this, an interval rests mostly on the normality assumption
 
 
+def percent(level: float) -> str:
+    """A confidence level in percent with the digits it has: 0.95 "95%", 0.975 "97.5%" (not
+    "98%"), 0.999 "99.9%" (not "100%")."""
+    return f"{round(level * 100, 10):g}%"
+
+
 def few_replicates_warning(fewest: int) -> str | None:
     """The line under a table of intervals, the smallest over ``fewest`` replicates, when
     they are too few for an interval to say much (None otherwise)."""

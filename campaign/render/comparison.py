@@ -6,6 +6,7 @@ from __future__ import annotations
 import xarray as xr
 
 from campaign.analysis.comparison import comparison_table, notes
+from campaign.analysis.stats import percent
 from campaign.render.cells import one_line
 from campaign.render.numbers import bounds, estimate, mean_pm, number, plain, resolving
 from campaign.render.table import Shown, check_format, pivot, pivot_frame, render
@@ -58,7 +59,7 @@ def paper_table(result: xr.Dataset, frame, digits: int | None) -> Shown:
     below = [
         f"{attrs['metric']}: each level of {factor} against {baseline}; difference = level - "
         f"{baseline}, ratio = level / {baseline} (ratio of the means), each ± the half-width "
-        f"of its {attrs['confidence']:.0%} interval",
+        f"of its {percent(attrs['confidence'])} interval",
         attrs["method"],
     ]
     if attrs.get("pooled"):

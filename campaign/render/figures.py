@@ -37,6 +37,7 @@ import xarray as xr  # noqa: E402
 
 from campaign.analysis.metrics import left_out_metrics  # noqa: E402
 from campaign.analysis.query import check_confidence, parse_where, select  # noqa: E402
+from campaign.analysis.stats import percent
 from campaign.errors import CampaignError, ParameterError  # noqa: E402
 from campaign.render.figure_bins import SERIES_BINS, X_BINS, binned  # noqa: E402
 from campaign.render.figure_labels import finish, heading, label_row, literal  # noqa: E402
@@ -279,7 +280,7 @@ class Notes:
         return f"{low} replicates" if low == high else f"{low} to {high} replicates"
 
     def title(self, layout: Layout, baseline: Any, confidence: float) -> str:
-        level = f"{confidence:.0%}"
+        level = percent(confidence)
         what = {
             "mean": f"Mean and {level} interval over {self.replicates()}",
             "difference": f"Difference from {layout.by} = {level_text(baseline)}, "

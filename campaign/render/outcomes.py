@@ -13,6 +13,7 @@ import xarray as xr
 
 from campaign.analysis.metrics import choose_metrics
 from campaign.analysis.query import summary_table
+from campaign.analysis.stats import percent
 from campaign.plan.precision import precision_summary
 from campaign.plan.selection import selection_summary
 from campaign.render.summary import render_summary
@@ -40,7 +41,7 @@ def run_lines(
         # run --where: the cells it ran, not rows of NaN for the levels it left out
         frame = summary_table(dataset, metrics=metrics, where=where or None)
         chosen = f" ({'; '.join(where)})" if where else ""
-        interval = f"mean ± half-width of the {confidence:.0%} confidence interval"
+        interval = f"mean ± half-width of the {percent(confidence)} confidence interval"
         lines += ["", f"Summary{chosen}: {interval}"]
         lines.append(render_summary(frame, metrics, max_rows=40).removesuffix("\n"))
         others = other_metrics_line(dataset, metrics, spec.output)
@@ -55,7 +56,8 @@ def run_lines(
         target = spec.precision.confidence
         if target != confidence:  # a half-width above the target may be one that met it
             lines.append(
-                f"  (the target is on {target:.0%} intervals, the summary shows {confidence:.0%} "
+                f"  (the target is on {percent(target)} intervals, the summary shows "
+                f"{percent(confidence)} "
                 f"ones: `campaign query {spec.output} --confidence {target:g}` shows the target's)"
             )
     if "selection_state" in dataset:

@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from campaign.analysis.query import factor_columns
-from campaign.analysis.stats import few_replicates_warning
+from campaign.analysis.stats import few_replicates_warning, percent
 from campaign.render.numbers import estimate, mean_pm
 from campaign.render.table import Shown, check_format, pivot, pivot_frame, render
 
@@ -42,7 +42,7 @@ def fewest_replicates(frame: pd.DataFrame, metrics: list[str]) -> list[str]:
 def interval_note(confidence: float) -> str:
     """What the numbers of a summary table are."""
     return (
-        f"mean ± half-width of the {confidence:.0%} confidence interval (Student t) over n "
+        f"mean ± half-width of the {percent(confidence)} confidence interval (Student t) over n "
         "replicates"
     )
 

@@ -76,7 +76,8 @@ def test_classes_of_one_task_are_compared_over_the_per_task_differences(results,
 def test_classes_are_ranked_over_paired_replicates_without_a_warning(results, capsys):
     ranking = campaign.rank(results, "cls", ["m"])
     assert ranking.title.endswith(
-        "95% interval over paired replicates (the levels of cls break down one task's result)"
+        "95% interval over paired replicates (the levels of cls break down one task's "
+        "result); best: the smallest value"
     )
     assert not any("not paired" in note for note in ranking.notes)
     # per replicate: each class's degradation from the better one, averaged over s

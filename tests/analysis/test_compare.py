@@ -9,7 +9,7 @@ import xarray as xr
 from scipy import stats
 
 import campaign
-from campaign.analysis.comparison import compare
+from campaign.analysis.comparison import bonferroni_note, compare
 from campaign.cli.main import main
 from campaign.design.tasks import Design, cell_params
 from campaign.errors import CampaignError
@@ -95,10 +95,12 @@ def test_a_paired_comparison_is_over_the_per_replicate_differences(tmp_path, cap
         "10", "0.7", "3", "2", "4", "2", "±", f"{half:.3g}",
         f"[{2 - half:.4g},", f"{2 + half:.4g}]", "2", "[2,", "2]",
     ]  # fmt: skip
-    assert lines[-1] == (
+    assert lines[-2:] == [
         "warning: some intervals rest on 3 replicate(s) (fewer than 5): too few for an "
-        "interval to say much; add replicates"
-    )
+        "interval to say much; add replicates",
+        "note: the 2 rows' intervals are each at 95% on their own; for all 2 at once at 95%, "
+        "use --confidence 0.975 (Bonferroni)",
+    ]
 
 
 def test_an_unpaired_comparison_is_welchs(tmp_path):
@@ -350,3 +352,34 @@ def test_a_row_on_one_replicate_says_it_has_no_interval():
     one = dataset.isel(replicate=[0])
     lines = campaign.table(campaign.compare(one, "s", "a", "y")).splitlines()
     assert lines[-1] == "warning: 2 row(s) rest on 1 replicate, without an interval; add replicates"
+
+
+def test_the_level_the_bonferroni_note_advises_covers_a_family_of_rows_at_once(tmp_path):
+    """400 independent cells in families of 5: at 95% each, all 5 intervals of a family hold
+    the true difference in 0.95^5 = 77% of the families; at the level the note advises
+    (0.99), in 0.99^5 >= 95% of them, as Bonferroni promises."""
+    dataset = analytic_results(tmp_path, "shift")
+    note = bonferroni_note(5, 0.95)
+    assert note == (
+        "note: the 5 rows' intervals are each at 95% on their own; for all 5 at once at 95%, "
+        "use --confidence 0.99 (Bonferroni)"
+    )
+    advised = float(note.split("--confidence ")[1].split()[0])
+    families = CELLS // 5
+    held = {}
+    for level in (0.95, advised):
+        result = compare(dataset, "shift", "base", "y", confidence=level)
+        low, high = (
+            result["difference_low"].values.ravel(),
+            result["difference_high"].values.ravel(),
+        )
+        held[level] = int(((low <= -1) & (-1 <= high)).reshape(families, 5).all(axis=1).sum())
+        expected = stats.binom.interval(0.999, families, level**5)
+        assert expected[0] <= held[level] <= expected[1], (level, held[level])
+    assert held[0.95] < 0.95 * families <= held[advised] + 2  # binomial noise of 80 families
+    shown = campaign.table(compare(dataset, "shift", "base", "y", confidence=0.975))
+    assert "each interval (97.5%, Student t)" in shown  # not "98%"
+    assert shown.splitlines()[-1] == (
+        "note: the 400 rows' intervals are each at 97.5% on their own; for all 400 at once at "
+        "97.5%, use --confidence 0.999938 (Bonferroni)"
+    )
