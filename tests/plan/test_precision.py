@@ -187,6 +187,35 @@ def test_misspelt_precision_metric_of_a_declaring_model_is_refused_by_validate(w
         parse_spec({**data, "precision": precision})
 
 
+@pytest.mark.parametrize(
+    "metric, what",
+    [
+        ("wait", "a sample (a 1-D array per task)"),
+        ("job_class", "a breakdown (numbers per job_class)"),
+    ],
+)
+def test_a_precision_metric_that_is_a_sample_or_breakdown_is_refused_by_validate(
+    write_spec, capsys, metric, what
+):
+    path = write_spec(
+        f"""
+        name: sample-target
+        model: jobs
+        params: {{workload: synthetic, jobs: 50, processors: 16}}
+        precision: {{metrics: [{metric}], half_width: 0.1, max_replicates: 9}}
+        seed: 1
+        output: out
+        """
+    )
+    assert main(["validate", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"campaign: error: {path}: precision.metrics: {metric!r} of model jobs is {what}, "
+        "not one number per task; a target needs a metric with one number per task\n"
+    )
+    assert main(["run", str(path)]) == 2
+    assert not (path.parent / "out").exists()
+
+
 def test_campaign_runs_until_every_interval_meets_the_target(write_spec, scheduler_address, capsys):
     path = write_spec(
         """
