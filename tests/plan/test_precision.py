@@ -3,6 +3,7 @@ enough; the rounds follow from the spec and the stored results alone."""
 
 from __future__ import annotations
 
+import html
 import os
 import sys
 import textwrap
@@ -294,6 +295,25 @@ def test_cells_stopped_at_max_replicates_end_a_successful_campaign(
     ) in out
     assert main(["status", str(path)]) == 0
     assert f"capped: {total} tasks: {total} done, 0 failed, 0 missing" in capsys.readouterr().out
+    # a table of the cell that never met the target says so under it, in every format
+    note = (
+        "1 cell in these rows stopped at max_replicates without meeting the precision target "
+        "(half-width at most 0.2 x |mean| at 95% confidence, for mean_wait): its interval is "
+        "wider than the target (precision_state in results.nc)"
+    )
+    table = campaign.query(ds, ["mean_wait", "max_wait"])
+    assert table.attrs["precision_unmet"] == 1
+    assert main(["query", str(path.parent / "out"), "--metric", "max_wait"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[lines.index(note) - 1].startswith("mean ± half-width of the 95% confidence")
+    assert main(["query", str(path.parent / "out"), "--format", "markdown"]) == 0
+    assert note in capsys.readouterr().out
+    argv = ["query", str(path.parent / "out"), "--where", "arrival_rate=0.1"]
+    assert main(argv) == 0
+    assert "max_replicates" not in capsys.readouterr().out
+    assert main(["report", str(path.parent / "out")]) == 0
+    page = (path.parent / "out" / "report.html").read_text()
+    assert html.escape(note) in page
 
 
 def test_a_target_on_other_intervals_than_the_summarys_is_said_under_it(
