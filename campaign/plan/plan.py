@@ -34,6 +34,7 @@ from campaign.results.ledger_table import records_table
 from campaign.results.names import documented_name, name_clashes
 from campaign.spec.describe import precision_target
 from campaign.spec.load import Spec
+from campaign.spec.program_metrics import DERIVED
 from campaign.store.folder import RESULTS_FILE, aside_folder_name
 from campaign.store.ledger import Ledger
 
@@ -68,6 +69,13 @@ def check_model(spec: Spec) -> Model:
     needed += [("select.metric", spec.selection.metric)] if spec.selection else []
     for key, metric in needed if model.metrics else ():
         documented = documented_name(metric, model.metrics)
+        derived = DERIVED.match(metric)
+        if documented is None and derived and derived["owner"] in model.samples:
+            raise CampaignError(
+                f"{where}{key}: {metric!r} is the size or a percentile of the sample "
+                f"{derived['owner']!r} of model {spec.model}, which results derive from each "
+                "task's sample; a target needs a metric the model returns, one number per task"
+            )
         if documented is None:
             raise CampaignError(
                 f"{where}{key}: {metric!r} is not a metric of model {spec.model}; its metrics: "

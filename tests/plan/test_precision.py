@@ -217,6 +217,27 @@ def test_a_precision_metric_that_is_a_sample_or_breakdown_is_refused_by_validate
     assert not (path.parent / "out").exists()
 
 
+def test_a_precision_metric_derived_from_a_sample_is_refused_in_words_that_say_so(
+    write_spec, capsys
+):
+    path = write_spec(
+        """
+        name: percentile-target
+        model: jobs
+        params: {workload: synthetic, jobs: 50, processors: 16}
+        precision: {metrics: [wait_p95], half_width: 0.1, max_replicates: 9}
+        seed: 1
+        output: out
+        """
+    )
+    assert main(["validate", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"campaign: error: {path}: precision.metrics: 'wait_p95' is the size or a percentile "
+        "of the sample 'wait' of model jobs, which results derive from each task's sample; a "
+        "target needs a metric the model returns, one number per task\n"
+    )
+
+
 def test_campaign_runs_until_every_interval_meets_the_target(write_spec, scheduler_address, capsys):
     path = write_spec(
         """
