@@ -295,6 +295,25 @@ def test_pooled_cdf_weighs_tasks_by_their_sample_size():
     assert cdf[-1] == 1.0 and x[-1] == 20.0
 
 
+def test_a_sample_of_minus_and_plus_infinity_is_pooled_not_left_out():
+    """The rank halfway between -inf and +inf has no value (NaN); the task's other quantiles
+    still place its values: pooled, its -inf are at most any finite x, its +inf none."""
+    from campaign.results.names import sample_quantiles
+
+    infinite = sample_quantiles(np.array([-np.inf, np.inf]))
+    assert np.isnan(infinite[50])
+    finite = sample_quantiles(np.array([1.0, 2.0]))
+    x, cdf = pooled_cdf(np.stack([infinite, finite]), np.array([2, 2]))
+    # F(x) = max{p : q(p) <= x} per task, weighed by size: the -inf task's is 0.49 at every
+    # finite x (exactly 1/2: within the grid's 1/100), the finite one's 0 at 1.0 and 1 at 2.0
+    shares = dict(zip(x.tolist(), cdf.tolist()))
+    assert shares[-np.inf] == pytest.approx(0.49 / 2)
+    assert shares[1.0] == pytest.approx(0.49 / 2)
+    assert shares[1.5] == pytest.approx((0.49 + 0.5) / 2)
+    assert shares[2.0] == pytest.approx((0.49 + 1.0) / 2)
+    assert shares[np.inf] == 1.0
+
+
 def test_spec_percentiles_are_checked(write_spec):
     spec = write_spec("name: a\nmodel: mm1\nseed: 1\nreplicates: 2\npercentiles: [50, 99.5]\n")
     with pytest.raises(CampaignError, match="percentiles: 99.5 is not allowed"):
