@@ -177,6 +177,13 @@ def test_a_samples_cdf_in_panels_per_facet_level_is_each_levels_own_cdf(demo, tm
     # an x axis other than the sample's values is refused in one line
     assert main([*args, "--x", "load"]) == 2
     assert "a sample's CDF has the sample's values on its x axis" in capsys.readouterr().err
+    # a series or panels by what is no factor of the tasks' samples: the option named
+    for option in ("--by", "--facet"):
+        argv = ["plot", str(path), "--metric", "wait", option, "job_class", "--out", str(out)]
+        assert main(argv) == 2
+        assert capsys.readouterr().err == (
+            f"campaign: error: {option} 'job_class' is not a factor; factors: scheduler, load\n"
+        )
 
 
 BLOCKED = """
