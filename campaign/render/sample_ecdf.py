@@ -59,11 +59,7 @@ def plot_ecdf(
     )
     positive = []
     for panel, (key, curves) in zip(axes[0], panels.items()):
-        for (levels, (x, cdf)), (colour, _) in zip(curves, style(len(curves))):
-            panel.step(
-                x, cdf, where="post", color=colour, label=level(levels[0]) if levels else None
-            )
-            positive.extend(x[x > 0])
+        positive.extend(draw_curves(panel, curves))
         if facet:
             panel.set_title(f"{facet} = {level(key)}", fontsize=9)
             literal(panel.title)
@@ -109,3 +105,20 @@ def checked_groups(dataset: xr.Dataset, facet: str | None, by: str | None) -> li
         if name and name not in factors:
             raise BadValue(option, name, f"is not a factor; factors: {', '.join(factors)}")
     return [name for name in (facet, by) if name]
+
+
+NO_VALUES = "no values: no finished task with a sample"
+
+
+def draw_curves(panel, curves: list) -> list[float]:
+    """Each curve's steps on ``panel``, labelled by its level; a level without values says so
+    in its label (a panel without any, in its middle). The positive values drawn."""
+    positive = []
+    for (levels, (x, cdf)), (colour, _) in zip(curves, style(len(curves))):
+        label = f"{level(levels[0])}{'' if x.size else ' (no values)'}" if levels else None
+        panel.step(x, cdf, where="post", color=colour, label=label)
+        positive.extend(x[x > 0])
+    if not any(x.size for _, (x, _) in curves):
+        note = panel.text(0.5, 0.5, NO_VALUES, ha="center", va="center", transform=panel.transAxes)
+        literal(note)
+    return positive

@@ -321,6 +321,35 @@ def test_a_sample_of_minus_and_plus_infinity_is_pooled_not_left_out():
     assert shares[np.inf] == 1.0
 
 
+def test_a_samples_cdf_says_which_levels_have_no_values():
+    """A level whose tasks all failed has no curve: its legend entry says so, and a panel
+    with no values at all says so in its middle."""
+    from campaign.results.names import sample_quantiles
+
+    quantiles = np.stack(
+        [
+            [sample_quantiles(np.array([1.0, 2.0, 3.0]))] * 2,
+            [np.full(QUANTILE_GRID.size, np.nan)] * 2,
+        ]
+    )
+    samples = xr.Dataset(
+        {
+            "wait": (("kind", "replicate", "quantile"), quantiles),
+            "status": (("kind", "replicate"), np.array([[1, 1], [2, 2]], dtype=np.int8)),
+            "wait_count": (("kind", "replicate"), np.array([[3.0, 3.0], [np.nan, np.nan]])),
+        },
+        coords={"kind": ["a", "b"], "replicate": [0, 1], "quantile": QUANTILE_GRID},
+    )
+    figure = plot_ecdf(samples, "wait", by="kind")
+    assert figure.axes[0].get_legend_handles_labels()[1] == ["a", "b (no values)"]
+    assert [text.get_text() for text in figure.axes[0].texts] == []
+    panels = plot_ecdf(samples, "wait", facet="kind")
+    assert [[text.get_text() for text in panel.texts] for panel in panels.axes] == [
+        [],
+        ["no values: no finished task with a sample"],
+    ]
+
+
 def test_spec_percentiles_are_checked(write_spec):
     spec = write_spec("name: a\nmodel: mm1\nseed: 1\nreplicates: 2\npercentiles: [50, 99.5]\n")
     with pytest.raises(CampaignError, match="percentiles: 99.5 is not allowed"):
