@@ -28,8 +28,10 @@ def pooled_cdf(quantiles: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, n
     its values x (every stored quantile, sorted) and F(x); tasks with no values are left out."""
     quantiles = np.asarray(quantiles, dtype=np.float64).reshape(-1, quantiles.shape[-1])
     counts = np.asarray(counts, dtype=np.float64).ravel()
-    keep = (counts > 0) & ~np.isnan(quantiles).any(axis=1)
-    quantiles, counts = quantiles[keep], counts[keep]
+    keep = (counts > 0) & ~np.isnan(quantiles).all(axis=1)
+    # a NaN quantile lies halfway between -inf and +inf (`sample_quantiles`): +inf there keeps
+    # the row sorted, and its task in the pooled CDF within the resolution
+    quantiles, counts = np.where(np.isnan(quantiles[keep]), np.inf, quantiles[keep]), counts[keep]
     if not counts.size:
         return np.array([]), np.array([])
     grid = np.linspace(0.0, 1.0, quantiles.shape[1])

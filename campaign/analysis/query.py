@@ -13,7 +13,7 @@ import pandas as pd
 import xarray as xr
 
 from campaign.analysis.stats import pooled
-from campaign.analysis.unfinished import ROUNDS, unfinished_tasks
+from campaign.analysis.unfinished import PRECISION_STATE, ROUNDS, unfinished_tasks
 from campaign.design.points import POINT
 from campaign.errors import CampaignError, ParameterError
 from campaign.results.assemble import factors_of, metric_arrays, metrics_of, point_factors_of
@@ -280,10 +280,11 @@ def summary_table(
     # only the variables needed, each read once: linear in the number of metrics
     absent = [f"{m}_absent" for m in metrics if f"{m}_absent" in dataset.variables]
     rounds = [name for name in ROUNDS if name in dataset.variables]
+    flags = [*rounds, *[PRECISION_STATE] * (PRECISION_STATE in dataset.variables)]
     needed = xr.Dataset(metric_arrays(dataset, [*metrics, "status", *absent]))
-    needed = needed.assign({name: dataset[name].variable for name in rounds})
+    needed = needed.assign({name: dataset[name].variable for name in flags})
     selected = select(needed, parse_where(dataset, where or []))
-    unfinished = unfinished_tasks(selected, rounds)
+    unfinished = unfinished_tasks(selected, rounds, dataset)
     arrays = metric_arrays(selected, [*metrics, "status", *absent])
     finished = arrays.pop("status") == STATUS_OK
     columns = {}

@@ -9,18 +9,39 @@ import xarray as xr
 from campaign.results.status import STATUS_FAILED, STATUS_MISSING
 
 ROUNDS = ("precision_replicates", "selection_replicates")  # a cell's replicates, when they vary
+PRECISION_STATE, AT_MAX = "precision_state", 2  # a cell stopped at max_replicates, target unmet
 
 
-def unfinished_tasks(selected: xr.Dataset, rounds: list[str]) -> dict[str, int]:
+def unfinished_tasks(
+    selected: xr.Dataset, rounds: list[str], results: xr.Dataset
+) -> dict[str, int | str]:
     """The failed and the missing tasks of the cells queried (``tasks_failed``,
     ``tasks_missing``) in ``selected`` (their ``status``). With a precision target or a
     selection, a cell's tasks are its replicates so far (the variable named in ``rounds``),
-    not the padding past them."""
+    not the padding past them; with a precision target, also the cells that never met it
+    (`precision_unmet`)."""
     status = selected["status"]
-    return {
+    counts = {
         "tasks_failed": int((status == STATUS_FAILED).sum()),
         "tasks_missing": int(not_run(selected, rounds).sum()),
     }
+    return counts | precision_unmet(selected, results)
+
+
+def precision_unmet(selected: xr.Dataset, results: xr.Dataset) -> dict[str, int | str]:
+    """With a precision target: the cells of ``selected`` that stopped at max_replicates
+    without meeting it (``precision_unmet``), and the target (``precision_target``, from
+    ``results``' ``precision_met``), so that a table of their intervals can say so."""
+    if PRECISION_STATE not in selected.variables or "precision_met" not in results.variables:
+        return {}
+    attrs = results["precision_met"].attrs
+    confidence = float(attrs.get("confidence", 0.95))
+    target = (
+        f"half-width at most {attrs.get('target_half_width', '?')} at {confidence:.0%} "
+        f"confidence, for {', '.join(str(attrs.get('metrics', '')).split())}"
+    )
+    unmet = int((selected[PRECISION_STATE] == AT_MAX).sum())
+    return {"precision_unmet": unmet, "precision_target": target}
 
 
 def not_run(selected: xr.Dataset, rounds: list[str]) -> xr.DataArray:

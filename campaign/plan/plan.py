@@ -22,7 +22,7 @@ from campaign.analysis.stats import Rounds
 from campaign.design.tasks import Design, cell_params, iter_cells
 from campaign.errors import CampaignError, ParameterError
 from campaign.models import check_params, load_model
-from campaign.models.contract import Model
+from campaign.models.contract import BREAKDOWN, SAMPLE, Model
 from campaign.plan.command_declaration import command_declaration
 from campaign.plan.precision import precision_progress, precision_summary
 from campaign.plan.program_sources import command_sources
@@ -34,6 +34,7 @@ from campaign.results.ledger_table import records_table
 from campaign.results.names import documented_name, name_clashes
 from campaign.spec.describe import precision_target
 from campaign.spec.load import Spec
+from campaign.spec.program_metrics import DERIVED
 from campaign.store.folder import RESULTS_FILE, aside_folder_name
 from campaign.store.identity import identity_difference
 from campaign.store.ledger import Ledger
@@ -68,11 +69,22 @@ def check_model(spec: Spec) -> Model:
     needed = [("precision.metrics", m) for m in (spec.precision.metrics if spec.precision else ())]
     needed += [("select.metric", spec.selection.metric)] if spec.selection else []
     for key, metric in needed if model.metrics else ():
-        if documented_name(metric, model.metrics) is None:
+        documented = documented_name(metric, model.metrics)
+        derived = DERIVED.match(metric)
+        if documented is None and derived and derived["owner"] in model.samples:
+            raise CampaignError(
+                f"{where}{key}: {metric!r} is the size or a percentile of the sample "
+                f"{derived['owner']!r} of model {spec.model}, which results derive from each "
+                "task's sample; a target needs a metric the model returns, one number per task"
+            )
+        if documented is None:
             raise CampaignError(
                 f"{where}{key}: {metric!r} is not a metric of model {spec.model}; its metrics: "
                 f"{', '.join(model.metrics)}"
             )
+        not_a_number = per_task_problem(metric, model.metrics[documented])
+        if not_a_number:
+            raise CampaignError(f"{where}{key}: {metric!r} of model {spec.model} {not_a_number}")
     if model.checks:
         for cell in iter_cells(spec):
             try:
@@ -82,6 +94,19 @@ def check_model(spec: Spec) -> Model:
                 cell_text = f" (cell {levels})" if levels else ""
                 raise CampaignError(f"{where}params{cell_text}: {error}") from None
     return model
+
+
+def per_task_problem(metric: str, declared: Mapping[str, Any]) -> str | None:
+    """Why a declared metric cannot be judged by a precision target or a selection, which
+    need one number per task: it is a sample or a breakdown (None when it is a number)."""
+    kind = declared.get("kind")
+    if kind == SAMPLE:
+        what = "a sample (a 1-D array per task)"
+    elif kind == BREAKDOWN:
+        what = f"a breakdown (numbers per {metric})"
+    else:
+        return None
+    return f"is {what}, not one number per task; a target needs a metric with one number per task"
 
 
 def check_declared_metrics(spec: Spec, declared: Mapping[str, Any] | None) -> None:

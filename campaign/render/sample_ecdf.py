@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import xarray as xr  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
-from campaign.errors import ParameterError  # noqa: E402
+from campaign.errors import BadValue, ParameterError  # noqa: E402
 from campaign.render.figure_labels import literal  # noqa: E402
 from campaign.render.figure_ticks import tick_text  # noqa: E402
 from campaign.render.figures import spans_decades, style  # noqa: E402
@@ -37,8 +37,8 @@ def plot_ecdf(
 
     if facet and facet == by:
         raise ParameterError(f"{{facet}} {facet!r} is already the series ({{by}})", "facet")
+    groups = checked_groups(dataset, facet, by)
     selection = parse_where(dataset, where or [])
-    groups = [name for name in (facet, by) if name]
     try:
         cdfs = cell_cdfs(dataset, sample, groups, selection)
     except ValueError as error:
@@ -59,11 +59,7 @@ def plot_ecdf(
     )
     positive = []
     for panel, (key, curves) in zip(axes[0], panels.items()):
-        for (levels, (x, cdf)), (colour, _) in zip(curves, style(len(curves))):
-            panel.step(
-                x, cdf, where="post", color=colour, label=level(levels[0]) if levels else None
-            )
-            positive.extend(x[x > 0])
+        positive.extend(draw_curves(panel, curves))
         if facet:
             panel.set_title(f"{facet} = {level(key)}", fontsize=9)
             literal(panel.title)
@@ -100,3 +96,29 @@ def plot_ecdf(
         literal(*legend.get_texts(), legend.get_title())
     literal(heading, axes[0][0].yaxis.label)
     return figure
+
+
+def checked_groups(dataset: xr.Dataset, facet: str | None, by: str | None) -> list[str]:
+    """The factors of the panels and of the series, each a factor of the tasks' samples."""
+    factors = factors_of(dataset)
+    for option, name in (("facet", facet), ("by", by)):
+        if name and name not in factors:
+            raise BadValue(option, name, f"is not a factor; factors: {', '.join(factors)}")
+    return [name for name in (facet, by) if name]
+
+
+NO_VALUES = "no values: no finished task with a sample"
+
+
+def draw_curves(panel, curves: list) -> list[float]:
+    """Each curve's steps on ``panel``, labelled by its level; a level without values says so
+    in its label (a panel without any, in its middle). The positive values drawn."""
+    positive = []
+    for (levels, (x, cdf)), (colour, _) in zip(curves, style(len(curves))):
+        label = f"{level(levels[0])}{'' if x.size else ' (no values)'}" if levels else None
+        panel.step(x, cdf, where="post", color=colour, label=label)
+        positive.extend(x[x > 0])
+    if not any(x.size for _, (x, _) in curves):
+        note = panel.text(0.5, 0.5, NO_VALUES, ha="center", va="center", transform=panel.transAxes)
+        literal(note)
+    return positive

@@ -49,7 +49,9 @@ def interval_note(confidence: float) -> str:
 
 def unfinished_notes(frame: pd.DataFrame) -> list[str]:
     """The queried cells' tasks that are not in the means: failed or not run (a query's
-    ``tasks_failed`` and ``tasks_missing``), and why results.nc lacks some (``incomplete``)."""
+    ``tasks_failed`` and ``tasks_missing``), why results.nc lacks some (``incomplete``), and
+    the cells that stopped at max_replicates short of a precision target
+    (``precision_unmet``)."""
     failed, missing = frame.attrs.get("tasks_failed", 0), frame.attrs.get("tasks_missing", 0)
     notes = []
     parts = [f"{failed} tasks failed"] * bool(failed)
@@ -61,6 +63,18 @@ def unfinished_notes(frame: pd.DataFrame) -> list[str]:
         )
     if frame.attrs.get("incomplete"):
         notes.append(f"results.nc {frame.attrs['incomplete']}")
+    unmet = frame.attrs.get("precision_unmet", 0)
+    if unmet:
+        cells, its = (
+            ("1 cell", "its interval is")
+            if unmet == 1
+            else (f"{unmet} cells", "their intervals are")
+        )
+        notes.append(
+            f"{cells} in these rows stopped at max_replicates without meeting the precision "
+            f"target ({frame.attrs['precision_target']}): {its} wider than the target "
+            "(precision_state in results.nc)"
+        )
     return notes
 
 

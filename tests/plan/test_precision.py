@@ -3,6 +3,7 @@ enough; the rounds follow from the spec and the stored results alone."""
 
 from __future__ import annotations
 
+import html
 import os
 import sys
 import textwrap
@@ -187,6 +188,56 @@ def test_misspelt_precision_metric_of_a_declaring_model_is_refused_by_validate(w
         parse_spec({**data, "precision": precision})
 
 
+@pytest.mark.parametrize(
+    "metric, what",
+    [
+        ("wait", "a sample (a 1-D array per task)"),
+        ("job_class", "a breakdown (numbers per job_class)"),
+    ],
+)
+def test_a_precision_metric_that_is_a_sample_or_breakdown_is_refused_by_validate(
+    write_spec, capsys, metric, what
+):
+    path = write_spec(
+        f"""
+        name: sample-target
+        model: jobs
+        params: {{workload: synthetic, jobs: 50, processors: 16}}
+        precision: {{metrics: [{metric}], half_width: 0.1, max_replicates: 9}}
+        seed: 1
+        output: out
+        """
+    )
+    assert main(["validate", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"campaign: error: {path}: precision.metrics: {metric!r} of model jobs is {what}, "
+        "not one number per task; a target needs a metric with one number per task\n"
+    )
+    assert main(["run", str(path)]) == 2
+    assert not (path.parent / "out").exists()
+
+
+def test_a_precision_metric_derived_from_a_sample_is_refused_in_words_that_say_so(
+    write_spec, capsys
+):
+    path = write_spec(
+        """
+        name: percentile-target
+        model: jobs
+        params: {workload: synthetic, jobs: 50, processors: 16}
+        precision: {metrics: [wait_p95], half_width: 0.1, max_replicates: 9}
+        seed: 1
+        output: out
+        """
+    )
+    assert main(["validate", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"campaign: error: {path}: precision.metrics: 'wait_p95' is the size or a percentile "
+        "of the sample 'wait' of model jobs, which results derive from each task's sample; a "
+        "target needs a metric the model returns, one number per task\n"
+    )
+
+
 def test_campaign_runs_until_every_interval_meets_the_target(write_spec, scheduler_address, capsys):
     path = write_spec(
         """
@@ -265,6 +316,25 @@ def test_cells_stopped_at_max_replicates_end_a_successful_campaign(
     ) in out
     assert main(["status", str(path)]) == 0
     assert f"capped: {total} tasks: {total} done, 0 failed, 0 missing" in capsys.readouterr().out
+    # a table of the cell that never met the target says so under it, in every format
+    note = (
+        "1 cell in these rows stopped at max_replicates without meeting the precision target "
+        "(half-width at most 0.2 x |mean| at 95% confidence, for mean_wait): its interval is "
+        "wider than the target (precision_state in results.nc)"
+    )
+    table = campaign.query(ds, ["mean_wait", "max_wait"])
+    assert table.attrs["precision_unmet"] == 1
+    assert main(["query", str(path.parent / "out"), "--metric", "max_wait"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[lines.index(note) - 1].startswith("mean ± half-width of the 95% confidence")
+    assert main(["query", str(path.parent / "out"), "--format", "markdown"]) == 0
+    assert note in capsys.readouterr().out
+    argv = ["query", str(path.parent / "out"), "--where", "arrival_rate=0.1"]
+    assert main(argv) == 0
+    assert "max_replicates" not in capsys.readouterr().out
+    assert main(["report", str(path.parent / "out")]) == 0
+    page = (path.parent / "out" / "report.html").read_text()
+    assert html.escape(note) in page
 
 
 def test_a_target_on_other_intervals_than_the_summarys_is_said_under_it(

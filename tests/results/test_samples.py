@@ -177,6 +177,13 @@ def test_a_samples_cdf_in_panels_per_facet_level_is_each_levels_own_cdf(demo, tm
     # an x axis other than the sample's values is refused in one line
     assert main([*args, "--x", "load"]) == 2
     assert "a sample's CDF has the sample's values on its x axis" in capsys.readouterr().err
+    # a series or panels by what is no factor of the tasks' samples: the option named
+    for option in ("--by", "--facet"):
+        argv = ["plot", str(path), "--metric", "wait", option, "job_class", "--out", str(out)]
+        assert main(argv) == 2
+        assert capsys.readouterr().err == (
+            f"campaign: error: {option} 'job_class' is not a factor; factors: scheduler, load\n"
+        )
 
 
 BLOCKED = """
@@ -311,6 +318,54 @@ def test_pooled_cdf_weighs_tasks_by_their_sample_size():
     x, cdf = pooled_cdf(np.stack([small, large]), np.array([2, 8]))
     assert cdf[np.searchsorted(x, 10.0)] == pytest.approx(0.2)
     assert cdf[-1] == 1.0 and x[-1] == 20.0
+
+
+def test_a_sample_of_minus_and_plus_infinity_is_pooled_not_left_out():
+    """The rank halfway between -inf and +inf has no value (NaN); the task's other quantiles
+    still place its values: pooled, its -inf are at most any finite x, its +inf none."""
+    from campaign.results.names import sample_quantiles
+
+    infinite = sample_quantiles(np.array([-np.inf, np.inf]))
+    assert np.isnan(infinite[50])
+    finite = sample_quantiles(np.array([1.0, 2.0]))
+    x, cdf = pooled_cdf(np.stack([infinite, finite]), np.array([2, 2]))
+    # F(x) = max{p : q(p) <= x} per task, weighed by size: the -inf task's is 0.49 at every
+    # finite x (exactly 1/2: within the grid's 1/100), the finite one's 0 at 1.0 and 1 at 2.0
+    shares = dict(zip(x.tolist(), cdf.tolist()))
+    assert shares[-np.inf] == pytest.approx(0.49 / 2)
+    assert shares[1.0] == pytest.approx(0.49 / 2)
+    assert shares[1.5] == pytest.approx((0.49 + 0.5) / 2)
+    assert shares[2.0] == pytest.approx((0.49 + 1.0) / 2)
+    assert shares[np.inf] == 1.0
+
+
+def test_a_samples_cdf_says_which_levels_have_no_values():
+    """A level whose tasks all failed has no curve: its legend entry says so, and a panel
+    with no values at all says so in its middle."""
+    from campaign.results.names import sample_quantiles
+
+    quantiles = np.stack(
+        [
+            [sample_quantiles(np.array([1.0, 2.0, 3.0]))] * 2,
+            [np.full(QUANTILE_GRID.size, np.nan)] * 2,
+        ]
+    )
+    samples = xr.Dataset(
+        {
+            "wait": (("kind", "replicate", "quantile"), quantiles),
+            "status": (("kind", "replicate"), np.array([[1, 1], [2, 2]], dtype=np.int8)),
+            "wait_count": (("kind", "replicate"), np.array([[3.0, 3.0], [np.nan, np.nan]])),
+        },
+        coords={"kind": ["a", "b"], "replicate": [0, 1], "quantile": QUANTILE_GRID},
+    )
+    figure = plot_ecdf(samples, "wait", by="kind")
+    assert figure.axes[0].get_legend_handles_labels()[1] == ["a", "b (no values)"]
+    assert [text.get_text() for text in figure.axes[0].texts] == []
+    panels = plot_ecdf(samples, "wait", facet="kind")
+    assert [[text.get_text() for text in panel.texts] for panel in panels.axes] == [
+        [],
+        ["no values: no finished task with a sample"],
+    ]
 
 
 def test_spec_percentiles_are_checked(write_spec):
