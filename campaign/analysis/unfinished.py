@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
+from campaign.analysis.stats import percent
 from campaign.results.status import STATUS_FAILED, STATUS_MISSING
 
 ROUNDS = ("precision_replicates", "selection_replicates")  # a cell's replicates, when they vary
@@ -37,7 +38,7 @@ def precision_unmet(selected: xr.Dataset, results: xr.Dataset) -> dict[str, int 
     attrs = results["precision_met"].attrs
     confidence = float(attrs.get("confidence", 0.95))
     target = (
-        f"half-width at most {attrs.get('target_half_width', '?')} at {confidence:.0%} "
+        f"half-width at most {attrs.get('target_half_width', '?')} at {percent(confidence)} "
         f"confidence, for {', '.join(str(attrs.get('metrics', '')).split())}"
     )
     unmet = int((selected[PRECISION_STATE] == AT_MAX).sum())
