@@ -14,21 +14,10 @@ import campaign.api.files
 from campaign.errors import CampaignError
 from campaign.results.unreplaced import unreplaced
 from tests.conftest import finished_campaign
+from tests.render.test_export import SPEC
 
-SPEC = """
-name: replaced
-model: mm1
-params: {customers: 200, fail_above: 1.0}
-factors:
-  arrival_rate: [0.5, 0.7]
-  service_rate: {fast: 2.0, slow: 1.0}
-replicates: 5
-seed: SEED
-output: out
-"""
-
-first = finished_campaign("replaced-3", SPEC.replace("SEED", "3"))
-second = finished_campaign("replaced-4", SPEC.replace("SEED", "4"))
+first = finished_campaign("replaced-3", SPEC)  # an M/M/1 campaign where some tasks fail
+second = finished_campaign("replaced-4", SPEC.replace("seed: 3", "seed: 4"))
 
 
 def test_an_export_replaced_midway_is_made_again_from_the_new_file(

@@ -71,11 +71,7 @@ def busy_cores(schedule: Schedule, cores: int) -> tuple[np.ndarray, np.ndarray]:
             held[job] = taken
             for core in taken:
                 busy[core // cores] += 1
-        if when == times[-1]:
-            counts[-1] = busy.copy()
-        else:
-            times.append(when)
-            counts.append(busy.copy())
+        _step(times, counts, when, busy)
     return np.asarray(times), np.asarray(counts)
 
 
@@ -96,12 +92,18 @@ def _executing_cores(schedule: Schedule, cores: int) -> tuple[np.ndarray, np.nda
     counts = [busy.copy()]
     for when, delta, processor in events:
         busy[processor] += delta
-        if when == times[-1]:
-            counts[-1] = busy.copy()
-        else:
-            times.append(when)
-            counts.append(busy.copy())
+        _step(times, counts, when, busy)
     return np.asarray(times), np.asarray(counts)
+
+
+def _step(times: list[float], counts: list[np.ndarray], when: float, busy: np.ndarray) -> None:
+    """The busy cores per processor from ``when`` on: a new step, or the last one's counts
+    replaced when it began at the same instant."""
+    if when == times[-1]:
+        counts[-1] = busy.copy()
+    else:
+        times.append(when)
+        counts.append(busy.copy())
 
 
 def energy_metrics(
