@@ -24,6 +24,23 @@ def test_window_by_jobs_from_the_start():
     assert window(w, jobs=3).submit.tolist() == [0, 1, 2]
 
 
+def test_a_window_of_more_jobs_than_are_left_is_refused():
+    """5 jobs left and 6 asked: 5 would run under the name of 6, and a random window would
+    replay the same 5 in every replicate; a cap beside ``days`` stays a cap."""
+    w = jobs([0, 1, 2, 3, 4])
+    message = (
+        "parameter 'jobs' 6: only 5 jobs are left to simulate (after cleaning and the "
+        "warm-up, offsets or skips); ask for at most that, or leave 'jobs' out to simulate "
+        "them all"
+    )
+    for start in ("start", "random"):
+        with pytest.raises(ValueError) as refused:
+            window(w, jobs=6, start=start, rng=np.random.default_rng(1))
+        assert str(refused.value) == message
+    assert len(window(w, jobs=5)) == 5
+    assert len(window(w, jobs=6, days=1)) == 5  # at most 6 in a day
+
+
 def test_window_by_days():
     w = jobs([0, 0.4 * DAY, 0.9 * DAY, 1.2 * DAY, 3 * DAY])
     assert window(w, days=1).submit.tolist() == [0, 0.4 * DAY, 0.9 * DAY]

@@ -130,7 +130,7 @@ PARAMS = Params(
         "jobs",
         Integer(1),
         None,
-        "number of jobs (horizon of a mix, or extract length of a trace)",
+        "number of jobs (horizon of a mix, or extract length of a trace: at most those left)",
         default_text="all (a mix: those of 'days')",
     ),
     Param(

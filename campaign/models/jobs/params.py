@@ -129,7 +129,7 @@ PARAMS = Params(
         "jobs",
         Integer(1),
         None,
-        "jobs to simulate (after cleaning)",
+        "jobs to simulate (after cleaning; at most those left: more is refused)",
         default_text="synthetic 1000; randomized, probabilistic 50000; a trace: all",
     ),
     Param(

@@ -158,6 +158,12 @@ def window(
     n = len(workload)
     if jobs is None and days is None:
         return workload
+    if days is None and 0 < n < int(jobs):  # fewer would run; a random window never moves
+        raise ValueError(
+            f"parameter 'jobs' {int(jobs)}: only {n} jobs are left to simulate (after cleaning "
+            "and the warm-up, offsets or skips); ask for at most that, or leave 'jobs' out to "
+            "simulate them all"
+        )
     if start not in ("start", "random"):
         raise ValueError(f"window start must be 'start' or 'random', got {start!r}")
     if days is not None:
