@@ -274,9 +274,10 @@ class Notes:
         self.counts += [int(c) for c in np.ravel(counts) if np.isfinite(c)]
 
     def replicates(self) -> str:
-        if not self.counts:
+        drawn = [count for count in self.counts if count > 0]
+        if not drawn:
             return "no replicates"
-        low, high = min(self.counts), max(self.counts)
+        low, high = min(drawn), max(drawn)
         return f"{low} replicates" if low == high else f"{low} to {high} replicates"
 
     def title(self, layout: Layout, baseline: Any, confidence: float) -> str:
@@ -302,6 +303,9 @@ class Notes:
             what += f"; {each}mean over {' and '.join(over)}"
         if self.bins:
             what += f" ({'; '.join(self.bins)})"
+        empty = self.counts.count(0)  # points without a value: no panel shows them
+        if empty:
+            what += f"; {empty} point{'s' * (empty > 1)} without values not drawn"
         return what
 
 

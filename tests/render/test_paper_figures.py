@@ -124,6 +124,22 @@ def test_a_pooled_factor_is_named_and_labels_carry_no_unit_of_one(paper_results)
     plt.close(figure)
 
 
+def test_points_without_values_are_counted_in_the_title(paper_results):
+    """Every task of one cell has no value (as when it failed or never ran): its point is not
+    drawn, the title says so, and the replicates it states are those of the points drawn."""
+    dataset = campaign.open_results(paper_results).copy(deep=True)
+    dataset["utilization"].loc[{"arrival_rate": 0.9, "service_rate": "fast"}] = np.nan
+    figure = plot(dataset, "utilization", x="arrival_rate", where={"arrival_rate": [0.3, 0.9]})
+    assert figure.get_suptitle() == (
+        "Mean and 95% interval over 6 replicates; 1 point without values not drawn"
+    )
+    plt.close(figure)
+    figure = plot(dataset, "utilization", kind="box", x="arrival_rate", by="service_rate")
+    assert figure.get_suptitle().endswith("; 1 point without values not drawn")
+    assert not figure.get_suptitle().startswith("0")  # not "0 to 6 replicates"
+    plt.close(figure)
+
+
 def test_paired_differences_are_the_intervals_compare_computes(paper_results):
     dataset = campaign.open_results(paper_results)
     figure = plot(
