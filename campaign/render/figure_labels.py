@@ -13,9 +13,11 @@ from campaign.render.figure_ticks import level_ticks
 from campaign.render.numbers import level
 
 
-def heading(figure, text: str, width: float) -> None:
-    """The figure's title, wrapped to its width."""
+def heading(figure, text: str, width: float, beside_legend: bool = False) -> None:
+    """The figure's title, wrapped to its width (to three quarters of it ``beside_legend``,
+    one at the top right, which a wider title would run into)."""
     title = figure.suptitle(text)
+    width = width * 0.75 if beside_legend else width
     title.set_text(wrapped_title(text, width, title.get_fontsize()))
     literal(title)
 
@@ -50,8 +52,9 @@ def fitting(inches: float, points: float) -> int:
     return max(16, int((inches - 0.5) * 72 / (points * 0.55)))
 
 
-def finish(figure, grid, data, layout: Layout, handles, legend_right, numeric) -> None:
-    """Category ticks, x labels on the bottom row only, and one legend for the figure."""
+def finish(figure, grid, data, layout: Layout, handles, legend_right, numeric) -> bool:
+    """Category ticks, x labels on the bottom row only, and one legend for the figure;
+    whether that legend is at the top right (`heading` keeps the title clear of it)."""
     rows = len(grid)
     for r, row in enumerate(grid):
         for axes in row:
@@ -63,7 +66,7 @@ def finish(figure, grid, data, layout: Layout, handles, legend_right, numeric) -
                 integer = data[layout.x].dtype.kind in "iu"
                 level_ticks(axes.xaxis, factor_levels(data, layout.x), integer)
     if not layout.by or not handles:
-        return
+        return False
     names = [h.get_label() for h in handles]
     if legend_right:
         legend = figure.legend(
@@ -76,6 +79,7 @@ def finish(figure, grid, data, layout: Layout, handles, legend_right, numeric) -
             title=layout.by,
         )  # fmt: skip
     literal(*legend.get_texts(), legend.get_title())
+    return legend_right
 
 
 def category_ticks(axes, levels: list) -> None:

@@ -176,9 +176,9 @@ def plot(
                     literal(axes.title)
             scale_axes(grid[row], layout, log, numeric, data)
             label_row(grid[row], dataset[metric].attrs, metric, layout, formula, figsize)
-        finish(figure, grid, data, layout, handles, legend_right, numeric)
+        beside = finish(figure, grid, data, layout, handles, legend_right, numeric)
         if title:
-            heading(figure, notes.title(layout, baseline, confidence), figsize[0])
+            heading(figure, notes.title(layout, baseline, confidence), figsize[0], beside)
     made_from(figure, dataset.attrs)
     return figure
 
@@ -274,10 +274,10 @@ class Notes:
         self.counts += [int(c) for c in np.ravel(counts) if np.isfinite(c)]
 
     def replicates(self) -> str:
-        drawn = [count for count in self.counts if count > 0]
-        if not drawn:
-            return "no replicates"
+        drawn = [count for count in self.counts if count > 0] or [0]
         low, high = min(drawn), max(drawn)
+        if not high:
+            return "no replicates"
         return f"{low} replicates" if low == high else f"{low} to {high} replicates"
 
     def title(self, layout: Layout, baseline: Any, confidence: float) -> str:
