@@ -139,7 +139,7 @@ def paths(value: Any, parameter: str) -> list[Any]:
 
 
 def names(value: Any, parameter: str) -> list[str] | None:
-    """A name or a list of names, as a list (None stays None)."""
+    """A name or a list of distinct names, as a list (None stays None)."""
     if value is None:
         return None
     if isinstance(value, str):
@@ -149,6 +149,11 @@ def names(value: Any, parameter: str) -> list[str] | None:
     listed = list(value)
     if not all(isinstance(item, str) for item in listed):
         raise refused(parameter, "a name or a list of names (strings)", value)
+    twice = next((item for i, item in enumerate(listed) if item in listed[:i]), None)
+    if twice is not None:
+        raise ParameterError(
+            f"{{{parameter}}} names {twice!r} twice; give each name once", parameter
+        )
     return listed
 
 

@@ -264,3 +264,19 @@ def test_library_errors_name_parameters_and_the_command_line_its_options(results
     )
     argv = ["run", spec, "--scheduler", "tcp://h:1", "--cluster", "c.yaml"]
     assert refused(capsys, *argv) == "give --scheduler or --cluster, not both"
+
+
+def test_a_name_given_twice_is_refused_not_shown_twice(results, capsys):
+    """``--by load --by load`` made a table with the column twice (and the API's DataFrame
+    two columns of one name); ``--metric m --metric m`` showed the metric twice."""
+    by = "by names 'arrival_rate' twice; give each name once"
+    assert python_error(lambda: campaign.query(results, by=["arrival_rate"] * 2)) == by
+    argv = ["query", str(results), "--by", "arrival_rate", "--by", "arrival_rate"]
+    assert refused(capsys, *argv) == "--" + by
+    metrics = "metrics names 'mean_wait' twice; give each name once"
+    assert python_error(lambda: campaign.query(results, metrics=["mean_wait"] * 2)) == metrics
+    argv = ["query", str(results), "--metric", "mean_wait", "--metric", "mean_wait"]
+    assert refused(capsys, *argv) == "--metric names 'mean_wait' twice; give each name once"
+    argv = ["compare", str(results), "--factor", "service_rate", "--baseline", "fast"]
+    argv += ["--metric", "mean_wait"]
+    assert refused(capsys, *argv, "--by", "arrival_rate", "--by", "arrival_rate") == "--" + by

@@ -391,3 +391,20 @@ def test_a_results_file_gives_back_the_numbers_its_spec_file_gave(tmp_path):
     assert data.arrival_rate.values.tolist() == [0.25, 0.5]
     verdict = verify(tmp_path / "out", count=3, workers=1)
     assert (verdict.sampled, verdict.reproduced) == (3, 3)
+
+
+@pytest.mark.parametrize("half_width", [1, 5])
+def test_a_relative_precision_target_of_one_or_more_is_refused(tmp_path, half_width):
+    """``half_width: 5`` with ``relative: true`` (the default) was a target of 500% of the
+    mean, met at once: almost surely a percentage written for a fraction."""
+    target = f"precision: {{metrics: [mean_wait], half_width: {half_width}, max_replicates: 9}}\n"
+    path = write(tmp_path, VALID.replace("replicates: 3\n", target))
+    with pytest.raises(CampaignError) as info:
+        load_spec(path)
+    assert str(info.value) == (
+        f"{path}: precision.half_width: {half_width} is a share of |mean| (relative: true), "
+        f"{100 * half_width}% of it; use a number below 1 (0.05 for 5%), or relative: false "
+        "for a target in the metric's units"
+    )
+    absolute = target.replace("max_replicates", "relative: false, max_replicates")
+    assert load_spec(write(tmp_path, VALID.replace("replicates: 3\n", absolute))).precision
