@@ -294,6 +294,12 @@ def parse_precision(raw: Any, fail: Fail) -> Precision:
     relative = raw.get("relative", True)
     if not isinstance(relative, bool):
         raise fail(f"precision.relative: {relative!r} is not allowed; use true or false")
+    if relative and half_width >= 1:
+        raise fail(
+            f"precision.half_width: {half_width!r} is a share of |mean| (relative: true), "
+            f"{100 * half_width:g}% of it; use a number below 1 (0.05 for 5%), or relative: "
+            "false for a target in the metric's units"
+        )
     low = raw.get("min_replicates", 5)
     high = raw.get("max_replicates")
     if isinstance(low, bool) or not isinstance(low, int) or low < 2:
