@@ -85,6 +85,7 @@ def check_model(spec: Spec) -> Model:
         not_a_number = per_task_problem(metric, model.metrics[documented])
         if not_a_number:
             raise CampaignError(f"{where}{key}: {metric!r} of model {spec.model} {not_a_number}")
+    check_target_units(spec, model.metrics)
     if model.checks:
         for cell in iter_cells(spec):
             try:
@@ -94,6 +95,26 @@ def check_model(spec: Spec) -> Model:
                 cell_text = f" (cell {levels})" if levels else ""
                 raise CampaignError(f"{where}params{cell_text}: {error}") from None
     return model
+
+
+def check_target_units(spec: Spec, declared: Mapping[str, Any] | None) -> None:
+    """Refuse an absolute precision target (in metric units) over metrics the model declares
+    in different units: one half-width cannot be seconds for one and a fraction for another."""
+    precision = spec.precision
+    if precision is None or precision.relative or not declared:
+        return
+    units = {}
+    for metric in precision.metrics:
+        documented = documented_name(metric, declared)
+        if documented is not None and declared[documented].get("units") is not None:
+            units[metric] = str(declared[documented]["units"])
+    if len(set(units.values())) > 1:
+        each = ", ".join(f"{metric} {unit}" for metric, unit in units.items())
+        raise CampaignError(
+            f"{spec.path or 'spec'}: precision.half_width: {precision.half_width:g} is in each "
+            f"metric's units (relative: false), but their units differ: {each}; list metrics "
+            "of one unit in precision.metrics, or use relative: true (a share of each mean)"
+        )
 
 
 def per_task_problem(metric: str, declared: Mapping[str, Any]) -> str | None:

@@ -217,6 +217,34 @@ def test_a_precision_metric_that_is_a_sample_or_breakdown_is_refused_by_validate
     assert not (path.parent / "out").exists()
 
 
+def test_an_absolute_target_over_metrics_of_different_units_is_refused_by_validate(
+    write_spec, capsys
+):
+    """``half_width: 10, relative: false`` over mean_wait (s) and utilization (1) asked for 10
+    seconds of one and 10 of a fraction that never exceeds 1: the second was always met."""
+    text = """
+        name: units
+        model: mm1
+        factors: {arrival_rate: [0.5]}
+        precision: {metrics: [mean_wait, max_wait, utilization], half_width: 10,
+                    relative: false, max_replicates: 9}
+        seed: 1
+        output: out
+        """
+    path = write_spec(text)
+    assert main(["validate", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"campaign: error: {path}: precision.half_width: 10 is in each metric's units "
+        "(relative: false), but their units differ: mean_wait s, max_wait s, utilization 1; "
+        "list metrics of one unit in precision.metrics, or use relative: true (a share of "
+        "each mean)\n"
+    )
+    assert main(["run", str(path)]) == 2
+    assert not (path.parent / "out").exists()
+    same = write_spec(text.replace(", utilization]", "]"))
+    assert main(["validate", str(same)]) == 0
+
+
 def test_a_precision_metric_derived_from_a_sample_is_refused_in_words_that_say_so(
     write_spec, capsys
 ):
