@@ -60,6 +60,11 @@ def check_model(spec: Spec) -> Model:
     where = f"{spec.path or 'spec'}: "
     if spec.command is not None:
         model = command_declaration(spec.command)
+        if spec.command.metrics.kind == "parse":  # imported here, as the results read it
+            try:
+                load_model(spec.command.metrics.name)
+            except ValueError as error:
+                raise CampaignError(f"{where}model.metrics.parse: {error}") from None
     else:
         try:
             model = load_model(spec.model)
