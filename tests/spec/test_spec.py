@@ -408,3 +408,20 @@ def test_a_relative_precision_target_of_one_or_more_is_refused(tmp_path, half_wi
     )
     absolute = target.replace("max_replicates", "relative: false, max_replicates")
     assert load_spec(write(tmp_path, VALID.replace("replicates: 3\n", absolute))).precision
+
+
+@pytest.mark.parametrize(
+    ("key", "message"),
+    [
+        ("metrics: [mean_wait, mean_wait]", "metrics: names repeat: ['mean_wait', 'mean_wait']"),
+        ("paired: [label, label]", "paired: names repeat: ['label', 'label']"),
+    ],
+)
+def test_a_metric_or_paired_factor_named_twice_is_refused(tmp_path, key, message):
+    """Both were accepted: the results kept the repeated list in their spec and attributes."""
+    first = key.split(":")[0]
+    text = "\n".join(line for line in VALID.splitlines() if not line.startswith(first + ":"))
+    path = write(tmp_path, text + "\n" + key + "\n")
+    with pytest.raises(CampaignError) as info:
+        load_spec(path)
+    assert str(info.value) == f"{path}: {message}; give each name once"
