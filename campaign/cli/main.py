@@ -66,6 +66,7 @@ OPTIONS = {  # the option each library parameter is given by, for error messages
     "new=True": "--new",
     "on_change='accept'": "--accept-changed",
     "on_change='rerun'": "--rerun-changed",
+    "output": "--out",
     "path": "-o",
     "shard='I/N'": "--shard I/N",
     "where": "--where",

@@ -196,6 +196,14 @@ def test_an_output_folder_a_file_blocks_is_one_line_before_any_work(
         "`run` writes its results there"
     )
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["results.nc"]
+    # given by --out (output=), the file is blamed on it, not on the spec's output key
+    blocked = "{} is a file; it must name a folder (made if missing)".format
+    argv = ["run", str(spec), "--scheduler", scheduler_address, "--out", str(blocker)]
+    assert refused(capsys, *argv) == "--out " + blocked(blocker)
+    with pytest.raises(CampaignError) as info:
+        campaign.run(spec, output=blocker / "campaign", scheduler=scheduler_address)
+    assert str(info.value) == "output " + blocked(blocker)
+    assert blocker.read_text() == "a file\n"
 
 
 @pytest.mark.parametrize(
