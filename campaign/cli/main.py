@@ -68,6 +68,9 @@ OPTIONS = {  # the option each library parameter is given by, for error messages
     "on_change='rerun'": "--rerun-changed",
     "output": "--out",
     "path": "-o",
+    "results": "results",  # positional arguments, said as the usage line names them
+    "spec": "spec",
+    "target": "target",
     "shard='I/N'": "--shard I/N",
     "where": "--where",
     "x": "--x",
