@@ -157,6 +157,18 @@ def names(value: Any, parameter: str) -> list[str] | None:
     return listed
 
 
+def some_names(value: Any, parameter: str) -> list[str] | None:
+    """As `names`, at least one: an empty list is no choice of metrics (None is the default)."""
+    listed = names(value, parameter)
+    if listed == []:
+        raise ParameterError(
+            f"{{{parameter}}} must name at least one metric (None: the default metrics), got "
+            f"{type(value).__name__} {value!r}",
+            parameter,
+        )
+    return listed
+
+
 def where(value: Any, parameter: str) -> Any:
     """Levels to keep: ``{factor: level or [levels]}``, or ``"F=LEVEL"`` texts (one text is
     one condition), or None."""
@@ -287,7 +299,7 @@ SECONDS_OR_INFINITE = number("a number of seconds >= 0 (math.inf: no limit)", la
 
 BY_NAME: dict[str, Check] = {
     "results": results,
-    "metrics": names,
+    "metrics": some_names,
     "by": names,
     "where": where,
     "confidence": level,
