@@ -288,3 +288,16 @@ def test_a_name_given_twice_is_refused_not_shown_twice(results, capsys):
     argv = ["compare", str(results), "--factor", "service_rate", "--baseline", "fast"]
     argv += ["--metric", "mean_wait"]
     assert refused(capsys, *argv, "--by", "arrival_rate", "--by", "arrival_rate") == "--" + by
+
+
+@pytest.mark.parametrize(
+    "options",
+    [["--pilot", "0"], ["--target", "-1"], ["--job-cores", "4"], ["--workers", "2"]],
+)
+def test_the_pilot_options_without_estimate_are_refused(results, capsys, options):
+    """``plan --pilot 0`` printed the plan and ignored the option (only --estimate runs a
+    pilot), as it did --target, --job-cores and --workers."""
+    spec = str(results.parent / "spec.yaml")
+    assert refused(capsys, "plan", spec, *options) == (
+        f"{options[0]} sizes the pilot of --estimate; give --estimate too, or leave it out"
+    )
