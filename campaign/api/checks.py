@@ -240,9 +240,9 @@ def anything(value: Any, parameter: str) -> Any:
 def checked(
     options: Mapping[str, Check] | None = None, **checks: Check
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Check each argument of the decorated function by its parameter's name (``checks``, else
-    `BY_NAME`); the keywords of its ``**options`` by ``options``, one not named there refused
-    with those allowed."""
+    """Check each argument of the decorated function by its parameter's name (``options``,
+    else ``checks``, else `BY_NAME`); the keywords of its ``**options`` by ``options``, one not
+    named there refused with those allowed."""
     checks = {**BY_NAME, **checks}
 
     def decorate(wrapped: Callable[..., Any]) -> Callable[..., Any]:
@@ -268,8 +268,9 @@ def checked(
                         key: _option(wrapped.__name__, key, given, allowed)
                         for key, given in value.items()
                     }
-                elif name in checks:
-                    bound.arguments[name] = (options or {}).get(name, checks[name])(value, name)
+                elif name in checks or name in (options or {}):  # ``options`` first
+                    check = (options or {}).get(name) or checks[name]
+                    bound.arguments[name] = check(value, name)
             return wrapped(*bound.args, **bound.kwargs)
 
         return call

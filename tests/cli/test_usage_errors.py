@@ -301,3 +301,26 @@ def test_the_pilot_options_without_estimate_are_refused(results, capsys, options
     assert refused(capsys, "plan", spec, *options) == (
         f"{options[0]} sizes the pilot of --estimate; give --estimate too, or leave it out"
     )
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--pilot", "0"], "--pilot 0 must be >= 1"),
+        (["--target", "0"], "--target must be a number of hours > 0, got float 0.0"),
+        (["--job-cores", "0"], "--job-cores 0 must be >= 1"),
+    ],
+)
+def test_the_pilot_options_are_checked_before_the_pilot_runs(
+    results, tmp_path, capsys, options, message
+):
+    """``plan --estimate --target 0`` ran the whole pilot, then said ``target_hours must be > 0
+    and job_cores >= 1``, naming neither option."""
+    spec = str(results.parent / "spec.yaml")
+    fresh = tmp_path / "fresh"
+    assert refused(capsys, "plan", spec, "--estimate", "--out", str(fresh), *options) == message
+    assert not fresh.exists()
+    with pytest.raises(CampaignError) as info:
+        campaign.estimate(spec, target_hours=-1.0, output=fresh)
+    assert str(info.value) == "target_hours must be a number of hours > 0, got float -1.0"
+    assert not fresh.exists()
