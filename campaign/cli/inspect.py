@@ -59,7 +59,9 @@ def add_status(subparsers) -> None:
         "the model or an input file changed",
     )
     p.add_argument("spec", help="spec file (YAML)")
-    p.add_argument("--limit", type=int, default=20, help="failed tasks listed (default 20)")
+    p.add_argument(
+        "--limit", type=int, default=20, help="failed tasks listed, 0 or more (default 20)"
+    )
     add_place_options(p)
     p.set_defaults(func=cmd_status)
 
@@ -147,6 +149,8 @@ def estimate(args) -> int:
 def cmd_status(args) -> int:
     from campaign.render.state import status_lines, unfinished
 
+    if args.limit < 0:  # a slice from the end would list all but the last and miscount them
+        raise CampaignError(f"--limit {args.limit} must be >= 0")
     plan = api.status(args.spec, args.out, args.shard)
     print_lines(status_lines(plan, args.shard, args.limit))
     return EXIT_FAILED_TASKS if unfinished(plan, args.shard) else EXIT_OK

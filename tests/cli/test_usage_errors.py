@@ -324,3 +324,11 @@ def test_the_pilot_options_are_checked_before_the_pilot_runs(
         campaign.estimate(spec, target_hours=-1.0, output=fresh)
     assert str(info.value) == "target_hours must be a number of hours > 0, got float -1.0"
     assert not fresh.exists()
+
+
+def test_a_negative_status_limit_is_refused(results, capsys):
+    """``status --limit -1`` listed all the failed tasks but the last, then counted one more
+    than there were left (``... 4 more failed tasks`` of 3)."""
+    spec = str(results.parent / "spec.yaml")
+    assert refused(capsys, "status", spec, "--limit", "-1") == "--limit -1 must be >= 0"
+    assert main(["status", spec, "--limit", "0"]) == 0
