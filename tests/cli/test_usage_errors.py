@@ -332,3 +332,12 @@ def test_a_negative_status_limit_is_refused(results, capsys):
     spec = str(results.parent / "spec.yaml")
     assert refused(capsys, "status", spec, "--limit", "-1") == "--limit -1 must be >= 0"
     assert main(["status", spec, "--limit", "0"]) == 0
+
+
+def test_by_with_a_ranking_is_refused(results, capsys):
+    """``query --rank F --by G`` printed the ranking over every cell of G, --by ignored."""
+    argv = ["query", str(results), "--rank", "service_rate", "--by", "arrival_rate"]
+    assert refused(capsys, *argv) == (
+        "--by is for query's table, not a ranking: --rank ranks the levels over every cell of "
+        "the other factors; leave --by out, or give --where to rank within some levels"
+    )
