@@ -582,3 +582,42 @@ def test_replicates_beyond_a_loosened_target_are_not_among_the_costs(
     status = capsys.readouterr().out
     assert f"loosened: {n.sum()} tasks: {n.sum()} done, 0 failed, 0 missing" in status
     assert f"  cost: {n.sum()} finished tasks took " in status
+
+
+def test_percentiles_of_a_campaign_that_keeps_no_sample_are_refused(write_spec, capsys):
+    """``percentiles:`` of mm1 (no sample) or of jobs keeping only mean_wait were ignored."""
+    path = write_spec(
+        """
+        name: no-sample
+        model: mm1
+        factors: {arrival_rate: [0.5]}
+        replicates: 2
+        percentiles: [50, 90]
+        seed: 1
+        output: out
+        """
+    )
+    assert main(["validate", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"campaign: error: {path}: percentiles: model mm1 returns no sample (a 1-D array per "
+        "task), so no percentiles are kept; leave percentiles out\n"
+    )
+    jobs = """
+        name: no-kept-sample
+        model: jobs
+        params: {workload: synthetic, jobs: 50, processors: 16}
+        replicates: 2
+        metrics: [mean_wait]
+        percentiles: [50, 90]
+        seed: 1
+        output: out
+        """
+    path = write_spec(jobs)
+    assert main(["validate", str(path)]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"campaign: error: {path}: percentiles: none of the kept metrics (mean_wait) is a "
+        "sample, so no percentiles are kept; keep a sample of model jobs in metrics: ("
+    )
+    assert (
+        main(["validate", str(write_spec(jobs.replace("[mean_wait]", "[mean_wait, wait]")))]) == 0
+    )
