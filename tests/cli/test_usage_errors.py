@@ -145,6 +145,12 @@ def test_plot_and_report_outputs_a_file_blocks_are_one_line(results, tmp_path, c
             f"--out {out}: {blocker} is a file, not a folder"
         )
     assert blocker.read_text() == "a file, not a folder\n"
+    # report --out is a folder: --out paper/report.html made paper/report.html/report.html
+    page = tmp_path / "paper" / "report.html"
+    assert refused(capsys, "report", str(results), "--out", str(page)) == (
+        f"--out {page} names a page, but --out is the folder report.html and figures/ are "
+        f"written into; give {page.parent}"
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["blocker"]
 
 
