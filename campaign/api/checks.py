@@ -139,7 +139,7 @@ def paths(value: Any, parameter: str) -> list[Any]:
 
 
 def names(value: Any, parameter: str) -> list[str] | None:
-    """A name or a list of names, as a list (None stays None)."""
+    """A name or a list of distinct names, as a list (None stays None)."""
     if value is None:
         return None
     if isinstance(value, str):
@@ -149,6 +149,23 @@ def names(value: Any, parameter: str) -> list[str] | None:
     listed = list(value)
     if not all(isinstance(item, str) for item in listed):
         raise refused(parameter, "a name or a list of names (strings)", value)
+    twice = next((item for i, item in enumerate(listed) if item in listed[:i]), None)
+    if twice is not None:
+        raise ParameterError(
+            f"{{{parameter}}} names {twice!r} twice; give each name once", parameter
+        )
+    return listed
+
+
+def some_names(value: Any, parameter: str) -> list[str] | None:
+    """As `names`, at least one: an empty list is no choice of metrics (None is the default)."""
+    listed = names(value, parameter)
+    if listed == []:
+        raise ParameterError(
+            f"{{{parameter}}} must name at least one metric (None: the default metrics), got "
+            f"{type(value).__name__} {value!r}",
+            parameter,
+        )
     return listed
 
 
@@ -223,9 +240,9 @@ def anything(value: Any, parameter: str) -> Any:
 def checked(
     options: Mapping[str, Check] | None = None, **checks: Check
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Check each argument of the decorated function by its parameter's name (``checks``, else
-    `BY_NAME`); the keywords of its ``**options`` by ``options``, one not named there refused
-    with those allowed."""
+    """Check each argument of the decorated function by its parameter's name (``options``,
+    else ``checks``, else `BY_NAME`); the keywords of its ``**options`` by ``options``, one not
+    named there refused with those allowed."""
     checks = {**BY_NAME, **checks}
 
     def decorate(wrapped: Callable[..., Any]) -> Callable[..., Any]:
@@ -251,8 +268,9 @@ def checked(
                         key: _option(wrapped.__name__, key, given, allowed)
                         for key, given in value.items()
                     }
-                elif name in checks:
-                    bound.arguments[name] = (options or {}).get(name, checks[name])(value, name)
+                elif name in checks or name in (options or {}):  # ``options`` first
+                    check = (options or {}).get(name) or checks[name]
+                    bound.arguments[name] = check(value, name)
             return wrapped(*bound.args, **bound.kwargs)
 
         return call
@@ -282,7 +300,7 @@ SECONDS_OR_INFINITE = number("a number of seconds >= 0 (math.inf: no limit)", la
 
 BY_NAME: dict[str, Check] = {
     "results": results,
-    "metrics": names,
+    "metrics": some_names,
     "by": names,
     "where": where,
     "confidence": level,

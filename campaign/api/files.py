@@ -136,6 +136,7 @@ def report(results, out=None, metrics=None, baseline=None):
     pathlib.Path
         The page written.
     """
+    from campaign.errors import ParameterError
     from campaign.render.report import write_report
     from campaign.results.netcdf import results_file
     from campaign.results.resource_group import open_resources
@@ -146,6 +147,12 @@ def report(results, out=None, metrics=None, baseline=None):
         raise check.must("results", "a results file or its folder (the report reads its groups)")
     default = results_file(results).parent
     folder = Path(out).expanduser() if out is not None else default
+    if out is not None and folder.suffix.lower() in (".html", ".htm"):
+        raise ParameterError(
+            f"{{out}} {out} names a page, but {{out}} is the folder report.html and figures/ "
+            f"are written into; give {folder.parent}",
+            "out",
+        )
     check_folder(folder, f"{{out}} {out}" if out is not None else "report", "out")
     return unreplaced(
         results,

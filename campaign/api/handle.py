@@ -124,8 +124,11 @@ class Campaign:
             The results, also written to results.nc (a shard's: in memory only).
         """
         from campaign.api.running import run
+        from campaign.pipelines.run import check_output
 
         spec = self.spec
+        if self._source is not None and self._source[1] is not None:
+            check_output(spec, given=True)  # a file in the way is blamed on ``output``
         return run(spec, output=spec.output, shard=self.shard, **options)
 
     def estimate(self, replicates=2, target_hours=1.0, job_cores=16, **options):

@@ -14,7 +14,7 @@ from campaign.cli.arguments import (
     add_where_option,
     factor_list,
 )
-from campaign.errors import ParameterError
+from campaign.errors import CampaignError, ParameterError
 
 RANK_COLUMNS = (  # the columns of `query --rank` (argparse help: %% is a percent sign)
     "rank: 1 = the smallest D_means; D_means (%%): the degradation from the best level, "
@@ -224,6 +224,12 @@ def add_pivot_option(parser) -> None:
 
 def cmd_query(args) -> int:
     if args.rank:
+        if args.by:
+            raise CampaignError(
+                "--by is for query's table, not a ranking: --rank ranks the levels over every "
+                "cell of the other factors; leave --by out, or give --where to rank within some "
+                "levels"
+            )
         result = api.rank(
             args.results, args.rank, args.metric, args.where, args.confidence, args.maximize
         )

@@ -34,16 +34,13 @@ def add_plan(subparsers) -> None:
         "stored as results of the campaign), then print its core-hours, slowest cells, "
         "largest peak memory and the batch jobs that finish it in --target hours",
     )
-    p.add_argument(
-        "--pilot", type=int, default=2, metavar="N", help="replicates per cell (default 2)"
+    p.add_argument(  # the pilot's options default to None: given without --estimate, refused
+        "--pilot", type=int, metavar="N", help="replicates per cell (default 2)"
     )
-    p.add_argument(
-        "--target", type=float, default=1.0, metavar="HOURS", help="time to finish (default 1)"
-    )
+    p.add_argument("--target", type=float, metavar="HOURS", help="time to finish (default 1)")
     p.add_argument(
         "--job-cores",
         type=int,
-        default=16,
         metavar="C",
         help="cores (one-thread workers) per batch job (default 16)",
     )
@@ -62,7 +59,9 @@ def add_status(subparsers) -> None:
         "the model or an input file changed",
     )
     p.add_argument("spec", help="spec file (YAML)")
-    p.add_argument("--limit", type=int, default=20, help="failed tasks listed (default 20)")
+    p.add_argument(
+        "--limit", type=int, default=20, help="failed tasks listed, 0 or more (default 20)"
+    )
     add_place_options(p)
     p.set_defaults(func=cmd_status)
 
@@ -105,11 +104,20 @@ def cmd_validate(args) -> int:
     return EXIT_OK
 
 
+PILOT_OPTIONS = {"--pilot": 2, "--target": 1.0, "--job-cores": 16, "--workers": None}
+"""The options of `plan --estimate`'s pilot and their defaults."""
+
+
 def cmd_plan(args) -> int:
     from campaign.render.state import plan_lines
 
     if args.estimate:
         return estimate(args)
+    for option in PILOT_OPTIONS:
+        if getattr(args, option.lstrip("-").replace("-", "_")) is not None:
+            raise CampaignError(
+                f"{option} sizes the pilot of --estimate; give --estimate too, or leave it out"
+            )
     plan = api.plan(args.spec, args.out, args.shard, args.on_change)
     print_lines(plan_lines(plan, args.shard))
     return EXIT_OK
@@ -119,24 +127,30 @@ def estimate(args) -> int:
     """`plan --estimate`: a pilot of the campaign, then what the whole of it costs."""
     from campaign.render.costs import describe_estimate
 
+    pilot, target = PILOT_OPTIONS["--pilot"], PILOT_OPTIONS["--target"]
+    pilot = pilot if args.pilot is None else args.pilot
+    target = target if args.target is None else args.target
+    cores = PILOT_OPTIONS["--job-cores"] if args.job_cores is None else args.job_cores
     found, planned = api.estimate(
         args.spec,
-        args.pilot,
-        args.target,
-        args.job_cores,
+        pilot,
+        target,
+        cores,
         args.out,
         args.shard,
         say=lambda line: print(line, file=sys.stderr),
         workers=args.workers,
         on_change=args.on_change,
     )
-    print_lines(describe_estimate(found, planned, args.target))
+    print_lines(describe_estimate(found, planned, target))
     return EXIT_OK
 
 
 def cmd_status(args) -> int:
     from campaign.render.state import status_lines, unfinished
 
+    if args.limit < 0:  # a slice from the end would list all but the last and miscount them
+        raise CampaignError(f"--limit {args.limit} must be >= 0")
     plan = api.status(args.spec, args.out, args.shard)
     print_lines(status_lines(plan, args.shard, args.limit))
     return EXIT_FAILED_TASKS if unfinished(plan, args.shard) else EXIT_OK

@@ -66,7 +66,11 @@ OPTIONS = {  # the option each library parameter is given by, for error messages
     "new=True": "--new",
     "on_change='accept'": "--accept-changed",
     "on_change='rerun'": "--rerun-changed",
+    "output": "--out",
     "path": "-o",
+    "results": "results",  # positional arguments, said as the usage line names them
+    "spec": "spec",
+    "target": "target",
     "shard='I/N'": "--shard I/N",
     "where": "--where",
     "x": "--x",

@@ -18,7 +18,7 @@ import xarray as xr
 from campaign.analysis.levels import ChosenLevels, check_rerun_chosen
 from campaign.cluster.cluster_options import ClusterOptions
 from campaign.design.shards import EveryTask, Shard, as_shard, counts, placed
-from campaign.errors import BadValue, CampaignError
+from campaign.errors import BadValue, CampaignError, ParameterError
 from campaign.execute import dispatch
 from campaign.execute.execution_options import WAIT_WORKERS_SECONDS, ExecutionOptions
 from campaign.execute.items import TaskItems
@@ -112,12 +112,13 @@ def run(
         batch_size=batch_size,
         progress=progress,
     )
-    spec = placed(campaign_spec(spec), output, shard)
+    own = campaign_spec(spec)
+    spec = placed(own, output, shard)
     if spec.resources is not None:  # every task asks them of a worker
         hosts = replace(hosts, resources=spec.resources.dask())
         options = replace(options, resources=spec.resources.dask())
     model = check_model(spec)  # every cell, before anything runs
-    check_output(spec)
+    check_output(spec, given=output is not None and spec.output != own.output)
     shard = ChosenLevels.of(spec, shard, where) if where else shard
     ledger = Ledger(spec.output)
     with ledger.lock():
@@ -126,12 +127,17 @@ def run(
         )
 
 
-def check_output(spec: Spec) -> None:
+def check_output(spec: Spec, given: bool = False) -> None:
     """Refuse, before any work, an output folder a file stands in for (or in the way of), and
-    a results.nc that is not a file."""
+    a results.nc that is not a file (``given``: the folder came from ``output``, not the spec)."""
     where = f"{spec.path or 'spec'}: output: "
     for place in (spec.output, *spec.output.parents):
         if place.exists():
+            if not place.is_dir() and given:
+                raise ParameterError(
+                    f"{{output}} {place} is a file; it must name a folder (made if missing)",
+                    "output",
+                )
             if not place.is_dir():
                 raise CampaignError(
                     f"{where}{place} is a file; output must name a folder (made if missing)"

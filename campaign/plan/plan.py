@@ -35,6 +35,7 @@ from campaign.results.names import documented_name, name_clashes
 from campaign.spec.describe import precision_target
 from campaign.spec.load import Spec
 from campaign.spec.program_metrics import DERIVED
+from campaign.spec.types import DEFAULT_PERCENTILES
 from campaign.store.folder import RESULTS_FILE, aside_folder_name
 from campaign.store.identity import identity_difference
 from campaign.store.ledger import Ledger
@@ -60,6 +61,11 @@ def check_model(spec: Spec) -> Model:
     where = f"{spec.path or 'spec'}: "
     if spec.command is not None:
         model = command_declaration(spec.command)
+        if spec.command.metrics.kind == "parse":  # imported here, as the results read it
+            try:
+                load_model(spec.command.metrics.name)
+            except ValueError as error:
+                raise CampaignError(f"{where}model.metrics.parse: {error}") from None
     else:
         try:
             model = load_model(spec.model)
@@ -85,6 +91,8 @@ def check_model(spec: Spec) -> Model:
         not_a_number = per_task_problem(metric, model.metrics[documented])
         if not_a_number:
             raise CampaignError(f"{where}{key}: {metric!r} of model {spec.model} {not_a_number}")
+    check_target_units(spec, model.metrics)
+    check_percentiles(spec, model)
     if model.checks:
         for cell in iter_cells(spec):
             try:
@@ -94,6 +102,46 @@ def check_model(spec: Spec) -> Model:
                 cell_text = f" (cell {levels})" if levels else ""
                 raise CampaignError(f"{where}params{cell_text}: {error}") from None
     return model
+
+
+def check_target_units(spec: Spec, declared: Mapping[str, Any] | None) -> None:
+    """Refuse an absolute precision target (in metric units) over metrics the model declares
+    in different units: one half-width cannot be seconds for one and a fraction for another."""
+    precision = spec.precision
+    if precision is None or precision.relative or not declared:
+        return
+    units = {}
+    for metric in precision.metrics:
+        documented = documented_name(metric, declared)
+        if documented is not None and declared[documented].get("units") is not None:
+            units[metric] = str(declared[documented]["units"])
+    if len(set(units.values())) > 1:
+        each = ", ".join(f"{metric} {unit}" for metric, unit in units.items())
+        raise CampaignError(
+            f"{spec.path or 'spec'}: precision.half_width: {precision.half_width:g} is in each "
+            f"metric's units (relative: false), but their units differ: {each}; list metrics "
+            "of one unit in precision.metrics, or use relative: true (a share of each mean)"
+        )
+
+
+def check_percentiles(spec: Spec, model: Model) -> None:
+    """Refuse ``percentiles:`` (other than the default) of a campaign that keeps no sample of
+    a model that declares its metrics: they would be ignored."""
+    if spec.percentiles == DEFAULT_PERCENTILES or not model.metrics:
+        return
+    where = f"{spec.path or 'spec'}: percentiles: "
+    if not model.samples:
+        raise CampaignError(
+            f"{where}model {spec.model} returns no sample (a 1-D array per task), so no "
+            "percentiles are kept; leave percentiles out"
+        )
+    kept = [documented_name(metric, model.metrics) for metric in spec.metrics or model.metrics]
+    if not any(name in model.samples for name in kept):
+        raise CampaignError(
+            f"{where}none of the kept metrics ({', '.join(spec.metrics or ())}) is a sample, so "
+            f"no percentiles are kept; keep a sample of model {spec.model} in metrics: "
+            f"({', '.join(model.samples)}), or leave percentiles out"
+        )
 
 
 def per_task_problem(metric: str, declared: Mapping[str, Any]) -> str | None:

@@ -116,6 +116,14 @@ def export(
             )
     if fmt not in FORMATS:
         raise ParameterError(f"{{fmt}} {fmt!r} is not allowed; use {' or '.join(FORMATS)}", "fmt")
+    suffix = path.suffix.lstrip(".").lower()
+    if suffix in FORMATS and suffix != fmt:  # Parquet bytes in t.csv, or CSV in t.parquet
+        raise ParameterError(
+            f"{{fmt}} {fmt} and {{path}} {path} (a .{suffix} file) disagree; give a file name "
+            "with the format's suffix, or leave {fmt} out",
+            "fmt",
+            "path",
+        )
     check_target(path)
     frame = tidy(dataset, failures)
     attributes = column_attributes(dataset)

@@ -166,6 +166,7 @@ def parse_paired(paired: Any, factor_names: list[str], fail: Fail) -> list[str]:
         paired = [paired]
     if not isinstance(paired, list):
         raise fail(f"paired: expected a list of factor names, got {paired!r}")
+    check_distinct("paired", paired, fail)
     for item in paired:
         if item not in factor_names:
             allowed = ", ".join(factor_names) or "no factors are defined"
@@ -209,6 +210,7 @@ def parse_metrics(metrics: Any, factor_names: list[str], fail: Fail) -> tuple[st
         metrics = [metrics]
     if not is_name_list(metrics):
         raise fail(f"metrics: expected a non-empty list of metric names, got {metrics!r}")
+    check_distinct("metrics", metrics, fail)
     for metric in metrics:
         problem = metric_name_problem(metric)
         if problem is not None:
@@ -294,6 +296,12 @@ def parse_precision(raw: Any, fail: Fail) -> Precision:
     relative = raw.get("relative", True)
     if not isinstance(relative, bool):
         raise fail(f"precision.relative: {relative!r} is not allowed; use true or false")
+    if relative and half_width >= 1:
+        raise fail(
+            f"precision.half_width: {half_width!r} is a share of |mean| (relative: true), "
+            f"{100 * half_width:g}% of it; use a number below 1 (0.05 for 5%), or relative: "
+            "false for a target in the metric's units"
+        )
     low = raw.get("min_replicates", 5)
     high = raw.get("max_replicates")
     if isinstance(low, bool) or not isinstance(low, int) or low < 2:
@@ -309,6 +317,11 @@ def parse_precision(raw: Any, fail: Fail) -> Precision:
             f"precision.confidence: {confidence!r} is not allowed; use a number between 0 and 1"
         )
     return Precision(tuple(metrics), float(half_width), relative, low, high, float(confidence))
+
+
+def check_distinct(key: str, names: list[Any], fail: Fail) -> None:
+    if len(set(map(repr, names))) != len(names):
+        raise fail(f"{key}: names repeat: {names}; give each name once")
 
 
 def is_count(value: Any) -> bool:

@@ -49,7 +49,7 @@ PRECISION = Section(
         Key("half_width", "target half-width of the interval", positive(), required=True),
         Key(
             "relative",
-            "true: half_width is a fraction of |mean|; false: in metric units",
+            "true: half_width is a fraction of |mean| below 1 (0.05: 5%); false: in metric units",
             FLAG,
             True,
         ),
@@ -96,7 +96,7 @@ SELECT = Section(
         ),
         Key(
             "relative",
-            "true: indifference is a share of the best first-stage mean, an estimate",
+            "true: indifference is a share of the best first-stage mean (below 1), an estimate",
             FLAG,
             False,
         ),

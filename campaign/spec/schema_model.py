@@ -159,11 +159,11 @@ def _yaml(value: Any) -> str:
 # The JSON Schemas of values that sections share.
 TEXT = {"type": "string", "minLength": 1}
 NAMES = {  # an empty list is none (paired: [], inputs: [])
-    "anyOf": [TEXT, {"type": "array", "items": TEXT}],
+    "anyOf": [TEXT, {"type": "array", "items": TEXT, "uniqueItems": True}],
     "title": "a name, or a list of names",
 }
 SOME_NAMES = {
-    "anyOf": [TEXT, {"type": "array", "items": TEXT, "minItems": 1}],
+    "anyOf": [TEXT, {"type": "array", "items": TEXT, "minItems": 1, "uniqueItems": True}],
     "title": "a name, or a list of at least one name",
 }
 FLAG = {"type": "boolean"}

@@ -44,13 +44,20 @@ def parse_selection(
     if goal not in ("min", "max"):
         raise fail(f"select.goal: {goal!r} is not allowed; use min or max")
     first = count(raw, "first", 10, 2, fail)
+    indifference, relative = positive(raw, "indifference", fail), flag(raw, "relative", fail)
+    if relative and indifference >= 1:
+        raise fail(
+            f"select.indifference: {raw['indifference']!r} is a share of the best first-stage "
+            f"mean (relative: true), {100 * indifference:g}% of it; use a number below 1 (0.05 "
+            "for 5%), or relative: false for a difference in the metric's units"
+        )
     selection = Selection(
         metric=metric,
         goal=goal,
-        indifference=positive(raw, "indifference", fail),
+        indifference=indifference,
         among=among,
         procedure=procedure,
-        relative=flag(raw, "relative", fail),
+        relative=relative,
         pcs=probability(raw.get("pcs", 0.95), systems, fail),
         first=first,
         batch=count(raw, "batch", 5, 1, fail),

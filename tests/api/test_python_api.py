@@ -135,6 +135,10 @@ def test_every_keyword_of_the_api_is_checked_before_anything_runs(tmp_path):
          "batch_size, cluster, confidence, "),
         (lambda: campaign.query(results, metrics=5), "metrics must be a name or a list of names, "
          "got int 5"),
+        (lambda: campaign.query(results, metrics=[]), "metrics must name at least one metric "
+         "(None: the default metrics), got list []"),
+        (lambda: campaign.rank(results, "x", metrics=()), "metrics must name at least one metric "
+         "(None: the default metrics), got tuple ()"),
         (lambda: campaign.query(results, by=[1]), "by must be a name or a list of names "
          "(strings), got list [1]"),
         (lambda: campaign.query(results, where=3), "where must be a dict {factor: level or "

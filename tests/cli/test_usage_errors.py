@@ -145,6 +145,12 @@ def test_plot_and_report_outputs_a_file_blocks_are_one_line(results, tmp_path, c
             f"--out {out}: {blocker} is a file, not a folder"
         )
     assert blocker.read_text() == "a file, not a folder\n"
+    # report --out is a folder: --out paper/report.html made paper/report.html/report.html
+    page = tmp_path / "paper" / "report.html"
+    assert refused(capsys, "report", str(results), "--out", str(page)) == (
+        f"--out {page} names a page, but --out is the folder report.html and figures/ are "
+        f"written into; give {page.parent}"
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["blocker"]
 
 
@@ -196,6 +202,14 @@ def test_an_output_folder_a_file_blocks_is_one_line_before_any_work(
         "`run` writes its results there"
     )
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["results.nc"]
+    # given by --out (output=), the file is blamed on it, not on the spec's output key
+    blocked = "{} is a file; it must name a folder (made if missing)".format
+    argv = ["run", str(spec), "--scheduler", scheduler_address, "--out", str(blocker)]
+    assert refused(capsys, *argv) == "--out " + blocked(blocker)
+    with pytest.raises(CampaignError) as info:
+        campaign.run(spec, output=blocker / "campaign", scheduler=scheduler_address)
+    assert str(info.value) == "output " + blocked(blocker)
+    assert blocker.read_text() == "a file\n"
 
 
 @pytest.mark.parametrize(
@@ -264,3 +278,72 @@ def test_library_errors_name_parameters_and_the_command_line_its_options(results
     )
     argv = ["run", spec, "--scheduler", "tcp://h:1", "--cluster", "c.yaml"]
     assert refused(capsys, *argv) == "give --scheduler or --cluster, not both"
+
+
+def test_a_name_given_twice_is_refused_not_shown_twice(results, capsys):
+    """``--by load --by load`` made a table with the column twice (and the API's DataFrame
+    two columns of one name); ``--metric m --metric m`` showed the metric twice."""
+    by = "by names 'arrival_rate' twice; give each name once"
+    assert python_error(lambda: campaign.query(results, by=["arrival_rate"] * 2)) == by
+    argv = ["query", str(results), "--by", "arrival_rate", "--by", "arrival_rate"]
+    assert refused(capsys, *argv) == "--" + by
+    metrics = "metrics names 'mean_wait' twice; give each name once"
+    assert python_error(lambda: campaign.query(results, metrics=["mean_wait"] * 2)) == metrics
+    argv = ["query", str(results), "--metric", "mean_wait", "--metric", "mean_wait"]
+    assert refused(capsys, *argv) == "--metric names 'mean_wait' twice; give each name once"
+    argv = ["compare", str(results), "--factor", "service_rate", "--baseline", "fast"]
+    argv += ["--metric", "mean_wait"]
+    assert refused(capsys, *argv, "--by", "arrival_rate", "--by", "arrival_rate") == "--" + by
+
+
+@pytest.mark.parametrize(
+    "options",
+    [["--pilot", "0"], ["--target", "-1"], ["--job-cores", "4"], ["--workers", "2"]],
+)
+def test_the_pilot_options_without_estimate_are_refused(results, capsys, options):
+    """``plan --pilot 0`` printed the plan and ignored the option (only --estimate runs a
+    pilot), as it did --target, --job-cores and --workers."""
+    spec = str(results.parent / "spec.yaml")
+    assert refused(capsys, "plan", spec, *options) == (
+        f"{options[0]} sizes the pilot of --estimate; give --estimate too, or leave it out"
+    )
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--pilot", "0"], "--pilot 0 must be >= 1"),
+        (["--target", "0"], "--target must be a number of hours > 0, got float 0.0"),
+        (["--job-cores", "0"], "--job-cores 0 must be >= 1"),
+    ],
+)
+def test_the_pilot_options_are_checked_before_the_pilot_runs(
+    results, tmp_path, capsys, options, message
+):
+    """``plan --estimate --target 0`` ran the whole pilot, then said ``target_hours must be > 0
+    and job_cores >= 1``, naming neither option."""
+    spec = str(results.parent / "spec.yaml")
+    fresh = tmp_path / "fresh"
+    assert refused(capsys, "plan", spec, "--estimate", "--out", str(fresh), *options) == message
+    assert not fresh.exists()
+    with pytest.raises(CampaignError) as info:
+        campaign.estimate(spec, target_hours=-1.0, output=fresh)
+    assert str(info.value) == "target_hours must be a number of hours > 0, got float -1.0"
+    assert not fresh.exists()
+
+
+def test_a_negative_status_limit_is_refused(results, capsys):
+    """``status --limit -1`` listed all the failed tasks but the last, then counted one more
+    than there were left (``... 4 more failed tasks`` of 3)."""
+    spec = str(results.parent / "spec.yaml")
+    assert refused(capsys, "status", spec, "--limit", "-1") == "--limit -1 must be >= 0"
+    assert main(["status", spec, "--limit", "0"]) == 0
+
+
+def test_by_with_a_ranking_is_refused(results, capsys):
+    """``query --rank F --by G`` printed the ranking over every cell of G, --by ignored."""
+    argv = ["query", str(results), "--rank", "service_rate", "--by", "arrival_rate"]
+    assert refused(capsys, *argv) == (
+        "--by is for query's table, not a ranking: --rank ranks the levels over every cell of "
+        "the other factors; leave --by out, or give --where to rank within some levels"
+    )

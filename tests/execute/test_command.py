@@ -224,6 +224,32 @@ def test_a_bad_command_is_refused_in_one_line_before_any_work(
     assert not (python_sim / "outputs").exists()
 
 
+@pytest.mark.parametrize(
+    ("parser", "problem"),
+    [
+        (
+            "no_such_parser:metrics",
+            "cannot import module 'no_such_parser' (No module named 'no_such_parser'); the "
+            "module must be importable where campaign runs (on PYTHONPATH or an installed "
+            "package)",
+        ),
+        ("json:no_such_function", "module 'json' has no function 'no_such_function'"),
+    ],
+)
+def test_a_metrics_parser_that_cannot_be_loaded_is_refused_by_validate(
+    python_sim, write_spec, capsys, parser, problem
+):
+    """validate said the spec was valid; run refused it, having made the output folder."""
+    text = BASE.format(command='[python3, sim.py, "{load}"]', inputs="[sim.py]")
+    spec = write_spec(text.replace("  inputs:", f"  metrics: {{parse: {parser}}}\n  inputs:"))
+    for command in ("validate", "run"):
+        assert main([command, str(spec)]) == 2
+        assert capsys.readouterr().err == (
+            f"campaign: error: {spec}: model.metrics.parse: model {parser!r}: {problem}\n"
+        )
+    assert not (python_sim / "outputs").exists()
+
+
 def test_a_program_outside_the_spec_folder_by_a_relative_path_is_refused(tmp_path, write_spec):
     (tmp_path / "bin").mkdir()
     (tmp_path / "bin" / "sim").write_text("#!/bin/sh\necho y=1\n")

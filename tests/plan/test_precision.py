@@ -217,6 +217,34 @@ def test_a_precision_metric_that_is_a_sample_or_breakdown_is_refused_by_validate
     assert not (path.parent / "out").exists()
 
 
+def test_an_absolute_target_over_metrics_of_different_units_is_refused_by_validate(
+    write_spec, capsys
+):
+    """``half_width: 10, relative: false`` over mean_wait (s) and utilization (1) asked for 10
+    seconds of one and 10 of a fraction that never exceeds 1: the second was always met."""
+    text = """
+        name: units
+        model: mm1
+        factors: {arrival_rate: [0.5]}
+        precision: {metrics: [mean_wait, max_wait, utilization], half_width: 10,
+                    relative: false, max_replicates: 9}
+        seed: 1
+        output: out
+        """
+    path = write_spec(text)
+    assert main(["validate", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"campaign: error: {path}: precision.half_width: 10 is in each metric's units "
+        "(relative: false), but their units differ: mean_wait s, max_wait s, utilization 1; "
+        "list metrics of one unit in precision.metrics, or use relative: true (a share of "
+        "each mean)\n"
+    )
+    assert main(["run", str(path)]) == 2
+    assert not (path.parent / "out").exists()
+    same = write_spec(text.replace(", utilization]", "]"))
+    assert main(["validate", str(same)]) == 0
+
+
 def test_a_precision_metric_derived_from_a_sample_is_refused_in_words_that_say_so(
     write_spec, capsys
 ):
@@ -554,3 +582,42 @@ def test_replicates_beyond_a_loosened_target_are_not_among_the_costs(
     status = capsys.readouterr().out
     assert f"loosened: {n.sum()} tasks: {n.sum()} done, 0 failed, 0 missing" in status
     assert f"  cost: {n.sum()} finished tasks took " in status
+
+
+def test_percentiles_of_a_campaign_that_keeps_no_sample_are_refused(write_spec, capsys):
+    """``percentiles:`` of mm1 (no sample) or of jobs keeping only mean_wait were ignored."""
+    path = write_spec(
+        """
+        name: no-sample
+        model: mm1
+        factors: {arrival_rate: [0.5]}
+        replicates: 2
+        percentiles: [50, 90]
+        seed: 1
+        output: out
+        """
+    )
+    assert main(["validate", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"campaign: error: {path}: percentiles: model mm1 returns no sample (a 1-D array per "
+        "task), so no percentiles are kept; leave percentiles out\n"
+    )
+    jobs = """
+        name: no-kept-sample
+        model: jobs
+        params: {workload: synthetic, jobs: 50, processors: 16}
+        replicates: 2
+        metrics: [mean_wait]
+        percentiles: [50, 90]
+        seed: 1
+        output: out
+        """
+    path = write_spec(jobs)
+    assert main(["validate", str(path)]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"campaign: error: {path}: percentiles: none of the kept metrics (mean_wait) is a "
+        "sample, so no percentiles are kept; keep a sample of model jobs in metrics: ("
+    )
+    assert (
+        main(["validate", str(write_spec(jobs.replace("[mean_wait]", "[mean_wait, wait]")))]) == 0
+    )

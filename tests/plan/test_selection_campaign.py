@@ -130,8 +130,10 @@ def test_the_report_has_a_selection_section(selected, tmp_path):
 def test_select_refuses_results_without_a_selection(paper_results, capsys):
     assert main(["select", str(paper_results)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("campaign: error: ") and err.count("\n") == 1
-    assert "holds no selection: its spec has no select: block" in err
+    assert err == (  # the positional argument results, not an option --results
+        "campaign: error: results holds no selection: its spec has no select: block (campaign "
+        "select reads the stages of a selection campaign)\n"
+    )
     with pytest.raises(CampaignError, match="holds no selection"):
         campaign.select(paper_results)
 

@@ -200,6 +200,18 @@ def test_export_refuses_a_format_it_cannot_tell(failing, tmp_path, capsys):
     assert not (tmp_path / "t.txt").exists()
 
 
+@pytest.mark.parametrize(("name", "fmt"), [("t.csv", "parquet"), ("t.parquet", "csv")])
+def test_export_refuses_a_format_its_file_name_contradicts(failing, tmp_path, capsys, name, fmt):
+    """``-o t.csv --format parquet`` wrote Parquet bytes into t.csv."""
+    path = tmp_path / name
+    assert main(["export", str(failing), "-o", str(path), "--format", fmt]) == 2
+    assert capsys.readouterr().err == (
+        f"campaign: error: --format {fmt} and -o {path} (a {path.suffix} file) disagree; give "
+        "a file name with the format's suffix, or leave --format out\n"
+    )
+    assert not path.exists()
+
+
 def test_export_of_a_precision_campaign_has_each_cells_replicates_only(tmp_path):
     text = SPEC.replace(", fail_above: 1.0", "").replace(
         "replicates: 5",

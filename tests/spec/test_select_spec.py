@@ -70,6 +70,18 @@ def test_select_errors(select, message):
     assert "\n" not in str(info.value)
 
 
+def test_a_relative_indifference_of_one_or_more_is_refused():
+    """``indifference: 5`` with ``relative: true`` was a zone of 500% of the best mean."""
+    with pytest.raises(CampaignError) as info:
+        spec_with({"indifference": 5, "relative": True})
+    assert str(info.value) == (
+        "select.indifference: 5 is a share of the best first-stage mean (relative: true), 500% "
+        "of it; use a number below 1 (0.05 for 5%), or relative: false for a difference in the "
+        "metric's units"
+    )
+    assert spec_with({"indifference": 5}).selection.indifference == 5
+
+
 def test_select_is_incompatible_with_replicates_and_precision():
     with pytest.raises(CampaignError, match="give replicates or select .*, not both"):
         spec_with(replicates=5)

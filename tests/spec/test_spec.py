@@ -391,3 +391,37 @@ def test_a_results_file_gives_back_the_numbers_its_spec_file_gave(tmp_path):
     assert data.arrival_rate.values.tolist() == [0.25, 0.5]
     verdict = verify(tmp_path / "out", count=3, workers=1)
     assert (verdict.sampled, verdict.reproduced) == (3, 3)
+
+
+@pytest.mark.parametrize("half_width", [1, 5])
+def test_a_relative_precision_target_of_one_or_more_is_refused(tmp_path, half_width):
+    """``half_width: 5`` with ``relative: true`` (the default) was a target of 500% of the
+    mean, met at once: almost surely a percentage written for a fraction."""
+    target = f"precision: {{metrics: [mean_wait], half_width: {half_width}, max_replicates: 9}}\n"
+    path = write(tmp_path, VALID.replace("replicates: 3\n", target))
+    with pytest.raises(CampaignError) as info:
+        load_spec(path)
+    assert str(info.value) == (
+        f"{path}: precision.half_width: {half_width} is a share of |mean| (relative: true), "
+        f"{100 * half_width}% of it; use a number below 1 (0.05 for 5%), or relative: false "
+        "for a target in the metric's units"
+    )
+    absolute = target.replace("max_replicates", "relative: false, max_replicates")
+    assert load_spec(write(tmp_path, VALID.replace("replicates: 3\n", absolute))).precision
+
+
+@pytest.mark.parametrize(
+    ("key", "message"),
+    [
+        ("metrics: [mean_wait, mean_wait]", "metrics: names repeat: ['mean_wait', 'mean_wait']"),
+        ("paired: [label, label]", "paired: names repeat: ['label', 'label']"),
+    ],
+)
+def test_a_metric_or_paired_factor_named_twice_is_refused(tmp_path, key, message):
+    """Both were accepted: the results kept the repeated list in their spec and attributes."""
+    first = key.split(":")[0]
+    text = "\n".join(line for line in VALID.splitlines() if not line.startswith(first + ":"))
+    path = write(tmp_path, text + "\n" + key + "\n")
+    with pytest.raises(CampaignError) as info:
+        load_spec(path)
+    assert str(info.value) == f"{path}: {message}; give each name once"
