@@ -56,10 +56,12 @@ def validate(spec):
     Spec
         The checked spec (a `campaign.errors.CampaignError` names what is wrong).
     """
+    from campaign.pipelines.run import check_output
     from campaign.plan.plan import check_model
 
     spec = check.spec(spec, "spec")
     check_model(spec)
+    check_output(spec)  # a file where the output folder would be: `run` would refuse it
     return spec
 
 
@@ -84,9 +86,12 @@ def plan(spec, output=None, shard=None, on_change="refuse"):
     campaign.plan.state.RunState
         Where each task stands: ``done``, ``failed``, ``missing``, ``to_run``.
     """
+    from campaign.pipelines.run import check_output
     from campaign.plan.plan import make_plan
 
-    return make_plan(_placed(spec, output, shard), on_change=on_change)
+    placed = _placed(spec, output, shard)
+    check_output(placed, given=output is not None)  # as `run` would, before counting
+    return make_plan(placed, on_change=on_change)
 
 
 @checked()

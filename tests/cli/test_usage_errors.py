@@ -191,9 +191,11 @@ def test_an_output_folder_a_file_blocks_is_one_line_before_any_work(
     spec = tmp_path / "spec.yaml"
     for output in (blocker, blocker / "campaign"):
         spec.write_text(textwrap.dedent(SPEC).replace("output: out", f"output: {output}"))
-        assert refused(capsys, "run", str(spec), "--scheduler", scheduler_address) == (
-            f"{spec}: output: {blocker} is a file; output must name a folder (made if missing)"
-        )
+        line = f"{spec}: output: {blocker} is a file; output must name a folder (made if missing)"
+        assert refused(capsys, "run", str(spec), "--scheduler", scheduler_address) == line
+        # validate and plan say so too, as `run` will: not "spec is valid", "2 tasks would run"
+        assert refused(capsys, "validate", str(spec)) == line
+        assert refused(capsys, "plan", str(spec)) == line
     assert blocker.read_text() == "a file\n"
     (tmp_path / "out" / "results.nc").mkdir(parents=True)
     spec.write_text(textwrap.dedent(SPEC))
@@ -206,6 +208,7 @@ def test_an_output_folder_a_file_blocks_is_one_line_before_any_work(
     blocked = "{} is a file; it must name a folder (made if missing)".format
     argv = ["run", str(spec), "--scheduler", scheduler_address, "--out", str(blocker)]
     assert refused(capsys, *argv) == "--out " + blocked(blocker)
+    assert refused(capsys, "plan", str(spec), "--out", str(blocker)) == "--out " + blocked(blocker)
     with pytest.raises(CampaignError) as info:
         campaign.run(spec, output=blocker / "campaign", scheduler=scheduler_address)
     assert str(info.value) == "output " + blocked(blocker)
