@@ -94,12 +94,12 @@ def test_a_remetric_of_results_at_90_percent_is_at_90_percent(
     tmp_path, monkeypatch, scheduler_address
 ):
     (tmp_path / "sim.py").write_text(textwrap.dedent(SIM))
-    (tmp_path / "fix.py").write_text(textwrap.dedent(TENFOLD))
+    (tmp_path / "tenfold_at_90.py").write_text(textwrap.dedent(TENFOLD))
     spec = tmp_path / "spec.yaml"
     spec.write_text(SPEC)
     monkeypatch.syspath_prepend(str(tmp_path))
     first = campaign.run(spec, scheduler=scheduler_address, progress=False, confidence=0.9)
-    done = campaign.remetric(spec, {"parse": "fix:y10"})
+    done = campaign.remetric(spec, {"parse": "tenfold_at_90:y10"})
     assert done.dataset.attrs["confidence"] == 0.9
     ys = done.dataset["y"].values
     assert np.array_equal(ys, 10 * first["y"].values)  # recomputed, nothing run
