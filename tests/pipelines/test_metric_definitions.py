@@ -325,3 +325,20 @@ def test_remetric_finds_a_parser_in_the_working_folder_and_runs_load_it_there(
         )
     finally:
         forget("here_scaled", "here_scale")
+
+
+def test_a_parser_edited_between_two_remetrics_of_one_process_runs_as_edited(
+    site, scheduler_address
+):
+    """From one Python session: the second remetric runs the parser as it is now, the code
+    its digest is read from, not the module the first one imported."""
+    spec = site / "spec.yaml"
+    campaign.run(spec, scheduler=scheduler_address, progress=False)
+    first = remetric(spec, MetricsSource("parse", "fix:y10"))
+    assert first.dataset["y"].values.tolist() == [[10, 10], [20, 20], [30, 30]]
+    (site / "fix.py").write_text(TENFOLD.replace("10 *", "100.0 *") % "")
+    again = remetric(spec, MetricsSource("parse", "fix:y10"))
+    assert again.dataset["y"].values.tolist() == [[100, 100], [200, 200], [300, 300]]
+    spec.write_text(SPEC.replace("replicates: 2", "replicates: 3"))
+    results = campaign.run(spec, scheduler=scheduler_address, progress=False)
+    assert results["y"].values.tolist() == [[100] * 3, [200] * 3, [300] * 3]  # one definition
