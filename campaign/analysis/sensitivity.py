@@ -52,6 +52,7 @@ from campaign.analysis.sensitivity_checks import (
     sample_warnings,
     sobol_warnings,
 )
+from campaign.analysis.stats import percent
 from campaign.design import points as designs
 from campaign.errors import BadValue, ParameterError
 from campaign.results.assemble import metrics_of
@@ -354,7 +355,7 @@ def most_influential(result: Sensitivity) -> tuple[str, str] | None:
 
 def describe(result: Sensitivity) -> tuple[str, list[str]]:
     """The title and the notes of a sensitivity table, in words."""
-    level = f"{100 * result.confidence:g}%"
+    level = percent(result.confidence)
     what = {
         SOBOL: "Sobol indices (S1 first order, ST total)",
         MORRIS: "Morris elementary effects (mu, mu* the mean of |effect|, sigma)",
