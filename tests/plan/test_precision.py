@@ -188,15 +188,27 @@ def test_misspelt_precision_metric_of_a_declaring_model_is_refused_by_validate(w
         parse_spec({**data, "precision": precision})
 
 
+NUMBER_PER_TASK = "not one number per task; a target needs a metric with one number per task"
+
+
 @pytest.mark.parametrize(
-    "metric, what",
+    "metric, why",
     [
-        ("wait", "a sample (a 1-D array per task)"),
-        ("job_class", "a breakdown (numbers per job_class)"),
+        ("wait", f"'wait' of model jobs is a sample (a 1-D array per task), {NUMBER_PER_TASK}"),
+        (
+            "job_class",
+            f"'job_class' of model jobs is a breakdown (numbers per job_class), {NUMBER_PER_TASK}",
+        ),
+        (  # derived from a sample: said in words that say so
+            "wait_p95",
+            "'wait_p95' is the size or a percentile of the sample 'wait' of model jobs, which "
+            "results derive from each task's sample; a target needs a metric the model returns, "
+            "one number per task",
+        ),
     ],
 )
-def test_a_precision_metric_that_is_a_sample_or_breakdown_is_refused_by_validate(
-    write_spec, capsys, metric, what
+def test_a_precision_metric_that_is_a_sample_breakdown_or_percentile_is_refused_by_validate(
+    write_spec, capsys, metric, why
 ):
     path = write_spec(
         f"""
@@ -209,10 +221,7 @@ def test_a_precision_metric_that_is_a_sample_or_breakdown_is_refused_by_validate
         """
     )
     assert main(["validate", str(path)]) == 2
-    assert capsys.readouterr().err == (
-        f"campaign: error: {path}: precision.metrics: {metric!r} of model jobs is {what}, "
-        "not one number per task; a target needs a metric with one number per task\n"
-    )
+    assert capsys.readouterr().err == f"campaign: error: {path}: precision.metrics: {why}\n"
     assert main(["run", str(path)]) == 2
     assert not (path.parent / "out").exists()
 
@@ -243,27 +252,6 @@ def test_an_absolute_target_over_metrics_of_different_units_is_refused_by_valida
     assert not (path.parent / "out").exists()
     same = write_spec(text.replace(", utilization]", "]"))
     assert main(["validate", str(same)]) == 0
-
-
-def test_a_precision_metric_derived_from_a_sample_is_refused_in_words_that_say_so(
-    write_spec, capsys
-):
-    path = write_spec(
-        """
-        name: percentile-target
-        model: jobs
-        params: {workload: synthetic, jobs: 50, processors: 16}
-        precision: {metrics: [wait_p95], half_width: 0.1, max_replicates: 9}
-        seed: 1
-        output: out
-        """
-    )
-    assert main(["validate", str(path)]) == 2
-    assert capsys.readouterr().err == (
-        f"campaign: error: {path}: precision.metrics: 'wait_p95' is the size or a percentile "
-        "of the sample 'wait' of model jobs, which results derive from each task's sample; a "
-        "target needs a metric the model returns, one number per task\n"
-    )
 
 
 def test_campaign_runs_until_every_interval_meets_the_target(write_spec, scheduler_address, capsys):
