@@ -64,14 +64,16 @@ class SelectionRule:
     budget: int | None = None
     most: int = 1000
     rounds: int = 10
+    common: bool = False  # the systems of a group share seeds (paired)
 
     @property
     def alpha(self) -> float:
         return 1 - self.pcs
 
     @classmethod
-    def of(cls, selection: Selection) -> SelectionRule:
-        """The settings of a spec's ``select:`` block."""
+    def of(cls, selection: Selection, common: bool) -> SelectionRule:
+        """The settings of a spec's ``select:`` block; ``common``: its systems share seeds
+        (see `systems_share_seeds`)."""
         return cls(
             procedure=selection.procedure,
             goal=selection.goal,
@@ -83,7 +85,15 @@ class SelectionRule:
             budget=selection.budget,
             most=selection.max_replicates,
             rounds=selection.rounds,
+            common=common,
         )
+
+
+def systems_share_seeds(selection: Selection, factors: list[str], paired: list[str]) -> bool:
+    """Whether some systems of a group share seeds: ``among`` (or, with every cell a system,
+    any factor) is paired. KN++'s constant then takes Bonferroni's bound."""
+    shared = [selection.among] if selection.among is not None else factors
+    return any(name in paired for name in shared)
 
 
 @dataclass
@@ -199,7 +209,7 @@ def decide_kn(x: np.ndarray, group: GroupSelection, rule: SelectionRule) -> None
         h2 = rules.kn_h2(k, rule.alpha, n0)
     else:
         variances = rules.paired_variances(data)
-        h2 = rules.knpp_h2(k, rule.alpha, r - 1)
+        h2 = rules.knpp_h2(k, rule.alpha, r - 1, rule.common)
     out = rules.kn_eliminated(means, rules.kn_allowance(h2, variances, group.delta, r))
     group.eliminate(ids[out], means[out])
     ids, means = ids[~out], means[~out]

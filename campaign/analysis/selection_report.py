@@ -24,6 +24,7 @@ from campaign.analysis.selection import (
     GroupSelection,
     SelectionRule,
     select_group,
+    systems_share_seeds,
 )
 from campaign.errors import ParameterError
 from campaign.results.selection import SELECTION_ATTRIBUTE
@@ -73,7 +74,7 @@ def selection_of(dataset: xr.Dataset) -> Selection:
 def selection_report(dataset: xr.Dataset) -> SelectionReport:
     """Replay the selection of a results file, group by group."""
     selection = selection_of(dataset)
-    rule = SelectionRule.of(selection)
+    rule = SelectionRule.of(selection, shares_seeds(dataset, selection))
     values, status, groups, systems, levels = group_arrays(dataset, selection)
     group_rows, system_rows = [], []
     for index, cells in enumerate(groups):
@@ -94,6 +95,13 @@ def selection_report(dataset: xr.Dataset) -> SelectionReport:
         guarantee_text(selection, dataset, capped, len(groups)),
         count_notes(selection, len(systems), set(report_groups["ending"])),
     )
+
+
+def shares_seeds(dataset: xr.Dataset, selection: Selection) -> bool:
+    """Whether the stored campaign's systems share seeds (its ``paired`` attribute)."""
+    factors = [d for d in dataset["status"].dims if d != "replicate"]
+    paired = dataset.attrs.get("paired", "").split()
+    return systems_share_seeds(selection, factors, paired)
 
 
 def group_arrays(dataset: xr.Dataset, selection: Selection):
@@ -192,11 +200,9 @@ def guarantee_text(
         at = f", at each {others[0]}" if len(others) == 1 else ""
         at = f", at each combination of {', '.join(others)}" if len(others) > 1 else at
         what = f"the level of {selection.among} with the {best} mean of {selection.metric}{at}"
-    paired = dataset.attrs.get("paired", "").split()
-    shared = [selection.among] if selection.among else factors
     crn = (
         "common random numbers: paired seeds"
-        if any(f in paired for f in shared)
+        if shares_seeds(dataset, selection)
         else "independent systems"
     )
     procedure = PROCEDURES[selection.procedure]

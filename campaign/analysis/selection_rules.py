@@ -52,16 +52,19 @@ def kn_h2(k: int, alpha: float, n0: int) -> float:
     return 2 * kn_eta(k, alpha, n0) * (n0 - 1)
 
 
-def knpp_h2(k: int, alpha: float, degrees: int) -> float:
+def knpp_h2(k: int, alpha: float, degrees: int, common: bool = False) -> float:
     """KN++'s h^2 = 2 eta f after each update (Kim & Nelson 2006, procedure KN++, c = 1), with
-    beta = 1 - (1 - alpha)^(1/(k - 1)) in place of alpha/(k - 1) and f the degrees of freedom
-    of the updated variances (r - 1 for r independent replicates):
+    beta = 1 - (1 - alpha)^(1/(k - 1)) in place of alpha/(k - 1) when the systems are
+    simulated independently, and beta = alpha/(k - 1) when they share common random numbers
+    (``common``: the product bound needs independent systems; Bonferroni's holds either way),
+    and f the degrees of freedom of the updated variances (r - 1 for r replicates):
     eta = (1/2) [(2 beta)^(-2/f) - 1].
 
     Worked example: k = 10, alpha = 0.05, f = 9: beta = 0.0056830, (2 beta)^(-2/9) = 2.7045,
-    eta = 0.85225, h^2 = 15.3405 (a little below KN's 15.4635 at the same n0).
+    eta = 0.85225, h^2 = 15.3405 (a little below KN's 15.4635 at the same n0); with common
+    random numbers beta = 0.05/9 = 0.0055556 and h^2 = 15.4635, KN's.
     """
-    beta = 1 - (1 - alpha) ** (1.0 / (k - 1))
+    beta = alpha / (k - 1) if common else 1 - (1 - alpha) ** (1.0 / (k - 1))
     eta = 0.5 * ((2 * beta) ** (-2.0 / degrees) - 1)
     return 2 * eta * degrees
 

@@ -14,7 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from campaign.analysis.selection import STATES, SelectionRule, Selections, selection_stages
+from campaign.analysis.selection import (
+    STATES,
+    SelectionRule,
+    Selections,
+    selection_stages,
+    systems_share_seeds,
+)
 from campaign.design.groups import selection_groups
 from campaign.design.tasks import Design
 from campaign.errors import CampaignError
@@ -41,7 +47,10 @@ class SelectionRounds:
     def __init__(self, design: Design, selection: Selection):
         self.design = design
         self.selection = selection
-        self.rule = SelectionRule.of(selection)
+        spec = design.spec
+        factors = [factor.name for factor in spec.factors]
+        common = systems_share_seeds(selection, factors, list(spec.paired))
+        self.rule = SelectionRule.of(selection, common)
         self.groups = selection_groups(design)
         self.most = selection.max_replicates
         self.values = np.full(design.size, np.nan)

@@ -11,7 +11,8 @@ import pytest
 from scipy import special
 
 from campaign.analysis import selection_rules as rules
-from campaign.analysis.selection import STATES, SelectionRule, select_group
+from campaign.analysis.selection import STATES, SelectionRule, select_group, systems_share_seeds
+from campaign.spec.types import Selection
 
 
 def test_kn_eta_and_h2_of_kim_and_nelson():
@@ -36,6 +37,25 @@ def test_knpp_h2_of_kim_and_nelson_2006():
     assert rules.knpp_h2(10, 0.05, 9) == pytest.approx(15.3405, abs=1e-4)
     # with more degrees of freedom, h^2 falls towards 2 ln(1 / (2 beta))
     assert rules.knpp_h2(10, 0.05, 10**6) == pytest.approx(2 * math.log(1 / (2 * beta)), rel=1e-4)
+
+
+def test_knpp_h2_with_common_random_numbers_takes_bonferroni():
+    """Systems sharing seeds are not independent, so KN++ takes beta = alpha/(k-1) =
+    0.0055556 for k = 10, alpha = 0.05: with f = 9, KN's h^2 = 15.4635, above the 15.3405
+    of independent systems."""
+    assert rules.knpp_h2(10, 0.05, 9, common=True) == pytest.approx(rules.kn_h2(10, 0.05, 10))
+    assert rules.knpp_h2(10, 0.05, 9, common=True) == pytest.approx(15.4635, abs=1e-4)
+    assert rules.knpp_h2(10, 0.05, 9, common=True) > rules.knpp_h2(10, 0.05, 9)
+
+
+def test_systems_share_seeds_when_among_or_any_cell_factor_is_paired():
+    chosen = Selection(metric="m", goal="min", indifference=1.0, among="strategy")
+    assert systems_share_seeds(chosen, ["strategy", "load"], ["strategy"])
+    assert not systems_share_seeds(chosen, ["strategy", "load"], ["load"])
+    every_cell = Selection(metric="m", goal="min", indifference=1.0)
+    assert systems_share_seeds(every_cell, ["strategy", "load"], ["load"])
+    assert not systems_share_seeds(every_cell, ["strategy", "load"], [])
+    assert SelectionRule.of(chosen, common=True).common
 
 
 def test_kn_screening_by_hand():
