@@ -10,6 +10,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 import xarray as xr  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
@@ -112,13 +113,54 @@ NO_VALUES = "no values: no finished task with a sample"
 
 def draw_curves(panel, curves: list) -> list[float]:
     """Each curve's steps on ``panel``, labelled by its level; a level without values says so
-    in its label (a panel without any, in its middle). The positive values drawn."""
+    in its label (a panel without any, in its middle), and a curve holding infinite values
+    the shares it cannot draw (its steps stop short of 0 or 1). The positive values drawn."""
     positive = []
+    unlabelled = []
     for (levels, (x, cdf)), (colour, _) in zip(curves, style(len(curves))):
-        label = f"{level(levels[0])}{'' if x.size else ' (no values)'}" if levels else None
+        beyond = not_finite(x, cdf)
+        label = None
+        if levels:
+            label = f"{level(levels[0])}{'' if x.size else ' (no values)'}"
+            label += f" ({beyond})" if beyond else ""
+        elif beyond:
+            unlabelled.append(beyond)
         panel.step(x, cdf, where="post", color=colour, label=label)
-        positive.extend(x[x > 0])
+        positive.extend(x[(x > 0) & np.isfinite(x)])
     if not any(x.size for _, (x, _) in curves):
         note = panel.text(0.5, 0.5, NO_VALUES, ha="center", va="center", transform=panel.transAxes)
         literal(note)
+    if unlabelled:
+        note = panel.text(
+            0.98,
+            0.02,
+            unlabelled[0],
+            ha="right",
+            va="bottom",
+            fontsize=8,
+            transform=panel.transAxes,
+        )
+        literal(note)
     return positive
+
+
+def not_finite(x: np.ndarray, cdf: np.ndarray) -> str:
+    """The shares of a pooled CDF at -inf and at +inf (a NaN stored quantile counts there),
+    in words: "" when every value is finite."""
+    if not x.size:
+        return ""
+    low = float(cdf[0]) if x[0] == -np.inf else 0.0
+    finite = np.isfinite(x)
+    high = 1.0 - float(cdf[finite][-1]) if finite.any() else 1.0 - low
+    high = high if x[-1] == np.inf else 0.0
+    parts = [f"{percent(share)} at {sign}inf" for share, sign in ((low, "-"), (high, "+")) if share]
+    return ", ".join(parts) + (" not drawn" if parts else "")
+
+
+def percent(share: float) -> str:
+    """A share in percent, never rounded to 0 % or 100 % when it is neither."""
+    if 0 < share < 0.0005:
+        return "<0.05%"
+    if 0.9995 < share < 1:
+        return ">99.95%"
+    return f"{100 * share:.3g}%"

@@ -233,6 +233,19 @@ def test_a_sample_holding_inf_keeps_its_upper_percentiles_and_their_mean_is_inf(
     assert main(["query", str(path), "--metric", "wait_p99", "--format", "csv"]) == 0
     row = capsys.readouterr().out.splitlines()[1].split(",")
     assert row[:3] == ["1.0", "inf", ""]  # load, mean, half-width: no interval of inf
+    # the CDF figure says what share of the waits it cannot draw at +inf
+    pooled = campaign.open_samples(path)
+    x, cdf = cell_cdfs(pooled, "wait", ["load"])[(1.0,)]
+    share = 1 - cdf[np.isfinite(x)][-1]
+    # 16 of a blocked replicate's 100 waits, within the stored quantiles' resolution
+    assert share == pytest.approx(16 * blocked.sum() / 600, abs=0.01 + 1 / 100)
+    figure = plot_ecdf(pooled, "wait", by="load")
+    labels = figure.legends[0].get_texts()
+    texts = {text.get_text() for text in labels}
+    assert texts == {f"1 ({100 * share:.3g}% at +inf not drawn)"}
+    single = plot_ecdf(pooled, "wait", where=["load=1.0"])
+    notes = [text.get_text() for text in single.axes[0].texts]
+    assert notes == [f"{100 * share:.3g}% at +inf not drawn"]
 
 
 def test_quantiles_of_samples_with_infinities_follow_the_order_statistics():
