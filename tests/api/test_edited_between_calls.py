@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import campaign
+from tests.conftest import dask_cluster
 
 FIRST = """
 def run(params, seed):
@@ -103,3 +104,40 @@ def test_an_input_a_model_names_once_edited_is_digested_at_the_next_run(session)
         spec([1, 2], data="data.txt"), workers=1, progress=False, on_change="rerun"
     )
     assert third["x"].values.ravel().tolist() == [5.0, 10.0]
+
+
+PARSER = """
+def metrics(folder):
+    return {"y": SCALE * float((folder / "stdout").read_text())}
+
+
+SCALE = 1.0
+"""
+
+
+def test_a_parser_edited_between_two_runs_on_one_cluster_runs_as_edited(session):
+    """A program's ``parse:`` parser runs on the workers, which a long-lived cluster keeps
+    between the runs of a session: an edited parser is imported afresh there, so that the
+    digest its results are stored under is that of the code that computed them."""
+    (session / "edited_parser.py").write_text(PARSER)
+    program = {
+        "name": "parsed",
+        "model": {
+            "command": ["/bin/sh", "-c", "echo {x}"],
+            "metrics": {"parse": "edited_parser:metrics"},
+        },
+        "factors": {"x": [1, 2]},
+        "replicates": 1,
+        "seed": 3,
+    }
+    try:
+        with dask_cluster(1) as cluster:
+            address = cluster.scheduler_address
+            first = campaign.run({**program, "output": "one"}, scheduler=address, progress=False)
+            assert first["y"].values.ravel().tolist() == [1.0, 2.0]
+            time.sleep(0.02)  # a coarse clock: the edit must show
+            (session / "edited_parser.py").write_text(PARSER.replace("1.0", "100.0"))
+            again = campaign.run({**program, "output": "two"}, scheduler=address, progress=False)
+            assert again["y"].values.ravel().tolist() == [100.0, 200.0]
+    finally:
+        sys.modules.pop("edited_parser", None)
