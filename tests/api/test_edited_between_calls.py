@@ -141,3 +141,10 @@ def test_a_parser_edited_between_two_runs_on_one_cluster_runs_as_edited(session)
             assert again["y"].values.ravel().tolist() == [100.0, 200.0]
     finally:
         sys.modules.pop("edited_parser", None)
+
+
+def test_a_model_edited_between_two_calls_is_described_as_edited(session):
+    write_model(session, FIRST + 'run.metrics = {"x": {"units": "s", "long_name": "the x"}}\n')
+    assert "x  [s]: the x" in campaign.models("edited_model:run")
+    write_model(session, FIRST + 'run.metrics = {"x": {"units": "h", "long_name": "the x"}}\n')
+    assert "x  [h]: the x" in campaign.models("edited_model:run")
