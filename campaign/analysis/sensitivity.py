@@ -18,8 +18,8 @@ the noise still makes is stated (`noise_share`). The methods:
 
 Intervals of the SALib methods are theirs: a bootstrap of ``resamples`` resamples, the
 half-width z x the resamples' standard deviation at ``confidence``, seeded from the
-campaign's base seed so the same results give the same table. delta is slow (a kernel density
-per bin and resample): fewer resamples make it quicker.
+campaign's base seed so the same results give the same table (`bootstrap_seed`). delta is
+slow (a kernel density per bin and resample): fewer resamples make it quicker.
 
 An output transform (``transform="log"``) analyses log(metric) instead: each replicate's log,
 then their mean per point (a metric spanning decades, whose variance its largest values would
@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from campaign.analysis.bootstrap_seed import bootstrap_seed, global_generator_kept
 from campaign.analysis.point_outputs import PointOutputs, point_outputs
 from campaign.analysis.regression import regression
 from campaign.analysis.sensitivity_checks import (
@@ -201,7 +202,7 @@ def sobol_indices(dataset, outputs, problem, seed, common) -> Sensitivity:
 
     second = dataset.attrs.get("design_second_order") == "true"
     check_saltelli_blocks(outputs, second)
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), global_generator_kept():
         warnings.simplefilter("ignore", RuntimeWarning)
         result = sobol.analyze(
             problem,
@@ -209,7 +210,7 @@ def sobol_indices(dataset, outputs, problem, seed, common) -> Sensitivity:
             calc_second_order=second,
             num_resamples=common["resamples"],
             conf_level=common["confidence"],
-            seed=seed,
+            seed=bootstrap_seed(seed),
         )
     table = factor_table(outputs.names, result, COLUMNS[SOBOL])
     pairs = None
@@ -313,7 +314,7 @@ def quietly(method, problem, unit, means, seed, common) -> dict:
 
     formatter = warnings.formatwarning
     try:
-        with warnings.catch_warnings(record=True):
+        with warnings.catch_warnings(record=True), global_generator_kept():
             if method == DELTA:
                 return delta.analyze(
                     problem,
@@ -321,7 +322,7 @@ def quietly(method, problem, unit, means, seed, common) -> dict:
                     means,
                     num_resamples=common["resamples"],
                     conf_level=common["confidence"],
-                    seed=seed,
+                    seed=bootstrap_seed(seed),
                 )
             return rbd_fast.analyze(
                 problem,

@@ -28,10 +28,12 @@ def models(name=None, markdown=False):
     """
     from campaign.errors import CampaignError
     from campaign.models.describe import list_models, show
+    from campaign.plan.model_code import current_model
 
     if name is None:
         return list_models()
     try:
+        current_model(name)  # its files as they are now: one edited in this session shows
         return show(name, markdown=markdown)
     except ValueError as error:
         raise CampaignError(str(error)) from None

@@ -35,7 +35,9 @@ from campaign.execute.command_metrics import FolderOutputs, metrics_from_outputs
 from campaign.execute.input_integrity import InputChanged, check_unchanged
 from campaign.execute.inputs import cache_folder, cached_input
 from campaign.plan.program_sources import (
+    PARSER_PREFIX,
     checked_programs,
+    parser_files,
     placed_name,
     program_environment,
     program_files,
@@ -76,9 +78,15 @@ def _program_digest(path: str, stamp: tuple[int, int, int]) -> str:
 
 def files_here(command: CommandSpec) -> dict[str, str]:
     """Name -> digest of each file this worker would run: the inputs as cached (by the digest
-    they arrived under), a program found on this worker's PATH as it is here, and what each
-    program runs here (its interpreter and libraries, as `expected_files` names them)."""
-    files = dict(command.files)  # a parser's code is checked as a model's, when it is loaded
+    they arrived under), a program found on this worker's PATH as it is here, what each
+    program runs here (its interpreter and libraries, as `expected_files` names them), and a
+    ``parse:`` parser's code as this process imports it: afresh once its files changed, as a
+    long-lived worker that ran it in an earlier run would otherwise go on running its old
+    code under the new code's digest."""
+    files = dict(command.files)
+    if command.metrics.kind == "parse":
+        files = {name: d for name, d in files.items() if not name.startswith(PARSER_PREFIX)}
+        files.update(parser_files(command.metrics.name))
     search = program_environment(command).get("PATH")
     program = command.program
     if program is not None and not program.placed and program.name in files:

@@ -24,8 +24,9 @@ import numpy as np
 import campaign.execute.process_tree as process_tree
 from campaign.execute.memory import peak_bytes, reset_peak
 from campaign.execute.program_task import CommandFailed, command_code, run_command
-from campaign.models import describe_error, load_model
+from campaign.models import describe_error
 from campaign.plan.command_declaration import command_declaration
+from campaign.plan.model_code import current_model
 from campaign.plan.sources import code_digest, engine_identity
 from campaign.results.names import metric_values
 from campaign.spec.command_model import CommandSpec
@@ -61,7 +62,7 @@ def _model(name: str | CommandSpec):
 def _loaded(name: str | CommandSpec):
     if isinstance(name, CommandSpec):
         return command_declaration(name)
-    return load_model(name), code_digest(name)
+    return current_model(name), code_digest(name)  # kept: the code this process runs
 
 
 # batch key -> (index of the task it is running, time.monotonic() when that task started)

@@ -31,9 +31,9 @@ import xarray as xr
 from campaign.design.shards import Shard, owners
 from campaign.design.tasks import Design
 from campaign.errors import BadValue, CampaignError, ParameterError
-from campaign.models import load_model
 from campaign.pipelines.merge_folders import Folder, check_same_campaign, sources_of
 from campaign.plan.command_declaration import command_declaration
+from campaign.plan.model_code import current_model
 from campaign.plan.plan import Plan, identity
 from campaign.plan.state import RunState
 from campaign.results.metric_parsers import (
@@ -90,7 +90,7 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float | None =
         check_same_campaign(reference, folder)  # every refusal before anything is written
     definitions = common_definitions([(folder.path, folder.stored) for folder in inputs])
     try:
-        model = command_declaration(spec.command) if spec.command else load_model(spec.model)
+        model = command_declaration(spec.command) if spec.command else current_model(spec.model)
     except ValueError as error:
         raise CampaignError(
             f"merge: model {spec.model}: {error}; install it where the shards are merged (the "

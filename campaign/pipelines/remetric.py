@@ -30,6 +30,7 @@ import xarray as xr
 from campaign.errors import BadValue, CampaignError
 from campaign.models import describe_error
 from campaign.plan.plan import make_plan
+from campaign.plan.program_sources import PARSER_PREFIX
 from campaign.plan.sources import combined_digest
 from campaign.plan.target import campaign_spec
 from campaign.results.check import check_declared, refusal
@@ -53,7 +54,6 @@ from campaign.store.ledger import Ledger
 from campaign.store.outputs import Archives, by_archive, reference
 
 STORE_CHUNK = 10_000  # records per ledger file written
-PARSER_FILES = "parser: "  # a program's metrics parser among its files (plan/sources.py)
 
 
 @dataclass
@@ -186,8 +186,8 @@ def absorb_parser(ledger: Ledger, code: Mapping[str, str]) -> bool:
     stored = ledger.read_identity() or {}
     sources = dict(stored.get("sources") or {})
     files = dict(sources.get("model_files") or {})
-    merged = {name: d for name, d in files.items() if not name.startswith(PARSER_FILES)}
-    merged.update({name: d for name, d in code.items() if name.startswith(PARSER_FILES)})
+    merged = {name: d for name, d in files.items() if not name.startswith(PARSER_PREFIX)}
+    merged.update({name: d for name, d in code.items() if name.startswith(PARSER_PREFIX)})
     if not sources or merged == files:
         return False
     sources.update(model_files=dict(sorted(merged.items())), model_code=combined_digest(merged))

@@ -15,12 +15,14 @@ followed, and a file that does not parse is digested but not followed.
 from __future__ import annotations
 
 import ast
+import importlib
 import importlib.machinery
 import os
 import sys
 from pathlib import Path
 
 from campaign.models import contract, load_model, model_reference
+from campaign.models.contract import Model
 
 MODELS_PACKAGE = contract.__name__.rpartition(".")[0]  # campaign.models
 MODELS_FOLDER = Path(contract.__file__).resolve().parent
@@ -41,8 +43,69 @@ def source_files(name: str) -> tuple[Path, list[Path]]:
     module), unless they are installed ones (``site-packages``). The model is loaded first
     (its import errors are one ``ValueError``).
     """
-    load_model(name)
+    current_model(name)
     return module_files(model_reference(name).partition(":")[0])
+
+
+# per model module this process imported (the tool's own aside): its code files, each with
+# its identity when imported
+_IMPORTED: dict[str, tuple[tuple[Path, tuple[int, ...]], ...]] = {}
+
+
+def current_model(name: str) -> Model:
+    """The model a spec names (`load_model`), its module imported afresh when a file of its
+    code changed since this process imported it: one Python session runs the model, checks
+    its params and names its inputs as its files are now, which its digest is read from (a
+    model edited between two runs of one session would otherwise be checked and declared by
+    its old code under its new code's digest). A module imported before (by the user, or
+    not through here) is imported afresh once, as when it was imported is not known."""
+    module_name = model_reference(name).partition(":")[0]
+    own = module_name == MODELS_PACKAGE or module_name.startswith(f"{MODELS_PACKAGE}.")
+    if not own and _changed(module_name):
+        forget_loaded(module_name)
+    model = load_model(name)
+    if not own and module_name not in _IMPORTED:
+        files = module_files(module_name)[1]
+        _IMPORTED[module_name] = tuple((path, _stamp(path)) for path in files)
+    return model
+
+
+def _changed(module_name: str) -> bool:
+    """Whether a loaded module's code may differ from its files (see `current_model`)."""
+    if module_name not in sys.modules:
+        _IMPORTED.pop(module_name, None)
+        return False
+    known = _IMPORTED.get(module_name)
+    return known is None or any(_stamp(path) != stamp for path, stamp in known)
+
+
+def _stamp(path: Path) -> tuple[int, ...]:
+    """A file's identity: its inode, size, and modification and change times (a file
+    rewritten within one tick of its modification time has a later change time, mostly)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return ()
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+
+
+def forget_loaded(module_name: str) -> None:
+    """Drop from ``sys.modules`` a module and those of the files its digest covers, as an
+    earlier call in this process imported them, so that the next import reads their files
+    as they are now (a model's, `current_model`; a metrics parser's,
+    `campaign.results.parser_code`). The tool's own modules are never a user's code."""
+    _IMPORTED.pop(module_name, None)
+    if module_name not in sys.modules:
+        return
+    _, files = module_files(module_name)
+    paths = {path.resolve() for path in files}
+    for name, module in list(sys.modules.items()):
+        if name == "campaign" or name.startswith("campaign."):
+            continue  # the tool's own modules are never a user's
+        file = getattr(module, "__file__", None)
+        if name == module_name or (file and Path(file).resolve() in paths):
+            del sys.modules[name]
+    importlib.invalidate_caches()
 
 
 def module_files(module_name: str) -> tuple[Path, list[Path]]:

@@ -21,9 +21,10 @@ import numpy as np
 from campaign.analysis.stats import Rounds
 from campaign.design.tasks import Design, cell_params, iter_cells
 from campaign.errors import CampaignError, ParameterError
-from campaign.models import check_params, load_model
+from campaign.models import check_params
 from campaign.models.contract import BREAKDOWN, SAMPLE, Model
 from campaign.plan.command_declaration import command_declaration
+from campaign.plan.model_code import current_model
 from campaign.plan.precision import precision_progress, precision_summary
 from campaign.plan.program_sources import command_sources
 from campaign.plan.replicates import check_returned_metrics, replicates_of, stopping_rule_of
@@ -63,12 +64,12 @@ def check_model(spec: Spec) -> Model:
         model = command_declaration(spec.command)
         if spec.command.metrics.kind == "parse":  # imported here, as the results read it
             try:
-                load_model(spec.command.metrics.name)
+                current_model(spec.command.metrics.name)
             except ValueError as error:
                 raise CampaignError(f"{where}model.metrics.parse: {error}") from None
     else:
         try:
-            model = load_model(spec.model)
+            model = current_model(spec.model)
         except ValueError as error:
             raise CampaignError(f"{where}model: {error}") from None
     check_declared_metrics(spec, model.metrics)

@@ -33,6 +33,7 @@ from campaign.spec.command_model import CommandSpec
 from campaign.spec.program import Program
 
 ENV_PREFIX = "env "  # a variable of model.env among the code's names
+PARSER_PREFIX = "parser: "  # a file of the ``{parse:}`` parser's code among the code's names
 
 
 def command_files(command: CommandSpec) -> dict[str, str]:
@@ -48,11 +49,19 @@ def command_files(command: CommandSpec) -> dict[str, str]:
         files[ENV_PREFIX + name] = hashlib.blake2b(value.encode(), digest_size=32).hexdigest()
     if command.metrics.kind == "parse":  # the parser's code decides the metrics too
         try:
-            parser = code_files(command.metrics.name)
+            files.update(parser_files(command.metrics.name))
         except ValueError as error:
             raise CampaignError(f"model.metrics.parse: {error}") from None
-        files.update({f"parser: {name}": digest for name, digest in parser.items()})
     return files
+
+
+def parser_files(name: str) -> dict[str, str]:
+    """The code of a ``{parse: module:function}`` parser among a program's code: each file,
+    named after `PARSER_PREFIX`, -> its digest. Its module is imported (afresh when a file of
+    it changed since this process imported it: `campaign.plan.model_code.current_model`),
+    so that the digest is that of the code this process runs; an import error is one
+    ``ValueError``."""
+    return {f"{PARSER_PREFIX}{file}": digest for file, digest in code_files(name).items()}
 
 
 def digested_programs(command: CommandSpec) -> tuple[Program, ...]:

@@ -19,7 +19,10 @@ is digested with
 The driver digests this where ``campaign run`` runs; each worker digests its own copy the same
 way, so a worker linked with another library version is not used. Both are cached per process
 by the file's identity (device, inode, size, modification time), so a worker lists a
-program's libraries once, and a library upgraded while it runs is digested again.
+program's libraries once, and a library upgraded while it runs is digested again. A program
+with a library the loader does not find is listed again at each call: the library may be
+installed next, and a session that kept "not found" would take every new worker, which
+finds it, for one with another version.
 """
 
 from __future__ import annotations
@@ -58,6 +61,8 @@ def runtime_files(
         interpreter = script_interpreter(real, search[0])
         if interpreter is None:
             libraries = _libraries(real, _stamp(real), search[1], preload)
+            if any(not where for _, where in libraries):  # looked for again (see the module)
+                libraries = _libraries.__wrapped__(real, _stamp(real), search[1], preload)
             for name, where in libraries:
                 if where and inside and Path(where).is_relative_to(inside):
                     continue

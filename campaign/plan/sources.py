@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from campaign.errors import CampaignError
-from campaign.models import describe_error, load_model
-from campaign.plan.model_code import code_name, source_files
+from campaign.models import describe_error
+from campaign.plan.model_code import code_name, current_model, source_files
 from campaign.spec.command_model import COMMAND_MODEL
 
 ALGORITHM = "blake2b-256"
@@ -182,7 +182,7 @@ def task_inputs(model: Any, params: Mapping[str, Any]) -> tuple[str, ...]:
 def current_sources(model_name: str, cells: Iterable[tuple[str, Mapping[str, Any]]]) -> Sources:
     """Digest the model's code and every input file of the cells ((cell digest, params)),
     each file once."""
-    model = load_model(model_name)
+    model = current_model(model_name)
     code = code_files(model_name)
     cell_inputs: dict[str, tuple[str, ...]] = {}
     inputs: dict[str, str] = {}

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from campaign.errors import CampaignError
-from campaign.plan.model_code import code_name, module_files
+from campaign.plan.model_code import code_name, forget_loaded, module_files
 from campaign.spec.command_model import MetricsSource
 
 
@@ -40,24 +40,6 @@ def python_function(source: MetricsSource) -> Callable[..., Any]:
     if not callable(function):
         raise CampaignError(f"metrics parser {source.name}: {module_name} has no function {name!r}")
     return function
-
-
-def forget_loaded(module_name: str) -> None:
-    """Drop from ``sys.modules`` a parser's module and those of the files its digest covers,
-    as an earlier call in this process imported them: the parser must run as its files are
-    now, which its digest is read from (a parser edited between two remetric calls of one
-    Python session would otherwise run its old code under its new code's digest)."""
-    if module_name not in sys.modules:
-        return
-    _, files = module_files(module_name)
-    paths = {path.resolve() for path in files}
-    for name, module in list(sys.modules.items()):
-        if name == "campaign" or name.startswith("campaign."):
-            continue  # the tool's own modules are never a parser's
-        file = getattr(module, "__file__", None)
-        if name == module_name or (file and Path(file).resolve() in paths):
-            del sys.modules[name]
-    importlib.invalidate_caches()
 
 
 def importable_here() -> None:

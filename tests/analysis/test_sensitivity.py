@@ -13,6 +13,7 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from distributed import Client
 from SALib.analyze import sobol
@@ -380,3 +381,30 @@ def test_the_report_of_320_points_shows_a_few_and_plots_the_most_influential_fac
         "The first 10 of 320 rows (each point&#x27;s factor values to 4 significant digits); "
         "every one, in full: campaign query RESULTS --metric y --format csv." in section
     )
+
+
+@pytest.mark.parametrize(
+    ("seed", "design", "method"),
+    [
+        (0, "{latin_hypercube: {points: 60}}", "delta"),
+        (2**40, "{latin_hypercube: {points: 60}}", "delta"),
+        (0, "{saltelli: {points: 16, second_order: false}}", "sobol"),
+    ],
+)
+def test_the_bootstrap_is_drawn_from_the_campaign_seed_whatever_it_is(
+    tmp_path, cluster, seed, design, method
+):
+    """A base seed of 0 was no seed to SALib's sobol and delta, whose intervals were then drawn
+    from numpy's global generator (another table at each call on the same results); delta
+    refused one of 2^32 or more (a ValueError's traceback), and reseeded numpy's global
+    generator, the caller's own draws after it included."""
+    text = LINEAR.format(design=design).replace("seed: 5", f"seed: {seed}")
+    results = open_results(run(tmp_path, text, cluster))
+    np.random.seed(1)
+    first = sensitivity(results, "y", method=method, resamples=20).table
+    drawn = np.random.random()  # what the caller draws next is as without the analysis
+    np.random.seed(1)
+    assert np.random.random() == drawn
+    np.random.seed(2)  # another state of numpy's global generator: the same table
+    again = sensitivity(results, "y", method=method, resamples=20).table
+    pd.testing.assert_frame_equal(first, again)

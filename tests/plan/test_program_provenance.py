@@ -475,3 +475,35 @@ def test_shards_run_with_other_libraries_are_not_merged(tmp_path, scheduler_addr
         "(program ./sim ran with other files: libfoo.so differ); run every shard with the same "
         "programs"
     )
+
+
+def test_a_library_installed_after_a_run_that_missed_it_is_found_by_the_next_run(tmp_path):
+    """One session: the first run's tasks fail as the loader finds no libfoo.so; once it is
+    built, the next run of the same session finds it too. This process kept the first
+    resolution, "not found", while new workers found the library: their copy was taken for
+    another version and the run refused every worker ("restart the workers")."""
+    libraries, project = tmp_path / "lib", tmp_path / "project"
+    libraries.mkdir()
+    project.mkdir()
+    library = build_library(libraries, "1.5")
+    rpath = f"-Wl,-rpath,{libraries}"
+    build(project / "sim", 0, LINKED_SIM, f"-L{libraries}", "-lfoo", rpath)
+    library.unlink()
+    spec = write(
+        project,
+        """
+        name: linked
+        model:
+          command: [./sim, "{seed}"]
+        replicates: 2
+        seed: 8
+        output: out
+        """,
+    )
+    first = run(spec, keep_going=True)
+    assert first.attrs["tasks_ok"] == 0
+    assert stored_sources(project / "out")["programs"]["./sim"]["libfoo.so"] == "not found"
+    build_library(libraries, "1.5")
+    again = run(spec, on_change="rerun")
+    assert again.value.values.tolist() == [1.5 * (s % 1000) for s in again.seed.values.tolist()]
+    assert stored_sources(project / "out")["programs"]["./sim"]["libfoo.so"] == file_digest(library)
