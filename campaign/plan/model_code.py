@@ -27,7 +27,8 @@ from campaign.models.contract import Model
 MODELS_PACKAGE = contract.__name__.rpartition(".")[0]  # campaign.models
 MODELS_FOLDER = Path(contract.__file__).resolve().parent
 INSTALLED = ("site-packages", "dist-packages")
-CODE_SUFFIXES = (*importlib.machinery.SOURCE_SUFFIXES, *importlib.machinery.EXTENSION_SUFFIXES)
+EXTENSION_SUFFIXES = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+CODE_SUFFIXES = (*importlib.machinery.SOURCE_SUFFIXES, *EXTENSION_SUFFIXES)
 
 
 def source_files(name: str) -> tuple[Path, list[Path]]:
@@ -60,14 +61,20 @@ def current_model(name: str) -> Model:
     its old code under its new code's digest). A module imported before (by the user, or
     not through here) is imported afresh once, as when it was imported is not known."""
     module_name = model_reference(name).partition(":")[0]
-    own = module_name == MODELS_PACKAGE or module_name.startswith(f"{MODELS_PACKAGE}.")
-    if not own and _changed(module_name):
+    kept = _never_forgotten(module_name)
+    if not kept and _changed(module_name):
         forget_loaded(module_name)
     model = load_model(name)
-    if not own and module_name not in _IMPORTED:
+    if not kept and module_name not in _IMPORTED:
         files = module_files(module_name)[1]
         _IMPORTED[module_name] = tuple((path, _stamp(path)) for path in files)
     return model
+
+
+def _never_forgotten(module_name: str) -> bool:
+    """The tool's own modules (never a user's code) and the main module (a script's or a
+    notebook's, which no import can run again: dropped, the session would lose it)."""
+    return module_name in ("campaign", "__main__") or module_name.startswith("campaign.")
 
 
 def _changed(module_name: str) -> bool:
@@ -93,16 +100,17 @@ def forget_loaded(module_name: str) -> None:
     """Drop from ``sys.modules`` a module and those of the files its digest covers, as an
     earlier call in this process imported them, so that the next import reads their files
     as they are now (a model's, `current_model`; a metrics parser's,
-    `campaign.results.parser_code`). The tool's own modules are never a user's code."""
+    `campaign.results.parser_code`); never the tool's own nor the main module
+    (`_never_forgotten`)."""
     _IMPORTED.pop(module_name, None)
-    if module_name not in sys.modules:
+    if module_name not in sys.modules or _never_forgotten(module_name):
         return
     _, files = module_files(module_name)
     paths = {path.resolve() for path in files}
     for name, module in list(sys.modules.items()):
-        if name == "campaign" or name.startswith("campaign."):
-            continue  # the tool's own modules are never a user's
-        file = getattr(module, "__file__", None)
+        file = getattr(module, "__file__", None) or ""
+        if _never_forgotten(name) or file.endswith(EXTENSION_SUFFIXES):
+            continue  # a compiled module cannot be loaded twice (PyO3's refuse to)
         if name == module_name or (file and Path(file).resolve() in paths):
             del sys.modules[name]
     importlib.invalidate_caches()

@@ -5,7 +5,10 @@ the same process loaded."""
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import sys
+import sysconfig
 import time
 from pathlib import Path
 
@@ -148,3 +151,58 @@ def test_a_model_edited_between_two_calls_is_described_as_edited(session):
     assert "x  [s]: the x" in campaign.models("edited_model:run")
     write_model(session, FIRST + 'run.metrics = {"x": {"units": "h", "long_name": "the x"}}\n')
     assert "x  [h]: the x" in campaign.models("edited_model:run")
+
+
+def test_a_function_of_the_main_module_leaves_the_main_module_in_place(session, monkeypatch):
+    """A notebook's or a script's own module cannot be imported again: taken out of
+    ``sys.modules`` to be, the session lost it and the model was "not found"."""
+    main = sys.modules["__main__"]
+    monkeypatch.setattr(main, "edited_main_run", lambda params, seed: {"x": 1.0}, raising=False)
+    named = {**spec([1, 2]), "model": "__main__:edited_main_run"}
+    assert len(campaign.plan(named).to_run) == 2
+    assert len(campaign.plan(named).to_run) == 2
+    assert sys.modules["__main__"] is main
+
+
+ONCE = r"""
+#include <Python.h>
+static int loaded = 0;
+static struct PyModuleDef once = {PyModuleDef_HEAD_INIT, "once", NULL, 0, NULL};
+PyMODINIT_FUNC PyInit_once(void) {
+    if (loaded++) {
+        PyErr_SetString(PyExc_ImportError, "may only be initialized once per process");
+        return NULL;
+    }
+    PyObject *module = PyModule_Create(&once);
+    PyModule_AddIntConstant(module, "SCALE", 3);
+    return module;
+}
+"""
+
+
+def test_a_model_package_with_a_compiled_module_is_imported_afresh_around_it(session):
+    """A compiled module loads once per process (PyO3's refuse a second time): an edited
+    model beside it is imported afresh, the compiled module kept."""
+    cc = shutil.which("cc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    package = session / "edited_pkg"
+    package.mkdir()
+    (package / "once.c").write_text(ONCE)
+    target = package / f"once{sysconfig.get_config_var('EXT_SUFFIX')}"
+    include = sysconfig.get_paths()["include"]
+    command = [cc, "-shared", "-fPIC", f"-I{include}", "-o", str(target), str(package / "once.c")]
+    subprocess.run(command, check=True)
+    (package / "__init__.py").write_text("")
+    model = package / "model.py"
+    model.write_text(FIRST.replace("float(params", "once.SCALE * float(params"))
+    model.write_text("from edited_pkg import once\n" + model.read_text())
+    named = {**spec([1, 2]), "model": "edited_pkg.model:run"}
+    try:
+        assert len(campaign.plan(named).to_run) == 2
+        time.sleep(0.02)  # a coarse clock: the edit must show
+        model.write_text(model.read_text().replace("> 5", "> 50"))
+        assert len(campaign.plan({**named, "factors": {"a": [1, 6]}}).to_run) == 2
+    finally:
+        for name in [n for n in sys.modules if n.startswith("edited_pkg")]:
+            del sys.modules[name]
