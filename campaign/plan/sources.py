@@ -3,10 +3,11 @@
 Stored results stay true only while the code that computed them and the files it read stay the
 same. So before anything runs, a run takes a digest (BLAKE2b) of every file of the model's code
 (`campaign.plan.model_code` says which files those are) and of every input file a task names
-(the model's ``inputs(params)``), keeps them in ``campaign.json`` beside the params, and
-compares them with those the stored results were computed from: a change is refused in one
-line naming the file, unless the run is told to compute the results it affects again or to
-keep them, and that choice is kept with the digests (and written into results.nc).
+(the model's ``inputs(params)``; a folder by every file below it), keeps them in
+``campaign.json`` beside the params, and compares them with those the stored results were
+computed from: a change is refused in one line naming the file, unless the run is told to
+compute the results it affects again or to keep them, and that choice is kept with the
+digests (and written into results.nc).
 
 Each distinct file is read once per run. A task's input is known by its path; an input found
 under another path with the content of a stored one (a workloads folder moved) is no change.
@@ -32,6 +33,7 @@ from campaign.errors import CampaignError
 from campaign.models import describe_error, load_model
 from campaign.plan.model_code import code_name, source_files
 from campaign.spec.command_model import COMMAND_MODEL
+from campaign.spec.input_folder import relative_names
 
 ALGORITHM = "blake2b-256"
 ON_CHANGE = ("refuse", "rerun", "accept")
@@ -204,9 +206,20 @@ def _digest(path: Path) -> str:
 
 
 def _input_digest(model_name: str, path: str) -> str:
+    if os.path.isdir(path):
+        try:
+            return folder_digest(Path(path))
+        except ValueError as error:
+            raise CampaignError(f"model {model_name}: input folder {path}: {error}") from None
     if not os.path.isfile(path):
         raise CampaignError(f"model {model_name}: input file {path} does not exist")
     return _digest(Path(path))
+
+
+def folder_digest(folder: Path) -> str:
+    """One digest of every file below a folder, each by its path relative to it: a file
+    edited, added, removed or renamed changes it."""
+    return combined_digest({name: _digest(path) for name, path in relative_names(folder)})
 
 
 @dataclass
