@@ -8,7 +8,8 @@
 - **programs** (`program_files`, per program): what each program runs besides the code above,
   as `campaign.plan.runtime` lists it (its interpreter, its shared libraries), and the
   program's own file when it is not among the code: the first word of a shell line found on
-  PATH, and each program a factor names. A cell runs one program, so when a factor names
+  PATH, each program a launcher runs found on PATH (``[mpirun, -n, 2, mysim]``), and each
+  program a factor names. A cell runs one program, so when a factor names
   the program (``{sim}`` with ``sim: {v1: ./mw.v1, v2: ./mw}``), a changed version or library
   makes only the tasks of the levels that run it stale.
 
@@ -57,9 +58,11 @@ def command_files(command: CommandSpec) -> dict[str, str]:
 
 def digested_programs(command: CommandSpec) -> tuple[Program, ...]:
     """Every program whose runtime is digested: the command's own (or each a factor names),
+    each a launcher runs found on PATH (``mpirun -np 4 mysim``: `campaign.spec.launchers`),
     and each input that is an executable binary or script, as a launcher runs it
     (``mpirun -np 4 ./sim``, ``timeout 60 ./sim``)."""
     programs = list(command.programs)
+    programs += [p for p in command.launched if p.name not in {q.name for q in programs}]
     taken = {placed_name(p) for p in programs if p.placed}
     for item in command.inputs:
         if not item.template and item.name not in taken and is_executable(item.path):
@@ -69,7 +72,7 @@ def digested_programs(command: CommandSpec) -> tuple[Program, ...]:
 
 def checked_programs(command: CommandSpec) -> tuple[Program, ...]:
     """The programs whose runtime a worker checks: those the plan digested (``runtime``)."""
-    known = {p.name: p for p in command.programs}
+    known = {p.name: p for p in (*command.launched, *command.programs)}
     known.update(
         (i.name, Program(i.name, i.path, True)) for i in command.inputs if i.name not in known
     )
@@ -93,7 +96,8 @@ def program_files(command: CommandSpec, program: Program, path: str) -> dict[str
     env = program_environment(command)
     files = runtime_files(path, env, command.folder)
     chosen = any(program == choice for _, choice in command.choices)
-    if chosen or (command.shell and program == command.program and not program.placed):
+    launched = program in command.launched and program != command.program
+    if chosen or launched or (command.shell and program == command.program and not program.placed):
         files[program.name] = digest(path) if os.path.isfile(path) else "not found"
     return files
 

@@ -102,6 +102,8 @@ class CommandSpec:
     # a param's or factor's value naming an input, as a task's params hold it (made
     # absolute) -> the input's name: a placeholder gives the task's copy
     placed_values: tuple[tuple[str, str], ...] = ()
+    # the programs a launcher runs (``mpirun -n 4 mysim``), found on PATH or by absolute path
+    launched: tuple[Program, ...] = ()
 
     def __str__(self) -> str:
         return COMMAND_MODEL
@@ -163,7 +165,7 @@ def parse_command(
     argv = parse_argv(raw["command"], shell, fail)
     inputs = parse_inputs(raw.get("inputs"), raw.get("templates"), base, fail)
     values = {name: (value,) for name, value in params.items()} | dict(levels or {})
-    found = find_programs(argv, shell, values, base, fail)
+    found = find_programs(argv, shell, values, base, fail, {i.name for i in inputs})
     for program in (found.program, *(program for _, program in found.choices)):
         if program is not None and program.placed:
             inputs = with_program(inputs, program)
@@ -211,6 +213,7 @@ def parse_command(
         env=env,
         chosen_by=found.chosen_by,
         choices=found.choices,
+        launched=found.launched,
         placed_values=placed_values,
     )
 

@@ -38,18 +38,20 @@ def describe_spec(spec: Spec) -> str:
 
 
 def describe_programs(command: CommandSpec) -> str:
-    """Which program the command runs, as digested: with the inputs, or on PATH here."""
+    """Which program the command runs, as digested: with the inputs, or on PATH here; and
+    those a launcher runs (``mpirun -n 2 mysim``)."""
 
     def found(program: Program) -> str:
         where = "with the inputs" if program.placed else f"on PATH here: {program.path}"
         return f"{program.name} ({where})"
 
+    running = "".join(f", running {found(program)}" for program in command.launched)
     if command.choices:
         named = ", ".join(f"{found(program)}" for _, program in command.choices)
-        return f"program: {{{command.chosen_by}}} names one of {named}"
+        return f"program: {{{command.chosen_by}}} names one of {named}{running}"
     if command.program is None:
         return "program: none (the shell line starts with a builtin or shell syntax)"
-    return f"program: {found(command.program)}"
+    return f"program: {found(command.program)}{running}"
 
 
 def describe_factors(spec: Spec) -> list[str]:
