@@ -44,7 +44,8 @@ class RunState:
     """A plan against what its output folder holds (task indices in task order).
 
     ``change``: how the sources differ from those of the stored results; ``changed``: done
-    tasks computed from other sources; ``rerun_changed``: they count as to run.
+    tasks computed from other sources; ``rerun_changed``: they are set aside, and those the
+    window holds (``again``) count as to run.
     """
 
     def __init__(self, plan: Plan, ledger: Ledger, replicates: Replicates | None = None):
@@ -59,6 +60,7 @@ class RunState:
         self.change: Change | None = None
         self.changed: list[int] = []
         self.rerun_changed = False
+        self.again: list[int] = []  # tasks of changed results in the window, to compute again
         self.table: TaskTable | None = None  # the records read whole, once taken
 
     @property
@@ -97,7 +99,7 @@ class RunState:
     def to_run(self) -> list[int]:
         """Missing tasks and failed ones (a rerun retries failures, e.g. after a model fix),
         and with --rerun-changed those computed from other sources than now."""
-        return self.failed + self.missing + (self.changed if self.rerun_changed else [])
+        return self.failed + self.missing + self.again
 
     @property
     def results_path(self) -> Path:
@@ -127,14 +129,27 @@ class RunState:
         self.count()
 
     def count(self) -> None:
-        """Done, failed and missing tasks within the window (done ones set aside to compute
-        again, with ``rerun_changed``, are not done)."""
+        """Done, failed and missing tasks within the window, and (with ``rerun_changed``)
+        those of the changed results, set aside to compute again (``again``)."""
         planned = np.flatnonzero(self.replicates.window.ravel())
         status = self.status[planned]
         self.failed = planned[status == STATUS_FAILED].tolist()
-        self.missing = planned[status == STATUS_MISSING].tolist()
-        done = int(np.count_nonzero(status == STATUS_OK))
-        self.done = done - len(self.changed) if self.rerun_changed else done
+        missing = planned[status == STATUS_MISSING].tolist()
+        aside = set(self.changed) if self.rerun_changed else set()
+        self.missing = [i for i in missing if i not in aside]
+        self.again = [i for i in missing if i in aside]
+        self.done = int(np.count_nonzero(status == STATUS_OK))
+
+    def set_changed_aside(self) -> None:
+        """Count as a run does once it has set the changed results aside to compute them
+        again: their tasks are missing, and with a precision target or a selection the rounds
+        are decided without them (a run sets them aside before it decides), so that the
+        counts are the run's (not 60 tasks of rounds that stale results asked for)."""
+        self.rerun_changed = True
+        self.status[self.changed] = STATUS_MISSING
+        self.replicates.forget(self.changed)
+        self.replicates.decide(self.status)
+        self.count()
 
     def mark_changed(self, change: Change) -> None:
         """The done tasks of the window that ``change`` affects: computed from other sources
