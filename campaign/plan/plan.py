@@ -266,6 +266,8 @@ def make_plan(
             raise changed_refusal(state)
         if on_change == "rerun":
             state.set_changed_aside()
+        else:  # kept with those of the design, they count as done once their level is back
+            state.beyond = state.changed_beyond()
     return state
 
 

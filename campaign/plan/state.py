@@ -9,7 +9,8 @@ with a precision target the next round is decided from the stored results
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_OK
 from campaign.spec.load import Spec
 from campaign.store.folder import RESULTS_FILE
 from campaign.store.ledger import Ledger
+from campaign.store.scan import Heads
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,7 @@ class RunState:
         self.changed: list[int] = []
         self.rerun_changed = False
         self.again: list[int] = []  # tasks of changed results in the window, to compute again
+        self.beyond = 0  # kept changed results of cells the design does not have (`changed_beyond`)
         self.table: TaskTable | None = None  # the records read whole, once taken
 
     @property
@@ -159,6 +162,38 @@ class RunState:
         keys = self.design.keys()
         self.change = change
         self.changed = [int(i) for i in done if change.affects(keys[i])]
+
+    def source_choice(self, on_change: str) -> dict[str, Any]:
+        """What a run does with the changed results, for the provenance: kept, they are those
+        of the design and those of cells the spec no longer has (``beyond``), which a spec
+        bringing their levels back counts as done."""
+        beyond = self.beyond if on_change != "rerun" else 0
+        return {
+            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "choice": "rerun" if on_change == "rerun" else "accept",
+            "change": self.change.describe(self.spec.model) if self.change else "",
+            "results": len(self.changed) + beyond,
+            **({"beyond": beyond} if beyond else {}),
+        }
+
+    def changed_beyond(self) -> int:
+        """Stored successes of cells the design does not have (a level taken out of the spec)
+        computed from other sources than now: a run keeping the changed results keeps them
+        too, and a spec that brings their level back counts them as done."""
+        design, change = self.design, self.change
+        if change is None:
+            return 0
+
+        def fold(chunks: Iterator[Heads]) -> int:
+            found: set[str] = set()
+            for chunk in chunks:
+                outside = design.lookup.indices(chunk.keys) < 0
+                for key, beyond, ok in zip(chunk.keys, outside, chunk.ok):
+                    if beyond and ok and change.affects(key):
+                        found.add(key)
+            return len(found)
+
+        return self.ledger.fold_heads(fold)
 
     def stored(
         self, records: Sequence[dict[str, Any]], indices: Mapping[str, int] | None = None

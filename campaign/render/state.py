@@ -32,6 +32,8 @@ def plan_lines(plan: Any, shard: str | Shard | None = None) -> list[str]:
         lines.append(plan.damaged)
     if plan.changed:
         what = "would be kept as they are"
+        if plan.beyond:
+            what += f", and so would {plan.beyond} of cells the spec no longer has"
         if plan.rerun_changed:
             rounds = len(plan.again) < len(plan.changed)  # the rest as the rounds need them
             what = (
