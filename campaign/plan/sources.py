@@ -131,7 +131,8 @@ class Sources:
     ``programs``: per program a command runs, what it runs besides the code (its libraries,
     its interpreter; `campaign.plan.program_sources`) -> digest; ``cell_programs``: per cell
     the program a factor chose for its tasks (a program no cell is given here, every cell
-    runs).
+    runs). ``engine``: for a Python model, the versions of Python and of the numeric
+    libraries it computes with (`computing_libraries`).
     """
 
     code: dict[str, str]
@@ -140,6 +141,7 @@ class Sources:
     version: str = ""  # a program's answer to its version command
     programs: dict[str, dict[str, str]] = field(default_factory=dict)
     cell_programs: dict[str, str] = field(default_factory=dict)
+    engine: dict[str, str] = field(default_factory=dict)  # `computing_libraries`
 
     @property
     def code_digest(self) -> str:
@@ -159,6 +161,7 @@ class Sources:
             "inputs": dict(sorted(inputs.items())),
             **({"version": self.version} if self.version else {}),
             **({"programs": sorted_programs(programs)} if programs else {}),
+            **({"engine": dict(sorted(self.engine.items()))} if self.engine else {}),
         }
 
 
@@ -195,7 +198,14 @@ def current_sources(model_name: str, cells: Iterable[tuple[str, Mapping[str, Any
             for path in paths:
                 if path not in inputs:
                     inputs[path] = _input_digest(model_name, path)
-    return Sources(code=code, inputs=inputs, cell_inputs=cell_inputs)
+    return Sources(code=code, inputs=inputs, cell_inputs=cell_inputs, engine=computing_libraries())
+
+
+def computing_libraries() -> dict[str, str]:
+    """The versions of Python and of `NUMERIC_LIBRARIES` in this process: a Python model's
+    numbers depend on them as on its code (another numpy, other random streams or sums), so
+    results computed under other versions are stale as under other code."""
+    return {name: v for name, v in engine_identity().items() if not name.startswith("campaign")}
 
 
 def _digest(path: Path) -> str:
@@ -231,6 +241,7 @@ class Change:
     cells: set[str] | None  # digests of the cells whose results it affects (None: every cell)
     program_files: dict[str, list[str]] = field(default_factory=dict)  # program -> names
     design: set[str] | None = None  # digests of the design's cells (None: not said)
+    libraries: list[str] = field(default_factory=list)  # "numpy 2.3.0 then, 2.4.6 now"
 
     def narrowed(self, cells: set[str], sources: Sources, design: set[str]) -> Change:
         """The change as far as it concerns these cells (those with stored results) of the
@@ -241,7 +252,7 @@ class Change:
         files = [path for path in self.input_files if path in read]
         run = {sources.cell_programs.get(cell) for cell in cells}
         programs = {p: names for p, names in self.program_files.items() if p in run}
-        return Change(self.code_files, files, self.cells & cells, programs, design)
+        return Change(self.code_files, files, self.cells & cells, programs, design, self.libraries)
 
     def affects(self, key: str) -> bool:
         """Whether the task with this key was computed from other sources than now, or may
@@ -268,6 +279,9 @@ class Change:
             else:
                 what = "program {0} or what it runs" if program in names else "what {0} runs"
                 parts.append(f"{what.format(program)} changed ({_listed(names)})")
+        if self.libraries:
+            what = f"the libraries model {model} computes with"
+            parts.append(f"{what} changed ({_listed(self.libraries)})")
         return " and ".join(parts)
 
 
@@ -291,17 +305,30 @@ def compare(stored: Mapping[str, Any] | None, current: Sources) -> Change | None
         if old_inputs.get(path, digest if digest in known else None) != digest
     )
     programs = program_changes(stored.get("programs"), current.programs)
-    if not code_files and not changed and not programs:
+    libraries = library_changes(stored.get("engine"), current.engine)
+    if not code_files and not changed and not programs and not libraries:
         return None
     cells = None
     chosen = set(current.cell_programs.values())
-    if not code_files and all(program in chosen for program in programs):
+    if not code_files and not libraries and all(program in chosen for program in programs):
         changed_set = set(changed)
         cells = {
             cell for cell, paths in current.cell_inputs.items() if changed_set.intersection(paths)
         }
         cells |= {cell for cell, program in current.cell_programs.items() if program in programs}
-    return Change(code_files, changed, cells, programs)
+    return Change(code_files, changed, cells, programs, libraries=libraries)
+
+
+def library_changes(stored: Mapping[str, str] | None, current: Mapping[str, str]) -> list[str]:
+    """Each library whose version is not the stored one, in words ("numpy 2.3.0 then, 2.4.6
+    now"); none for results stored before versions were kept."""
+    if not stored or not current:
+        return []
+    return [
+        f"{name} {stored.get(name, 'unknown')} then, {version} now"
+        for name, version in current.items()
+        if stored.get(name, version) != version
+    ]
 
 
 def program_difference(
