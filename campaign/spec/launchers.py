@@ -30,6 +30,7 @@ from campaign.errors import CampaignError
 from campaign.spec.placeholders import PLACEHOLDER
 
 Fail = Callable[[str], CampaignError]
+TASK_FOLDER = "{dir}/"  # the placeholder of the task's folder, where the inputs are placed
 
 
 @dataclass(frozen=True)
@@ -144,8 +145,10 @@ def _named(
 ) -> list[str]:
     """The programs a word may name: itself, or each value of the param or factor a
     placeholder alone names."""
-    if not PLACEHOLDER.search(word):
-        return [word]
+    if word.startswith(TASK_FOLDER):  # a file of the task's folder: an input's copy
+        word = "./" + word.removeprefix(TASK_FOLDER)
+    if not PLACEHOLDER.search(word) or ("/" in word and not word.startswith(("/", "{"))):
+        return [word]  # a relative path: a file of the task's folder (an input)
     whole = PLACEHOLDER.fullmatch(word)
     if whole is not None and whole[2] in values:
         texts = [v for v in values[whole[2]] if isinstance(v, str) and v]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from campaign.errors import CampaignError
-from campaign.spec.launchers import launched_words
+from campaign.spec.launchers import launched_programs, launched_words
 from campaign.spec.load import load_spec
 from tests.plan.test_program_provenance import build, on_path, path_cluster, run, write
 
@@ -93,3 +93,13 @@ def test_a_program_a_launcher_runs_that_is_not_found_is_refused(tmp_path):
         "model.command: 'campaign-nowhere', the program timeout runs, is not found on PATH "
         "here; its changes would go unseen: install it, or write its path"
     )
+
+
+def test_a_file_of_the_tasks_folder_that_a_launcher_runs_is_an_input():
+    def fail(message: str) -> ValueError:
+        return ValueError(message)
+
+    for words in (["timeout", "60", "{dir}/sim"], ["env", "X=1", "./sim-{v}"]):
+        assert launched_programs(words, {"v": ["a"]}, {"sim"}, fail) == ()
+    with pytest.raises(ValueError, match=r"'sim-\{v\}', cannot hold a placeholder"):
+        launched_programs(["timeout", "60", "sim-{v}"], {"v": ["a"]}, set(), fail)
