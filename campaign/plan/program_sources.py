@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from campaign.errors import CampaignError
+from campaign.plan.outside_files import outside_arguments, outside_digest, outside_values
 from campaign.plan.runtime import digest, runtime_files
 from campaign.plan.sources import Sources, code_files, file_digest
 from campaign.plan.version import program_version
@@ -132,22 +133,31 @@ def command_sources(
     command: CommandSpec, cells: Iterable[tuple[str, Mapping[str, Any]]] = ()
 ) -> Sources:
     """The digests of a program, its inputs and runtime, and its version; with a factor
-    naming the program, which program each cell ((cell digest, params)) runs."""
+    naming the program, which program each cell ((cell digest, params)) runs; and the files
+    each cell names by absolute path (`campaign.plan.outside_files`)."""
     programs = {p.name: program_files(command, p, p.path) for p in digested_programs(command)}
     cell_programs: dict[str, str] = {}
-    if command.chosen_by:
-        names: dict[Any, str] = {}  # a value of the factor -> the program it names
-        for cell, params in cells:
-            value = params[command.chosen_by]
-            if value not in names:
-                chosen = command.chosen_program(value)
-                names[value] = chosen.name if chosen is not None else ""
-            if names[value]:
-                cell_programs[cell] = names[value]
+    names: dict[Any, str] = {}  # a value of the factor -> the program it names
+    inputs: dict[str, str] = {}
+    cell_inputs: dict[str, tuple[str, ...]] = {}
+    for cell, params in cells:
+        paths = outside_values(command, params)
+        if paths:
+            cell_inputs[cell] = paths
+            inputs.update((path, outside_digest(path)) for path in paths if path not in inputs)
+        if not command.chosen_by:
+            continue
+        value = params[command.chosen_by]
+        if value not in names:
+            chosen = command.chosen_program(value)
+            names[value] = chosen.name if chosen is not None else ""
+        if names[value]:
+            cell_programs[cell] = names[value]
     version = program_version(command.version, command.folder)
     return Sources(
-        code=command_files(command),
-        inputs={},
+        code={**command_files(command), **outside_arguments(command)},
+        inputs=inputs,
+        cell_inputs=cell_inputs,
         version=version,
         programs=programs,
         cell_programs=cell_programs,
