@@ -4,10 +4,12 @@ design, replicates, precision target, metrics and output folder."""
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 
 from campaign.spec.command_model import CommandSpec
+from campaign.spec.input_file import InputFile
 from campaign.spec.load import Factor, Precision, Spec
 from campaign.spec.program import Program
 from campaign.spec.types import DEFAULT_PERCENTILES
@@ -18,7 +20,7 @@ def describe_spec(spec: Spec) -> str:
     if spec.command is not None:
         lines[0] += f": {' '.join(spec.command.argv)}"
         if spec.command.inputs:
-            lines.append(f"  inputs: {', '.join(i.name for i in spec.command.inputs)}")
+            lines.append(f"  inputs: {describe_inputs(spec.command.inputs)}")
         lines.append(f"  {describe_programs(spec.command)}")
         if spec.command.env:
             lines.append(f"  env: {', '.join(f'{n}={v}' for n, v in spec.command.env)}")
@@ -35,6 +37,33 @@ def describe_spec(spec: Spec) -> str:
         lines.append(f"  percentiles of samples: {', '.join(map(str, spec.percentiles))}")
     lines.append(f"  output: {spec.output}")
     return "\n".join(lines)
+
+
+def describe_inputs(inputs: tuple[InputFile, ...]) -> str:
+    """The inputs by name; a folder's as the folder, with how many files and bytes it holds
+    (each is digested at every plan and run, and sent to every worker)."""
+    folders: dict[str, list[InputFile]] = {}
+    names = []
+    for item in inputs:
+        if item.folder and item.folder not in folders:
+            names.append(item.folder)
+        if item.folder:
+            folders.setdefault(item.folder, []).append(item)
+        else:
+            names.append(item.name)
+    for folder, files in folders.items():
+        size = sum(os.path.getsize(item.path) for item in files)
+        count = "1 file" if len(files) == 1 else f"{len(files):,} files"
+        names[names.index(folder)] = f"{folder}/ ({count}, {byte_size(size)})"
+    return ", ".join(names)
+
+
+def byte_size(size: float) -> str:
+    for unit in ("B", "kB", "MB", "GB"):
+        if size < 1000 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    return f"{size:.1f} GB"
 
 
 def describe_programs(command: CommandSpec) -> str:

@@ -35,11 +35,12 @@ def parse_inputs(inputs: Any, templates: Any, base: Path, fail: Fail) -> tuple[I
                 raise fail(f"{key}: {name!r} is {what} ({path})")
             placed = name if is_below(path, base) and not Path(name).is_absolute() else path.name
             placed = Path(os.path.normpath(placed)).as_posix()
+            folder = placed if path.is_dir() else ""
             for where, source in placed_files(placed, path, f"{key}: {name!r}", fail):
                 earlier = files.get(where)
                 if earlier is not None and earlier.path != os.path.abspath(source):
                     raise fail(f"{key}: two files would be placed as {where!r}")
-                files[where] = InputFile(where, os.path.abspath(source), template)
+                files[where] = InputFile(where, os.path.abspath(source), template, folder)
     return tuple(files.values())
 
 

@@ -13,6 +13,7 @@ import pytest
 import campaign
 from campaign.errors import CampaignError
 from campaign.plan.sources import current_sources
+from campaign.spec.describe import describe_spec
 from campaign.spec.load import load_spec
 
 SIM = """
@@ -114,3 +115,10 @@ def test_a_python_model_may_name_a_folder_among_its_inputs(tmp_path, monkeypatch
     edited = digest()
     (tmp_path / "small" / "more" / "b.conf").rename(tmp_path / "small" / "b.conf")
     assert len({first, edited, digest()}) == 3  # edited, then moved: each a change
+
+
+def test_validate_shows_an_input_folder_as_its_count_of_files_and_bytes(tmp_path):
+    spec = write(configs(tmp_path), "[sim.py, small, large]")
+    assert "\n  inputs: sim.py, small/ (2 files, 2 B), large/ (2 files, 6 B)\n" in describe_spec(
+        load_spec(spec)
+    )
