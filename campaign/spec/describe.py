@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import numpy as np
 
@@ -66,12 +67,23 @@ def byte_size(size: float) -> str:
     return f"{size:.1f} GB"
 
 
+# a version manager's shim (pyenv, rbenv, asdf): a script starting the version its settings
+# choose where it runs, which its digest does not say
+SHIMS = "shims"
+SHIM_NOTE = (
+    "a version manager's shim: the version it starts is not digested, name the interpreter "
+    "itself, e.g. the path `pyenv which python3` prints"
+)
+
+
 def describe_programs(command: CommandSpec) -> str:
     """Which program the command runs, as digested: with the inputs, or on PATH here; and
     those a launcher runs (``mpirun -n 2 mysim``)."""
 
     def found(program: Program) -> str:
         where = "with the inputs" if program.placed else f"on PATH here: {program.path}"
+        if SHIMS in Path(program.path).parts[:-1]:
+            where += f"; {SHIM_NOTE}"
         return f"{program.name} ({where})"
 
     running = "".join(f", running {found(program)}" for program in command.launched)
