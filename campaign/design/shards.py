@@ -209,7 +209,7 @@ def counts(plan: Any, shard: Shard | EveryTask) -> Counts:
     planned = plan.replicates.window.ravel()
     tasks = int(np.count_nonzero(own & planned))
     failed = int(np.count_nonzero(own[plan.failed]))
-    missing = int(np.count_nonzero(own[plan.missing]))
+    missing = int(np.count_nonzero(own[[*plan.missing, *plan.again]]))  # again: to compute
     return Counts(tasks, tasks - failed - missing, failed, missing)
 
 

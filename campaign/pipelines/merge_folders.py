@@ -80,6 +80,12 @@ def check_same_campaign(reference: Folder, folder: Folder) -> None:
     differs = program_difference(sources_of(a).get("programs"), sources_of(b).get("programs"))
     if differs:
         raise CampaignError(f"{where} ({differs}); run every shard with the same programs")
+    engine_a, engine_b = sources_of(a).get("engine") or {}, sources_of(b).get("engine") or {}
+    for name in (n for n in engine_a if engine_b.get(n, engine_a[n]) != engine_a[n]):
+        raise CampaignError(
+            f"{where} (computed with {name} {engine_b[name]}, the other with "
+            f"{engine_a[name]}); run every shard with the same versions"
+        )
     inputs_a, inputs_b = reference.inputs, folder.inputs
     for one, other, path in (
         (inputs_b, inputs_a, folder.path),

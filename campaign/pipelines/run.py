@@ -226,7 +226,7 @@ def prepared(
         set_aside.append(f"damaged records (their files in {kept})")
     sources, choice = plan.sources, None
     if plan.changed:
-        choice = source_choice(plan, on_change)
+        choice = plan.source_choice(on_change)
         if plan.rerun_changed:
             check_rerun_chosen(plan, shard)  # with where, no changed result may stay
             change, beyond = plan.change, set()
@@ -250,9 +250,11 @@ def prepared(
             set_aside.append(f"{moved} results computed before {choice['change']} (in {folder})")
             plan = make_plan(spec, check_identity=False, model=model, ledger=ledger)
         else:
+            beyond = choice.get("beyond")
+            others = f" ({beyond} of them of cells the spec no longer has)" if beyond else ""
             say(
-                f"{choice['change']}: {choice['results']} stored results kept as they are "
-                "(as asked; recorded in results.nc)"
+                f"{choice['change']}: {choice['results']} stored results kept as they are"
+                f"{others} (as asked; recorded in results.nc)"
             )
     earlier = ledger.read_identity() if ledger.same_campaign(identity(spec)) else None
     inputs = sources.inputs if sources is not None else {}
@@ -318,16 +320,6 @@ def shard_results(
         shard_missing=mine_now.missing,
     )
     return dataset
-
-
-def source_choice(plan: RunState, on_change: str) -> dict[str, Any]:
-    """What a run did with stored results computed from other sources, for the provenance."""
-    return {
-        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "choice": "rerun" if on_change == "rerun" else "accept",
-        "change": plan.change.describe(plan.spec.model),
-        "results": len(plan.changed),
-    }
 
 
 def stored_identity(

@@ -265,8 +265,10 @@ def make_plan(
         state.change = change.narrowed(changed, sources, set(design.cell_digests))
         if on_change == "refuse":
             raise changed_refusal(state)
-        state.rerun_changed = on_change == "rerun"
-        state.count()
+        if on_change == "rerun":
+            state.set_changed_aside()
+        else:  # kept with those of the design, they count as done once their level is back
+            state.beyond = state.changed_beyond()
     return state
 
 

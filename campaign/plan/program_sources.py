@@ -8,7 +8,8 @@
 - **programs** (`program_files`, per program): what each program runs besides the code above,
   as `campaign.plan.runtime` lists it (its interpreter, its shared libraries), and the
   program's own file when it is not among the code: the first word of a shell line found on
-  PATH, and each program a factor names. A cell runs one program, so when a factor names
+  PATH, each program a launcher runs found on PATH (``[mpirun, -n, 2, mysim]``), and each
+  program a factor names. A cell runs one program, so when a factor names
   the program (``{sim}`` with ``sim: {v1: ./mw.v1, v2: ./mw}``), a changed version or library
   makes only the tasks of the levels that run it stale.
 
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from campaign.errors import CampaignError
+from campaign.plan.outside_files import outside_arguments, outside_digest, outside_values
 from campaign.plan.runtime import digest, runtime_files
 from campaign.plan.sources import Sources, code_files, file_digest
 from campaign.plan.version import program_version
@@ -66,9 +68,11 @@ def parser_files(name: str) -> dict[str, str]:
 
 def digested_programs(command: CommandSpec) -> tuple[Program, ...]:
     """Every program whose runtime is digested: the command's own (or each a factor names),
+    each a launcher runs found on PATH (``mpirun -np 4 mysim``: `campaign.spec.launchers`),
     and each input that is an executable binary or script, as a launcher runs it
     (``mpirun -np 4 ./sim``, ``timeout 60 ./sim``)."""
     programs = list(command.programs)
+    programs += [p for p in command.launched if p.name not in {q.name for q in programs}]
     taken = {placed_name(p) for p in programs if p.placed}
     for item in command.inputs:
         if not item.template and item.name not in taken and is_executable(item.path):
@@ -78,7 +82,7 @@ def digested_programs(command: CommandSpec) -> tuple[Program, ...]:
 
 def checked_programs(command: CommandSpec) -> tuple[Program, ...]:
     """The programs whose runtime a worker checks: those the plan digested (``runtime``)."""
-    known = {p.name: p for p in command.programs}
+    known = {p.name: p for p in (*command.launched, *command.programs)}
     known.update(
         (i.name, Program(i.name, i.path, True)) for i in command.inputs if i.name not in known
     )
@@ -102,7 +106,8 @@ def program_files(command: CommandSpec, program: Program, path: str) -> dict[str
     env = program_environment(command)
     files = runtime_files(path, env, command.folder)
     chosen = any(program == choice for _, choice in command.choices)
-    if chosen or (command.shell and program == command.program and not program.placed):
+    launched = program in command.launched and program != command.program
+    if chosen or launched or (command.shell and program == command.program and not program.placed):
         files[program.name] = digest(path) if os.path.isfile(path) else "not found"
     return files
 
@@ -137,22 +142,31 @@ def command_sources(
     command: CommandSpec, cells: Iterable[tuple[str, Mapping[str, Any]]] = ()
 ) -> Sources:
     """The digests of a program, its inputs and runtime, and its version; with a factor
-    naming the program, which program each cell ((cell digest, params)) runs."""
+    naming the program, which program each cell ((cell digest, params)) runs; and the files
+    each cell names by absolute path (`campaign.plan.outside_files`)."""
     programs = {p.name: program_files(command, p, p.path) for p in digested_programs(command)}
     cell_programs: dict[str, str] = {}
-    if command.chosen_by:
-        names: dict[Any, str] = {}  # a value of the factor -> the program it names
-        for cell, params in cells:
-            value = params[command.chosen_by]
-            if value not in names:
-                chosen = command.chosen_program(value)
-                names[value] = chosen.name if chosen is not None else ""
-            if names[value]:
-                cell_programs[cell] = names[value]
+    names: dict[Any, str] = {}  # a value of the factor -> the program it names
+    inputs: dict[str, str] = {}
+    cell_inputs: dict[str, tuple[str, ...]] = {}
+    for cell, params in cells:
+        paths = outside_values(command, params)
+        if paths:
+            cell_inputs[cell] = paths
+            inputs.update((path, outside_digest(path)) for path in paths if path not in inputs)
+        if not command.chosen_by:
+            continue
+        value = params[command.chosen_by]
+        if value not in names:
+            chosen = command.chosen_program(value)
+            names[value] = chosen.name if chosen is not None else ""
+        if names[value]:
+            cell_programs[cell] = names[value]
     version = program_version(command.version, command.folder)
     return Sources(
-        code=command_files(command),
-        inputs={},
+        code={**command_files(command), **outside_arguments(command)},
+        inputs=inputs,
+        cell_inputs=cell_inputs,
         version=version,
         programs=programs,
         cell_programs=cell_programs,

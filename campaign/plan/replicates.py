@@ -44,6 +44,7 @@ class Replicates(Protocol):
     def read(self, ledger: Ledger, check: bool) -> np.ndarray: ...
     def replay(self, table: TaskTable, status: np.ndarray) -> None: ...
     def enter(self, record: dict[str, Any], index: int) -> None: ...
+    def forget(self, indices: list[int]) -> None: ...
     def decide(self, status: np.ndarray) -> None: ...
     def first(self, todo: list[int], done: int, model: Model) -> list[int]: ...
     def scope(self) -> str: ...
@@ -80,6 +81,9 @@ class FixedReplicates:
 
     def enter(self, record: dict[str, Any], index: int) -> None:
         """Nothing to keep of a record: the window does not depend on results."""
+
+    def forget(self, indices: list[int]) -> None:
+        """Nothing kept to forget."""
 
     def decide(self, status: np.ndarray) -> None:
         """The window stays: every replicate runs."""
@@ -137,6 +141,11 @@ class PrecisionRounds:
         returned = record["metrics"]
         for name, column in self.values.items():
             column[index] = returned.get(name, np.nan)
+
+    def forget(self, indices: list[int]) -> None:
+        """Drop the precision metrics' values of tasks whose results are set aside."""
+        for column in self.values.values():
+            column[indices] = np.nan
 
     def decide(self, status: np.ndarray) -> None:
         """Where each cell stands by the stopping rule, and the replicates of its rounds."""

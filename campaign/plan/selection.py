@@ -82,6 +82,10 @@ class SelectionRounds:
             self.unchecked = record
         self.values[index] = record["metrics"].get(self.selection.metric, np.nan)
 
+    def forget(self, indices: list[int]) -> None:
+        """Drop the metric's values of tasks whose results are set aside."""
+        self.values[indices] = np.nan
+
     def decide(self, status: np.ndarray) -> None:
         """Where each group stands after the stored results, and each system's replicates."""
         if self.unchecked is not None:

@@ -3,10 +3,11 @@
 Stored results stay true only while the code that computed them and the files it read stay the
 same. So before anything runs, a run takes a digest (BLAKE2b) of every file of the model's code
 (`campaign.plan.model_code` says which files those are) and of every input file a task names
-(the model's ``inputs(params)``), keeps them in ``campaign.json`` beside the params, and
-compares them with those the stored results were computed from: a change is refused in one
-line naming the file, unless the run is told to compute the results it affects again or to
-keep them, and that choice is kept with the digests (and written into results.nc).
+(the model's ``inputs(params)``; a folder by every file below it), keeps them in
+``campaign.json`` beside the params, and compares them with those the stored results were
+computed from: a change is refused in one line naming the file, unless the run is told to
+compute the results it affects again or to keep them, and that choice is kept with the
+digests (and written into results.nc).
 
 Each distinct file is read once per run. A task's input is known by its path; an input found
 under another path with the content of a stored one (a workloads folder moved) is no change.
@@ -32,6 +33,7 @@ from campaign.errors import CampaignError
 from campaign.models import describe_error
 from campaign.plan.model_code import code_name, current_model, source_files
 from campaign.spec.command_model import COMMAND_MODEL
+from campaign.spec.input_folder import relative_names
 
 ALGORITHM = "blake2b-256"
 ON_CHANGE = ("refuse", "rerun", "accept")
@@ -129,7 +131,8 @@ class Sources:
     ``programs``: per program a command runs, what it runs besides the code (its libraries,
     its interpreter; `campaign.plan.program_sources`) -> digest; ``cell_programs``: per cell
     the program a factor chose for its tasks (a program no cell is given here, every cell
-    runs).
+    runs). ``engine``: for a Python model, the versions of Python and of the numeric
+    libraries it computes with (`computing_libraries`).
     """
 
     code: dict[str, str]
@@ -138,6 +141,7 @@ class Sources:
     version: str = ""  # a program's answer to its version command
     programs: dict[str, dict[str, str]] = field(default_factory=dict)
     cell_programs: dict[str, str] = field(default_factory=dict)
+    engine: dict[str, str] = field(default_factory=dict)  # `computing_libraries`
 
     @property
     def code_digest(self) -> str:
@@ -157,6 +161,7 @@ class Sources:
             "inputs": dict(sorted(inputs.items())),
             **({"version": self.version} if self.version else {}),
             **({"programs": sorted_programs(programs)} if programs else {}),
+            **({"engine": dict(sorted(self.engine.items()))} if self.engine else {}),
         }
 
 
@@ -193,7 +198,14 @@ def current_sources(model_name: str, cells: Iterable[tuple[str, Mapping[str, Any
             for path in paths:
                 if path not in inputs:
                     inputs[path] = _input_digest(model_name, path)
-    return Sources(code=code, inputs=inputs, cell_inputs=cell_inputs)
+    return Sources(code=code, inputs=inputs, cell_inputs=cell_inputs, engine=computing_libraries())
+
+
+def computing_libraries() -> dict[str, str]:
+    """The versions of Python and of `NUMERIC_LIBRARIES` in this process: a Python model's
+    numbers depend on them as on its code (another numpy, other random streams or sums), so
+    results computed under other versions are stale as under other code."""
+    return {name: v for name, v in engine_identity().items() if not name.startswith("campaign")}
 
 
 def _digest(path: Path) -> str:
@@ -204,9 +216,20 @@ def _digest(path: Path) -> str:
 
 
 def _input_digest(model_name: str, path: str) -> str:
+    if os.path.isdir(path):
+        try:
+            return folder_digest(Path(path))
+        except ValueError as error:
+            raise CampaignError(f"model {model_name}: input folder {path}: {error}") from None
     if not os.path.isfile(path):
         raise CampaignError(f"model {model_name}: input file {path} does not exist")
     return _digest(Path(path))
+
+
+def folder_digest(folder: Path) -> str:
+    """One digest of every file below a folder, each by its path relative to it: a file
+    edited, added, removed or renamed changes it."""
+    return combined_digest({name: _digest(path) for name, path in relative_names(folder)})
 
 
 @dataclass
@@ -218,6 +241,7 @@ class Change:
     cells: set[str] | None  # digests of the cells whose results it affects (None: every cell)
     program_files: dict[str, list[str]] = field(default_factory=dict)  # program -> names
     design: set[str] | None = None  # digests of the design's cells (None: not said)
+    libraries: list[str] = field(default_factory=list)  # "numpy 2.3.0 then, 2.4.6 now"
 
     def narrowed(self, cells: set[str], sources: Sources, design: set[str]) -> Change:
         """The change as far as it concerns these cells (those with stored results) of the
@@ -228,7 +252,7 @@ class Change:
         files = [path for path in self.input_files if path in read]
         run = {sources.cell_programs.get(cell) for cell in cells}
         programs = {p: names for p, names in self.program_files.items() if p in run}
-        return Change(self.code_files, files, self.cells & cells, programs, design)
+        return Change(self.code_files, files, self.cells & cells, programs, design, self.libraries)
 
     def affects(self, key: str) -> bool:
         """Whether the task with this key was computed from other sources than now, or may
@@ -255,6 +279,9 @@ class Change:
             else:
                 what = "program {0} or what it runs" if program in names else "what {0} runs"
                 parts.append(f"{what.format(program)} changed ({_listed(names)})")
+        if self.libraries:
+            what = f"the libraries model {model} computes with"
+            parts.append(f"{what} changed ({_listed(self.libraries)})")
         return " and ".join(parts)
 
 
@@ -278,17 +305,30 @@ def compare(stored: Mapping[str, Any] | None, current: Sources) -> Change | None
         if old_inputs.get(path, digest if digest in known else None) != digest
     )
     programs = program_changes(stored.get("programs"), current.programs)
-    if not code_files and not changed and not programs:
+    libraries = library_changes(stored.get("engine"), current.engine)
+    if not code_files and not changed and not programs and not libraries:
         return None
     cells = None
     chosen = set(current.cell_programs.values())
-    if not code_files and all(program in chosen for program in programs):
+    if not code_files and not libraries and all(program in chosen for program in programs):
         changed_set = set(changed)
         cells = {
             cell for cell, paths in current.cell_inputs.items() if changed_set.intersection(paths)
         }
         cells |= {cell for cell, program in current.cell_programs.items() if program in programs}
-    return Change(code_files, changed, cells, programs)
+    return Change(code_files, changed, cells, programs, libraries=libraries)
+
+
+def library_changes(stored: Mapping[str, str] | None, current: Mapping[str, str]) -> list[str]:
+    """Each library whose version is not the stored one, in words ("numpy 2.3.0 then, 2.4.6
+    now"); none for results stored before versions were kept."""
+    if not stored or not current:
+        return []
+    return [
+        f"{name} {stored.get(name, 'unknown')} then, {version} now"
+        for name, version in current.items()
+        if stored.get(name, version) != version
+    ]
 
 
 def program_difference(

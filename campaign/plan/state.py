@@ -9,7 +9,8 @@ with a precision target the next round is decided from the stored results
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_OK
 from campaign.spec.load import Spec
 from campaign.store.folder import RESULTS_FILE
 from campaign.store.ledger import Ledger
+from campaign.store.scan import Heads
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,8 @@ class RunState:
     """A plan against what its output folder holds (task indices in task order).
 
     ``change``: how the sources differ from those of the stored results; ``changed``: done
-    tasks computed from other sources; ``rerun_changed``: they count as to run.
+    tasks computed from other sources; ``rerun_changed``: they are set aside, and those the
+    window holds (``again``) count as to run.
     """
 
     def __init__(self, plan: Plan, ledger: Ledger, replicates: Replicates | None = None):
@@ -59,6 +62,8 @@ class RunState:
         self.change: Change | None = None
         self.changed: list[int] = []
         self.rerun_changed = False
+        self.again: list[int] = []  # tasks of changed results in the window, to compute again
+        self.beyond = 0  # kept changed results of cells the design does not have (`changed_beyond`)
         self.table: TaskTable | None = None  # the records read whole, once taken
 
     @property
@@ -97,7 +102,7 @@ class RunState:
     def to_run(self) -> list[int]:
         """Missing tasks and failed ones (a rerun retries failures, e.g. after a model fix),
         and with --rerun-changed those computed from other sources than now."""
-        return self.failed + self.missing + (self.changed if self.rerun_changed else [])
+        return self.failed + self.missing + self.again
 
     @property
     def results_path(self) -> Path:
@@ -127,14 +132,27 @@ class RunState:
         self.count()
 
     def count(self) -> None:
-        """Done, failed and missing tasks within the window (done ones set aside to compute
-        again, with ``rerun_changed``, are not done)."""
+        """Done, failed and missing tasks within the window, and (with ``rerun_changed``)
+        those of the changed results, set aside to compute again (``again``)."""
         planned = np.flatnonzero(self.replicates.window.ravel())
         status = self.status[planned]
         self.failed = planned[status == STATUS_FAILED].tolist()
-        self.missing = planned[status == STATUS_MISSING].tolist()
-        done = int(np.count_nonzero(status == STATUS_OK))
-        self.done = done - len(self.changed) if self.rerun_changed else done
+        missing = planned[status == STATUS_MISSING].tolist()
+        aside = set(self.changed) if self.rerun_changed else set()
+        self.missing = [i for i in missing if i not in aside]
+        self.again = [i for i in missing if i in aside]
+        self.done = int(np.count_nonzero(status == STATUS_OK))
+
+    def set_changed_aside(self) -> None:
+        """Count as a run does once it has set the changed results aside to compute them
+        again: their tasks are missing, and with a precision target or a selection the rounds
+        are decided without them (a run sets them aside before it decides), so that the
+        counts are the run's (not 60 tasks of rounds that stale results asked for)."""
+        self.rerun_changed = True
+        self.status[self.changed] = STATUS_MISSING
+        self.replicates.forget(self.changed)
+        self.replicates.decide(self.status)
+        self.count()
 
     def mark_changed(self, change: Change) -> None:
         """The done tasks of the window that ``change`` affects: computed from other sources
@@ -144,6 +162,38 @@ class RunState:
         keys = self.design.keys()
         self.change = change
         self.changed = [int(i) for i in done if change.affects(keys[i])]
+
+    def source_choice(self, on_change: str) -> dict[str, Any]:
+        """What a run does with the changed results, for the provenance: kept, they are those
+        of the design and those of cells the spec no longer has (``beyond``), which a spec
+        bringing their levels back counts as done."""
+        beyond = self.beyond if on_change != "rerun" else 0
+        return {
+            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "choice": "rerun" if on_change == "rerun" else "accept",
+            "change": self.change.describe(self.spec.model) if self.change else "",
+            "results": len(self.changed) + beyond,
+            **({"beyond": beyond} if beyond else {}),
+        }
+
+    def changed_beyond(self) -> int:
+        """Stored successes of cells the design does not have (a level taken out of the spec)
+        computed from other sources than now: a run keeping the changed results keeps them
+        too, and a spec that brings their level back counts them as done."""
+        design, change = self.design, self.change
+        if change is None:
+            return 0
+
+        def fold(chunks: Iterator[Heads]) -> int:
+            found: set[str] = set()
+            for chunk in chunks:
+                outside = design.lookup.indices(chunk.keys) < 0
+                for key, beyond, ok in zip(chunk.keys, outside, chunk.ok):
+                    if beyond and ok and change.affects(key):
+                        found.add(key)
+            return len(found)
+
+        return self.ledger.fold_heads(fold)
 
     def stored(
         self, records: Sequence[dict[str, Any]], indices: Mapping[str, int] | None = None

@@ -279,11 +279,22 @@ def failures_section(failures: xr.Dataset | None, failed: int) -> str:
 
 def digests(attrs: dict) -> list[tuple[str, str]]:
     """The digests a results file records: of the spec, of the model's code, of each input
-    file (``input_digests``, a JSON map of file to digest), and choices made on changes."""
+    file (``input_digests``, a JSON map of file to digest), choices made on changes, and for a
+    program its version and what each program runs (``program_files``: its libraries and
+    interpreter, by name), without which a paper could not say which simulator it ran."""
     facts = []
     for name, value in attrs.items():
         if name.endswith("_digest"):
             facts.append((name.replace("_", " "), value))
+        elif name == "program_version":
+            facts.append(("program version", value))
+        elif name == "program_files":
+            try:
+                programs = json.loads(value)
+            except ValueError:
+                programs = {}
+            for program, files in sorted(programs.items()):
+                facts += [(f"{program} runs {file}", d) for file, d in sorted(files.items())]
         elif name in ("input_digests", "source_changes"):
             try:
                 parsed = json.loads(value)

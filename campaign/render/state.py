@@ -31,12 +31,21 @@ def plan_lines(plan: Any, shard: str | Shard | None = None) -> list[str]:
     if plan.damaged:
         lines.append(plan.damaged)
     if plan.changed:
-        what = "would run again" if plan.rerun_changed else "would be kept as they are"
+        what = "would be kept as they are"
+        if plan.beyond:
+            what += f", and so would {plan.beyond} of cells the spec no longer has"
+        if plan.rerun_changed:
+            rounds = len(plan.again) < len(plan.changed)  # the rest as the rounds need them
+            what = (
+                f"would be set aside, {len(plan.again)} run again first"
+                if rounds
+                else ("would run again")
+            )
         lines.append(
             f"{len(plan.changed)} stored results were computed before "
             f"{plan.change.describe(plan.spec.model)}: they {what}"
         )
-    changed = f", {len(plan.changed)} to compute again" if plan.rerun_changed else ""
+    changed = f", {len(plan.again)} to compute again" if plan.rerun_changed else ""
     if shard is None:
         lines.append(
             f"plan: {plan.done} done, {len(plan.failed)} failed (will be retried), "

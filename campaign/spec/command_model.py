@@ -28,12 +28,18 @@ from typing import Any
 from campaign.errors import CampaignError
 from campaign.spec.input_file import InputFile
 from campaign.spec.placeholders import (
-    PLACEHOLDER,
     TASK_PLACEHOLDERS,
     check_placeholders,
     placeholders,
 )
-from campaign.spec.program import Program, find_programs, is_below, parse_env
+from campaign.spec.program import Program, find_programs, parse_env
+from campaign.spec.program_inputs import (
+    check_arguments_listed,
+    check_values_listed,
+    parse_inputs,
+    parse_name_list,
+    with_program,
+)
 from campaign.spec.program_metrics import (
     DeclaredMetric,
     MetricsSource,
@@ -96,6 +102,8 @@ class CommandSpec:
     # a param's or factor's value naming an input, as a task's params hold it (made
     # absolute) -> the input's name: a placeholder gives the task's copy
     placed_values: tuple[tuple[str, str], ...] = ()
+    # the programs a launcher runs (``mpirun -n 4 mysim``), found on PATH or by absolute path
+    launched: tuple[Program, ...] = ()
 
     def __str__(self) -> str:
         return COMMAND_MODEL
@@ -157,7 +165,7 @@ def parse_command(
     argv = parse_argv(raw["command"], shell, fail)
     inputs = parse_inputs(raw.get("inputs"), raw.get("templates"), base, fail)
     values = {name: (value,) for name, value in params.items()} | dict(levels or {})
-    found = find_programs(argv, shell, values, base, fail)
+    found = find_programs(argv, shell, values, base, fail, {i.name for i in inputs})
     for program in (found.program, *(program for _, program in found.choices)):
         if program is not None and program.placed:
             inputs = with_program(inputs, program)
@@ -205,6 +213,7 @@ def parse_command(
         env=env,
         chosen_by=found.chosen_by,
         choices=found.choices,
+        launched=found.launched,
         placed_values=placed_values,
     )
 
@@ -224,99 +233,6 @@ def parse_argv(raw: Any, shell: bool, fail: Fail) -> tuple[str, ...]:
             raise fail(f"model.command: {item!r} is not an argument; use text or a number")
         argv.append(str(item))
     return tuple(argv)
-
-
-def parse_inputs(inputs: Any, templates: Any, base: Path, fail: Fail) -> tuple[InputFile, ...]:
-    """Inputs and templates: existing files below the spec's folder, placed under the path
-    written (an input elsewhere under its file name)."""
-    listed = parse_name_list(inputs, "model.inputs", fail)
-    filled = parse_name_list(templates, "model.templates", fail)
-    files: dict[str, InputFile] = {}
-    for key, names in (("model.inputs", listed), ("model.templates", filled)):
-        for name in names:
-            path = Path(name).expanduser()
-            path = path if path.is_absolute() else base / path
-            if not path.is_file():
-                what = "a folder: name its files" if path.is_dir() else "not found"
-                raise fail(f"{key}: {name!r} is {what} ({path})")
-            placed = name if is_below(path, base) and not Path(name).is_absolute() else path.name
-            placed = Path(os.path.normpath(placed)).as_posix()
-            earlier = files.get(placed)
-            if earlier is not None and earlier.path != os.path.abspath(path):
-                raise fail(f"{key}: two files would be placed as {placed!r}")
-            template = key == "model.templates"
-            files[placed] = InputFile(placed, os.path.abspath(path), template)
-    return tuple(files.values())
-
-
-def with_program(inputs: tuple[InputFile, ...], program: Program) -> tuple[InputFile, ...]:
-    """The inputs and the program of the spec's folder (placed, travelling with them)."""
-    name = Path(os.path.normpath(program.name)).as_posix()
-    if any(i.name == name for i in inputs):
-        return inputs
-    return (*inputs, InputFile(name, program.path))
-
-
-def check_arguments_listed(args: Iterable[str], inputs: tuple[InputFile, ...], base, fail) -> None:
-    """Refuse an argument that names a file beside the spec but is not among the inputs: the
-    task's folder would not have it."""
-    placed = {i.name for i in inputs}
-    for arg in args:
-        if PLACEHOLDER.search(arg) or arg.startswith("-") or Path(arg).is_absolute():
-            continue
-        name = Path(os.path.normpath(arg)).as_posix()
-        if name not in placed and (base / arg).is_file():
-            raise fail(
-                f"model.command: {arg!r} is a file beside the spec but not among model.inputs; "
-                "list it there so that each task's folder has it"
-            )
-
-
-def check_values_listed(
-    params: Mapping[str, Any],
-    levels: Mapping[str, Sequence[Any]],
-    used: set[str],
-    inputs: tuple[InputFile, ...],
-    base: Path,
-    fail: Fail,
-) -> tuple[tuple[str, str], ...]:
-    """Refuse a param's or factor's value that a placeholder gives the program and that names
-    a file beside the spec but not among the inputs: the task would lack it, or (written with
-    a folder, ``./platform.xml``, made absolute) read the spec's own copy, which no digest
-    covers and a worker without the spec's folder lacks. The values naming inputs that a
-    task's params hold made absolute, each with its input's name."""
-    placed = {i.name for i in inputs}
-    given = [(f"params.{n}", (v,)) for n, v in params.items() if n in used]
-    given += [(f"factors.{n}", tuple(v)) for n, v in levels.items() if n in used]
-    named = {}
-    for key, values in given:
-        for value in values:
-            if not isinstance(value, str) or not value or Path(value).is_absolute():
-                continue
-            name = Path(os.path.normpath(value)).as_posix()
-            if not (base / value).is_file():
-                continue
-            if name not in placed:
-                raise fail(
-                    f"{key}: {value!r} is a file beside the spec but not among model.inputs; "
-                    "list it there so that each task's folder has it and a change to it is "
-                    "seen"
-                )
-            if "/" in value:  # as `campaign.design.tasks.cell_params` makes it absolute
-                named[str((base / value).resolve())] = name
-    return tuple(sorted(named.items()))
-
-
-def parse_name_list(raw: Any, key: str, fail: Fail) -> tuple[str, ...]:
-    if raw is None:
-        return ()
-    if isinstance(raw, str):
-        raw = [raw]
-    if not isinstance(raw, list) or not all(isinstance(n, str) and n for n in raw):
-        raise fail(f"{key}: expected a list of names, got {raw!r}")
-    if len(set(raw)) != len(raw):
-        raise fail(f"{key}: names repeat: {raw}")
-    return tuple(raw)
 
 
 def parse_keep(raw: Any, fail: Fail) -> tuple[str, ...]:

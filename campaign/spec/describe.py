@@ -4,10 +4,13 @@ design, replicates, precision target, metrics and output folder."""
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import numpy as np
 
 from campaign.spec.command_model import CommandSpec
+from campaign.spec.input_file import InputFile
 from campaign.spec.load import Factor, Precision, Spec
 from campaign.spec.program import Program
 from campaign.spec.types import DEFAULT_PERCENTILES
@@ -18,7 +21,7 @@ def describe_spec(spec: Spec) -> str:
     if spec.command is not None:
         lines[0] += f": {' '.join(spec.command.argv)}"
         if spec.command.inputs:
-            lines.append(f"  inputs: {', '.join(i.name for i in spec.command.inputs)}")
+            lines.append(f"  inputs: {describe_inputs(spec.command.inputs)}")
         lines.append(f"  {describe_programs(spec.command)}")
         if spec.command.env:
             lines.append(f"  env: {', '.join(f'{n}={v}' for n, v in spec.command.env)}")
@@ -37,19 +40,59 @@ def describe_spec(spec: Spec) -> str:
     return "\n".join(lines)
 
 
+def describe_inputs(inputs: tuple[InputFile, ...]) -> str:
+    """The inputs by name; a folder's as the folder, with how many files and bytes it holds
+    (each is digested at every plan and run, and sent to every worker)."""
+    folders: dict[str, list[InputFile]] = {}
+    names = []
+    for item in inputs:
+        if item.folder and item.folder not in folders:
+            names.append(item.folder)
+        if item.folder:
+            folders.setdefault(item.folder, []).append(item)
+        else:
+            names.append(item.name)
+    for folder, files in folders.items():
+        size = sum(os.path.getsize(item.path) for item in files)
+        count = "1 file" if len(files) == 1 else f"{len(files):,} files"
+        names[names.index(folder)] = f"{folder}/ ({count}, {byte_size(size)})"
+    return ", ".join(names)
+
+
+def byte_size(size: float) -> str:
+    for unit in ("B", "kB", "MB", "GB"):
+        if size < 1000 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    return f"{size:.1f} GB"
+
+
+# a version manager's shim (pyenv, rbenv, asdf): a script starting the version its settings
+# choose where it runs, which its digest does not say
+SHIMS = "shims"
+SHIM_NOTE = (
+    "a version manager's shim: the version it starts is not digested, name the interpreter "
+    "itself, e.g. the path `pyenv which python3` prints"
+)
+
+
 def describe_programs(command: CommandSpec) -> str:
-    """Which program the command runs, as digested: with the inputs, or on PATH here."""
+    """Which program the command runs, as digested: with the inputs, or on PATH here; and
+    those a launcher runs (``mpirun -n 2 mysim``)."""
 
     def found(program: Program) -> str:
         where = "with the inputs" if program.placed else f"on PATH here: {program.path}"
+        if SHIMS in Path(program.path).parts[:-1]:
+            where += f"; {SHIM_NOTE}"
         return f"{program.name} ({where})"
 
+    running = "".join(f", running {found(program)}" for program in command.launched)
     if command.choices:
         named = ", ".join(f"{found(program)}" for _, program in command.choices)
-        return f"program: {{{command.chosen_by}}} names one of {named}"
+        return f"program: {{{command.chosen_by}}} names one of {named}{running}"
     if command.program is None:
         return "program: none (the shell line starts with a builtin or shell syntax)"
-    return f"program: {found(command.program)}"
+    return f"program: {found(command.program)}{running}"
 
 
 def describe_factors(spec: Spec) -> list[str]:

@@ -15,3 +15,4 @@ class InputFile:
     name: str
     path: str
     template: bool = False
+    folder: str = ""  # the folder of the inputs it was listed with (``configs``), if any

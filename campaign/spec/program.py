@@ -21,12 +21,13 @@ import os
 import re
 import shlex
 import shutil
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from campaign.errors import CampaignError
+from campaign.spec.launchers import launched_programs
 from campaign.spec.placeholders import PLACEHOLDER
 
 Fail = Callable[[str], CampaignError]
@@ -39,6 +40,7 @@ SHELL_WORDS = frozenset(
     "ulimit umask unalias unset wait".split()
 )
 SHELL_SYNTAX = set("$`*?[]()<>|&;~")
+OPERATOR_CHARACTERS = set("();<>|&")  # a token of these ends a shell line's first command
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 ENGINE_VARIABLES = ("CAMPAIGN_WORKER_TOKEN",)  # the engine's own, set on every worker
 
@@ -57,11 +59,13 @@ class Program:
 @dataclass(frozen=True)
 class Programs:
     """What a command runs: one ``program`` (None: a shell builtin or syntax), or the
-    ``choices`` of the factor or param ``chosen_by`` (value as written -> program)."""
+    ``choices`` of the factor or param ``chosen_by`` (value as written -> program); and the
+    programs a launcher among them runs (``mpirun -n 4 mysim``)."""
 
     program: Program | None = None
     chosen_by: str = ""
     choices: tuple[tuple[str, Program], ...] = ()
+    launched: tuple[Program, ...] = ()  # what a launcher among them runs, found on PATH
 
 
 def find_programs(
@@ -70,14 +74,22 @@ def find_programs(
     values: Mapping[str, Sequence[Any]],
     base: Path,
     fail: Fail,
+    inputs: Collection[str] = (),
 ) -> Programs:
-    """The program(s) of a command; ``values``: each param's and factor's values."""
-    word = program_word(argv, shell, fail)
-    if word is None:
+    """The program(s) of a command, and those a launcher among them runs
+    (`campaign.spec.launchers`); ``values``: each param's and factor's values; ``inputs``:
+    the names of the inputs."""
+    words = program_words(argv, shell, fail)
+    if not words:
         return Programs()
+    launched = tuple(
+        Program(name, path, False)
+        for name, path in launched_programs(words, values, set(inputs), fail)
+    )
+    word = words[0]
     names = [match[2] for match in PLACEHOLDER.finditer(word) if match[2]]
     if not names:
-        return Programs(find_program(word, base, fail, shell))
+        return Programs(find_program(word, base, fail, shell), launched=launched)
     whole = PLACEHOLDER.fullmatch(word)
     if whole is None or not whole[2] or whole[2] not in values:
         raise fail(
@@ -93,27 +105,30 @@ def find_programs(
                 f"{value!r}; each of its values must be a program (a file or a name on PATH)"
             )
         choices.append((value, find_program(value, base, fail, shell, f"{name}: ")))
-    return Programs(chosen_by=name, choices=tuple(choices))
+    return Programs(chosen_by=name, choices=tuple(choices), launched=launched)
 
 
-def program_word(argv: tuple[str, ...], shell: bool, fail: Fail) -> str | None:
-    """The program as written: the first item, or the first word a shell line runs (None
-    when /bin/sh runs it itself or it is syntax)."""
+def program_words(argv: tuple[str, ...], shell: bool, fail: Fail) -> list[str]:
+    """The program as written and its arguments: the command, or the words of the first
+    command a shell line runs up to its first operator (none when /bin/sh runs it itself or
+    it is syntax)."""
     if not shell:
-        return argv[0]
+        return list(argv)
     lexer = shlex.shlex(" ".join(argv), posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     try:
         words = list(lexer)
     except ValueError as error:
         raise fail(f"model.command: the shell line cannot be read: {error}") from None
-    for word in words:
+    for index, word in enumerate(words):
         if word == "exec" or is_assignment(word):
             continue
         if word in SHELL_WORDS or SHELL_SYNTAX & set(PLACEHOLDER.sub("", word)):
-            return None
-        return word
-    return None
+            return []
+        rest = words[index:]
+        end = next((i for i, w in enumerate(rest) if set(w) <= OPERATOR_CHARACTERS), len(rest))
+        return rest[:end]
+    return []
 
 
 def is_assignment(word: str) -> bool:

@@ -102,7 +102,7 @@ PROGRAM = Section(
         Key(
             "inputs",
             "files the program needs, relative to the spec (placed in each task's "
-            "folder, digested)",
+            "folder, digested); a folder: every file below it",
             NAMES,
             [],
         ),

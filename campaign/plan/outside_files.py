@@ -1,0 +1,62 @@
+"""Files a program reads from outside the spec's folder, named by absolute path: digested.
+
+A param's or factor's value written as an absolute path (``platform: [/data/small.xml,
+/data/large.xml]``, a folder of configuration files) reaches the program as it is: each
+worker reads the file at that path (a file system shared with the workers), and nothing
+travels with the inputs. Its content decides the numbers as an input's does, so it is
+digested here as a Python model's input files are: per cell (a file edited makes stale only
+the cells that name it), a folder by every file below it. The same for an argument of the
+command written as an absolute path to a file (``--platform /data/cluster.xml``), which
+every task reads; an argument naming a folder is not digested there, as it is most often
+where a program writes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from campaign.errors import CampaignError
+from campaign.plan.sources import file_digest, folder_digest
+from campaign.spec.command_model import CommandSpec
+
+
+def outside_values(command: CommandSpec, params: Mapping[str, Any]) -> tuple[str, ...]:
+    """The files and folders a task's params name by absolute path, besides the inputs'
+    copies and the programs (digested as programs)."""
+    known = {path for path, _ in command.placed_values}
+    known |= {p.name for p in (*command.programs, *command.launched)}
+    known |= {p.path for p in (*command.programs, *command.launched)}
+    named = {
+        value
+        for value in params.values()
+        if isinstance(value, str) and os.path.isabs(value) and value not in known
+    }
+    return tuple(sorted(v for v in named if os.path.isfile(v) or os.path.isdir(v)))
+
+
+def outside_arguments(command: CommandSpec) -> dict[str, str]:
+    """Name (the path) -> digest of each file the command's arguments name by absolute path
+    (not the program, nor a program a launcher runs: those are digested as programs)."""
+    if command.shell:
+        return {}
+    programs = {p.name for p in (*command.programs, *command.launched)}
+    return {
+        arg: outside_digest(arg)
+        for arg in command.argv[1:]
+        if os.path.isabs(arg) and arg not in programs and os.path.isfile(arg)
+    }
+
+
+def outside_digest(path: str) -> str:
+    """The digest of a file, or of every file below a folder."""
+    try:
+        if os.path.isdir(path):
+            return folder_digest(Path(path))
+        return file_digest(path)
+    except ValueError as error:
+        raise CampaignError(f"input folder {path}: {error}") from None
+    except OSError as error:
+        raise CampaignError(f"cannot read {path} to take its digest: {error.strerror}") from None

@@ -1,0 +1,73 @@
+"""A Python model's numbers depend on the numpy (scipy, pandas, Python) it computes with as on
+its code: results stored under other versions are stale, as under other code, and shards
+computed under other versions are not merged."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import campaign
+from campaign.errors import CampaignError
+from campaign.plan.sources import computing_libraries
+
+SPEC = """
+name: libraries
+model: mm1
+params: {service_rate: 1.0, customers: 200}
+factors:
+  arrival_rate: [0.5, 0.7]
+replicates: 2
+seed: 1
+output: out
+"""
+
+
+def stored_under(folder: Path, **versions: str) -> None:
+    """campaign.json as a run under other versions of these libraries left it."""
+    path = folder / "campaign.json"
+    stored = json.loads(path.read_text())
+    stored["sources"]["engine"].update(versions)
+    path.write_text(json.dumps(stored))
+
+
+def test_results_computed_with_another_numpy_are_stale(tmp_path, scheduler_address):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(SPEC)
+    campaign.run(spec, scheduler=scheduler_address, progress=False)
+    engine = json.loads((tmp_path / "out" / "campaign.json").read_text())["sources"]["engine"]
+    assert engine == computing_libraries() and set(engine) == {"python", "numpy", "scipy", "pandas"}
+    now = engine["numpy"]
+    stored_under(tmp_path / "out", numpy="1.26.4")  # as if numpy was upgraded since
+    with pytest.raises(CampaignError) as refused:
+        campaign.plan(spec)
+    assert (
+        "4 stored results were computed before the libraries model mm1 computes with changed "
+        f"(numpy 1.26.4 then, {now} now); rerun with"
+    ) in str(refused.value)
+    again = campaign.run(spec, scheduler=scheduler_address, progress=False, on_change="rerun")
+    assert int(again.status.count()) == 4
+    assert json.loads(again.attrs["versions"])["numpy"] == now
+
+
+def test_results_stored_before_versions_were_kept_are_not_refused(tmp_path, scheduler_address):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(SPEC)
+    campaign.run(spec, scheduler=scheduler_address, progress=False)
+    path = tmp_path / "out" / "campaign.json"
+    stored = json.loads(path.read_text())
+    del stored["sources"]["engine"]
+    path.write_text(json.dumps(stored))
+    assert campaign.plan(spec).done == 4
+
+
+def test_shards_computed_with_other_versions_are_not_merged(tmp_path, scheduler_address):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(SPEC)
+    for shard in ("1/2", "2/2"):
+        campaign.run(spec, scheduler=scheduler_address, progress=False, shard=shard)
+    stored_under(tmp_path / "out" / "shard-2-of-2", scipy="1.0.0")
+    with pytest.raises(CampaignError, match=r"computed with scipy 1\.0\.0, the other with "):
+        campaign.merge([tmp_path / "out"], tmp_path / "merged")

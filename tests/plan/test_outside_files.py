@@ -1,0 +1,54 @@
+"""A file a program reads by an absolute path, given by a factor's value or written in the
+command, is digested as an input is: an edit makes stale the results of the cells that read
+it, and `--rerun-changed` computes those again."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+import campaign
+from campaign.errors import CampaignError
+
+SIM = """
+import sys
+print("value=%s" % sum(float(open(path).read()) for path in sys.argv[1:]))
+"""
+
+SPEC = """
+name: outside
+model:
+  command: [python3, sim.py, "{{platform}}", {fixed}]
+  inputs: [sim.py]
+factors:
+  platform: [{data}/small.txt, {data}/large.txt]
+replicates: 1
+seed: 1
+output: out
+"""
+
+
+def test_files_named_by_absolute_path_are_digested(tmp_path, scheduler_address):
+    data, project = tmp_path / "data", tmp_path / "project"
+    data.mkdir()
+    project.mkdir()
+    for name, value in (("small", 5), ("large", 50), ("fixed", 1000)):
+        (data / f"{name}.txt").write_text(str(value))
+    (project / "sim.py").write_text(textwrap.dedent(SIM))
+    spec = project / "spec.yaml"
+    spec.write_text(SPEC.format(data=data, fixed=data / "fixed.txt"))
+
+    def run(**options):
+        result = campaign.run(spec, scheduler=scheduler_address, progress=False, **options)
+        return result.value.values.ravel().tolist()
+
+    assert run() == [1005.0, 1050.0]
+    (data / "small.txt").write_text("7")  # a level's file: that cell alone is stale
+    with pytest.raises(CampaignError, match=r"1 stored result was computed before input file "):
+        run()
+    assert run(on_change="rerun") == [1007.0, 1050.0]
+    (data / "fixed.txt").write_text("2000")  # the command's own: every cell
+    with pytest.raises(CampaignError, match=r"2 stored results were computed before the program"):
+        run()
+    assert run(on_change="rerun") == [2007.0, 2050.0]

@@ -1,0 +1,41 @@
+"""The report's provenance names what a program ran with: its version and each library and
+interpreter each program runs, with their digests, as results.nc records them."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import campaign
+from campaign.render.report import provenance_section
+
+SIM = """
+import sys
+if sys.argv[1] == "--version":
+    print("sim 4.2")
+else:
+    print("value=1")
+"""
+
+SPEC = """
+name: versioned
+model:
+  command: [python3, sim.py, "{seed}"]
+  inputs: [sim.py]
+  version: [python3, sim.py, --version]
+replicates: 1
+seed: 1
+output: out
+"""
+
+
+def test_the_provenance_names_the_program_version_and_its_libraries(tmp_path, scheduler_address):
+    (tmp_path / "sim.py").write_text(textwrap.dedent(SIM))
+    (tmp_path / "spec.yaml").write_text(SPEC)
+    data = campaign.run(tmp_path / "spec.yaml", scheduler=scheduler_address, progress=False)
+    section = provenance_section(data)
+    assert "<tr><th>program version</th><td>sim 4.2</td></tr>" in section
+    runs = json.loads(data.attrs["program_files"])["python3"]
+    assert runs  # the interpreter's libraries, by name
+    for name, digest in runs.items():
+        assert f"<tr><th>python3 runs {name}</th><td>{digest}</td></tr>" in section
