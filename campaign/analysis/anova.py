@@ -64,14 +64,15 @@ def effects(dataset: xr.Dataset, metric: str, where: list[str] | None = None) ->
     selected = select(dataset, parse_where(dataset, where or []))
     values = selected[metric].values
     keep = (selected["status"].values == STATUS_OK) & np.isfinite(values)
-    factors = [f for f in factors_of(dataset) if selected.sizes[f] > 1]
+    all_factors = factors_of(dataset)
+    index = np.nonzero(keep)
+    # a factor varied only where values exist: one whose other levels never ran is no term
+    factors = [f for f in all_factors if np.unique(index[all_factors.index(f)]).size > 1]
     if keep.sum() < 2 or not factors:
         raise CampaignError(
             f"{metric}: nothing to analyse (needs finished values in cells of at least one factor "
             "with two levels or more)"
         )
-    all_factors = factors_of(dataset)
-    index = np.nonzero(keep)
     levels = {f: index[all_factors.index(f)] for f in factors}
     y = values[keep].astype(float)
     cells = _group_ids(np.stack([index[i] for i in range(len(all_factors))], axis=1))

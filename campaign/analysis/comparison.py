@@ -112,6 +112,7 @@ def compare(
     if rest.sizes[factor] == 0:
         raise ParameterError(f"{{where}} leaves no level of {factor} besides the baseline", "where")
     result = _paired(rest, base, confidence) if paired else _welch(rest, base, confidence)
+    alone = _without_pair(rest, base) if paired else 0
     order = [*groups, factor]
     out = xr.Dataset({name: result[name].transpose(*order) for name in VARIABLES})
     units = dataset[metric].attrs.get("units")
@@ -127,8 +128,18 @@ def compare(
         "method": method_text(paired, natural, confidence, why_paired(dataset, factor)),
         "confidence": confidence,
         "pooled": " ".join(pooled_dims),
+        "left_out_unpaired": alone,
     }
     return out
+
+
+def _without_pair(rest: xr.DataArray, base: xr.DataArray) -> int:
+    """Values of a level or of the baseline whose replicate lacks the other's, in rows with
+    some pair: a paired row's means leave them out (a row without any pair has its own note),
+    so they differ from the cell's means over every value."""
+    alone = rest.notnull() ^ base.notnull()
+    pairs = (rest.notnull() & base.notnull()).sum("replicate")
+    return int(alone.where(pairs > 0, False).sum())
 
 
 def _check_choice(dataset: xr.Dataset, factor: str, baseline: Any, metric: str) -> Any:
@@ -298,6 +309,14 @@ def notes(result: xr.Dataset) -> list[str]:
         )
         lines.append(
             f"note: {empty} row(s) have {what} (failed, missing or NaN): nothing to compare (nan)"
+        )
+    alone = int(result.attrs.get("left_out_unpaired", 0))
+    if alone:
+        lines.append(
+            f"note: {alone} value{'s' if alone > 1 else ''} left out, "
+            f"{'their replicates' if alone > 1 else 'its replicate'} lacking the value of the "
+            "level or of the baseline (failed, missing or NaN): each row's means are over its "
+            "n pairs, not over every value of the cell"
         )
     together = int(np.count_nonzero(shown))
     if together > 1:

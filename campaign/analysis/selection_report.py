@@ -76,12 +76,13 @@ def selection_report(dataset: xr.Dataset) -> SelectionReport:
     selection = selection_of(dataset)
     rule = SelectionRule.of(selection, shares_seeds(dataset, selection))
     values, status, groups, systems, levels = group_arrays(dataset, selection)
-    group_rows, system_rows = [], []
+    group_rows, system_rows, short = [], [], []
     for index, cells in enumerate(groups):
         failed = status[cells] == STATUS_FAILED  # NaN and infinite values: select_group's
         finished = status[cells] != STATUS_MISSING
         group = select_group(values[cells], finished, failed, rule)
         group_rows.append({**levels[index], **group_row(group, systems)})
+        short += list(_left_out_of_means(finished & ~failed, group))
         for system, label in enumerate(systems):
             system_rows.append({**levels[index], **system_row(group, system, label, selection)})
     report_groups = pd.DataFrame(group_rows)
@@ -93,7 +94,7 @@ def selection_report(dataset: xr.Dataset) -> SelectionReport:
         report_groups,
         report_systems,
         guarantee_text(selection, dataset, capped, len(groups)),
-        count_notes(selection, len(systems), set(report_groups["ending"])),
+        count_notes(selection, len(systems), set(report_groups["ending"])) + short_note(short),
     )
 
 
@@ -102,6 +103,26 @@ def shares_seeds(dataset: xr.Dataset, selection: Selection) -> bool:
     factors = [d for d in dataset["status"].dims if d != "replicate"]
     paired = dataset.attrs.get("paired", "").split()
     return systems_share_seeds(selection, factors, paired)
+
+
+def _left_out_of_means(valued: np.ndarray, group: GroupSelection):
+    """Per system whose mean is over fewer values than its replicates (``valued``: the
+    tasks that finished without failing), how many failed or missing tasks it left out."""
+    for system, given in enumerate(group.replicates):
+        counted = int(np.count_nonzero(valued[system, :given]))
+        if counted < given:
+            yield int(given) - counted
+
+
+def short_note(short: list[int]) -> list[str]:
+    """The line that says the table's replicates are not what some means are over."""
+    if not short:
+        return []
+    return [
+        f"note: {len(short)} system(s) have a mean over fewer values than their replicates "
+        f"({sum(short)} failed or missing tasks left out): `campaign query` counts each "
+        "one's n"
+    ]
 
 
 def group_arrays(dataset: xr.Dataset, selection: Selection):

@@ -76,7 +76,7 @@ def drawn(results, metrics, kind, options):
 
     dataset = open_results(results)  # a file that is not results: one line here
     if metrics[0] in stored_samples(results):  # its CDF pooled over replicates
-        figure = sample_cdf(results, metrics[0], options)
+        figure = sample_cdf(results, dataset, metrics[0], options)
         made_from(figure, dataset.attrs)
         return figure
     names = mentioned([options.get("by")], options.get("where"), options.get("x"))
@@ -84,10 +84,14 @@ def drawn(results, metrics, kind, options):
     return figure_of(factor_view(dataset, results, names), metrics, kind, **options)
 
 
-def sample_cdf(results, sample, options):
+def sample_cdf(results, dataset, sample, options):
     """A stored sample's CDF pooled over replicates: a series per level of ``by``, a column of
-    panels per level of ``facet`` (its values are the x axis: no ``x``)."""
+    panels per level of ``facet`` (its values are the x axis: no ``x``). Those not given are
+    chosen as for the ECDF of a metric (``dataset``: the results' root), so that the levels
+    of a paired factor (the strategies) are never pooled into one CDF unasked."""
+    from campaign.analysis.query import parse_where, select
     from campaign.errors import ParameterError
+    from campaign.render.figure_layout import check_layout
     from campaign.render.sample_ecdf import plot_ecdf
     from campaign.results.netcdf import open_samples
 
@@ -99,8 +103,10 @@ def sample_cdf(results, sample, options):
             "by",
             "facet",
         )
-    where, facet = options.get("where"), options.get("facet") or None
-    return plot_ecdf(open_samples(results), sample, options.get("by"), where, facet)
+    where = options.get("where")
+    shown = select(dataset, parse_where(dataset, where or []))  # a level held is no panel
+    layout = check_layout(shown, "ecdf", [sample], None, options.get("by"), options.get("facet"))
+    return plot_ecdf(open_samples(results), sample, layout.by, where, layout.facet)
 
 
 def figures_folder(results) -> Path:

@@ -211,15 +211,16 @@ class Campaign:
 
         return verify(self.spec, sample, workers, scheduler)
 
-    def merge(self, shards=None, confidence=0.95):
+    def merge(self, shards=None, confidence=None):
         """Join this campaign's shard folders into its output folder (`campaign.merge`).
 
         Parameters
         ----------
         shards : list of str or pathlib.Path, optional
             The shards' folders (default: the ``shard-I-of-N`` folders in the output folder).
-        confidence : float
-            The confidence level of the intervals.
+        confidence : float, optional
+            The confidence level of the intervals (default: that of the results already
+            written, as `campaign.merge` keeps it; else 0.95).
 
         Returns
         -------
@@ -238,7 +239,7 @@ class Campaign:
         output = self.output
         return merge(shards if shards is not None else [output], output, confidence)
 
-    def remetric(self, source=None, confidence=0.95, rerun_unkept=False, say=None):
+    def remetric(self, source=None, confidence=None, rerun_unkept=False, say=None):
         """Recompute metrics from the outputs tasks kept (`campaign.remetric`).
 
         Parameters
@@ -246,8 +247,9 @@ class Campaign:
         source : str or dict, optional
             The parser: ``"stdout"``, ``{"file": NAME}`` or ``{"parse": "module:function"}``;
             default: the spec's own.
-        confidence : float
-            The confidence level of the results written.
+        confidence : float, optional
+            The confidence level of the results written (default: that of results.nc, as
+            `campaign.remetric` keeps it; else 0.95).
         rerun_unkept : bool
             Set tasks that kept no outputs aside for `run` to compute again.
         say : callable, optional

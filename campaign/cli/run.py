@@ -17,6 +17,7 @@ from campaign.cli.arguments import (
     add_target_argument,
     print_lines,
 )
+from campaign.errors import CampaignError
 
 
 def add_run(subparsers) -> None:
@@ -39,6 +40,7 @@ def add_run(subparsers) -> None:
         "failed tasks again)",
     )
     add_confidence_option(p, default=0.95)
+    p.set_defaults(confidence=None)  # 0.95 when not given; given with --shard, refused
     p.add_argument(
         "--new",
         action="store_true",
@@ -187,6 +189,7 @@ def quiet_dask_logs() -> None:
 def cmd_run(args) -> int:
     from campaign.render.outcomes import run_lines, shard_lines
 
+    confidence = run_confidence(args)
     handle = api.open(args.spec, args.out, args.shard)
     if not args.debug:
         quiet_dask_logs()
@@ -194,7 +197,7 @@ def cmd_run(args) -> int:
         workers=args.workers,
         scheduler=args.scheduler,
         retries=args.retries,
-        confidence=args.confidence,
+        confidence=confidence,
         new=args.new,
         progress=not args.quiet,
         say=say,
@@ -217,11 +220,25 @@ def cmd_run(args) -> int:
         unfinished = attrs["shard_failed"] or attrs["shard_missing"]
         return EXIT_FAILED_TASKS if unfinished else EXIT_OK
     print_lines(
-        run_lines(dataset, handle.spec, args.confidence, args.show_metrics, spec_words, args.where)
+        run_lines(dataset, handle.spec, confidence, args.show_metrics, spec_words, args.where)
     )
     if attrs["tasks_failed"]:
         return EXIT_FAILED_TASKS
     return EXIT_FAILED_TASKS if attrs["tasks_missing"] and not args.where else EXIT_OK
+
+
+def run_confidence(args) -> float:
+    """The level of the intervals results.nc is written at; refused with ``--shard``, whose
+    folder holds no results.nc: the level of a sharded campaign is `merge`'s to choose."""
+    if args.confidence is None:
+        return 0.95
+    if args.shard is not None:
+        raise CampaignError(
+            f"--confidence {args.confidence:g} with --shard: a shard writes no results.nc, so "
+            "no interval of its own; give --confidence to `campaign merge`, which writes the "
+            "campaign's"
+        )
+    return args.confidence
 
 
 def cmd_verify(args) -> int:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from campaign.analysis.stats import judge
+from campaign.analysis.stats import judge, percent
 from campaign.plan.replicates import stopping_rule_of
 from campaign.results.precision_variables import PRECISION_STATES
 from campaign.spec.describe import precision_bound
@@ -71,7 +71,8 @@ def precision_progress(plan: RunState) -> list[str]:
             where = ", ".join(f"{name}={label}" for name, label in levels.items())
             line += (
                 f"{np.count_nonzero(judged.met)} of {shape[0]} {_plural(shape[0], 'cell')} "
-                f"within {precision_bound(precision)}; widest {widest} "
+                f"within {precision_bound(precision)} at {percent(precision.confidence)} "
+                f"confidence; widest {widest} "
                 f"({where or 'the single cell'}, {judged.n[cell]} replicates)"
             )
         unmeasured = shape[0] - measured.size

@@ -320,11 +320,14 @@ def test_rows_without_pairs_say_they_have_nothing_to_compare():
     assert result["n"].values.tolist() == [0, 1]
     assert np.isnan(result["difference"].values[0]) and result["difference"].values[1] == 1.0
     lines = campaign.table(result).splitlines()
-    assert lines[-2:] == [
+    assert lines[-3:] == [
         "warning: 1 row(s) rest on 1 replicate, without an interval; add replicates",
         "note: 1 row(s) have no replicate where both the level and the baseline have a value "
         "(failed, missing or NaN): nothing to compare (nan)",
-    ]
+        "note: 1 value left out, its replicate lacking the value of the level or of the "
+        "baseline (failed, missing or NaN): each row's means are over its n pairs, not over "
+        "every value of the cell",
+    ]  # c's row: a's value of replicate 2 has no pair
     welch = campaign.table(campaign.compare(dataset, "s", "a", "y", paired=False)).splitlines()
     assert not [line for line in welch if line.startswith("note")]  # b's 2 values against a's 2
 
@@ -344,7 +347,7 @@ def test_a_row_on_one_replicate_says_it_has_no_interval():
     single = "warning: 1 row(s) rest on 1 replicate, without an interval; add replicates"
     for paired, difference in ((True, "10"), (False, "9")):
         lines = campaign.table(campaign.compare(dataset, "s", "a", "y", paired=paired))
-        lines = lines.splitlines()
+        lines = [line for line in lines.splitlines() if "values left out" not in line]
         row = lines[-4].split()  # b's, above c's and the warnings on 3 and on 1 replicate
         assert row[:2] == ["b", "1" if paired else "1/3"] and row[4:6] == [difference, "-"]
         assert lines[-2].startswith("warning: some intervals rest on 3 replicate(s)")
@@ -383,3 +386,34 @@ def test_the_level_the_bonferroni_note_advises_covers_a_family_of_rows_at_once(t
         "note: the 400 rows' intervals are each at 97.5% on their own; for all 400 at once at "
         "97.5%, use --confidence 0.999938 (Bonferroni)"
     )
+
+
+def test_values_without_their_pair_are_counted_as_left_out_of_the_paired_means():
+    """A paired level failed in replicate 1 where the baseline did not: the baseline's value
+    there has no pair, so the comparison's baseline mean is over the 3 pairs (8/3), not over
+    the 4 values `query` averages (2.5); a note says so, where nothing did."""
+    values = np.array([[1.0, 2.0, 3.0, 4.0], [2.0, np.nan, 4.0, 6.0]])
+    dataset = xr.Dataset(
+        {
+            "y": (("s", "replicate"), values),
+            "status": (("s", "replicate"), np.where(np.isfinite(values), 1, 2).astype("i1")),
+            "seed": ("replicate", np.arange(4) + 10),
+        },
+        {"s": ["a", "b"], "replicate": np.arange(4)},
+        attrs={"confidence": 0.95, "paired": "s"},
+    )
+    result = campaign.compare(dataset, "s", "a", "y")
+    assert float(result["baseline_mean"].item()) == pytest.approx(8 / 3)
+    assert int(result["n"].item()) == 3
+    assert result.attrs["left_out_unpaired"] == 1
+    note = (
+        "note: 1 value left out, its replicate lacking the value of the level or of the "
+        "baseline (failed, missing or NaN): each row's means are over its n pairs, not over "
+        "every value of the cell"
+    )
+    assert note in campaign.table(result).splitlines()
+    assert note in campaign.table(result, "markdown").splitlines()
+    welch = campaign.compare(dataset, "s", "a", "y", paired=False)
+    assert float(welch["baseline_mean"].item()) == 2.5  # every value: nothing left out
+    assert welch.attrs["left_out_unpaired"] == 0
+    assert not [line for line in campaign.table(welch).splitlines() if "left out" in line]

@@ -305,3 +305,20 @@ def test_tasks_not_run_are_counted_among_the_values_left_out(tmp_path):
         "every cell that have a finite value;"
     )
     assert lines[1] == f"left out: {gone} values of tasks not run (missing)"
+
+
+def test_a_factor_with_values_at_one_level_only_is_no_term(tmp_path, capsys):
+    """A campaign run with `--where b=1` (the tasks of b=2 never ran): b was never varied, so
+    the analysis is of a and c, as with `--where b=1`; b was ranked with a share of 0.00 %,
+    read as 'b does not matter'."""
+    dataset = results(tmp_path)
+    ran = dataset.where(dataset["b"] == 1)
+    ran["status"] = dataset["status"].where(dataset["b"] == 1, 0).astype(dataset["status"].dtype)
+    path = write_netcdf(ran.assign_attrs(dataset.attrs), tmp_path / "results.nc")
+    result = effects(open_results(path), "y")
+    terms = [str(term) for term in result["term"].values]
+    assert sorted(terms) == sorted(["a", "c", "a:c", RESIDUAL])
+    assert set(json.loads(result.attrs["main_effects"])) == {"a", "c"}
+    assert result.attrs["left_out_missing"] == dataset["status"].size // 2
+    same = effects(open_results(path), "y", where=["b=1"])
+    pd.testing.assert_frame_equal(result.to_dataframe(), same.to_dataframe())

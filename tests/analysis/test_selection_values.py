@@ -73,3 +73,42 @@ def test_a_group_not_past_its_first_stage_has_no_rinott_count(results, capsys):
     assert main(["select", str(results), "--format", "csv"]) == 0
     rows = capsys.readouterr().out.splitlines()
     assert rows[1].endswith(",,waiting,0,,12,,,")  # group_rinott and group_saved empty
+
+
+FAILING = """
+name: failing
+model: mm1
+params: {customers: 300, fail_above: 4.0}
+factors:
+  arrival_rate: [0.5, 0.6, 0.7]
+  service_rate: [1.0, 2.0]
+select: {metric: mean_wait, goal: min, among: arrival_rate, indifference: 0.05, first: 5,
+         batch: 5}
+seed: 3
+output: out
+"""
+
+
+def test_a_systems_mean_over_fewer_values_than_its_replicates_says_so(
+    tmp_path, capsys, scheduler_address
+):
+    """Failed tasks hold a group; `select` showed `replicates 5` beside a mean over the 3
+    values that finished (query's n 3), with nothing to say that the mean left 2 out."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(FAILING)
+    results = campaign.run(spec, scheduler=scheduler_address, progress=False)
+    report = campaign.select(results)
+    table = campaign.query(results, "mean_wait")
+    systems = report.systems.astype({"arrival_rate": float})  # the systems' labels
+    merged = systems.merge(table, on=["arrival_rate", "service_rate"])
+    short = merged[merged["mean_wait_n"] < merged["replicates"]]
+    assert len(short) > 0  # some systems had failed tasks
+    np.testing.assert_allclose(merged["mean_wait"], merged["mean_wait_mean"])
+    left_out = int((short["replicates"] - short["mean_wait_n"]).sum())
+    note = (
+        f"note: {len(short)} system(s) have a mean over fewer values than their replicates "
+        f"({left_out} failed or missing tasks left out): `campaign query` counts each one's n"
+    )
+    assert note in report.notes
+    assert main(["select", str(tmp_path / "out")]) == 0
+    assert note in capsys.readouterr().out.splitlines()

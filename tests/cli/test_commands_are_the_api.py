@@ -122,7 +122,7 @@ def test_a_verdict_is_printed_as_the_api_gives_it(results, scheduler_address):
 
 
 def test_a_figure_of_a_stored_sample_is_its_cdf_from_python_too(results):
-    figure = campaign.plot(results, "wait", by="scheduler")
+    figure = campaign.plot(results, "wait", by="scheduler", facet=False)
     (axes,) = figure.axes
     assert axes.get_title().startswith("wait: CDF pooled over replicates and load")
     assert [t.get_text() for t in figure.legends[0].get_texts()] == ["fcfs", "easy", "conservative"]

@@ -350,3 +350,30 @@ def test_by_with_a_ranking_is_refused(results, capsys):
         "--by is for query's table, not a ranking: --rank ranks the levels over every cell of "
         "the other factors; leave --by out, or give --where to rank within some levels"
     )
+
+
+def test_a_folder_of_finished_tasks_without_results_says_how_to_write_them(
+    tmp_path, capsys, scheduler_address
+):
+    """A run stopped before its end leaves its ledger and no results.nc (a shard's folder
+    never holds one): the commands that read results said only `no results file at ...`,
+    while `status` counted the finished tasks."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(SPEC)
+    campaign.run(spec, scheduler=scheduler_address, progress=False)
+    (tmp_path / "out" / "results.nc").unlink()  # as a run stopped before writing it leaves it
+    for command in ("query", "report", "export"):
+        assert refused(capsys, command, str(tmp_path / "out")) == (
+            f"no results file at {tmp_path / 'out' / 'results.nc'}: the ledger beside it holds "
+            "finished tasks of a run that stopped before writing it; `campaign run SPEC` "
+            "writes it, running only what is missing"
+        )
+    campaign.run(spec, scheduler=scheduler_address, progress=False, shard="2/2")
+    shard = tmp_path / "out" / "shard-2-of-2"
+    assert refused(capsys, "plot", str(shard), "--metric", "mean_wait") == (
+        f"no results file at {shard / 'results.nc'}: the folder of shard 2/2, which writes "
+        "none; `campaign merge` joins the shards' folders and writes the campaign's"
+    )
+    assert refused(capsys, "query", str(tmp_path)) == (
+        f"no results file at {tmp_path / 'results.nc'}"
+    )

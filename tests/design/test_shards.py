@@ -171,3 +171,16 @@ def test_status_of_a_sharded_campaign_before_its_merge_names_the_shard_folders(
     own = int(Shard(2, 3).owns(Design(load_spec(path))).sum())
     assert main(["status", str(path)]) == 0
     assert f": {own} done, 0 failed" in capsys.readouterr().out.splitlines()[0]
+
+
+def test_a_shard_run_refuses_a_confidence_level_before_it_runs(write_spec, capsys):
+    """A shard writes no results.nc, so `--confidence` had no effect: `merge` wrote 95 %
+    intervals from shards each run with `--confidence 0.9`, without a word."""
+    path = write_spec(spec_text())
+    assert main(["run", str(path), "--shard", "1/3", "--confidence", "0.9", "--quiet"]) == 2
+    assert capsys.readouterr().err == (
+        "campaign: error: --confidence 0.9 with --shard: a shard writes no results.nc, so no "
+        "interval of its own; give --confidence to `campaign merge`, which writes the "
+        "campaign's\n"
+    )
+    assert not (path.parent / "out").exists()

@@ -106,3 +106,22 @@ def test_a_remetric_of_results_at_90_percent_is_at_90_percent(
     assert ys.std(axis=1).min() > 0  # intervals of some width
     assert np.allclose(half_widths(done.dataset, "y"), t_half_widths(ys, 0.9))
     assert campaign.open_results(tmp_path / "out").attrs["confidence"] == 0.9
+
+
+def test_a_campaign_handle_merges_and_remetrics_at_the_results_own_level(
+    tmp_path, monkeypatch, scheduler_address
+):
+    (tmp_path / "sim.py").write_text(textwrap.dedent(SIM))
+    (tmp_path / "tenfold_by_handle.py").write_text(textwrap.dedent(TENFOLD))
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(SPEC)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    run_shards(spec, scheduler_address)
+    handle = campaign.open(spec)
+    assert handle.merge(confidence=0.9).dataset.attrs["confidence"] == 0.9  # as told
+    done = handle.remetric({"parse": "tenfold_by_handle:y10"})
+    assert done.dataset.attrs["confidence"] == 0.9  # as `campaign.remetric` keeps it
+    merged = handle.merge()
+    assert merged.dataset.attrs["confidence"] == 0.9  # as `campaign.merge` keeps it
+    ys = merged.dataset["y"].values
+    assert np.allclose(half_widths(merged.dataset, "y"), t_half_widths(ys, 0.9))

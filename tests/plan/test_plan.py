@@ -18,9 +18,11 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
+import campaign
 from campaign.cli.main import main
 from campaign.plan.plan import identity, make_plan, precision_progress
 from campaign.store.ledger import Ledger
+from tests.conftest import MM1_PRECISION
 from tests.test_layers import runtime_nodes
 
 ENGINE = Path(__file__).resolve().parents[2] / "campaign"
@@ -147,7 +149,8 @@ def test_a_run_decides_the_rounds_make_plan_replays_from_the_ledger(tmp_path):
             # two values: an interval, but fewer than min_replicates
             half = stats.t.ppf(0.975, 2) * np.std([0, 10, 0], ddof=1) / np.sqrt(3)
             assert precision_progress(plan) == [
-                f"  value: 1 of 3 cells within 0.1; widest {half:.3g} (tag=noisy, 3 replicates)"
+                f"  value: 1 of 3 cells within 0.1 at 95% confidence; widest {half:.3g} "
+                "(tag=noisy, 3 replicates)"
             ]
     assert rounds == 3
     assert plan.rounds.target.tolist() == [3, 12, 3]
@@ -155,7 +158,7 @@ def test_a_run_decides_the_rounds_make_plan_replays_from_the_ledger(tmp_path):
     assert plan.rounds.at_max.tolist() == [False, True, False]
     assert plan.done == 18 and not plan.failed and not plan.missing
     assert precision_progress(plan) == [
-        "  value: 2 of 3 cells within 0.1; widest "
+        "  value: 2 of 3 cells within 0.1 at 95% confidence; widest "
         f"{stats.t.ppf(0.975, 11) * np.std([0, 10] * 6, ddof=1) / np.sqrt(12):.3g} "
         "(tag=noisy, 12 replicates)"
     ]
@@ -175,3 +178,19 @@ def test_validate_and_plan_say_the_precision_target_and_where_each_metric_stands
         "precision: 3 cells still running (later rounds follow their results)\n"
         "  value: no interval yet (3 cells with fewer than 2 results)\n"
     )
+
+
+def test_status_says_at_which_level_the_widest_precision_interval_is(
+    tmp_path, capsys, scheduler_address
+):
+    """`status` prints no target line above the progress: its widest interval (at the
+    target's 90 %) stood beside a results.nc of 95 % intervals, wider, with no level said."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(MM1_PRECISION.replace("max_replicates: 12}", "max_replicates: 12, "
+                                          "confidence: 0.9}"))  # fmt: skip
+    campaign.run(spec, scheduler=scheduler_address, progress=False)
+    assert main(["status", str(spec)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    progress = [line for line in lines if line.startswith("  mean_wait: ")]
+    assert len(progress) == 1
+    assert " within 25% of |mean| at 90% confidence; widest " in progress[0]

@@ -387,3 +387,30 @@ def test_spec_percentiles_are_checked(write_spec):
         load_spec(spec)
     spec = write_spec("name: a\nmodel: mm1\nseed: 1\nreplicates: 2\npercentiles: [90]\n")
     assert load_spec(spec).percentiles == (90,)
+
+
+def test_a_samples_cdf_draws_the_paired_factor_as_series_as_the_replicates_ecdf_does(demo):
+    """Without by or facet, the waits of FCFS, EASY and conservative were pooled into one
+    CDF (and the three loads with them): a series per level of the paired factor and a panel
+    per load, as `--kind ecdf` of a metric draws; facet=False pools the loads, saying so."""
+    _, path = demo
+    samples = campaign.open_samples(path)
+    figure = campaign.plot(path, "wait")
+    assert [a.get_title() for a in figure.axes] == ["load = 1", "load = 1.5", "load = 2"]
+    assert figure.get_suptitle().splitlines()[0] == "wait: CDF pooled over replicates"
+    for load, panel in zip((1.0, 1.5, 2.0), figure.axes):
+        cdfs = cell_cdfs(samples, "wait", by=["scheduler"], where={"load": [load]})
+        lines = {line.get_label(): line for line in panel.lines}
+        assert sorted(lines) == ["conservative", "easy", "fcfs"]
+        for scheduler, line in lines.items():
+            np.testing.assert_array_equal(line.get_xdata(), cdfs[(scheduler,)][0])
+    pooled = campaign.plot(path, "wait", facet=False)
+    assert len(pooled.axes) == 1
+    assert pooled.axes[0].get_title().splitlines()[0] == (
+        "wait: CDF pooled over replicates and load"
+    )
+    assert sorted(line.get_label() for line in pooled.axes[0].lines) == [
+        "conservative",
+        "easy",
+        "fcfs",
+    ]
