@@ -18,6 +18,7 @@ import hashlib
 import math
 import os
 import tempfile
+import uuid
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -133,6 +134,8 @@ class InputPart(WorkerPlugin):
     """A worker plugin carrying part ``index`` of ``parts`` of the file of ``digest``."""
 
     idempotent = True  # registered again under the same name (the same part): nothing to do
+    # (another run's part of the same file has another name: a worker that has the file
+    # already writes nothing, `store_part`)
 
     def __init__(self, digest: str, executable: bool, index: int, parts: int, data: bytes):
         self.digest, self.executable = digest, executable
@@ -146,22 +149,26 @@ class InputPart(WorkerPlugin):
 
 def ship_inputs(client: Any, command: CommandSpec) -> list[str]:
     """Register the plugins that put the program's files on every worker, now and joining
-    later (a part at a time); their names."""
+    later (a part at a time); their names. Each run registers its own, so that a run that
+    ends and withdraws them leaves those of another run of the same files on the same
+    cluster (two specs of one simulator, two shards) for the workers that join it later."""
     digests = dict(command.files)
     names: list[str] = []
+    run = uuid.uuid4().hex[:12]  # this run's own plugins: another run may withdraw its own
     try:
         for item in command.inputs:
-            ship_file(client, item, digests.get(item.name) or file_digest(item.path), names)
+            ship_file(client, item, digests.get(item.name) or file_digest(item.path), names, run)
     except BaseException:
         withdraw_inputs(client, names)
         raise
     return names
 
 
-def ship_file(client: Any, item: InputFile, digest: str, names: list[str]) -> None:
-    """Register one file's parts, read one at a time (their names go to ``names``); refused
-    in one line (its last part not sent, so no worker puts it together) when the file is
-    not the one digested."""
+def ship_file(client: Any, item: InputFile, digest: str, names: list[str], run: str = "") -> None:
+    """Register one file's parts, read one at a time (their names, which ``run`` sets apart
+    from another run's plugins of the same file, go to ``names``); refused in one line (its
+    last part not sent, so no worker puts it together) when the file is not the one
+    digested."""
     size = os.path.getsize(item.path)
     parts = max(1, math.ceil(size / PART_BYTES))
     executable = os.access(item.path, os.X_OK)
@@ -175,7 +182,7 @@ def ship_file(client: Any, item: InputFile, digest: str, names: list[str]) -> No
                 raise CampaignError(
                     f"{item.path} changed since the run started; run again to take the change in"
                 )
-            name = f"{PLUGIN_PREFIX}{digest[:32]}-{index + 1}-of-{parts}"
+            name = f"{PLUGIN_PREFIX}{run}-{digest[:32]}-{index + 1}-of-{parts}"
             client.register_plugin(InputPart(digest, executable, index, parts, data), name=name)
             names.append(name)
 

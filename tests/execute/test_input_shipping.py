@@ -129,3 +129,28 @@ def test_an_input_changed_since_it_was_digested_reaches_no_worker(big_input, sch
             lambda dask_scheduler: list(dask_scheduler.worker_plugins)
         )
         assert not [name for name in plugins if name.startswith("campaign-input")]
+
+
+def test_a_worker_joining_after_another_run_of_the_same_input_ended_still_gets_it(
+    tmp_path, scheduler_address
+):
+    """Two runs on one cluster ship the same input (two specs of one simulator, two shards);
+    the first to end took back the plugins both shared, and a worker joining the other run
+    afterwards (a restarted one) lacked the input: each of its tasks failed."""
+    path = tmp_path / "sim.sh"
+    path.write_text("echo v=1\n")
+    command = CommandSpec(
+        argv=("/bin/sh", "sim.sh"),
+        program=None,
+        inputs=(InputFile("sim.sh", str(path)),),
+        files=(("sim.sh", file_digest(path)),),
+    )
+    digest = file_digest(path)
+    with Client(scheduler_address) as client:
+        running = ship_inputs(client, command)
+        try:
+            withdraw_inputs(client, ship_inputs(client, command))  # the other run, ended
+            with joining_worker(client, scheduler_address, tmp_path / "late") as joined:
+                assert cached_digests(client, digest)[joined] == f"{digest} 0o444"
+        finally:
+            withdraw_inputs(client, running)
