@@ -40,6 +40,7 @@ from campaign.execute.recovery import Recovery
 from campaign.execute.shell import Shell, lost_scheduler, scheduler_calls, worker_slots
 from campaign.execute.stopping import Stopping
 from campaign.execute.tailing import Tailing
+from campaign.execute.worker import end_run
 from campaign.render.progress import Progress
 from campaign.spec.command_model import CommandSpec
 
@@ -90,9 +91,13 @@ def dispatch(
         return _Driver(client, model_name, store, options, progress, say, code).run(items)
     with scheduler_calls(lambda error: lost_scheduler("?", 0, error)):
         shipped = ship_inputs(client, model_name)  # to every worker once, by digest
+    driver = None
     try:
-        return _Driver(client, model_name, store, options, progress, say, code).run(items)
+        driver = _Driver(client, model_name, store, options, progress, say, code)
+        return driver.run(items)
     finally:
+        if driver is not None:
+            driver.end_leftovers()
         withdraw_inputs(client, shipped)
 
 
@@ -148,6 +153,15 @@ class _Driver(Shell):
         finally:
             self.flush()
         return self.outcome
+
+    def end_leftovers(self) -> None:
+        """End on every worker what the run's programs left running (a daemon: a child in a
+        session of its own), as the end of the embedded cluster's workers does: a worker
+        kept after the run (a cluster started by hand) would keep it running."""
+        try:
+            self.calls.run(end_run, self.flight.run, workers=self.nthreads())
+        except Exception:  # noqa: BLE001 - the scheduler is gone: so are its workers' runs
+            pass
 
     def _finish_landed(self, until: float) -> None:
         """Finish the next batch to land (waiting for one until ``until``) and every other

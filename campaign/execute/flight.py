@@ -49,6 +49,7 @@ class Flight:
 
         self.client = client
         self.model_name = model_name
+        self.run = uuid.uuid4().hex[:12]  # begins each batch's key (`process_tree.end_run`)
         self.scheduler = scheduler  # around every call to the scheduler
         self.resources = {"resources": dict(resources)} if resources else {}
         self.in_flight: dict[Any, list[Item]] = {}
@@ -81,7 +82,7 @@ class Flight:
         payload = [
             (item.key, item.params, item.seed, item.meta.get("replicate", 0)) for item in batch
         ]
-        key = f"campaign-{uuid.uuid4().hex}"
+        key = f"campaign-{self.run}-{uuid.uuid4().hex}"
         with self.scheduler():
             future = self.client.submit(
                 run_batch,

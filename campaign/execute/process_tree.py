@@ -3,7 +3,8 @@
 Each program starts in a session (and process group) of its own, so its whole tree (the
 children it forks, a shell's pipeline) ends with one signal to the group: SIGTERM, then
 SIGKILL after `GRACE_SECONDS`. A task's group is ended when the program exits (a child it left
-behind dies with it), on timeout, when the task is cancelled or another copy won.
+behind dies with it), on timeout, when the task is cancelled or another copy won. A child that
+left the group (a session of its own: a daemon) ends with the run (`end_run`).
 
 A worker process that dies (ended past ``--task-timeout``, its nanny or cluster gone with a
 SIGKILLed driver) cannot clean up after itself. So each worker process starts a watchdog
@@ -35,6 +36,7 @@ POLL_SECONDS = 0.05  # how often a running program's task is checked for cancell
 FIRST_SAMPLE_SECONDS = 0.5  # when a program's session's memory is first summed
 SAMPLE_SECONDS = 1.0  # and then how often
 TOKEN_VARIABLE = "CAMPAIGN_WORKER_TOKEN"
+BATCH_VARIABLE = "CAMPAIGN_BATCH"  # in a program's environment: the batch it runs for
 WATCHDOG = Path(__file__).with_name("watchdog.py")
 
 _lock = threading.Lock()
@@ -219,6 +221,18 @@ def kill_everything() -> None:
     kill_marked(os.environ.get(TOKEN_VARIABLE))
 
 
+def end_run(run: str) -> None:
+    """SIGKILL what the programs of run ``run`` left running out of their process groups (a
+    child in a session of its own: a daemon), found by the batch named in its environment
+    (each batch's key begins with its run's, `campaign.execute.flight`): as the end of an
+    embedded cluster's workers ends it, on a worker that outlives the run."""
+    for pid in _marked(f"campaign-{run}-", BATCH_VARIABLE, prefix=True):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
 def kill_marked(token: str | None, skip: tuple[int, ...] = ()) -> None:
     """SIGKILL every process whose environment carries this worker's token (and the
     children of this process), ``skip`` aside."""
@@ -242,9 +256,10 @@ def _children() -> set[int]:
         return set()
 
 
-def _marked(token: str) -> set[int]:
-    """The processes whose environment holds ``TOKEN_VARIABLE=token`` (Linux: /proc)."""
-    wanted = f"{TOKEN_VARIABLE}={token}".encode()
+def _marked(token: str, variable: str = TOKEN_VARIABLE, prefix: bool = False) -> set[int]:
+    """The processes whose environment holds ``variable=token`` (or, with ``prefix``, a value
+    that begins with ``token``) (Linux: /proc)."""
+    wanted = f"{variable}={token}".encode()
     found = set()
     proc = Path("/proc")
     if not proc.is_dir():  # pragma: no cover - not Linux
@@ -256,7 +271,8 @@ def _marked(token: str) -> set[int]:
             environ = (entry / "environ").read_bytes()
         except OSError:
             continue
-        if wanted in environ.split(b"\0"):
+        entries = environ.split(b"\0")
+        if any(e.startswith(wanted) for e in entries) if prefix else wanted in entries:
             found.add(int(entry.name))
     return found
 

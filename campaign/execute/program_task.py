@@ -133,11 +133,13 @@ def run_command(
     key: str,
     replicate: int,
     cancelled: Callable[[], bool] = lambda: False,
+    batch: str | None = None,
 ) -> tuple[dict[str, float], dict[str, bytes], dict[str, object]]:
     """Run one task of the program; its metrics as a record stores them (`metric_values`,
     held to the declaration), the outputs to keep and what its record says of its ``keep``
     patterns (raises `CommandFailed`, or `process_tree.Cancelled` when the task is no longer
-    wanted)."""
+    wanted). ``batch`` names the batch in the program's environment
+    (`process_tree.end_batch`)."""
     root = tasks_folder()
     name = f"{key[:40]}-{uuid.uuid4().hex[:8]}"
     folder = root / name
@@ -148,7 +150,7 @@ def run_command(
             values = placeholder_values(command, params, seed, key, replicate, folder)
             placed, linked = place_inputs(command, folder, values)
             argv = command_line(command, folder, values)
-            env = task_environment(command, values)
+            env = task_environment(command, values, batch)
         except OSError as error:
             raise CommandFailed(f"cannot prepare the task's folder: {error}", {}, True) from None
         except InputChanged as error:
@@ -292,11 +294,15 @@ def command_line(command: CommandSpec, folder: Path, values: Mapping[str, str]) 
     return [executable, *argv]
 
 
-def task_environment(command: CommandSpec, values: Mapping[str, str]) -> dict[str, str] | None:
-    """The program's environment: the worker's, with ``env`` (its placeholders filled)."""
-    if not command.env:
-        return None
-    return {**os.environ, **{name: fill(value, values) for name, value in command.env}}
+def task_environment(
+    command: CommandSpec, values: Mapping[str, str], batch: str | None = None
+) -> dict[str, str] | None:
+    """The program's environment: the worker's, with ``env`` (its placeholders filled) and
+    the batch it runs for."""
+    extra = {name: fill(value, values) for name, value in command.env}
+    if batch:
+        extra[process_tree.BATCH_VARIABLE] = batch
+    return {**os.environ, **extra} if extra else None
 
 
 def exit_failure(command: CommandSpec, code: int, stderr: Path) -> str:

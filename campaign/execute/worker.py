@@ -150,7 +150,7 @@ def _run_command(
     """One task of a program: its result, with its outputs to keep."""
     try:
         metrics, outputs, notes = run_command(
-            command, params, seed, key, replicate, lambda: _unwanted(batch, key)
+            command, params, seed, key, replicate, lambda: _unwanted(batch, key), batch
         )
     except process_tree.Cancelled:
         return {"status": "skipped"}
@@ -263,6 +263,12 @@ def running_tasks(
         if batch not in running and _to_run_here(batch, dask_worker):
             running[batch] = (-1, 0.0)
     return running
+
+
+def end_run(run: str, dask_worker: Any = None) -> None:
+    """On a worker (``Client.run`` passes it as ``dask_worker``): end what the programs of
+    run ``run`` left running (`process_tree.end_run`)."""
+    process_tree.end_run(run)
 
 
 def end_worker_process() -> None:

@@ -104,6 +104,34 @@ def test_a_program_forking_children_past_the_timeout_leaves_no_process(tmp_path,
     wait_until_gone(groups, "sleep 3017")
 
 
+def test_a_daemon_a_finished_program_left_ends_on_a_worker_kept_after_the_run(
+    write_spec, scheduler_address
+):
+    """A program that starts a child in a session of its own (`setsid`, a daemon) and exits:
+    the child is out of the program's process group, and on a worker that outlives the run
+    (a cluster started by hand) it ran on after the campaign ended. It ends with the run, as
+    on the embedded cluster, whose workers end with the run."""
+    spec = write_spec(
+        """
+        name: daemon
+        model:
+          command: [/bin/sh, -c, "setsid sleep 3047 </dev/null >/dev/null 2>&1 & sleep 0.3;
+            echo v={replicate}"]
+        replicates: 3
+        seed: 4
+        output: out
+        """
+    )
+    try:
+        data = campaign.run(spec, scheduler=scheduler_address, progress=False)
+        assert data.v.values.tolist() == [0, 1, 2]
+        wait_until_gone([], "sleep 3047", seconds=5)
+    finally:
+        for pid in processes_with("sleep 3047"):  # what this test's programs left, if any
+            if is_sleep(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
 SPAWNER = """
 import subprocess, time
 
