@@ -34,6 +34,7 @@ from campaign.spec.input_file import InputFile
 CACHE_FOLDER = "campaign-inputs"
 PART_BYTES = 4 * 2**20  # bytes of a file per plugin: what the driver holds at once
 PLUGIN_PREFIX = "campaign-input-"
+OWNER_END = "--"  # ends the client's id in a plugin's name (a client id has single dashes)
 
 
 def cache_folder() -> Path:
@@ -151,10 +152,14 @@ def ship_inputs(client: Any, command: CommandSpec) -> list[str]:
     """Register the plugins that put the program's files on every worker, now and joining
     later (a part at a time); their names. Each run registers its own, so that a run that
     ends and withdraws them leaves those of another run of the same files on the same
-    cluster (two specs of one simulator, two shards) for the workers that join it later."""
+    cluster (two specs of one simulator, two shards) for the workers that join it later;
+    those of a run whose client is gone (a driver killed before it withdrew them) are
+    taken back first."""
+    withdraw_orphans(client)
     digests = dict(command.files)
     names: list[str] = []
-    run = uuid.uuid4().hex[:12]  # this run's own plugins: another run may withdraw its own
+    # this run's own plugins (another run may withdraw its own), named by its client
+    run = f"{client.id}{OWNER_END}{uuid.uuid4().hex[:12]}"
     try:
         for item in command.inputs:
             ship_file(client, item, digests.get(item.name) or file_digest(item.path), names, run)
@@ -185,6 +190,22 @@ def ship_file(client: Any, item: InputFile, digest: str, names: list[str], run: 
             name = f"{PLUGIN_PREFIX}{run}-{digest[:32]}-{index + 1}-of-{parts}"
             client.register_plugin(InputPart(digest, executable, index, parts, data), name=name)
             names.append(name)
+
+
+def withdraw_orphans(client: Any) -> None:
+    """Take back the plugins of runs whose client has left the scheduler: the scheduler would
+    hold their files for good, and give them to every worker that joins."""
+
+    def look(dask_scheduler: Any) -> tuple[list[str], list[str]]:
+        return list(dask_scheduler.worker_plugins), list(dask_scheduler.clients)
+
+    plugins, clients = client.run_on_scheduler(look)
+    orphans = []
+    for name in plugins:
+        owner, end, _ = name.removeprefix(PLUGIN_PREFIX).partition(OWNER_END)
+        if name.startswith(PLUGIN_PREFIX) and end and owner not in clients:
+            orphans.append(name)
+    withdraw_inputs(client, orphans)
 
 
 def withdraw_inputs(client: Any, names: Iterable[str]) -> None:

@@ -154,3 +154,38 @@ def test_a_worker_joining_after_another_run_of_the_same_input_ended_still_gets_i
                 assert cached_digests(client, digest)[joined] == f"{digest} 0o444"
         finally:
             withdraw_inputs(client, running)
+
+
+def campaign_plugins(client: Client) -> list[str]:
+    names = client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.worker_plugins))
+    return [name for name in names if name.startswith("campaign-input")]
+
+
+def test_the_inputs_a_killed_run_left_on_the_scheduler_are_taken_back_by_the_next(
+    tmp_path, scheduler_address
+):
+    """A driver killed before it withdrew its inputs (SIGKILL) left them on the scheduler,
+    which held a copy of each input per such run and gave them to every worker joining later;
+    the next run takes back those of runs whose client is gone, and leaves the others'."""
+    path = tmp_path / "sim.sh"
+    path.write_text("echo v=2\n")
+    command = CommandSpec(
+        argv=("/bin/sh", "sim.sh"),
+        program=None,
+        inputs=(InputFile("sim.sh", str(path)),),
+        files=(("sim.sh", file_digest(path)),),
+    )
+    with Client(scheduler_address) as killed:
+        left = ship_inputs(killed, command)  # never withdrawn: its driver was killed
+    with Client(scheduler_address) as living, Client(scheduler_address) as client:
+        assert set(left) <= set(campaign_plugins(client))
+        other = ship_inputs(living, command)
+        try:
+            assert not set(left) & set(campaign_plugins(client))
+            names = ship_inputs(client, command)
+            try:
+                assert set(campaign_plugins(client)) == {*other, *names}
+            finally:
+                withdraw_inputs(client, names)
+        finally:
+            withdraw_inputs(living, other)
