@@ -91,13 +91,12 @@ def dispatch(
         return _Driver(client, model_name, store, options, progress, say, code).run(items)
     with scheduler_calls(lambda error: lost_scheduler("?", 0, error)):
         shipped = ship_inputs(client, model_name)  # to every worker once, by digest
-    driver = None
     try:
         driver = _Driver(client, model_name, store, options, progress, say, code)
-        return driver.run(items)
+        outcome = driver.run(items)
+        driver.end_leftovers()  # a finished run only: a stopped one leaves at once
+        return outcome
     finally:
-        if driver is not None:
-            driver.end_leftovers()
         withdraw_inputs(client, shipped)
 
 
