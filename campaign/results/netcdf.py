@@ -191,7 +191,31 @@ def _open_root(path: str | Path) -> xr.Dataset:
             f"{path} is a netCDF file but not campaign results (no 'status' over 'replicate'); "
             "give the results.nc that `campaign run` wrote, or its folder"
         )
+    if ledger_is_newer(path):
+        said = dataset.attrs.get("incomplete")
+        dataset.attrs["incomplete"] = (f"{said}; it " if said else "") + BEHIND
     return dataset
+
+
+BEHIND = (
+    "was written before tasks that the ledger beside it holds finished (a run stopped, or "
+    "still runs, before writing it again): these numbers lack them; `campaign status SPEC` "
+    "counts them, `campaign run SPEC` writes them in"
+)
+
+
+def ledger_is_newer(path: Path) -> bool:
+    """Whether the ledger beside results file ``path`` holds a batch stored after the file was
+    written: every command that writes results.nc does so after the last batch it stores
+    (and compacts), so a later batch is one of a run that has not written it again."""
+    written = os.stat(path).st_mtime_ns
+    for batch in (path.parent / LEDGER_FOLDER).glob(LEDGER_BATCHES):
+        try:
+            if batch.stat().st_mtime_ns > written:
+                return True
+        except FileNotFoundError:  # compacted away as it was listed
+            continue
+    return False
 
 
 def _legacy_extras(root: xr.Dataset) -> tuple[list[str], dict[str, dict[str, str]]]:

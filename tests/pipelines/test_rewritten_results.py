@@ -184,3 +184,65 @@ def test_files_made_from_an_earlier_results_file_go_when_its_results_change(tmp_
     assert sorted(f"figures/{p.name}" for p in (aside / "figures").iterdir()) == [
         name for name in made if name.startswith("figures/")
     ]
+
+
+SLOW_HIGH_LEVEL = """
+import time
+
+import numpy as np
+
+
+def run(params, seed):
+    time.sleep({pause} if params["level"] == 10 else 0)
+    return {{"value": params["level"] + np.random.default_rng(seed).random()}}
+"""
+
+
+def test_results_written_before_a_stopped_run_stored_more_say_they_lack_those(
+    tmp_path, campaign_ok
+):
+    """A run that stores tasks and stops before writing results.nc leaves the earlier file:
+    its numbers lack those tasks, and every reader says so until a run writes it again."""
+    model = tmp_path / "edited_model.py"
+    model.write_text(SLOW_HIGH_LEVEL.format(pause=0))
+    (tmp_path / "spec.yaml").write_text(SPEC)
+    campaign_ok(tmp_path, "run", "spec.yaml", "--workers", "1", "--quiet")
+    before = campaign_ok(tmp_path, "query", "out")
+    assert "lack" not in before
+    model.write_text(SLOW_HIGH_LEVEL.format(pause=600))  # level 10's new tasks never end
+    (tmp_path / "spec.yaml").write_text(SPEC.replace("replicates: 2", "replicates: 4"))
+    results = tmp_path / "out" / "results.nc"
+    written = results.stat().st_mtime_ns
+    run = subprocess.Popen(
+        command(tmp_path, "run", "spec.yaml", "--workers", "1", "--quiet", "--accept-changed"),
+        cwd=tmp_path, env=environment(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, start_new_session=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not any(
+            batch.stat().st_mtime_ns > written
+            for batch in (tmp_path / "out/ledger").glob("*.jsonl")
+        ):
+            time.sleep(0.2)  # level 0's new tasks stored; level 10's run for minutes
+        assert run.poll() is None, run.communicate()
+    finally:
+        os.killpg(run.pid, signal.SIGKILL)  # the run and its cluster, as a lost node would
+        run.communicate()
+    assert results.stat().st_mtime_ns == written  # the earlier file, as it was
+    note = (
+        "results.nc was written before tasks that the ledger beside it holds finished (a run "
+        "stopped, or still runs, before writing it again): these numbers lack them; `campaign "
+        "status SPEC` counts them, `campaign run SPEC` writes them in"
+    )
+    after = campaign_ok(tmp_path, "query", "out")
+    assert after.replace(note + "\n", "") == before and note in after
+    report = tmp_path / "out" / "report.html"
+    assert main(["report", "out"]) == 0
+    assert "these numbers lack them" in report.read_text()
+    # a run that ends writes results.nc with them: no word of the stop
+    model.write_text(SLOW_HIGH_LEVEL.format(pause=0))
+    out = campaign_ok(tmp_path, "run", "spec.yaml", "--workers", "1", "--quiet", "--accept-changed")
+    assert "lack" not in out and "lack" not in campaign_ok(tmp_path, "query", "out")
+    with xr.open_dataset(results) as dataset:
+        assert int(dataset["value_n"].sel(level=0)) == 4 and "incomplete" not in dataset.attrs
