@@ -72,9 +72,16 @@ def current_model(name: str) -> Model:
 
 
 def _never_forgotten(module_name: str) -> bool:
-    """The tool's own modules (never a user's code) and the main module (a script's or a
-    notebook's, which no import can run again: dropped, the session would lose it)."""
-    return module_name in ("campaign", "__main__") or module_name.startswith("campaign.")
+    """The tool's own modules (never a user's code), the main module (a script's or a
+    notebook's, which no import can run again: dropped, the session would lose it) and the
+    standard library's (a parser such as ``json:loads`` is no code of the user's, and its
+    modules are everyone's: dropped, the session loses ``warnings`` and the like)."""
+    top = module_name.partition(".")[0]
+    return (
+        module_name in ("campaign", "__main__")
+        or module_name.startswith("campaign.")
+        or top in sys.stdlib_module_names
+    )
 
 
 def _changed(module_name: str) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import textwrap
 import time
 
@@ -16,6 +17,8 @@ import campaign
 from campaign.cli.main import main
 from campaign.errors import CampaignError
 from campaign.plan.plan import make_plan
+
+STDLIB = sys.stdlib_module_names
 
 SCRIPT = """
 import json, os, sys
@@ -239,7 +242,10 @@ def test_a_bad_command_is_refused_in_one_line_before_any_work(
 def test_a_metrics_parser_that_cannot_be_loaded_is_refused_by_validate(
     python_sim, write_spec, capsys, parser, problem
 ):
-    """validate said the spec was valid; run refused it, having made the output folder."""
+    """validate said the spec was valid; run refused it, having made the output folder. The
+    standard library's modules stay as they were loaded (a parser of the standard library is
+    never imported afresh: this process lost ``warnings`` and ``re``)."""
+    loaded = {name: module for name, module in sys.modules.items() if name in STDLIB}
     text = BASE.format(command='[python3, sim.py, "{load}"]', inputs="[sim.py]")
     spec = write_spec(text.replace("  inputs:", f"  metrics: {{parse: {parser}}}\n  inputs:"))
     for command in ("validate", "run"):
@@ -248,6 +254,7 @@ def test_a_metrics_parser_that_cannot_be_loaded_is_refused_by_validate(
             f"campaign: error: {spec}: model.metrics.parse: model {parser!r}: {problem}\n"
         )
     assert not (python_sim / "outputs").exists()
+    assert all(sys.modules.get(name) is module for name, module in loaded.items())
 
 
 def test_a_program_outside_the_spec_folder_by_a_relative_path_is_refused(tmp_path, write_spec):
