@@ -15,8 +15,10 @@ followed, and a file that does not parse is digested but not followed.
 from __future__ import annotations
 
 import ast
+import hashlib
 import importlib
 import importlib.machinery
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -93,14 +95,15 @@ def _changed(module_name: str) -> bool:
     return known is None or any(_stamp(path) != stamp for path, stamp in known)
 
 
-def _stamp(path: Path) -> tuple[int, ...]:
-    """A file's identity: its inode, size, and modification and change times (a file
-    rewritten within one tick of its modification time has a later change time, mostly)."""
+def _stamp(path: Path) -> tuple[int, bytes] | tuple[()]:
+    """A file's content, as its size and digest: an edit within one tick of the file
+    system's clock leaves the modification time as it was (a model file written twice
+    in a few milliseconds, by a script or a test)."""
     try:
-        stat = path.stat()
+        content = path.read_bytes()
     except OSError:
         return ()
-    return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+    return (len(content), hashlib.blake2b(content, digest_size=16).digest())
 
 
 def forget_loaded(module_name: str) -> None:
@@ -120,7 +123,21 @@ def forget_loaded(module_name: str) -> None:
             continue  # a compiled module cannot be loaded twice (PyO3's refuse to)
         if name == module_name or (file and Path(file).resolve() in paths):
             del sys.modules[name]
+    for path in paths:
+        _forget_bytecode(path)
     importlib.invalidate_caches()
+
+
+def _forget_bytecode(path: Path) -> None:
+    """Remove a source file's cached bytecode: Python takes it as current while the source's
+    size and modification time in whole seconds match, so an edit of the same size within
+    the second would import the old code again."""
+    if path.suffix not in importlib.machinery.SOURCE_SUFFIXES:
+        return
+    try:
+        Path(importlib.util.cache_from_source(str(path))).unlink(missing_ok=True)
+    except (OSError, NotImplementedError, ValueError):
+        pass  # no cache for it (a read-only folder: then none was written either)
 
 
 def module_files(module_name: str) -> tuple[Path, list[Path]]:
