@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from campaign.spec.describe import byte_size
 from campaign.store.outputs import KeepNotes
 
 
@@ -14,19 +15,19 @@ def listing(chosen: list[Any]) -> list[str]:
     lines = []
     for task in chosen:
         levels = " ".join(f"{name}={value}" for name, value in task.levels.items())
-        kept = ", ".join(f"{name} {human_size(size)}" for name, size in task.sizes.items())
+        kept = ", ".join(f"{name} {byte_size(size)}" for name, size in task.sizes.items())
         line = f"{task.key}  {task.status:6}  r{task.replicate}  {levels}  {kept or 'nothing'}"
         lines.append(line + left_out(task.record))
     kept = [task for task in chosen if task.sizes]
     total = sum(sum(task.sizes.values()) for task in kept)
-    lines.append(f"{len(kept)} tasks kept outputs ({human_size(total)} before compression)")
+    lines.append(f"{len(kept)} tasks kept outputs ({byte_size(total)} before compression)")
     lines.extend(KeepNotes(task.record for task in chosen).lines())
     return lines
 
 
 def extracted_line(files: int, size: int, tasks: int, folder: str) -> str:
     """What `outputs --extract` wrote."""
-    return f"{files} files ({human_size(size)}) of {tasks} tasks written under {folder}"
+    return f"{files} files ({byte_size(size)}) of {tasks} tasks written under {folder}"
 
 
 def left_out(record: dict[str, Any]) -> str:
@@ -36,11 +37,3 @@ def left_out(record: dict[str, Any]) -> str:
     parts = [f"{', '.join(unmatched)} matched nothing"] if unmatched else []
     parts += [f"not kept: {', '.join(refused)}"] if refused else []
     return f"  (keep: {'; '.join(parts)})" if parts else ""
-
-
-def human_size(size: float) -> str:
-    for unit in ("B", "kB", "MB", "GB"):
-        if size < 1000 or unit == "GB":
-            return f"{size} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1000
-    return f"{size:.1f} GB"

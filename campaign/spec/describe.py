@@ -60,6 +60,7 @@ def describe_inputs(inputs: tuple[InputFile, ...]) -> str:
 
 
 def byte_size(size: float) -> str:
+    """A size in bytes as people read it: 512 B, 1.5 kB, 2.0 MB (decimal units)."""
     for unit in ("B", "kB", "MB", "GB"):
         if size < 1000 or unit == "GB":
             return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
