@@ -154,14 +154,10 @@ def test_plot_draws_a_samples_cdf_from_its_group(demo, tmp_path, capsys):
     assert out.stat().st_size > 10_000
 
 
-def test_a_samples_cdf_in_panels_per_facet_level_is_each_levels_own_cdf(demo, tmp_path, capsys):
-    from campaign.cli.main import main
-
-    _, path = demo
-    samples = campaign.open_samples(path)
-    figure = plot_ecdf(samples, "wait", by="scheduler", facet="load")
+def assert_a_panel_per_load_a_series_per_scheduler(figure, samples) -> None:
+    """The demo's waits drawn as each load's own CDFs, one step line per scheduler: nothing
+    else is pooled than the replicates."""
     assert [a.get_title() for a in figure.axes] == ["load = 1", "load = 1.5", "load = 2"]
-    # nothing else is pooled than the replicates: load is on the panels, scheduler the series
     assert figure.get_suptitle().splitlines()[0] == "wait: CDF pooled over replicates"
     for load, panel in zip((1.0, 1.5, 2.0), figure.axes):
         cdfs = cell_cdfs(samples, "wait", by=["scheduler"], where={"load": [load]})
@@ -170,6 +166,16 @@ def test_a_samples_cdf_in_panels_per_facet_level_is_each_levels_own_cdf(demo, tm
         for scheduler, line in lines.items():
             np.testing.assert_array_equal(line.get_xdata(), cdfs[(scheduler,)][0])
             np.testing.assert_array_equal(line.get_ydata(), cdfs[(scheduler,)][1])
+
+
+def test_a_samples_cdf_in_panels_per_facet_level_is_each_levels_own_cdf(demo, tmp_path, capsys):
+    from campaign.cli.main import main
+
+    _, path = demo
+    samples = campaign.open_samples(path)
+    assert_a_panel_per_load_a_series_per_scheduler(
+        plot_ecdf(samples, "wait", by="scheduler", facet="load"), samples
+    )
     out = tmp_path / "wait.png"
     args = ["plot", str(path), "--metric", "wait", "--by", "scheduler", "--out", str(out)]
     assert main([*args, "--facet", "load"]) == 0
@@ -395,15 +401,7 @@ def test_a_samples_cdf_draws_the_paired_factor_as_series_as_the_replicates_ecdf_
     per load, as `--kind ecdf` of a metric draws; facet=False pools the loads, saying so."""
     _, path = demo
     samples = campaign.open_samples(path)
-    figure = campaign.plot(path, "wait")
-    assert [a.get_title() for a in figure.axes] == ["load = 1", "load = 1.5", "load = 2"]
-    assert figure.get_suptitle().splitlines()[0] == "wait: CDF pooled over replicates"
-    for load, panel in zip((1.0, 1.5, 2.0), figure.axes):
-        cdfs = cell_cdfs(samples, "wait", by=["scheduler"], where={"load": [load]})
-        lines = {line.get_label(): line for line in panel.lines}
-        assert sorted(lines) == ["conservative", "easy", "fcfs"]
-        for scheduler, line in lines.items():
-            np.testing.assert_array_equal(line.get_xdata(), cdfs[(scheduler,)][0])
+    assert_a_panel_per_load_a_series_per_scheduler(campaign.plot(path, "wait"), samples)
     pooled = campaign.plot(path, "wait", facet=False)
     assert len(pooled.axes) == 1
     assert pooled.axes[0].get_title().splitlines()[0] == (
