@@ -28,6 +28,7 @@ from typing import Any
 from campaign.errors import CampaignError
 from campaign.spec.input_file import InputFile
 from campaign.spec.placeholders import (
+    SEEDING,
     TASK_PLACEHOLDERS,
     check_placeholders,
     placeholders,
@@ -104,6 +105,8 @@ class CommandSpec:
     placed_values: tuple[tuple[str, str], ...] = ()
     # the programs a launcher runs (``mpirun -n 4 mysim``), found on PATH or by absolute path
     launched: tuple[Program, ...] = ()
+    # a placeholder that differs between replicates reaches the program (`SEEDING`)
+    seeded: bool = True
 
     def __str__(self) -> str:
         return COMMAND_MODEL
@@ -215,6 +218,24 @@ def parse_command(
         choices=found.choices,
         launched=found.launched,
         placed_values=placed_values,
+        seeded=bool(used & SEEDING),
+    )
+
+
+def check_seeded(command: CommandSpec | None, replicates: int, what: str, fail: Fail) -> None:
+    """Refuse replicates of a program that never sees a seed: each replicate would run the
+    same command, and their interval (+-0, or the spread of a clock-seeded generator that no
+    rerun gives again) would state a precision no run measured. ``what``: the key that sets
+    the replicates."""
+    if command is None or command.seeded or replicates < 2:
+        return
+    count = f"{replicates} replicates" if what == "replicates" else f"up to {replicates} replicates"
+    placeholders = ", ".join(f"{{{name}}}" for name in sorted(SEEDING))
+    raise fail(
+        f"{what}: {count} of a program that sees no seed would each run the same command "
+        f"(none of {placeholders} is in model.command, model.env or a template); pass the "
+        'task\'s seed to the program (say --seed, "{seed}"), or set replicates: 1 if the '
+        "program is deterministic"
     )
 
 

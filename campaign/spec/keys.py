@@ -21,6 +21,7 @@ from campaign.results.names import metric_name_problem, name_clashes
 from campaign.spec.command_model import (
     COMMAND_MODEL,
     CommandSpec,
+    check_seeded,
     parse_command,
     parse_resources,
 )
@@ -74,11 +75,12 @@ def parse_spec(data: Any, text: str = "", path: Path | None = None) -> Spec:
     if "select" in data:
         selection = parse_selection(data["select"], factors, paired, design.kind, fail)
         replicates = selection.max_replicates
+    what = "select.max_replicates" if selection else "precision.max_replicates" if precision else ""
+    check_seeded(command, replicates, what or "replicates", fail)
     metrics = parse_metrics(data.get("metrics"), factor_names, fail)
     check_kept(metrics, precision, selection, fail)
     percentiles = parse_percentiles(data.get("percentiles"), fail)
-    limit = "precision.max_replicates" if precision else ""
-    check_size(design, factors, replicates, "select.max_replicates" if selection else limit, fail)
+    check_size(design, factors, replicates, what, fail)
     output = output_folder(data.get("output"), name, path, fail)
     description = data.get("description") or ""
     if not isinstance(description, str):

@@ -28,6 +28,9 @@ TASK_PLACEHOLDERS = {
     "cores": "the task's cores (resources.cores, default 1)",
     "port": "a free TCP port on 127.0.0.1 for this task",
 }
+# the task placeholders that differ between a cell's replicates: one must reach a program run
+# with several replicates (`campaign.spec.command_model.check_seeded`)
+SEEDING = frozenset({"seed", "seed31", "replicate", "task"})
 PLACEHOLDER = re.compile(r"\{\{([A-Za-z_]\w*)\}\}|\{([A-Za-z_]\w*)\}")
 MAX_TEMPLATE_BYTES = 10 * 2**20  # a template is a configuration file, read whole
 

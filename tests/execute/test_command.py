@@ -227,6 +227,58 @@ def test_a_bad_command_is_refused_in_one_line_before_any_work(
     assert not (python_sim / "outputs").exists()
 
 
+UNSEEDED = """
+name: unseeded
+model:
+  command: [python3, sim.py, --load, "{load}"]
+  inputs: [sim.py]
+factors:
+  load: [1, 2]
+seed: 1
+"""
+
+
+@pytest.mark.parametrize(
+    ("replicates", "what"),
+    [
+        ("replicates: 3", "replicates: 3"),
+        (
+            "precision: {metrics: wait, half_width: 0.1, max_replicates: 40}",
+            "precision.max_replicates: up to 40",
+        ),
+        ("select: {metric: wait, goal: min, indifference: 1}", "select.max_replicates: up to 1000"),
+    ],
+)
+def test_replicates_of_a_program_that_sees_no_seed_are_refused(
+    python_sim, write_spec, replicates, what
+):
+    """Every replicate would run the same command: identical replicates, an interval of +-0
+    (or, for a program seeding itself from the clock, numbers no rerun gives again)."""
+    message = spec_error(write_spec, UNSEEDED + replicates + "\n")
+    assert message.endswith(
+        f"{what} replicates of a program that sees no seed would each run the same command "
+        "(none of {replicate}, {seed}, {seed31}, {task} is in model.command, model.env or a "
+        'template); pass the task\'s seed to the program (say --seed, "{seed}"), or set '
+        "replicates: 1 if the program is deterministic"
+    )
+    assert not (python_sim / "outputs").exists()
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        ("replicates: 3", "replicates: 1"),  # a deterministic program, run once
+        ('"{load}"]', '"{load}", "{seed31}"]'),
+        ("  inputs:", '  env: {SIM_SEED: "{seed}"}\n  inputs:'),
+        ("inputs: [sim.py]", "inputs: [sim.py]\n  templates: [run.cfg]"),
+    ],
+)
+def test_a_seed_reaching_the_program_anywhere_lets_replicates_run(python_sim, write_spec, change):
+    (python_sim / "run.cfg").write_text("replicate = {replicate}\n")
+    plan = make_plan(write_spec((UNSEEDED + "replicates: 3\n").replace(*change)))
+    assert plan.spec.command.seeded or plan.spec.replicates == 1
+
+
 @pytest.mark.parametrize(
     ("parser", "problem"),
     [

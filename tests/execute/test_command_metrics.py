@@ -136,7 +136,7 @@ def test_a_program_printing_minus_nan_finishes_with_an_undefined_value(tmp_path,
         """
         name: undefined
         model:
-          command: [/bin/sh, -c, "printf 'y=%f\\nz=%f\\nw=%s\\n' -nan inf 2.5"]
+          command: [/bin/sh, -c, "printf 'y=%f\\nz=%f\\nw=%s\\n' -nan inf 2.5", "{seed}"]
         replicates: 2
         seed: 2
         output: out
@@ -245,7 +245,7 @@ def test_a_program_printing_a_name_of_a_samples_stored_entry_fails_in_one_line(
         """
         name: entry
         model:
-          command: [/bin/sh, -c, "printf 'y=1.5\\nx@n=5\\n'"]
+          command: [/bin/sh, -c, "printf 'y=1.5\\nx@n=5\\n'", "{seed}"]
         replicates: 2
         seed: 2
         output: out

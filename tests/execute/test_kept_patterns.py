@@ -45,7 +45,7 @@ def metrics(folder):
 SPEC = """
 name: patterns
 model:
-  command: [python3, sim.py, "{load}"]
+  command: [python3, sim.py, "{load}", "{seed}"]
   inputs: [sim.py, data.csv]
   metrics: {parse: "keepparser:metrics"}
   keep: [stdout, "*.csv", "**/trace.csv", python-link, "nothing-*.txt"]

@@ -31,6 +31,7 @@ SPEC = """
 name: holding
 model:
   command: [python3, hold.py, "{megabytes}", "{children}"]
+  env: {SEED: "{seed}"}
   inputs: [hold.py]
 factors:
   megabytes: [300]

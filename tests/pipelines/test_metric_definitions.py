@@ -30,7 +30,7 @@ print(json.dumps({"y": float(sys.argv[1])}))
 SPEC = """
 name: tenfold
 model:
-  command: [python3, sim.py, "{x}"]
+  command: [python3, sim.py, "{x}", "{seed}"]
   inputs: [sim.py]
   keep: [stdout]
 factors:

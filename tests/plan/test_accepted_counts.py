@@ -18,7 +18,7 @@ print("value=%s" % (1 if sys.argv[1] == "a" else {b}))
 SPEC = """
 name: accepted
 model:
-  command: [python3, sim.py, "{{v}}"]
+  command: [python3, sim.py, "{{v}}", "{{seed}}"]
   inputs: [sim.py]
 factors:
   v: {levels}

@@ -399,7 +399,7 @@ def test_env_sets_variables_for_the_program_and_a_change_makes_results_stale(
         name: environment
         model:
           command: [./sim.sh]
-          env: {MODE: 7, N: "{n}", C: "{cores}"}
+          env: {MODE: 7, N: "{n}", C: "{cores}", SEED: "{seed}"}
         factors:
           n: [1, 2]
         replicates: 2
@@ -407,7 +407,7 @@ def test_env_sets_variables_for_the_program_and_a_change_makes_results_stale(
         output: out
         """
     spec = write(tmp_path, text)
-    assert "\n  env: MODE=7, N={n}, C={cores}\n" in describe_spec(load_spec(spec))
+    assert "\n  env: MODE=7, N={n}, C={cores}, SEED={seed}\n" in describe_spec(load_spec(spec))
     data = run(spec, scheduler_address)
     assert data.mode.values.ravel().tolist() == [7.0] * 4
     assert data.got_n.values.tolist() == [[1.0, 1.0], [2.0, 2.0]]

@@ -125,7 +125,7 @@ def test_a_worker_whose_program_on_path_differs_is_not_used(start_cluster, tmp_p
     project = tmp_path / "project"
     project.mkdir()
     (project / "spec.yaml").write_text(
-        "name: onpath\nmodel:\n  command: [campaign-test-sim]\nreplicates: 2\nseed: 1\n"
+        "name: onpath\nmodel:\n  command: [campaign-test-sim, '{seed}']\nreplicates: 2\nseed: 1\n"
         "output: out\n"
     )
     path = os.environ["PATH"]

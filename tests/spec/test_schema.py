@@ -29,7 +29,7 @@ SCHEMA = json_schema()
 VALIDATOR = jsonschema.Draft7Validator(SCHEMA)
 YAML_BLOCK = re.compile(r"^```yaml\n(.*?)^```", re.MULTILINE | re.DOTALL)
 BASE = {"name": "s", "model": "mm1", "seed": 1, "replicates": 2}
-PROGRAM_BASE = {"name": "s", "model": {"command": ["true"], "labels": ["x"]}, "seed": 1,
+PROGRAM_BASE = {"name": "s", "model": {"command": ["true", "{seed}"], "labels": ["x"]}, "seed": 1,
                 "replicates": 2, "factors": {"x": [1, 2]}}  # fmt: skip
 
 

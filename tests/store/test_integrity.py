@@ -279,7 +279,7 @@ def test_set_aside_twice_in_one_second_keeps_both(tmp_path):
 PROGRAM = """
 name: jobs
 model:
-  command: [/bin/sh, -c, "echo y=$0", "JOBS"]
+  command: [/bin/sh, -c, "echo y=$0", "JOBS", "{seed}"]
 replicates: 2
 seed: 1
 output: out
@@ -303,13 +303,13 @@ def test_status_of_a_folder_whose_results_mean_another_campaign_says_so(
     assert lines[0].startswith("jobs: 2 tasks: 2 done, 0 failed, 0 missing  (ledger ")
     assert lines[2].startswith(
         f"  {tmp_path / 'out'} holds results of a different campaign (command was "
-        "{'command': ['/bin/sh', '-c', 'echo y=$0', '2000'], 'cores': 1, "
+        "{'command': ['/bin/sh', '-c', 'echo y=$0', '2000', '{seed}'], 'cores': 1, "
     )
     assert lines[2].endswith(
         "): these counts and its results.nc are theirs; `run` refuses the folder until the "
         "spec means what they do, or the campaign starts afresh (--new; new=True from Python)"
     )
-    assert "now {'command': ['/bin/sh', '-c', 'echo y=$0', '5000']" in lines[2]
+    assert "now {'command': ['/bin/sh', '-c', 'echo y=$0', '5000', '{seed}']" in lines[2]
     assert lines[-1] == f"results: {tmp_path / 'out' / 'results.nc'}"
     write_spec(PROGRAM.replace("JOBS", "2000"))  # put back: nothing to say
     assert main(["status", str(spec)]) == 0
