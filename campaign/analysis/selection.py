@@ -89,13 +89,6 @@ class SelectionRule:
         )
 
 
-def systems_share_seeds(selection: Selection, factors: list[str], paired: list[str]) -> bool:
-    """Whether some systems of a group share seeds: ``among`` (or, with every cell a system,
-    any factor) is paired. KN++'s constant then takes Bonferroni's bound."""
-    shared = [selection.among] if selection.among is not None else factors
-    return any(name in paired for name in shared)
-
-
 @dataclass
 class GroupSelection:
     """Where one group stands: per system its replicates so far, its `STATES` code, the stage

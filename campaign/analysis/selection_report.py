@@ -24,11 +24,11 @@ from campaign.analysis.selection import (
     GroupSelection,
     SelectionRule,
     select_group,
-    systems_share_seeds,
 )
 from campaign.errors import ParameterError
 from campaign.results.selection import SELECTION_ATTRIBUTE
 from campaign.results.status import STATUS_FAILED, STATUS_MISSING
+from campaign.spec.selection import systems_share_seeds
 from campaign.spec.types import Selection
 
 STATE_NAMES = {code: name.replace("_", " ") for name, code in STATES.items()}

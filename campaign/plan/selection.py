@@ -19,7 +19,6 @@ from campaign.analysis.selection import (
     SelectionRule,
     Selections,
     selection_stages,
-    systems_share_seeds,
 )
 from campaign.design.groups import selection_groups
 from campaign.design.tasks import Design
@@ -28,6 +27,7 @@ from campaign.models.contract import Model
 from campaign.results.ledger_table import TaskTable, first_finished, read_table
 from campaign.results.status import STATUS_FAILED, STATUS_MISSING
 from campaign.spec.load import Spec
+from campaign.spec.selection import systems_share_seeds
 from campaign.spec.types import Selection
 from campaign.store.ledger import Ledger
 

@@ -13,6 +13,7 @@ from campaign.spec.command_model import CommandSpec
 from campaign.spec.input_file import InputFile
 from campaign.spec.load import Factor, Precision, Spec
 from campaign.spec.program import Program
+from campaign.spec.selection import systems_share_seeds
 from campaign.spec.types import DEFAULT_PERCENTILES
 
 
@@ -201,8 +202,8 @@ def describe_selection(spec: Spec) -> list[str]:
             "system (sized to its deviation) and a final Rinott stage, until one system is "
             "left or the final stage has run"
         )
-    shared = [among] if among is not None else [f.name for f in spec.factors]
-    crn = "common random numbers" if any(f in spec.paired for f in shared) else ""
+    paired = systems_share_seeds(selection, [f.name for f in spec.factors], list(spec.paired))
+    crn = "common random numbers" if paired else ""
     advice = f"paired: [{among or '...'}] for common random numbers"
     if selection.procedure == "gsp":  # which refuses them
         advice = "gsp assumes them"

@@ -19,6 +19,14 @@ from campaign.spec.types import Factor, Selection
 SELECT_KEYS = SELECT.docs()  # each key and its description
 
 
+def systems_share_seeds(selection: Selection, factors: list[str], paired: list[str]) -> bool:
+    """Whether some systems of a group share seeds: ``among`` (or, with every cell a system,
+    any factor) is paired. KN++'s constant then takes Bonferroni's bound; the spec's
+    description says so."""
+    shared = [selection.among] if selection.among is not None else factors
+    return any(name in paired for name in shared)
+
+
 def parse_selection(
     raw: Any, factors: list[Factor], paired: list[str], design: str, fail: Fail
 ) -> Selection:

@@ -11,7 +11,8 @@ import pytest
 from scipy import special
 
 from campaign.analysis import selection_rules as rules
-from campaign.analysis.selection import STATES, SelectionRule, select_group, systems_share_seeds
+from campaign.analysis.selection import STATES, SelectionRule, select_group
+from campaign.spec.selection import systems_share_seeds
 from campaign.spec.types import Selection
 
 

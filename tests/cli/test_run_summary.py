@@ -69,8 +69,8 @@ def test_a_program_shows_its_first_metrics_as_the_help_says(tmp_path, scheduler_
     )
     (tmp_path / "sim.py").write_text(PROGRAM)
     (tmp_path / "spec.yaml").write_text(
-        "name: program\nmodel:\n  command: [python3, sim.py, '{load}', '{seed}']\n  inputs: [sim.py]\n"
-        "factors:\n  load: [1.0, 2.0]\nreplicates: 2\nseed: 3\noutput: out\n"
+        "name: program\nmodel:\n  command: [python3, sim.py, '{load}', '{seed}']\n"
+        "  inputs: [sim.py]\nfactors:\n  load: [1.0, 2.0]\nreplicates: 2\nseed: 3\noutput: out\n"
     )
     argv = ["run", str(tmp_path / "spec.yaml"), "--scheduler", scheduler_address, "--quiet"]
     assert main(argv) == 0

@@ -282,7 +282,8 @@ def test_a_huge_stdout_neither_blocks_nor_fills_memory(tmp_path, write_spec, sch
         """
         name: huge
         model:
-          command: [/bin/sh, -c, "yes 'a line of log' | head -c 60000000; echo; echo done=1", "{seed}"]
+          command: [/bin/sh, -c, "yes 'a line of log' | head -c 60000000; echo; echo done=1",
+                    "{seed}"]
         replicates: 2
         seed: 2
         output: out
