@@ -305,3 +305,20 @@ def test_a_metric_whose_largest_value_is_best_is_degraded_from_the_largest():
     assert str(refused.value) == (
         "maximize 'utilization' is not a metric ranked; metrics ranked: mean_wait"
     )
+
+
+def test_an_instance_where_every_level_is_infinite_ties_them():
+    """On g1 no strategy's jobs ever start (+inf for each): every level there is as good as
+    the best, a degradation of 0 (inf - inf gave NaN, and g1 fell out of every level's D
+    with no note, as if there were one instance)."""
+    values = np.empty((3, 2, 4))
+    values[:, 0] = np.array([[10.0], [12.0], [8.0]]) + [0.0, 0.4, -0.4, 0.0]
+    values[:, 1] = np.inf
+    result = degradation(replicated(values), instance_dims=["grid"])
+    assert result["D_instance"].sel(grid="g1").values.tolist() == [0.0, 0.0, 0.0]
+    assert result["D"].values == pytest.approx([12.5, 25.0, 0.0])
+    per_replicate = 100 * (values[:2, 0] - values[2, 0]) / values[2, 0] / 2
+    assert result["D_paired_mean"].values[:2] == pytest.approx(per_replicate.mean(axis=1))
+    assert result["D_n"].values.tolist() == [4, 4, 4]
+    assert (result.attrs["instances"], result.attrs["instances_left_out"]) == (2, 0)
+    assert not bool(result["near_zero"].any())
