@@ -206,8 +206,9 @@ NEAR_ZERO = 0.01  # degradations above 100 (1 / NEAR_ZERO - 1) = 9900%: for posi
 def _near_zero(values: xr.DataArray, deg: xr.DataArray, factor: str) -> xr.DataArray:
     """Where the best level's value is near 0 against the others' (deg above 9900%: another
     level above it by more than 99 |best|; or a best of 0 beside a level that is not), so
-    relative degradations explode."""
-    exploded = (deg > 100.0 * (1 / NEAR_ZERO - 1)).any(factor)
+    relative degradations explode. An infinite level's inf is no sign of it: the best is not
+    near 0 beside a run that never ends."""
+    exploded = ((deg > 100.0 * (1 / NEAR_ZERO - 1)) & np.isfinite(values)).any(factor)
     zero_best = (values.min(factor) == 0) & (values > 0).any(factor)
     return exploded | zero_best
 

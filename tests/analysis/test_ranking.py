@@ -322,3 +322,16 @@ def test_an_instance_where_every_level_is_infinite_ties_them():
     assert result["D_n"].values.tolist() == [4, 4, 4]
     assert (result.attrs["instances"], result.attrs["instances_left_out"]) == (2, 0)
     assert not bool(result["near_zero"].any())
+
+
+def test_an_infinite_level_is_no_best_near_zero():
+    """C's jobs never start on g1 (+inf) beside A's 10 and B's 12: C's D is inf, but A's 10 is
+    not near 0, and the ranking said it was ("the best strategy's value is near 0 ... rank on
+    a metric away from 0")."""
+    values = np.empty((3, 2, 4))
+    values[:, 0] = np.array([[10.0], [12.0], [8.0]]) + [0.0, 0.4, -0.4, 0.0]
+    values[:, 1] = np.array([[10.0], [12.0], [np.inf]]) + [0.0, 0.4, -0.4, 0.0]
+    result = degradation(replicated(values), instance_dims=["grid"])
+    assert np.isinf(result["D"].values[2]) and result["rank"].values.tolist() == [1.0, 2.0, 3.0]
+    assert not bool(result["near_zero"].any())
+    assert not [line for line in ranking_notes(result, True) if "near 0" in line]
