@@ -272,10 +272,11 @@ def ranking_notes(result: xr.Dataset, paired: bool) -> list[str]:
 
 
 def friedman_test(result: xr.Dataset) -> tuple[float, float, int] | None:
-    """The Friedman test of the levels' D across instances (complete instances only), when
-    there are at least 3 levels and 2 instances; None otherwise."""
+    """The Friedman test of the ranked levels' D across instances (complete instances only),
+    when there are at least 3 such levels and 2 instances; None otherwise. An unranked level
+    (no value anywhere) is judged nowhere: its empty column sets no instance aside."""
     factor = result.attrs["factor"]
-    table = result["D_instance"]
+    table = result["D_instance"].isel({factor: np.flatnonzero(result["ranked"].values)})
     others = [d for d in table.dims if d != factor]
     if not others:
         return None

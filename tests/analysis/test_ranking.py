@@ -335,3 +335,21 @@ def test_an_infinite_level_is_no_best_near_zero():
     assert np.isinf(result["D"].values[2]) and result["rank"].values.tolist() == [1.0, 2.0, 3.0]
     assert not bool(result["near_zero"].any())
     assert not [line for line in ranking_notes(result, True) if "near 0" in line]
+
+
+def test_the_friedman_test_is_over_the_ranked_levels():
+    """D failed everywhere (unranked, judged nowhere): the Friedman test is that of A, B and C
+    over the 5 instances, as without D; D's empty column set every instance aside, and the
+    test was left out without a word."""
+    values = np.random.default_rng(1).random((4, 5, 3)) * 10 + np.arange(4)[:, None, None] * 3
+    values[3] = np.nan
+    data = xr.Dataset(
+        {"mean_wait": (("strategy", "grid", "replicate"), values)},
+        {"strategy": list("ABCD"), "grid": [f"g{i}" for i in range(5)], "replicate": range(3)},
+        attrs={"headline_metrics": "mean_wait", "paired": "strategy"},
+    )
+    result = degradation(data, instance_dims=["grid"])
+    without = degradation(data.isel(strategy=[0, 1, 2]), instance_dims=["grid"])
+    assert friedman_test(result) == friedman_test(without)
+    assert friedman_test(result)[2] == 5
+    assert ranking_notes(result, True)[-1].startswith("Friedman test over 5 instances")
