@@ -212,7 +212,9 @@ def _anova(y, levels, factors, cells, blocks, paired) -> list[dict]:
     n_cells = int(cells.max() + 1)
     within = float(np.sum(_demean(y, cells) ** 2))
     within_df = y.size - n_cells
-    gram = _Gram(y, {"intercept": np.ones((y.size, 1)), **terms_columns})
+    # every fit holds the intercept: y less its mean gives the same sums of squares, and
+    # keeps their digits when the values lie far from 0 (1e9 s: y'y swamps the effects)
+    gram = _Gram(y - y.mean(), {"intercept": np.ones((y.size, 1)), **terms_columns})
     full_rss, full_rank = gram.fit(["intercept", *terms])
     rows = []
     if blocks is None:

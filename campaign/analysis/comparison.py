@@ -222,12 +222,20 @@ def _paired(rest: xr.DataArray, base: xr.DataArray, confidence: float) -> dict[s
     n = both.sum("replicate")
     mean_y, mean_x = y.mean("replicate"), x.mean("replicate")
     quantile = xr.apply_ufunc(t_quantile, confidence, n)
-    diff_std = (y - x).std("replicate", ddof=1).where(n >= 2)
+    diff_std = _spread(y - x, n)
     half = quantile * diff_std / np.sqrt(n.where(n > 0))
     ratio = (mean_y / mean_x).where(mean_x != 0)
-    linear_std = (y - ratio * x).std("replicate", ddof=1).where(n >= 2)
+    linear_std = _spread(y - ratio * x, n)
     ratio_half = quantile * linear_std / np.sqrt(n.where(n > 0)) / abs(mean_x)
     return _assemble(mean_x, mean_y, half, ratio, ratio_half, n, n, (n - 1).where(n >= 2))
+
+
+def _spread(values: xr.DataArray, n: xr.DataArray) -> xr.DataArray:
+    """The standard deviation of the ``n`` per-pair ``values``; NaN with fewer than 2, or
+    where a pair's value is undefined (inf - inf: both levels infinite in that replicate),
+    which skipping would leave out of the spread but not of n."""
+    defined = values.count("replicate") == n
+    return values.std("replicate", ddof=1).where((n >= 2) & defined)
 
 
 def _welch(rest: xr.DataArray, base: xr.DataArray, confidence: float) -> dict[str, Any]:

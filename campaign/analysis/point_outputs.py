@@ -126,3 +126,27 @@ def noise_share(means: np.ndarray, variances: np.ndarray, counts: np.ndarray) ->
     if not several.any() or not np.isfinite(spread) or spread == 0:
         return float("nan")
     return float(np.mean(variances[several] / counts[several]) / spread)
+
+
+def averaged_note(replicates: int, valued: tuple[int, int], share: float) -> str | None:
+    """The line saying what each point's output averages: its replicates (``valued``: the
+    fewest and the most with a value at a point, failed and NaN ones left out), and the noise
+    share left in those means; None with one replicate a point."""
+    if replicates < 2:
+        return None
+    fewest, most = valued
+    counted = f"its {replicates} replicates ("
+    if fewest < replicates:
+        span = f"{fewest}" if fewest == most else f"{fewest} to {most}"
+        counted = (
+            f"its replicates with a value, {span} of {replicates} (failed and NaN ones left out; "
+        )
+    left = (
+        "unknown (no point has two replicates with a value)"
+        if not np.isfinite(share)
+        else f"{100 * share:.3g}% of the variance of the point means"
+    )
+    return (
+        f"each point's output is the mean of {counted}the noise averaged out); replicate noise "
+        f"left in those means: {left}"
+    )

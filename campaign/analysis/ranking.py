@@ -12,7 +12,8 @@ by D_s (1 = best). Values are cell means over replicates;
 the same computation per paired replicate gives a Student-t interval for D_s (centred on the
 mean of the per-replicate D, reported as ``D_paired_mean``: with few replicates it may differ
 from D on cell means). A best value of 0 gives deg 0 to the strategies at 0 and NaN (left out
-of the means) to the others.
+of the means) to the others; a level equal to the best has deg 0, also when every level is
++inf there (jobs that never start under any strategy).
 
 The metrics default to the model's headline metrics, which a results file names in its
 ``headline_metrics`` attribute. `ranking_notes` says what a reader must know before trusting
@@ -37,9 +38,13 @@ def _deg(values: xr.DataArray, factor: str) -> xr.DataArray:
     """100 (value - best) / |best| along ``factor``: |best|, so that a negative best does not
     turn the order round (see the module)."""
     best = values.min(factor)
-    deg = 100.0 * (values - best) / abs(best)
+    with np.errstate(invalid="ignore"):  # inf - inf: a level at an infinite best, below
+        deg = 100.0 * (values - best) / abs(best)
     at_zero = values == 0
-    return xr.where(best == 0, xr.where(at_zero, 0.0, np.nan), deg).where(values.notnull())
+    deg = xr.where(best == 0, xr.where(at_zero, 0.0, np.nan), deg)
+    # a level equal to the best is degraded by 0, also where the best is infinite (every
+    # level's jobs never start): inf - inf would leave the instance out unsaid
+    return xr.where(values == best, 0.0, deg).where(values.notnull())
 
 
 def _ranks(values: xr.DataArray, factor: str) -> xr.DataArray:
@@ -201,8 +206,9 @@ NEAR_ZERO = 0.01  # degradations above 100 (1 / NEAR_ZERO - 1) = 9900%: for posi
 def _near_zero(values: xr.DataArray, deg: xr.DataArray, factor: str) -> xr.DataArray:
     """Where the best level's value is near 0 against the others' (deg above 9900%: another
     level above it by more than 99 |best|; or a best of 0 beside a level that is not), so
-    relative degradations explode."""
-    exploded = (deg > 100.0 * (1 / NEAR_ZERO - 1)).any(factor)
+    relative degradations explode. An infinite level's inf is no sign of it: the best is not
+    near 0 beside a run that never ends."""
+    exploded = ((deg > 100.0 * (1 / NEAR_ZERO - 1)) & np.isfinite(values)).any(factor)
     zero_best = (values.min(factor) == 0) & (values > 0).any(factor)
     return exploded | zero_best
 
@@ -266,10 +272,11 @@ def ranking_notes(result: xr.Dataset, paired: bool) -> list[str]:
 
 
 def friedman_test(result: xr.Dataset) -> tuple[float, float, int] | None:
-    """The Friedman test of the levels' D across instances (complete instances only), when
-    there are at least 3 levels and 2 instances; None otherwise."""
+    """The Friedman test of the ranked levels' D across instances (complete instances only),
+    when there are at least 3 such levels and 2 instances; None otherwise. An unranked level
+    (no value anywhere) is judged nowhere: its empty column sets no instance aside."""
     factor = result.attrs["factor"]
-    table = result["D_instance"]
+    table = result["D_instance"].isel({factor: np.flatnonzero(result["ranked"].values)})
     others = [d for d in table.dims if d != factor]
     if not others:
         return None

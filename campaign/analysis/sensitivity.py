@@ -45,7 +45,7 @@ import pandas as pd
 import xarray as xr
 
 from campaign.analysis.bootstrap_seed import bootstrap_seed, global_generator_kept
-from campaign.analysis.point_outputs import PointOutputs, point_outputs
+from campaign.analysis.point_outputs import PointOutputs, averaged_note, point_outputs
 from campaign.analysis.regression import regression
 from campaign.analysis.sensitivity_checks import (
     DELTA_POINTS,
@@ -96,6 +96,7 @@ class Sensitivity:
     confidence: float
     points: int  # points analysed
     replicates: int
+    valued: tuple[int, int]  # the fewest and the most replicates with a value of a point analysed
     left_out: list[int]  # points left out (no replicate with a value)
     noise_share: float
     r_squared: float = float("nan")
@@ -139,6 +140,7 @@ def sensitivity(
         confidence=confidence,
         points=int(kept.sum()),
         replicates=outputs.replicates,
+        valued=(int(outputs.counts[kept].min()), int(outputs.counts[kept].max())),
         left_out=failed,
         noise_share=outputs.noise_share,
         resamples=resamples,
@@ -377,16 +379,8 @@ def describe(result: Sensitivity) -> tuple[str, list[str]]:
         notes.append(
             f"*_conf: half-width of the {level} bootstrap interval ({result.resamples} resamples)"
         )
-    if result.replicates > 1:
-        share = (
-            "unknown (no point has two replicates with a value)"
-            if not np.isfinite(result.noise_share)
-            else f"{100 * result.noise_share:.3g}% of the variance of the point means"
-        )
-        notes.append(
-            f"each point's output is the mean of its {result.replicates} replicates (the "
-            f"noise averaged out); replicate noise left in those means: {share}"
-        )
+    note = averaged_note(result.replicates, result.valued, result.noise_share)
+    notes += [note] if note else []
     if result.left_out:
         shown = ", ".join(map(str, result.left_out[:20]))
         notes.append(

@@ -417,3 +417,28 @@ def test_values_without_their_pair_are_counted_as_left_out_of_the_paired_means()
     assert float(welch["baseline_mean"].item()) == 2.5  # every value: nothing left out
     assert welch.attrs["left_out_unpaired"] == 0
     assert not [line for line in campaign.table(welch).splitlines() if "left out" in line]
+
+
+def test_a_pair_infinite_on_both_sides_leaves_no_interval():
+    """Replicate 2 never ends under either level (+inf, a job that never starts): its
+    difference inf - inf is undefined, so the row has no interval, as a cell with an infinite
+    replicate has none. It had a half-width over the 2 finite differences with t at 2 degrees
+    of freedom and n 3 (2.63 in CSV and JSON beside a difference of nan)."""
+    inf = np.inf
+    values = np.array([[1.0, 2.0, inf, 4.0], [2.0, 4.5, inf, 5.0]])
+    dataset = xr.Dataset(
+        {
+            "y": (("s", "replicate"), values),
+            "status": (("s", "replicate"), np.ones(values.shape, dtype="i1")),
+        },
+        {"s": ["a", "b"], "replicate": np.arange(4)},
+        attrs={"confidence": 0.95, "paired": "s"},
+    )
+    row = campaign.compare(dataset, "s", "a", "y").sel(s="b")
+    assert int(row["n"]) == 4 and np.isnan(float(row["difference"]))
+    for name in ("difference_half_width", "difference_low", "difference_high", "ratio_low"):
+        assert np.isnan(float(row[name])), name
+    finite = campaign.compare(dataset.isel(replicate=[0, 1, 3]), "s", "a", "y").sel(s="b")
+    assert float(finite["difference_half_width"]) == pytest.approx(
+        stats.t.ppf(0.975, 2) * np.std([1.0, 2.5, 1.0], ddof=1) / np.sqrt(3), rel=1e-12
+    )

@@ -322,3 +322,17 @@ def test_a_factor_with_values_at_one_level_only_is_no_term(tmp_path, capsys):
     assert result.attrs["left_out_missing"] == dataset["status"].size // 2
     same = effects(open_results(path), "y", where=["b=1"])
     pd.testing.assert_frame_equal(result.to_dataframe(), same.to_dataframe())
+
+
+@pytest.mark.parametrize("paired", ["", "a"])
+def test_sums_of_squares_do_not_depend_on_where_the_values_lie(tmp_path, paired):
+    """Values near 1e9 (a makespan in seconds, a count of core-seconds) give the sums of
+    squares of the same values near 0: a shift changes no effect. Summing squares of the
+    raw values lost every digit of the effects (b's and c's 0, a:b's 2048 with p 2e-10)."""
+    dataset = results(tmp_path, paired=paired, common=0.5, drop=0.25)
+    near_zero = rows(effects(dataset, "y"))
+    far = rows(effects(dataset.assign(y=dataset["y"] + 1e9), "y"))
+    for term, row in near_zero.items():
+        assert far[term]["df"] == row["df"], term
+        assert far[term]["sum_sq"] == pytest.approx(row["sum_sq"], rel=1e-5, abs=1e-6), term
+        assert far[term]["p_value"] == pytest.approx(row["p_value"], rel=1e-4, nan_ok=True), term

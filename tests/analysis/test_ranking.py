@@ -305,3 +305,51 @@ def test_a_metric_whose_largest_value_is_best_is_degraded_from_the_largest():
     assert str(refused.value) == (
         "maximize 'utilization' is not a metric ranked; metrics ranked: mean_wait"
     )
+
+
+def test_an_instance_where_every_level_is_infinite_ties_them():
+    """On g1 no strategy's jobs ever start (+inf for each): every level there is as good as
+    the best, a degradation of 0 (inf - inf gave NaN, and g1 fell out of every level's D
+    with no note, as if there were one instance)."""
+    values = np.empty((3, 2, 4))
+    values[:, 0] = np.array([[10.0], [12.0], [8.0]]) + [0.0, 0.4, -0.4, 0.0]
+    values[:, 1] = np.inf
+    result = degradation(replicated(values), instance_dims=["grid"])
+    assert result["D_instance"].sel(grid="g1").values.tolist() == [0.0, 0.0, 0.0]
+    assert result["D"].values == pytest.approx([12.5, 25.0, 0.0])
+    per_replicate = 100 * (values[:2, 0] - values[2, 0]) / values[2, 0] / 2
+    assert result["D_paired_mean"].values[:2] == pytest.approx(per_replicate.mean(axis=1))
+    assert result["D_n"].values.tolist() == [4, 4, 4]
+    assert (result.attrs["instances"], result.attrs["instances_left_out"]) == (2, 0)
+    assert not bool(result["near_zero"].any())
+
+
+def test_an_infinite_level_is_no_best_near_zero():
+    """C's jobs never start on g1 (+inf) beside A's 10 and B's 12: C's D is inf, but A's 10 is
+    not near 0, and the ranking said it was ("the best strategy's value is near 0 ... rank on
+    a metric away from 0")."""
+    values = np.empty((3, 2, 4))
+    values[:, 0] = np.array([[10.0], [12.0], [8.0]]) + [0.0, 0.4, -0.4, 0.0]
+    values[:, 1] = np.array([[10.0], [12.0], [np.inf]]) + [0.0, 0.4, -0.4, 0.0]
+    result = degradation(replicated(values), instance_dims=["grid"])
+    assert np.isinf(result["D"].values[2]) and result["rank"].values.tolist() == [1.0, 2.0, 3.0]
+    assert not bool(result["near_zero"].any())
+    assert not [line for line in ranking_notes(result, True) if "near 0" in line]
+
+
+def test_the_friedman_test_is_over_the_ranked_levels():
+    """D failed everywhere (unranked, judged nowhere): the Friedman test is that of A, B and C
+    over the 5 instances, as without D; D's empty column set every instance aside, and the
+    test was left out without a word."""
+    values = np.random.default_rng(1).random((4, 5, 3)) * 10 + np.arange(4)[:, None, None] * 3
+    values[3] = np.nan
+    data = xr.Dataset(
+        {"mean_wait": (("strategy", "grid", "replicate"), values)},
+        {"strategy": list("ABCD"), "grid": [f"g{i}" for i in range(5)], "replicate": range(3)},
+        attrs={"headline_metrics": "mean_wait", "paired": "strategy"},
+    )
+    result = degradation(data, instance_dims=["grid"])
+    without = degradation(data.isel(strategy=[0, 1, 2]), instance_dims=["grid"])
+    assert friedman_test(result) == friedman_test(without)
+    assert friedman_test(result)[2] == 5
+    assert ranking_notes(result, True)[-1].startswith("Friedman test over 5 instances")

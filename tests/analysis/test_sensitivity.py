@@ -20,11 +20,14 @@ from SALib.analyze import sobol
 
 import campaign
 from campaign.analysis.point_outputs import point_outputs
-from campaign.analysis.sensitivity import check_saltelli_blocks, sensitivity
+from campaign.analysis.sensitivity import check_saltelli_blocks, describe, sensitivity
 from campaign.cli.main import main
 from campaign.design.points import _generator, saltelli_points
+from campaign.design.tasks import Design, cell_params
 from campaign.errors import CampaignError
+from campaign.results.assemble import assemble
 from campaign.results.netcdf import open_results
+from campaign.spec.load import load_spec
 
 FOLDER = Path(__file__).resolve().parent
 sys.path.insert(0, str(FOLDER))
@@ -408,3 +411,37 @@ def test_the_bootstrap_is_drawn_from_the_campaign_seed_whatever_it_is(
     np.random.seed(2)  # another state of numpy's global generator: the same table
     again = sensitivity(results, "y", method=method, resamples=20).table
     pd.testing.assert_frame_equal(first, again)
+
+
+def test_the_replicates_behind_each_point_are_those_with_a_value(tmp_path):
+    """One task in 7 fails: a point's output is the mean of 2 or 3 of its 3 replicates, and
+    the note says so; it said "the mean of its 3 replicates" whatever had failed."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        LINEAR.format(design="{latin_hypercube: {points: 20}}")
+        .replace("{noise: 0.3}", "{noise: 0.3, k: 1}")
+        .replace("  c: {low: 1, high: 10, scale: log}\n", "")
+        .replace("  k: {low: 1, high: 64, scale: log, integer: true}\n", "")
+        .replace("replicates: 2", "replicates: 3")
+    )
+    design = Design(load_spec(spec))
+    records = {}
+    for index, task in enumerate(design.tasks()):
+        record = {"key": task.key, "status": "failed", "error": "ValueError: boom"}
+        if index % 7:
+            metrics = sampled_models.linear(cell_params(design.spec, task.cell), task.seed)
+            record = {"key": task.key, "status": "ok", "metrics": metrics}
+        records[task.key] = record
+    result = sensitivity(assemble(design, records, 0.95), "y", method="regression")
+    note = describe(result)[1][1]
+    assert note.startswith(
+        "each point's output is the mean of its replicates with a value, 2 to 3 of 3 (failed "
+        "and NaN ones left out; the noise averaged out); replicate noise left in those means: "
+    )
+    every = {key: {**record, "status": "ok"} for key, record in records.items()}
+    for key, record in every.items():
+        if "metrics" not in record:
+            task = next(t for t in design.tasks() if t.key == key)
+            record["metrics"] = sampled_models.linear(cell_params(design.spec, task.cell), 1)
+    whole = sensitivity(assemble(design, every, 0.95), "y", method="regression")
+    assert describe(whole)[1][1].startswith("each point's output is the mean of its 3 replicates")
