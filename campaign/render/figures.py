@@ -28,21 +28,17 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib
+import numpy as np
+import xarray as xr
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import xarray as xr  # noqa: E402
-
-from campaign.analysis.metrics import left_out_metrics  # noqa: E402
-from campaign.analysis.query import check_confidence, parse_where, select  # noqa: E402
+from campaign.analysis.metrics import left_out_metrics
+from campaign.analysis.query import check_confidence, parse_where, select
 from campaign.analysis.stats import percent
-from campaign.errors import CampaignError, ParameterError  # noqa: E402
-from campaign.render.figure_bins import SERIES_BINS, X_BINS, binned  # noqa: E402
-from campaign.render.figure_labels import finish, heading, label_row, literal  # noqa: E402
-from campaign.render.figure_layout import KINDS, Layout, check_layout  # noqa: E402
-from campaign.render.figure_panels import (  # noqa: E402
+from campaign.errors import CampaignError, ParameterError
+from campaign.render.figure_bins import SERIES_BINS, X_BINS, binned
+from campaign.render.figure_labels import finish, heading, label_row, literal
+from campaign.render.figure_layout import KINDS, Layout, check_layout
+from campaign.render.figure_panels import (
     difference_series,
     draw_distributions,
     draw_ecdf,
@@ -54,11 +50,17 @@ from campaign.render.figure_panels import (  # noqa: E402
     replicate_values,
     series_levels,
 )
-from campaign.render.figure_style import check_style, figure_size, figure_width, styled  # noqa: E402
-from campaign.render.figure_ticks import log_ticks  # noqa: E402
-from campaign.render.numbers import level as level_text  # noqa: E402
-from campaign.results.assemble import metrics_of  # noqa: E402
-from campaign.store.folder import make_folder  # noqa: E402
+from campaign.render.figure_style import (
+    check_style,
+    figure_size,
+    figure_width,
+    new_figure,
+    styled,
+)
+from campaign.render.figure_ticks import log_ticks
+from campaign.render.numbers import level as level_text
+from campaign.results.assemble import metrics_of
+from campaign.store.folder import make_folder
 
 FIGURE_FORMATS = ("png", "pdf", "svg")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")  # 7: prime to the palettes' 10 and 20 colours
@@ -87,9 +89,9 @@ def style(count: int) -> list[tuple[tuple[float, ...], str]]:
     """(colour, marker) of each of ``count`` series, all different: a qualitative palette of
     10 colours (20 beyond 10 series), markers cycling with a period of 7."""
     if count <= 10:
-        colours = list(plt.get_cmap("tab10").colors)
+        colours = list(matplotlib.colormaps["tab10"].colors)
     else:
-        tab20 = list(plt.get_cmap("tab20").colors)
+        tab20 = list(matplotlib.colormaps["tab20"].colors)
         colours = tab20[0::2] + tab20[1::2]  # the strong shades first
     return [(colours[i % len(colours)], MARKERS[i % len(MARKERS)]) for i in range(count)]
 
@@ -157,8 +159,9 @@ def plot(
     figsize = figure_size(size, len(metrics), len(facets), legend_right)
     logs = [violin_log(data, metric, layout, log) for metric in metrics]
     with styled(style, width):
-        figure, grid = plt.subplots(
-            len(metrics), len(facets), figsize=figsize, layout="constrained", squeeze=False,
+        figure = new_figure(figsize)
+        grid = figure.subplots(
+            len(metrics), len(facets), squeeze=False,
             sharex="row" if kind == "ecdf" else "all", sharey="all" if kind == "ecdf" else "row",
         )  # fmt: skip
         notes, handles = Notes(), []
@@ -375,19 +378,17 @@ def panel_values(axes, axis: str) -> np.ndarray:
 
 
 def save_figure(figure, path: Path) -> None:
-    """Write a figure (its folder made if missing) and close it; the tight bounding box
-    keeps every label and the legend inside the image."""
+    """Write a figure (its folder made if missing); the constrained layout keeps every label
+    and the legend inside the image."""
     make_folder(path.parent, f"{{out}} {path}", "out")
     try:
         figure.savefig(path, dpi=SAVE_DPI, metadata=file_metadata(figure, path))
     except OSError as error:
         raise CampaignError(f"cannot write {path}: {error.strerror}") from None
-    finally:
-        plt.close(figure)
 
 
 def write_figures(figure, folder: Path, name: str, formats=FIGURE_FORMATS) -> list[Path]:
-    """Write one figure as ``folder/name.<format>`` for each format; close it."""
+    """Write one figure as ``folder/name.<format>`` for each format."""
     make_folder(folder, f"figures folder {folder}")
     paths = [folder / f"{name}.{fmt}" for fmt in formats]
     try:
@@ -395,6 +396,4 @@ def write_figures(figure, folder: Path, name: str, formats=FIGURE_FORMATS) -> li
             figure.savefig(path, dpi=SAVE_DPI, metadata=file_metadata(figure, path))
     except OSError as error:
         raise CampaignError(f"cannot write {path}: {error.strerror}") from None
-    finally:
-        plt.close(figure)
     return paths
