@@ -79,6 +79,7 @@ def rank_levels(
     instances = [f for f in factors if f != factor]
     result = degradation(selected, factor, metrics, instances, confidence, maximize)
     paired = is_paired(dataset, factor)
+    result.attrs["paired"] = int(paired)
     over = (
         f"paired replicates (the levels of {factor} {why_paired(dataset, factor)[0]})"
         if paired

@@ -161,7 +161,8 @@ def add_sensitivity(subparsers) -> None:
         "--format",
         default="table",
         choices=["table", "csv", "json", "markdown", "latex", "html"],
-        help="csv and json: one row per factor (a metric column first with several metrics)",
+        help="csv and json: one row per factor (a metric column first with several metrics), "
+        "ending with ci_level and ci_method (the *_conf intervals' level and method)",
     )
     add_confidence_option(p, default=None)
     p.set_defaults(func=cmd_sensitivity)
@@ -199,8 +200,10 @@ def add_format_options(parser, paper: str) -> None:
         "--format",
         default="table",
         choices=["table", "csv", "json", "markdown", "latex", "html"],
-        help="table (text), csv, json (every number at full precision), or for a paper or a "
-        f"page: markdown, latex (booktabs), html: {paper}, to the digits the interval supports",
+        help="table (text), csv, json (every number at full precision; a table with intervals "
+        "ends each row with ci_level, their confidence level, and ci_method, how they were "
+        f"made), or for a paper or a page: markdown, latex (booktabs), html: {paper}, to the "
+        "digits the interval supports",
     )
     parser.add_argument(
         "--digits",
