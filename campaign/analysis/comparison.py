@@ -30,6 +30,7 @@ import xarray as xr
 from campaign.analysis.breakdown import BREAKDOWN
 from campaign.analysis.query import check_confidence, parse_where, positions, select, typed_level
 from campaign.analysis.stats import few_replicates_warning, percent, t_quantile
+from campaign.analysis.unfinished import carried, written_before
 from campaign.errors import CampaignError, ParameterError
 from campaign.results.assemble import factors_of, metrics_of
 
@@ -129,6 +130,7 @@ def compare(
         "confidence": confidence,
         "pooled": " ".join(pooled_dims),
         "left_out_unpaired": alone,
+        **carried(dataset),
     }
     return out
 
@@ -285,8 +287,9 @@ def comparison_table(result: xr.Dataset) -> pd.DataFrame:
 
 def notes(result: xr.Dataset) -> list[str]:
     """Warnings a reader of the comparison needs: too few replicates, a difference on one
-    replicate (without an interval), no ratio, nothing to compare."""
-    lines = []
+    replicate (without an interval), no ratio, nothing to compare; results.nc behind its
+    ledger."""
+    lines = written_before(result.attrs)
     n = np.minimum(result["n"].values, result["n_baseline"].values)  # Welch: both levels'
     shown = np.isfinite(result["difference_half_width"].values)  # a row with no interval: none
     few = few_replicates_warning(int(n[shown].min())) if shown.any() else None

@@ -245,7 +245,7 @@ def cmd_query(args) -> int:
             )
         by = factor_list(args.by)
         result = api.query(args.results, args.metric, by, args.where, args.confidence, args.pivot)
-    print(api.table(result, args.format, args.digits, args.pivot), end="")
+    print_table(result, args.format, args.digits, args.pivot)
     return EXIT_OK
 
 
@@ -261,14 +261,25 @@ def cmd_compare(args) -> int:
         paired=False if args.unpaired else None,
         pivot=args.pivot,
     )
-    print(api.table(result, args.format, args.digits), end="")
+    print_table(result, args.format, args.digits)
     return EXIT_OK
 
 
 def cmd_effects(args) -> int:
     result = api.effects(args.results, args.metric, args.where)
-    print(api.table(result, args.format, args.digits), end="")
+    print_table(result, args.format, args.digits)
     return EXIT_OK
+
+
+def print_table(result, fmt: str, digits: int | None, pivot: str | None = None) -> None:
+    """The table on stdout; with CSV or JSON, what its numbers lack on stderr (the data
+    alone on stdout, as sensitivity's warnings)."""
+    from campaign.render.data_notes import data_notes
+
+    print(api.table(result, fmt, digits, pivot), end="")
+    if fmt in ("csv", "json"):
+        for note in data_notes(result):
+            print(f"campaign: {note}", file=sys.stderr)
 
 
 def cmd_sensitivity(args) -> int:

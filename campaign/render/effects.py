@@ -9,6 +9,7 @@ import json
 import xarray as xr
 
 from campaign.analysis.anova import BLOCKS, RESIDUAL, effects_table
+from campaign.analysis.unfinished import written_before
 from campaign.render.cells import one_line
 from campaign.render.numbers import (
     bounds,
@@ -73,6 +74,7 @@ def render_effects(result: xr.Dataset, fmt: str = "text", digits: int | None = N
             f"{one_line(level)} {effect(value)}" for level, value in effects_of_levels.items()
         )
         below.append(f"  {factor}: {shown}")
+    below += written_before(attrs)
     if left_out:  # under the table too in Markdown, LaTeX and HTML, which show no lines above
         if fmt == "text":
             above.insert(1, f"left out: {left_out}")
@@ -157,6 +159,7 @@ def render_fraction_effects(
             + "; ".join(alias_sum(row[0], row[-1].split(", ")) for row in aliased[:3])
             + ("; ..." if len(aliased) > 3 else "")
         )
+    below += written_before(attrs)
     if fmt != "text":  # one interval notation: effect ± half-width
         header = [*header[:3], "effect ± half-width", *header[5:]]
         for row, record in zip(rows, frame.to_dict("records")):
