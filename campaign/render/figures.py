@@ -33,11 +33,11 @@ import xarray as xr
 
 from campaign.analysis.metrics import left_out_metrics
 from campaign.analysis.query import check_confidence, parse_where, select
-from campaign.analysis.stats import percent
 from campaign.errors import CampaignError, ParameterError
 from campaign.render.figure_bins import SERIES_BINS, X_BINS, binned
 from campaign.render.figure_labels import finish, heading, label_row, literal
 from campaign.render.figure_layout import KINDS, Layout, check_layout
+from campaign.render.figure_notes import Notes
 from campaign.render.figure_panels import (
     difference_series,
     draw_distributions,
@@ -265,53 +265,6 @@ def figure_name(metrics: str | list[str], kind: str = "mean") -> str:
     return "+".join(names) + ("" if kind == "mean" else f"-{kind}")
 
 
-class Notes:
-    """What the panels say about their numbers, for the figure's title."""
-
-    def __init__(self) -> None:
-        self.counts: list[int] = []
-        self.method = ""
-        self.bins: list[str] = []  # factors along point cut into bins, in words
-
-    def add(self, counts) -> None:
-        self.counts += [int(c) for c in np.ravel(counts) if np.isfinite(c)]
-
-    def replicates(self) -> str:
-        drawn = [count for count in self.counts if count > 0] or [0]
-        low, high = min(drawn), max(drawn)
-        if not high:
-            return "no replicates"
-        return f"{low} replicates" if low == high else f"{low} to {high} replicates"
-
-    def title(self, layout: Layout, baseline: Any, confidence: float) -> str:
-        level = percent(confidence)
-        what = {
-            "mean": f"Mean and {level} interval over {self.replicates()}",
-            "difference": f"Difference from {layout.by} = {level_text(baseline)}, "
-            f"{self.method} {level} interval over {self.replicates()}",
-            "box": f"{self.replicates().capitalize()}: median, quartiles, 1.5 IQR whiskers",
-            "violin": f"Distribution and median of {self.replicates()}",
-            "ecdf": f"Empirical distribution of {self.replicates()}",
-        }[layout.kind]
-        if layout.chosen_facet and layout.facet in layout.wide:
-            what += (
-                f"; a panel per {layout.facet} (levels {layout.wide[layout.facet]}: too far "
-                "apart to average)"
-            )
-        if layout.pooled:
-            each = "" if layout.kind in ("mean", "difference") else "each replicate's "
-            over = [
-                f"{f} (levels {layout.wide[f]})" if f in layout.wide else f for f in layout.pooled
-            ]
-            what += f"; {each}mean over {' and '.join(over)}"
-        if self.bins:
-            what += f" ({'; '.join(self.bins)})"
-        empty = self.counts.count(0)  # points without a value: no panel shows them
-        if empty:
-            what += f"; {empty} point{'s' * (empty > 1)} without values not drawn"
-        return what
-
-
 def violin_log(data: xr.Dataset, metric: str, layout: Layout, log: str) -> bool:
     """Whether a violin plot's densities are of log10 values (asked, or auto where the
     replicates span decades): a density drawn on a log axis would be the linear one, bent."""
@@ -332,12 +285,15 @@ def draw_panel(
     if kind == "ecdf":
         samples = replicate_samples(panel, metric, layout.by)
         notes.add([np.isfinite(s.values).sum() for s in samples])
+        notes.add_infinite([s.values for s in samples])
         return draw_ecdf(axes, samples, styles)
     levels = factor_levels(panel, layout.x)
     numeric = panel[layout.x].dtype.kind in "fiu"
     if kind in ("box", "violin"):
         series, counts = replicate_series(panel, metric, layout.x, layout.by)
         notes.add(counts)
+        keep = [layout.x, *([layout.by] if layout.by else [])]
+        notes.add_infinite([replicate_values(panel, metric, keep).values])
         return draw_distributions(axes, series, kind, styles, log_values)
     if kind == "difference":
         series, result = difference_series(panel, metric, layout.x, layout.by, baseline, confidence)
@@ -347,6 +303,7 @@ def draw_panel(
     else:
         series, counts = mean_series(panel, metric, layout.x, layout.by, confidence)
         notes.add(counts)
+    notes.add_infinite([one.middle for one in series], "point")
     return draw_intervals(axes, series, levels, numeric, styles)
 
 
