@@ -173,8 +173,8 @@ def report(results, out=None, metrics=None, baseline=None):
     )
 
 
-@checked()
-def export(results, out=None, fmt=None):
+@checked(say=check.function)
+def export(results, out=None, fmt=None, say=None):
     """The results as one tidy table, a row per task, units kept.
 
     Parameters
@@ -186,12 +186,16 @@ def export(results, out=None, fmt=None):
     fmt : {"csv", "parquet"}, optional
         CSV (units in a sidecar NAME.units.csv) or Parquet (units as column metadata);
         default: from ``out``'s suffix, else CSV.
+    say : callable, optional
+        Told what the table lacks: results.nc written before tasks its folder holds
+        finished (Parquet's metadata says it too, as ``incomplete``).
 
     Returns
     -------
     list of pathlib.Path
         The files written.
     """
+    from campaign.analysis.unfinished import written_before
     from campaign.render.export import export as write_table
     from campaign.results.netcdf import results_file
     from campaign.results.unreplaced import unreplaced
@@ -199,6 +203,12 @@ def export(results, out=None, fmt=None):
     if out is None:
         out = results_file(results).with_suffix(f".{fmt or 'csv'}")
     out = Path(out).expanduser()
-    return unreplaced(
-        results, lambda: write_table(open_results(results), open_failures(results), out, fmt)
-    )
+
+    def write():
+        dataset = open_results(results)
+        return write_table(dataset, open_failures(results), out, fmt), dataset.attrs
+
+    written, attrs = unreplaced(results, write)
+    for note in written_before(attrs):
+        (say or (lambda line: None))(note)
+    return written

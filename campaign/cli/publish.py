@@ -3,6 +3,8 @@ page (figures, an HTML page, a table of every task)."""
 
 from __future__ import annotations
 
+import sys
+
 from campaign import api
 from campaign.cli.arguments import EXIT_OK, RESULTS_HELP, add_where_option
 
@@ -172,6 +174,9 @@ def cmd_report(args) -> int:
 
 
 def cmd_export(args) -> int:
-    for path in api.export(args.results, args.out, args.format):
+    def say(line: str) -> None:  # what the table lacks: beside the files, not in them
+        print(f"campaign: {line}", file=sys.stderr)
+
+    for path in api.export(args.results, args.out, args.format, say):
         print(f"wrote {path}")
     return EXIT_OK

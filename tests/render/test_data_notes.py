@@ -69,3 +69,23 @@ def test_csv_and_json_hold_the_data_and_stderr_what_it_lacks(tmp_path, capsys):
             assert note in said, (name, fmt, err)
             if name == "query":  # the failed task the means leave out, too
                 assert said[0].startswith("campaign: 1 tasks failed in these cells")
+
+
+def test_an_export_of_stale_results_says_so_beside_the_files(tmp_path, capsys):
+    """The table of every task lacks those finished since results.nc was written: `export`
+    says so on stderr (its Parquet file in its metadata), not in the CSV itself."""
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "results.nc"
+    stale_results().to_netcdf(path)
+    assert main(["export", str(path), "-o", str(tmp_path / "tasks.csv")]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[0] == f"wrote {tmp_path / 'tasks.csv'}"
+    assert err.splitlines() == [f"campaign: results.nc {BEHIND}"]
+    said = []
+    campaign.export(path, tmp_path / "tasks.parquet", say=said.append)
+    assert said == [f"results.nc {BEHIND}"]
+    metadata = json.loads(pq.read_schema(tmp_path / "tasks.parquet").metadata[b"campaign"])
+    assert metadata["incomplete"] == BEHIND
+    stale_results().assign_attrs(incomplete="").to_netcdf(path)
+    assert campaign.export(path, tmp_path / "again.csv", say=said.append) and len(said) == 1
