@@ -313,18 +313,24 @@ def notes(result: xr.Dataset) -> list[str]:
         lines.append(
             f"note: {empty} row(s) have {what} (failed, missing or NaN): nothing to compare (nan)"
         )
-    alone = int(result.attrs.get("left_out_unpaired", 0))
-    if alone:
-        lines.append(
-            f"note: {alone} value{'s' if alone > 1 else ''} left out, "
-            f"{'their replicates' if alone > 1 else 'its replicate'} lacking the value of the "
-            "level or of the baseline (failed, missing or NaN): each row's means are over its "
-            "n pairs, not over every value of the cell"
-        )
+    lines += unpaired_note(result)
     together = int(np.count_nonzero(shown))
     if together > 1:
         lines.append(bonferroni_note(together, float(result.attrs.get("confidence", 0.95))))
     return lines
+
+
+def unpaired_note(result: xr.Dataset) -> list[str]:
+    """The values a paired comparison left out, their pair lacking (none: [])."""
+    alone = int(result.attrs.get("left_out_unpaired", 0))
+    if not alone:
+        return []
+    return [
+        f"note: {alone} value{'s' if alone > 1 else ''} left out, "
+        f"{'their replicates' if alone > 1 else 'its replicate'} lacking the value of the "
+        "level or of the baseline (failed, missing or NaN): each row's means are over its "
+        "n pairs, not over every value of the cell"
+    ]
 
 
 def bonferroni_note(intervals: int, confidence: float) -> str:

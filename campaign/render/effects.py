@@ -39,7 +39,7 @@ def render_effects(result: xr.Dataset, fmt: str = "text", digits: int | None = N
     paper = fmt != "text"
     effect = (lambda v: ("+" if v >= 0 else "") + plain(v, digits or 4)) if paper else signed
     attrs = result.attrs
-    left_out = _left_out(attrs)
+    left_out = left_out_words(attrs)
     which = (
         "the replicates of every cell that have a finite value"
         if left_out
@@ -84,7 +84,7 @@ def render_effects(result: xr.Dataset, fmt: str = "text", digits: int | None = N
     return render(frame, fmt, table)
 
 
-def _left_out(attrs) -> str:
+def left_out_words(attrs) -> str:
     """The values the analysis left out, in words ("" when none)."""
     parts = [
         (attrs.get("left_out_failed", 0), "value of a failed task", "values of failed tasks"),
