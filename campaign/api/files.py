@@ -10,8 +10,8 @@ from campaign.api.checks import checked
 from campaign.api.reading import open_failures, open_results
 
 
-@checked(check.PLOT_OPTIONS)
-def plot(results, metrics, kind="mean", out=None, figures=False, **options):
+@checked(check.PLOT_OPTIONS, say=check.function)
+def plot(results, metrics, kind="mean", out=None, figures=False, say=None, **options):
     """A figure of metrics against factors, for a paper.
 
     A row of panels per metric, a column per level of ``facet``, a series per level of
@@ -33,6 +33,9 @@ def plot(results, metrics, kind="mean", out=None, figures=False, **options):
     figures : bool
         Write ``figures/NAME.png``, ``.pdf`` and ``.svg`` beside results.nc (what
         ``campaign plot`` writes without ``--out``; NAME: the metrics, then the kind).
+    say : callable, optional
+        Told what the figure's numbers lack: results.nc written before tasks its folder
+        holds finished.
     **options
         ``x``, ``by``, ``facet`` (default: a factor averaging could mislead on, if any;
         False: none), ``where``, ``baseline``, ``confidence``, ``log``, ``size`` (``column``,
@@ -53,14 +56,18 @@ def plot(results, metrics, kind="mean", out=None, figures=False, **options):
 
     def draw():
         figure = drawn(results, metrics, kind, options)
+        lacks = getattr(figure, "campaign_lacks", [])
         if path is not None:
             save_figure(figure, path)
-            return path
+            return path, lacks
         if folder is not None:
-            return write_figures(figure, folder, figure_name(metrics, kind))
-        return figure
+            return write_figures(figure, folder, figure_name(metrics, kind)), lacks
+        return figure, lacks
 
-    return draw() if hasattr(results, "data_vars") else unreplaced(results, draw)
+    made, lacks = draw() if hasattr(results, "data_vars") else unreplaced(results, draw)
+    for note in lacks:
+        (say or (lambda line: None))(note)
+    return made
 
 
 def drawn(results, metrics, kind, options):

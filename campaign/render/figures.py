@@ -33,6 +33,7 @@ import xarray as xr
 
 from campaign.analysis.metrics import left_out_metrics
 from campaign.analysis.query import check_confidence, parse_where, select
+from campaign.analysis.unfinished import written_before
 from campaign.errors import CampaignError, ParameterError
 from campaign.render.figure_bins import SERIES_BINS, X_BINS, binned
 from campaign.render.figure_labels import finish, heading, label_row, literal
@@ -188,7 +189,9 @@ def plot(
 
 def made_from(figure, attrs) -> None:
     """Note on ``figure`` the results it is drawn from (results.nc's digest and time of
-    writing), which every file written of it carries in its metadata (`file_metadata`)."""
+    writing), which every file written of it carries in its metadata (`file_metadata`), and
+    the tasks those lack (``campaign_lacks``: results.nc written before some finished)."""
+    figure.campaign_lacks = written_before(attrs)
     if attrs.get("results_digest"):
         figure.campaign_source = (
             f"campaign results {attrs['results_digest']} (results.nc created "

@@ -77,9 +77,10 @@ def test_csv_and_json_hold_the_data_and_stderr_what_it_lacks(tmp_path, capsys):
             assert len(said) == 2 and any(line.startswith(LACKED[name]) for line in said), err
 
 
-def test_an_export_of_stale_results_says_so_beside_the_files(tmp_path, capsys):
+def test_an_export_or_a_figure_of_stale_results_says_so_beside_the_files(tmp_path, capsys):
     """The table of every task lacks those finished since results.nc was written: `export`
-    says so on stderr (its Parquet file in its metadata), not in the CSV itself."""
+    says so on stderr (its Parquet file in its metadata), not in the CSV itself; `plot`
+    says so of its figure."""
     import pyarrow.parquet as pq
 
     path = tmp_path / "results.nc"
@@ -93,5 +94,11 @@ def test_an_export_of_stale_results_says_so_beside_the_files(tmp_path, capsys):
     assert said == [f"results.nc {BEHIND}"]
     metadata = json.loads(pq.read_schema(tmp_path / "tasks.parquet").metadata[b"campaign"])
     assert metadata["incomplete"] == BEHIND
+    png = tmp_path / "wait.png"  # a figure of them, the same
+    assert main(["plot", str(path), "--metric", "wait", "--out", str(png)]) == 0
+    assert capsys.readouterr().err.splitlines() == [f"campaign: results.nc {BEHIND}"]
+    assert campaign.plot(path, "wait", out=png, say=said.append) == png
+    assert said == [f"results.nc {BEHIND}"] * 2
     stale_results().assign_attrs(incomplete="").to_netcdf(path)
-    assert campaign.export(path, tmp_path / "again.csv", say=said.append) and len(said) == 1
+    assert campaign.export(path, tmp_path / "again.csv", say=said.append)
+    assert campaign.plot(path, "wait", out=png, say=said.append) and len(said) == 2
