@@ -32,7 +32,7 @@ from scipy.sparse.csgraph import connected_components
 from campaign.analysis.breakdown import BREAKDOWN
 from campaign.analysis.fraction_effects import fraction_effects, is_fraction
 from campaign.analysis.query import parse_where, select
-from campaign.analysis.unfinished import ROUNDS, not_run
+from campaign.analysis.unfinished import ROUNDS, carried, not_run
 from campaign.errors import CampaignError, ParameterError
 from campaign.results.assemble import factors_of, metrics_of
 from campaign.results.status import STATUS_FAILED, STATUS_OK
@@ -88,7 +88,7 @@ def effects(dataset: xr.Dataset, metric: str, where: list[str] | None = None) ->
         out.attrs[BREAKDOWN] = dataset.attrs[BREAKDOWN]  # says what forms the blocks
     rounds = [name for name in ROUNDS if name in selected.variables]
     missing = not_run(selected, rounds).values
-    out.attrs.update(_left_out(selected["status"].values, values, missing))
+    out.attrs.update(_left_out(selected["status"].values, values, missing), **carried(dataset))
     return out
 
 

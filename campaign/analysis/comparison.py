@@ -30,6 +30,7 @@ import xarray as xr
 from campaign.analysis.breakdown import BREAKDOWN
 from campaign.analysis.query import check_confidence, parse_where, positions, select, typed_level
 from campaign.analysis.stats import few_replicates_warning, percent, t_quantile
+from campaign.analysis.unfinished import carried, written_before
 from campaign.errors import CampaignError, ParameterError
 from campaign.results.assemble import factors_of, metrics_of
 
@@ -129,6 +130,7 @@ def compare(
         "confidence": confidence,
         "pooled": " ".join(pooled_dims),
         "left_out_unpaired": alone,
+        **carried(dataset),
     }
     return out
 
@@ -293,8 +295,9 @@ def comparison_table(result: xr.Dataset) -> pd.DataFrame:
 
 def notes(result: xr.Dataset) -> list[str]:
     """Warnings a reader of the comparison needs: too few replicates, a difference on one
-    replicate (without an interval), no ratio, nothing to compare."""
-    lines = []
+    replicate (without an interval), no ratio, nothing to compare; results.nc behind its
+    ledger."""
+    lines = written_before(result.attrs)
     n = np.minimum(result["n"].values, result["n_baseline"].values)  # Welch: both levels'
     shown = np.isfinite(result["difference_half_width"].values)  # a row with no interval: none
     few = few_replicates_warning(int(n[shown].min())) if shown.any() else None
@@ -318,18 +321,24 @@ def notes(result: xr.Dataset) -> list[str]:
         lines.append(
             f"note: {empty} row(s) have {what} (failed, missing or NaN): nothing to compare (nan)"
         )
-    alone = int(result.attrs.get("left_out_unpaired", 0))
-    if alone:
-        lines.append(
-            f"note: {alone} value{'s' if alone > 1 else ''} left out, "
-            f"{'their replicates' if alone > 1 else 'its replicate'} lacking the value of the "
-            "level or of the baseline (failed, missing or NaN): each row's means are over its "
-            "n pairs, not over every value of the cell"
-        )
+    lines += unpaired_note(result)
     together = int(np.count_nonzero(shown))
     if together > 1:
         lines.append(bonferroni_note(together, float(result.attrs.get("confidence", 0.95))))
     return lines
+
+
+def unpaired_note(result: xr.Dataset) -> list[str]:
+    """The values a paired comparison left out, their pair lacking (none: [])."""
+    alone = int(result.attrs.get("left_out_unpaired", 0))
+    if not alone:
+        return []
+    return [
+        f"note: {alone} value{'s' if alone > 1 else ''} left out, "
+        f"{'their replicates' if alone > 1 else 'its replicate'} lacking the value of the "
+        "level or of the baseline (failed, missing or NaN): each row's means are over its "
+        "n pairs, not over every value of the cell"
+    ]
 
 
 def bonferroni_note(intervals: int, confidence: float) -> str:

@@ -21,6 +21,7 @@ import pandas as pd
 import xarray as xr
 from scipy import stats as scipy_stats
 
+from campaign.analysis.unfinished import carried
 from campaign.design.points import POINT
 from campaign.errors import CampaignError
 from campaign.results.status import STATUS_OK
@@ -106,5 +107,6 @@ def fraction_effects(
         "replicates": n,
         "left_out": left_out,
         **({"units": units} if units else {}),
+        **carried(dataset),
     }
     return out

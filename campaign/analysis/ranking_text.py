@@ -18,6 +18,7 @@ from campaign.analysis.metrics import choose_metrics
 from campaign.analysis.query import parse_where, select
 from campaign.analysis.ranking import LEGEND, degradation, ranking_notes
 from campaign.analysis.stats import percent
+from campaign.analysis.unfinished import carried, written_before
 from campaign.errors import BadValue
 from campaign.results.assemble import factors_of
 
@@ -79,6 +80,7 @@ def rank_levels(
     instances = [f for f in factors if f != factor]
     result = degradation(selected, factor, metrics, instances, confidence, maximize)
     paired = is_paired(dataset, factor)
+    result.attrs.update(paired=int(paired), **carried(dataset))
     over = (
         f"paired replicates (the levels of {factor} {why_paired(dataset, factor)[0]})"
         if paired
@@ -116,6 +118,7 @@ def rank_levels(
             "100 (value - best) / |best|,",
             "100 (value - best) / |best| (100 (best - value) / |best| where the largest is best),",
         )
-    notes = [legend, *([counted] if counted else []), *judged_notes]
+    notes = [*written_before(result.attrs), legend, *([counted] if counted else [])]
+    notes += judged_notes
     notes += ranking_notes(result, paired)
     return Ranking(result, title, notes, counted)

@@ -25,6 +25,7 @@ from campaign.analysis.selection import (
     SelectionRule,
     select_group,
 )
+from campaign.analysis.unfinished import written_before
 from campaign.errors import ParameterError
 from campaign.results.selection import SELECTION_ATTRIBUTE
 from campaign.results.status import STATUS_FAILED, STATUS_MISSING
@@ -94,7 +95,9 @@ def selection_report(dataset: xr.Dataset) -> SelectionReport:
         report_groups,
         report_systems,
         guarantee_text(selection, dataset, capped, len(groups)),
-        count_notes(selection, len(systems), set(report_groups["ending"])) + short_note(short),
+        written_before(dataset.attrs)
+        + count_notes(selection, len(systems), set(report_groups["ending"]))
+        + short_note(short),
     )
 
 

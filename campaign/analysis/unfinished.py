@@ -54,3 +54,17 @@ def not_run(selected: xr.Dataset, rounds: list[str]) -> xr.DataArray:
         replicate = xr.DataArray(np.arange(status.sizes["replicate"]), dims="replicate")
         planned = replicate < selected[name]
     return ((status == STATUS_MISSING) & planned).transpose(*status.dims)
+
+
+def carried(results: xr.Dataset) -> dict[str, str]:
+    """The ``incomplete`` attribute of ``results`` (why results.nc lacks tasks: written
+    before tasks finished), for an analysis's result to carry on to its table; {} if none."""
+    said = results.attrs.get("incomplete")
+    return {"incomplete": str(said)} if said else {}
+
+
+def written_before(attrs) -> list[str]:
+    """The note under any table of results that lack tasks (`carried`): the numbers are not
+    the campaign's as it stands. Empty for current results."""
+    said = attrs.get("incomplete")
+    return [f"results.nc {said}"] if said else []

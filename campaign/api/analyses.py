@@ -181,8 +181,12 @@ def sensitivity(results, metric, **options):
         ``.warnings``: too few points, and the like.
     """
     from campaign.analysis.sensitivity import sensitivity as indices
+    from campaign.analysis.unfinished import written_before
 
-    return indices(viewed(results, ()), metric, **options)
+    dataset = viewed(results, ())
+    result = indices(dataset, metric, **options)
+    result.warnings[:0] = written_before(dataset.attrs)  # results.nc behind its ledger
+    return result
 
 
 @checked()

@@ -10,8 +10,8 @@ from campaign.api.checks import checked
 from campaign.api.reading import open_failures, open_results
 
 
-@checked(check.PLOT_OPTIONS)
-def plot(results, metrics, kind="mean", out=None, figures=False, **options):
+@checked(check.PLOT_OPTIONS, say=check.function)
+def plot(results, metrics, kind="mean", out=None, figures=False, say=None, **options):
     """A figure of metrics against factors, for a paper.
 
     A row of panels per metric, a column per level of ``facet``, a series per level of
@@ -33,6 +33,9 @@ def plot(results, metrics, kind="mean", out=None, figures=False, **options):
     figures : bool
         Write ``figures/NAME.png``, ``.pdf`` and ``.svg`` beside results.nc (what
         ``campaign plot`` writes without ``--out``; NAME: the metrics, then the kind).
+    say : callable, optional
+        Told what the figure's numbers lack: results.nc written before tasks its folder
+        holds finished.
     **options
         ``x``, ``by``, ``facet`` (default: a factor averaging could mislead on, if any;
         False: none), ``where``, ``baseline``, ``confidence``, ``log``, ``size`` (``column``,
@@ -53,14 +56,18 @@ def plot(results, metrics, kind="mean", out=None, figures=False, **options):
 
     def draw():
         figure = drawn(results, metrics, kind, options)
+        lacks = getattr(figure, "campaign_lacks", [])
         if path is not None:
             save_figure(figure, path)
-            return path
+            return path, lacks
         if folder is not None:
-            return write_figures(figure, folder, figure_name(metrics, kind))
-        return figure
+            return write_figures(figure, folder, figure_name(metrics, kind)), lacks
+        return figure, lacks
 
-    return draw() if hasattr(results, "data_vars") else unreplaced(results, draw)
+    made, lacks = draw() if hasattr(results, "data_vars") else unreplaced(results, draw)
+    for note in lacks:
+        (say or (lambda line: None))(note)
+    return made
 
 
 def drawn(results, metrics, kind, options):
@@ -173,8 +180,8 @@ def report(results, out=None, metrics=None, baseline=None):
     )
 
 
-@checked()
-def export(results, out=None, fmt=None):
+@checked(say=check.function)
+def export(results, out=None, fmt=None, say=None):
     """The results as one tidy table, a row per task, units kept.
 
     Parameters
@@ -186,12 +193,16 @@ def export(results, out=None, fmt=None):
     fmt : {"csv", "parquet"}, optional
         CSV (units in a sidecar NAME.units.csv) or Parquet (units as column metadata);
         default: from ``out``'s suffix, else CSV.
+    say : callable, optional
+        Told what the table lacks: results.nc written before tasks its folder holds
+        finished (Parquet's metadata says it too, as ``incomplete``).
 
     Returns
     -------
     list of pathlib.Path
         The files written.
     """
+    from campaign.analysis.unfinished import written_before
     from campaign.render.export import export as write_table
     from campaign.results.netcdf import results_file
     from campaign.results.unreplaced import unreplaced
@@ -199,6 +210,12 @@ def export(results, out=None, fmt=None):
     if out is None:
         out = results_file(results).with_suffix(f".{fmt or 'csv'}")
     out = Path(out).expanduser()
-    return unreplaced(
-        results, lambda: write_table(open_results(results), open_failures(results), out, fmt)
-    )
+
+    def write():
+        dataset = open_results(results)
+        return write_table(dataset, open_failures(results), out, fmt), dataset.attrs
+
+    written, attrs = unreplaced(results, write)
+    for note in written_before(attrs):
+        (say or (lambda line: None))(note)
+    return written

@@ -25,8 +25,9 @@ def table(result, fmt="text", digits=None, pivot=None):
     result : pandas.DataFrame, xarray.Dataset, Ranking, Sensitivity or SelectionReport
         What `query`, `rank`, `compare`, `effects`, `sensitivity` or `select` returned.
     fmt : {"text", "csv", "json", "markdown", "latex", "html"}
-        The format: aligned text, CSV, JSON (every number at full precision), Markdown, LaTeX
-        (booktabs) or HTML.
+        The format: aligned text, CSV, JSON (every number at full precision; a table with
+        intervals ends each row with ``ci_level`` and ``ci_method``, their confidence level
+        and method), Markdown, LaTeX (booktabs) or HTML.
     digits : int, optional
         Significant digits of the numbers, 1 to 15 (default: from each interval).
     pivot : str, optional

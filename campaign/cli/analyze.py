@@ -161,7 +161,8 @@ def add_sensitivity(subparsers) -> None:
         "--format",
         default="table",
         choices=["table", "csv", "json", "markdown", "latex", "html"],
-        help="csv and json: one row per factor (a metric column first with several metrics)",
+        help="csv and json: one row per factor (a metric column first with several metrics), "
+        "ending with ci_level and ci_method (the *_conf intervals' level and method)",
     )
     add_confidence_option(p, default=None)
     p.set_defaults(func=cmd_sensitivity)
@@ -199,8 +200,10 @@ def add_format_options(parser, paper: str) -> None:
         "--format",
         default="table",
         choices=["table", "csv", "json", "markdown", "latex", "html"],
-        help="table (text), csv, json (every number at full precision), or for a paper or a "
-        f"page: markdown, latex (booktabs), html: {paper}, to the digits the interval supports",
+        help="table (text), csv, json (every number at full precision; a table with intervals "
+        "ends each row with ci_level, their confidence level, and ci_method, how they were "
+        f"made), or for a paper or a page: markdown, latex (booktabs), html: {paper}, to the "
+        "digits the interval supports",
     )
     parser.add_argument(
         "--digits",
@@ -242,7 +245,7 @@ def cmd_query(args) -> int:
             )
         by = factor_list(args.by)
         result = api.query(args.results, args.metric, by, args.where, args.confidence, args.pivot)
-    print(api.table(result, args.format, args.digits, args.pivot), end="")
+    print_table(result, args.format, args.digits, args.pivot)
     return EXIT_OK
 
 
@@ -258,14 +261,25 @@ def cmd_compare(args) -> int:
         paired=False if args.unpaired else None,
         pivot=args.pivot,
     )
-    print(api.table(result, args.format, args.digits), end="")
+    print_table(result, args.format, args.digits)
     return EXIT_OK
 
 
 def cmd_effects(args) -> int:
     result = api.effects(args.results, args.metric, args.where)
-    print(api.table(result, args.format, args.digits), end="")
+    print_table(result, args.format, args.digits)
     return EXIT_OK
+
+
+def print_table(result, fmt: str, digits: int | None, pivot: str | None = None) -> None:
+    """The table on stdout; with CSV or JSON, what its numbers lack on stderr (the data
+    alone on stdout, as sensitivity's warnings)."""
+    from campaign.render.data_notes import data_notes
+
+    print(api.table(result, fmt, digits, pivot), end="")
+    if fmt in ("csv", "json"):
+        for note in data_notes(result):
+            print(f"campaign: {note}", file=sys.stderr)
 
 
 def cmd_sensitivity(args) -> int:

@@ -3,6 +3,8 @@ page (figures, an HTML page, a table of every task)."""
 
 from __future__ import annotations
 
+import sys
+
 from campaign import api
 from campaign.cli.arguments import EXIT_OK, RESULTS_HELP, add_where_option
 
@@ -153,12 +155,23 @@ def add_export(subparsers) -> None:
 PARSERS = {"plot": add_plot, "report": add_report, "export": add_export}
 
 
+def tell(line: str) -> None:
+    """What the files made lack (results.nc behind its folder): beside them, on stderr."""
+    print(f"campaign: {line}", file=sys.stderr)
+
+
 def cmd_plot(args) -> int:
     options = dict(x=args.x, by=args.by, facet=args.facet, where=args.where)
     options.update(baseline=args.baseline, confidence=args.confidence, log=args.log)
     options.update(size=args.size, style=args.style, formula=args.formula, title=args.title)
     written = api.plot(
-        args.results, args.metric, args.kind, out=args.out, figures=not args.out, **options
+        args.results,
+        args.metric,
+        args.kind,
+        out=args.out,
+        figures=not args.out,
+        say=tell,
+        **options,
     )
     for path in written if isinstance(written, list) else [written]:
         print(f"plot: {path}")
@@ -172,6 +185,6 @@ def cmd_report(args) -> int:
 
 
 def cmd_export(args) -> int:
-    for path in api.export(args.results, args.out, args.format):
+    for path in api.export(args.results, args.out, args.format, tell):
         print(f"wrote {path}")
     return EXIT_OK

@@ -8,6 +8,7 @@ import xarray as xr
 from campaign.analysis.comparison import comparison_table, notes
 from campaign.analysis.stats import percent
 from campaign.render.cells import one_line
+from campaign.render.interval_columns import PAIRED_DIFFERENCES, WELCH, with_interval
 from campaign.render.numbers import bounds, estimate, mean_pm, number, plain, resolving
 from campaign.render.table import Shown, check_format, pivot, pivot_frame, render
 
@@ -25,7 +26,8 @@ def render_comparison(
         if pivot:
             keys = [d for d in result["difference"].dims if d != pivot]
             frame = pivot_frame(frame, pivot, keys)
-        return render(frame, fmt)
+        method = PAIRED_DIFFERENCES if result.attrs["paired"] else WELCH
+        return render(with_interval(frame, result.attrs["confidence"], method), fmt)
     shown = paper_table(result, frame, digits) if fmt != "text" else text_table(result, frame)
     return render(frame, fmt, pivot_table(shown, pivot) if pivot else shown)
 

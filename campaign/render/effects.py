@@ -9,6 +9,7 @@ import json
 import xarray as xr
 
 from campaign.analysis.anova import BLOCKS, RESIDUAL, effects_table
+from campaign.analysis.unfinished import written_before
 from campaign.render.cells import one_line
 from campaign.render.numbers import (
     bounds,
@@ -38,7 +39,7 @@ def render_effects(result: xr.Dataset, fmt: str = "text", digits: int | None = N
     paper = fmt != "text"
     effect = (lambda v: ("+" if v >= 0 else "") + plain(v, digits or 4)) if paper else signed
     attrs = result.attrs
-    left_out = _left_out(attrs)
+    left_out = left_out_words(attrs)
     which = (
         "the replicates of every cell that have a finite value"
         if left_out
@@ -73,6 +74,7 @@ def render_effects(result: xr.Dataset, fmt: str = "text", digits: int | None = N
             f"{one_line(level)} {effect(value)}" for level, value in effects_of_levels.items()
         )
         below.append(f"  {factor}: {shown}")
+    below += written_before(attrs)
     if left_out:  # under the table too in Markdown, LaTeX and HTML, which show no lines above
         if fmt == "text":
             above.insert(1, f"left out: {left_out}")
@@ -82,7 +84,7 @@ def render_effects(result: xr.Dataset, fmt: str = "text", digits: int | None = N
     return render(frame, fmt, table)
 
 
-def _left_out(attrs) -> str:
+def left_out_words(attrs) -> str:
     """The values the analysis left out, in words ("" when none)."""
     parts = [
         (attrs.get("left_out_failed", 0), "value of a failed task", "values of failed tasks"),
@@ -157,6 +159,7 @@ def render_fraction_effects(
             + "; ".join(alias_sum(row[0], row[-1].split(", ")) for row in aliased[:3])
             + ("; ..." if len(aliased) > 3 else "")
         )
+    below += written_before(attrs)
     if fmt != "text":  # one interval notation: effect ± half-width
         header = [*header[:3], "effect ± half-width", *header[5:]]
         for row, record in zip(rows, frame.to_dict("records")):

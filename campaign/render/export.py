@@ -168,6 +168,7 @@ PROVENANCE_KEYS = (
     "spec_digest",
     "results_digest",
     "created",
+    "incomplete",  # why the file lacks tasks its folder holds, when it does
 )
 
 

@@ -18,12 +18,10 @@ import textwrap
 from contextlib import contextmanager
 
 import matplotlib
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-
-from campaign.errors import ParameterError  # noqa: E402
+from campaign.errors import ParameterError
 
 SIZES = {"column": 3.5, "page": 7.1}  # inches: the width of a column and of a page
 STYLES = ("paper", "screen")
@@ -53,10 +51,9 @@ PAPER_RC = {
 }
 PAGE_FONT = 9  # points: a page-wide figure is printed at the size it is drawn, as is a column
 
-# every PDF and PostScript file: TrueType fonts (Type 42), never Type 3; SVG text stays text
-plt.rcParams["pdf.fonttype"] = 42
-plt.rcParams["ps.fonttype"] = 42
-plt.rcParams["svg.fonttype"] = "none"
+FILE_RC = {"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "none"}
+"""Every PDF and PostScript file of a figure: TrueType fonts (Type 42), never Type 3; SVG text
+stays text. Set while a file is written (`FileCanvas`), never for the whole session."""
 
 OPERATOR = re.compile(r"\s[-+*/=]\s")  # a spaced operator: the long name is a formula
 CALL = re.compile(r"\s+[A-Za-z_]\w*\(")  # " max(": a formula follows the words
@@ -113,7 +110,7 @@ def styled(style: str, width: float):
     """Draw in ``style``: the paper style's sizes, one point larger across a page."""
     check_style(style)
     if style == "screen":
-        with plt.rc_context({"axes.titlesize": 10, "axes.formatter.limits": (-3, 4)}):
+        with matplotlib.rc_context({"axes.titlesize": 10, "axes.formatter.limits": (-3, 4)}):
             yield
         return
     rc = dict(PAPER_RC)
@@ -121,8 +118,25 @@ def styled(style: str, width: float):
         step = PAGE_FONT - rc["font.size"]
         for key in [k for k in rc if k.endswith("size") and k != "lines.markersize"]:
             rc[key] += step
-    with plt.rc_context(rc):
+    with matplotlib.rc_context(rc):
         yield
+
+
+class FileCanvas(FigureCanvasAgg):
+    """An Agg canvas whose files, whoever saves them, are written with `FILE_RC`."""
+
+    def print_figure(self, *args, **kwargs):
+        with matplotlib.rc_context(FILE_RC):
+            return super().print_figure(*args, **kwargs)
+
+
+def new_figure(figsize: tuple[float, float]) -> Figure:
+    """A figure of ``figsize`` inches, its layout constrained, drawn without pyplot: a
+    session's backend (a notebook's inline figures), its pyplot figures and its settings
+    stay as they were."""
+    figure = Figure(figsize=figsize, layout="constrained")
+    FileCanvas(figure)
+    return figure
 
 
 def short_name(long_name: str, name: str) -> str:

@@ -28,21 +28,18 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib
+import numpy as np
+import xarray as xr
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import xarray as xr  # noqa: E402
-
-from campaign.analysis.metrics import left_out_metrics  # noqa: E402
-from campaign.analysis.query import check_confidence, parse_where, select  # noqa: E402
-from campaign.analysis.stats import percent
-from campaign.errors import CampaignError, ParameterError  # noqa: E402
-from campaign.render.figure_bins import SERIES_BINS, X_BINS, binned  # noqa: E402
-from campaign.render.figure_labels import finish, heading, label_row, literal  # noqa: E402
-from campaign.render.figure_layout import KINDS, Layout, check_layout  # noqa: E402
-from campaign.render.figure_panels import (  # noqa: E402
+from campaign.analysis.metrics import left_out_metrics
+from campaign.analysis.query import check_confidence, parse_where, select
+from campaign.analysis.unfinished import written_before
+from campaign.errors import CampaignError, ParameterError
+from campaign.render.figure_bins import SERIES_BINS, X_BINS, binned
+from campaign.render.figure_labels import finish, heading, label_row, literal
+from campaign.render.figure_layout import KINDS, Layout, check_layout
+from campaign.render.figure_notes import Notes
+from campaign.render.figure_panels import (
     difference_series,
     draw_distributions,
     draw_ecdf,
@@ -54,11 +51,17 @@ from campaign.render.figure_panels import (  # noqa: E402
     replicate_values,
     series_levels,
 )
-from campaign.render.figure_style import check_style, figure_size, figure_width, styled  # noqa: E402
-from campaign.render.figure_ticks import log_ticks  # noqa: E402
-from campaign.render.numbers import level as level_text  # noqa: E402
-from campaign.results.assemble import metrics_of  # noqa: E402
-from campaign.store.folder import make_folder  # noqa: E402
+from campaign.render.figure_style import (
+    check_style,
+    figure_size,
+    figure_width,
+    new_figure,
+    styled,
+)
+from campaign.render.figure_ticks import log_ticks
+from campaign.render.numbers import level as level_text
+from campaign.results.assemble import metrics_of
+from campaign.store.folder import make_folder
 
 FIGURE_FORMATS = ("png", "pdf", "svg")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")  # 7: prime to the palettes' 10 and 20 colours
@@ -87,9 +90,9 @@ def style(count: int) -> list[tuple[tuple[float, ...], str]]:
     """(colour, marker) of each of ``count`` series, all different: a qualitative palette of
     10 colours (20 beyond 10 series), markers cycling with a period of 7."""
     if count <= 10:
-        colours = list(plt.get_cmap("tab10").colors)
+        colours = list(matplotlib.colormaps["tab10"].colors)
     else:
-        tab20 = list(plt.get_cmap("tab20").colors)
+        tab20 = list(matplotlib.colormaps["tab20"].colors)
         colours = tab20[0::2] + tab20[1::2]  # the strong shades first
     return [(colours[i % len(colours)], MARKERS[i % len(MARKERS)]) for i in range(count)]
 
@@ -157,8 +160,9 @@ def plot(
     figsize = figure_size(size, len(metrics), len(facets), legend_right)
     logs = [violin_log(data, metric, layout, log) for metric in metrics]
     with styled(style, width):
-        figure, grid = plt.subplots(
-            len(metrics), len(facets), figsize=figsize, layout="constrained", squeeze=False,
+        figure = new_figure(figsize)
+        grid = figure.subplots(
+            len(metrics), len(facets), squeeze=False,
             sharex="row" if kind == "ecdf" else "all", sharey="all" if kind == "ecdf" else "row",
         )  # fmt: skip
         notes, handles = Notes(), []
@@ -185,7 +189,9 @@ def plot(
 
 def made_from(figure, attrs) -> None:
     """Note on ``figure`` the results it is drawn from (results.nc's digest and time of
-    writing), which every file written of it carries in its metadata (`file_metadata`)."""
+    writing), which every file written of it carries in its metadata (`file_metadata`), and
+    the tasks those lack (``campaign_lacks``: results.nc written before some finished)."""
+    figure.campaign_lacks = written_before(attrs)
     if attrs.get("results_digest"):
         figure.campaign_source = (
             f"campaign results {attrs['results_digest']} (results.nc created "
@@ -262,53 +268,6 @@ def figure_name(metrics: str | list[str], kind: str = "mean") -> str:
     return "+".join(names) + ("" if kind == "mean" else f"-{kind}")
 
 
-class Notes:
-    """What the panels say about their numbers, for the figure's title."""
-
-    def __init__(self) -> None:
-        self.counts: list[int] = []
-        self.method = ""
-        self.bins: list[str] = []  # factors along point cut into bins, in words
-
-    def add(self, counts) -> None:
-        self.counts += [int(c) for c in np.ravel(counts) if np.isfinite(c)]
-
-    def replicates(self) -> str:
-        drawn = [count for count in self.counts if count > 0] or [0]
-        low, high = min(drawn), max(drawn)
-        if not high:
-            return "no replicates"
-        return f"{low} replicates" if low == high else f"{low} to {high} replicates"
-
-    def title(self, layout: Layout, baseline: Any, confidence: float) -> str:
-        level = percent(confidence)
-        what = {
-            "mean": f"Mean and {level} interval over {self.replicates()}",
-            "difference": f"Difference from {layout.by} = {level_text(baseline)}, "
-            f"{self.method} {level} interval over {self.replicates()}",
-            "box": f"{self.replicates().capitalize()}: median, quartiles, 1.5 IQR whiskers",
-            "violin": f"Distribution and median of {self.replicates()}",
-            "ecdf": f"Empirical distribution of {self.replicates()}",
-        }[layout.kind]
-        if layout.chosen_facet and layout.facet in layout.wide:
-            what += (
-                f"; a panel per {layout.facet} (levels {layout.wide[layout.facet]}: too far "
-                "apart to average)"
-            )
-        if layout.pooled:
-            each = "" if layout.kind in ("mean", "difference") else "each replicate's "
-            over = [
-                f"{f} (levels {layout.wide[f]})" if f in layout.wide else f for f in layout.pooled
-            ]
-            what += f"; {each}mean over {' and '.join(over)}"
-        if self.bins:
-            what += f" ({'; '.join(self.bins)})"
-        empty = self.counts.count(0)  # points without a value: no panel shows them
-        if empty:
-            what += f"; {empty} point{'s' * (empty > 1)} without values not drawn"
-        return what
-
-
 def violin_log(data: xr.Dataset, metric: str, layout: Layout, log: str) -> bool:
     """Whether a violin plot's densities are of log10 values (asked, or auto where the
     replicates span decades): a density drawn on a log axis would be the linear one, bent."""
@@ -329,12 +288,15 @@ def draw_panel(
     if kind == "ecdf":
         samples = replicate_samples(panel, metric, layout.by)
         notes.add([np.isfinite(s.values).sum() for s in samples])
+        notes.add_infinite([s.values for s in samples])
         return draw_ecdf(axes, samples, styles)
     levels = factor_levels(panel, layout.x)
     numeric = panel[layout.x].dtype.kind in "fiu"
     if kind in ("box", "violin"):
         series, counts = replicate_series(panel, metric, layout.x, layout.by)
         notes.add(counts)
+        keep = [layout.x, *([layout.by] if layout.by else [])]
+        notes.add_infinite([replicate_values(panel, metric, keep).values])
         return draw_distributions(axes, series, kind, styles, log_values)
     if kind == "difference":
         series, result = difference_series(panel, metric, layout.x, layout.by, baseline, confidence)
@@ -344,6 +306,7 @@ def draw_panel(
     else:
         series, counts = mean_series(panel, metric, layout.x, layout.by, confidence)
         notes.add(counts)
+    notes.add_infinite([one.middle for one in series], "point")
     return draw_intervals(axes, series, levels, numeric, styles)
 
 
@@ -375,19 +338,17 @@ def panel_values(axes, axis: str) -> np.ndarray:
 
 
 def save_figure(figure, path: Path) -> None:
-    """Write a figure (its folder made if missing) and close it; the tight bounding box
-    keeps every label and the legend inside the image."""
+    """Write a figure (its folder made if missing); the constrained layout keeps every label
+    and the legend inside the image."""
     make_folder(path.parent, f"{{out}} {path}", "out")
     try:
         figure.savefig(path, dpi=SAVE_DPI, metadata=file_metadata(figure, path))
     except OSError as error:
         raise CampaignError(f"cannot write {path}: {error.strerror}") from None
-    finally:
-        plt.close(figure)
 
 
 def write_figures(figure, folder: Path, name: str, formats=FIGURE_FORMATS) -> list[Path]:
-    """Write one figure as ``folder/name.<format>`` for each format; close it."""
+    """Write one figure as ``folder/name.<format>`` for each format."""
     make_folder(folder, f"figures folder {folder}")
     paths = [folder / f"{name}.{fmt}" for fmt in formats]
     try:
@@ -395,6 +356,4 @@ def write_figures(figure, folder: Path, name: str, formats=FIGURE_FORMATS) -> li
             figure.savefig(path, dpi=SAVE_DPI, metadata=file_metadata(figure, path))
     except OSError as error:
         raise CampaignError(f"cannot write {path}: {error.strerror}") from None
-    finally:
-        plt.close(figure)
     return paths

@@ -128,13 +128,19 @@ def count(value: float) -> str:
 
 
 def json_value(value: Any) -> Any:
-    """Plain JSON: numpy scalars as Python numbers, NaN as null; full float precision."""
+    """Plain JSON: numpy scalars as Python numbers, NaN as null; full float precision. JSON
+    has no number for an infinite value (a bare ``Infinity`` is no JSON: JavaScript refuses
+    it, jq reads 1.8e308): +-inf is the string ``"Infinity"`` or ``"-Infinity"``, which
+    every parser takes and pandas, JavaScript's ``Number()`` and Python's ``float()`` read
+    as the number."""
     if value is pd.NA:
         return None
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float) and np.isnan(value):
         return None
+    if isinstance(value, float) and np.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
     return value
 
 

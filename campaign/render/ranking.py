@@ -12,6 +12,7 @@ import xarray as xr
 
 from campaign.analysis.ranking import ranking_rows
 from campaign.analysis.ranking_text import Ranking
+from campaign.render.interval_columns import PAIRED_REPLICATES, REPLICATES, with_interval
 from campaign.render.numbers import count, estimate, fixed, half_width_place, plain
 from campaign.render.table import Shown, check_format, render
 
@@ -34,7 +35,8 @@ def render_ranking(
     frame = ranking_frame(result)
     fmt = check_format(fmt)
     if fmt in ("csv", "json"):
-        return render(frame, fmt)
+        method = PAIRED_REPLICATES if result.attrs.get("paired") else REPLICATES
+        return render(with_interval(frame, result.attrs["confidence"], method), fmt)
     header, rows = ranking_rows(result)
     if fmt != "text":
         return render(frame, fmt, paper_ranking(header, rows, notes, digits))

@@ -5,21 +5,17 @@ from __future__ import annotations
 
 import textwrap
 
-import matplotlib
+import numpy as np
+import xarray as xr
+from matplotlib.ticker import FuncFormatter
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import xarray as xr  # noqa: E402
-from matplotlib.ticker import FuncFormatter  # noqa: E402
-
-from campaign.errors import BadValue, ParameterError  # noqa: E402
-from campaign.render.figure_labels import literal  # noqa: E402
-from campaign.render.figure_ticks import tick_text  # noqa: E402
-from campaign.render.figures import spans_decades, style  # noqa: E402
-from campaign.render.numbers import level  # noqa: E402
-from campaign.results.assemble import factors_of  # noqa: E402
+from campaign.errors import BadValue, ParameterError
+from campaign.render.figure_labels import literal
+from campaign.render.figure_style import new_figure
+from campaign.render.figure_ticks import tick_text
+from campaign.render.figures import spans_decades, style
+from campaign.render.numbers import level
+from campaign.results.assemble import factors_of
 
 
 def plot_ecdf(
@@ -49,15 +45,8 @@ def plot_ecdf(
         panels.setdefault(levels[0] if facet else None, []).append(
             (levels[-1:] if by else (), curve)
         )
-    figure, axes = plt.subplots(
-        1,
-        len(panels),
-        figsize=(7 if len(panels) == 1 else 3.2 * len(panels) + 1.5, 4.5),
-        sharex=True,
-        sharey=True,
-        squeeze=False,
-        layout="constrained",
-    )
+    figure = new_figure((7 if len(panels) == 1 else 3.2 * len(panels) + 1.5, 4.5))
+    axes = figure.subplots(1, len(panels), sharex=True, sharey=True, squeeze=False)
     positive = []
     for panel, (key, curves) in zip(axes[0], panels.items()):
         positive.extend(draw_curves(panel, curves))

@@ -16,7 +16,8 @@ GROUP_COLUMNS = ["selected", "ending", "stages", "delta", "tasks", "rinott", "sa
 
 def render_selection(report: SelectionReport, fmt: str = "text", digits: int | None = None) -> str:
     """Text (both tables, the guarantee above and the notes below) or any other format: CSV
-    and JSON one row per system with its group's columns, at full precision."""
+    and JSON one row per system with its group's columns, at full precision, then the
+    guarantee's probability of correct selection and the procedure."""
     fmt = check_format(fmt)
     if fmt in ("csv", "json"):
         return render(machine_table(report), fmt)
@@ -25,12 +26,17 @@ def render_selection(report: SelectionReport, fmt: str = "text", digits: int | N
 
 
 def machine_table(report: SelectionReport) -> pd.DataFrame:
-    """A row per system, its group's outcome beside it."""
+    """A row per system, its group's outcome beside it, then the guarantee's ``pcs`` (empty
+    for OCBA, which has none) and the ``procedure``: a table passed on alone says them."""
     levels = levels_of(report)
     group = report.groups.rename(columns={c: f"group_{c}" for c in [*GROUP_COLUMNS, "apcs"]})
     if not levels:
-        return report.systems.assign(**{c: group[c].iloc[0] for c in group.columns})
-    return report.systems.merge(group, on=levels, how="left")
+        table = report.systems.assign(**{c: group[c].iloc[0] for c in group.columns})
+    else:
+        table = report.systems.merge(group, on=levels, how="left")
+    selection = report.selection
+    pcs = float("nan") if selection.procedure == "ocba" else selection.pcs
+    return table.assign(pcs=pcs, procedure=selection.procedure)
 
 
 def levels_of(report: SelectionReport) -> list[str]:

@@ -1,5 +1,6 @@
 """Sensitivity tables in any format (`campaign.analysis.sensitivity`): one row per factor;
 CSV and JSON carry the numbers (a ``metric`` column first when several metrics are shown),
+then the intervals' level and method (`campaign.render.interval_columns`),
 the other formats a title above each metric's table and its notes below."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import pandas as pd
 
 from campaign.analysis.sensitivity import Sensitivity, describe
 from campaign.errors import ParameterError
+from campaign.render.interval_columns import REGRESSION, bootstrap, with_interval
 from campaign.render.numbers import number
 from campaign.render.table import Shown, check_format, render
 
@@ -28,12 +30,18 @@ def render_sensitivity(results: list[Sensitivity], fmt: str = "text", second_ord
             )
     frames = [r.second_order if second_order else r.table for r in results]
     if fmt in ("csv", "json"):
+        frames = [with_interval(f, r.confidence, method(r)) for r, f in zip(results, frames)]
         if len(results) == 1:
             return render(frames[0], fmt)
         tagged = [f.assign(metric=r.metric) for r, f in zip(results, frames)]
         frame = pd.concat(tagged, ignore_index=True)
         return render(frame[["metric", *frames[0].columns]], fmt)
     return "\n".join(title(r, fmt) + render(f, fmt, shown(r, f)) for r, f in zip(results, frames))
+
+
+def method(result: Sensitivity) -> str:
+    """How the ``*_conf`` half-widths were made."""
+    return REGRESSION if result.method == "regression" else bootstrap(result.resamples)
 
 
 def title(result: Sensitivity, fmt: str) -> str:

@@ -6,7 +6,8 @@ and intervals over fewer than 5 replicates.
 Paper formats (Markdown, LaTeX, HTML): per metric the mean ± half-width, to the digits its
 interval supports (`numbers.estimate`), the metric's units in its header, what the numbers are
 in a note. Any format can pivot: a factor's levels across, as groups of columns. CSV and JSON:
-every column at full precision.
+every column at full precision, then the intervals' level and method
+(`campaign.render.interval_columns`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pandas as pd
 
 from campaign.analysis.query import factor_columns
 from campaign.analysis.stats import few_replicates_warning, percent
+from campaign.render.interval_columns import REPLICATES, with_interval
 from campaign.render.numbers import estimate, mean_pm
 from campaign.render.table import Shown, check_format, pivot, pivot_frame, render
 
@@ -104,7 +106,8 @@ def render_summary(
     if fmt in ("csv", "json"):
         if pivot:
             frame = pivot_frame(frame, pivot, [f for f in factors if f != pivot])
-        return render(frame, fmt)
+        level = confidence if confidence is not None else frame.attrs.get("confidence", 0.95)
+        return render(with_interval(frame, level, REPLICATES), fmt)
     if fmt == "text":
         shown = text_table(frame, metrics, 0 if pivot else max_rows, digits)
         if confidence is not None:

@@ -1,6 +1,7 @@
 """The one table renderer: every command's table goes through `render`, whatever the format.
 
-CSV and JSON carry the data (full precision, NaN as empty or null); aligned text, Markdown,
+CSV and JSON carry the data (full precision, NaN as empty or null, an infinite value as
+``inf`` or the string ``"Infinity"``, JSON having no number for it); aligned text, Markdown,
 LaTeX (booktabs) and HTML show `Shown` cells that an adapter formatted for a reader with
 `campaign.render.numbers`, the labels first (left-aligned), the numbers after (right-aligned),
 notes below the table. Cells are made safe for each reader (`campaign.render.cells`).
@@ -76,7 +77,7 @@ def render(frame: pd.DataFrame, fmt: str, shown: Shown | None = None) -> str:
         return to_csv(frame)
     if fmt == "json":
         records = [{k: json_value(v) for k, v in row.items()} for row in frame.to_dict("records")]
-        return json.dumps(records, indent=2) + "\n"
+        return json.dumps(records, indent=2, allow_nan=False) + "\n"
     if shown is None:
         shown = Shown([str(c) for c in frame.columns], plain_rows(frame), 0)
     return WRITERS[fmt](shown)

@@ -267,7 +267,7 @@ def test_on_the_demo_easy_against_fcfs_paired_intervals_are_narrower(
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == (
         "load,scheduler,baseline_mean,mean,difference,difference_half_width,difference_low,"
-        "difference_high,ratio,ratio_low,ratio_high,n,n_baseline,dof"
+        "difference_high,ratio,ratio_low,ratio_high,n,n_baseline,dof,ci_level,ci_method"
     )
     assert [line.split(",")[:2] for line in lines[1:]] == [["1.5", "easy"], ["2.0", "easy"]]
 

@@ -72,7 +72,8 @@ def test_a_group_not_past_its_first_stage_has_no_rinott_count(results, capsys):
     assert lines[6] == "tasks: 12 in all"
     assert main(["select", str(results), "--format", "csv"]) == 0
     rows = capsys.readouterr().out.splitlines()
-    assert rows[1].endswith(",,waiting,0,,12,,,")  # group_rinott and group_saved empty
+    assert rows[1].endswith(",,waiting,0,,12,,,,0.95,kn")  # group_rinott and group_saved empty
+    assert rows[0].endswith(",pcs,procedure")  # the guarantee, in every row
 
 
 FAILING = """

@@ -78,7 +78,7 @@ def test_sobol_indices_of_ishigami_hold_the_analytical_values(tmp_path, cluster,
     out = ishigami(tmp_path, cluster)
     assert main(["sensitivity", str(out), "--metric", "y", "--format", "csv"]) == 0
     printed = capsys.readouterr().out
-    assert printed.splitlines()[0] == "factor,S1,S1_conf,ST,ST_conf"
+    assert printed.splitlines()[0] == "factor,S1,S1_conf,ST,ST_conf,ci_level,ci_method"
     rows = list(csv.DictReader(io.StringIO(printed)))
     assert [row["factor"] for row in rows] == ["x1", "x2", "x3"]
     truth = sampled_models.ishigami_indices()
@@ -202,7 +202,7 @@ def test_standardized_regression_coefficients_match_a_linear_model(tmp_path, clu
     k = results["k"].values
     assert k.dtype.kind == "i" and k.min() >= 1 and k.max() <= 64
     rows = csv_rows(capsys, out, "--metric", "y")  # regression: the default on a hypercube
-    assert list(rows[0]) == ["factor", "SRC", "SRC_conf"]
+    assert list(rows[0]) == ["factor", "SRC", "SRC_conf", "ci_level", "ci_method"]
     inputs = {
         "a": results["a"].values,
         "b": results["b"].values,
@@ -298,7 +298,7 @@ def test_sobol_on_too_few_points_warns_and_says_how_many_would_do(tmp_path, clus
     assert main(["sensitivity", str(out), "--metric", "y", "--format", "csv"]) == 0
     captured = capsys.readouterr()
     assert captured.err == f"campaign: y: {warning}\n"
-    assert captured.out.splitlines()[0] == "factor,S1,S1_conf,ST,ST_conf"
+    assert captured.out.splitlines()[0] == "factor,S1,S1_conf,ST,ST_conf,ci_level,ci_method"
 
 
 def test_a_log_transform_of_the_output_and_its_refusal(tmp_path, cluster, capsys):

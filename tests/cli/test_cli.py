@@ -240,6 +240,7 @@ def test_query_rank_writes_every_format(tmp_path, capsys):
     path = tmp_path / "results.nc"
     example_e(D=(np.nan, np.nan, np.nan), paired="strategy").to_netcdf(path)
     header = ["rank", "strategy", "D_means(%)", "D_replicates(%)", "ci_low(%)", "ci_high(%)", "n"]
+    header += ["ci_level", "ci_method"]
     # D is judged nowhere: the others' one replicate gives D_replicates, no interval; D n 0.
     expected = [(1, "A", 100 / 9), (2, "B", 50 / 3), (3, "C", 410 / 3), (None, "D", None)]
 

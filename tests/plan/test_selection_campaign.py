@@ -79,7 +79,7 @@ def test_campaign_select_prints_each_group(selected, capsys):
     rows = capsys.readouterr().out.splitlines()
     assert rows[0] == (
         "tag,system,state,stage,replicates,value,group_selected,group_ending,group_stages,"
-        "group_delta,group_tasks,group_rinott,group_saved,group_apcs"
+        "group_delta,group_tasks,group_rinott,group_saved,group_apcs,pcs,procedure"
     )
     assert len(rows) == 1 + 12
 

@@ -285,3 +285,29 @@ def test_a_level_without_an_interval_gets_no_bar_on_a_categorical_axis():
         [True, False],
     ]
     plt.close(figure)
+
+
+def test_a_mean_or_a_replicate_at_inf_is_named_in_the_title_not_left_out_unsaid():
+    """No axis draws inf (the mean wait of jobs that never start), which `query` shows: the
+    title counts the points and values a figure leaves out for it."""
+    values = np.array([[1.0, 2.0, 3.0, np.inf], [5.0, 6.0, 7.0, -np.inf], [1.0, 2.0, 3.0, 4.0]])
+    dataset = xr.Dataset(
+        {
+            "y": (("strategy", "replicate"), values),
+            "status": (("strategy", "replicate"), np.ones(values.shape, "i1")),
+        },
+        {"strategy": ["a", "b", "c"], "replicate": np.arange(4)},
+        attrs={"confidence": 0.95},
+    )
+    titles = {
+        kind: campaign.plot(dataset, "y", kind, x=x, by=by).get_suptitle().replace("\n", " ")
+        for kind, x, by in [("mean", "strategy", None), ("box", "strategy", None)]
+        + [("ecdf", None, "strategy")]
+    }
+    assert titles["mean"] == (
+        "Mean and 95% interval over 4 replicates; 1 point at +inf, 1 point at -inf not drawn"
+    )
+    assert titles["box"].endswith("; 1 value at +inf, 1 value at -inf not drawn")
+    assert titles["ecdf"].endswith("; 1 value at +inf, 1 value at -inf not drawn")
+    finite = dataset.assign(y=dataset["y"].where(np.isfinite(dataset["y"]), 0.0))
+    assert "inf" not in campaign.plot(finite, "y", x="strategy").get_suptitle()

@@ -1,0 +1,32 @@
+"""What a CSV or JSON table cannot say in its cells: its numbers lack tasks (failed, not run,
+or finished after results.nc was written) or values (replicates left out of a ranking's
+interval, a comparison's values without their pair, an analysis of variance's failed or
+infinite values). The text and paper formats say it under the table; a command printing CSV
+or JSON says it on stderr (`data_notes`), its output the data alone."""
+
+from __future__ import annotations
+
+import pandas as pd
+import xarray as xr
+
+from campaign.analysis.unfinished import written_before
+
+
+def data_notes(result) -> list[str]:
+    """The notes of what ``result``'s numbers lack: a query's unfinished tasks, any analysis's
+    stale results.nc, and the values each analysis left out."""
+    from campaign.analysis.comparison import unpaired_note
+    from campaign.analysis.ranking_text import Ranking
+    from campaign.render.effects import left_out_words
+    from campaign.render.summary import unfinished_notes
+
+    if isinstance(result, pd.DataFrame):
+        return unfinished_notes(result)
+    if isinstance(result, Ranking):
+        return written_before(result.result.attrs) + [result.left_out] * bool(result.left_out)
+    if not isinstance(result, xr.Dataset):
+        return []
+    if result.attrs.get("analysis") == "comparison":
+        return written_before(result.attrs) + unpaired_note(result)
+    left = left_out_words(result.attrs)
+    return written_before(result.attrs) + [f"left out: {left}"] * bool(left)
