@@ -60,7 +60,9 @@ def test_query_compare_and_rank_name_the_level_and_method_of_their_intervals():
 
 def test_sensitivity_tables_name_the_bootstrap_or_the_regression():
     table = pd.DataFrame({"factor": ["x1", "x2"], "S1": [0.3, 0.4], "S1_conf": [0.05, 0.06]})
-    common = dict(design="saltelli", points=64, replicates=1, left_out=[], noise_share=0.0)
+    common = dict(
+        design="saltelli", points=64, replicates=1, valued=(1, 1), left_out=[], noise_share=0.0
+    )
     sobol = Sensitivity("y", "sobol", table=table, confidence=0.9, resamples=500, **common)
     regression = Sensitivity("z", "regression", table=table, confidence=0.95, **common)
     for row in rows(render_sensitivity([sobol], "csv")):
