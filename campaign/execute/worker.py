@@ -69,6 +69,8 @@ def _loaded(name: str | CommandSpec):
 _RUNNING: dict[str, tuple[int, float]] = {}
 # task keys another worker took over (tail work stealing): batches here skip them
 _SKIP: dict[str, set[str]] = {}  # per running batch, the tasks another worker took
+# batch key -> (its model, the results of its tasks finished so far, its code's digest)
+_FINISHED: dict[str, tuple[str | CommandSpec, list[dict], str]] = {}
 
 
 def run_batch(
@@ -103,7 +105,9 @@ def run_batch(
     process_tree.ensure_watchdog()  # nothing a task starts outlives this worker process
     if isinstance(items, bytes):
         items = pickle.loads(items)
-    results = []
+    results: list[dict] = []
+    if batch is not None:  # read by `finished_tasks` when the driver stops before it ends
+        _FINISHED[batch] = (model_name, results, code)
     try:
         for index, (key, params, seed, *replicate) in enumerate(items):
             if key in _SKIP.get(batch, ()):
@@ -137,11 +141,34 @@ def run_batch(
         if batch is not None:
             _RUNNING.pop(batch, None)
             _SKIP.pop(batch, None)
+            _FINISHED.pop(batch, None)
+    return worker, results, _code_as_it_ended(model_name, code), engine
+
+
+def _code_as_it_ended(model_name: str | CommandSpec, code: str) -> str:
+    """A batch's code digest as it ends: a program's files replaced while the batch ran are
+    named in it (no digest says what each task ran: the driver stores none of it)."""
     if isinstance(model_name, CommandSpec):
         ended = _model(model_name)[1]
-        if ended != code:  # files replaced while the batch ran: no digest says what each task
-            code = f"{code}{CHANGED_WHILE_RUNNING}{ended}"  # ran: the driver stores none of it
-    return worker, results, code, engine
+        if ended != code:
+            return f"{code}{CHANGED_WHILE_RUNNING}{ended}"
+    return code
+
+
+def finished_tasks(asked: Collection[str], dask_worker: Any = None) -> dict[str, tuple]:
+    """On a worker (``Client.run`` passes it as ``dask_worker``): for each batch of ``asked``
+    still running there, what `run_batch` would return for the tasks it finished so far (its
+    first ones, in order). A driver stopping (Ctrl-C, SIGTERM) stores them rather than lose
+    them with the batch, whose result it will not wait for (a task of it may hang)."""
+    worker = dask_worker.address if dask_worker is not None else _worker_address()
+    engine = engine_identity()
+    found = {}
+    for batch in asked:
+        held = _FINISHED.get(batch)
+        if held is not None and held[1]:
+            model_name, results, code = held
+            found[batch] = (worker, list(results), _code_as_it_ended(model_name, code), engine)
+    return found
 
 
 def _run_command(
