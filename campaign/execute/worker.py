@@ -23,6 +23,7 @@ import numpy as np
 
 import campaign.execute.process_tree as process_tree
 from campaign.execute.memory import peak_bytes, reset_peak
+from campaign.execute.printed import printed_so_far
 from campaign.execute.program_task import CommandFailed, command_code, run_command
 from campaign.models import describe_error
 from campaign.plan.command_declaration import command_declaration
@@ -290,6 +291,20 @@ def running_tasks(
         if batch not in running and _to_run_here(batch, dask_worker):
             running[batch] = (-1, 0.0)
     return running
+
+
+def printed_by_stuck_tasks(
+    asked: Collection[str], dask_worker: Any = None
+) -> dict[str, tuple[str, str, dict[str, bytes]]]:
+    """On a worker (``Client.run`` passes it as ``dask_worker``): for each batch of ``asked``
+    whose program runs there, its task's key and what it printed so far (`printed_so_far`):
+    what the failure of a task past the timeout keeps, before its worker process ends."""
+    found = {}
+    for batch in asked:
+        printed = printed_so_far(batch)
+        if printed is not None:
+            found[batch] = printed
+    return found
 
 
 def end_run(run: str, dask_worker: Any = None) -> None:
