@@ -23,6 +23,7 @@ import numpy as np
 
 import campaign.execute.process_tree as process_tree
 from campaign.execute.memory import peak_bytes, reset_peak
+from campaign.execute.model_inputs import InputDiffers, check_inputs
 from campaign.execute.printed import printed_so_far
 from campaign.execute.program_task import CommandFailed, command_code, run_command
 from campaign.models import describe_error
@@ -107,10 +108,11 @@ def run_batch(
     if isinstance(items, bytes):
         items = pickle.loads(items)
     results: list[dict] = []
+    folders: dict[str, str] = {}  # digests of input folders taken in this batch
     if batch is not None:  # read by `finished_tasks` when the driver stops before it ends
         _FINISHED[batch] = (model_name, results, code)
     try:
-        for index, (key, params, seed, *replicate) in enumerate(items):
+        for index, (key, params, seed, *rest) in enumerate(items):
             if key in _SKIP.get(batch, ()):
                 results.append({"status": "skipped", "elapsed": 0.0})
                 continue
@@ -118,23 +120,7 @@ def run_batch(
                 _RUNNING[batch] = (index, time.monotonic())
             reset_peak()
             start = time.perf_counter()
-            try:
-                seed_global_generators(seed)
-                if isinstance(model_name, CommandSpec):
-                    task = (key, replicate[0] if replicate else 0, batch)
-                    result = _run_command(model_name, params, seed, *task)
-                else:
-                    raw = model(own_copy(params), seed)
-                    result = {"status": "ok", "metrics": metric_values(raw)}
-            except BaseException as error:  # a model's failure is data, not a crash of the
-                # campaign, even sys.exit or a CancelledError, which Dask would not survive
-                result = {
-                    "status": "failed",
-                    "error": describe_error(error),
-                    "traceback": traceback.format_exc(),
-                }
-                if isinstance(error, TRANSIENT_ERRORS):
-                    result["transient"] = True  # worth another try (see `TRANSIENT_ERRORS`)
+            result = _run_task(model_name, model, (key, params, seed, *rest), batch, folders)
             result["elapsed"] = time.perf_counter() - start
             result["peak_memory"] = peak_bytes()
             results.append(result)
@@ -144,6 +130,34 @@ def run_batch(
             _SKIP.pop(batch, None)
             _FINISHED.pop(batch, None)
     return worker, results, _code_as_it_ended(model_name, code), engine
+
+
+def _run_task(
+    model_name: str | CommandSpec, model: Any, task: tuple, batch: str | None, folders: dict
+) -> dict[str, Any]:
+    """One task's result; a model's failure is data, not a crash of the campaign. A task is
+    (key, params, seed[, replicate[, digests of the model's inputs, as the plan took them]])."""
+    key, params, seed, *rest = task
+    try:
+        seed_global_generators(seed)
+        if isinstance(model_name, CommandSpec):
+            return _run_command(model_name, params, seed, key, rest[0] if rest else 0, batch)
+        if len(rest) > 1:  # the files it reads here are those the results will name
+            check_inputs(model, params, rest[1], folders)
+        raw = model(own_copy(params), seed)
+        return {"status": "ok", "metrics": metric_values(raw)}
+    except InputDiffers as error:
+        return {"status": "failed", "error": str(error), "traceback": ""}
+    except BaseException as error:  # even sys.exit or a CancelledError, which Dask would not
+        # survive
+        result = {
+            "status": "failed",
+            "error": describe_error(error),
+            "traceback": traceback.format_exc(),
+        }
+        if isinstance(error, TRANSIENT_ERRORS):
+            result["transient"] = True  # worth another try (see `TRANSIENT_ERRORS`)
+        return result
 
 
 def _code_as_it_ended(model_name: str | CommandSpec, code: str) -> str:
