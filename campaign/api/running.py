@@ -120,7 +120,8 @@ def status(spec, output=None, shard=None):
 
     placed = _placed(spec, output, shard)
     state = make_plan(placed, check_identity=False, on_change="accept", compare_sources=True)
-    state.take_table(read_table(state.ledger, state.design))  # as results.nc counts them
+    if state.table is None:  # as results.nc counts them (`make_plan` may have read it)
+        state.take_table(read_table(state.ledger, state.design))
     return state
 
 

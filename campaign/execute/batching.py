@@ -36,6 +36,9 @@ class Item:
     done: bool = False  # its final record is stored
     suspect: bool = False  # its worker died while it was there: it runs in halves, then alone
     deaths: int = 0  # times its worker died while it ran alone there
+    # digests of the files a Python model's inputs() names for its params, as the plan took
+    # them: the worker computes only with the same content (`campaign.execute.model_inputs`)
+    digests: tuple[str, ...] = ()
 
 
 @dataclass

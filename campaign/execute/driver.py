@@ -37,6 +37,7 @@ from campaign.execute.inputs import ship_inputs, withdraw_inputs
 from campaign.execute.placement import Placement
 from campaign.execute.reading import Reading
 from campaign.execute.recovery import Recovery
+from campaign.execute.salvage import Salvage
 from campaign.execute.shell import Shell, lost_scheduler, scheduler_calls, worker_slots
 from campaign.execute.stopping import Stopping
 from campaign.execute.tailing import Tailing
@@ -120,6 +121,10 @@ class _Driver(Shell):
         return Finishing(self, self.recovery, Reading(self, self.recovery))
 
     @cached_property
+    def salvage(self) -> Salvage:
+        return Salvage(self, self.finishing)
+
+    @cached_property
     def tailing(self) -> Tailing:
         return Tailing(self)
 
@@ -149,6 +154,9 @@ class _Driver(Shell):
                     next_poll = min(next_poll, time.monotonic() + TAIL_POLL_SECONDS)
                 self._finish_landed(next_poll)
                 self.flush()
+        except KeyboardInterrupt:  # Ctrl-C, SIGTERM: keep what the batches in flight finished
+            self.salvage.collect()
+            raise
         finally:
             self.flush()
         return self.outcome

@@ -80,7 +80,10 @@ class Flight:
         future. The tasks travel as one opaque payload: Dask then has nothing to look through
         for futures, which cost more than the rest of a submission for a batch of many."""
         payload = [
-            (item.key, item.params, item.seed, item.meta.get("replicate", 0)) for item in batch
+            (item.key, item.params, item.seed, item.meta.get("replicate", 0), item.digests)
+            if item.digests
+            else (item.key, item.params, item.seed, item.meta.get("replicate", 0))
+            for item in batch
         ]
         key = f"campaign-{self.run}-{uuid.uuid4().hex}"
         with self.scheduler():

@@ -40,11 +40,21 @@ class TaskItems:
                     by_cell.clear()
                 params = cell_params(spec, task.cell)
                 group = task_inputs(model, params) if model.inputs else None
-                held = by_cell[task.cell] = (params, design.cell_label(task.cell), group)
-            params, cell, group = held
+                digests = self.digests(group)
+                held = (params, design.cell_label(task.cell), group, digests)
+                by_cell[task.cell] = held
+            params, cell, group, digests = held
             meta = {"key": task.key, "cell": cell, "replicate": task.replicate, "run": self.run_id}
             # dispatch batches tasks of one group (the same heavy inputs) together
-            yield Item(key=task.key, params=params, seed=task.seed, meta=meta, group=group)
+            yield Item(task.key, params, task.seed, meta, group=group, digests=digests)
+
+    def digests(self, paths: tuple[str, ...] | None) -> tuple[str, ...]:
+        """The digests the plan took of a Python model's input files, in their order: the
+        worker checks that it reads the same content (`campaign.execute.model_inputs`)."""
+        sources = self.plan.sources
+        if not paths or sources is None or any(p not in sources.inputs for p in paths):
+            return ()
+        return tuple(sources.inputs[path] for path in paths)
 
 
 def task_items(plan: Plan | RunState, todo: Sequence[int], run_id: str) -> list[Item]:

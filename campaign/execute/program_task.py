@@ -34,6 +34,7 @@ from campaign.design.seeds import seed31
 from campaign.execute.command_metrics import FolderOutputs, metrics_from_outputs
 from campaign.execute.input_integrity import InputChanged, check_unchanged
 from campaign.execute.inputs import cache_folder, cached_input
+from campaign.execute.printed import PRINTING, failure_outputs, printed, stderr_tail
 from campaign.plan.program_sources import (
     PARSER_PREFIX,
     checked_programs,
@@ -51,8 +52,6 @@ from campaign.spec.placeholders import PLACEHOLDER, fill_shell_line
 from campaign.spec.program import Program
 
 TASKS_FOLDER = "campaign-tasks"
-STDERR_LINES = 5  # lines of stderr a failure's message ends with
-STDERR_CHARACTERS = 800
 TRANSIENT_SIGNALS = (signal.SIGKILL,)
 
 
@@ -160,8 +159,13 @@ def run_command(
                 process = process_tree.start(argv, folder, out, err, env)
             except OSError as error:
                 raise CommandFailed(f"cannot start {argv[0]}: {error}", {}, False) from None
-            code = process_tree.wait(process, cancelled)
-        outputs = FolderOutputs(folder, streams)
+            outputs = FolderOutputs(folder, streams)
+            if batch is not None:
+                PRINTING[batch] = (key, lambda: printed(command, outputs, placed))
+            try:
+                code = process_tree.wait(process, cancelled)
+            finally:
+                PRINTING.pop(batch, None)
         try:
             for cached, digest, name in linked:  # shared with every task of this worker
                 check_unchanged(cached, digest, name)
@@ -316,18 +320,6 @@ def exit_failure(command: CommandSpec, code: int, stderr: Path) -> str:
     return f"{how}; stderr: {tail}" if tail else f"{how}; stderr was empty"
 
 
-def stderr_tail(path: Path) -> str:
-    """The last lines of stderr on one line (`` | `` between lines)."""
-    with open(path, "rb") as handle:
-        handle.seek(0, os.SEEK_END)
-        size = handle.tell()
-        handle.seek(max(0, size - 4 * STDERR_CHARACTERS))
-        data = handle.read()
-    lines = [line.strip() for line in data.decode(errors="replace").splitlines() if line.strip()]
-    tail = " | ".join(lines[-STDERR_LINES:])
-    return tail[-STDERR_CHARACTERS:]
-
-
 def kept_outputs(
     command: CommandSpec, outputs: FolderOutputs, placed: Iterable[tuple[int, int]] = ()
 ) -> tuple[dict[str, bytes], dict[str, object]]:
@@ -344,32 +336,3 @@ def kept_outputs(
             "bytes per task (model.keep_limit)"
         )
     return {name: path.read_bytes() for name, path in selection.paths.items()}, selection.notes()
-
-
-def failure_outputs(
-    command: CommandSpec, outputs: FolderOutputs, placed: Iterable[tuple[int, int]] = ()
-) -> dict[str, bytes]:
-    """What a failed task keeps: its stdout and stderr (their ends, within ``keep_limit``)
-    and the files ``keep`` names that fit."""
-    kept: dict[str, bytes] = {}
-    room = command.keep_limit
-    for name in keep.STREAMS:
-        data = tail_bytes(outputs.streams[name], room // 2)
-        kept[name] = data
-        room -= len(data)
-    selection = keep.select(command.keep, outputs.folder, outputs.streams, placed)
-    for name, path in selection.paths.items():
-        if name in keep.STREAMS:
-            continue
-        size = path.stat().st_size
-        if size <= room:
-            kept[name] = path.read_bytes()
-            room -= size
-    return kept
-
-
-def tail_bytes(path: Path, most: int) -> bytes:
-    with open(path, "rb") as handle:
-        handle.seek(0, os.SEEK_END)
-        handle.seek(max(0, handle.tell() - most))
-        return handle.read()

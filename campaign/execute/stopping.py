@@ -16,7 +16,8 @@ from typing import Any
 
 from campaign.execute.shell import Shell
 from campaign.execute.timeouts import TimeoutSnapshot, timed_out_result, timeout_decisions
-from campaign.execute.worker import end_worker_process, running_tasks
+from campaign.execute.worker import end_worker_process, printed_by_stuck_tasks, running_tasks
+from campaign.spec.command_model import CommandSpec
 
 
 class Stopping:
@@ -54,8 +55,9 @@ class Stopping:
         snapshot = TimeoutSnapshot(reports, frozenset(by_key), frozenset(flight.abandoned), timeout)
         decided = timeout_decisions(snapshot)
         requeued = shell.outcome.requeued
+        printed = self.printed([stuck.key for stuck in decided.stuck])
         for stuck in decided.stuck:
-            self.time_out(by_key[stuck.key], stuck.index, stuck.elapsed)
+            self.time_out(by_key[stuck.key], stuck.index, stuck.elapsed, printed.get(stuck.key))
         answered = {w for w, batches in reports.items() if isinstance(batches, dict)}
         flight.abandoned = {
             key: worker
@@ -74,6 +76,26 @@ class Stopping:
             with shell.scheduler():
                 shell.calls.run(end_worker_process, workers=stop)
 
+    def printed(self, batches: list[str]) -> dict[str, tuple[str, str, dict[str, bytes]]]:
+        """For a program, what the stuck tasks of ``batches`` printed so far, asked of their
+        workers before their processes end (a task's folder goes with its worker's end)."""
+        shell = self.shell
+        if not batches or not isinstance(shell.model_name, CommandSpec):
+            return {}
+        target = shell.flight.target
+        asked: dict[str, list[str]] = {}
+        for key in batches:
+            if key in target:
+                asked.setdefault(target[key], []).append(key)
+        calls = [(worker, printed_by_stuck_tasks, (keys,)) for worker, keys in asked.items()]
+        with shell.scheduler():
+            answers = shell.calls.run_each(calls)
+        found: dict[str, tuple[str, str, dict[str, bytes]]] = {}
+        for answer in answers.values():
+            if isinstance(answer, dict):
+                found.update(answer)
+        return found
+
     def learn(self, reports: dict[str, Any], timeout: float) -> None:
         """From what the workers said, when each of their batches may next hold a task past
         the timeout: when its running task reaches it, or a timeout from now for a batch that
@@ -91,7 +113,11 @@ class Stopping:
         if len(self.checks) > 2 * len(flight.target):
             self.checks = {k: t for k, t in self.checks.items() if k in flight.target}
 
-    def time_out(self, future: Any, index: int, elapsed: float) -> None:
+    def time_out(
+        self, future: Any, index: int, elapsed: float, printed: tuple | None = None
+    ) -> None:
+        """Fail task ``index`` of a batch past the timeout (with what it ``printed``: its
+        key, its stderr's last lines, its outputs) and send its batchmates again."""
         shell = self.shell
         flight = shell.flight
         batch = flight.in_flight.pop(future)
@@ -103,7 +129,8 @@ class Stopping:
             return
         stuck.attempts += 1
         stuck.done = True
-        result = timed_out_result(stuck.key, elapsed, shell.task_timeout or 0.0)
+        said = printed[1:] if printed is not None and printed[0] == stuck.key else None
+        result = timed_out_result(stuck.key, elapsed, shell.task_timeout or 0.0, said)
         others = [i for i in batch[:index] + batch[index + 1 :] if not i.done and i.copies == 0]
         shell.pending.extendleft(reversed(others))
         shell.outcome.requeued += len(others)

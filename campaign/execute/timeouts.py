@@ -71,13 +71,23 @@ def timeout_decisions(snapshot: TimeoutSnapshot) -> Timeouts:
     return Timeouts(tuple(stuck), frozenset(stop), frozenset(running))
 
 
-def timed_out_result(key: str, elapsed: float, timeout: float) -> dict[str, Any]:
-    """The failure of a task stopped after ``elapsed`` seconds, past ``timeout``."""
-    return {
-        "key": key,
-        "status": "failed",
-        "error": f"TimeoutError: timed out: the task ran longer than the task timeout of "
-        f"{timeout:g} s (stopped after {elapsed:.1f} s)",
-        "traceback": "",
-        "elapsed": elapsed,
-    }
+def timed_out_result(
+    key: str,
+    elapsed: float,
+    timeout: float,
+    printed: tuple[str, Mapping[str, bytes]] | None = None,
+) -> dict[str, Any]:
+    """The failure of a task stopped after ``elapsed`` seconds, past ``timeout``; a program's
+    with what it ``printed`` (its stderr's last lines, the outputs a failure keeps), as the
+    failure of a program that exits with an error code says and keeps."""
+    error = (
+        f"TimeoutError: timed out: the task ran longer than the task timeout of "
+        f"{timeout:g} s (stopped after {elapsed:.1f} s)"
+    )
+    result = {"key": key, "status": "failed", "error": error, "traceback": "", "elapsed": elapsed}
+    if printed is not None:
+        tail, outputs = printed
+        result["error"] = f"{error}; {tail}"
+        if outputs:
+            result["outputs"] = dict(outputs)
+    return result

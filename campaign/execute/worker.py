@@ -23,6 +23,8 @@ import numpy as np
 
 import campaign.execute.process_tree as process_tree
 from campaign.execute.memory import peak_bytes, reset_peak
+from campaign.execute.model_inputs import InputDiffers, check_inputs
+from campaign.execute.printed import printed_so_far
 from campaign.execute.program_task import CommandFailed, command_code, run_command
 from campaign.models import describe_error
 from campaign.plan.command_declaration import command_declaration
@@ -69,6 +71,8 @@ def _loaded(name: str | CommandSpec):
 _RUNNING: dict[str, tuple[int, float]] = {}
 # task keys another worker took over (tail work stealing): batches here skip them
 _SKIP: dict[str, set[str]] = {}  # per running batch, the tasks another worker took
+# batch key -> (its model, the results of its tasks finished so far, its code's digest)
+_FINISHED: dict[str, tuple[str | CommandSpec, list[dict], str]] = {}
 
 
 def run_batch(
@@ -103,9 +107,12 @@ def run_batch(
     process_tree.ensure_watchdog()  # nothing a task starts outlives this worker process
     if isinstance(items, bytes):
         items = pickle.loads(items)
-    results = []
+    results: list[dict] = []
+    folders: dict[str, str] = {}  # digests of input folders taken in this batch
+    if batch is not None:  # read by `finished_tasks` when the driver stops before it ends
+        _FINISHED[batch] = (model_name, results, code)
     try:
-        for index, (key, params, seed, *replicate) in enumerate(items):
+        for index, (key, params, seed, *rest) in enumerate(items):
             if key in _SKIP.get(batch, ()):
                 results.append({"status": "skipped", "elapsed": 0.0})
                 continue
@@ -113,23 +120,7 @@ def run_batch(
                 _RUNNING[batch] = (index, time.monotonic())
             reset_peak()
             start = time.perf_counter()
-            try:
-                seed_global_generators(seed)
-                if isinstance(model_name, CommandSpec):
-                    task = (key, replicate[0] if replicate else 0, batch)
-                    result = _run_command(model_name, params, seed, *task)
-                else:
-                    raw = model(own_copy(params), seed)
-                    result = {"status": "ok", "metrics": metric_values(raw)}
-            except BaseException as error:  # a model's failure is data, not a crash of the
-                # campaign, even sys.exit or a CancelledError, which Dask would not survive
-                result = {
-                    "status": "failed",
-                    "error": describe_error(error),
-                    "traceback": traceback.format_exc(),
-                }
-                if isinstance(error, TRANSIENT_ERRORS):
-                    result["transient"] = True  # worth another try (see `TRANSIENT_ERRORS`)
+            result = _run_task(model_name, model, (key, params, seed, *rest), batch, folders)
             result["elapsed"] = time.perf_counter() - start
             result["peak_memory"] = peak_bytes()
             results.append(result)
@@ -137,11 +128,62 @@ def run_batch(
         if batch is not None:
             _RUNNING.pop(batch, None)
             _SKIP.pop(batch, None)
+            _FINISHED.pop(batch, None)
+    return worker, results, _code_as_it_ended(model_name, code), engine
+
+
+def _run_task(
+    model_name: str | CommandSpec, model: Any, task: tuple, batch: str | None, folders: dict
+) -> dict[str, Any]:
+    """One task's result; a model's failure is data, not a crash of the campaign. A task is
+    (key, params, seed[, replicate[, digests of the model's inputs, as the plan took them]])."""
+    key, params, seed, *rest = task
+    try:
+        seed_global_generators(seed)
+        if isinstance(model_name, CommandSpec):
+            return _run_command(model_name, params, seed, key, rest[0] if rest else 0, batch)
+        if len(rest) > 1:  # the files it reads here are those the results will name
+            check_inputs(model, params, rest[1], folders)
+        raw = model(own_copy(params), seed)
+        return {"status": "ok", "metrics": metric_values(raw)}
+    except InputDiffers as error:
+        return {"status": "failed", "error": str(error), "traceback": ""}
+    except BaseException as error:  # even sys.exit or a CancelledError, which Dask would not
+        # survive
+        result = {
+            "status": "failed",
+            "error": describe_error(error),
+            "traceback": traceback.format_exc(),
+        }
+        if isinstance(error, TRANSIENT_ERRORS):
+            result["transient"] = True  # worth another try (see `TRANSIENT_ERRORS`)
+        return result
+
+
+def _code_as_it_ended(model_name: str | CommandSpec, code: str) -> str:
+    """A batch's code digest as it ends: a program's files replaced while the batch ran are
+    named in it (no digest says what each task ran: the driver stores none of it)."""
     if isinstance(model_name, CommandSpec):
         ended = _model(model_name)[1]
-        if ended != code:  # files replaced while the batch ran: no digest says what each task
-            code = f"{code}{CHANGED_WHILE_RUNNING}{ended}"  # ran: the driver stores none of it
-    return worker, results, code, engine
+        if ended != code:
+            return f"{code}{CHANGED_WHILE_RUNNING}{ended}"
+    return code
+
+
+def finished_tasks(asked: Collection[str], dask_worker: Any = None) -> dict[str, tuple]:
+    """On a worker (``Client.run`` passes it as ``dask_worker``): for each batch of ``asked``
+    still running there, what `run_batch` would return for the tasks it finished so far (its
+    first ones, in order). A driver stopping (Ctrl-C, SIGTERM) stores them rather than lose
+    them with the batch, whose result it will not wait for (a task of it may hang)."""
+    worker = dask_worker.address if dask_worker is not None else _worker_address()
+    engine = engine_identity()
+    found = {}
+    for batch in asked:
+        held = _FINISHED.get(batch)
+        if held is not None and held[1]:
+            model_name, results, code = held
+            found[batch] = (worker, list(results), _code_as_it_ended(model_name, code), engine)
+    return found
 
 
 def _run_command(
@@ -263,6 +305,20 @@ def running_tasks(
         if batch not in running and _to_run_here(batch, dask_worker):
             running[batch] = (-1, 0.0)
     return running
+
+
+def printed_by_stuck_tasks(
+    asked: Collection[str], dask_worker: Any = None
+) -> dict[str, tuple[str, str, dict[str, bytes]]]:
+    """On a worker (``Client.run`` passes it as ``dask_worker``): for each batch of ``asked``
+    whose program runs there, its task's key and what it printed so far (`printed_so_far`):
+    what the failure of a task past the timeout keeps, before its worker process ends."""
+    found = {}
+    for batch in asked:
+        printed = printed_so_far(batch)
+        if printed is not None:
+            found[batch] = printed
+    return found
 
 
 def end_run(run: str, dask_worker: Any = None) -> None:

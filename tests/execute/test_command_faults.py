@@ -87,6 +87,7 @@ def test_a_program_forking_children_past_the_timeout_leaves_no_process(tmp_path,
         name: forks
         model:
           command: [/bin/sh, -c, "echo $$ > {pids}/{{task}}; if [ {{hang}} = 1 ]; then
+            echo waiting for the license server >&2;
             sleep 3017 & sleep 3017 & setsid sleep 3017 & sleep 3017; fi; echo ok=1", sh]
         factors:
           hang: [0, 1]
@@ -98,7 +99,11 @@ def test_a_program_forking_children_past_the_timeout_leaves_no_process(tmp_path,
     data = campaign.run(spec, workers=2, task_timeout=3, retries=0, progress=False)
     assert data.status.sel(hang=0).values.tolist() == [1, 1]
     assert data.status.sel(hang=1).values.tolist() == [2, 2]
-    assert all("ran longer than the task timeout of 3 s" in e for e in failures(tmp_path / "out"))
+    for error in failures(tmp_path / "out"):  # with what it printed, as an exit's failure
+        assert "ran longer than the task timeout of 3 s" in error
+        assert error.endswith("; stderr: waiting for the license server")
+    stuck = [r for r in records(tmp_path / "out") if r["status"] == "failed"]
+    assert [r["outputs"]["members"]["stderr"]["size"] for r in stuck] == [31, 31]
     groups = [int(path.read_text()) for path in pids.iterdir()]
     assert len(groups) >= 4
     wait_until_gone(groups, "sleep 3017")
