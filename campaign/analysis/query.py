@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from campaign.analysis.stats import pooled
+from campaign.analysis.metric_columns import metric_columns, metric_stats
 from campaign.analysis.unfinished import PRECISION_STATE, ROUNDS, unfinished_tasks
 from campaign.design.points import POINT
 from campaign.errors import CampaignError, ParameterError
@@ -287,16 +287,21 @@ def summary_table(
     unfinished = unfinished_tasks(selected, rounds, dataset)
     arrays = metric_arrays(selected, [*metrics, "status", *absent])
     finished = arrays.pop("status") == STATUS_OK
-    columns = {}
-    for metric in metrics:
-        values, lacking = arrays[metric], arrays.get(f"{metric}_absent")
-        if grouped:
-            result = by_point_values(values, finished, by, grouped, confidence, lacking)
-        else:
-            result = metric_stats(values, finished, by, confidence, lacking)
-        columns.update(
-            {f"{metric}_{stat}": result[stat] for stat in COLUMN_STATS if stat in result}
-        )
+    if grouped:
+        results = {
+            m: by_point_values(
+                arrays[m], finished, by, grouped, confidence, arrays.get(f"{m}_absent")
+            )
+            for m in metrics
+        }
+    else:
+        results = metric_columns(arrays, metrics, finished, by, confidence)
+    columns = {
+        f"{metric}_{stat}": result[stat]
+        for metric, result in results.items()
+        for stat in COLUMN_STATS
+        if stat in result
+    }
     table = xr.Dataset(columns)
     if by:
         frame = table.to_dataframe().reset_index()
@@ -332,24 +337,6 @@ def checked_metrics(dataset: xr.Dataset, metrics: list[str] | None) -> list[str]
     return metrics
 
 
-def metric_stats(
-    values: xr.DataArray,
-    finished: xr.DataArray,
-    by: list[str],
-    confidence: float,
-    absent: xr.DataArray | None = None,
-) -> dict[str, xr.DataArray]:
-    """The columns of one metric (`COLUMN_STATS`) per group of ``by`` (dimensions);
-    ``absent``: per cell, the finished tasks that did not return it (their value NaN, but
-    not undefined), when some did not."""
-    stats = {**pooled(values, by, confidence), "nan": nan_count(finished, values, by)}
-    if absent is not None:
-        counted = absent.sum([d for d in absent.dims if d not in by]).astype("int64")
-        stats["nan"] = stats["nan"] - counted
-        stats["absent"] = counted
-    return stats
-
-
 def by_point_values(
     values: xr.DataArray,
     finished: xr.DataArray,
@@ -382,12 +369,6 @@ def by_point_values(
         stat: xr.concat([part[stat] for part in parts], dim="group").assign_coords(coordinates)
         for stat in parts[0]
     }
-
-
-def nan_count(finished: xr.DataArray, values: xr.DataArray, by: list[str]) -> xr.DataArray:
-    """Per group of ``by``, the finished tasks whose value is NaN (an undefined value)."""
-    undefined = finished & values.isnull()
-    return undefined.sum([d for d in undefined.dims if d not in by]).astype("int64")
 
 
 def factor_columns(frame: pd.DataFrame, metrics: list[str]) -> list[str]:
