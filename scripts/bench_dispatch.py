@@ -19,6 +19,7 @@ import logging
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -90,6 +91,10 @@ def local_client(workers: int) -> Iterator[Client]:
         yield client
 
 
+# the `dask` command of this Python, on PATH or not (a virtual environment not activated)
+DASK = (sys.executable, "-m", "dask")
+
+
 @contextmanager
 def separate_processes(workers: int) -> Iterator[str]:
     """A `dask scheduler` and `dask worker` processes on 127.0.0.1, ended afterwards."""
@@ -101,7 +106,7 @@ def separate_processes(workers: int) -> Iterator[str]:
     processes = [
         subprocess.Popen(
             [
-                "dask",
+                *DASK,
                 "scheduler",
                 "--host",
                 "127.0.0.1",
@@ -118,7 +123,7 @@ def separate_processes(workers: int) -> Iterator[str]:
         for _ in range(workers):
             processes.append(
                 subprocess.Popen(
-                    ["dask", "worker", address, "--nthreads", "1", "--host", "127.0.0.1"], **quiet
+                    [*DASK, "worker", address, "--nthreads", "1", "--host", "127.0.0.1"], **quiet
                 )
             )
         yield address
