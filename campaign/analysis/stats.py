@@ -184,7 +184,7 @@ def stopping_rule(
     count. Otherwise it gets the classical estimate ``replicates (h / target)^2``, at least one
     more replicate and at most twice as many per round, never beyond ``max_replicates``.
     Stopping when an interval is first narrow enough makes coverage below nominal (95%
-    intervals: 82% to 93% with ``min_replicates`` 5 on the cases docs/explanation/statistics.md
+    intervals: 82.4% to 93.5% with ``min_replicates`` 5 on the cases docs/explanation/statistics.md
     measures); a ``min_replicates`` near the count the target needs limits it.
     """
     replicates = np.asarray(replicates, dtype=np.int64)
