@@ -197,6 +197,13 @@ def parse_command(
                 f"so it cannot change the run: use {{{factor}}}, or list it in model.labels if "
                 "it only labels the results"
             )
+    for param in params:
+        if param not in used:
+            raise fail(
+                f"param {param!r} is used by no placeholder of the command, its templates or "
+                f"model.env, so the program never sees it: use {{{param}}}, or leave it out "
+                "of params"
+            )
     resources = parse_resources(raw.get("resources"), "model.resources", fail)
     declare = parse_declare(raw.get("declare"), fail)
     metrics = parse_metrics_source(raw.get("metrics", "stdout"), declare, fail, "metrics" in raw)

@@ -368,6 +368,16 @@ def test_a_level_naming_a_file_beside_the_spec_must_be_an_input(tmp_path, write_
     assert again.y.values.ravel().tolist() == [9, 2]
 
 
+def test_a_param_no_placeholder_uses_is_refused(python_sim, write_spec):
+    """results.nc would record a value the program never saw (it ran with its own default)."""
+    text = BASE.format(command='[python3, sim.py, "{load}"]', inputs="[sim.py]")
+    message = spec_error(write_spec, text + "params: {jobs: 2000}\n")
+    assert message.endswith(
+        "param 'jobs' is used by no placeholder of the command, its templates or model.env, "
+        "so the program never sees it: use {jobs}, or leave it out of params"
+    )
+
+
 def test_a_factor_marked_as_a_label_may_go_unused(python_sim, write_spec):
     text = BASE.format(command="[python3, sim.py]", inputs="[sim.py]")
     text = text.replace("  inputs:", "  labels: [load]\n  inputs:")
