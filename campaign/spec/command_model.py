@@ -32,6 +32,7 @@ from campaign.spec.placeholders import (
     TASK_PLACEHOLDERS,
     check_placeholders,
     placeholders,
+    unquoted_placeholder,
 )
 from campaign.spec.program import Program, find_programs, parse_env
 from campaign.spec.program_inputs import (
@@ -257,6 +258,12 @@ def parse_argv(raw: Any, shell: bool, fail: Fail) -> tuple[str, ...]:
         )
     argv = []
     for item in raw:
+        name = unquoted_placeholder(item)
+        if name:
+            raise fail(
+                f"model.command: {{{name}}} unquoted is a YAML mapping, not an argument: "
+                f'write "{{{name}}}"'
+            )
         if isinstance(item, bool) or not isinstance(item, str | int | float) or item == "":
             raise fail(f"model.command: {item!r} is not an argument; use text or a number")
         argv.append(str(item))
