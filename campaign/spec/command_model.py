@@ -32,6 +32,7 @@ from campaign.spec.placeholders import (
     TASK_PLACEHOLDERS,
     check_placeholders,
     placeholders,
+    unquoted_placeholder,
 )
 from campaign.spec.program import Program, find_programs, parse_env
 from campaign.spec.program_inputs import (
@@ -197,6 +198,13 @@ def parse_command(
                 f"so it cannot change the run: use {{{factor}}}, or list it in model.labels if "
                 "it only labels the results"
             )
+    for param in params:
+        if param not in used:
+            raise fail(
+                f"param {param!r} is used by no placeholder of the command, its templates or "
+                f"model.env, so the program never sees it: use {{{param}}}, or leave it out "
+                "of params"
+            )
     resources = parse_resources(raw.get("resources"), "model.resources", fail)
     declare = parse_declare(raw.get("declare"), fail)
     metrics = parse_metrics_source(raw.get("metrics", "stdout"), declare, fail, "metrics" in raw)
@@ -250,6 +258,12 @@ def parse_argv(raw: Any, shell: bool, fail: Fail) -> tuple[str, ...]:
         )
     argv = []
     for item in raw:
+        name = unquoted_placeholder(item)
+        if name:
+            raise fail(
+                f"model.command: {{{name}}} unquoted is a YAML mapping, not an argument: "
+                f'write "{{{name}}}"'
+            )
         if isinstance(item, bool) or not isinstance(item, str | int | float) or item == "":
             raise fail(f"model.command: {item!r} is not an argument; use text or a number")
         argv.append(str(item))

@@ -135,3 +135,12 @@ def _follow_quoting(stack: list[list], char: str, pair: str) -> None:
             stack[-1][1] -= 1
         else:
             stack.pop()
+
+
+def unquoted_placeholder(item: object) -> str | None:
+    """The name of ``{name}`` written unquoted in YAML, which reads it as ``{name: None}``."""
+    if isinstance(item, dict) and len(item) == 1:
+        ((name, value),) = item.items()
+        if value is None and isinstance(name, str):
+            return name
+    return None

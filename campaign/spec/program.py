@@ -28,7 +28,7 @@ from typing import Any
 
 from campaign.errors import CampaignError
 from campaign.spec.launchers import launched_programs
-from campaign.spec.placeholders import PLACEHOLDER
+from campaign.spec.placeholders import PLACEHOLDER, unquoted_placeholder
 
 Fail = Callable[[str], CampaignError]
 
@@ -179,6 +179,12 @@ def parse_env(raw: Any, fail: Fail) -> tuple[tuple[str, str], ...]:
             raise fail(f"model.env: {name!r} is not a variable name (letters, digits, _)")
         if name in ENGINE_VARIABLES:
             raise fail(f"model.env: {name} is the engine's own; choose another name")
+        if unquoted_placeholder(value):
+            written = "{" + str(unquoted_placeholder(value)) + "}"
+            raise fail(
+                f"model.env.{name}: {written} unquoted is a YAML mapping, not a value: "
+                f'write "{written}"'
+            )
         if isinstance(value, bool) or not isinstance(value, str | int | float):
             raise fail(f"model.env.{name}: {value!r} is not allowed; use text or a number")
         env.append((name, str(value)))

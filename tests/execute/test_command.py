@@ -214,6 +214,11 @@ seed: 1
     [
         ('[python3, sim.py, "{lod}"]', "[sim.py]", "placeholder {lod} names nothing; allowed:"),
         ("[python3, sim.py]", "[sim.py]", "factor 'load' is used by no placeholder"),
+        (
+            "[python3, sim.py, {load}]",
+            "[sim.py]",
+            'model.command: {load} unquoted is a YAML mapping, not an argument: write "{load}"',
+        ),
         ('[python3, sim.py, "{load}"]', "[sim.py, nothere.json]", "'nothere.json' is not found"),
         ('[no-such-program-x, "{load}"]', "[]", "program 'no-such-program-x' not found in the"),
         ('[python3, sim.py, "{load}"]', "[]", "'sim.py' is a file beside the spec but not among"),
@@ -366,6 +371,27 @@ def test_a_level_naming_a_file_beside_the_spec_must_be_an_input(tmp_path, write_
         campaign.run(spec, workers=1, progress=False)
     again = campaign.run(spec, workers=1, progress=False, on_change="rerun")
     assert again.y.values.ravel().tolist() == [9, 2]
+
+
+def test_an_unquoted_placeholder_in_env_is_refused_with_the_way_out(python_sim, write_spec):
+    """YAML reads ``{cores}`` unquoted as a mapping: the line says to quote it."""
+    text = BASE.format(command='[python3, sim.py, "{load}"]', inputs="[sim.py]")
+    text = text.replace("  inputs:", "  env: {OMP_NUM_THREADS: {cores}}\n  inputs:")
+    message = spec_error(write_spec, text)
+    assert message.endswith(
+        "model.env.OMP_NUM_THREADS: {cores} unquoted is a YAML mapping, not a value: "
+        'write "{cores}"'
+    )
+
+
+def test_a_param_no_placeholder_uses_is_refused(python_sim, write_spec):
+    """results.nc would record a value the program never saw (it ran with its own default)."""
+    text = BASE.format(command='[python3, sim.py, "{load}"]', inputs="[sim.py]")
+    message = spec_error(write_spec, text + "params: {jobs: 2000}\n")
+    assert message.endswith(
+        "param 'jobs' is used by no placeholder of the command, its templates or model.env, "
+        "so the program never sees it: use {jobs}, or leave it out of params"
+    )
 
 
 def test_a_factor_marked_as_a_label_may_go_unused(python_sim, write_spec):
