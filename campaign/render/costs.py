@@ -73,7 +73,8 @@ def describe_estimate(found: Costs, planned: Estimate, target_hours: float) -> l
     jobs = f"{planned.jobs} job{'s' if planned.jobs != 1 else ''}"
     lines.append(
         f"  to finish in {target_hours:g} h: {workers}, as {jobs} x walltime {walltime} x "
-        f"memory {gigabytes(planned.job_memory)} ({planned.job_cores} workers a job)"
+        f"memory {gigabytes(planned.job_memory)} ({planned.job_cores} "
+        f"worker{'s' if planned.job_cores != 1 else ''} a job)"
     )
     lines.append(
         f"  in a cluster file: cores: {planned.job_cores}, processes: {planned.job_cores}, "
