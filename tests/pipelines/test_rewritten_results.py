@@ -13,6 +13,8 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -55,6 +57,21 @@ def command(folder: Path, *args: str) -> list[str]:
 def environment(folder: Path) -> dict[str, str]:
     paths = [str(folder), str(REPO), os.environ.get("PYTHONPATH", "")]
     return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
+
+
+@contextmanager
+def sigkilled_at_the_end(folder: Path, *args: str) -> Iterator[subprocess.Popen]:
+    """`campaign ARGS` started in a session of its own, then SIGKILLed with its cluster at the
+    end of the block, as a lost node would end it."""
+    run = subprocess.Popen(
+        command(folder, *args), cwd=folder, env=environment(folder), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    try:
+        yield run
+    finally:
+        os.killpg(run.pid, signal.SIGKILL)
+        run.communicate()
 
 
 @pytest.fixture
@@ -116,21 +133,14 @@ def test_a_stopped_rerun_of_changed_results_leaves_no_set_aside_value_in_results
     make_derived(tmp_path)
     assert len(derived(tmp_path)) == 7  # report, value.png .pdf .svg, notes, results.csv + units
     write_model(tmp_path, 100.0, pause=600)  # the changed model: each task runs long
-    run = subprocess.Popen(
-        command(tmp_path, "run", "spec.yaml", "--workers", "1", "--quiet", "--rerun-changed"),
-        cwd=tmp_path, env=environment(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, start_new_session=True,
-    )  # fmt: skip
-    try:
+    args = ("run", "spec.yaml", "--workers", "1", "--quiet", "--rerun-changed")
+    with sigkilled_at_the_end(tmp_path, *args) as run:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and not list(tmp_path.glob("out/ledger.changed-*")):
             time.sleep(0.2)
         while time.monotonic() < deadline and not written_again(tmp_path / "out"):
             time.sleep(0.1)  # under way: its tasks sleep for minutes
         assert run.poll() is None, run.communicate()
-    finally:
-        os.killpg(run.pid, signal.SIGKILL)  # the run and its cluster, as a lost node would
-        run.communicate()
     with xr.open_dataset(tmp_path / "out" / "results.nc") as results:
         assert (results["status"].values == 0).all()  # missing: none of the earlier values
         assert "value" not in results  # no task holds it (the model declares no metrics)
@@ -213,12 +223,8 @@ def test_results_written_before_a_stopped_run_stored_more_say_they_lack_those(
     (tmp_path / "spec.yaml").write_text(SPEC.replace("replicates: 2", "replicates: 4"))
     results = tmp_path / "out" / "results.nc"
     written = results.stat().st_mtime_ns
-    run = subprocess.Popen(
-        command(tmp_path, "run", "spec.yaml", "--workers", "1", "--quiet", "--accept-changed"),
-        cwd=tmp_path, env=environment(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, start_new_session=True,
-    )  # fmt: skip
-    try:
+    args = ("run", "spec.yaml", "--workers", "1", "--quiet", "--accept-changed")
+    with sigkilled_at_the_end(tmp_path, *args) as run:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and not any(
             batch.stat().st_mtime_ns > written
@@ -226,9 +232,6 @@ def test_results_written_before_a_stopped_run_stored_more_say_they_lack_those(
         ):
             time.sleep(0.2)  # level 0's new tasks stored; level 10's run for minutes
         assert run.poll() is None, run.communicate()
-    finally:
-        os.killpg(run.pid, signal.SIGKILL)  # the run and its cluster, as a lost node would
-        run.communicate()
     assert results.stat().st_mtime_ns == written  # the earlier file, as it was
     note = (
         "results.nc was written before tasks that the ledger beside it holds finished (a run "
