@@ -42,6 +42,16 @@ class WorkerCalls:
         as `run` waits; each worker's result (of its last call, when it has several)."""
         return self.client.sync(self._run, list(calls))
 
+    def about(self, function: Callable[..., Any], holders: Iterable[tuple[str, str]]) -> dict:
+        """``function(keys)`` on each worker of ``holders`` ((worker, batch key) pairs), with
+        the keys of the batches it holds, as `run_each` calls; each worker's result."""
+        asked: dict[str, list[str]] = {}
+        for worker, key in holders:
+            asked.setdefault(worker, []).append(key)
+        if not asked:
+            return {}
+        return self.run_each((worker, function, (keys,)) for worker, keys in asked.items())
+
     async def _run(self, calls: list[tuple[str, Callable[..., Any], tuple]]) -> dict:
         asked: list[tuple[str, asyncio.Future]] = []
         silent = self.silent
@@ -74,3 +84,12 @@ def _retrieve(call: asyncio.Future) -> None:
     answered too late, the client closed) is not logged as never retrieved."""
     if not call.cancelled():
         call.exception()
+
+
+def merged(answers: dict) -> dict:
+    """The workers' answers that are mappings (batch key -> what its worker said), as one."""
+    found: dict = {}
+    for answer in answers.values():
+        if isinstance(answer, dict):
+            found.update(answer)
+    return found

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from campaign.execute.calls import merged
 from campaign.execute.finishing import Finishing
 from campaign.execute.shell import Shell
 from campaign.execute.worker import finished_tasks
@@ -46,20 +47,10 @@ class Salvage:
     def _running(self) -> None:
         shell = self.shell
         flight = shell.flight
-        asked: dict[str, list[str]] = {}
-        for future in flight.in_flight:
-            worker = flight.target.get(future.key)
-            if worker is not None:
-                asked.setdefault(worker, []).append(future.key)
-        if not asked:
-            return
-        calls = [(worker, finished_tasks, (keys,)) for worker, keys in asked.items()]
+        target = flight.target
+        holders = [(target[f.key], f.key) for f in flight.in_flight if f.key in target]
         with shell.scheduler():
-            answers = shell.calls.run_each(calls)
-        finished: dict[str, Any] = {}
-        for batches in answers.values():
-            if isinstance(batches, dict):
-                finished.update(batches)
+            finished = merged(shell.calls.about(finished_tasks, holders))
         for future, batch in list(flight.in_flight.items()):
             value = finished.get(future.key)
             if value is not None and self._counts(value):

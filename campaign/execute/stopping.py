@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from campaign.execute.calls import merged
 from campaign.execute.shell import Shell
 from campaign.execute.timeouts import TimeoutSnapshot, timed_out_result, timeout_decisions
 from campaign.execute.worker import end_worker_process, printed_by_stuck_tasks, running_tasks
@@ -83,18 +84,9 @@ class Stopping:
         if not batches or not isinstance(shell.model_name, CommandSpec):
             return {}
         target = shell.flight.target
-        asked: dict[str, list[str]] = {}
-        for key in batches:
-            if key in target:
-                asked.setdefault(target[key], []).append(key)
-        calls = [(worker, printed_by_stuck_tasks, (keys,)) for worker, keys in asked.items()]
+        holders = [(target[key], key) for key in batches if key in target]
         with shell.scheduler():
-            answers = shell.calls.run_each(calls)
-        found: dict[str, tuple[str, str, dict[str, bytes]]] = {}
-        for answer in answers.values():
-            if isinstance(answer, dict):
-                found.update(answer)
-        return found
+            return merged(shell.calls.about(printed_by_stuck_tasks, holders))
 
     def learn(self, reports: dict[str, Any], timeout: float) -> None:
         """From what the workers said, when each of their batches may next hold a task past

@@ -81,14 +81,11 @@ class Tailing:
         now = time.monotonic()
         mean = shell.sizer.seconds / shell.sizer.count if shell.sizer.count else math.inf
         asked = tail_questions(self.standings(), len(idle), mean, now, self.not_before)
-        questions: dict[str, list[str]] = {}
-        for standing in asked:
-            questions.setdefault(standing.worker, []).append(standing.key)
         reports = {}
-        if questions:
-            calls = [(worker, running_tasks, (keys,)) for worker, keys in questions.items()]
+        if asked:
             with shell.scheduler():
-                reports = shell.calls.run_each(calls)
+                holders = [(standing.worker, standing.key) for standing in asked]
+                reports = shell.calls.about(running_tasks, holders)
         now = time.monotonic()
         running: dict[str, tuple[str, int, float]] = {}
         for worker, batches in reports.items():
