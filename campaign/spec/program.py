@@ -179,11 +179,11 @@ def parse_env(raw: Any, fail: Fail) -> tuple[tuple[str, str], ...]:
             raise fail(f"model.env: {name!r} is not a variable name (letters, digits, _)")
         if name in ENGINE_VARIABLES:
             raise fail(f"model.env: {name} is the engine's own; choose another name")
-        if unquoted_placeholder(value):
-            written = "{" + str(unquoted_placeholder(value)) + "}"
+        placeholder = unquoted_placeholder(value)
+        if placeholder:
             raise fail(
-                f"model.env.{name}: {written} unquoted is a YAML mapping, not a value: "
-                f'write "{written}"'
+                f"model.env.{name}: {{{placeholder}}} unquoted is a YAML mapping, not a value: "
+                f'write "{{{placeholder}}}"'
             )
         if isinstance(value, bool) or not isinstance(value, str | int | float):
             raise fail(f"model.env.{name}: {value!r} is not allowed; use text or a number")
