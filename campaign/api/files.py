@@ -65,8 +65,8 @@ def plot(results, metrics, kind="mean", out=None, figures=False, say=None, **opt
         return figure, lacks
 
     made, lacks = draw() if hasattr(results, "data_vars") else unreplaced(results, draw)
-    for note in lacks:
-        (say or (lambda line: None))(note)
+    for note in lacks if say else ():
+        say(note)
     return made
 
 
@@ -216,6 +216,6 @@ def export(results, out=None, fmt=None, say=None):
         return write_table(dataset, open_failures(results), out, fmt), dataset.attrs
 
     written, attrs = unreplaced(results, write)
-    for note in written_before(attrs):
-        (say or (lambda line: None))(note)
+    for note in written_before(attrs) if say else ():
+        say(note)
     return written

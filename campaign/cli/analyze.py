@@ -4,8 +4,6 @@ chose, each the API's function of that name written by `campaign.table`."""
 
 from __future__ import annotations
 
-import sys
-
 from campaign import api
 from campaign.cli.arguments import (
     EXIT_OK,
@@ -13,6 +11,7 @@ from campaign.cli.arguments import (
     add_confidence_option,
     add_where_option,
     factor_list,
+    tell,
 )
 from campaign.errors import CampaignError, ParameterError
 
@@ -279,7 +278,7 @@ def print_table(result, fmt: str, digits: int | None, pivot: str | None = None) 
     print(api.table(result, fmt, digits, pivot), end="")
     if fmt in ("csv", "json"):
         for note in data_notes(result):
-            print(f"campaign: {note}", file=sys.stderr)
+            tell(note)
 
 
 def cmd_sensitivity(args) -> int:
@@ -292,7 +291,7 @@ def cmd_sensitivity(args) -> int:
     if args.format in ("csv", "json"):  # the numbers alone: the warnings go to stderr
         for result in results:
             for warning in result.warnings:
-                print(f"campaign: {result.metric}: {warning}", file=sys.stderr)
+                tell(f"{result.metric}: {warning}")
     return EXIT_OK
 
 

@@ -4,6 +4,7 @@ what a renderer wrote."""
 from __future__ import annotations
 
 import argparse
+import sys
 
 EXIT_OK, EXIT_FAILED_TASKS, EXIT_USAGE = 0, 1, 2
 EXIT_CLOSED_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a writer whose reader left
@@ -16,6 +17,12 @@ WHERE_HELP = (
     "passes (--where 'load<0.5')"
 )
 RESULTS_HELP = "results.nc (or its folder)"
+
+
+def tell(line: str) -> None:
+    """A note beside a command's output, on stderr: what the numbers it printed or wrote lack
+    (a CSV or JSON table on stdout stays the data alone)."""
+    print(f"campaign: {line}", file=sys.stderr)
 
 
 def add_target_argument(parser: argparse.ArgumentParser) -> None:

@@ -3,10 +3,8 @@ page (figures, an HTML page, a table of every task)."""
 
 from __future__ import annotations
 
-import sys
-
 from campaign import api
-from campaign.cli.arguments import EXIT_OK, RESULTS_HELP, add_where_option
+from campaign.cli.arguments import EXIT_OK, RESULTS_HELP, add_where_option, tell
 
 
 def add_plot(subparsers) -> None:
@@ -153,11 +151,6 @@ def add_export(subparsers) -> None:
 
 
 PARSERS = {"plot": add_plot, "report": add_report, "export": add_export}
-
-
-def tell(line: str) -> None:
-    """What the files made lack (results.nc behind its folder): beside them, on stderr."""
-    print(f"campaign: {line}", file=sys.stderr)
 
 
 def cmd_plot(args) -> int:
