@@ -319,8 +319,6 @@ BY_NAME: dict[str, Check] = {
 }
 """What the API's parameters of these names allow, whichever function takes them."""
 
-CONFIDENCE = number("a number between 0 and 1", lambda x: 0 < x < 1, optional=False)
-
 RUN_OPTIONS: dict[str, Check] = {
     "workers": whole(1),
     "scheduler": text,
@@ -329,7 +327,7 @@ RUN_OPTIONS: dict[str, Check] = {
     "retries": whole(0, optional=False),
     "task_timeout": POSITIVE,
     "wait_workers": SECONDS_OR_INFINITE,
-    "confidence": CONFIDENCE,
+    "confidence": level,
     "new": flag,
     "progress": flag,
     "say": function,

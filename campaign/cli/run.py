@@ -39,8 +39,7 @@ def add_run(subparsers) -> None:
         "once, as a pure model would fail the same way again (a rerun of the campaign tries "
         "failed tasks again)",
     )
-    add_confidence_option(p, default=0.95)
-    p.set_defaults(confidence=None)  # 0.95 when not given; given with --shard, refused
+    add_confidence_option(p, default=None, kept="the precision target, else results.nc")
     p.add_argument(
         "--new",
         action="store_true",
@@ -220,18 +219,20 @@ def cmd_run(args) -> int:
         unfinished = attrs["shard_failed"] or attrs["shard_missing"]
         return EXIT_FAILED_TASKS if unfinished else EXIT_OK
     print_lines(
-        run_lines(dataset, handle.spec, confidence, args.show_metrics, spec_words, args.where)
+        run_lines(
+            dataset, handle.spec, attrs["confidence"], args.show_metrics, spec_words, args.where
+        )
     )
     if attrs["tasks_failed"]:
         return EXIT_FAILED_TASKS
     return EXIT_FAILED_TASKS if attrs["tasks_missing"] and not args.where else EXIT_OK
 
 
-def run_confidence(args) -> float:
-    """The level of the intervals results.nc is written at; refused with ``--shard``, whose
-    folder holds no results.nc: the level of a sharded campaign is `merge`'s to choose."""
+def run_confidence(args) -> float | None:
+    """The level of the intervals results.nc is written at (None: the run's default); refused
+    with ``--shard``, whose folder holds no results.nc: a sharded campaign's is `merge`'s."""
     if args.confidence is None:
-        return 0.95
+        return None
     if args.shard is not None:
         raise CampaignError(
             f"--confidence {args.confidence:g} with --shard: a shard writes no results.nc, so "

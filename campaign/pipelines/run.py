@@ -39,7 +39,7 @@ from campaign.results.metric_parsers import (
     definitions_of,
     loaded,
 )
-from campaign.results.writing import write_results
+from campaign.results.writing import run_level, write_results
 from campaign.spec.load import Spec
 from campaign.store.derived import DERIVED_NAMES
 from campaign.store.folder import RESULTS_FILE
@@ -52,7 +52,7 @@ def run(
     workers: int | None = None,
     scheduler: str | None = None,
     retries: int = 1,
-    confidence: float = 0.95,
+    confidence: float | None = None,
     new: bool = False,
     progress: bool = True,
     say: Callable[[str], None] | None = None,
@@ -77,7 +77,8 @@ def run(
     fails tasks running longer (seconds); `wait_workers` is how long to wait while there is no
     worker (default 60 s, no limit with a cluster file, whose batch jobs may queue for long).
     `replicate_tail` and `locality` switch tail work stealing / straggler replication and
-    input locality of batches (see `campaign.execute.dispatch`). `on_change` says what to do
+    input locality of batches (see `campaign.execute.dispatch`). ``confidence``: see
+    `campaign.results.writing.run_level`. `on_change` says what to do
     with stored results computed before the model's code or an input file changed: "refuse"
     (one error line, nothing runs), "rerun" (set them aside and compute them again) or
     "accept" (keep them; the choice is recorded in results.nc).
@@ -98,7 +99,7 @@ def run(
     shard = as_shard(shard)
     if on_change not in ON_CHANGE:
         raise BadValue("on_change", on_change, f"must be one of {', '.join(ON_CHANGE)}")
-    if not 0 < confidence < 1:
+    if confidence is not None and not 0 < confidence < 1:
         raise BadValue("confidence", confidence, "must be between 0 and 1")
     hosts = ClusterOptions(workers, scheduler, cluster, security)
     if wait_workers is None:
@@ -122,6 +123,7 @@ def run(
     shard = ChosenLevels.of(spec, shard, where) if where else shard
     ledger = Ledger(spec.output)
     with ledger.lock():
+        confidence = confidence or run_level(spec, new)
         return _run_holding_the_output(
             spec, model, ledger, hosts, options, confidence, new, say, on_change, shard, keep_going
         )

@@ -28,6 +28,7 @@ from campaign.results.netcdf import write_netcdf
 from campaign.results.provenance import recomputed_attribute, source_provenance
 from campaign.results.resource_group import resource_table
 from campaign.results.table import failure_table
+from campaign.spec.load import Spec
 from campaign.store.derived import derived_files, remove_derived
 from campaign.store.durable import room_left, write_failure
 from campaign.store.folder import RESULTS_FILE
@@ -132,6 +133,16 @@ def kept_confidence(paths: list[Path], say: Callable[[str], None] | None = None)
         found = ", ".join(f"{level:g}" for level in levels)
         say(f"results made at confidence {found}: written at 0.95 (--confidence chooses)")
     return 0.95
+
+
+def run_level(spec: Spec, new: bool = False) -> float:
+    """The confidence level a run writes its results at when none is given: the precision
+    target's, so that the intervals shown are those its stopping rule checked; else that of the
+    results.nc already there (unless ``new`` sets it aside), so that more replicates change no
+    level chosen before; else 0.95."""
+    if spec.precision is not None:
+        return spec.precision.confidence
+    return 0.95 if new else kept_confidence([spec.output / RESULTS_FILE])
 
 
 def stored_digest(path: Path) -> str | None:

@@ -127,7 +127,7 @@ def test_every_keyword_of_the_api_is_checked_before_anything_runs(tmp_path):
          "got bool True"),
         (lambda: campaign.run(spec, retries=-1), "retries -1 must be >= 0"),
         (lambda: campaign.run(spec, confidence="95%"), "confidence must be a number between 0 "
-         "and 1, got str '95%'"),
+         "and 1 or None, got str '95%'"),
         (lambda: campaign.run(spec, new="yes"), "new must be True or False, got str 'yes'"),
         (lambda: campaign.run(spec, on_change="redo"), "on_change must be one of 'refuse', "
          "'rerun', 'accept', got str 'redo'"),

@@ -1,6 +1,7 @@
-"""Results written again from stored ones (`merge`, `remetric`) keep the confidence level the
-stored results were made with, unless told another: recomputing or joining changes no
-interval's level."""
+"""Results written again from stored ones (`merge`, `remetric`, a run adding replicates) keep
+the confidence level the stored results were made with, unless told another: recomputing or
+joining changes no interval's level. A campaign with a precision target is written at the
+target's level, the one its stopping rule checked."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from scipy import stats
 
 import campaign
 from campaign.results.writing import kept_confidence
-from tests.conftest import MM1_TWO_LOADS
+from tests.conftest import MM1_PRECISION, MM1_TWO_LOADS
 
 
 def half_widths(results, metric):
@@ -45,6 +46,37 @@ def test_a_merge_into_results_at_90_percent_stays_at_90_percent(tmp_path, schedu
     assert waits.shape == (2, 6)
     assert np.allclose(half_widths(grown.dataset, "mean_wait"), t_half_widths(waits, 0.9))
     assert not [note for note in grown.notes if "confidence" in note]
+
+
+def test_more_replicates_keep_the_level_the_results_were_run_at(tmp_path, scheduler_address):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(MM1_TWO_LOADS)  # 2 arrival rates, 4 replicates
+    campaign.run(spec, scheduler=scheduler_address, progress=False, confidence=0.9)
+    spec.write_text(MM1_TWO_LOADS.replace("replicates: 4", "replicates: 6"))
+    grown = campaign.run(spec, scheduler=scheduler_address, progress=False)
+    assert grown.attrs["confidence"] == 0.9  # not 0.95 over results chosen at 0.9
+    waits = grown["mean_wait"].values
+    assert waits.shape == (2, 6)
+    assert np.allclose(half_widths(grown, "mean_wait"), t_half_widths(waits, 0.9))
+    afresh = campaign.run(spec, scheduler=scheduler_address, progress=False, new=True)
+    assert afresh.attrs["confidence"] == 0.95  # the results set aside choose nothing
+
+
+def test_a_precision_campaign_is_written_at_its_target_level(tmp_path, scheduler_address):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        MM1_PRECISION.replace("max_replicates: 12", "max_replicates: 12, confidence: 0.9")
+    )
+    results = campaign.run(spec, scheduler=scheduler_address, progress=False)
+    assert results.attrs["confidence"] == 0.9
+    waits = results["mean_wait"].values
+    counts = (~np.isnan(waits)).sum(axis=-1)
+    widths = half_widths(results, "mean_wait")
+    for cell, n in enumerate(counts):
+        assert np.isclose(widths[cell], t_half_widths(waits[cell, :n], 0.9))
+    met = results["precision_met"].values == 1
+    assert met.any()  # a met cell's interval is within the target it was checked against
+    assert (widths[met] <= 0.25 * np.abs(np.nanmean(waits, axis=-1))[met] + 1e-12).all()
 
 
 def test_results_at_two_levels_are_written_at_95_percent_saying_so(tmp_path, scheduler_address):

@@ -373,11 +373,13 @@ def test_a_target_on_other_intervals_than_the_summarys_is_said_under_it(
         f"{path.parent / 'out'} --confidence 0.9` shows the target's)"
     )
     assert main(["run", str(path), "--scheduler", scheduler_address, "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "precision: 2 cells met the target with " in out
+    assert note not in out  # by default the results are at the target's level
+    argv = ["run", str(path), "--scheduler", scheduler_address, "--quiet", "--confidence", "0.95"]
+    assert main(argv) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[lines.index(note) - 1].startswith("precision: 2 cells met the target with ")
-    argv = ["run", str(path), "--scheduler", scheduler_address, "--quiet", "--confidence", "0.9"]
-    assert main(argv) == 0
-    assert note not in capsys.readouterr().out
 
 
 # -- interrupted campaigns end exactly like undisturbed ones ----------------------------------
