@@ -17,8 +17,7 @@ from campaign.plan.target import campaign_spec
 from campaign.results.ledger_table import read_table
 from campaign.results.resource_group import task_costs
 from campaign.results.resources import Costs, cell_label
-from campaign.results.writing import kept_confidence, write_results
-from campaign.store.folder import RESULTS_FILE
+from campaign.results.writing import run_level, write_results
 
 PILOT_REPLICATES = 2
 
@@ -43,8 +42,7 @@ def pilot(
     if spec.selection is not None:  # within the first stage, which every system runs
         first = min(first, spec.selection.first)
     pilot_spec = dataclasses.replace(spec, replicates=first, precision=None, selection=None)
-    # results.nc keeps its confidence level: sizing a campaign changes none of its intervals
-    confidence = kept_confidence([spec.output / RESULTS_FILE])
+    confidence = run_level(spec)  # that of the campaign's runs: sizing it changes no interval
     run(pilot_spec, say=say, confidence=confidence, **run_options)
     plan = make_plan(spec, check_identity=False)
     write_results(plan, confidence, say=say)  # of the whole campaign, the pilot's tasks done
