@@ -18,6 +18,7 @@ from campaign.cluster.jobqueue import (
     load_cluster_file,
     start_cluster,
 )
+from campaign.cluster.main_guard import guard_hint, refuse_while_importing_main
 from campaign.cluster.resources import check_workers, embedded_workers
 from campaign.cluster.security import load_security
 from campaign.errors import CampaignError, ParameterError
@@ -142,6 +143,7 @@ def open_client(
     cluster none of whose workers can hold a task is refused (`campaign.cluster.resources`)."""
     from distributed import Client
 
+    refuse_while_importing_main()
     tls = check_cluster_options(scheduler, cluster, security)
     if scheduler is not None:
         address = scheduler_address(scheduler, tls)
@@ -253,7 +255,9 @@ def start_local_cluster(
         )
     except (RuntimeError, OSError) as error:
         reason = str(error).replace("\n", " ")
-        raise CampaignError(f"the embedded Dask cluster did not start: {reason}") from error
+        raise CampaignError(
+            f"the embedded Dask cluster did not start: {reason}{guard_hint()}"
+        ) from error
 
 
 KEEP_WORKERS_SECONDS = 1.0

@@ -17,6 +17,7 @@ import xarray as xr
 
 from campaign.analysis.levels import ChosenLevels, check_rerun_chosen
 from campaign.cluster.cluster_options import ClusterOptions
+from campaign.cluster.main_guard import refuse_while_importing_main
 from campaign.design.shards import EveryTask, Shard, as_shard, counts, placed
 from campaign.errors import BadValue, CampaignError, ParameterError
 from campaign.execute import dispatch
@@ -77,10 +78,10 @@ def run(
     fails tasks running longer (seconds); `wait_workers` is how long to wait while there is no
     worker (default 60 s, no limit with a cluster file, whose batch jobs may queue for long).
     `replicate_tail` and `locality` switch tail work stealing / straggler replication and
-    input locality of batches (see `campaign.execute.dispatch`). ``confidence``: see
-    `campaign.results.writing.run_level`. `on_change` says what to do
-    with stored results computed before the model's code or an input file changed: "refuse"
-    (one error line, nothing runs), "rerun" (set them aside and compute them again) or
+    input locality of batches (see `campaign.execute.dispatch`); ``confidence``: `run_level`'s.
+    `on_change` says what to do with stored results computed before the model's code or an
+    input file changed: "refuse" (one error line, nothing runs), "rerun" (set them aside and
+    compute them again) or
     "accept" (keep them; the choice is recorded in results.nc).
 
     ``shard`` ("I/N" or a `campaign.design.shards.Shard`) runs only that shard's part of the design
@@ -90,11 +91,11 @@ def run(
     shards. ``output`` names the output folder instead of the spec's. ``batch_size`` fixes the
     tasks per batch (default: sized from measured durations); results do not depend on it.
 
-    A run whose first results all fail with the same error (`campaign.plan.early_stop`) stops
-    with one line naming it, what finished stored and results.nc written; ``keep_going`` runs
-    every task regardless. ``where`` (``{factor: level or [levels]}`` or "factor=level[,level]"
-    texts): only the tasks of those levels run.
+    A run whose first results all fail alike (`campaign.plan.early_stop`) stops with one line
+    naming it, what finished stored; ``keep_going`` runs every task regardless. ``where``
+    (``{factor: level or [levels]}`` or "factor=level[,level]" texts): only those levels run.
     """
+    refuse_while_importing_main()  # before the output folder is locked: its script's is
     say = say or (lambda message: None)
     shard = as_shard(shard)
     if on_change not in ON_CHANGE:
