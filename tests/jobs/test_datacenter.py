@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -307,3 +310,13 @@ def test_check_names_the_bad_datacenter_parameter(params, message):
 def test_cores_per_processor_must_divide_a_core_level_site():
     with pytest.raises(ValueError, match="'cores_per_processor' \\(7\\) must divide"):
         run({"workload": "datacenter_exp1", "cores_per_processor": 7}, 1)
+
+
+def test_every_setting_the_definition_gives_a_default_is_a_param():
+    """A setting datacenter.md names with its default is one a spec can give: it named
+    `enforce_memory`, which the model refused as an unknown parameter."""
+    text = (Path(__file__).parents[2] / "campaign/models/jobs/datacenter.md").read_text()
+    named = re.findall(r"`([a-z][a-z0-9_]*)`,? \(?default", text)
+    named += re.findall(r"[Oo]ption `([a-z][a-z0-9_]*)` \(default", text)
+    assert "backfill_after_start" in named
+    assert [name for name in named if name not in MODEL.params] == []
