@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from campaign.models import load_model
 from campaign.models.bot import MODEL, build, check, run
+from campaign.models.contract import Choice
 from campaign.results.names import metric_values
 
 QUICK = {"granularity_mb": 75, "jobs": 2}
@@ -140,3 +142,17 @@ def test_run_is_picklable_and_independent_of_hash_order():
         )
         outputs.add(done.stdout)
     assert outputs == {repr(sorted(run(params, 8).items())) + "\n"}
+
+
+def test_the_definitions_parameter_table_lists_the_values_the_model_takes():
+    """Section 9 of bag-of-tasks.md names, for each parameter with named values, exactly the
+    values the model accepts: it offered a trace availability the model refused."""
+    text = (Path(__file__).parents[2] / "campaign/models/bot/bag-of-tasks.md").read_text()
+    rows = re.findall(r"^\| `([a-z_]+)` \| ([^|]*) \|", text.split("## 9.")[1], re.M)
+    checked = 0
+    for name, values in rows:
+        kind = MODEL.params[name].kind
+        if isinstance(kind, Choice) and all(isinstance(v, str) for v in kind.values):
+            assert set(re.findall(r"`([a-z_]+)`", values)) == set(kind.values), name
+            checked += 1
+    assert checked == 3  # heuristic, app_type, availability
