@@ -104,7 +104,8 @@ def program_files(command: CommandSpec, program: Program, path: str) -> dict[str
     """What ``program`` (found at ``path`` on this machine) runs beyond `command_files`
     (its interpreter and libraries, and its own file when not among the code): name -> digest."""
     env = program_environment(command)
-    files = runtime_files(path, env, command.folder)
+    inputs = {os.path.realpath(item.path) for item in command.inputs}
+    files = runtime_files(path, env, inputs)
     chosen = any(program == choice for _, choice in command.choices)
     launched = program in command.launched and program != command.program
     if chosen or launched or (command.shell and program == command.program and not program.placed):

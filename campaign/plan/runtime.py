@@ -13,8 +13,10 @@ is digested with
   program), so LD_LIBRARY_PATH, LD_PRELOAD, RUNPATH and the loader's cache count as they will
   when the program runs; it is run on the program's real path (symlinks resolved: ``$ORIGIN`` is
   where the file is). Libraries opened at run time (``dlopen``: a JVM's libjvm.so, Python's
-  extension modules) are not listed, nor are libraries inside the spec's folder (``$ORIGIN``
-  beside a program placed with the inputs): list those among the inputs.
+  extension modules) are not listed, nor are libraries among the program's inputs (``$ORIGIN``
+  beside a program placed with them), which are digested as inputs. A library of the spec's
+  folder that is no input (a SimGrid built in the project, reached through LD_LIBRARY_PATH or
+  RUNPATH) is listed as any other: its rebuild must make the results stale.
 
 The driver digests this where ``campaign run`` runs; each worker digests its own copy the same
 way, so a worker linked with another library version is not used. Both are cached per process
@@ -32,7 +34,7 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from functools import lru_cache
 from pathlib import Path
 
@@ -46,12 +48,12 @@ MISSING = "not found"
 
 
 def runtime_files(
-    path: str, env: Mapping[str, str] | None = None, inside: str = ""
+    path: str, env: Mapping[str, str] | None = None, inputs: Collection[str] = ()
 ) -> dict[str, str]:
     """Name -> digest of what the program at ``path`` runs besides itself: its interpreters
     (``#! NAME``) and every shared library (``MISSING`` for one the loader cannot find).
-    ``env``: the program's environment (PATH, LD_LIBRARY_PATH); a library below ``inside``
-    (the spec's folder) is left out."""
+    ``env``: the program's environment (PATH, LD_LIBRARY_PATH); a library that is one of
+    ``inputs`` (real paths of the files digested as the program's inputs) is left out."""
     env = dict(os.environ if env is None else env)
     search = (env.get("PATH", os.defpath), env.get("LD_LIBRARY_PATH", ""))
     preload = env.get("LD_PRELOAD", "")
@@ -64,7 +66,7 @@ def runtime_files(
             if any(not where for _, where in libraries):  # looked for again (see the module)
                 libraries = _libraries.__wrapped__(real, _stamp(real), search[1], preload)
             for name, where in libraries:
-                if where and inside and Path(where).is_relative_to(inside):
+                if where and os.path.realpath(where) in inputs:
                     continue
                 files[name] = digest(where) if where else MISSING
             return files

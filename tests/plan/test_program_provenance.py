@@ -17,6 +17,7 @@ import xarray as xr
 import campaign
 from campaign.errors import CampaignError
 from campaign.plan.plan import make_plan
+from campaign.plan.program_sources import command_sources
 from campaign.plan.runtime import digest
 from campaign.plan.sources import combined_digest, file_digest
 from campaign.spec.describe import describe_spec
@@ -507,3 +508,28 @@ def test_a_library_installed_after_a_run_that_missed_it_is_found_by_the_next_run
     again = run(spec, on_change="rerun")
     assert again.value.values.tolist() == [1.5 * (s % 1000) for s in again.seed.values.tolist()]
     assert stored_sources(project / "out")["programs"]["./sim"]["libfoo.so"] == file_digest(library)
+
+
+def test_a_library_inside_the_spec_folder_that_is_no_input_is_digested(tmp_path):
+    """A SimGrid built in the project (``project/lib/libfoo.so``, reached through RUNPATH or
+    LD_LIBRARY_PATH) and not among the inputs: its digest goes with the program's, so a
+    rebuild of it makes the results stale. It was left out as if it were an input, and the
+    results of the old library stayed current. One among the inputs is digested as an input."""
+    project = tmp_path / "project"
+    libraries = project / "lib"
+    libraries.mkdir(parents=True)
+    library = build_library(libraries, "1.5")
+    build(project / "sim", 0, LINKED_SIM, f"-L{libraries}", "-lfoo", f"-Wl,-rpath,{libraries}")
+    text = """
+        name: linked
+        model:
+          command: [./sim, "{seed}"]
+          inputs: [sim%s]
+        replicates: 1
+        seed: 8
+        """
+    runs = command_sources(load_spec(write(project, text % "")).command).programs["./sim"]
+    assert runs["libfoo.so"] == file_digest(library)
+    listed = command_sources(load_spec(write(project, text % ", lib/libfoo.so")).command)
+    assert "libfoo.so" not in listed.programs["./sim"]
+    assert listed.code["lib/libfoo.so"] == file_digest(library)
