@@ -28,7 +28,7 @@ from typing import Any
 
 from campaign.errors import CampaignError
 from campaign.plan.outside_files import outside_arguments, outside_digest, outside_values
-from campaign.plan.runtime import digest, runtime_files
+from campaign.plan.runtime import binary_libraries, digest, runtime_files
 from campaign.plan.sources import Sources, code_files, file_digest
 from campaign.plan.version import program_version
 from campaign.spec.command_model import CommandSpec
@@ -113,6 +113,25 @@ def program_files(command: CommandSpec, program: Program, path: str) -> dict[str
     return files
 
 
+def check_libraries_listed(command: CommandSpec, program: Program) -> None:
+    """Refuse a program placed with the inputs that loads a library of the spec's folder not
+    among them: a worker runs the program's copy, which finds no such library beside it
+    (``$ORIGIN``), or the spec's own file, whose rebuild nothing would see travel."""
+    if not program.placed or not command.folder:
+        return
+    listed = {os.path.realpath(item.path) for item in command.inputs}
+    for name, where in binary_libraries(program.path, program_environment(command)):
+        real = os.path.realpath(where) if where else ""
+        if real and Path(real).is_relative_to(os.path.realpath(command.folder)):
+            if real not in listed:
+                relative = Path(real).relative_to(os.path.realpath(command.folder)).as_posix()
+                raise CampaignError(
+                    f"model.inputs: {program.name} loads {name} from the spec's folder "
+                    f"({relative}), which is not among the inputs: list it there, so that it "
+                    "travels with the program and a rebuild of it is seen"
+                )
+
+
 def program_environment(command: CommandSpec) -> dict[str, str]:
     """The environment a program finds its interpreter and libraries with: this process's,
     with ``env`` (values without placeholders: those are known per task only)."""
@@ -145,6 +164,8 @@ def command_sources(
     """The digests of a program, its inputs and runtime, and its version; with a factor
     naming the program, which program each cell ((cell digest, params)) runs; and the files
     each cell names by absolute path (`campaign.plan.outside_files`)."""
+    for program in digested_programs(command):
+        check_libraries_listed(command, program)
     programs = {p.name: program_files(command, p, p.path) for p in digested_programs(command)}
     cell_programs: dict[str, str] = {}
     names: dict[Any, str] = {}  # a value of the factor -> the program it names

@@ -16,7 +16,8 @@ is digested with
   extension modules) are not listed, nor are libraries among the program's inputs (``$ORIGIN``
   beside a program placed with them), which are digested as inputs. A library of the spec's
   folder that is no input (a SimGrid built in the project, reached through LD_LIBRARY_PATH or
-  RUNPATH) is listed as any other: its rebuild must make the results stale.
+  RUNPATH) is listed as any other, so that its rebuild makes the results stale; for a program
+  placed with the inputs, `campaign.plan.program_sources` refuses it first.
 
 The driver digests this where ``campaign run`` runs; each worker digests its own copy the same
 way, so a worker linked with another library version is not used. Both are cached per process
@@ -76,6 +77,14 @@ def runtime_files(
             return files
         path = found
     return files
+
+
+def binary_libraries(path: str, env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """The shared libraries the loader resolves for the binary at ``path`` itself (not for a
+    script's interpreter): (name, path or "") each."""
+    real = os.path.realpath(path)
+    library_path, preload = env.get("LD_LIBRARY_PATH", ""), env.get("LD_PRELOAD", "")
+    return _libraries.__wrapped__(real, _stamp(real), library_path, preload)
 
 
 def script_interpreter(path: str, search: str) -> tuple[str, str] | None:

@@ -510,11 +510,12 @@ def test_a_library_installed_after_a_run_that_missed_it_is_found_by_the_next_run
     assert stored_sources(project / "out")["programs"]["./sim"]["libfoo.so"] == file_digest(library)
 
 
-def test_a_library_inside_the_spec_folder_that_is_no_input_is_digested(tmp_path):
-    """A SimGrid built in the project (``project/lib/libfoo.so``, reached through RUNPATH or
-    LD_LIBRARY_PATH) and not among the inputs: its digest goes with the program's, so a
-    rebuild of it makes the results stale. It was left out as if it were an input, and the
-    results of the old library stayed current. One among the inputs is digested as an input."""
+def test_a_library_of_the_spec_folder_is_digested_or_refused_unless_an_input(tmp_path):
+    """A library built in the project (``project/lib/libfoo.so``, reached through RUNPATH or
+    LD_LIBRARY_PATH) was left out of the digests as if it were an input: a rebuild of it kept
+    the old library's results current, and results.nc did not name it. Now a program run
+    where it is (by absolute path, or on PATH) has it digested; one placed with the inputs,
+    whose copy a worker runs, is refused until it is listed; listed, it is an input."""
     project = tmp_path / "project"
     libraries = project / "lib"
     libraries.mkdir(parents=True)
@@ -523,13 +524,24 @@ def test_a_library_inside_the_spec_folder_that_is_no_input_is_digested(tmp_path)
     text = """
         name: linked
         model:
-          command: [./sim, "{seed}"]
-          inputs: [sim%s]
+          command: [%s, "{seed}"]
+          inputs: [%s]
         replicates: 1
         seed: 8
         """
-    runs = command_sources(load_spec(write(project, text % "")).command).programs["./sim"]
-    assert runs["libfoo.so"] == file_digest(library)
-    listed = command_sources(load_spec(write(project, text % ", lib/libfoo.so")).command)
+
+    def sources(program: str, inputs: str):
+        return command_sources(load_spec(write(project, text % (program, inputs))).command)
+
+    where = sources(str(project / "sim"), "").programs[str(project / "sim")]
+    assert where["libfoo.so"] == file_digest(library)
+    with pytest.raises(CampaignError) as refused:
+        sources("./sim", "sim")
+    assert str(refused.value) == (
+        "model.inputs: ./sim loads libfoo.so from the spec's folder (lib/libfoo.so), which is "
+        "not among the inputs: list it there, so that it travels with the program and a "
+        "rebuild of it is seen"
+    )
+    listed = sources("./sim", "sim, lib/libfoo.so")
     assert "libfoo.so" not in listed.programs["./sim"]
     assert listed.code["lib/libfoo.so"] == file_digest(library)
