@@ -22,7 +22,9 @@ is digested with
 The driver digests this where ``campaign run`` runs; each worker digests its own copy the same
 way, so a worker linked with another library version is not used. Both are cached per process
 by the file's identity (device, inode, size, modification time), so a worker lists a
-program's libraries once, and a library upgraded while it runs is digested again. A program
+program's libraries once, and a library upgraded while it runs is digested again; the list is
+made again when a folder of LD_LIBRARY_PATH or the loader's cache changed (a library copied
+there resolves anew). A program
 with a library the loader does not find is listed again at each call: the library may be
 installed next, and a session that kept "not found" would take every new worker, which
 finds it, for one with another version.
@@ -63,9 +65,10 @@ def runtime_files(
         real = os.path.realpath(path)
         interpreter = script_interpreter(real, search[0])
         if interpreter is None:
-            libraries = _libraries(real, _stamp(real), search[1], preload)
+            key = (real, _stamp(real), search[1], preload, search_stamp(search[1]))
+            libraries = _libraries(*key)
             if any(not where for _, where in libraries):  # looked for again (see the module)
-                libraries = _libraries.__wrapped__(real, _stamp(real), search[1], preload)
+                libraries = _libraries.__wrapped__(*key)
             for name, where in libraries:
                 if where and os.path.realpath(where) in inputs:
                     continue
@@ -84,7 +87,7 @@ def binary_libraries(path: str, env: Mapping[str, str]) -> tuple[tuple[str, str]
     script's interpreter): (name, path or "") each."""
     real = os.path.realpath(path)
     library_path, preload = env.get("LD_LIBRARY_PATH", ""), env.get("LD_PRELOAD", "")
-    return _libraries.__wrapped__(real, _stamp(real), library_path, preload)
+    return _libraries.__wrapped__(real, _stamp(real), library_path, preload, ())
 
 
 def script_interpreter(path: str, search: str) -> tuple[str, str] | None:
@@ -130,13 +133,29 @@ def _digest(path: str, stamp: tuple[int, ...]) -> str:
         return hashlib.file_digest(handle, lambda: hashlib.blake2b(digest_size=32)).hexdigest()
 
 
+LOADER_CACHE = "/etc/ld.so.cache"  # where the loader finds installed libraries (ldconfig)
+
+
+def search_stamp(library_path: str) -> tuple[tuple[int, ...], ...]:
+    """The identity of the folders the loader searches first (LD_LIBRARY_PATH's) and of its
+    cache: a library copied into one of them, or installed and registered with ldconfig, is
+    resolved anew, as the program will load it."""
+    folders = [folder for folder in library_path.split(os.pathsep) if folder]
+    return tuple(_stamp(path) for path in [*folders, LOADER_CACHE])
+
+
 @lru_cache(maxsize=256)
 def _libraries(
-    path: str, stamp: tuple[int, ...], library_path: str, preload: str = ""
+    path: str,
+    stamp: tuple[int, ...],
+    library_path: str,
+    preload: str = "",
+    searched: tuple[tuple[int, ...], ...] = (),
 ) -> tuple[tuple[str, str], ...]:
     """The shared libraries the loader resolves for a binary: (name, path or "") each; none
     for a file that is not a dynamically linked binary (or without ``ldd``). ``preload``: the
-    LD_PRELOAD the program runs with, whose libraries override the binary's own."""
+    LD_PRELOAD the program runs with, whose libraries override the binary's own;
+    ``searched``: `search_stamp` (only a key of the cache)."""
     if not stamp or not _is_elf(path):
         return ()
     ldd = shutil.which("ldd")

@@ -18,7 +18,7 @@ import campaign
 from campaign.errors import CampaignError
 from campaign.plan.plan import make_plan
 from campaign.plan.program_sources import command_sources
-from campaign.plan.runtime import digest
+from campaign.plan.runtime import digest, runtime_files
 from campaign.plan.sources import combined_digest, file_digest
 from campaign.spec.describe import describe_spec
 from campaign.spec.load import load_spec
@@ -545,3 +545,19 @@ def test_a_library_of_the_spec_folder_is_digested_or_refused_unless_an_input(tmp
     listed = sources("./sim", "sim, lib/libfoo.so")
     assert "libfoo.so" not in listed.programs["./sim"]
     assert listed.code["lib/libfoo.so"] == file_digest(library)
+
+
+def test_a_library_put_first_on_ld_library_path_is_seen_by_the_same_session(tmp_path, monkeypatch):
+    """A copy of the library put in a folder LD_LIBRARY_PATH names before the installed one
+    (a rebuilt SimGrid, say) is what the program loads from then on; a session (a notebook, a
+    script running two campaigns) kept the first resolution, so its next run took results of
+    the old library as current and named the old library in results.nc."""
+    first, installed, project = tmp_path / "first", tmp_path / "lib", tmp_path / "project"
+    for folder in (first, installed, project):
+        folder.mkdir()
+    build_library(installed, "1.5")
+    build(project / "sim", 0, LINKED_SIM, f"-L{installed}", "-lfoo")
+    monkeypatch.setenv("LD_LIBRARY_PATH", f"{first}{os.pathsep}{installed}")
+    assert runtime_files(str(project / "sim"))["libfoo.so"] == file_digest(installed / "libfoo.so")
+    copy = build_library(first, "2.5")
+    assert runtime_files(str(project / "sim"))["libfoo.so"] == file_digest(copy)
