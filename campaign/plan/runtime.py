@@ -24,10 +24,9 @@ way, so a worker linked with another library version is not used. Both are cache
 by the file's identity (device, inode, size, modification time), so a worker lists a
 program's libraries once, and a library upgraded while it runs is digested again; the list is
 made again when a folder of LD_LIBRARY_PATH or the loader's cache changed (a library copied
-there resolves anew). A program
-with a library the loader does not find is listed again at each call: the library may be
-installed next, and a session that kept "not found" would take every new worker, which
-finds it, for one with another version.
+there resolves anew). A program with a library the loader does not find is listed again at
+each call: the library may be installed next, and a session that kept "not found" would take
+every new worker, which finds it, for one with another version.
 """
 
 from __future__ import annotations
@@ -87,7 +86,7 @@ def binary_libraries(path: str, env: Mapping[str, str]) -> tuple[tuple[str, str]
     script's interpreter): (name, path or "") each."""
     real = os.path.realpath(path)
     library_path, preload = env.get("LD_LIBRARY_PATH", ""), env.get("LD_PRELOAD", "")
-    return _libraries.__wrapped__(real, _stamp(real), library_path, preload, ())
+    return _libraries(real, _stamp(real), library_path, preload, search_stamp(library_path))
 
 
 def script_interpreter(path: str, search: str) -> tuple[str, str] | None:
