@@ -39,6 +39,7 @@ from campaign.results.metric_parsers import (
     Redefining,
     definitions_of,
     loaded,
+    redefined_by,
 )
 from campaign.results.writing import run_level, write_results
 from campaign.spec.load import Spec
@@ -388,7 +389,7 @@ def execute_tasks(
         store = CheckedStore(spec, stored)
         if checks and checks.parsers:
             store = Redefining(checks.parsers, store)
-        model = worker_model(spec, sources)
+        model = worker_model(spec, sources, redefined_by(checks.parsers if checks else []))
         code = worker_code(model, sources)
         dispatch(client, model, items, store, options, bar, say=say, code=code)
     finally:

@@ -25,7 +25,7 @@ from campaign.plan.plan import make_plan
 from campaign.plan.state import RunState
 from campaign.plan.target import campaign_spec
 from campaign.render.progress import Progress
-from campaign.results.metric_parsers import definitions_of, loaded, redefine
+from campaign.results.metric_parsers import definitions_of, loaded, redefine, redefined_by
 from campaign.store.outputs import OUTPUTS, Archives, by_archive, carries_bytes, digest, reference
 
 DEFAULT_SAMPLE = 10
@@ -111,7 +111,7 @@ def verify(
 
     with where.client(say) as client:
         quiet = Progress(0, enabled=False)
-        model = worker_model(plan.spec, plan.sources)
+        model = worker_model(plan.spec, plan.sources, redefined_by(parsers))
         code = worker_code(model, plan.sources)
         dispatch(client, model, items, collect, NO_RETRIES, quiet, code=code)
     verdict = Verdict(sampled=len(items), left_out=left_out)

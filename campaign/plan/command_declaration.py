@@ -9,7 +9,7 @@ program and of every input, and run it (`campaign.execute.program_task`).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from campaign.models.contract import Model
@@ -36,10 +36,13 @@ def command_declaration(command: CommandSpec) -> Model:
     )
 
 
-def worker_model(spec: Spec, sources: Sources | None) -> str | CommandSpec:
+def worker_model(
+    spec: Spec, sources: Sources | None, redefined: Iterable[str] = ()
+) -> str | CommandSpec:
     """What the workers load: a model's name, or a program with the digests of its files and
     of what each program runs (each worker finds the inputs by digest and refuses its own
-    copy of a program or library if it differs)."""
+    copy of a program or library if it differs). ``redefined``: the metrics the parsers a
+    remetric recorded compute after each task, which the program need not give."""
     if spec.command is None:
         return spec.model
     files: dict[str, Any] = dict(sources.code) if sources is not None else {}
@@ -50,7 +53,10 @@ def worker_model(spec: Spec, sources: Sources | None) -> str | CommandSpec:
             files[placed_name(program)] = entries[program.name]
         runtime.extend((program.name, name, digest) for name, digest in sorted(entries.items()))
     return dataclasses.replace(
-        spec.command, files=tuple(sorted(files.items())), runtime=tuple(runtime)
+        spec.command,
+        files=tuple(sorted(files.items())),
+        runtime=tuple(runtime),
+        redefined=tuple(sorted(set(redefined))),
     )
 
 

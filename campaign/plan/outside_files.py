@@ -6,9 +6,9 @@ worker reads the file at that path (a file system shared with the workers), and 
 travels with the inputs. Its content decides the numbers as an input's does, so it is
 digested here as a Python model's input files are: per cell (a file edited makes stale only
 the cells that name it), a folder by every file below it. The same for an argument of the
-command written as an absolute path to a file (``--platform /data/cluster.xml``), which
-every task reads; an argument naming a folder is not digested there, as it is most often
-where a program writes.
+command written as an absolute path to a file (``--platform /data/cluster.xml``, or
+``--platform=/data/cluster.xml``), which every task reads; an argument naming a folder is
+not digested there, as it is most often where a program writes.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 from campaign.errors import CampaignError
 from campaign.plan.sources import file_digest, folder_digest
 from campaign.spec.command_model import CommandSpec
+from campaign.spec.program_inputs import option_value
 
 
 def outside_values(command: CommandSpec, params: Mapping[str, Any]) -> tuple[str, ...]:
@@ -43,10 +44,11 @@ def outside_arguments(command: CommandSpec) -> dict[str, str]:
     if command.shell:
         return {}
     programs = {p.name for p in (*command.programs, *command.launched)}
+    named = [option_value(arg) for arg in command.argv[1:]]  # --platform=/data/cluster.xml
     return {
-        arg: outside_digest(arg)
-        for arg in command.argv[1:]
-        if os.path.isabs(arg) and arg not in programs and os.path.isfile(arg)
+        path: outside_digest(path)
+        for path in named
+        if os.path.isabs(path) and path not in programs and os.path.isfile(path)
     }
 
 

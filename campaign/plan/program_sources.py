@@ -28,7 +28,7 @@ from typing import Any
 
 from campaign.errors import CampaignError
 from campaign.plan.outside_files import outside_arguments, outside_digest, outside_values
-from campaign.plan.runtime import digest, runtime_files
+from campaign.plan.runtime import binary_libraries, digest, runtime_files
 from campaign.plan.sources import Sources, code_files, file_digest
 from campaign.plan.version import program_version
 from campaign.spec.command_model import CommandSpec
@@ -104,12 +104,32 @@ def program_files(command: CommandSpec, program: Program, path: str) -> dict[str
     """What ``program`` (found at ``path`` on this machine) runs beyond `command_files`
     (its interpreter and libraries, and its own file when not among the code): name -> digest."""
     env = program_environment(command)
-    files = runtime_files(path, env, command.folder)
+    inputs = {os.path.realpath(item.path) for item in command.inputs}
+    files = runtime_files(path, env, inputs)
     chosen = any(program == choice for _, choice in command.choices)
     launched = program in command.launched and program != command.program
     if chosen or launched or (command.shell and program == command.program and not program.placed):
         files[program.name] = digest(path) if os.path.isfile(path) else "not found"
     return files
+
+
+def check_libraries_listed(command: CommandSpec, program: Program) -> None:
+    """Refuse a program placed with the inputs that loads a library of the spec's folder not
+    among them: a worker runs the program's copy, which finds no such library beside it
+    (``$ORIGIN``), or the spec's own file, whose rebuild nothing would see travel."""
+    if not program.placed or not command.folder:
+        return
+    listed = {os.path.realpath(item.path) for item in command.inputs}
+    for name, where in binary_libraries(program.path, program_environment(command)):
+        real = os.path.realpath(where) if where else ""
+        if real and Path(real).is_relative_to(os.path.realpath(command.folder)):
+            if real not in listed:
+                relative = Path(real).relative_to(os.path.realpath(command.folder)).as_posix()
+                raise CampaignError(
+                    f"model.inputs: {program.name} loads {name} from the spec's folder "
+                    f"({relative}), which is not among the inputs: list it there, so that it "
+                    "travels with the program and a rebuild of it is seen"
+                )
 
 
 def program_environment(command: CommandSpec) -> dict[str, str]:
@@ -144,6 +164,8 @@ def command_sources(
     """The digests of a program, its inputs and runtime, and its version; with a factor
     naming the program, which program each cell ((cell digest, params)) runs; and the files
     each cell names by absolute path (`campaign.plan.outside_files`)."""
+    for program in digested_programs(command):
+        check_libraries_listed(command, program)
     programs = {p.name: program_files(command, p, p.path) for p in digested_programs(command)}
     cell_programs: dict[str, str] = {}
     names: dict[Any, str] = {}  # a value of the factor -> the program it names

@@ -13,16 +13,20 @@ is digested with
   program), so LD_LIBRARY_PATH, LD_PRELOAD, RUNPATH and the loader's cache count as they will
   when the program runs; it is run on the program's real path (symlinks resolved: ``$ORIGIN`` is
   where the file is). Libraries opened at run time (``dlopen``: a JVM's libjvm.so, Python's
-  extension modules) are not listed, nor are libraries inside the spec's folder (``$ORIGIN``
-  beside a program placed with the inputs): list those among the inputs.
+  extension modules) are not listed, nor are libraries among the program's inputs (``$ORIGIN``
+  beside a program placed with them), which are digested as inputs. A library of the spec's
+  folder that is no input (a SimGrid built in the project, reached through LD_LIBRARY_PATH or
+  RUNPATH) is listed as any other, so that its rebuild makes the results stale; for a program
+  placed with the inputs, `campaign.plan.program_sources` refuses it first.
 
 The driver digests this where ``campaign run`` runs; each worker digests its own copy the same
 way, so a worker linked with another library version is not used. Both are cached per process
 by the file's identity (device, inode, size, modification time), so a worker lists a
-program's libraries once, and a library upgraded while it runs is digested again. A program
-with a library the loader does not find is listed again at each call: the library may be
-installed next, and a session that kept "not found" would take every new worker, which
-finds it, for one with another version.
+program's libraries once, and a library upgraded while it runs is digested again; the list is
+made again when a folder of LD_LIBRARY_PATH or the loader's cache changed (a library copied
+there resolves anew). A program with a library the loader does not find is listed again at
+each call: the library may be installed next, and a session that kept "not found" would take
+every new worker, which finds it, for one with another version.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from functools import lru_cache
 from pathlib import Path
 
@@ -46,12 +50,12 @@ MISSING = "not found"
 
 
 def runtime_files(
-    path: str, env: Mapping[str, str] | None = None, inside: str = ""
+    path: str, env: Mapping[str, str] | None = None, inputs: Collection[str] = ()
 ) -> dict[str, str]:
     """Name -> digest of what the program at ``path`` runs besides itself: its interpreters
     (``#! NAME``) and every shared library (``MISSING`` for one the loader cannot find).
-    ``env``: the program's environment (PATH, LD_LIBRARY_PATH); a library below ``inside``
-    (the spec's folder) is left out."""
+    ``env``: the program's environment (PATH, LD_LIBRARY_PATH); a library that is one of
+    ``inputs`` (real paths of the files digested as the program's inputs) is left out."""
     env = dict(os.environ if env is None else env)
     search = (env.get("PATH", os.defpath), env.get("LD_LIBRARY_PATH", ""))
     preload = env.get("LD_PRELOAD", "")
@@ -60,11 +64,12 @@ def runtime_files(
         real = os.path.realpath(path)
         interpreter = script_interpreter(real, search[0])
         if interpreter is None:
-            libraries = _libraries(real, _stamp(real), search[1], preload)
+            key = (real, _stamp(real), search[1], preload, search_stamp(search[1]))
+            libraries = _libraries(*key)
             if any(not where for _, where in libraries):  # looked for again (see the module)
-                libraries = _libraries.__wrapped__(real, _stamp(real), search[1], preload)
+                libraries = _libraries.__wrapped__(*key)
             for name, where in libraries:
-                if where and inside and Path(where).is_relative_to(inside):
+                if where and os.path.realpath(where) in inputs:
                     continue
                 files[name] = digest(where) if where else MISSING
             return files
@@ -74,6 +79,14 @@ def runtime_files(
             return files
         path = found
     return files
+
+
+def binary_libraries(path: str, env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """The shared libraries the loader resolves for the binary at ``path`` itself (not for a
+    script's interpreter): (name, path or "") each."""
+    real = os.path.realpath(path)
+    library_path, preload = env.get("LD_LIBRARY_PATH", ""), env.get("LD_PRELOAD", "")
+    return _libraries(real, _stamp(real), library_path, preload, search_stamp(library_path))
 
 
 def script_interpreter(path: str, search: str) -> tuple[str, str] | None:
@@ -119,13 +132,29 @@ def _digest(path: str, stamp: tuple[int, ...]) -> str:
         return hashlib.file_digest(handle, lambda: hashlib.blake2b(digest_size=32)).hexdigest()
 
 
+LOADER_CACHE = "/etc/ld.so.cache"  # where the loader finds installed libraries (ldconfig)
+
+
+def search_stamp(library_path: str) -> tuple[tuple[int, ...], ...]:
+    """The identity of the folders the loader searches first (LD_LIBRARY_PATH's) and of its
+    cache: a library copied into one of them, or installed and registered with ldconfig, is
+    resolved anew, as the program will load it."""
+    folders = [folder for folder in library_path.split(os.pathsep) if folder]
+    return tuple(_stamp(path) for path in [*folders, LOADER_CACHE])
+
+
 @lru_cache(maxsize=256)
 def _libraries(
-    path: str, stamp: tuple[int, ...], library_path: str, preload: str = ""
+    path: str,
+    stamp: tuple[int, ...],
+    library_path: str,
+    preload: str = "",
+    searched: tuple[tuple[int, ...], ...] = (),
 ) -> tuple[tuple[str, str], ...]:
     """The shared libraries the loader resolves for a binary: (name, path or "") each; none
     for a file that is not a dynamically linked binary (or without ``ldd``). ``preload``: the
-    LD_PRELOAD the program runs with, whose libraries override the binary's own."""
+    LD_PRELOAD the program runs with, whose libraries override the binary's own;
+    ``searched``: `search_stamp` (only a key of the cache)."""
     if not stamp or not _is_elf(path):
         return ()
     ldd = shutil.which("ldd")

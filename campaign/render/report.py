@@ -278,9 +278,10 @@ def failures_section(failures: xr.Dataset | None, failed: int) -> str:
 
 
 def digests(attrs: dict) -> list[tuple[str, str]]:
-    """The digests a results file records: of the spec, of the model's code, of each input
-    file (``input_digests``, a JSON map of file to digest), choices made on changes, and for a
-    program its version and what each program runs (``program_files``: its libraries and
+    """The digests a results file records: of the spec, of the model's code and of each of its
+    files (``model_code_files``: a program's binary, platform and other inputs), of each
+    input file (``input_digests``, a JSON map of file to digest), choices made on changes, and
+    for a program its version and what each program runs (``program_files``: its libraries and
     interpreter, by name), without which a paper could not say which simulator it ran."""
     facts = []
     for name, value in attrs.items():
@@ -295,6 +296,8 @@ def digests(attrs: dict) -> list[tuple[str, str]]:
                 programs = {}
             for program, files in sorted(programs.items()):
                 facts += [(f"{program} runs {file}", d) for file, d in sorted(files.items())]
+        elif name == "model_code_files":
+            facts += [(f"model code file {file}", d) for file, d in sorted(parsed_map(value))]
         elif name in ("input_digests", "source_changes"):
             try:
                 parsed = json.loads(value)
@@ -305,6 +308,15 @@ def digests(attrs: dict) -> list[tuple[str, str]]:
             elif parsed:
                 facts.append((name.replace("_", " "), json.dumps(parsed)))
     return facts
+
+
+def parsed_map(value: str) -> list[tuple[str, str]]:
+    """The (name, digest) pairs of an attribute holding a JSON map; none when it holds none."""
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return []
+    return list(parsed.items()) if isinstance(parsed, dict) else []
 
 
 def provenance_section(dataset: xr.Dataset) -> str:

@@ -249,6 +249,7 @@ def check_declared(command: CommandSpec, entries: Mapping[str, float]) -> None:
                 f"metric {name!r} is declared {KIND_WORDS[declared[name]][0]} but the program "
                 f"gave {KIND_WORDS[kind][1]}"
             )
-    missing = [name for name in declared if name not in kinds and name not in inside]
+    given = {*kinds, *inside, *command.redefined}  # a remetric's parser gives those after
+    missing = [name for name in declared if name not in given]
     if missing:
         raise ValueError(f"declared metric {missing[0]!r} is missing from the program's output")

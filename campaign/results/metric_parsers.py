@@ -186,6 +186,11 @@ def loaded(definitions: list[Definition], where: str) -> list[tuple[Definition, 
     return parsers
 
 
+def redefined_by(parsers: list[tuple[Definition, MetricsParser]]) -> list[str]:
+    """The metrics the loaded ``parsers`` compute after each task from its kept outputs."""
+    return [metric for definition, _ in parsers for metric in definition.metrics]
+
+
 def stamps(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """The stamps of a record (``metrics_from``: one, or a list when several parsers)."""
     stamp = record.get(METRICS_FROM)

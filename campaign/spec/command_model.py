@@ -108,6 +108,9 @@ class CommandSpec:
     launched: tuple[Program, ...] = ()
     # a placeholder that differs between replicates reaches the program (`SEEDING`)
     seeded: bool = True
+    # metrics a parser a remetric recorded computes from the kept outputs after the task:
+    # declared, yet not asked of the program (`campaign.results.metric_parsers`)
+    redefined: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         return COMMAND_MODEL

@@ -68,19 +68,30 @@ def with_program(inputs: tuple[InputFile, ...], program: Program) -> tuple[Input
     return (*inputs, InputFile(name, program.path))
 
 
+def option_value(arg: str) -> str:
+    """What an argument names: the value of an option written ``--name=value`` (or
+    ``-name=value``: ``--platform=cluster.xml``, as SimGrid's programs take it), else itself."""
+    if arg.startswith("-") and "=" in arg:
+        return arg.split("=", 1)[1]
+    return arg
+
+
 def check_arguments_listed(args: Iterable[str], inputs: tuple[InputFile, ...], base, fail) -> None:
-    """Refuse an argument that names a file or folder beside the spec but is not among the
-    inputs: the task's folder would not have it."""
+    """Refuse an argument (or an option's value, ``--platform=cluster.xml``) that names a
+    file or folder beside the spec but is not among the inputs: the task's folder would not
+    have it."""
     placed = {i.name for i in inputs}
     for arg in args:
-        if PLACEHOLDER.search(arg) or arg.startswith("-") or Path(arg).is_absolute():
+        value = option_value(arg)
+        if PLACEHOLDER.search(arg) or not value or value.startswith("-") or os.path.isabs(value):
             continue
-        name = Path(os.path.normpath(arg)).as_posix()
-        if name not in (".", "..") and (base / arg).is_dir():
-            check_folder_listed(base / arg, name, placed, f"model.command: {arg!r}", fail)
-        elif name not in placed and (base / arg).is_file():
+        name = Path(os.path.normpath(value)).as_posix()
+        what = f"model.command: {value!r}" + ("" if value == arg else f" (in {arg!r})")
+        if name not in (".", "..") and (base / value).is_dir():
+            check_folder_listed(base / value, name, placed, what, fail)
+        elif name not in placed and (base / value).is_file():
             raise fail(
-                f"model.command: {arg!r} is a file beside the spec but not among model.inputs; "
+                f"{what} is a file beside the spec but not among model.inputs; "
                 "list it there so that each task's folder has it"
             )
 

@@ -57,6 +57,8 @@ def identity_difference(stored: dict[str, Any], identity: dict[str, Any]) -> str
             continue
         if field == "params":
             return dict_difference(old or {}, new or {})
+        if field == "command" and isinstance(old, dict) and isinstance(new, dict):
+            return dict_difference(old, new, "command's")  # one key, not both whole mappings
         return f"{field} was {old!r}, now {new!r}"
     return None
 
@@ -89,12 +91,13 @@ def canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
 
-def dict_difference(old: dict[str, Any], new: dict[str, Any]) -> str:
+def dict_difference(old: dict[str, Any], new: dict[str, Any], what: str = "param") -> str:
+    """The first key whose value differs, ``what`` naming the mapping's keys."""
     for key in sorted(set(old) | set(new)):
         if key not in new:
-            return f"param {key!r} was {old[key]!r}, now removed"
+            return f"{what} {key!r} was {old[key]!r}, now removed"
         if key not in old:
-            return f"param {key!r} is new ({new[key]!r})"
+            return f"{what} {key!r} is new ({new[key]!r})"
         if canonical(old[key]) != canonical(new[key]):
-            return f"param {key!r} was {old[key]!r}, now {new[key]!r}"
-    return "params differ"
+            return f"{what} {key!r} was {old[key]!r}, now {new[key]!r}"
+    return f"{what} keys differ"

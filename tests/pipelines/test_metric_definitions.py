@@ -342,3 +342,30 @@ def test_a_parser_edited_between_two_remetrics_of_one_process_runs_as_edited(
     spec.write_text(SPEC.replace("replicates: 2", "replicates: 3"))
     results = campaign.run(spec, scheduler=scheduler_address, progress=False)
     assert results["y"].values.tolist() == [[100] * 3, [200] * 3, [300] * 3]  # one definition
+
+
+DOUBLED = """
+import json
+from pathlib import Path
+
+
+def z(folder):
+    return {"z": 2 * json.loads(Path(folder, "stdout").read_text())["y"]}
+"""
+
+
+def test_a_declared_metric_a_remetric_defines_is_not_asked_of_the_program(site, scheduler_address):
+    """With `declare:`, a metric a parser adds must be declared; the tasks a later run
+    computed then failed (`declared metric 'z' is missing from the program's output`), the
+    program being asked for what the recorded parser computes from its kept outputs."""
+    declared = SPEC.replace("  keep: [stdout]", "  keep: [stdout]\n  declare: {y: {}, z: {}}")
+    (site / "doubled.py").write_text(textwrap.dedent(DOUBLED))
+    spec = site / "spec.yaml"
+    spec.write_text(declared.replace("z: {}", ""))
+    campaign.run(spec, scheduler=scheduler_address, progress=False)
+    spec.write_text(declared)
+    assert remetric(spec, MetricsSource("parse", "doubled:z")).dataset["z"].size == 6
+    spec.write_text(declared.replace("replicates: 2", "replicates: 3"))
+    results = campaign.run(spec, scheduler=scheduler_address, progress=False)
+    assert results.attrs["tasks_failed"] == 0
+    assert results["z"].values.tolist() == [[2] * 3, [4] * 3, [6] * 3]

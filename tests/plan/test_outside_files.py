@@ -10,6 +10,9 @@ import pytest
 
 import campaign
 from campaign.errors import CampaignError
+from campaign.plan.program_sources import command_sources
+from campaign.plan.sources import file_digest
+from campaign.spec.load import load_spec
 
 SIM = """
 import sys
@@ -52,3 +55,32 @@ def test_files_named_by_absolute_path_are_digested(tmp_path, scheduler_address):
     with pytest.raises(CampaignError, match=r"2 stored results were computed before the program"):
         run()
     assert run(on_change="rerun") == [2007.0, 2050.0]
+
+
+def test_a_file_an_option_names_after_its_equals_sign_is_digested_or_refused(tmp_path):
+    """`--platform=/data/cluster.xml` (SimGrid's and many simulators' form) is read as
+    `--platform /data/cluster.xml` is: digested, so an edit of the platform makes the results
+    stale (it was not, and the old numbers stayed current); `--platform=cluster.xml`, a file
+    beside the spec, must be among the inputs."""
+    data, project = tmp_path / "data", tmp_path / "project"
+    data.mkdir()
+    project.mkdir()
+    (data / "cluster.xml").write_text("<platform/>")
+    (project / "cluster.xml").write_text("<platform/>")
+    (project / "sim.py").write_text(textwrap.dedent(SIM))
+    text = """
+        name: option
+        model:
+          command: [python3, sim.py, "--platform=%s", "--cfg=network/model:CM02", "{seed}"]
+          inputs: [sim.py]
+        replicates: 1
+        seed: 1
+        """
+    spec = project / "spec.yaml"
+    spec.write_text(textwrap.dedent(text % (data / "cluster.xml")))
+    code = command_sources(load_spec(spec).command).code
+    assert code[str(data / "cluster.xml")] == file_digest(data / "cluster.xml")
+    spec.write_text(textwrap.dedent(text % "cluster.xml"))
+    refused = r"model.command: 'cluster.xml' \(in '--platform=cluster.xml'\) is a file beside"
+    with pytest.raises(CampaignError, match=refused):
+        load_spec(spec)

@@ -17,7 +17,8 @@ import xarray as xr
 import campaign
 from campaign.errors import CampaignError
 from campaign.plan.plan import make_plan
-from campaign.plan.runtime import digest
+from campaign.plan.program_sources import command_sources
+from campaign.plan.runtime import digest, runtime_files
 from campaign.plan.sources import combined_digest, file_digest
 from campaign.spec.describe import describe_spec
 from campaign.spec.load import load_spec
@@ -507,3 +508,56 @@ def test_a_library_installed_after_a_run_that_missed_it_is_found_by_the_next_run
     again = run(spec, on_change="rerun")
     assert again.value.values.tolist() == [1.5 * (s % 1000) for s in again.seed.values.tolist()]
     assert stored_sources(project / "out")["programs"]["./sim"]["libfoo.so"] == file_digest(library)
+
+
+def test_a_library_of_the_spec_folder_is_digested_or_refused_unless_an_input(tmp_path):
+    """A library built in the project (``project/lib/libfoo.so``, reached through RUNPATH or
+    LD_LIBRARY_PATH) was left out of the digests as if it were an input: a rebuild of it kept
+    the old library's results current, and results.nc did not name it. Now a program run
+    where it is (by absolute path, or on PATH) has it digested; one placed with the inputs,
+    whose copy a worker runs, is refused until it is listed; listed, it is an input."""
+    project = tmp_path / "project"
+    libraries = project / "lib"
+    libraries.mkdir(parents=True)
+    library = build_library(libraries, "1.5")
+    build(project / "sim", 0, LINKED_SIM, f"-L{libraries}", "-lfoo", f"-Wl,-rpath,{libraries}")
+    text = """
+        name: linked
+        model:
+          command: [%s, "{seed}"]
+          inputs: [%s]
+        replicates: 1
+        seed: 8
+        """
+
+    def sources(program: str, inputs: str):
+        return command_sources(load_spec(write(project, text % (program, inputs))).command)
+
+    where = sources(str(project / "sim"), "").programs[str(project / "sim")]
+    assert where["libfoo.so"] == file_digest(library)
+    with pytest.raises(CampaignError) as refused:
+        sources("./sim", "sim")
+    assert str(refused.value) == (
+        "model.inputs: ./sim loads libfoo.so from the spec's folder (lib/libfoo.so), which is "
+        "not among the inputs: list it there, so that it travels with the program and a "
+        "rebuild of it is seen"
+    )
+    listed = sources("./sim", "sim, lib/libfoo.so")
+    assert "libfoo.so" not in listed.programs["./sim"]
+    assert listed.code["lib/libfoo.so"] == file_digest(library)
+
+
+def test_a_library_put_first_on_ld_library_path_is_seen_by_the_same_session(tmp_path, monkeypatch):
+    """A copy of the library put in a folder LD_LIBRARY_PATH names before the installed one
+    (a rebuilt SimGrid, say) is what the program loads from then on; a session (a notebook, a
+    script running two campaigns) kept the first resolution, so its next run took results of
+    the old library as current and named the old library in results.nc."""
+    first, installed, project = tmp_path / "first", tmp_path / "lib", tmp_path / "project"
+    for folder in (first, installed, project):
+        folder.mkdir()
+    build_library(installed, "1.5")
+    build(project / "sim", 0, LINKED_SIM, f"-L{installed}", "-lfoo")
+    monkeypatch.setenv("LD_LIBRARY_PATH", f"{first}{os.pathsep}{installed}")
+    assert runtime_files(str(project / "sim"))["libfoo.so"] == file_digest(installed / "libfoo.so")
+    copy = build_library(first, "2.5")
+    assert runtime_files(str(project / "sim"))["libfoo.so"] == file_digest(copy)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import textwrap
 
+import xarray as xr
+
 import campaign
 from campaign.render.report import provenance_section
 
@@ -39,3 +41,14 @@ def test_the_provenance_names_the_program_version_and_its_libraries(tmp_path, sc
     assert runs  # the interpreter's libraries, by name
     for name, digest in runs.items():
         assert f"<tr><th>python3 runs {name}</th><td>{digest}</td></tr>" in section
+
+
+def test_the_provenance_names_each_input_of_a_program_with_its_digest():
+    """The simulator's binary and platform file, placed with the inputs, are named with their
+    digests, as results.nc's model_code_files lists them; the report gave only the digest of
+    them all together, so a paper could not say which platform file its numbers came from."""
+    files = {"simgrid/masterworker": "ab12", "simgrid/platform.xml": "cd34", "env OMP": "ef56"}
+    data = xr.Dataset(attrs={"model_code_digest": "b:99", "model_code_files": json.dumps(files)})
+    section = provenance_section(data)
+    for name, digest in files.items():
+        assert f"<tr><th>model code file {name}</th><td>{digest}</td></tr>" in section

@@ -16,6 +16,7 @@ import campaign
 from campaign.cli.main import main
 from campaign.errors import CampaignError
 from campaign.plan.plan import make_plan
+from campaign.store.identity import identity_difference
 from campaign.store.ledger import Ledger
 from tests.conftest import MM1_TWO_LOADS as MM1
 
@@ -297,20 +298,32 @@ def test_status_of_a_folder_whose_results_mean_another_campaign_says_so(
     write_spec(PROGRAM.replace("JOBS", "5000"))
     assert main(["run", str(spec), "--workers", "1"]) == 2
     refused = capsys.readouterr().err
-    assert "holds results of a different campaign (command was" in refused
+    assert "holds results of a different campaign (command's 'command' was" in refused
     assert main(["status", str(spec)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("jobs: 2 tasks: 2 done, 0 failed, 0 missing  (ledger ")
     assert lines[2].startswith(
-        f"  {tmp_path / 'out'} holds results of a different campaign (command was "
-        "{'command': ['/bin/sh', '-c', 'echo y=$0', '2000', '{seed}'], 'cores': 1, "
+        f"  {tmp_path / 'out'} holds results of a different campaign (command's 'command' was "
+        "['/bin/sh', '-c', 'echo y=$0', '2000', '{seed}'], now "
+        "['/bin/sh', '-c', 'echo y=$0', '5000', '{seed}']): "
     )
     assert lines[2].endswith(
         "): these counts and its results.nc are theirs; `run` refuses the folder until the "
         "spec means what they do, or the campaign starts afresh (--new; new=True from Python)"
     )
-    assert "now {'command': ['/bin/sh', '-c', 'echo y=$0', '5000', '{seed}']" in lines[2]
     assert lines[-1] == f"results: {tmp_path / 'out' / 'results.nc'}"
     write_spec(PROGRAM.replace("JOBS", "2000"))  # put back: nothing to say
     assert main(["status", str(spec)]) == 0
     assert "different campaign" not in capsys.readouterr().out
+
+
+def test_another_program_campaign_is_named_by_the_one_key_that_differs():
+    """A sample read from another column of the program's file: the refusal said both whole
+    command mappings (argv, cores, shell, templates, metrics), to be compared by eye."""
+    command = {"command": ["./mw", "{seed}"], "cores": 1, "shell": False, "templates": []}
+    old = {"command": {**command, "metrics": "stdout; sample response: tasks.csv column end"}}
+    new = {"command": {**command, "metrics": "stdout; sample response: tasks.csv column start"}}
+    assert identity_difference(old, new) == (
+        "command's 'metrics' was 'stdout; sample response: tasks.csv column end', now "
+        "'stdout; sample response: tasks.csv column start'"
+    )
