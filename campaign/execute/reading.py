@@ -60,8 +60,8 @@ def no_engine_like_this(worker: str, difference: str, saved: int) -> CampaignErr
     return CampaignError(
         f"no Dask worker runs the engine this machine runs (worker {worker}: "
         f"{difference}); the {saved} results finished in this run are saved: "
-        "start workers with the same campaign code, Python and numpy, scipy and pandas "
-        "versions as here and run the same command again"
+        "start workers with the same campaign code, Python and versions of numpy, scipy, "
+        "pandas and the model's libraries as here and run the same command again"
     )
 
 

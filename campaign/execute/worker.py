@@ -29,7 +29,8 @@ from campaign.execute.program_task import CommandFailed, command_code, run_comma
 from campaign.models import describe_error
 from campaign.plan.command_declaration import command_declaration
 from campaign.plan.model_code import current_model
-from campaign.plan.sources import code_digest, engine_identity
+from campaign.plan.model_libraries import model_libraries
+from campaign.plan.sources import NUMERIC_LIBRARIES, code_digest, engine_identity
 from campaign.results.names import metric_values
 from campaign.spec.command_model import CommandSpec
 
@@ -57,14 +58,24 @@ def _model(name: str | CommandSpec):
     with _LOADING:
         if isinstance(name, CommandSpec):
             return _loaded(name), command_code(name)
-        return _loaded(name)
+        return _loaded(name)[:2]
+
+
+def _engine(name: str | CommandSpec) -> dict[str, str]:
+    """`engine_identity`, with the libraries a Python model imports as this process loaded
+    them (`campaign.plan.model_libraries`; the model loaded first)."""
+    if isinstance(name, CommandSpec):
+        return engine_identity()
+    with _LOADING:
+        return {**engine_identity(), **_loaded(name)[2]}
 
 
 @lru_cache(maxsize=16)
 def _loaded(name: str | CommandSpec):
     if isinstance(name, CommandSpec):
         return command_declaration(name)
-    return current_model(name), code_digest(name)  # kept: the code this process runs
+    # kept: the code this process runs, and the libraries it imported with it
+    return current_model(name), code_digest(name), model_libraries(name, NUMERIC_LIBRARIES)
 
 
 # batch key -> (index of the task it is running, time.monotonic() when that task started)
@@ -84,12 +95,12 @@ def run_batch(
     ``items`` may come pickled (the driver sends them so: Dask then need not look into them).
 
     Returns the worker's address, one result per item, in order (small: the driver knows
-    the keys), the digest of the model's code the worker runs, and the engine and libraries it
-    runs (`engine_identity`); or, when the model cannot be loaded on this worker (its module
-    fails to import here only, say), the worker's address, that reason in one line, None and
-    the engine. An item is (key, params, seed, replicate). While it runs, `running_tasks`
-    tells the driver which task of `batch` is running and for how long, so that the driver
-    can time out one task rather than a batch.
+    the keys), the digest of the model's code the worker runs, and the engine and libraries
+    it runs (`_engine`); or, when the model cannot be loaded on this worker (its module fails
+    to import here only, say), the worker's address, that reason in one line, None and the
+    engine. An item is (key, params, seed, replicate). While it runs, `running_tasks` tells
+    the driver which task of `batch` is running and for how long, so that the driver can
+    time out one task rather than a batch.
     """
     worker = _worker_address()
     engine = engine_identity()
@@ -104,6 +115,7 @@ def run_batch(
             None,
             engine,
         )
+    engine = _engine(model_name)
     process_tree.ensure_watchdog()  # nothing a task starts outlives this worker process
     if isinstance(items, bytes):
         items = pickle.loads(items)
@@ -176,13 +188,13 @@ def finished_tasks(asked: Collection[str], dask_worker: Any = None) -> dict[str,
     first ones, in order). A driver stopping (Ctrl-C, SIGTERM) stores them rather than lose
     them with the batch, whose result it will not wait for (a task of it may hang)."""
     worker = dask_worker.address if dask_worker is not None else _worker_address()
-    engine = engine_identity()
     found = {}
     for batch in asked:
         held = _FINISHED.get(batch)
         if held is not None and held[1]:
             model_name, results, code = held
-            found[batch] = (worker, list(results), _code_as_it_ended(model_name, code), engine)
+            ended = _code_as_it_ended(model_name, code)
+            found[batch] = (worker, list(results), ended, _engine(model_name))
     return found
 
 

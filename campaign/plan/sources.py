@@ -32,6 +32,7 @@ from typing import Any
 from campaign.errors import CampaignError
 from campaign.models import describe_error
 from campaign.plan.model_code import code_name, current_model, source_files
+from campaign.plan.model_libraries import model_libraries
 from campaign.spec.command_model import COMMAND_MODEL
 from campaign.spec.input_folder import relative_names
 
@@ -41,6 +42,7 @@ ENGINE_FOLDER = Path(__file__).resolve().parents[1]  # the `campaign` package
 # libraries whose version can change a model's numbers: the random generators and arithmetic
 # of numpy (every model), scipy's distributions and pandas' parsing (models and their inputs)
 NUMERIC_LIBRARIES = ("numpy", "scipy", "pandas")
+ENGINE_NAMES = ("campaign", "campaign code")  # of `engine_identity`: the engine's own
 
 
 def file_digest(path: str | os.PathLike[str]) -> str:
@@ -100,6 +102,14 @@ def _engine_identity() -> tuple[tuple[str, str], ...]:
         except importlib.metadata.PackageNotFoundError:
             identity[name] = "not installed"
     return tuple(identity.items())
+
+
+def model_engine(model: object) -> dict[str, str]:
+    """`engine_identity`, with the libraries a Python model (named by ``model``; a program is
+    no Python model) imports (`model_libraries`): what its results must be computed with."""
+    if not isinstance(model, str):
+        return engine_identity()
+    return {**engine_identity(), **model_libraries(model, NUMERIC_LIBRARIES)}
 
 
 def identity_differences(here: Mapping[str, str], there: Mapping[str, str] | None) -> list[str]:
@@ -198,14 +208,17 @@ def current_sources(model_name: str, cells: Iterable[tuple[str, Mapping[str, Any
             for path in paths:
                 if path not in inputs:
                     inputs[path] = _input_digest(model_name, path)
-    return Sources(code=code, inputs=inputs, cell_inputs=cell_inputs, engine=computing_libraries())
+    engine = computing_libraries(model_name)
+    return Sources(code=code, inputs=inputs, cell_inputs=cell_inputs, engine=engine)
 
 
-def computing_libraries() -> dict[str, str]:
-    """The versions of Python and of `NUMERIC_LIBRARIES` in this process: a Python model's
-    numbers depend on them as on its code (another numpy, other random streams or sums), so
-    results computed under other versions are stale as under other code."""
-    return {name: v for name, v in engine_identity().items() if not name.startswith("campaign")}
+def computing_libraries(model_name: str | None = None) -> dict[str, str]:
+    """The versions of Python and of `NUMERIC_LIBRARIES` in this process, and of the libraries
+    the model imports (`model_libraries`): a Python model's numbers depend on them as on its
+    code (another numpy, other random streams or sums), so results computed under other
+    versions are stale as under other code."""
+    engine = engine_identity() if model_name is None else model_engine(model_name)
+    return {name: v for name, v in engine.items() if name not in ENGINE_NAMES}
 
 
 def _digest(path: Path) -> str:
