@@ -44,6 +44,7 @@ from campaign.plan.program_sources import (
     program_files,
     runtime_name,
 )
+from campaign.plan.script_libraries import MODULE_PREFIX
 from campaign.plan.sources import combined_digest, file_digest
 from campaign.results.check import check_declared
 from campaign.results.names import metric_values
@@ -102,7 +103,8 @@ def files_here(command: CommandSpec) -> dict[str, str]:
         if not expected:
             continue
         path = program_here(command, program, search)
-        here = program_files(command, program, path) if path else {}
+        modules = [n.removeprefix(MODULE_PREFIX) for n in expected if n.startswith(MODULE_PREFIX)]
+        here = program_files(command, program, path, modules) if path else {}
         for name in expected:
             files[runtime_name(program.name, name)] = here.get(name, "not found on this worker")
     return files

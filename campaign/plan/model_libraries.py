@@ -13,71 +13,42 @@ those libraries import in turn.
 
 from __future__ import annotations
 
-import hashlib
-import importlib.metadata
-import importlib.util
 import sys
 from pathlib import Path
 
-from campaign.plan.model_code import code_files_below, imported_names, source_files
-from campaign.plan.runtime import digest
+from campaign.plan.library_probe import describe
+from campaign.plan.model_code import imported_names, source_files
 
 ENGINE_PACKAGE = "campaign"
 
 
-def model_libraries(model_name: str, skipped: tuple[str, ...] = ()) -> dict[str, str]:
+def model_libraries(
+    model_name: str, skipped: tuple[str, ...] = (), files: list[Path] | None = None
+) -> dict[str, str]:
     """Import name -> how it is here ("1.0", or "code 1a2b3c4d5e6f7a8b" for files that no
     installed distribution holds, "not installed"), for each library the code of
-    ``model_name`` imports, less those named in ``skipped`` (the numeric libraries, which
-    the engine's identity names)."""
-    _, files = source_files(model_name)
-    own = {path.resolve() for path in files}
-    names = {name.partition(".")[0] for path in files for name in imported_names(path)}
+    ``model_name`` (its files ``files``, when known) imports, less those named in ``skipped``
+    (the numeric libraries, which the engine's identity names)."""
+    if files is None:
+        _, files = source_files(model_name)
+    own = {str(path.resolve()) for path in files}
     libraries = {}
-    distributions = importlib.metadata.packages_distributions()
-    for name in sorted(names):
-        if not name or name in skipped or _not_a_library(name):
-            continue
-        described = _described(name, own, distributions.get(name, []))
-        if described is not None:
+    for name in imported_libraries(files, skipped):
+        described, origin = describe(name)
+        if origin not in own:  # not a module beside the model's (its own code)
             libraries[name] = described
     return libraries
 
 
-def _not_a_library(name: str) -> bool:
-    return name == ENGINE_PACKAGE or name in sys.stdlib_module_names
-
-
-def _described(name: str, own: set[Path], distributions: list[str]) -> str | None:
-    """How library ``name`` is here; None for the model's own code (a module beside it)."""
-    origin = _origin(name)
-    if origin is None:
-        return "not installed"
-    if origin in own:
-        return None
-    folder = origin.parent if origin.name.startswith("__init__.") else None
-    for distribution in distributions:
-        try:
-            found = importlib.metadata.distribution(distribution)
-        except importlib.metadata.PackageNotFoundError:
-            continue
-        if origin.is_relative_to(Path(found.locate_file("")).resolve()):
-            return found.version
-    files = code_files_below(folder) if folder is not None else [origin]
-    text = "".join(f"{path.relative_to(origin.parent)}\0{digest(str(path))}\n" for path in files)
-    return "code " + hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
-
-
-def _origin(name: str) -> Path | None:
-    """The file a top-level module is loaded from (its ``__init__`` for a package), as this
-    process imported it, else as it would; None when there is none (not installed, or a
-    namespace package)."""
-    module = sys.modules.get(name)
-    file = getattr(module, "__file__", None) if module is not None else None
-    if file is None:
-        try:
-            spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
-            return None
-        file = spec.origin if spec is not None and spec.has_location else None
-    return Path(file).resolve() if file else None
+def imported_libraries(files: list[Path], skipped: tuple[str, ...] = ()) -> list[str]:
+    """The top-level names the code files import, less the standard library's, the engine's
+    and ``skipped``."""
+    names = {name.partition(".")[0] for path in files for name in imported_names(path)}
+    return sorted(
+        name
+        for name in names
+        if name
+        and name not in skipped
+        and name != ENGINE_PACKAGE
+        and name not in sys.stdlib_module_names
+    )

@@ -6,6 +6,7 @@ stale."""
 from __future__ import annotations
 
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -88,3 +89,48 @@ def test_a_worker_finding_another_copy_of_a_library_the_model_imports_is_not_use
     metadata.write_text(metadata.read_text().replace("Version: 1.0", "Version: 1.1"))
     with pytest.raises(CampaignError, match=r"\(simlib_shadowed 1\.0 then, 1\.1 now\)"):
         campaign.plan(spec)
+
+
+SIM = """
+import sys
+
+import numpy as np
+import simlib_shadowed
+
+value = np.random.default_rng(int(sys.argv[1])).random() * simlib_shadowed.FACTOR
+print(f"value={value!r}")
+"""
+PROGRAM_SPEC = """
+name: script
+model:
+  command: [{python}, sim.py, "{{seed}}"]
+  inputs: [sim.py]
+replicates: 4
+seed: 5
+output: out
+"""
+
+
+def test_a_worker_whose_python_finds_another_copy_of_a_library_a_python_program_imports(
+    start_cluster, remote, tmp_path, monkeypatch, capsys
+):
+    """The same sim.py and interpreter, a PYTHONPATH shadowing the library on the worker:
+    the run stops in one line and stores nothing the worker computed."""
+    site = installed(tmp_path / "site", "1.0", 1.0)
+    shadow = installed(tmp_path / "shadow", None, 1.25)
+    (tmp_path / "sim.py").write_text(SIM)
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(PROGRAM_SPEC.format(python=sys.executable))
+    monkeypatch.setenv("PYTHONPATH", str(site))  # the program's Python, where the run is
+    cluster = start_cluster(workers=0, wait=False, nanny=False)
+    shadowed = ":".join([str(remote.repo), str(shadow), str(site)])
+    cluster.start_worker(env={**remote.env, "PYTHONPATH": shadowed})
+    cluster.wait_for_workers(1)
+
+    code = main(["run", str(spec), "--quiet", "--scheduler", cluster.address])
+    ran = capsys.readouterr()
+    assert code == 2, ran.out + ran.err + cluster.logs()
+    assert "runs other code of model command than this machine has" in ran.err
+    assert remote.ledger_records(tmp_path / "out") == []
+    stored = json.loads((tmp_path / "out" / "campaign.json").read_text())["sources"]["programs"]
+    assert stored[sys.executable]["module simlib_shadowed"] == "1.0"
