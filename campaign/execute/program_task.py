@@ -38,6 +38,7 @@ from campaign.execute.printed import PRINTING, failure_outputs, printed, stderr_
 from campaign.plan.program_sources import (
     PARSER_PREFIX,
     checked_programs,
+    expected_files,
     parser_files,
     placed_name,
     program_environment,
@@ -69,6 +70,25 @@ def command_code(command: CommandSpec) -> str:
     """The digest of the program and inputs this worker runs (`files_here`), which the driver
     compares with its own: a worker whose copy differs is not used."""
     return combined_digest(files_here(command))
+
+
+def differing_files(command: CommandSpec) -> list[str]:
+    """What this worker has otherwise than the plan digested it (`expected_files`), one
+    phrase each ("mysim differs", "python3: module numpy is 1.26.4 there, 2.4.6 here"): what
+    the run stops with when a worker's `command_code` is not the plan's."""
+    here, plan = files_here(command), expected_files(command)
+    phrases = []
+    for name in sorted({*here, *plan}):
+        theirs, mine = here.get(name, "not found"), plan.get(name, "not found")
+        if theirs == mine:
+            continue
+        if theirs.startswith("not found"):
+            phrases.append(f"{name} is {theirs}")
+        elif name.partition(": ")[2].startswith(MODULE_PREFIX):
+            phrases.append(f"{name} is {theirs} there, {mine} here")
+        else:
+            phrases.append(f"{name} differs")
+    return phrases
 
 
 @lru_cache(maxsize=16)

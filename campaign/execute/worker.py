@@ -25,12 +25,18 @@ import campaign.execute.process_tree as process_tree
 from campaign.execute.memory import peak_bytes, reset_peak
 from campaign.execute.model_inputs import InputDiffers, check_inputs
 from campaign.execute.printed import printed_so_far
-from campaign.execute.program_task import CommandFailed, command_code, run_command
+from campaign.execute.program_task import (
+    CommandFailed,
+    command_code,
+    differing_files,
+    run_command,
+)
 from campaign.models import describe_error
 from campaign.plan.command_declaration import command_declaration
 from campaign.plan.model_code import current_model
 from campaign.plan.model_libraries import model_libraries
-from campaign.plan.sources import NUMERIC_LIBRARIES, code_digest, engine_identity
+from campaign.plan.program_sources import expected_files
+from campaign.plan.sources import NUMERIC_LIBRARIES, code_digest, combined_digest, engine_identity
 from campaign.results.names import metric_values
 from campaign.spec.command_model import CommandSpec
 
@@ -96,7 +102,8 @@ def run_batch(
 
     Returns the worker's address, one result per item, in order (small: the driver knows
     the keys), the digest of the model's code the worker runs, and the engine and libraries
-    it runs (`_engine`); or, when the model cannot be loaded on this worker (its module fails
+    it runs (`_engine`), and for a program whose files differ from the plan's, what differs
+    (`_differing`); or, when the model cannot be loaded on this worker (its module fails
     to import here only, say), the worker's address, that reason in one line, None and the
     engine. An item is (key, params, seed, replicate). While it runs, `running_tasks` tells
     the driver which task of `batch` is running and for how long, so that the driver can
@@ -141,7 +148,8 @@ def run_batch(
             _RUNNING.pop(batch, None)
             _SKIP.pop(batch, None)
             _FINISHED.pop(batch, None)
-    return worker, results, _code_as_it_ended(model_name, code), engine
+    ended = _code_as_it_ended(model_name, code)
+    return worker, results, ended, engine, _differing(model_name, ended)
 
 
 def _run_task(
@@ -180,6 +188,16 @@ def _code_as_it_ended(model_name: str | CommandSpec, code: str) -> str:
         if ended != code:
             return f"{code}{CHANGED_WHILE_RUNNING}{ended}"
     return code
+
+
+def _differing(model_name: str | CommandSpec, code: str) -> list[str]:
+    """For a program whose files here are not those the plan digested, what differs (the
+    driver stops the run naming it); nothing otherwise."""
+    if not isinstance(model_name, CommandSpec) or CHANGED_WHILE_RUNNING in code:
+        return []
+    if code == combined_digest(expected_files(model_name)):
+        return []
+    return differing_files(model_name)
 
 
 def finished_tasks(asked: Collection[str], dask_worker: Any = None) -> dict[str, tuple]:

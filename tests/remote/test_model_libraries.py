@@ -131,6 +131,8 @@ def test_a_worker_whose_python_finds_another_copy_of_a_library_a_python_program_
     ran = capsys.readouterr()
     assert code == 2, ran.out + ran.err + cluster.logs()
     assert "runs other code of model command than this machine has" in ran.err
+    named = f"({sys.executable}: module simlib_shadowed is code "
+    assert named in ran.err and " there, 1.0 here): install the same program" in ran.err
     assert remote.ledger_records(tmp_path / "out") == []
     stored = json.loads((tmp_path / "out" / "campaign.json").read_text())["sources"]["programs"]
     assert stored[sys.executable]["module simlib_shadowed"] == "1.0"
