@@ -102,7 +102,8 @@ def files_here(command: CommandSpec) -> dict[str, str]:
     program runs here (its interpreter and libraries, as `expected_files` names them), and a
     ``parse:`` parser's code as this process imports it: afresh once its files changed, as a
     long-lived worker that ran it in an earlier run would otherwise go on running its old
-    code under the new code's digest."""
+    code under the new code's digest. A file an argument names by absolute path is read here
+    too (each worker reads its own: a node's local copy may differ)."""
     files = dict(command.files)
     if command.metrics.kind == "parse":
         files = {name: d for name, d in files.items() if not name.startswith(PARSER_PREFIX)}
@@ -118,6 +119,8 @@ def files_here(command: CommandSpec) -> dict[str, str]:
             files[program.name] = _program_digest(
                 path, (stat.st_ino, stat.st_size, stat.st_mtime_ns)
             )
+    for name in [n for n in files if os.path.isabs(n) and (program is None or n != program.name)]:
+        files[name] = _outside_file(name)  # an argument naming a file: read here, not sent
     for program in checked_programs(command):
         expected = [name for owner, name, _ in command.runtime if owner == program.name]
         if not expected:
@@ -128,6 +131,15 @@ def files_here(command: CommandSpec) -> dict[str, str]:
         for name in expected:
             files[runtime_name(program.name, name)] = here.get(name, "not found on this worker")
     return files
+
+
+def _outside_file(path: str) -> str:
+    """The digest of a file an argument names by absolute path, as this worker has it."""
+    try:
+        stat = os.stat(path)
+        return _program_digest(path, (stat.st_ino, stat.st_size, stat.st_mtime_ns))
+    except OSError:
+        return "not found on this worker"
 
 
 def program_here(command: CommandSpec, program: Program, search: str | None) -> str | None:

@@ -23,7 +23,7 @@ import numpy as np
 
 import campaign.execute.process_tree as process_tree
 from campaign.execute.memory import peak_bytes, reset_peak
-from campaign.execute.model_inputs import InputDiffers, check_inputs
+from campaign.execute.model_inputs import InputDiffers, check_inputs, check_outside_files
 from campaign.execute.printed import printed_so_far
 from campaign.execute.program_task import (
     CommandFailed,
@@ -161,6 +161,8 @@ def _run_task(
     try:
         seed_global_generators(seed)
         if isinstance(model_name, CommandSpec):
+            if len(rest) > 1:  # the files its params name by absolute path, as planned
+                check_outside_files(model_name, params, rest[1], folders)
             return _run_command(model_name, params, seed, key, rest[0] if rest else 0, batch)
         if len(rest) > 1:  # the files it reads here are those the results will name
             check_inputs(model, params, rest[1], folders)
