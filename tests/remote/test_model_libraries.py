@@ -84,6 +84,7 @@ def test_a_worker_finding_another_copy_of_a_library_the_model_imports_is_not_use
     assert np.array_equal(data["value"].values, draws * data["x"].values[:, None])
     stored = json.loads((tmp_path / "out" / "campaign.json").read_text())["sources"]["engine"]
     assert stored["simlib_shadowed"] == "1.0"
+    assert json.loads(data.attrs["model_libraries"])["simlib_shadowed"] == "1.0"
 
     metadata = next(site.glob("*.dist-info")) / "METADATA"  # upgraded where the run is
     metadata.write_text(metadata.read_text().replace("Version: 1.0", "Version: 1.1"))
