@@ -11,6 +11,7 @@ from typing import Any
 
 from campaign.design.tasks import cell_params
 from campaign.execute.batching import Item
+from campaign.plan.outside_files import outside_values
 from campaign.plan.sources import task_inputs
 from campaign.plan.state import Plan, RunState
 
@@ -40,6 +41,8 @@ class TaskItems:
                     by_cell.clear()
                 params = cell_params(spec, task.cell)
                 group = task_inputs(model, params) if model.inputs else None
+                if spec.command is not None:  # files its params name by absolute path
+                    group = outside_values(spec.command, params) or None
                 digests = self.digests(group)
                 held = (params, design.cell_label(task.cell), group, digests)
                 by_cell[task.cell] = held
@@ -49,8 +52,9 @@ class TaskItems:
             yield Item(task.key, params, task.seed, meta, group=group, digests=digests)
 
     def digests(self, paths: tuple[str, ...] | None) -> tuple[str, ...]:
-        """The digests the plan took of a Python model's input files, in their order: the
-        worker checks that it reads the same content (`campaign.execute.model_inputs`)."""
+        """The digests the plan took of a Python model's input files (or of the files a
+        program's params name by absolute path), in their order: the worker checks that it
+        reads the same content (`campaign.execute.model_inputs`)."""
         sources = self.plan.sources
         if not paths or sources is None or any(p not in sources.inputs for p in paths):
             return ()

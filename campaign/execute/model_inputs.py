@@ -1,4 +1,5 @@
-"""A Python model's input files on a worker are those the plan digested, or its tasks fail.
+"""A Python model's input files on a worker are those the plan digested, or its tasks fail;
+so are the files a program's params name by absolute path (`check_outside_files`).
 
 The plan digests the files a model's ``inputs(params)`` names on the machine that runs
 `campaign run`, and the results record those digests. A worker elsewhere (another machine,
@@ -18,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from campaign.plan.outside_files import outside_values
 from campaign.plan.sources import file_digest, folder_digest
 
 # (path, inode, size, modification and change times in ns) -> digest of a file this process
@@ -48,6 +50,25 @@ def check_inputs(
             raise InputDiffers(differs_message(model.name, path, here, digest))
 
 
+def check_outside_files(
+    command: Any, params: Mapping[str, Any], digests: Sequence[str], folders: dict[str, str]
+) -> None:
+    """For a program's task: raise `InputDiffers` (one line) unless each file its params name
+    by absolute path (`outside_values`: read by the program where it runs, never sent) has
+    here the digest the plan took."""
+    paths = outside_values(command, params)
+    if len(paths) != len(digests):
+        raise InputDiffers(
+            f"model command: the params name {len(paths)} files by absolute path that exist "
+            f"on this worker, where {len(digests)} existed when the run was planned: give "
+            "every worker the same files and run again"
+        )
+    for path, digest in zip(paths, digests):
+        here = digest_here(path, folders)
+        if here != digest:
+            raise InputDiffers(differs_message("command", path, here, digest, "at that path"))
+
+
 def digest_here(path: str, folders: dict[str, str]) -> str | None:
     """The digest of a file or folder as this worker reads it; None when it is missing."""
     try:
@@ -65,11 +86,13 @@ def digest_here(path: str, folders: dict[str, str]) -> str | None:
         return None
 
 
-def differs_message(model: str, path: str, here: str | None, digest: str) -> str:
+def differs_message(
+    model: str, path: str, here: str | None, digest: str, where: str = "where inputs() names it"
+) -> str:
     """The one line a task fails with when its input here is not the digested one."""
     what = "does not exist" if here is None else f"has other content (digest {here[:12]})"
     return (
         f"model {model}: input {path} {what} on this worker, where the run was planned with "
         f"digest {digest[:12]}: the results would not say what they were computed from; give "
-        "every worker the same file (or copy it where inputs() names it there) and run again"
+        f"every worker the same file (or copy it {where} there) and run again"
     )

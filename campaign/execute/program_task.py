@@ -38,12 +38,14 @@ from campaign.execute.printed import PRINTING, failure_outputs, printed, stderr_
 from campaign.plan.program_sources import (
     PARSER_PREFIX,
     checked_programs,
+    expected_files,
     parser_files,
     placed_name,
     program_environment,
     program_files,
     runtime_name,
 )
+from campaign.plan.script_libraries import MODULE_PREFIX
 from campaign.plan.sources import combined_digest, file_digest
 from campaign.results.check import check_declared
 from campaign.results.names import metric_values
@@ -70,6 +72,25 @@ def command_code(command: CommandSpec) -> str:
     return combined_digest(files_here(command))
 
 
+def differing_files(command: CommandSpec) -> list[str]:
+    """What this worker has otherwise than the plan digested it (`expected_files`), one
+    phrase each ("mysim differs", "python3: module numpy is 1.26.4 there, 2.4.6 here"): what
+    the run stops with when a worker's `command_code` is not the plan's."""
+    here, plan = files_here(command), expected_files(command)
+    phrases = []
+    for name in sorted({*here, *plan}):
+        theirs, mine = here.get(name, "not found"), plan.get(name, "not found")
+        if theirs == mine:
+            continue
+        if theirs.startswith("not found"):
+            phrases.append(f"{name} is {theirs}")
+        elif name.partition(": ")[2].startswith(MODULE_PREFIX):
+            phrases.append(f"{name} is {theirs} there, {mine} here")
+        else:
+            phrases.append(f"{name} differs")
+    return phrases
+
+
 @lru_cache(maxsize=16)
 def _program_digest(path: str, stamp: tuple[int, int, int]) -> str:
     return file_digest(path)
@@ -81,7 +102,8 @@ def files_here(command: CommandSpec) -> dict[str, str]:
     program runs here (its interpreter and libraries, as `expected_files` names them), and a
     ``parse:`` parser's code as this process imports it: afresh once its files changed, as a
     long-lived worker that ran it in an earlier run would otherwise go on running its old
-    code under the new code's digest."""
+    code under the new code's digest. A file an argument names by absolute path is read here
+    too (each worker reads its own: a node's local copy may differ)."""
     files = dict(command.files)
     if command.metrics.kind == "parse":
         files = {name: d for name, d in files.items() if not name.startswith(PARSER_PREFIX)}
@@ -97,15 +119,27 @@ def files_here(command: CommandSpec) -> dict[str, str]:
             files[program.name] = _program_digest(
                 path, (stat.st_ino, stat.st_size, stat.st_mtime_ns)
             )
+    for name in [n for n in files if os.path.isabs(n) and (program is None or n != program.name)]:
+        files[name] = _outside_file(name)  # an argument naming a file: read here, not sent
     for program in checked_programs(command):
         expected = [name for owner, name, _ in command.runtime if owner == program.name]
         if not expected:
             continue
         path = program_here(command, program, search)
-        here = program_files(command, program, path) if path else {}
+        modules = [n.removeprefix(MODULE_PREFIX) for n in expected if n.startswith(MODULE_PREFIX)]
+        here = program_files(command, program, path, modules) if path else {}
         for name in expected:
             files[runtime_name(program.name, name)] = here.get(name, "not found on this worker")
     return files
+
+
+def _outside_file(path: str) -> str:
+    """The digest of a file an argument names by absolute path, as this worker has it."""
+    try:
+        stat = os.stat(path)
+        return _program_digest(path, (stat.st_ino, stat.st_size, stat.st_mtime_ns))
+    except OSError:
+        return "not found on this worker"
 
 
 def program_here(command: CommandSpec, program: Program, search: str | None) -> str | None:

@@ -28,15 +28,25 @@ def batch_failures(error: BaseException, size: int) -> list[dict[str, Any]]:
     return [dict(failure) for _ in range(size)]
 
 
-def other_code(worker: str, model_name: str, code: str = "") -> CampaignError:
+def other_code(
+    worker: str, model_name: str, code: str = "", differing: list[str] | tuple = ()
+) -> CampaignError:
     """The error a batch run with other code of the model than this machine has stops with
-    (``code``: the digest the batch came back with)."""
+    (``code``: the digest the batch came back with; ``differing``: what differs, as a
+    program's worker says it)."""
     if CHANGED_WHILE_RUNNING in code:
         return CampaignError(
             f"on the Dask worker {worker}, files of model {model_name} (the program, its "
             "libraries or its interpreter) changed while a batch of it ran; the results of "
             "that batch were not stored: once the files are as they should be, run again "
             "(`campaign run` then says which stored results were computed before the change)"
+        )
+    if differing:
+        shown = "; ".join(differing[:3]) + (f"; {len(differing) - 3} more" * (len(differing) > 3))
+        return CampaignError(
+            f"the Dask worker {worker} runs other code of model {model_name} than this "
+            f"machine has ({shown}): install the same program, libraries and inputs on every "
+            "worker and run again; the results it computed were not stored"
         )
     return CampaignError(
         f"the Dask worker {worker} runs other code of model {model_name} than "
@@ -60,8 +70,8 @@ def no_engine_like_this(worker: str, difference: str, saved: int) -> CampaignErr
     return CampaignError(
         f"no Dask worker runs the engine this machine runs (worker {worker}: "
         f"{difference}); the {saved} results finished in this run are saved: "
-        "start workers with the same campaign code, Python and numpy, scipy and pandas "
-        "versions as here and run the same command again"
+        "start workers with the same campaign code, Python and versions of numpy, scipy, "
+        "pandas and the model's libraries as here and run the same command again"
     )
 
 
@@ -89,7 +99,7 @@ class Reading:
         if isinstance(results, str):  # the model cannot be loaded there: no task can run
             raise unloadable(worker, results, shell.saved())
         if shell.code is not None and code is not None and code != shell.code:
-            raise other_code(worker, shell.model_name, code)
+            raise other_code(worker, shell.model_name, code, value[4] if len(value) > 4 else ())
         return worker, results
 
     def foreign(self, value: Any) -> bool:

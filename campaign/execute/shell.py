@@ -21,7 +21,7 @@ from campaign.execute.calls import WorkerCalls
 from campaign.execute.deaths import Death
 from campaign.execute.execution_options import ExecutionOptions
 from campaign.execute.flight import Flight
-from campaign.plan.sources import engine_identity
+from campaign.plan.sources import model_engine
 from campaign.render.progress import Progress
 
 POLL_SECONDS = 1.0  # how often the driver looks at the workers
@@ -110,7 +110,7 @@ class Shell:
         self.draining: set[str] = set()  # workers given nothing new until they are free
         self.ended: set[str] = set()  # workers this driver ended (tasks past the timeout)
         self.deaths: dict[str, Death | None] = {}  # worker -> the scheduler's record of it
-        self.engine = engine_identity()  # what a worker must run for its results to count
+        self.engine = model_engine(model_name)  # what a worker must run for its results to count
         self.refused: dict[str, str] = {}  # worker -> how its engine differs from this one's
         self.calls = WorkerCalls(client)  # questions to workers, each waited for a bounded time
 

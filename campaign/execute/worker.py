@@ -23,13 +23,20 @@ import numpy as np
 
 import campaign.execute.process_tree as process_tree
 from campaign.execute.memory import peak_bytes, reset_peak
-from campaign.execute.model_inputs import InputDiffers, check_inputs
+from campaign.execute.model_inputs import InputDiffers, check_inputs, check_outside_files
 from campaign.execute.printed import printed_so_far
-from campaign.execute.program_task import CommandFailed, command_code, run_command
+from campaign.execute.program_task import (
+    CommandFailed,
+    command_code,
+    differing_files,
+    run_command,
+)
 from campaign.models import describe_error
 from campaign.plan.command_declaration import command_declaration
 from campaign.plan.model_code import current_model
-from campaign.plan.sources import code_digest, engine_identity
+from campaign.plan.model_libraries import model_libraries
+from campaign.plan.program_sources import expected_files
+from campaign.plan.sources import NUMERIC_LIBRARIES, code_digest, combined_digest, engine_identity
 from campaign.results.names import metric_values
 from campaign.spec.command_model import CommandSpec
 
@@ -57,14 +64,24 @@ def _model(name: str | CommandSpec):
     with _LOADING:
         if isinstance(name, CommandSpec):
             return _loaded(name), command_code(name)
-        return _loaded(name)
+        return _loaded(name)[:2]
+
+
+def _engine(name: str | CommandSpec) -> dict[str, str]:
+    """`engine_identity`, with the libraries a Python model imports as this process loaded
+    them (`campaign.plan.model_libraries`; the model loaded first)."""
+    if isinstance(name, CommandSpec):
+        return engine_identity()
+    with _LOADING:
+        return {**engine_identity(), **_loaded(name)[2]}
 
 
 @lru_cache(maxsize=16)
 def _loaded(name: str | CommandSpec):
     if isinstance(name, CommandSpec):
         return command_declaration(name)
-    return current_model(name), code_digest(name)  # kept: the code this process runs
+    # kept: the code this process runs, and the libraries it imported with it
+    return current_model(name), code_digest(name), model_libraries(name, NUMERIC_LIBRARIES)
 
 
 # batch key -> (index of the task it is running, time.monotonic() when that task started)
@@ -84,12 +101,13 @@ def run_batch(
     ``items`` may come pickled (the driver sends them so: Dask then need not look into them).
 
     Returns the worker's address, one result per item, in order (small: the driver knows
-    the keys), the digest of the model's code the worker runs, and the engine and libraries it
-    runs (`engine_identity`); or, when the model cannot be loaded on this worker (its module
-    fails to import here only, say), the worker's address, that reason in one line, None and
-    the engine. An item is (key, params, seed, replicate). While it runs, `running_tasks`
-    tells the driver which task of `batch` is running and for how long, so that the driver
-    can time out one task rather than a batch.
+    the keys), the digest of the model's code the worker runs, and the engine and libraries
+    it runs (`_engine`), and for a program whose files differ from the plan's, what differs
+    (`_differing`); or, when the model cannot be loaded on this worker (its module fails
+    to import here only, say), the worker's address, that reason in one line, None and the
+    engine. An item is (key, params, seed, replicate). While it runs, `running_tasks` tells
+    the driver which task of `batch` is running and for how long, so that the driver can
+    time out one task rather than a batch.
     """
     worker = _worker_address()
     engine = engine_identity()
@@ -104,6 +122,7 @@ def run_batch(
             None,
             engine,
         )
+    engine = _engine(model_name)
     process_tree.ensure_watchdog()  # nothing a task starts outlives this worker process
     if isinstance(items, bytes):
         items = pickle.loads(items)
@@ -129,7 +148,8 @@ def run_batch(
             _RUNNING.pop(batch, None)
             _SKIP.pop(batch, None)
             _FINISHED.pop(batch, None)
-    return worker, results, _code_as_it_ended(model_name, code), engine
+    ended = _code_as_it_ended(model_name, code)
+    return worker, results, ended, engine, _differing(model_name, ended)
 
 
 def _run_task(
@@ -141,6 +161,8 @@ def _run_task(
     try:
         seed_global_generators(seed)
         if isinstance(model_name, CommandSpec):
+            if len(rest) > 1:  # the files its params name by absolute path, as planned
+                check_outside_files(model_name, params, rest[1], folders)
             return _run_command(model_name, params, seed, key, rest[0] if rest else 0, batch)
         if len(rest) > 1:  # the files it reads here are those the results will name
             check_inputs(model, params, rest[1], folders)
@@ -170,19 +192,29 @@ def _code_as_it_ended(model_name: str | CommandSpec, code: str) -> str:
     return code
 
 
+def _differing(model_name: str | CommandSpec, code: str) -> list[str]:
+    """For a program whose files here are not those the plan digested, what differs (the
+    driver stops the run naming it); nothing otherwise."""
+    if not isinstance(model_name, CommandSpec) or CHANGED_WHILE_RUNNING in code:
+        return []
+    if code == combined_digest(expected_files(model_name)):
+        return []
+    return differing_files(model_name)
+
+
 def finished_tasks(asked: Collection[str], dask_worker: Any = None) -> dict[str, tuple]:
     """On a worker (``Client.run`` passes it as ``dask_worker``): for each batch of ``asked``
     still running there, what `run_batch` would return for the tasks it finished so far (its
     first ones, in order). A driver stopping (Ctrl-C, SIGTERM) stores them rather than lose
     them with the batch, whose result it will not wait for (a task of it may hang)."""
     worker = dask_worker.address if dask_worker is not None else _worker_address()
-    engine = engine_identity()
     found = {}
     for batch in asked:
         held = _FINISHED.get(batch)
         if held is not None and held[1]:
             model_name, results, code = held
-            found[batch] = (worker, list(results), _code_as_it_ended(model_name, code), engine)
+            ended = _code_as_it_ended(model_name, code)
+            found[batch] = (worker, list(results), ended, _engine(model_name))
     return found
 
 

@@ -21,6 +21,7 @@ import importlib.machinery
 import importlib.util
 import os
 import sys
+from functools import lru_cache
 from pathlib import Path
 
 from campaign.models import contract, load_model, model_reference
@@ -210,15 +211,25 @@ def imported_libraries(path: Path, beside: Path | None) -> set[Path]:
 
 
 def imported_names(path: Path) -> list[str]:
-    """The absolute names of the modules a code file imports, as far as they can be told."""
+    """The absolute names of the modules a code file imports, as far as they can be told
+    (parsed once per content: a model's files are read at every plan, run and worker)."""
     if path.suffix != ".py":
         return []
     try:
-        tree = ast.parse(path.read_bytes(), filename=str(path))
-    except (OSError, SyntaxError, ValueError):
-        return []  # its digest still says when it changes
+        content = path.read_bytes()
+    except OSError:
+        return []
+    return list(_imported_names(content, path.resolve()))
+
+
+@lru_cache(maxsize=4096)
+def _imported_names(content: bytes, path: Path) -> tuple[str, ...]:
     try:
-        relative = path.resolve().relative_to(MODELS_FOLDER)
+        tree = ast.parse(content, filename=str(path))
+    except (SyntaxError, ValueError):
+        return ()  # its digest still says when it changes
+    try:
+        relative = path.relative_to(MODELS_FOLDER)
         here = [*MODELS_PACKAGE.split("."), *relative.parent.parts]
     except ValueError:
         here = None  # outside campaign.models: its relative imports stay in its own package
@@ -235,4 +246,4 @@ def imported_names(path: Path) -> list[str]:
                 kept = here[: len(here) - (node.level - 1)]
                 base = ".".join([*kept, *([node.module] if node.module else [])])
             names += [base] + [f"{base}.{alias.name}" for alias in node.names]
-    return names
+    return tuple(names)

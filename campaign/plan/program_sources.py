@@ -9,7 +9,8 @@
   as `campaign.plan.runtime` lists it (its interpreter, its shared libraries), and the
   program's own file when it is not among the code: the first word of a shell line found on
   PATH, each program a launcher runs found on PATH (``[mpirun, -n, 2, mysim]``), and each
-  program a factor names. A cell runs one program, so when a factor names
+  program a factor names; for a program a Python runs, the libraries its Python inputs
+  import (`campaign.plan.script_libraries`). A cell runs one program, so when a factor names
   the program (``{sim}`` with ``sim: {v1: ./mw.v1, v2: ./mw}``), a changed version or library
   makes only the tasks of the levels that run it stale.
 
@@ -29,6 +30,7 @@ from typing import Any
 from campaign.errors import CampaignError
 from campaign.plan.outside_files import outside_arguments, outside_digest, outside_values
 from campaign.plan.runtime import binary_libraries, digest, runtime_files
+from campaign.plan.script_libraries import script_libraries, script_modules
 from campaign.plan.sources import Sources, code_files, file_digest
 from campaign.plan.version import program_version
 from campaign.spec.command_model import CommandSpec
@@ -100,12 +102,18 @@ def is_executable(path: str) -> bool:
     return os.access(path, os.X_OK) and (head == b"\x7fELF" or head.startswith(b"#!"))
 
 
-def program_files(command: CommandSpec, program: Program, path: str) -> dict[str, str]:
+def program_files(
+    command: CommandSpec, program: Program, path: str, modules: list[str] | None = None
+) -> dict[str, str]:
     """What ``program`` (found at ``path`` on this machine) runs beyond `command_files`
-    (its interpreter and libraries, and its own file when not among the code): name -> digest."""
+    (its interpreter and libraries, the Python libraries a Python program imports, and its
+    own file when not among the code): name -> digest. ``modules``: those Python libraries
+    (a worker is given the plan's list: the inputs are not read there)."""
     env = program_environment(command)
     inputs = {os.path.realpath(item.path) for item in command.inputs}
     files = runtime_files(path, env, inputs)
+    modules = script_modules(command) if modules is None else modules
+    files.update(script_libraries(path, modules, env))
     chosen = any(program == choice for _, choice in command.choices)
     launched = program in command.launched and program != command.program
     if chosen or launched or (command.shell and program == command.program and not program.placed):

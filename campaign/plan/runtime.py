@@ -6,7 +6,8 @@ is digested with
 
 - for a script, its interpreter (``#!/usr/bin/python3``, or the one ``#!/usr/bin/env python3``
   finds on PATH), itself digested the same way: the interpreter's binary and libraries are
-  its version (what a script imports is not: list those files among the inputs);
+  its version (what a Python script imports is listed apart:
+  `campaign.plan.script_libraries`);
 - for a dynamically linked binary, each shared library as the dynamic loader resolves it on
   this machine, by the name the binary asks for (``libsimgrid.so.3.35``; the loader by its
   path). ``ldd`` asks the loader itself (``LD_TRACE_LOADED_OBJECTS``, without running the

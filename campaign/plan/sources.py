@@ -32,6 +32,8 @@ from typing import Any
 from campaign.errors import CampaignError
 from campaign.models import describe_error
 from campaign.plan.model_code import code_name, current_model, source_files
+from campaign.plan.model_libraries import model_libraries
+from campaign.plan.script_libraries import MODULE_PREFIX
 from campaign.spec.command_model import COMMAND_MODEL
 from campaign.spec.input_folder import relative_names
 
@@ -41,6 +43,7 @@ ENGINE_FOLDER = Path(__file__).resolve().parents[1]  # the `campaign` package
 # libraries whose version can change a model's numbers: the random generators and arithmetic
 # of numpy (every model), scipy's distributions and pandas' parsing (models and their inputs)
 NUMERIC_LIBRARIES = ("numpy", "scipy", "pandas")
+ENGINE_NAMES = ("campaign", "campaign code")  # of `engine_identity`: the engine's own
 
 
 def file_digest(path: str | os.PathLike[str]) -> str:
@@ -55,9 +58,10 @@ def combined_digest(files: Mapping[str, str]) -> str:
     return hashlib.blake2b(text.encode(), digest_size=32).hexdigest()
 
 
-def code_files(model_name: str) -> dict[str, str]:
-    """Each file of a model's code (named relative to its package's folder) -> its digest."""
-    folder, files = source_files(model_name)
+def code_files(model_name: str, found: tuple[Path, list[Path]] | None = None) -> dict[str, str]:
+    """Each file of a model's code (named relative to its package's folder) -> its digest
+    (``found``: its `source_files`, when known)."""
+    folder, files = found or source_files(model_name)
     return {code_name(path, folder): _digest(path) for path in files}
 
 
@@ -100,6 +104,15 @@ def _engine_identity() -> tuple[tuple[str, str], ...]:
         except importlib.metadata.PackageNotFoundError:
             identity[name] = "not installed"
     return tuple(identity.items())
+
+
+def model_engine(model: object, files: list[Path] | None = None) -> dict[str, str]:
+    """`engine_identity`, with the libraries a Python model (named by ``model``; a program is
+    no Python model) imports (`model_libraries`; ``files``: its code's, when known): what its
+    results must be computed with."""
+    if not isinstance(model, str):
+        return engine_identity()
+    return {**engine_identity(), **model_libraries(model, NUMERIC_LIBRARIES, files)}
 
 
 def identity_differences(here: Mapping[str, str], there: Mapping[str, str] | None) -> list[str]:
@@ -188,7 +201,8 @@ def current_sources(model_name: str, cells: Iterable[tuple[str, Mapping[str, Any
     """Digest the model's code and every input file of the cells ((cell digest, params)),
     each file once."""
     model = current_model(model_name)
-    code = code_files(model_name)
+    found = source_files(model_name)
+    code = code_files(model_name, found)
     cell_inputs: dict[str, tuple[str, ...]] = {}
     inputs: dict[str, str] = {}
     if model.inputs is not None:
@@ -198,14 +212,19 @@ def current_sources(model_name: str, cells: Iterable[tuple[str, Mapping[str, Any
             for path in paths:
                 if path not in inputs:
                     inputs[path] = _input_digest(model_name, path)
-    return Sources(code=code, inputs=inputs, cell_inputs=cell_inputs, engine=computing_libraries())
+    engine = computing_libraries(model_name, found[1])
+    return Sources(code=code, inputs=inputs, cell_inputs=cell_inputs, engine=engine)
 
 
-def computing_libraries() -> dict[str, str]:
-    """The versions of Python and of `NUMERIC_LIBRARIES` in this process: a Python model's
-    numbers depend on them as on its code (another numpy, other random streams or sums), so
-    results computed under other versions are stale as under other code."""
-    return {name: v for name, v in engine_identity().items() if not name.startswith("campaign")}
+def computing_libraries(
+    model_name: str | None = None, files: list[Path] | None = None
+) -> dict[str, str]:
+    """The versions of Python and of `NUMERIC_LIBRARIES` in this process, and of the libraries
+    the model imports (`model_libraries`): a Python model's numbers depend on them as on its
+    code (another numpy, other random streams or sums), so results computed under other
+    versions are stale as under other code."""
+    engine = engine_identity() if model_name is None else model_engine(model_name, files)
+    return {name: v for name, v in engine.items() if name not in ENGINE_NAMES}
 
 
 def _digest(path: Path) -> str:
@@ -353,10 +372,21 @@ def program_changes(
     changes = {}
     for program, files in sorted(current.items()):
         old = stored.get(program) or {}
-        names = sorted(name for name in {*old, *files} if old.get(name) != files.get(name))
+        names = sorted(
+            name
+            for name in {*old, *files}
+            if old.get(name) != files.get(name) and (name in old or not _unlisted_module(name))
+        )
         if names:
             changes[program] = names
     return changes
+
+
+def _unlisted_module(name: str) -> bool:
+    """A Python library a program imports (`campaign.plan.script_libraries`): one the stored
+    results do not name was not listed when they were stored (or the program's code, which
+    names it, changed: a change of its own)."""
+    return name.startswith(MODULE_PREFIX)
 
 
 def _listed(names: list[str], most: int = 3) -> str:

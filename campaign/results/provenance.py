@@ -121,8 +121,9 @@ def provenance(design: Design, confidence: float, status: np.ndarray) -> dict[st
 
 def source_provenance(identity: Mapping[str, Any]) -> dict[str, str]:
     """Global attributes saying what the results were computed from (campaign.json): digests
-    of the model's code and of the input files, any choice made when they changed, and for a
-    program its version and, per program, what it runs (libraries, interpreter) by name."""
+    of the model's code and of the input files, any choice made when they changed, for a
+    program its version and, per program, what it runs (libraries, interpreter) by name, and
+    for a Python model the versions of Python and of the libraries it computed with."""
     sources = identity.get("sources")
     if not sources:
         return {}
@@ -136,6 +137,11 @@ def source_provenance(identity: Mapping[str, Any]) -> dict[str, str]:
         **(
             {"program_files": json.dumps(sources["programs"], sort_keys=True)}
             if sources.get("programs")
+            else {}
+        ),
+        **(
+            {"model_libraries": json.dumps(sources["engine"], sort_keys=True)}
+            if sources.get("engine")
             else {}
         ),
     }

@@ -487,7 +487,7 @@ def run_one(tmp_path, text, script, key="k"):
     (tmp_path / "spec.yaml").write_text(textwrap.dedent(text))
     spec = load_spec(tmp_path / "spec.yaml")
     command = worker_model(spec, command_sources(spec.command))
-    _, results, _, _ = run_batch(command, [(key, {}, 5, 0)], None)
+    _, results, *_ = run_batch(command, [(key, {}, 5, 0)], None)
     return results[0]
 
 
@@ -549,7 +549,7 @@ def test_a_running_copy_told_to_skip_its_task_ends_its_program(tmp_path, schedul
             time.sleep(0.05)
         (worker,) = [w for w, keys in client.processing().items() if "copy" in keys]
         client.run(skip_tasks, "copy", ["k"], workers=[worker])
-        _, results, _, _ = future.result(timeout=30)
+        _, results, *_ = future.result(timeout=30)
     assert results[0]["status"] == "skipped"
     group = int((pids / "g").read_text())
     with pytest.raises(ProcessLookupError):

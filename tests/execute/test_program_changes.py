@@ -46,11 +46,11 @@ def test_a_batch_whose_program_changes_as_it_runs_returns_both_digests(changing_
     spec = load_spec(changing_spec(2))
     command = worker_model(spec, command_sources(spec.command))
     before = command_code(command)
-    _, results, code, _ = run_batch(command, [("a", {}, 5, 0), ("b", {}, 6, 1)], None)
+    _, results, code, *_ = run_batch(command, [("a", {}, 5, 0), ("b", {}, 6, 1)], None)
     assert [r["status"] for r in results] == ["ok", "ok"]
     assert code == f"{before}{CHANGED_WHILE_RUNNING}{command_code(command)}"
     assert command_code(command) != before
-    _, _, again, _ = run_batch(command, [("c", {}, 7, 2)], None)  # the next batch: digested
+    _, _, again, *_ = run_batch(command, [("c", {}, 7, 2)], None)  # the next batch: digested
     assert again.startswith(f"{code.split(CHANGED_WHILE_RUNNING)[1]}{CHANGED_WHILE_RUNNING}")
 
 

@@ -110,7 +110,7 @@ def test_a_skip_request_arriving_after_its_batch_ended_skips_nothing_later():
     # (a rerun, another campaign on the same workers) must still run that task
     skip_tasks("campaign-ended", ["t01"])
     params = {"duration_ms": 1}
-    worker, results, _, _ = run_batch("busy", [("t01", params, 1)], "campaign-ended")
+    worker, results, *_ = run_batch("busy", [("t01", params, 1)], "campaign-ended")
     assert [r["status"] for r in results] == ["ok"]
     assert results[0]["metrics"] == busy(params, 1)
 
@@ -137,7 +137,7 @@ def test_a_batch_waiting_on_its_worker_skips_the_tasks_taken_from_it(client):
     behind = client.submit(run_batch, "busy", waiting, "behind", key="behind", workers=[worker])
     assert client.run(running_tasks, ["behind"], workers=[worker])[worker]["behind"] == (-1, 0.0)
     client.run(skip_tasks, "behind", ["t03"], workers=[worker])
-    _, results, _, _ = behind.result(timeout=30)
+    _, results, *_ = behind.result(timeout=30)
     assert [r["status"] for r in results] == ["ok", "skipped"]
     assert results[0]["metrics"] == busy(params, 2)
     assert head.result(timeout=30)[1][0]["status"] == "ok"

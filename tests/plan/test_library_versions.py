@@ -36,9 +36,10 @@ def stored_under(folder: Path, **versions: str) -> None:
 def test_results_computed_with_another_numpy_are_stale(tmp_path, scheduler_address):
     spec = tmp_path / "spec.yaml"
     spec.write_text(SPEC)
-    campaign.run(spec, scheduler=scheduler_address, progress=False)
+    data = campaign.run(spec, scheduler=scheduler_address, progress=False)
     engine = json.loads((tmp_path / "out" / "campaign.json").read_text())["sources"]["engine"]
     assert engine == computing_libraries() and set(engine) == {"python", "numpy", "scipy", "pandas"}
+    assert json.loads(data.attrs["model_libraries"]) == engine  # the file alone says them
     now = engine["numpy"]
     stored_under(tmp_path / "out", numpy="1.26.4")  # as if numpy was upgraded since
     with pytest.raises(CampaignError) as refused:

@@ -134,5 +134,8 @@ def test_a_worker_whose_program_on_path_differs_is_not_used(start_cluster, tmp_p
     cluster.wait_for_workers(1)
     done = run_project(project, cluster, {**ENV, "PATH": f"{tmp_path / 'here'}:{path}"})
     assert done.returncode != 0
-    assert "runs other code of model command than this machine has" in done.stderr
+    assert "runs other code of model command than this machine has (campaign-test-sim " in (
+        done.stderr
+    )
+    assert "(campaign-test-sim differs): install the same program" in done.stderr
     assert not list((project / "out").rglob("*.jsonl"))

@@ -52,6 +52,7 @@ def test_a_worker_linked_with_another_library_is_not_used(start_cluster, tmp_pat
     done = run_project(project, cluster, {k: v for k, v in ENV.items() if k != "LD_LIBRARY_PATH"})
     assert done.returncode != 0
     assert "runs other code of model command than this machine has" in done.stderr
+    assert "(./sim: libfoo.so differs): install the same program" in done.stderr
     assert not list((project / "out").rglob("*.jsonl"))
 
 
