@@ -1,0 +1,54 @@
+"""results.nc read after its spec file was edited, and before the edited spec ran: every table,
+export and figure of it says its numbers are the earlier spec's; an edit that changes no
+value (a comment, the layout, the description) says nothing."""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+import campaign
+from campaign.cli.main import main
+
+SPEC = "name: x\nmodel: mm1\nfactors: {arrival_rate: [0.5, 0.7]}\nreplicates: 3\nseed: 1\n"
+
+
+def results_of(spec_file) -> xr.Dataset:
+    """Results of two cells, 3 replicates, made from ``SPEC`` written at ``spec_file``."""
+    dims = ("arrival_rate", "replicate")
+    values = np.random.default_rng(1).normal(1.0, 0.1, (2, 3))
+    return xr.Dataset(
+        {
+            "mean_wait": (dims, values),
+            "status": (dims, np.ones((2, 3), "i1")),
+            "seed": (dims, np.arange(6).reshape(2, 3)),
+        },
+        {"arrival_rate": [0.5, 0.7], "replicate": np.arange(3)},
+        attrs={"confidence": 0.95, "spec": SPEC, "spec_file": str(spec_file)},
+    )
+
+
+def test_results_of_an_edited_spec_say_they_are_the_earlier_specs(tmp_path, capsys):
+    spec, path = tmp_path / "s.yaml", tmp_path / "results.nc"
+    spec.write_text(SPEC)
+    results_of(spec).to_netcdf(path)
+    spec.write_text("# the same spec, laid out otherwise\n" + SPEC.replace(": ", ":  "))
+    spec.write_text(spec.read_text() + "description: what it reproduces\n")
+    assert "incomplete" not in campaign.open_results(path).attrs
+    spec.write_text(SPEC.replace("replicates: 3", "replicates: 2"))
+    note = (
+        f"results.nc was written from {spec} as it was before an edit: these numbers are the "
+        f"earlier spec's (the one results.nc keeps), not the file's now; `campaign run {spec}` "
+        "writes the edited spec's"
+    )
+    assert note in campaign.table(campaign.query(path, "mean_wait")).splitlines()
+    compared = campaign.compare(path, "arrival_rate", 0.5, "mean_wait")
+    assert note in campaign.table(compared).replace("\n  ", " ")
+    assert main(["export", str(path), "-o", str(tmp_path / "tasks.csv")]) == 0
+    assert capsys.readouterr().err.splitlines() == [f"campaign: {note}"]
+    assert main(["plot", str(path), "--metric", "mean_wait", "--out", str(tmp_path / "w.png")]) == 0
+    assert capsys.readouterr().err.splitlines() == [f"campaign: {note}"]
+    spec.write_text("name: [x\n")  # no longer a spec at all: not the one results.nc keeps
+    assert campaign.open_results(path).attrs["incomplete"] == note.removeprefix("results.nc ")
+    spec.unlink()  # nothing to compare with: nothing said
+    assert "incomplete" not in campaign.open_results(path).attrs
