@@ -15,6 +15,7 @@ from campaign.results.check import judged
 from campaign.results.ledger_table import read_table
 from campaign.results.precision_variables import precision_state
 from campaign.results.resource_group import task_costs
+from campaign.results.spec_edited import other_spec_note
 from campaign.spec.describe import describe_spec
 from campaign.store.folder import SHARD_FOLDERS
 
@@ -89,6 +90,8 @@ def status_lines(plan: Any, shard: str | Shard | None = None, limit: int = 20) -
     lines += failed_lines(plan, failed, limit, table)
     if plan.results_path.exists():
         lines.append(f"results: {plan.results_path}")
+        other = other_spec_note(plan.results_path, plan.spec.text)
+        lines += [f"  results.nc {other}"] * bool(other)
     return lines
 
 

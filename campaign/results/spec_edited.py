@@ -42,6 +42,28 @@ def edited_note(attrs: Mapping[str, Any]) -> str | None:
     )
 
 
+def other_spec_note(path: Path, spec_text: str) -> str | None:
+    """The words (after "results.nc ") saying that results file ``path`` was made from
+    another spec than ``spec_text`` (the spec a command was given), or from its spec file as
+    it was before an edit (`edited_note`); None when it holds this spec's numbers, or is no
+    readable results file (whose readers say so)."""
+    import netCDF4
+
+    try:
+        with netCDF4.Dataset(path) as handle:
+            attrs = {name: handle.getncattr(name) for name in ("spec", "spec_file")
+                     if name in handle.ncattrs()}  # fmt: skip
+    except OSError:
+        return None
+    kept = attrs.get("spec")
+    if kept and str(kept) != spec_text and _data(str(kept)) != _data(spec_text):
+        return (
+            "was written from another spec than the one given: its numbers are not this "
+            "spec's; `campaign run SPEC` writes this spec's"
+        )
+    return edited_note(attrs)
+
+
 def _data(text: str) -> str:
     """The spec's data without its free text, as canonical text (a NaN equals a NaN), or the
     text itself if it is no longer a spec (an edit under way, broken YAML: not the same)."""

@@ -52,3 +52,25 @@ def test_results_of_an_edited_spec_say_they_are_the_earlier_specs(tmp_path, caps
     assert campaign.open_results(path).attrs["incomplete"] == note.removeprefix("results.nc ")
     spec.unlink()  # nothing to compare with: nothing said
     assert "incomplete" not in campaign.open_results(path).attrs
+
+
+def test_status_says_when_results_nc_is_not_of_the_spec_given(tmp_path, capsys):
+    """`status` of a spec points at its results.nc, and says when that holds another spec's
+    numbers: the spec given is not the one results.nc keeps, or results.nc's spec file was
+    edited since (status of the output folder, which reads the spec results.nc keeps)."""
+    spec = tmp_path / "s.yaml"
+    spec.write_text(SPEC + "output: out\n")
+    (tmp_path / "out").mkdir()
+    results = results_of(spec).assign_attrs(spec=SPEC + "output: out\n")
+    results.to_netcdf(tmp_path / "out" / "results.nc")
+    assert main(["status", str(spec)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == f"results: {tmp_path / 'out/results.nc'}"
+    spec.write_text(SPEC.replace("replicates: 3", "replicates: 2") + "output: out\n")
+    for target, words in (
+        (spec, "was written from another spec than the one given: its numbers are not this "
+               "spec's; `campaign run SPEC` writes this spec's"),
+        (tmp_path / "out", f"was written from {spec} as it was before an edit"),
+    ):  # fmt: skip
+        assert main(["status", str(target)]) == 0
+        last = capsys.readouterr().out.splitlines()[-1]
+        assert last.startswith(f"  results.nc {words}"), last
