@@ -55,9 +55,10 @@ def test_results_of_an_edited_spec_say_they_are_the_earlier_specs(tmp_path, caps
 
 
 def test_status_says_when_results_nc_is_not_of_the_spec_given(tmp_path, capsys):
-    """`status` of a spec points at its results.nc, and says when that holds another spec's
-    numbers: the spec given is not the one results.nc keeps, or results.nc's spec file was
-    edited since (status of the output folder, which reads the spec results.nc keeps)."""
+    """`status` of a spec points at its results.nc, and says (as `plan` does) when that holds
+    another spec's numbers: the spec given is not the one results.nc keeps, or results.nc's
+    spec file was edited since (status of the output folder, which reads the spec results.nc
+    keeps)."""
     spec = tmp_path / "s.yaml"
     spec.write_text(SPEC + "output: out\n")
     (tmp_path / "out").mkdir()
@@ -74,3 +75,8 @@ def test_status_says_when_results_nc_is_not_of_the_spec_given(tmp_path, capsys):
         assert main(["status", str(target)]) == 0
         last = capsys.readouterr().out.splitlines()[-1]
         assert last.startswith(f"  results.nc {words}"), last
+    assert main(["plan", str(spec)]) == 0  # however few tasks would run, results.nc is not this
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-2].startswith("plan: 0 done") and lines[-1].startswith(
+        "  results.nc was written from another spec than the one given"
+    )
