@@ -80,3 +80,19 @@ def test_status_says_when_results_nc_is_not_of_the_spec_given(tmp_path, capsys):
     assert lines[-2].startswith("plan: 0 done") and lines[-1].startswith(
         "  results.nc was written from another spec than the one given"
     )
+
+
+def test_a_run_of_the_output_folder_says_its_spec_file_was_edited_since(tmp_path):
+    """`campaign run FOLDER` runs the spec results.nc keeps: after an edit of its spec file,
+    the end of the run says that its numbers are not the file's."""
+    from campaign.render.outcomes import run_lines
+    from campaign.spec.load import load_spec
+
+    spec = tmp_path / "s.yaml"
+    spec.write_text(SPEC)
+    counts = {"tasks_ok": 0, "tasks_failed": 0, "tasks_missing": 6}
+    written = results_of(spec).assign_attrs(counts)
+    assert run_lines(written, load_spec(spec), 0.95)[-1].startswith("results: ")
+    spec.write_text(SPEC.replace("replicates: 3", "replicates: 2"))
+    last = run_lines(written, load_spec(spec), 0.95)[-1]
+    assert last.startswith(f"  results.nc was written from {spec} as it was before an edit")
