@@ -10,7 +10,7 @@ the run's decisions, with every detail the run did not store.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -43,13 +43,15 @@ class SelectionReport:
     tasks, Rinott's count, missing until the first stage is decided, and the share saved);
     ``systems``: a row per system (its group's levels, the system, its state, deciding stage,
     replicates and mean); ``guarantee`` and ``notes``: the guarantee stated and how the
-    counts were made."""
+    counts were made; ``lacks``: the notes of what its numbers lack (results.nc behind its
+    ledger or its spec file, means over fewer values), which a CSV or JSON of it cannot say."""
 
     selection: Selection
     groups: pd.DataFrame
     systems: pd.DataFrame
     guarantee: list[str]
     notes: list[str]
+    lacks: list[str] = field(default_factory=list)
 
     @property
     def tasks(self) -> int:
@@ -90,14 +92,14 @@ def selection_report(dataset: xr.Dataset) -> SelectionReport:
     report_groups["rinott"] = report_groups["rinott"].astype("Int64")  # none before a stage
     report_systems = pd.DataFrame(system_rows)
     capped = int((report_groups["ending"] == "max_replicates").sum())
+    written, counted = written_before(dataset.attrs), short_note(short)
     return SelectionReport(
         selection,
         report_groups,
         report_systems,
         guarantee_text(selection, dataset, capped, len(groups)),
-        written_before(dataset.attrs)
-        + count_notes(selection, len(systems), set(report_groups["ending"]))
-        + short_note(short),
+        written + count_notes(selection, len(systems), set(report_groups["ending"])) + counted,
+        written + counted,
     )
 
 

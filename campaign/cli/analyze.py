@@ -296,5 +296,5 @@ def cmd_sensitivity(args) -> int:
 
 
 def cmd_select(args) -> int:
-    print(api.table(api.select(args.results), args.format, args.digits), end="")
+    print_table(api.select(args.results), args.format, args.digits)
     return EXIT_OK

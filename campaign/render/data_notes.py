@@ -1,8 +1,9 @@
 """What a CSV or JSON table cannot say in its cells: its numbers lack tasks (failed, not run,
-or finished after results.nc was written) or values (replicates left out of a ranking's
-interval, a comparison's values without their pair, an analysis of variance's failed or
-infinite values). The text and paper formats say it under the table; a command printing CSV
-or JSON says it on stderr (`data_notes`), its output the data alone."""
+or finished after results.nc was written, whose spec file may have been edited since) or
+values (a selection's means over fewer values than their replicates, replicates left out of
+a ranking's interval, a comparison's values without their pair, an analysis of variance's
+failed or infinite values). The text and paper formats say it under the table; a command
+printing CSV or JSON says it on stderr (`data_notes`), its output the data alone."""
 
 from __future__ import annotations
 
@@ -17,11 +18,14 @@ def data_notes(result) -> list[str]:
     stale results.nc, and the values each analysis left out."""
     from campaign.analysis.comparison import unpaired_note
     from campaign.analysis.ranking_text import Ranking
+    from campaign.analysis.selection_report import SelectionReport
     from campaign.render.effects import left_out_words
     from campaign.render.summary import unfinished_notes
 
     if isinstance(result, pd.DataFrame):
         return unfinished_notes(result)
+    if isinstance(result, SelectionReport):
+        return result.lacks
     if isinstance(result, Ranking):
         return written_before(result.result.attrs) + [result.left_out] * bool(result.left_out)
     if not isinstance(result, xr.Dataset):

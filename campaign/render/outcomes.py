@@ -18,6 +18,7 @@ from campaign.plan.precision import precision_summary
 from campaign.plan.selection import selection_summary
 from campaign.render.summary import render_summary
 from campaign.results.assemble import absent_note, metrics_of, nan_note
+from campaign.results.spec_edited import edited_note
 from campaign.store.folder import LEDGER_FOLDER, RESULTS_FILE
 
 SHOWN_NAMES = 6  # other metrics named on the line under the summary; more are counted
@@ -63,6 +64,8 @@ def run_lines(
     if "selection_state" in dataset:
         lines.append(selection_summary(dataset["selection_state"].values, spec.output))
     lines.append(f"results: {spec.output / RESULTS_FILE}")
+    edited = edited_note(dataset.attrs)  # run of the output folder: the spec results.nc keeps
+    lines += [f"  results.nc {edited}"] * bool(edited)
     if failed:
         lines.append(f"{failed} tasks failed: `campaign status {spec_words}` lists them")
     elif missing and where:

@@ -15,6 +15,7 @@ from campaign.results.check import judged
 from campaign.results.ledger_table import read_table
 from campaign.results.precision_variables import precision_state
 from campaign.results.resource_group import task_costs
+from campaign.results.spec_edited import other_spec_note
 from campaign.spec.describe import describe_spec
 from campaign.store.folder import SHARD_FOLDERS
 
@@ -51,11 +52,22 @@ def plan_lines(plan: Any, shard: str | Shard | None = None) -> list[str]:
             f"plan: {plan.done} done, {len(plan.failed)} failed (will be retried), "
             f"{len(plan.missing)} missing{changed}; {len(plan.to_run)} tasks would run"
         )
+        lines += results_lines(plan)[1:]
     else:
         shard = as_shard(shard)
         would = len(mine(plan.to_run, shard.owns(plan.design)))
         lines.append(f"plan: {counts(plan, shard).describe(shard)}; {would} tasks would run")
     return lines + precision_lines(plan)
+
+
+def results_lines(plan: Any) -> list[str]:
+    """Where results.nc is, and whether it holds another spec's numbers (the spec given is
+    not the one it keeps, or its spec file was edited since): `run` writes this spec's, even
+    with no task to run (fewer replicates, a level taken out). None when there is none."""
+    if not plan.results_path.exists():
+        return []
+    other = other_spec_note(plan.results_path, plan.spec.text)
+    return [f"results: {plan.results_path}"] + [f"  results.nc {other}"] * bool(other)
 
 
 def status_lines(plan: Any, shard: str | Shard | None = None, limit: int = 20) -> list[str]:
@@ -87,9 +99,7 @@ def status_lines(plan: Any, shard: str | Shard | None = None, limit: int = 20) -
     table = plan.table if plan.table is not None else read_table(plan.ledger, plan.design)
     lines += describe_costs(task_costs(table, plan.replicates.window))
     lines += failed_lines(plan, failed, limit, table)
-    if plan.results_path.exists():
-        lines.append(f"results: {plan.results_path}")
-    return lines
+    return lines + results_lines(plan)
 
 
 def shards_beside(output: Path) -> list[str]:

@@ -18,6 +18,7 @@ from campaign.errors import CampaignError
 from campaign.results.breakdowns import BREAKDOWNS_GROUP, group_name, metric_name
 from campaign.results.resource_group import RESOURCES_GROUP
 from campaign.results.samples import QUANTILE, SAMPLES_GROUP, samples_of, samples_view
+from campaign.results.spec_edited import edited_note
 from campaign.store.folder import LEDGER_BATCHES, LEDGER_FOLDER, RESULTS_FILE
 from campaign.store.identity import read_identity
 
@@ -191,9 +192,10 @@ def _open_root(path: str | Path) -> xr.Dataset:
             f"{path} is a netCDF file but not campaign results (no 'status' over 'replicate'); "
             "give the results.nc that `campaign run` wrote, or its folder"
         )
-    if ledger_is_newer(path):
+    for note in (BEHIND if ledger_is_newer(path) else None, edited_note(dataset.attrs)):
         said = dataset.attrs.get("incomplete")
-        dataset.attrs["incomplete"] = (f"{said}; it " if said else "") + BEHIND
+        if note:
+            dataset.attrs["incomplete"] = (f"{said}; it " if said else "") + note
     return dataset
 
 

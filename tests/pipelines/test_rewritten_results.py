@@ -236,8 +236,11 @@ def test_results_written_before_a_stopped_run_stored_more_say_they_lack_those(
     note = (
         "results.nc was written before tasks that the ledger beside it holds finished (a run "
         "stopped, or still runs, before writing it again): these numbers lack them; `campaign "
-        "status SPEC` counts them, `campaign run SPEC` writes them in"
-    )
+        "status SPEC` counts them, `campaign run SPEC` writes them in; it was written from "
+        f"{tmp_path / 'spec.yaml'} as it was before an edit: these numbers are the earlier "
+        "spec's (the one results.nc keeps), not the file's now; `campaign run "
+        f"{tmp_path / 'spec.yaml'}` writes the edited spec's"
+    )  # replicates: 4 since, which the run that stopped was of
     after = campaign_ok(tmp_path, "query", "out")
     assert after.replace(note + "\n", "") == before and note in after
     report = tmp_path / "out" / "report.html"

@@ -84,6 +84,24 @@ def test_campaign_select_prints_each_group(selected, capsys):
     assert len(rows) == 1 + 12
 
 
+def test_a_csv_or_json_of_stale_selection_results_says_so_on_stderr(selected, tmp_path, capsys):
+    """results.nc of a spec edited since: the CSV or JSON holds the data alone, and stderr says
+    its numbers are the earlier spec's, as under the text table."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(SPEC.format(output="out").replace("first: 6", "first: 4"))
+    results = xr.load_dataset(selected / "results.nc")
+    results.attrs["spec_file"] = str(spec)
+    results.to_netcdf(tmp_path / "results.nc")
+    note = f"results.nc was written from {spec} as it was before an edit"
+    for fmt in ("csv", "json"):
+        assert main(["select", str(tmp_path), "--format", fmt]) == 0
+        out, err = capsys.readouterr()
+        assert "results.nc" not in out and err.startswith(f"campaign: {note}"), err
+        assert len(err.splitlines()) == 1
+    assert main(["select", str(tmp_path)]) == 0
+    assert note in capsys.readouterr().out
+
+
 CAPPED = """
 name: capped
 model: normal

@@ -311,7 +311,8 @@ def test_status_of_a_folder_whose_results_mean_another_campaign_says_so(
         "): these counts and its results.nc are theirs; `run` refuses the folder until the "
         "spec means what they do, or the campaign starts afresh (--new; new=True from Python)"
     )
-    assert lines[-1] == f"results: {tmp_path / 'out' / 'results.nc'}"
+    assert lines[-2] == f"results: {tmp_path / 'out' / 'results.nc'}"
+    assert lines[-1].startswith("  results.nc was written from another spec than the one given")
     write_spec(PROGRAM.replace("JOBS", "2000"))  # put back: nothing to say
     assert main(["status", str(spec)]) == 0
     assert "different campaign" not in capsys.readouterr().out
