@@ -1,0 +1,39 @@
+"""An error says what to give in the words of the face it was called from: the function's
+parameter from Python, the command's options on a command line."""
+
+from __future__ import annotations
+
+import pytest
+
+import campaign
+from campaign.cli.main import main
+
+SPEC = {  # a Python model: no program, so no metrics parser of its own
+    "name": "words",
+    "model": "jobs",
+    "params": {"workload": "synthetic", "jobs": 50, "processors": 16},
+    "factors": {"scheduler": ["fcfs", "easy"]},
+    "replicates": 1,
+    "seed": 1,
+}
+
+
+def test_remetric_of_a_model_without_a_parser_names_source_or_the_options(tmp_path, capsys):
+    """From Python it named the command line's --parse, --metrics-file and --stdout."""
+    with pytest.raises(campaign.CampaignError) as caught:
+        campaign.remetric({**SPEC, "output": str(tmp_path / "out")})
+    assert str(caught.value) == (
+        "remetric: model jobs is not a program and has no metrics: source of its own; give "
+        "source, the parser of its kept outputs"
+    )
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        "name: words\nmodel: jobs\nparams: {workload: synthetic, jobs: 50, processors: 16}\n"
+        "factors: {scheduler: [fcfs, easy]}\nreplicates: 1\nseed: 1\noutput: out\n"
+    )
+    assert main(["remetric", str(spec)]) == 2
+    assert capsys.readouterr().err == (
+        "campaign: error: remetric: model jobs is not a program and has no metrics: source of "
+        "its own; give --parse, --metrics-file or --stdout, the parser of its kept outputs\n"
+    )
+    assert not (tmp_path / "out").exists()
