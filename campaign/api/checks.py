@@ -378,6 +378,6 @@ SENSITIVITY_OPTIONS: dict[str, Check] = {
     "method": text,
     "where": where,
     "confidence": level,
-    "resamples": whole(1, optional=False),
+    "resamples": whole(10, optional=False),  # fewer make no bootstrap interval
     "transform": text,
 }

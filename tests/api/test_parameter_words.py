@@ -37,3 +37,14 @@ def test_remetric_of_a_model_without_a_parser_names_source_or_the_options(tmp_pa
         "its own; give --parse, --metrics-file or --stdout, the parser of its kept outputs\n"
     )
     assert not (tmp_path / "out").exists()
+
+
+def test_too_few_resamples_are_refused_with_the_minimum_there_is(tmp_path, capsys):
+    """``resamples=1`` was told "must be >= 1", and 5 "use an integer of 10 or more"."""
+    for given in (0, 1, 9):
+        with pytest.raises(campaign.CampaignError) as caught:
+            campaign.sensitivity(tmp_path / "none", "y", resamples=given)
+        assert str(caught.value) == f"resamples {given} must be >= 10"
+    argv = ["sensitivity", str(tmp_path / "none"), "--metric", "y", "--resamples", "1"]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == "campaign: error: --resamples 1 must be >= 10\n"
