@@ -343,6 +343,14 @@ def test_a_negative_status_limit_is_refused(results, capsys):
     assert main(["status", spec, "--limit", "0"]) == 0
 
 
+def test_a_negative_number_of_metrics_shown_is_refused_before_the_run(tmp_path, capsys):
+    """``run --show-metrics -2`` ran the campaign, then left the last 2 metrics out of its
+    summary table (a slice from the end), saying nothing."""
+    spec = str(tmp_path / "never-read.yaml")
+    message = "--show-metrics -2 must be >= 0 (0: no table)"
+    assert refused(capsys, "run", spec, "--show-metrics", "-2") == message
+
+
 def test_by_with_a_ranking_is_refused(results, capsys):
     """``query --rank F --by G`` printed the ranking over every cell of G, --by ignored."""
     argv = ["query", str(results), "--rank", "service_rate", "--by", "arrival_rate"]
