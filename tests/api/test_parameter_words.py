@@ -48,3 +48,14 @@ def test_too_few_resamples_are_refused_with_the_minimum_there_is(tmp_path, capsy
     argv = ["sensitivity", str(tmp_path / "none"), "--metric", "y", "--resamples", "1"]
     assert main(argv) == 2
     assert capsys.readouterr().err == "campaign: error: --resamples 1 must be >= 10\n"
+
+
+def test_a_figure_written_to_out_and_to_figures_at_once_is_refused(tmp_path):
+    """``plot(out=..., figures=True)`` wrote ``out`` alone: ``figures`` was left unused."""
+    with pytest.raises(campaign.CampaignError) as caught:
+        campaign.plot(tmp_path / "none", "y", out=tmp_path / "y.png", figures=True)
+    assert str(caught.value) == (
+        "out is the one file written, figures writes figures/NAME.png, .pdf and .svg beside "
+        "results.nc: give one of them"
+    )
+    assert list(tmp_path.iterdir()) == []
