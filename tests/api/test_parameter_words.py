@@ -59,3 +59,15 @@ def test_a_figure_written_to_out_and_to_figures_at_once_is_refused(tmp_path):
         "results.nc: give one of them"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+def test_markdown_without_a_model_is_refused_not_a_list_without_tables(capsys):
+    """``models(markdown=True)`` and ``campaign models --markdown`` gave the plain list."""
+    with pytest.raises(campaign.CampaignError) as caught:
+        campaign.models(markdown=True)
+    assert str(caught.value) == "markdown gives one model's documentation tables: give name too"
+    assert main(["models", "--markdown"]) == 2
+    assert capsys.readouterr().err == (
+        "campaign: error: --markdown gives one model's documentation tables: give show NAME too\n"
+    )
+    assert campaign.models("jobs", markdown=True).startswith("Parameters:\n\n| parameter |")
