@@ -71,3 +71,20 @@ def test_markdown_without_a_model_is_refused_not_a_list_without_tables(capsys):
         "campaign: error: --markdown gives one model's documentation tables: give show NAME too\n"
     )
     assert campaign.models("jobs", markdown=True).startswith("Parameters:\n\n| parameter |")
+
+
+def test_a_task_larger_than_a_worker_names_workers_or_the_option(tmp_path, capsys):
+    """From Python the refusal said "use fewer --workers", the command line's option."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        "name: large\nmodel:\n  command: [python3, -c, 'print(1)', '{a}']\n  metrics: stdout\n"
+        "  resources: {cores: 100000}\nfactors: {a: [1, 2]}\nreplicates: 1\nseed: 1\n"
+        "output: out\n"
+    )
+    with pytest.raises(campaign.CampaignError) as caught:
+        campaign.run(spec, workers=1, progress=False)
+    assert str(caught.value).endswith(": use fewer workers, or a cluster whose workers have more")
+    assert main(["run", str(spec), "--workers", "1"]) == 2
+    assert capsys.readouterr().err.endswith(
+        ": use fewer --workers, or a cluster whose workers have more\n"
+    )
