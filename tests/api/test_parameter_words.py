@@ -88,3 +88,20 @@ def test_a_task_larger_than_a_worker_names_workers_or_the_option(tmp_path, capsy
     assert capsys.readouterr().err.endswith(
         ": use fewer --workers, or a cluster whose workers have more\n"
     )
+
+
+def test_an_unknown_metric_among_metrics_names_metrics(capsys):
+    """query, rank, plot and report take ``metrics``: the refusal named ``metric``."""
+    import xarray as xr
+
+    data = {"v": (("strategy", "replicate"), [[1.0], [2.0]])}
+    data["status"] = (("strategy", "replicate"), [[1], [1]])
+    results = xr.Dataset(data, coords={"strategy": ["a", "b"], "replicate": [0]})
+    for call in (
+        lambda: campaign.query(results, ["v", "w"]),
+        lambda: campaign.rank(results, "strategy", "w"),
+        lambda: campaign.plot(results, "w"),
+    ):
+        with pytest.raises(campaign.CampaignError) as caught:
+            call()
+        assert str(caught.value) == "metrics 'w' is not in the results; metrics: v"
