@@ -105,3 +105,18 @@ def test_an_unknown_metric_among_metrics_names_metrics(capsys):
         with pytest.raises(campaign.CampaignError) as caught:
             call()
         assert str(caught.value) == "metrics 'w' is not in the results; metrics: v"
+
+
+def test_a_number_out_of_range_is_told_without_python_words(tmp_path, capsys):
+    """``--task-timeout 0`` was told "must be a number > 0 or None, got float 0.0"."""
+    spec = tmp_path / "never-read.yaml"
+    with pytest.raises(campaign.CampaignError) as caught:
+        campaign.run(spec, task_timeout=0)
+    assert str(caught.value) == "task_timeout 0 must be a number > 0"
+    spec.write_text(
+        "name: words\nmodel: jobs\nparams: {workload: synthetic, jobs: 50, processors: 16}\n"
+        "factors: {scheduler: [fcfs, easy]}\nreplicates: 1\nseed: 1\noutput: out\n"
+    )
+    assert main(["run", str(spec), "--task-timeout", "-1.5"]) == 2
+    assert capsys.readouterr().err == "campaign: error: --task-timeout -1.5 must be a number > 0\n"
+    assert not (tmp_path / "out").exists()
