@@ -40,7 +40,8 @@ def table(result, fmt="text", digits=None, pivot=None):
     str
         The table, ending with a newline.
     """
-    if digits is not None and not (isinstance(digits, int) and 1 <= digits <= 15):
+    whole = isinstance(digits, int) and not isinstance(digits, bool)  # True is no 1
+    if digits is not None and not (whole and 1 <= digits <= 15):
         raise ParameterError(f"{{digits}} {digits!r}: give a whole number from 1 to 15", "digits")
     return renderer(result)(result, fmt, digits, pivot)
 

@@ -39,3 +39,10 @@ def test_a_sensitivity_table_refuses_digits_it_would_not_use():
         "digits is for query, rank, compare, effects and select tables; a sensitivity "
         "analysis's table has 4 significant digits (csv and json: full precision)"
     )
+
+
+def test_digits_must_be_a_whole_number_not_a_flag():
+    """``digits=True`` wrote every number to 1 significant digit."""
+    with pytest.raises(campaign.CampaignError) as caught:
+        campaign.table(regression_indices(), digits=True)
+    assert str(caught.value) == "digits True: give a whole number from 1 to 15"
