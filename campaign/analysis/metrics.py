@@ -53,8 +53,8 @@ def choose_metrics(
     if asked:
         for metric in asked:
             if metric not in available:
-                raise BadValue(
-                    "metric", metric, f"is not in the results; metrics: {', '.join(available)}"
+                raise BadValue(  # ``asked``: the `metrics` of query, rank, plot and report
+                    "metrics", metric, f"is not in the results; metrics: {', '.join(available)}"
                 )
         return list(asked)
     if view == "query":

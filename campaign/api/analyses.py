@@ -171,7 +171,8 @@ def sensitivity(results, metric, **options):
         The metric analysed.
     **options
         ``method`` (``sobol``, ``morris``, ``delta``, ``rbd_fast`` or ``regression``;
-        default: from the design), ``where``, ``confidence``, ``resamples`` (bootstrap),
+        default: from the design), ``where``, ``confidence``, ``resamples`` (bootstrap
+        resamples of sobol, morris, delta and rbd_fast intervals, 10 or more; default 1000),
         ``transform="log"`` (see `campaign.analysis.sensitivity.sensitivity`).
 
     Returns

@@ -16,7 +16,8 @@ def models(name=None, markdown=False):
     name : str, optional
         A model's name: its declaration instead of the list.
     markdown : bool
-        With ``name``: the documentation tables (Markdown) instead of text.
+        With ``name``: the documentation tables (Markdown) instead of text (refused
+        without ``name``).
 
     Returns
     -------
@@ -26,11 +27,17 @@ def models(name=None, markdown=False):
         defaults, units), metrics (units, long names) and headline metrics, as
         ``campaign models [show NAME]`` prints them.
     """
-    from campaign.errors import CampaignError
+    from campaign.errors import CampaignError, ParameterError
     from campaign.models.describe import list_models, show
     from campaign.plan.model_code import current_model
 
     if name is None:
+        if markdown:  # the list has no documentation tables
+            raise ParameterError(
+                "{markdown} gives one model's documentation tables: give {name} too",
+                "markdown",
+                "name",
+            )
         return list_models()
     try:
         current_model(name)  # its files as they are now: one edited in this session shows

@@ -72,8 +72,10 @@ def number(allowed: str, test: Callable[[float], bool], optional: bool = True) -
     def check(value: Any, parameter: str) -> Any:
         if value is None and optional:
             return None
-        if isinstance(value, bool) or not isinstance(value, Real) or not test(float(value)):
+        if isinstance(value, bool) or not isinstance(value, Real):
             raise refused(parameter, allowed + (" or None" if optional else ""), value)
+        if not test(float(value)):  # as a command line says it too: --task-timeout 0 must be
+            raise ParameterError(f"{{{parameter}}} {float(value):g} must be {allowed}", parameter)
         return float(value)
 
     return check
@@ -378,6 +380,6 @@ SENSITIVITY_OPTIONS: dict[str, Check] = {
     "method": text,
     "where": where,
     "confidence": level,
-    "resamples": whole(1, optional=False),
+    "resamples": whole(10, optional=False),  # fewer make no bootstrap interval
     "transform": text,
 }

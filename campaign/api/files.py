@@ -8,6 +8,7 @@ from pathlib import Path
 import campaign.api.checks as check
 from campaign.api.checks import checked
 from campaign.api.reading import open_failures, open_results
+from campaign.errors import ParameterError
 
 
 @checked(check.PLOT_OPTIONS, say=check.function)
@@ -32,7 +33,8 @@ def plot(results, metrics, kind="mean", out=None, figures=False, say=None, **opt
         An image file to write (its suffix the format; ``.png`` without one).
     figures : bool
         Write ``figures/NAME.png``, ``.pdf`` and ``.svg`` beside results.nc (what
-        ``campaign plot`` writes without ``--out``; NAME: the metrics, then the kind).
+        ``campaign plot`` writes without ``--out``; NAME: the metrics, then the kind); not
+        with ``out``.
     say : callable, optional
         Told what the figure's numbers lack: results.nc written before tasks its folder
         holds finished.
@@ -51,6 +53,13 @@ def plot(results, metrics, kind="mean", out=None, figures=False, say=None, **opt
     from campaign.results.unreplaced import unreplaced
     from campaign.store.folder import image_path
 
+    if out is not None and figures:
+        raise ParameterError(
+            "{out} is the one file written, {figures} writes figures/NAME.png, .pdf and .svg "
+            "beside results.nc: give one of them",
+            "out",
+            "figures",
+        )
     path = image_path(out) if out is not None else None
     folder = figures_folder(results) if figures else None
 
@@ -97,7 +106,6 @@ def sample_cdf(results, dataset, sample, options):
     chosen as for the ECDF of a metric (``dataset``: the results' root), so that the levels
     of a paired factor (the strategies) are never pooled into one CDF unasked."""
     from campaign.analysis.query import parse_where, select
-    from campaign.errors import ParameterError
     from campaign.render.figure_layout import check_layout
     from campaign.render.sample_ecdf import plot_ecdf
     from campaign.results.netcdf import open_samples
@@ -149,7 +157,6 @@ def report(results, out=None, metrics=None, baseline=None):
     pathlib.Path
         The page written.
     """
-    from campaign.errors import ParameterError
     from campaign.render.report import write_report
     from campaign.results.netcdf import results_file
     from campaign.results.resource_group import open_resources

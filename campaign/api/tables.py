@@ -29,7 +29,8 @@ def table(result, fmt="text", digits=None, pivot=None):
         intervals ends each row with ``ci_level`` and ``ci_method``, their confidence level
         and method), Markdown, LaTeX (booktabs) or HTML.
     digits : int, optional
-        Significant digits of the numbers, 1 to 15 (default: from each interval).
+        Significant digits of the numbers, 1 to 15 (default: from each interval); not for a
+        sensitivity analysis, whose table has 4 (CSV and JSON: full precision).
     pivot : str, optional
         A factor whose levels go across, one of the table's rows (`query` and `compare`
         tables; default: the ``pivot`` they were given).
@@ -39,7 +40,8 @@ def table(result, fmt="text", digits=None, pivot=None):
     str
         The table, ending with a newline.
     """
-    if digits is not None and not (isinstance(digits, int) and 1 <= digits <= 15):
+    whole = isinstance(digits, int) and not isinstance(digits, bool)  # True is no 1
+    if digits is not None and not (whole and 1 <= digits <= 15):
         raise ParameterError(f"{{digits}} {digits!r}: give a whole number from 1 to 15", "digits")
     return renderer(result)(result, fmt, digits, pivot)
 
@@ -99,6 +101,12 @@ def _sensitivity(result, fmt, digits, pivot):
     from campaign.render.sensitivity import render_sensitivity
 
     check.no_pivot(pivot, "a sensitivity analysis")
+    if digits is not None:  # its renderer has 4 significant digits, as the command prints it
+        raise ParameterError(
+            "{digits} is for query, rank, compare, effects and select tables; a sensitivity "
+            "analysis's table has 4 significant digits (csv and json: full precision)",
+            "digits",
+        )
     return render_sensitivity([result], fmt)
 
 

@@ -148,7 +148,9 @@ def add_sensitivity(subparsers) -> None:
         action="store_true",
         help="the pairs' second-order Sobol indices (a saltelli design with second_order: true)",
     )
-    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    p.add_argument(
+        "--resamples", type=int, default=1000, help="bootstrap resamples, 10 or more (default 1000)"
+    )
     p.add_argument(
         "--transform",
         choices=["log"],

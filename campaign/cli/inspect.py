@@ -74,9 +74,11 @@ def add_models(subparsers) -> None:
     p.add_argument("action", nargs="?", choices=["show"], help="show one model")
     p.add_argument("name", nargs="?", help="the model to show")
     p.add_argument(
-        "--markdown", action="store_true", help="print the documentation tables (Markdown)"
+        "--markdown",
+        action="store_true",
+        help="with show NAME: print the documentation tables (Markdown)",
     )
-    p.set_defaults(func=cmd_models)
+    p.set_defaults(func=cmd_models, option_names={"name": "show NAME"})
 
 
 def add_schema(subparsers) -> None:

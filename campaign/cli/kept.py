@@ -86,7 +86,9 @@ def add_remetric(subparsers) -> None:
         "none aside (ledger.unkept-*/), so that `campaign run` computes them again",
     )
     add_confidence_option(p, default=None, kept="results.nc")
-    p.set_defaults(func=cmd_remetric, option_names={"source": "--parse or --metrics-file"})
+    p.set_defaults(
+        func=cmd_remetric, option_names={"source": "--parse, --metrics-file or --stdout"}
+    )
 
 
 PARSERS = {"outputs": add_outputs, "remetric": add_remetric}

@@ -68,6 +68,7 @@ OPTIONS = {  # the option each library parameter is given by, for error messages
     "on_change='rerun'": "--rerun-changed",
     "output": "--out",
     "path": "-o",
+    "rerun_unkept=True": "--rerun-unkept",
     "results": "results",  # positional arguments, said as the usage line names them
     "spec": "spec",
     "target": "target",

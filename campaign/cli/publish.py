@@ -147,7 +147,7 @@ def add_export(subparsers) -> None:
         metavar="FILE",
         help="file to write (default: results.csv or results.parquet beside results.nc)",
     )
-    p.set_defaults(func=cmd_export)
+    p.set_defaults(func=cmd_export, option_names={"out": "-o"})
 
 
 PARSERS = {"plot": add_plot, "report": add_report, "export": add_export}

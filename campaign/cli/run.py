@@ -75,7 +75,7 @@ def add_run(subparsers) -> None:
         "then the others in the results' order, leaving out per-entity ones (a name ending in "
         "an index, such as makespan_job3) while there are others (default: the headline "
         "metrics; for a model that names none, such as a program, its first 4 metrics, or all "
-        "of them when it has fewer)",
+        "of them when it has fewer; 0: no table)",
     )
     p.set_defaults(func=cmd_run)
 
@@ -188,6 +188,8 @@ def quiet_dask_logs() -> None:
 def cmd_run(args) -> int:
     from campaign.render.outcomes import run_lines, shard_lines
 
+    if args.show_metrics is not None and args.show_metrics < 0:  # a slice from the end
+        raise CampaignError(f"--show-metrics {args.show_metrics} must be >= 0 (0: no table)")
     confidence = run_confidence(args)
     handle = api.open(args.spec, args.out, args.shard)
     if not args.debug:

@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from campaign.errors import CampaignError
+from campaign.errors import CampaignError, ParameterError
 
 
 def machine() -> dict[str, float]:
@@ -39,11 +39,12 @@ def embedded_workers(
     share = {name: float(int(have[name] // workers)) for name in asked}
     for name, amount in asked.items():
         if amount > share[name]:
-            raise CampaignError(
+            raise ParameterError(  # `workers` from Python, --workers on a command line
                 f"resources: a task asks {describe(name, amount)}, but each of the embedded "
                 f"cluster's {workers} workers has {describe(name, share[name])} of this "
-                f"machine's {describe(name, have[name])}: use fewer --workers, or a cluster "
-                "whose workers have more"
+                f"machine's {describe(name, have[name])}: use fewer {{workers}}, or a cluster "
+                "whose workers have more",
+                "workers",
             )
     return workers, share
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import xarray as xr
 
-from campaign.errors import BadValue, CampaignError
+from campaign.errors import BadValue, CampaignError, ParameterError
 from campaign.models import describe_error
 from campaign.plan.plan import make_plan
 from campaign.plan.program_sources import PARSER_PREFIX
@@ -253,11 +253,12 @@ def recompute(
                 continue
             new.append(found)
     if unkept and not rerun_unkept:
-        raise CampaignError(
+        raise ParameterError(  # rerun_unkept=True from Python, --rerun-unkept on a command line
             f"remetric: {len(unkept)} of {len(done)} finished tasks kept no outputs (a task that "
             "succeeds keeps only what the model's keep: names), so their metrics cannot be "
             "recomputed; nothing was stored: name what to keep in keep: and give "
-            "--rerun-unkept to set those tasks aside for `campaign run` to compute again"
+            "{rerun_unkept=True} to set those tasks aside for `campaign run` to compute again",
+            "rerun_unkept=True",
         )
     returned = {name for record in new for name in stamps(record)[-1]["metrics"]}
     before = {entry_owner(name) for record in done for name in record["metrics"]}

@@ -109,9 +109,9 @@ def export(
         fmt = path.suffix.lstrip(".").lower() or "csv"
         if fmt not in FORMATS:
             raise ParameterError(
-                f"{{path}} {path}: cannot tell the format from the suffix; give {{fmt}} csv or "
+                f"{{out}} {path}: cannot tell the format from the suffix; give {{fmt}} csv or "
                 "parquet",
-                "path",
+                "out",
                 "fmt",
             )
     if fmt not in FORMATS:
@@ -119,10 +119,10 @@ def export(
     suffix = path.suffix.lstrip(".").lower()
     if suffix in FORMATS and suffix != fmt:  # Parquet bytes in t.csv, or CSV in t.parquet
         raise ParameterError(
-            f"{{fmt}} {fmt} and {{path}} {path} (a .{suffix} file) disagree; give a file name "
+            f"{{fmt}} {fmt} and {{out}} {path} (a .{suffix} file) disagree; give a file name "
             "with the format's suffix, or leave {fmt} out",
             "fmt",
-            "path",
+            "out",
         )
     check_target(path)
     frame = tidy(dataset, failures)
@@ -151,12 +151,12 @@ def check_target(path: Path) -> None:
     """Refuse, before any work, a file path that is a folder or whose folder a file blocks."""
     if path.is_dir():
         raise ParameterError(
-            f"{{path}} {path} is a folder; give a file such as {path / 'results.csv'}", "path"
+            f"{{out}} {path} is a folder; give a file such as {path / 'results.csv'}", "out"
         )
     for place in path.parents:
         if place.exists():
             if not place.is_dir():
-                raise ParameterError(f"{{path}} {path}: {place} is a file, not a folder", "path")
+                raise ParameterError(f"{{out}} {path}: {place} is a file, not a folder", "out")
             return
 
 

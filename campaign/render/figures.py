@@ -98,19 +98,20 @@ def style(count: int) -> list[tuple[tuple[float, ...], str]]:
 
 
 def check_metric(dataset: xr.Dataset, metric: str) -> None:
-    """Refuse a metric that is not in the results or that a figure would mislead on."""
+    """Refuse a metric that is not in the results or that a figure would mislead on (one of
+    `plot`'s ``metrics``)."""
     available = metrics_of(dataset)
     if metric not in available:
         raise ParameterError(
-            f"{{metric}} {metric!r} is not in the results; metrics: {', '.join(available)}",
-            "metric",
+            f"{{metrics}} {metric!r} is not in the results; metrics: {', '.join(available)}",
+            "metrics",
         )
     reason = left_out_metrics(dataset).get(metric)
     if reason is not None:
         shown = ", ".join(figure_metrics(dataset)) or "none"
         raise ParameterError(
-            f"{{metric}} {metric!r} has nothing to plot ({reason}); metrics to plot: {shown}",
-            "metric",
+            f"{{metrics}} {metric!r} has nothing to plot ({reason}); metrics to plot: {shown}",
+            "metrics",
         )
 
 
@@ -227,7 +228,7 @@ def check_request(dataset, metrics, kind, log, style, size, confidence) -> list[
     figure_width(size)
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     if not metrics:
-        raise ParameterError("{metric}: give at least one metric", "metric")
+        raise ParameterError("{metrics}: give at least one metric", "metrics")
     for metric in metrics:
         check_metric(dataset, metric)
     return metrics

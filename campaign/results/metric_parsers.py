@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from campaign.errors import CampaignError
+from campaign.errors import CampaignError, ParameterError
 from campaign.models import describe_error
 from campaign.results.names import entry_owner, metric_values
 from campaign.results.parser_code import code_digest, parser_digest, python_function
@@ -72,9 +72,10 @@ def command_parser(source: MetricsSource) -> MetricsParser:
 def spec_parser(spec: Spec) -> MetricsParser:
     """The spec's own ``metrics:`` source (a program's), or one line saying what to give."""
     if spec.command is None:
-        raise CampaignError(
-            f"remetric: model {spec.model} is not a program and has no metrics: source; give "
-            "--parse MODULE:FUNCTION, --metrics-file NAME or --stdout"
+        raise ParameterError(  # the parameter from Python, the options on a command line
+            f"remetric: model {spec.model} is not a program and has no metrics: source of its "
+            "own; give {source}, the parser of its kept outputs",
+            "source",
         )
     return command_parser(spec.command.metrics)
 

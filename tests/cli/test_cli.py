@@ -318,7 +318,7 @@ def test_ranking_and_metric_choice_speak_python_words(tmp_path):
     assert str(error.value) == "factor 'speed' is not a factor; factors: strategy"
     with pytest.raises(CampaignError) as error:
         rank_levels(dataset, "strategy", ["w"])
-    assert str(error.value) == "metric 'w' is not in the results; metrics: v"
+    assert str(error.value) == "metrics 'w' is not in the results; metrics: v"
     with pytest.raises(CampaignError) as error:
         rank_levels(dataset, "strategy")
     assert str(error.value) == (

@@ -226,7 +226,7 @@ def test_tasks_that_kept_no_outputs_are_counted_and_nothing_is_stored(
     assert str(refused.value) == (
         f"remetric: 3 of {len(ok)} finished tasks kept no outputs (a task that succeeds keeps "
         "only what the model's keep: names), so their metrics cannot be recomputed; nothing "
-        "was stored: name what to keep in keep: and give --rerun-unkept to set those tasks "
+        "was stored: name what to keep in keep: and give rerun_unkept=True to set those tasks "
         "aside for `campaign run` to compute again"
     )
     assert sorted(p.read_bytes() for p in Ledger(out).files()) == files

@@ -316,7 +316,7 @@ def test_the_pilot_options_without_estimate_are_refused(results, capsys, options
     ("options", "message"),
     [
         (["--pilot", "0"], "--pilot 0 must be >= 1"),
-        (["--target", "0"], "--target must be a number of hours > 0, got float 0.0"),
+        (["--target", "0"], "--target 0 must be a number of hours > 0"),
         (["--job-cores", "0"], "--job-cores 0 must be >= 1"),
     ],
 )
@@ -331,7 +331,7 @@ def test_the_pilot_options_are_checked_before_the_pilot_runs(
     assert not fresh.exists()
     with pytest.raises(CampaignError) as info:
         campaign.estimate(spec, target_hours=-1.0, output=fresh)
-    assert str(info.value) == "target_hours must be a number of hours > 0, got float -1.0"
+    assert str(info.value) == "target_hours -1 must be a number of hours > 0"
     assert not fresh.exists()
 
 
@@ -341,6 +341,14 @@ def test_a_negative_status_limit_is_refused(results, capsys):
     spec = str(results.parent / "spec.yaml")
     assert refused(capsys, "status", spec, "--limit", "-1") == "--limit -1 must be >= 0"
     assert main(["status", spec, "--limit", "0"]) == 0
+
+
+def test_a_negative_number_of_metrics_shown_is_refused_before_the_run(tmp_path, capsys):
+    """``run --show-metrics -2`` ran the campaign, then left the last 2 metrics out of its
+    summary table (a slice from the end), saying nothing."""
+    spec = str(tmp_path / "never-read.yaml")
+    message = "--show-metrics -2 must be >= 0 (0: no table)"
+    assert refused(capsys, "run", spec, "--show-metrics", "-2") == message
 
 
 def test_by_with_a_ranking_is_refused(results, capsys):

@@ -198,6 +198,11 @@ def test_export_refuses_a_format_it_cannot_tell(failing, tmp_path, capsys):
         "give --format csv or parquet\n"
     )
     assert not (tmp_path / "t.txt").exists()
+    with pytest.raises(campaign.CampaignError) as caught:  # from Python: its out, not "path"
+        campaign.export(failing, tmp_path / "t.txt")
+    assert str(caught.value) == (
+        f"out {tmp_path / 't.txt'}: cannot tell the format from the suffix; give fmt csv or parquet"
+    )
 
 
 @pytest.mark.parametrize(("name", "fmt"), [("t.csv", "parquet"), ("t.parquet", "csv")])
