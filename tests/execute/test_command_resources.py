@@ -54,7 +54,7 @@ def test_a_task_asking_more_than_any_worker_has_is_refused_before_work(tmp_path,
         campaign.run(spec, progress=False)
     assert str(caught.value) == (
         f"resources: a task asks {cores + 1} cores, but each of the embedded cluster's 1 "
-        f"workers has {cores} cores of this machine's {cores} cores: use fewer --workers, or a "
+        f"workers has {cores} cores of this machine's {cores} cores: use fewer workers, or a "
         "cluster whose workers have more"
     )
     assert not list(times.iterdir())
