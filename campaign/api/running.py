@@ -7,6 +7,7 @@ from typing import Any
 
 import campaign.api.checks as check
 from campaign.api.checks import checked
+from campaign.errors import ParameterError
 
 
 @checked(check.RUN_OPTIONS)
@@ -40,6 +41,14 @@ def run(spec, **options):
     """
     from campaign.pipelines.run import run as run_campaign
 
+    level = options.get("confidence")
+    if level is not None and options.get("shard") is not None:
+        raise ParameterError(
+            f"{{confidence}} {level:g} with {{shard}}: a shard writes no results.nc, so no "
+            "interval of its own; give {confidence} to the merge, which writes the campaign's",
+            "confidence",
+            "shard",
+        )
     return run_campaign(check.spec(spec, "spec"), **options)
 
 

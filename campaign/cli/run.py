@@ -190,7 +190,6 @@ def cmd_run(args) -> int:
 
     if args.show_metrics is not None and args.show_metrics < 0:  # a slice from the end
         raise CampaignError(f"--show-metrics {args.show_metrics} must be >= 0 (0: no table)")
-    confidence = run_confidence(args)
     handle = api.open(args.spec, args.out, args.shard)
     if not args.debug:
         quiet_dask_logs()
@@ -198,7 +197,7 @@ def cmd_run(args) -> int:
         workers=args.workers,
         scheduler=args.scheduler,
         retries=args.retries,
-        confidence=confidence,
+        confidence=args.confidence,
         new=args.new,
         progress=not args.quiet,
         say=say,
@@ -228,20 +227,6 @@ def cmd_run(args) -> int:
     if attrs["tasks_failed"]:
         return EXIT_FAILED_TASKS
     return EXIT_FAILED_TASKS if attrs["tasks_missing"] and not args.where else EXIT_OK
-
-
-def run_confidence(args) -> float | None:
-    """The level of the intervals results.nc is written at (None: the run's default); refused
-    with ``--shard``, whose folder holds no results.nc: a sharded campaign's is `merge`'s."""
-    if args.confidence is None:
-        return None
-    if args.shard is not None:
-        raise CampaignError(
-            f"--confidence {args.confidence:g} with --shard: a shard writes no results.nc, so "
-            "no interval of its own; give --confidence to `campaign merge`, which writes the "
-            "campaign's"
-        )
-    return args.confidence
 
 
 def cmd_verify(args) -> int:

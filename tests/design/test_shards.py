@@ -180,7 +180,13 @@ def test_a_shard_run_refuses_a_confidence_level_before_it_runs(write_spec, capsy
     assert main(["run", str(path), "--shard", "1/3", "--confidence", "0.9", "--quiet"]) == 2
     assert capsys.readouterr().err == (
         "campaign: error: --confidence 0.9 with --shard: a shard writes no results.nc, so no "
-        "interval of its own; give --confidence to `campaign merge`, which writes the "
-        "campaign's\n"
+        "interval of its own; give --confidence to the merge, which writes the campaign's\n"
+    )
+    assert not (path.parent / "out").exists()
+    with pytest.raises(CampaignError) as caught:  # from Python: the parameters' names
+        campaign.run(path, shard="1/3", confidence=0.9, progress=False)
+    assert str(caught.value) == (
+        "confidence 0.9 with shard: a shard writes no results.nc, so no interval of its own; "
+        "give confidence to the merge, which writes the campaign's"
     )
     assert not (path.parent / "out").exists()
