@@ -30,6 +30,7 @@ from campaign.render.selection_section import selection_section
 from campaign.render.sensitivity_section import sensitivity_section
 from campaign.render.summary import render_summary
 from campaign.results.assemble import factors_of, point_factors_of
+from campaign.spec.command_model import COMMAND_MODEL
 from campaign.store.folder import FIGURES_FOLDER, REPORT_FILE, make_folder, write_text
 
 STYLE = """
@@ -279,7 +280,8 @@ def failures_section(failures: xr.Dataset | None, failed: int) -> str:
 
 def digests(attrs: dict) -> list[tuple[str, str]]:
     """The digests a results file records: of the spec, of the model's code and of each of its
-    files (``model_code_files``: a program's binary, platform and other inputs), of each
+    files (``model_code_files``, for a program: its binary, platform and other inputs; a
+    Python model's modules are the engine's or its own code, said by their digest), of each
     input file (``input_digests``, a JSON map of file to digest), choices made on changes, and
     for a program its version and what each program runs (``program_files``: its libraries and
     interpreter, by name), without which a paper could not say which simulator it ran."""
@@ -296,7 +298,7 @@ def digests(attrs: dict) -> list[tuple[str, str]]:
                 programs = {}
             for program, files in sorted(programs.items()):
                 facts += [(f"{program} runs {file}", d) for file, d in sorted(files.items())]
-        elif name == "model_code_files":
+        elif name == "model_code_files" and attrs.get("model") == COMMAND_MODEL:
             facts += [(f"model code file {file}", d) for file, d in sorted(parsed_map(value))]
         elif name in ("input_digests", "source_changes"):
             try:

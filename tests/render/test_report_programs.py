@@ -48,7 +48,11 @@ def test_the_provenance_names_each_input_of_a_program_with_its_digest():
     digests, as results.nc's model_code_files lists them; the report gave only the digest of
     them all together, so a paper could not say which platform file its numbers came from."""
     files = {"simgrid/masterworker": "ab12", "simgrid/platform.xml": "cd34", "env OMP": "ef56"}
-    data = xr.Dataset(attrs={"model_code_digest": "b:99", "model_code_files": json.dumps(files)})
-    section = provenance_section(data)
+    attrs = {"model": "command", "model_code_digest": "b:99", "model_code_files": json.dumps(files)}
+    section = provenance_section(xr.Dataset(attrs=attrs))
     for name, digest in files.items():
         assert f"<tr><th>model code file {name}</th><td>{digest}</td></tr>" in section
+    # a Python model's modules (46 of the built-in jobs model) are said by their digest alone
+    section = provenance_section(xr.Dataset(attrs={**attrs, "model": "jobs"}))
+    assert "model code file" not in section
+    assert "<tr><th>model code digest</th><td>b:99</td></tr>" in section
