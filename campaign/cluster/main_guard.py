@@ -38,8 +38,18 @@ def refuse_while_importing_main() -> None:
 
 
 def guard_hint() -> str:
-    """What to say beside an embedded cluster that did not start, in a script."""
+    """What to say beside an embedded cluster that did not start, in a script that has no
+    such guard (the `campaign` command's own script has one)."""
     script = main_script()
-    if script is None:
+    if script is None or _guarded(script):
         return ""
     return f" (if {script} calls campaign outside `{GUARD}`, call it under that guard)"
+
+
+def _guarded(script: str) -> bool:
+    try:
+        with open(script, encoding="utf-8", errors="replace") as handle:
+            text = handle.read(1_000_000)
+    except OSError:
+        return False
+    return "'__main__'" in text or '"__main__"' in text

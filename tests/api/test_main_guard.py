@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 from tests.conftest import MM1_TWO_LOADS
@@ -60,3 +61,22 @@ def test_the_same_script_under_the_guard_runs(tmp_path):
     done = run_script(tmp_path, body)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["8"]  # 2 loads x 4 replicates
+
+
+def test_a_cluster_that_did_not_start_names_the_guard_only_for_a_script_without_one(
+    tmp_path, monkeypatch
+):
+    """The `campaign` command's own script (a console script, guarded) gets no such hint."""
+    from campaign.cluster.main_guard import guard_hint
+
+    for body, hint in [
+        ("import campaign\ncampaign.run('spec.yaml')\n", True),
+        ("from campaign.cli import main\nif __name__ == '__main__':\n    main()\n", False),
+    ]:
+        script = tmp_path / "study.py"
+        script.write_text(body)
+        main = types.ModuleType("__main__")
+        main.__file__, main.__spec__ = str(script), None
+        monkeypatch.setitem(sys.modules, "__main__", main)
+        expected = f" (if {script} calls campaign outside `{GUARD}`, call it under that guard)"
+        assert guard_hint() == (expected if hint else "")
