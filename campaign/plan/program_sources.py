@@ -128,11 +128,12 @@ def check_libraries_listed(command: CommandSpec, program: Program) -> None:
     if not program.placed or not command.folder:
         return
     listed = {os.path.realpath(item.path) for item in command.inputs}
+    folder = os.path.realpath(command.folder)
     for name, where in binary_libraries(program.path, program_environment(command)):
         real = os.path.realpath(where) if where else ""
-        if real and Path(real).is_relative_to(os.path.realpath(command.folder)):
+        if real and Path(real).is_relative_to(folder):
             if real not in listed:
-                relative = Path(real).relative_to(os.path.realpath(command.folder)).as_posix()
+                relative = Path(real).relative_to(folder).as_posix()
                 raise CampaignError(
                     f"model.inputs: {program.name} loads {name} from the spec's folder "
                     f"({relative}), which is not among the inputs: list it there, so that it "

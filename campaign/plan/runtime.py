@@ -58,18 +58,13 @@ def runtime_files(
     ``env``: the program's environment (PATH, LD_LIBRARY_PATH); a library that is one of
     ``inputs`` (real paths of the files digested as the program's inputs) is left out."""
     env = dict(os.environ if env is None else env)
-    search = (env.get("PATH", os.defpath), env.get("LD_LIBRARY_PATH", ""))
-    preload = env.get("LD_PRELOAD", "")
+    search = env.get("PATH", os.defpath)
     files: dict[str, str] = {}
     for _ in range(MOST_INTERPRETERS + 1):
         real = os.path.realpath(path)
-        interpreter = script_interpreter(real, search[0])
+        interpreter = script_interpreter(real, search)
         if interpreter is None:
-            key = (real, _stamp(real), search[1], preload, search_stamp(search[1]))
-            libraries = _libraries(*key)
-            if any(not where for _, where in libraries):  # looked for again (see the module)
-                libraries = _libraries.__wrapped__(*key)
-            for name, where in libraries:
+            for name, where in binary_libraries(real, env):
                 if where and os.path.realpath(where) in inputs:
                     continue
                 files[name] = digest(where) if where else MISSING
@@ -84,10 +79,15 @@ def runtime_files(
 
 def binary_libraries(path: str, env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     """The shared libraries the loader resolves for the binary at ``path`` itself (not for a
-    script's interpreter): (name, path or "") each."""
+    script's interpreter): (name, path or "") each, cached while the binary and the loader's
+    search stay as they are; listed again while one is not found (see the module)."""
     real = os.path.realpath(path)
     library_path, preload = env.get("LD_LIBRARY_PATH", ""), env.get("LD_PRELOAD", "")
-    return _libraries(real, _stamp(real), library_path, preload, search_stamp(library_path))
+    key = (real, file_stamp(real), library_path, preload, search_stamp(library_path))
+    libraries = _libraries(*key)
+    if any(not where for _, where in libraries):
+        libraries = _libraries.__wrapped__(*key)
+    return libraries
 
 
 def script_interpreter(path: str, search: str) -> tuple[str, str] | None:
@@ -114,10 +114,12 @@ def script_interpreter(path: str, search: str) -> tuple[str, str] | None:
 
 def digest(path: str) -> str:
     """BLAKE2b-256 of a file, cached by its identity."""
-    return _digest(path, _stamp(path))
+    return _digest(path, file_stamp(path))
 
 
-def _stamp(path: str) -> tuple[int, ...]:
+def file_stamp(path: str) -> tuple[int, ...]:
+    """A file's identity (device, inode, size, modification time; () when it is missing): what
+    a cached answer about it is keyed by."""
     try:
         stat = os.stat(path)
     except OSError:
@@ -141,7 +143,7 @@ def search_stamp(library_path: str) -> tuple[tuple[int, ...], ...]:
     cache: a library copied into one of them, or installed and registered with ldconfig, is
     resolved anew, as the program will load it."""
     folders = [folder for folder in library_path.split(os.pathsep) if folder]
-    return tuple(_stamp(path) for path in [*folders, LOADER_CACHE])
+    return tuple(file_stamp(path) for path in [*folders, LOADER_CACHE])
 
 
 @lru_cache(maxsize=256)

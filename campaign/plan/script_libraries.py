@@ -27,7 +27,7 @@ from typing import Any
 
 import campaign.plan.library_probe as library_probe
 from campaign.plan.model_libraries import imported_libraries
-from campaign.plan.runtime import MOST_INTERPRETERS, script_interpreter
+from campaign.plan.runtime import MOST_INTERPRETERS, file_stamp, script_interpreter
 
 MODULE_PREFIX = "module "  # a library among what a program runs: "module numpy"
 PYTHON_NAME = re.compile(r"^(python|pypy)[0-9.]*$")
@@ -79,9 +79,9 @@ def script_libraries(path: str, modules: list[str], env: Mapping[str, str]) -> d
     if interpreter is None or not modules:
         return {}
     kept = sorted((k, v) for k, v in env.items() if k.startswith("PYTHON") or k in ENVIRONMENT)
-    key = (interpreter, _stamp(interpreter), tuple(modules), tuple(kept))
+    key = (interpreter, file_stamp(interpreter), tuple(modules), tuple(kept))
     held = _PROBED.get(key)
-    if held is None or any(_stamp(where) != stamp for where, stamp in held[1]):
+    if held is None or any(file_stamp(where) != stamp for where, stamp in held[1]):
         held = _probe(interpreter, modules, env)
         if held[1]:
             _PROBED[key] = held
@@ -107,12 +107,4 @@ def _probe(
             return dict.fromkeys(modules, f"not listed by {interpreter}"), ()
     found = {name: str(answer["modules"][name][0]) for name in modules}
     watched = [*answer["path"], *(o for _, o in answer["modules"].values() if o)]
-    return found, tuple((where, _stamp(where)) for where in watched)
-
-
-def _stamp(path: str) -> tuple[int, ...]:
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return ()
-    return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+    return found, tuple((where, file_stamp(where)) for where in watched)
