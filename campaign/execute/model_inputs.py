@@ -44,10 +44,7 @@ def check_inputs(
             f"named {len(digests)} when the run was planned: give every worker the same "
             "files and settings (environment variables, working folder) and run again"
         )
-    for path, digest in zip(paths, digests):
-        here = digest_here(path, folders)
-        if here != digest:
-            raise InputDiffers(differs_message(model.name, path, here, digest))
+    check_each(model.name, paths, digests, folders, "where inputs() names it")
 
 
 def check_outside_files(
@@ -63,10 +60,18 @@ def check_outside_files(
             f"on this worker, where {len(digests)} existed when the run was planned: give "
             "every worker the same files and run again"
         )
+    check_each("command", paths, digests, folders, "at that path")
+
+
+def check_each(
+    model: str, paths: Sequence[str], digests: Sequence[str], folders: dict[str, str], where: str
+) -> None:
+    """Raise `InputDiffers` at the first of ``paths`` whose digest here is not its planned one
+    (``where``: where a worker should put its copy, as `differs_message` says it)."""
     for path, digest in zip(paths, digests):
         here = digest_here(path, folders)
         if here != digest:
-            raise InputDiffers(differs_message("command", path, here, digest, "at that path"))
+            raise InputDiffers(differs_message(model, path, here, digest, where))
 
 
 def digest_here(path: str, folders: dict[str, str]) -> str | None:
