@@ -115,10 +115,7 @@ def files_here(command: CommandSpec) -> dict[str, str]:
         if path is None:
             files[program.name] = "not found on this worker's PATH"
         else:
-            stat = os.stat(path)
-            files[program.name] = _program_digest(
-                path, (stat.st_ino, stat.st_size, stat.st_mtime_ns)
-            )
+            files[program.name] = _digest_here(path)
     for name in [n for n in files if os.path.isabs(n) and (program is None or n != program.name)]:
         files[name] = _outside_file(name)  # an argument naming a file: read here, not sent
     for program in checked_programs(command):
@@ -136,10 +133,15 @@ def files_here(command: CommandSpec) -> dict[str, str]:
 def _outside_file(path: str) -> str:
     """The digest of a file an argument names by absolute path, as this worker has it."""
     try:
-        stat = os.stat(path)
-        return _program_digest(path, (stat.st_ino, stat.st_size, stat.st_mtime_ns))
+        return _digest_here(path)
     except OSError:
         return "not found on this worker"
+
+
+def _digest_here(path: str) -> str:
+    """A file's digest as this worker has it, read again only once its identity changed."""
+    stat = os.stat(path)
+    return _program_digest(path, (stat.st_ino, stat.st_size, stat.st_mtime_ns))
 
 
 def program_here(command: CommandSpec, program: Program, search: str | None) -> str | None:
