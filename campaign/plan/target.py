@@ -14,6 +14,7 @@ from campaign.design.shards import Shard, as_shard, placed
 from campaign.errors import CampaignError, ParameterError
 from campaign.spec.load import Spec, load_spec, spec_from_text
 from campaign.store.folder import RESULTS_FILE
+from campaign.store.results_attributes import results_attributes
 
 GIVEN = "a spec file's path, an output folder, a dict (a spec file's keys) or a Spec"
 
@@ -53,15 +54,11 @@ def folder_spec(folder: Path) -> Spec:
     """The spec an output folder's results.nc was made from, writing to that folder (relative
     paths in it are relative to the folder the spec file was in when it ran, if that folder
     is still there, else to the working folder)."""
-    import netCDF4
-
     results = folder / RESULTS_FILE
     if not results.is_file():
         raise CampaignError(f"{folder}: no {RESULTS_FILE} here; give the spec file instead")
     try:
-        with netCDF4.Dataset(results) as handle:
-            attrs = {name: handle.getncattr(name) for name in ("spec", "spec_file")
-                     if name in handle.ncattrs()}  # fmt: skip
+        attrs = results_attributes(results, ("spec", "spec_file"))
     except OSError as error:
         raise CampaignError(f"{results} is not a readable netCDF file ({error})") from None
     text, spec_file = attrs.get("spec"), attrs.get("spec_file")

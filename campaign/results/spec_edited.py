@@ -17,6 +17,7 @@ from typing import Any
 
 from campaign.errors import CampaignError
 from campaign.spec.load import read_text, read_yaml
+from campaign.store.results_attributes import results_attributes
 
 FREE_TEXT = ("description",)  # keys whose edit changes no number
 
@@ -47,12 +48,8 @@ def other_spec_note(path: Path, spec_text: str) -> str | None:
     another spec than ``spec_text`` (the spec a command was given), or from its spec file as
     it was before an edit (`edited_note`); None when it holds this spec's numbers, or is no
     readable results file (whose readers say so)."""
-    import netCDF4
-
     try:
-        with netCDF4.Dataset(path) as handle:
-            attrs = {name: handle.getncattr(name) for name in ("spec", "spec_file")
-                     if name in handle.ncattrs()}  # fmt: skip
+        attrs = results_attributes(path, ("spec", "spec_file"))
     except OSError:
         return None
     kept = attrs.get("spec")

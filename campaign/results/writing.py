@@ -16,7 +16,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import netCDF4
 import numpy as np
 import xarray as xr
 
@@ -32,6 +31,7 @@ from campaign.spec.load import Spec
 from campaign.store.derived import derived_files, remove_derived
 from campaign.store.durable import room_left, write_failure
 from campaign.store.folder import RESULTS_FILE
+from campaign.store.results_attributes import results_attributes
 
 DIGEST = "results_digest"  # the global attribute
 NOT_DIGESTED = ("created", "history", "host", "versions", DIGEST)  # when and where, not what
@@ -155,7 +155,6 @@ def stored_attribute(path: Path, name: str) -> object | None:
     """A global attribute of a results file, read without opening the whole Dataset (None:
     none there, or not readable)."""
     try:
-        with netCDF4.Dataset(path) as handle:
-            return handle.getncattr(name) if name in handle.ncattrs() else None
+        return results_attributes(path, [name]).get(name)
     except OSError:
         return None
