@@ -11,6 +11,7 @@ import os
 import sys
 
 CODE_SUFFIXES = (".py", ".so", ".pyd")
+NOT_MODULES = (".dist-info", ".egg-info", ".data")  # folders a distribution installs beside
 
 
 def describe(name):
@@ -36,25 +37,57 @@ _DISTRIBUTIONS = {}  # the installed distributions by top-level module, per modu
 
 
 def _installed_version(name, origin):
+    """The version of the installed distribution whose files hold ``origin``, if one does."""
+    for distribution in _distributions_by_module().get(name, []):
+        base = os.path.realpath(str(distribution.locate_file("")))
+        if origin.startswith(base.rstrip(os.sep) + os.sep):
+            return distribution.version
+    return None
+
+
+def _distributions_by_module():
+    """Top-level module -> the distributions that install it, read once per module path.
+
+    From each distribution's ``top_level.txt``, else from the paths its ``RECORD`` lists, read
+    as text: ``importlib.metadata.packages_distributions`` checks that every file of every
+    distribution exists (a second in a small venv, many in a large one), on the driver and on
+    every worker."""
+    where = tuple(sys.path)
+    if where not in _DISTRIBUTIONS:
+        _DISTRIBUTIONS.clear()
+        found = {}
+        for distribution in _all_distributions():
+            for module in _top_level_names(distribution):
+                found.setdefault(module, []).append(distribution)
+        _DISTRIBUTIONS[where] = found
+    return _DISTRIBUTIONS[where]
+
+
+def _all_distributions():
     try:
         import importlib.metadata as metadata
+    except ImportError:  # before Python 3.8
+        return []
+    return list(metadata.distributions())
 
-        where = tuple(sys.path)
-        if where not in _DISTRIBUTIONS:  # reading every distribution's files takes a second
-            _DISTRIBUTIONS.clear()
-            _DISTRIBUTIONS[where] = metadata.packages_distributions()
-        names = _DISTRIBUTIONS[where].get(name, [])
-    except (ImportError, AttributeError):  # before Python 3.10
-        return None
-    for distribution in names:
-        try:
-            found = metadata.distribution(distribution)
-        except metadata.PackageNotFoundError:
-            continue
-        base = os.path.realpath(str(found.locate_file("")))
-        if origin.startswith(base.rstrip(os.sep) + os.sep):
-            return found.version
-    return None
+
+def _top_level_names(distribution):
+    listed = distribution.read_text("top_level.txt")
+    if listed is not None:
+        return {line.strip().replace("/", ".").partition(".")[0] for line in listed.split()}
+    record = distribution.read_text("RECORD")
+    if record is not None:
+        paths = [line.rpartition(",")[0].rpartition(",")[0] for line in record.splitlines()]
+    else:  # an egg-info install without RECORD
+        paths = [str(path) for path in distribution.files or []]
+    names = set()
+    for path in paths:
+        first, slash, _ = path.replace("\\", "/").partition("/")
+        if slash and not first.endswith(NOT_MODULES) and first not in ("..", "__pycache__"):
+            names.add(first)
+        elif not slash and first.endswith(CODE_SUFFIXES):
+            names.add(first.partition(".")[0])
+    return names
 
 
 def _files_digest(origin):
