@@ -194,6 +194,12 @@ def one_configuration(procs: int, threads: int, mode: str, tasks: int, ms: float
 
         client.run(run_batch, MODEL, [], None)  # the engine's imports, digests and watchdog
         engine_identity()  # the driver's, once per process (a run's plan takes it anyway)
+        try:  # and the model's libraries, which a run's plan has also looked up before
+            from campaign.plan.sources import model_engine
+        except ImportError:  # code from before they were looked up
+            pass
+        else:
+            model_engine(MODEL)
         start_up = time.perf_counter() - started
 
         def plain_map() -> None:
