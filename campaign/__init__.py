@@ -42,6 +42,7 @@ __all__ = [
     "merge",
     "remetric",
     "outputs",
+    "task",
     "open_results",
     "open_failures",
     "open_samples",

@@ -11,7 +11,7 @@ from campaign.api.files import export, plot, report
 from campaign.api.handle import Campaign, open
 from campaign.api.reading import open_breakdown, open_failures, open_results, open_samples
 from campaign.api.running import as_spec, estimate, plan, run, status, validate
-from campaign.api.stored import merge, outputs, remetric, verify
+from campaign.api.stored import merge, outputs, remetric, task, verify
 from campaign.api.tables import table
 from campaign.errors import CampaignError
 
@@ -44,6 +44,7 @@ __all__ = [
     "sensitivity",
     "status",
     "table",
+    "task",
     "validate",
     "verify",
 ]

@@ -16,26 +16,8 @@ import campaign.api.checks as check
 from campaign.api.checks import checked
 
 
-class Campaign:
-    """One campaign and its output folder.
-
-    Parameters
-    ----------
-    spec : Spec
-        The campaign's spec, placed in its output folder (`campaign.open` makes one).
-    shard : str, optional
-        "I/N": the handle works on that shard of the design only.
-    source : tuple, optional
-        ``(path, output)``: the spec file or output folder the spec was read from, and the
-        output folder given; the spec is read from there again at each use.
-
-    Attributes
-    ----------
-    shard : str or None
-        The shard, as given.
-
-    The property ``spec`` is the spec as it stands now (``spec.output``: the output folder).
-    """
+class OpenedCampaign:
+    """What a `Campaign` was opened from, and its spec as it stands now."""
 
     def __init__(self, spec, shard=None, source=None):
         self._spec = spec
@@ -76,6 +58,28 @@ class Campaign:
         from campaign.store.folder import RESULTS_FILE
 
         return self.output / RESULTS_FILE
+
+
+class Campaign(OpenedCampaign):
+    """One campaign and its output folder.
+
+    Parameters
+    ----------
+    spec : Spec
+        The campaign's spec, placed in its output folder (`campaign.open` makes one).
+    shard : str, optional
+        "I/N": the handle works on that shard of the design only.
+    source : tuple, optional
+        ``(path, output)``: the spec file or output folder the spec was read from, and the
+        output folder given; the spec is read from there again at each use.
+
+    Attributes
+    ----------
+    shard : str or None
+        The shard, as given.
+
+    The property ``spec`` is the spec as it stands now (``spec.output``: the output folder).
+    """
 
     def status(self):
         """Where each task stands, from the ledger alone, and which done results were computed
@@ -188,6 +192,28 @@ class Campaign:
 
         spec = self.spec
         return outputs(spec, tasks, where, spec.output)
+
+    def task(self, key=None, where=None, replicate=None):
+        """One task, to look at or to run by hand (`campaign.task`).
+
+        Parameters
+        ----------
+        key : str, optional
+            The task's key.
+        where : dict, str or list of str, optional
+            Instead of a key: one level of each factor with several, with ``replicate``.
+        replicate : int, optional
+            The replicate (from 0) of the cell ``where`` chooses.
+
+        Returns
+        -------
+        campaign.pipelines.task_by_hand.TaskByHand
+            Its levels, seed, params and stored metrics; ``prepare(folder)``.
+        """
+        from campaign.api.stored import task
+
+        spec = self.spec
+        return task(spec, key, where, replicate, spec.output)
 
     def verify(self, sample=10, workers=None, scheduler=None):
         """Run a sample of finished tasks again and compare them bit for bit

@@ -1,6 +1,6 @@
 """The commands that work on what a campaign stored: `verify` (a sample run again and
-compared), `merge` (shard folders joined), `remetric` (metrics recomputed from kept outputs)
-and `outputs` (the outputs tasks kept)."""
+compared), `merge` (shard folders joined), `remetric` (metrics recomputed from kept outputs),
+`outputs` (the outputs tasks kept) and `task` (one task, to run by hand)."""
 
 from __future__ import annotations
 
@@ -128,6 +128,43 @@ def outputs(target, tasks=None, where=None, output=None, shard=None):
 
     spec = campaign_spec(target, output, shard, parameter="target")
     return kept_outputs(spec, tasks or (), where)
+
+
+@checked(target=check.anything, key=check.text, replicate=check.whole(0))
+def task(target, key=None, where=None, replicate=None, output=None, shard=None):
+    """One task of a campaign, to look at or to run by hand: its levels, replicate, seed,
+    params and what is stored for it; ``prepare(folder)`` makes a program's task folder as a
+    worker makes it and gives its command line.
+
+    Parameters
+    ----------
+    target : str, pathlib.Path, dict or Spec
+        The campaign: a spec file, an output folder, a dict or a `Spec`.
+    key : str, optional
+        The task's key (as `status` and `outputs` list them).
+    where : dict, str or list of str, optional
+        Instead of a key: one level of each factor with several, as
+        ``{factor: level}`` or ``"factor=level"`` texts, with ``replicate``.
+    replicate : int, optional
+        The replicate (from 0) of the cell ``where`` chooses.
+    output : str or pathlib.Path, optional
+        The output folder, instead of the spec's.
+    shard : str, optional
+        "I/N": that shard's folder.
+
+    Returns
+    -------
+    campaign.pipelines.task_by_hand.TaskByHand
+        ``key``, ``levels``, ``replicate``, ``seed``, ``params``, ``status``, ``metrics``
+        (the stored ones); ``prepare(folder)`` gives a ``PreparedCommand`` (``folder``,
+        ``argv``, ``env``, ``shell_line()``).
+    """
+    from campaign.analysis.levels import clauses
+    from campaign.pipelines.task_by_hand import task_by_hand
+    from campaign.plan.target import campaign_spec
+
+    spec = campaign_spec(target, output, shard, parameter="target")
+    return task_by_hand(spec, key, clauses(where or []), replicate)
 
 
 def metrics_source(source):

@@ -91,7 +91,31 @@ def add_remetric(subparsers) -> None:
     )
 
 
-PARSERS = {"outputs": add_outputs, "remetric": add_remetric}
+def add_task(subparsers) -> None:
+    p = subparsers.add_parser(
+        "task",
+        help="one task, to run by hand: its levels, seed, params, stored metrics and, with "
+        "--prepare, its folder and command line",
+        description="Show one task of a campaign, chosen by its key or by one level of each "
+        "factor and a replicate: its levels, replicate, seed and params, and what is stored "
+        "for it (each metric with every digit). With --prepare DIR, make DIR the task's "
+        "folder as a worker makes it (a program's inputs copied there, its templates "
+        "filled) and print the line that runs the program there, as the worker ran it: a "
+        "number that looks wrong can be checked by hand or in a debugger.",
+    )
+    add_target_argument(p)
+    p.add_argument("--task", metavar="KEY", help="the task's key (as status and outputs list)")
+    add_where_option(p)
+    p.add_argument("--replicate", type=int, metavar="R", help="with --where: the replicate, from 0")
+    add_place_options(p)
+    p.add_argument("--prepare", metavar="DIR", help="a new or empty folder to prepare the task in")
+    p.set_defaults(
+        func=cmd_task,
+        option_names={"key": "--task", "replicate": "--replicate", "folder": "--prepare"},
+    )
+
+
+PARSERS = {"outputs": add_outputs, "remetric": add_remetric, "task": add_task}
 
 
 def cmd_outputs(args) -> int:
@@ -108,6 +132,15 @@ def cmd_outputs(args) -> int:
         print(extracted_line(files, size, len(kept.tasks), args.extract))
         return EXIT_OK
     print_lines(listing(kept.tasks))
+    return EXIT_OK
+
+
+def cmd_task(args) -> int:
+    from campaign.render.task_by_hand import task_lines
+
+    task = api.task(args.target, args.task, args.where, args.replicate, args.out, args.shard)
+    prepared = task.prepare(args.prepare) if args.prepare else None
+    print_lines(task_lines(task, prepared))
     return EXIT_OK
 
 

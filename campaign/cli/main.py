@@ -40,6 +40,7 @@ COMMAND_GROUPS = {  # the order of `campaign --help`
     "status": inspect,
     "merge": merge,
     "outputs": kept,
+    "task": kept,
     "remetric": kept,
     "query": analyze,
     "plot": publish,

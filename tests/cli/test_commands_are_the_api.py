@@ -16,6 +16,7 @@ import campaign
 from campaign.cli.main import main
 from campaign.render.outcomes import verify_lines
 from campaign.render.state import plan_lines, status_lines, validate_lines
+from campaign.render.task_by_hand import task_lines
 
 
 @pytest.fixture(scope="module")
@@ -81,6 +82,12 @@ TABLES = {  # command line -> the API's call whose `campaign.table` it prints
         ["status", "{out}"],
         lambda out: lines(status_lines(campaign.open(out).status())),
     ),
+    "task": (
+        ["task", "{out}", "--where", "scheduler=easy", "--where", "load=1.5", "--replicate", "2"],
+        lambda out: lines(
+            task_lines(campaign.task(out, where={"scheduler": "easy", "load": 1.5}, replicate=2))
+        ),
+    ),
     "models": (["models"], lambda out: campaign.models() + "\n"),
     "models show": (["models", "show", "jobs"], lambda out: campaign.models("jobs") + "\n"),
     "schema": (["schema"], lambda out: campaign.schema()),
@@ -131,7 +138,7 @@ def test_a_figure_of_a_stored_sample_is_its_cdf_from_python_too(results):
 def test_every_command_of_the_parser_has_a_function_of_the_api():
     from campaign.cli.main import BUILTIN_COMMANDS
 
-    named = {"validate", "plan", "run", "verify", "status", "merge", "outputs", "remetric",
+    named = {"validate", "plan", "run", "verify", "status", "merge", "outputs", "task", "remetric",
              "query", "plot", "report", "compare", "effects", "sensitivity", "select",
              "export", "models", "schema"}  # fmt: skip
     assert set(BUILTIN_COMMANDS) == named
