@@ -1,7 +1,7 @@
-"""Which levels ``factor=level[,level]`` clauses choose in a spec's design, by position: the
-tasks `campaign outputs --where` shows and `campaign run --where` runs (`ChosenLevels`). The
-clauses are read as a query's (`campaign.analysis.query.where_items`): one CSV line of levels
-per factor."""
+"""Which levels ``factor=level[,level]`` and ``factor<number`` clauses choose in a spec's
+design, by position: the tasks `campaign outputs --where` shows, `campaign run --where` runs
+(`ChosenLevels`) and `campaign task` picks. The clauses are read as a query's
+(`campaign.analysis.query`): one CSV line of levels per factor, or a comparison."""
 
 from __future__ import annotations
 
@@ -11,23 +11,30 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from campaign.analysis.query import not_a_level, where_items
+import numpy as np
+
+from campaign.analysis.query import CLAUSE, compared_levels, not_a_level, where_items
 from campaign.design.tasks import Design
 from campaign.errors import ParameterError
 from campaign.spec.load import Spec
 
 
 def where_levels(spec: Spec, clauses: list[str]) -> dict[int, set[int]]:
-    """``factor=level[,level]`` clauses -> per factor (by position), the positions of the
-    levels kept; one line naming the clause when it names no factor or level."""
+    """``factor=level[,level]`` and ``factor<number`` (``<=``, ``>``, ``>=``) clauses -> per
+    factor (by position), the positions of the levels kept: those the ``=`` clauses on it
+    name, that pass every comparison on it; one line naming the clause when it names no
+    factor or level, or no level passes."""
     names = [factor.name for factor in spec.factors]
-    chosen: dict[int, set[int]] = {}
+    named: dict[int, set[int]] = {}
+    compared: dict[int, set[int]] = {}
     for clause in clauses:
-        name, sep, text = clause.partition("=")
-        name = name.strip()
-        if not sep or not text:
+        match = CLAUSE.match(clause)
+        name, sign, text = match.groups() if match else ("", "", "")
+        if not match or not text:
             raise ParameterError(
-                f"{{where}} {clause!r}: write factor=level (or factor=a,b)", "where"
+                f"{{where}} {clause!r}: write factor=level (or factor=a,b), or factor<number "
+                "(<, <=, >, >=)",
+                "where",
             )
         if name not in names:
             raise ParameterError(
@@ -36,12 +43,28 @@ def where_levels(spec: Spec, clauses: list[str]) -> dict[int, set[int]]:
             )
         index = names.index(name)
         labels = list(spec.factors[index].labels)
-        found = chosen.setdefault(index, set())
+        if sign != "=":
+            values = compared_levels(clause, name, sign, text, np.asarray(labels))
+            passing = {position for position, label in enumerate(labels) if label in values}
+            compared[index] = compared.get(index, passing) & passing
+            continue
+        found = named.setdefault(index, set())
         for item in where_items(clause, text):
             position = level_position(item.strip(), labels)
             if position is None:
                 raise not_a_level(clause, item, name, labels)
             found.add(position)
+    chosen = {}
+    for index in {*named, *compared}:
+        every = set(range(len(spec.factors[index].labels)))
+        chosen[index] = named.get(index, every) & compared.get(index, every)
+        if not chosen[index]:
+            labels = spec.factors[index].labels
+            raise ParameterError(
+                f"{{where}}: no level of {names[index]} passes every clause on it; its levels: "
+                f"{', '.join(map(str, labels[:8]))}{', ...' if len(labels) > 8 else ''}",
+                "where",
+            )
     return chosen
 
 
