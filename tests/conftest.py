@@ -171,6 +171,29 @@ def error_line(stderr: str) -> str:
     return stderr[len("campaign: error: ") : -1]
 
 
+def read_notes(folder: Path, metric: str) -> tuple[list[str], list[str]]:
+    """The notes on results.nc that `campaign query FOLDER` prints under its table and those
+    at the top of the page `campaign report FOLDER --metric METRIC` writes (into a folder
+    beside ``folder``): the same lines on both, or none."""
+    import contextlib
+    import html
+    import io
+    import re
+
+    from campaign.cli.main import main
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(["query", str(folder), "--metric", metric]) == 0
+    query = [line for line in printed.getvalue().splitlines() if line.startswith("results.nc ")]
+    page_folder = folder.parent / f"{folder.name}-report"
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["report", str(folder), "--metric", metric, "--out", str(page_folder)]) == 0
+    page = (page_folder / "report.html").read_text()
+    top = page.split('<h2 id="metrics">')[0]
+    return query, [html.unescape(note) for note in re.findall('<p class="warning">(.*)</p>', top)]
+
+
 class HTMLCells(HTMLParser):
     """The text of an HTML table's cells, row by row (``rows``), and of its paragraphs
     (``notes``), as the renderer writes them: feed it the page, read what a reader sees."""

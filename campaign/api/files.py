@@ -136,8 +136,8 @@ def figures_folder(results) -> Path:
     return folder
 
 
-@checked(baseline=check.text)
-def report(results, out=None, metrics=None, baseline=None):
+@checked(baseline=check.text, say=check.function)
+def report(results, out=None, metrics=None, baseline=None, say=None):
     """Write report.html: design, figures, summary tables, failures, provenance.
 
     Parameters
@@ -151,12 +151,17 @@ def report(results, out=None, metrics=None, baseline=None):
     baseline : str, optional
         ``"FACTOR=LEVEL"``: rank FACTOR's levels and compare each with LEVEL (default: the
         first level of the first paired factor).
+    say : callable, optional
+        Told what the numbers lack or why they may not be current (results.nc written
+        before tasks finished, from a spec file since edited, by a model, program or input
+        since changed); the page says it at its top.
 
     Returns
     -------
     pathlib.Path
         The page written.
     """
+    from campaign.analysis.unfinished import written_before
     from campaign.render.report import write_report
     from campaign.results.netcdf import results_file
     from campaign.results.resource_group import open_resources
@@ -174,17 +179,16 @@ def report(results, out=None, metrics=None, baseline=None):
             "out",
         )
     check_folder(folder, f"{{out}} {out}" if out is not None else "report", "out")
-    return unreplaced(
-        results,
-        lambda: write_report(
-            open_results(results),
-            folder,
-            metrics,
-            open_failures(results),
-            baseline,
-            open_resources(results_file(results)),
-        ),
-    )
+
+    def write():
+        dataset = open_results(results)
+        failures, resources = open_failures(results), open_resources(results_file(results))
+        return write_report(dataset, folder, metrics, failures, baseline, resources), dataset.attrs
+
+    page, attrs = unreplaced(results, write)
+    for note in written_before(attrs) if say else ():
+        say(note)
+    return page
 
 
 @checked(say=check.function)

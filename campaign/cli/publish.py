@@ -172,7 +172,7 @@ def cmd_plot(args) -> int:
 
 
 def cmd_report(args) -> int:
-    path = api.report(args.results, args.out, args.metric, args.baseline)
+    path = api.report(args.results, args.out, args.metric, args.baseline, tell)
     print(f"report: {path}")
     return EXIT_OK
 

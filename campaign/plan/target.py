@@ -61,8 +61,14 @@ def folder_spec(folder: Path) -> Spec:
         attrs = results_attributes(results, ("spec", "spec_file"))
     except OSError as error:
         raise CampaignError(f"{results} is not a readable netCDF file ({error})") from None
+    return kept_spec(attrs, results)
+
+
+def kept_spec(attrs: Mapping[str, Any], results: Path) -> Spec:
+    """The spec that the results file ``results`` keeps in its attributes ``attrs``
+    (``spec``, ``spec_file``), writing to the file's folder (see `folder_spec`)."""
     text, spec_file = attrs.get("spec"), attrs.get("spec_file")
     if not text:
         raise CampaignError(f"{results} keeps no spec; give the spec file instead")
     path = Path(spec_file) if spec_file and Path(spec_file).parent.is_dir() else None
-    return placed(spec_from_text(str(text), path, str(results)), folder)
+    return placed(spec_from_text(str(text), path, str(results)), results.parent)

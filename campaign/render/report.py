@@ -21,6 +21,7 @@ import xarray as xr
 
 from campaign.analysis.metrics import choose_metrics
 from campaign.analysis.query import summary_table
+from campaign.analysis.unfinished import written_before
 from campaign.render.analysis_section import analysis_section, parse_baseline
 from campaign.render.cost_section import cost_section
 from campaign.render.figures import figure_metrics, left_out_metrics, plot_metric
@@ -43,6 +44,7 @@ td.number, th.number { text-align: right; font-variant-numeric: tabular-nums; }
 img { max-width: 100%; height: auto; }
 pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; white-space: pre-wrap; }
 .note { color: #555; font-size: 0.9em; }
+.warning { border-left: 4px solid #c60; background: #fff4e5; padding: 0.5em 0.8em; }
 section.metric { break-inside: avoid; }
 @media print { body { max-width: none; } h2 { break-after: avoid; } }
 """
@@ -91,6 +93,7 @@ def write_report(
         f"<style>{STYLE}</style></head><body>",
         f"<h1>{esc(dataset.attrs.get('title', 'campaign results'))}</h1>",
         f"<p>{esc(overview(dataset))}</p>",
+        *(f'<p class="warning">{esc(note)}</p>' for note in written_before(dataset.attrs)),
         design_section(dataset),
         '<h2 id="metrics">Metrics</h2>',
         *sections,

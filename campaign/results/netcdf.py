@@ -19,6 +19,7 @@ from campaign.results.breakdowns import BREAKDOWNS_GROUP, group_name, metric_nam
 from campaign.results.resource_group import RESOURCES_GROUP
 from campaign.results.samples import QUANTILE, SAMPLES_GROUP, samples_of, samples_view
 from campaign.results.spec_edited import edited_note
+from campaign.results.stale_sources import stale_note
 from campaign.store.folder import LEDGER_BATCHES, LEDGER_FOLDER, RESULTS_FILE
 from campaign.store.identity import read_identity
 
@@ -192,7 +193,8 @@ def _open_root(path: str | Path) -> xr.Dataset:
             f"{path} is a netCDF file but not campaign results (no 'status' over 'replicate'); "
             "give the results.nc that `campaign run` wrote, or its folder"
         )
-    for note in (BEHIND if ledger_is_newer(path) else None, edited_note(dataset.attrs)):
+    notes = (BEHIND if ledger_is_newer(path) else None, edited_note(dataset.attrs))
+    for note in (*notes, stale_note(path, dataset)):
         said = dataset.attrs.get("incomplete")
         if note:
             dataset.attrs["incomplete"] = (f"{said}; it " if said else "") + note

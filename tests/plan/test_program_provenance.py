@@ -22,7 +22,7 @@ from campaign.plan.runtime import digest, runtime_files
 from campaign.plan.sources import combined_digest, file_digest
 from campaign.spec.describe import describe_spec
 from campaign.spec.load import load_spec
-from tests.conftest import dask_cluster
+from tests.conftest import dask_cluster, read_notes
 
 C_SIM = r"""
 #include <stdio.h>
@@ -156,6 +156,11 @@ def test_a_factor_names_the_program_and_a_change_makes_only_its_tasks_stale(
     assert "mw" not in stored["model_files"]  # each version apart from the code of every task
 
     build(tmp_path / "mw", 3)  # one version recompiled: only its 6 tasks are stale
+    note = (
+        "results.nc holds 6 of its 18 results computed before program ./mw changed: they are "
+        f"stale; `campaign run {tmp_path / 'out'} --rerun-changed` computes them again"
+    )
+    assert read_notes(tmp_path / "out", "value") == ([note], [note])
     with pytest.raises(
         CampaignError, match=r"^\S+: 6 stored results were computed before program ./mw changed;"
     ):

@@ -29,7 +29,7 @@ from campaign.errors import CampaignError
 from campaign.models.grid import inputs as grid_inputs
 from campaign.models.jobs import inputs as jobs_inputs
 from campaign.plan.sources import Sources, combined_digest, compare
-from tests.conftest import dask_cluster
+from tests.conftest import dask_cluster, read_notes
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -132,10 +132,18 @@ def test_an_edited_model_is_refused_then_kept_or_computed_again(tmp_path, campai
         {"edited_model.py": blake2b(source)}
     )
     assert json.loads(first.attrs["source_changes"]) == []
-    # Unchanged: nothing runs.
+    # Unchanged: nothing runs, and what reads results.nc says nothing of it.
     assert "4 already done, 0 to run" in run_ok(spec)
+    assert read_notes(tmp_path / "out", "value") == ([], [])
 
     write_model(tmp_path, 100.0)
+    # What reads results.nc says its numbers are stale, and how to compute them again.
+    note = (
+        "results.nc holds 4 of its 4 results computed before the code of model "
+        "edited_model:run changed (edited_model.py): they are stale; "
+        f"`campaign run {tmp_path / 'out'} --rerun-changed` computes them again"
+    )
+    assert read_notes(tmp_path / "out", "value") == ([note], [note])
     # status refuses nothing, and says which done results the edit concerns.
     assert status(spec).splitlines()[2] == (
         "  4 of the done results were computed before the code of model edited_model:run "
@@ -159,6 +167,7 @@ def test_an_edited_model_is_refused_then_kept_or_computed_again(tmp_path, campai
     assert accepted["change"] == "the code of model edited_model:run changed (edited_model.py)"
     assert "4 already done, 0 to run" in run_ok(spec)
     assert "computed before" not in status(spec)  # accepted: run takes them as they are
+    assert read_notes(tmp_path / "out", "value") == ([], [])
 
     # Edited again: refused again; computed again, the results are those of a fresh run.
     write_model(tmp_path, 1000.0)
@@ -192,6 +201,18 @@ def test_an_edited_model_is_refused_then_kept_or_computed_again(tmp_path, campai
     assert json.loads(new.attrs["source_changes"]) == []
     assert new.attrs["model_code_files"] == json.dumps({"edited_model.py": blake2b(source)})
     assert np.allclose(new["value"].values - first["value"].values, 7.0, rtol=0, atol=1e-9)
+
+    # Read where the model is not (the folder taken to another machine): said, not refused.
+    source.unlink()
+    sys.modules.pop("edited_model", None)
+    importlib.invalidate_caches()
+    note = (
+        "results.nc could not be checked against the model that computed it (model "
+        "'edited_model:run': cannot import module 'edited_model' (No module named "
+        "'edited_model'); the module must be importable where campaign runs (on PYTHONPATH or "
+        "an installed package)): whether its numbers are stale is not known"
+    )
+    assert read_notes(tmp_path / "out", "value") == ([note], [note])
 
 
 def quiet_runs(scheduler_address: str, capsys):
@@ -242,6 +263,11 @@ def test_a_trace_rewritten_at_the_same_path_reruns_exactly_its_tasks(
     a.write_text("".join(lines))
     os.utime(a, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     assert a.stat().st_size == stat.st_size and a.read_text() != text
+    note = (
+        f"results.nc holds 2 of its 4 results computed before input file {a} changed: they "
+        f"are stale; `campaign run {tmp_path / 'out'} --rerun-changed` computes them again"
+    )
+    assert read_notes(tmp_path / "out", "mean_wait") == ([note], [note])
 
     assert main(["run", str(spec), "--scheduler", scheduler_address, "--quiet"]) == 2
     assert capsys.readouterr().err == (
