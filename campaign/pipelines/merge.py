@@ -87,8 +87,8 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float | None =
     inputs = list(given)
     if out.exists() and target.has_records():
         inputs.append(existing_output(out, target, reference))
-    for folder in inputs[1:]:
-        check_same_campaign(reference, folder)  # every refusal before anything is written
+    for folder in inputs[1:]:  # every refusal before anything is written
+        check_same_campaign(reference, folder, out if folder.path == out else None)
     definitions = common_definitions([(folder.path, folder.stored) for folder in inputs])
     try:
         model = command_declaration(spec.command) if spec.command else current_model(spec.model)
