@@ -245,8 +245,8 @@ class Campaign(OpenedCampaign):
         shards : list of str or pathlib.Path, optional
             The shards' folders (default: the ``shard-I-of-N`` folders in the output folder).
         confidence : float, optional
-            The confidence level of the intervals (default: that of the results already
-            written, as `campaign.merge` keeps it; else 0.95).
+            The confidence level of the intervals (default: that of a precision target, else
+            that of the results already written, as `campaign.merge` keeps it; else 0.95).
 
         Returns
         -------

@@ -47,8 +47,8 @@ def merge(folders, out, confidence=None):
     out : str or pathlib.Path
         The merged output folder (it may already hold records of the same campaign).
     confidence : float, optional
-        The confidence level of the intervals (default: that of the folders' results.nc,
-        when they agree; else 0.95).
+        The confidence level of the intervals (default: that of a precision target, as a run
+        writes; else that of the folders' results.nc, when they agree; else 0.95).
 
     Returns
     -------

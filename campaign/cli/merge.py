@@ -23,7 +23,8 @@ def add_merge(subparsers) -> None:
     )
     p.add_argument("folders", nargs="+", metavar="SHARD_FOLDER", help="the shards' folders")
     p.add_argument("-o", "--out", required=True, metavar="OUT", help="the merged output folder")
-    add_confidence_option(p, default=None, kept="the folders' results.nc, when they agree")
+    kept = "a precision target, else of the folders' results.nc, when they agree"
+    add_confidence_option(p, default=None, kept=kept)
     p.set_defaults(func=cmd_merge, option_names={"out": "-o"})
 
 

@@ -44,7 +44,7 @@ from campaign.results.metric_parsers import (
     loaded,
     up_to_date,
 )
-from campaign.results.writing import kept_confidence, write_results
+from campaign.results.writing import merge_level, write_results
 from campaign.spec.load import Spec, spec_from_text
 from campaign.store.folder import (
     IDENTITY_FILE,
@@ -71,7 +71,8 @@ class Merged:
 
 def merge(folders: list[str | Path], out: str | Path, confidence: float | None = None) -> Merged:
     """Join the ledgers of one campaign's shard folders into ``out`` and write its results.nc
-    (``confidence``: of its intervals; None: that of the folders' results, else 0.95)."""
+    (``confidence``: of its intervals; None: a precision target's, else that of the folders'
+    results, else 0.95)."""
     if confidence is not None and not 0 < confidence < 1:
         raise BadValue("confidence", confidence, "must be between 0 and 1")
     if not folders:
@@ -86,8 +87,8 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float | None =
     inputs = list(given)
     if out.exists() and target.has_records():
         inputs.append(existing_output(out, target, reference))
-    for folder in inputs[1:]:
-        check_same_campaign(reference, folder)  # every refusal before anything is written
+    for folder in inputs[1:]:  # every refusal before anything is written
+        check_same_campaign(reference, folder, out if folder.path == out else None)
     definitions = common_definitions([(folder.path, folder.stored) for folder in inputs])
     try:
         model = command_declaration(spec.command) if spec.command else current_model(spec.model)
@@ -126,9 +127,9 @@ def merge(folders: list[str | Path], out: str | Path, confidence: float | None =
         plan.read(check=False)  # within the rounds the merged records give, if any
         shards = sorted({label for folder in inputs for label in folder.shards}, key=_order)
         attrs = {"merged_shards": " ".join(shards)}
-        if confidence is None:  # that of the shards' results, when they agree
+        if confidence is None:  # the target's, else that of the shards' results if they agree
             files = [folder.path / RESULTS_FILE for folder in inputs]
-            confidence = kept_confidence([*files, out / RESULTS_FILE], notes.append)
+            confidence = merge_level(spec, [*files, out / RESULTS_FILE], notes.append)
         dataset = write_results(plan, confidence, attrs=attrs, say=notes.append)
     return Merged(
         dataset=dataset,

@@ -57,15 +57,35 @@ class Folder:
         return sources_of(self.stored).get("inputs") or {}
 
 
-def check_same_campaign(reference: Folder, folder: Folder) -> None:
-    """Refuse, in one line, a folder whose records would not mean what the reference's do."""
-    where = f"merge: {folder.path} holds another campaign than {reference.path}"
+def check_same_campaign(reference: Folder, folder: Folder, out: Path | None = None) -> None:
+    """Refuse, in one line, a folder whose records would not mean what the reference's do;
+    ``out`` when the folder is the merge's own output, holding an earlier campaign's results."""
+    differs = campaign_difference(reference, folder)
+    if differs is not None and out is not None:
+        raise CampaignError(
+            f"merge: -o {out} already holds the results of another campaign than "
+            f"{reference.path} ({differs[0]}): merge into another folder"
+        )
+    if differs is not None:
+        reason, remedy = differs
+        where = f"merge: {folder.path} holds another campaign than {reference.path}"
+        raise CampaignError(f"{where} ({reason}){remedy}")
+    if not folder.whole and reference.count != folder.count:
+        raise CampaignError(
+            f"merge: {folder.path} is a shard of {folder.count}, {reference.path} of "
+            f"{reference.count}: merge the shards of one split (the same N of shards I/N)"
+        )
+
+
+def campaign_difference(reference: Folder, folder: Folder) -> tuple[str, str] | None:
+    """Why ``folder``'s records would not mean what the reference's do, and what to do
+    (``; run every shard ...``, or empty); None when they would."""
     a, b = reference.stored, folder.stored
     for name in IDENTITY_FIELDS:
         if canonical(a.get(name)) != canonical(b.get(name)):
-            raise CampaignError(f"{where} ({_difference(name, a.get(name), b.get(name))})")
+            return _difference(name, a.get(name), b.get(name)), ""
     if not folder.whole and a["design"]["digest"] != b["design"]["digest"]:
-        raise CampaignError(f"{where} ({design_difference(reference, folder)})")
+        return design_difference(reference, folder), ""
     code_a, code_b = sources_of(a).get("model_code"), sources_of(b).get("model_code")
     if code_a != code_b:
         files_a, files_b = (
@@ -73,18 +93,18 @@ def check_same_campaign(reference: Folder, folder: Folder) -> None:
             sources_of(b).get("model_files") or {},
         )
         files = sorted(n for n in set(files_a) | set(files_b) if files_a.get(n) != files_b.get(n))
-        raise CampaignError(
-            f"{where} (computed from other code of model {a.get('model')}: "
-            f"{', '.join(files[:3]) or 'its files'} differ); run every shard with the same code"
-        )
+        return (
+            f"computed from other code of model {a.get('model')}: "
+            f"{', '.join(files[:3]) or 'its files'} differ"
+        ), "; run every shard with the same code"
     differs = program_difference(sources_of(a).get("programs"), sources_of(b).get("programs"))
     if differs:
-        raise CampaignError(f"{where} ({differs}); run every shard with the same programs")
+        return differs, "; run every shard with the same programs"
     engine_a, engine_b = sources_of(a).get("engine") or {}, sources_of(b).get("engine") or {}
     for name in (n for n in engine_a if engine_b.get(n, engine_a[n]) != engine_a[n]):
-        raise CampaignError(
-            f"{where} (computed with {name} {engine_b[name]}, the other with "
-            f"{engine_a[name]}); run every shard with the same versions"
+        return (
+            f"computed with {name} {engine_b[name]}, the other with {engine_a[name]}",
+            "; run every shard with the same versions",
         )
     inputs_a, inputs_b = reference.inputs, folder.inputs
     for one, other, path in (
@@ -94,15 +114,11 @@ def check_same_campaign(reference: Folder, folder: Folder) -> None:
         known = set(other.values())
         for name, digest in sorted(one.items()):
             if digest not in known:
-                raise CampaignError(
-                    f"{where} (computed from other content of input file {name}, read in "
-                    f"{path}); give every shard the same input files"
+                return (
+                    f"computed from other content of input file {name}, read in {path}",
+                    "; give every shard the same input files",
                 )
-    if not folder.whole and reference.count != folder.count:
-        raise CampaignError(
-            f"merge: {folder.path} is a shard of {folder.count}, {reference.path} of "
-            f"{reference.count}: merge the shards of one split (the same N of shards I/N)"
-        )
+    return None
 
 
 def sources_of(stored: dict[str, Any]) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from campaign.errors import CampaignError, ParameterError
 from campaign.spec.load import Spec, load_spec, spec_from_text
 from campaign.store.folder import RESULTS_FILE
 from campaign.store.results_attributes import results_attributes
+from campaign.store.unwritten import shard_note
 
 GIVEN = "a spec file's path, an output folder, a dict (a spec file's keys) or a Spec"
 
@@ -56,7 +57,10 @@ def folder_spec(folder: Path) -> Spec:
     is still there, else to the working folder)."""
     results = folder / RESULTS_FILE
     if not results.is_file():
-        raise CampaignError(f"{folder}: no {RESULTS_FILE} here; give the spec file instead")
+        shard = shard_note(folder)  # merged first, then read, verified or recomputed
+        raise CampaignError(
+            f"{folder}: no {RESULTS_FILE} here{shard or '; give the spec file instead'}"
+        )
     try:
         attrs = results_attributes(results, ("spec", "spec_file"))
     except OSError as error:

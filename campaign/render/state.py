@@ -4,10 +4,11 @@ shard of it."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from campaign.design.shards import Shard, as_shard, counts, mine
+from campaign.errors import CampaignError
+from campaign.plan.plan import identity
 from campaign.plan.precision import precision_progress, precision_summary
 from campaign.plan.selection import selection_summary
 from campaign.render.costs import describe_costs
@@ -18,6 +19,7 @@ from campaign.results.resource_group import task_costs
 from campaign.results.spec_edited import other_spec_note
 from campaign.spec.describe import describe_spec
 from campaign.store.folder import SHARD_FOLDERS
+from campaign.store.identity import identity_difference, read_identity
 
 
 def validate_lines(spec: Any) -> list[str]:
@@ -86,7 +88,7 @@ def status_lines(plan: Any, shard: str | Shard | None = None, limit: int = 20) -
         lines = [f"{plan.spec.name}: {counts(plan, shard).describe(shard)}  {where}"]
     lines.append(f"  output: {plan.spec.output}")
     if shard is None:
-        lines += shards_beside(plan.spec.output)
+        lines += shards_beside(plan.spec)
     if plan.damaged:
         lines.append(plan.damaged)
     if plan.changed:
@@ -102,16 +104,33 @@ def status_lines(plan: Any, shard: str | Shard | None = None, limit: int = 20) -
     return lines + results_lines(plan)
 
 
-def shards_beside(output: Path) -> list[str]:
-    """A line naming the shard folders in ``output``, whose tasks the counts above include only
-    once merged (a sharded campaign's folder before its merge says 0 done)."""
-    shards = sorted(path.name for path in output.glob(SHARD_FOLDERS) if path.is_dir())
-    if not shards:
-        return []
-    return [
-        f"  shard folders in it: {', '.join(shards)}; their tasks count here once merged "
-        f"(`campaign merge {output} -o {output}`); `--shard I/N` counts one shard's"
-    ]
+def shards_beside(spec: Any) -> list[str]:
+    """A line naming the shard folders in the spec's output folder, whose tasks the counts
+    above include only once merged (a sharded campaign's folder before its merge says 0
+    done); another line for those holding another campaign (left from before `--new`), which
+    `merge` refuses."""
+    output, ours, others = spec.output, [], []
+    wanted = identity(spec)
+    for path in sorted(p for p in output.glob(SHARD_FOLDERS) if p.is_dir()):
+        try:
+            stored = read_identity(path)
+        except CampaignError:  # damaged: `merge` says so
+            stored = None
+        differs = stored is not None and identity_difference(stored, wanted)
+        (others if differs else ours).append((path.name, differs))
+    lines = []
+    if ours:
+        lines.append(
+            f"  shard folders in it: {', '.join(name for name, _ in ours)}; their tasks count "
+            f"here once merged (`campaign merge {output} -o {output}`); `--shard I/N` counts "
+            "one shard's"
+        )
+    if others:
+        lines.append(
+            f"  shard folders of another campaign in it ({others[0][1]}): "
+            f"{', '.join(name for name, _ in others)}; `campaign merge` refuses them"
+        )
+    return lines
 
 
 def unfinished(plan: Any, shard: str | Shard | None = None) -> bool:

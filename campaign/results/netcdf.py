@@ -21,7 +21,7 @@ from campaign.results.samples import QUANTILE, SAMPLES_GROUP, samples_of, sample
 from campaign.results.spec_edited import edited_note
 from campaign.results.stale_sources import stale_note
 from campaign.store.folder import LEDGER_BATCHES, LEDGER_FOLDER, RESULTS_FILE
-from campaign.store.identity import read_identity
+from campaign.store.unwritten import unwritten_note
 
 FAILURES_GROUP = "failures"
 
@@ -129,28 +129,8 @@ def results_file(path: str | Path) -> Path:
     if path.is_dir():
         path = path / RESULTS_FILE
     if not path.exists():
-        raise CampaignError(f"no results file at {path}{_ledger_instead(path.parent)}")
+        raise CampaignError(f"no results file at {path}{unwritten_note(path.parent)}")
     return path
-
-
-def _ledger_instead(folder: Path) -> str:
-    """What to do about a missing results.nc whose folder holds finished tasks: a shard's,
-    which never writes one, or a run's that stopped before writing it."""
-    if not any((folder / LEDGER_FOLDER).glob(LEDGER_BATCHES)):
-        return ""
-    try:
-        shard = (read_identity(folder) or {}).get("shard")
-    except CampaignError:  # a damaged campaign.json: the run's words below still hold
-        shard = None
-    if isinstance(shard, dict):
-        return (
-            f": the folder of shard {shard.get('index')}/{shard.get('count')}, which writes "
-            "none; `campaign merge` joins the shards' folders and writes the campaign's"
-        )
-    return (
-        ": the ledger beside it holds finished tasks of a run that stopped before writing it; "
-        "`campaign run SPEC` writes it, running only what is missing"
-    )
 
 
 def open_results(path: str | Path) -> xr.Dataset:

@@ -145,6 +145,15 @@ def run_level(spec: Spec, new: bool = False) -> float:
     return 0.95 if new else kept_confidence([spec.output / RESULTS_FILE])
 
 
+def merge_level(spec: Spec, paths: list[Path], say: Callable[[str], None]) -> float:
+    """The confidence level a merge writes at when none is given: the precision target's, as a
+    run of the whole campaign would (its stopping rule checked intervals at that level); else
+    that of the results files among ``paths`` (`kept_confidence`)."""
+    if spec.precision is not None:
+        return spec.precision.confidence
+    return kept_confidence(paths, say)
+
+
 def stored_digest(path: Path) -> str | None:
     """The ``results_digest`` of a results file (None: none there, or not readable)."""
     value = stored_attribute(path, DIGEST)

@@ -382,6 +382,11 @@ def test_a_folder_of_finished_tasks_without_results_says_how_to_write_them(
         f"no results file at {shard / 'results.nc'}: the folder of shard 2/2, which writes "
         "none; `campaign merge` joins the shards' folders and writes the campaign's"
     )
+    for command in ("verify", "remetric"):  # said `give the spec file instead`: another folder
+        assert refused(capsys, command, str(shard)) == (
+            f"{shard}: no results.nc here: the folder of shard 2/2, which writes none; "
+            "`campaign merge` joins the shards' folders and writes the campaign's"
+        )
     assert refused(capsys, "query", str(tmp_path)) == (
         f"no results file at {tmp_path / 'results.nc'}"
     )

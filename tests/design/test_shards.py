@@ -171,6 +171,15 @@ def test_status_of_a_sharded_campaign_before_its_merge_names_the_shard_folders(
     own = int(Shard(2, 3).owns(Design(load_spec(path))).sum())
     assert main(["status", str(path)]) == 0
     assert f": {own} done, 0 failed" in capsys.readouterr().out.splitlines()[0]
+    # another campaign started afresh in the folder: its shards are no longer this campaign's
+    path = write_spec(spec_text().replace("seed: 8", "seed: 9"))
+    assert main(["run", str(path), "--new", "--quiet", "--scheduler", scheduler_address]) == 0
+    capsys.readouterr()
+    assert main(["status", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines()[2] == (
+        "  shard folders of another campaign in it (seed was 8, now 9): shard-2-of-3; "
+        "`campaign merge` refuses them"
+    )
 
 
 def test_a_shard_run_refuses_a_confidence_level_before_it_runs(write_spec, capsys):

@@ -79,6 +79,21 @@ def test_a_precision_campaign_is_written_at_its_target_level(tmp_path, scheduler
     assert (widths[met] <= 0.25 * np.abs(np.nanmean(waits, axis=-1))[met] + 1e-12).all()
 
 
+def test_a_precision_campaign_in_shards_merges_at_its_target_level(tmp_path, scheduler_address):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        MM1_PRECISION.replace("max_replicates: 12", "max_replicates: 12, confidence: 0.9")
+    )
+    single = campaign.run(
+        spec, scheduler=scheduler_address, progress=False, output=tmp_path / "single"
+    )
+    run_shards(spec, scheduler_address)
+    merged = campaign.merge([tmp_path / "out"], tmp_path / "merged").dataset
+    assert merged.attrs["confidence"] == single.attrs["confidence"] == 0.9  # the rule's level
+    for name in ("mean_wait_ci_low", "mean_wait_ci_high", "precision_met"):
+        np.testing.assert_array_equal(merged[name].values, single[name].values)
+
+
 def test_results_at_two_levels_are_written_at_95_percent_saying_so(tmp_path, scheduler_address):
     files = []
     for level in (0.9, 0.99):

@@ -275,8 +275,9 @@ def test_merge_refuses_other_input_files_other_shard_counts_and_plain_folders(
     before = sorted(p.name for p in Ledger(other.parent / "other").files())
     with pytest.raises(CampaignError) as refused:
         merge([first], other.parent / "other")
-    assert str(refused.value) == (
-        f"merge: {other.parent / 'other'} holds another campaign than {first} (seed: 8 against 9)"
+    assert str(refused.value) == (  # an earlier merge's, a plain run's: not the shards' to fix
+        f"merge: -o {other.parent / 'other'} already holds the results of another campaign than "
+        f"{first} (seed: 8 against 9): merge into another folder"
     )
     assert sorted(p.name for p in Ledger(other.parent / "other").files()) == before
 
