@@ -145,7 +145,8 @@ def add_export(subparsers) -> None:
         "-o",
         "--out",
         metavar="FILE",
-        help="file to write (default: results.csv or results.parquet beside results.nc)",
+        help="file to write (default: results.csv or results.parquet beside results.nc); "
+        "-: the CSV to standard output, its units on stderr (parquet goes to a file)",
     )
     p.set_defaults(func=cmd_export, option_names={"out": "-o"})
 
