@@ -284,12 +284,10 @@ def print_table(result, fmt: str, digits: int | None, pivot: str | None = None) 
 
 
 def cmd_sensitivity(args) -> int:
-    from campaign.render.sensitivity import render_sensitivity
-
     options = dict(method=args.method, where=args.where, confidence=args.confidence)
     options.update(resamples=args.resamples, transform=args.transform)
     results = [api.sensitivity(args.results, m, **options) for m in dict.fromkeys(args.metric)]
-    print(render_sensitivity(results, args.format, args.second_order), end="")
+    print(api.table(results, args.format, second_order=args.second_order), end="")
     if args.format in ("csv", "json"):  # the numbers alone: the warnings go to stderr
         for result in results:
             for warning in result.warnings:
