@@ -149,7 +149,11 @@ def add_sensitivity(subparsers) -> None:
         help="the pairs' second-order Sobol indices (a saltelli design with second_order: true)",
     )
     p.add_argument(
-        "--resamples", type=int, default=1000, help="bootstrap resamples, 10 or more (default 1000)"
+        "--resamples",
+        type=int,
+        default=None,
+        help="bootstrap resamples of sobol, morris, delta and rbd_fast, 10 or more (default "
+        "1000); not for regression, whose intervals are Student t",
     )
     p.add_argument(
         "--transform",

@@ -26,7 +26,7 @@ from campaign.design.points import _generator, saltelli_points
 from campaign.design.tasks import Design, cell_params
 from campaign.errors import CampaignError
 from campaign.results.assemble import assemble
-from campaign.results.netcdf import open_results
+from campaign.results.netcdf import open_results, write_netcdf
 from campaign.spec.load import load_spec
 
 FOLDER = Path(__file__).resolve().parent
@@ -445,3 +445,27 @@ def test_the_replicates_behind_each_point_are_those_with_a_value(tmp_path):
             record["metrics"] = sampled_models.linear(cell_params(design.spec, task.cell), 1)
     whole = sensitivity(assemble(design, every, 0.95), "y", method="regression")
     assert describe(whole)[1][1].startswith("each point's output is the mean of its 3 replicates")
+
+
+def test_resamples_are_refused_with_the_regression_which_draws_none(tmp_path, capsys):
+    """``--resamples 50`` on a latin_hypercube design (the regression by default) printed the
+    same table as without it: its intervals are Student t, no bootstrap."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(LINEAR.format(design="{latin_hypercube: {points: 20}}"))
+    design = Design(load_spec(spec))
+    records = {}
+    for task in design.tasks():
+        metrics = sampled_models.linear(cell_params(design.spec, task.cell), task.seed)
+        records[task.key] = {"key": task.key, "status": "ok", "metrics": metrics}
+    path = write_netcdf(assemble(design, records, 0.95), tmp_path / "results.nc")
+    assert sensitivity(open_results(path), "y").method == "regression"
+    for argv in (["--resamples", "50"], ["--resamples", "50", "--method", "regression"]):
+        assert main(["sensitivity", str(path), "--metric", "y", *argv]) == 2
+        assert capsys.readouterr() == (
+            "",
+            "campaign: error: --resamples is for the bootstrap intervals of sobol, morris, "
+            "delta and rbd_fast; the regression's intervals are Student t: leave --resamples "
+            "out, or give --method delta or rbd_fast\n",
+        )
+    with pytest.raises(CampaignError, match="^resamples is for the bootstrap intervals"):
+        campaign.sensitivity(path, "y", resamples=50)
