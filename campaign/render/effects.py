@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import xarray as xr
 
 from campaign.analysis.anova import BLOCKS, RESIDUAL, effects_table
@@ -35,7 +36,7 @@ def render_effects(result: xr.Dataset, fmt: str = "text", digits: int | None = N
     frame = effects_table(result)
     fmt = check_format(fmt)
     if fmt in ("csv", "json"):
-        return render(frame, fmt)
+        return render(with_main_effects(frame, result.attrs), fmt)
     paper = fmt != "text"
     effect = (lambda v: ("+" if v >= 0 else "") + plain(v, digits or 4)) if paper else signed
     attrs = result.attrs
@@ -82,6 +83,37 @@ def render_effects(result: xr.Dataset, fmt: str = "text", digits: int | None = N
             below.append(f"left out: {left_out}")
     table = Shown(header, rows, 2, above=above, below=below, align="rlrrrrl")
     return render(frame, fmt, table)
+
+
+def with_main_effects(frame: pd.DataFrame, attrs) -> pd.DataFrame:
+    """The terms, then a row per level of each factor (term: the factor; level; main_effect
+    in ``units``, the metric's): the numbers the text shows under its table, for CSV and
+    JSON, whose one table has no place below it."""
+    rows = [
+        {
+            "term": factor,
+            "level": _number(level),
+            "main_effect": value,
+            "units": attrs.get("units", ""),
+        }
+        for factor, levels in json.loads(attrs["main_effects"]).items()
+        for level, value in levels.items()
+    ]
+    main = pd.DataFrame(rows)
+    main["level"] = pd.Series([row["level"] for row in rows], dtype=object)  # 1, not 1.0
+    whole = pd.concat([frame, main], ignore_index=True)
+    return whole.astype({"rank": "Int64", "df": "Int64"})  # no 1.0 for the terms' rank
+
+
+def _number(level: str) -> object:
+    """A level as its number when it is one (a CSV cell ``-2.0``, not the text ``'-2.0``
+    kept from a spreadsheet's formulas), else its text."""
+    for kind in (int, float):
+        try:
+            return kind(level)
+        except ValueError:
+            pass
+    return level
 
 
 def left_out_words(attrs) -> str:
