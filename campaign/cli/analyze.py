@@ -167,7 +167,9 @@ def add_sensitivity(subparsers) -> None:
         default="table",
         choices=["table", "csv", "json", "markdown", "latex", "html"],
         help="csv and json: one row per factor (a metric column first with several metrics), "
-        "ending with ci_level and ci_method (the *_conf intervals' level and method)",
+        "ending with r_squared (regression), noise_share (the replicate noise left in the "
+        "point means), ci_level and ci_method (the *_conf intervals' level and method); the "
+        "notes on stderr",
     )
     add_confidence_option(p, default=None)
     p.set_defaults(func=cmd_sensitivity)
@@ -288,14 +290,16 @@ def print_table(result, fmt: str, digits: int | None, pivot: str | None = None) 
 
 
 def cmd_sensitivity(args) -> int:
+    from campaign.render.data_notes import data_notes
+
     options = dict(method=args.method, where=args.where, confidence=args.confidence)
     options.update(resamples=args.resamples, transform=args.transform)
     results = [api.sensitivity(args.results, m, **options) for m in dict.fromkeys(args.metric)]
     print(api.table(results, args.format, second_order=args.second_order), end="")
-    if args.format in ("csv", "json"):  # the numbers alone: the warnings go to stderr
+    if args.format in ("csv", "json"):  # the numbers alone: the notes go to stderr
         for result in results:
-            for warning in result.warnings:
-                tell(f"{result.metric}: {warning}")
+            for note in data_notes(result):
+                tell(note)
     return EXIT_OK
 
 

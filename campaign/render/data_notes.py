@@ -19,13 +19,17 @@ def data_notes(result) -> list[str]:
     from campaign.analysis.comparison import unpaired_note
     from campaign.analysis.ranking_text import Ranking
     from campaign.analysis.selection_report import SelectionReport
+    from campaign.analysis.sensitivity import Sensitivity
     from campaign.render.effects import left_out_words
+    from campaign.render.sensitivity import csv_notes
     from campaign.render.summary import unfinished_notes
 
     if isinstance(result, pd.DataFrame):
         return unfinished_notes(result)
     if isinstance(result, SelectionReport):
         return result.lacks
+    if isinstance(result, Sensitivity):
+        return csv_notes(result)
     if isinstance(result, Ranking):
         return written_before(result.result.attrs) + [result.left_out] * bool(result.left_out)
     if not isinstance(result, xr.Dataset):

@@ -67,8 +67,8 @@ def test_a_sensitivity_table_shows_the_second_order_indices_the_command_shows():
     assert "0.08123" not in campaign.table(result)
     lines = campaign.table(result, "csv", second_order=True).splitlines()
     assert lines == [
-        "factor,with,S2,S2_conf,ci_level,ci_method",
-        'a,b,0.0812345,0.03,0.95,"bootstrap, 1000 resamples (normal)"',
+        "factor,with,S2,S2_conf,noise_share,ci_level,ci_method",
+        'a,b,0.0812345,0.03,0.0,0.95,"bootstrap, 1000 resamples (normal)"',
     ]
     other = Sensitivity(**{**result.__dict__, "metric": "z"})
     both = campaign.table([result, other], "csv", second_order=True).splitlines()
