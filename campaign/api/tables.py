@@ -33,7 +33,7 @@ def table(result, fmt="text", digits=None, pivot=None, second_order=False):
         and method), Markdown, LaTeX (booktabs) or HTML.
     digits : int, optional
         Significant digits of the numbers, 1 to 15 (default: from each interval); not for a
-        sensitivity analysis, whose table has 4 (CSV and JSON: full precision).
+        sensitivity analysis, whose table has 4, nor for CSV and JSON (full precision).
     pivot : str, optional
         A factor whose levels go across, one of the table's rows (`query` and `compare`
         tables; default: the ``pivot`` they were given).
@@ -50,6 +50,12 @@ def table(result, fmt="text", digits=None, pivot=None, second_order=False):
     whole = isinstance(digits, int) and not isinstance(digits, bool)  # True is no 1
     if digits is not None and not (whole and 1 <= digits <= 15):
         raise ParameterError(f"{{digits}} {digits!r}: give a whole number from 1 to 15", "digits")
+    if digits is not None and fmt in ("csv", "json"):  # taken and left unused: full precision
+        raise ParameterError(
+            f"{{digits}} is for the text, markdown, latex and html tables; {fmt} carries every "
+            "number at full precision: leave {digits} out",
+            "digits",
+        )
     write = renderer(result)
     if second_order and write is not _sensitivity:
         raise ParameterError(

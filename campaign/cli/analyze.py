@@ -218,7 +218,7 @@ def add_format_options(parser, paper: str) -> None:
         default=None,
         metavar="N",
         help="significant digits of the numbers (default: from each interval, whose "
-        "half-width gets 2)",
+        "half-width gets 2); not with csv or json, which carry full precision",
     )
 
 

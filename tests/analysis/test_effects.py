@@ -362,3 +362,18 @@ def test_csv_and_json_carry_the_main_effects_the_table_shows(tmp_path, capsys):
         "p_value": None, "tested_against": None, "level": 2,
         "main_effect": expected["c"]["2"], "units": "",
     }  # fmt: skip
+
+
+def test_digits_are_refused_with_csv_and_json_which_carry_full_precision(tmp_path, capsys):
+    """``--digits 3 --format csv`` printed every number at full precision, the digits taken
+    and left unused (as in every command with --digits and --format)."""
+    path = write_netcdf(results(tmp_path), tmp_path / "results.nc")
+    for fmt in ("csv", "json"):
+        assert main(["effects", str(path), "--metric", "y", "--format", fmt, "--digits", "3"]) == 2
+        assert capsys.readouterr() == (
+            "",
+            f"campaign: error: --digits is for the text, markdown, latex and html tables; {fmt} "
+            "carries every number at full precision: leave --digits out\n",
+        )
+    with pytest.raises(campaign.CampaignError, match="^digits is for the text"):
+        campaign.table(campaign.effects(path, "y"), "csv", digits=3)
