@@ -20,7 +20,7 @@ def data_notes(result) -> list[str]:
     from campaign.analysis.ranking_text import Ranking
     from campaign.analysis.selection_report import SelectionReport
     from campaign.analysis.sensitivity import Sensitivity
-    from campaign.render.effects import left_out_words
+    from campaign.render.effects import fraction_left_out, left_out_words
     from campaign.render.sensitivity import csv_notes
     from campaign.render.summary import unfinished_notes
 
@@ -36,5 +36,7 @@ def data_notes(result) -> list[str]:
         return []
     if result.attrs.get("analysis") == "comparison":
         return written_before(result.attrs) + unpaired_note(result)
+    if result.attrs.get("design") == "fractional":
+        return written_before(result.attrs) + fraction_left_out(result.attrs)
     left = left_out_words(result.attrs)
     return written_before(result.attrs) + [f"left out: {left}"] * bool(left)

@@ -12,6 +12,7 @@ import xarray as xr
 from campaign.analysis.anova import BLOCKS, RESIDUAL, effects_table
 from campaign.analysis.unfinished import written_before
 from campaign.render.cells import one_line
+from campaign.render.interval_columns import COMPLETE_REPLICATES, with_interval
 from campaign.render.numbers import (
     bounds,
     estimate,
@@ -154,9 +155,9 @@ def render_fraction_effects(
     other; Markdown, LaTeX and HTML write each effect as ``effect ± half-width``."""
     frame = result.to_dataframe().reset_index()[FRACTION_COLUMNS].rename(columns={"term": "factor"})
     fmt = check_format(fmt)
-    if fmt in ("csv", "json"):
-        return render(frame, fmt)
     attrs = result.attrs
+    if fmt in ("csv", "json"):
+        return render(with_interval(frame, attrs["confidence"], COMPLETE_REPLICATES), fmt)
     units = f" [{attrs['units']}]" if attrs.get("units") else ""
     level = f"{100 * attrs['confidence']:g}%"
     above = [
@@ -165,11 +166,7 @@ def render_fraction_effects(
         f"replicates; {level} interval over them)",
         f"defining relation: {attrs['design_defining_relation']}",
     ]
-    if attrs.get("left_out"):
-        above.append(
-            f"{attrs['left_out']} replicates left out: some run of the fraction has no value "
-            "in them"
-        )
+    above += fraction_left_out(attrs)
     header = ["factor", "low", "high", "effect", "interval", "p", "aliased with (up to 2FI)"]
     rows = [
         [
@@ -201,6 +198,15 @@ def render_fraction_effects(
         above = []
     table = Shown(header, rows, 3, above=above, below=below, align="lllrlrl")
     return render(frame, fmt, table)
+
+
+def fraction_left_out(attrs) -> list[str]:
+    """The note on a fraction's replicates left out (none when every one is complete)."""
+    if not attrs.get("left_out"):
+        return []
+    return [
+        f"{attrs['left_out']} replicates left out: some run of the fraction has no value in them"
+    ]
 
 
 def alias_sum(effect: str, aliases: list[str]) -> str:
