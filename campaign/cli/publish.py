@@ -44,7 +44,8 @@ def add_plot(subparsers) -> None:
         "--confidence",
         type=float,
         default=None,
-        help="confidence level of the intervals drawn (default: the results' own)",
+        help="confidence level of the intervals drawn (default: the results' own); kinds "
+        "mean and difference only, the others drawing no interval",
     )
     p.add_argument(
         "--log",
