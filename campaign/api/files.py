@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import campaign.api.checks as check
@@ -211,7 +212,7 @@ def export(results, out=None, fmt=None, say=None):
         The files written (none with ``out="-"``).
     """
     from campaign.analysis.unfinished import written_before
-    from campaign.render.export import STDOUT, units_line
+    from campaign.render.export import STDOUT, csv_text, units_line
     from campaign.render.export import export as write_table
     from campaign.results.netcdf import results_file
     from campaign.results.unreplaced import unreplaced
@@ -220,11 +221,16 @@ def export(results, out=None, fmt=None, say=None):
         out = results_file(results).with_suffix(f".{fmt or 'csv'}")
     out = STDOUT if str(out) == STDOUT else Path(out).expanduser()
 
-    def write():
+    def write():  # standard output only once the file read is sure: no rows printed twice
         dataset = open_results(results)
+        if out == STDOUT:
+            return csv_text(dataset, open_failures(results), fmt), dataset
         return write_table(dataset, open_failures(results), out, fmt), dataset
 
     written, dataset = unreplaced(results, write)
+    if out == STDOUT:
+        sys.stdout.write(written)
+        written = []
     notes = written_before(dataset.attrs) + [units_line(dataset)] * (out == STDOUT)
     for note in notes if say else ():
         say(note)

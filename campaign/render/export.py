@@ -5,14 +5,13 @@ and ``error`` (the error text of a failed task, empty otherwise). With a precisi
 selection), a cell's rows are the replicates its rounds (stages) gave it. Units and long
 names go with the table: as field metadata in Parquet, and in CSV as a sidecar file
 ``<name>.units.csv`` (columns ``column``, ``units``, ``long_name``) beside the table, so the
-table itself stays a plain CSV. ``-`` as the file writes the CSV to standard output, its units
-in one line (`units_line`) for the caller to say; Parquet, binary, goes to a file only.
+table itself stays a plain CSV. ``-`` as the file is the CSV for standard output (`csv_text`), its
+units in one line (`units_line`) for the caller to say; Parquet, binary, goes to a file only.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -106,9 +105,7 @@ def export(
     fmt: str | None = None,
 ) -> list[Path]:
     """Write the tidy table to ``path`` as CSV or Parquet (default: from the file's suffix);
-    returns the files written (none for standard output, ``-``)."""
-    if str(path) == STDOUT:
-        return _to_stdout(dataset, failures, fmt)
+    returns the files written."""
     path = Path(path)
     if fmt is None:
         fmt = path.suffix.lstrip(".").lower() or "csv"
@@ -146,8 +143,9 @@ def export(
     return [path]
 
 
-def _to_stdout(dataset: xr.Dataset, failures: xr.Dataset | None, fmt: str | None) -> list:
-    """The CSV on standard output; Parquet refused (binary bytes in a terminal or a pipe)."""
+def csv_text(dataset: xr.Dataset, failures: xr.Dataset | None, fmt: str | None) -> str:
+    """The CSV for standard output (``-``), for the caller to print once it is sure of the
+    file it read; Parquet refused (binary bytes in a terminal or a pipe)."""
     if fmt not in (None, *FORMATS):
         raise ParameterError(f"{{fmt}} {fmt!r} is not allowed; use {' or '.join(FORMATS)}", "fmt")
     if fmt == "parquet":
@@ -157,8 +155,7 @@ def _to_stdout(dataset: xr.Dataset, failures: xr.Dataset | None, fmt: str | None
             "out",
             "fmt",
         )
-    sys.stdout.write(to_csv(tidy(dataset, failures)))
-    return []
+    return to_csv(tidy(dataset, failures))
 
 
 def units_line(dataset: xr.Dataset) -> str:
