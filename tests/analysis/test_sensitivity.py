@@ -204,7 +204,9 @@ def test_standardized_regression_coefficients_match_a_linear_model(tmp_path, clu
     k = results["k"].values
     assert k.dtype.kind == "i" and k.min() >= 1 and k.max() <= 64
     rows = csv_rows(capsys, out, "--metric", "y")  # regression: the default on a hypercube
-    assert list(rows[0]) == ["factor", "SRC", "SRC_conf", "ci_level", "ci_method"]
+    assert list(rows[0]) == [
+        "factor", "SRC", "SRC_conf", "r_squared", "noise_share", "ci_level", "ci_method"
+    ]  # fmt: skip
     inputs = {
         "a": results["a"].values,
         "b": results["b"].values,
