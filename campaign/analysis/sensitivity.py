@@ -50,6 +50,7 @@ from campaign.analysis.regression import regression
 from campaign.analysis.sensitivity_checks import (
     DELTA_POINTS,
     check_outputs,
+    check_resamples,
     sample_warnings,
     sobol_warnings,
 )
@@ -113,13 +114,15 @@ def sensitivity(
     method: str | None = None,
     where: list[str] | None = None,
     confidence: float | None = None,
-    resamples: int = RESAMPLES,
+    resamples: int | None = None,
     transform: str | None = None,
 ) -> Sensitivity:
     """The sensitivity of ``metric`` (of its log with ``transform="log"``) to the factors drawn
-    over ranges (see the module)."""
+    over ranges (see the module); ``resamples``: of a SALib method's bootstrap (default
+    `RESAMPLES`), refused with the regression, whose intervals are Student t."""
     design = str(dataset.attrs.get("design", designs.FULL))
     method, confidence = checked_options(dataset, design, metric, method, confidence, resamples)
+    resamples = RESAMPLES if resamples is None else resamples
     outputs = point_outputs(dataset, metric, where, method in STRUCTURED, transform)
     failed = [int(i) for i in np.flatnonzero(outputs.counts == 0)]
     if failed and method in STRUCTURED:
@@ -168,7 +171,7 @@ def checked_options(
     metric: str,
     method: str | None,
     confidence: float | None,
-    resamples: int,
+    resamples: int | None,
 ) -> tuple[str, float]:
     """The method and confidence `sensitivity` uses, each bad option refused in one line."""
     if design not in DEFAULT_METHOD:
@@ -194,8 +197,7 @@ def checked_options(
         confidence = float(dataset.attrs.get("confidence", 0.95))
     if not 0 < confidence < 1:
         raise BadValue("confidence", confidence, "is not allowed; use a number between 0 and 1")
-    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 10:
-        raise BadValue("resamples", resamples, "is not allowed; use an integer of 10 or more")
+    check_resamples(resamples, method)
     return method, confidence
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from campaign.analysis.point_outputs import PointOutputs
-from campaign.errors import ParameterError
+from campaign.errors import BadValue, ParameterError
 
 DELTA_POINTS = 20
 """The fewest points delta takes: SALib's estimator cuts each factor's range into classes of at
@@ -39,6 +39,23 @@ def check_outputs(outputs: PointOutputs, kept: np.ndarray, method: str, metric: 
         raise ParameterError(
             f"{metric} has the same value at every point: it depends on none of the factors, "
             "and no index is defined"
+        )
+
+
+def check_resamples(resamples: int | None, method: str) -> None:
+    """Refuse resamples no bootstrap draws: fewer than 10, or any with the regression, whose
+    intervals are Student t (they were taken and left unused, the table as without them)."""
+    if resamples is None:
+        return
+    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 10:
+        raise BadValue("resamples", resamples, "is not allowed; use an integer of 10 or more")
+    if method == "regression":
+        raise ParameterError(
+            "{resamples} is for the bootstrap intervals of sobol, morris, delta and rbd_fast; "
+            "the regression's intervals are Student t: leave {resamples} out, or give "
+            "{method} delta or rbd_fast",
+            "resamples",
+            "method",
         )
 
 

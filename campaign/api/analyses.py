@@ -172,7 +172,8 @@ def sensitivity(results, metric, **options):
     **options
         ``method`` (``sobol``, ``morris``, ``delta``, ``rbd_fast`` or ``regression``;
         default: from the design), ``where``, ``confidence``, ``resamples`` (bootstrap
-        resamples of sobol, morris, delta and rbd_fast intervals, 10 or more; default 1000),
+        resamples of sobol, morris, delta and rbd_fast intervals, 10 or more; default 1000;
+        refused with the regression, whose intervals are Student t),
         ``transform="log"`` (see `campaign.analysis.sensitivity.sensitivity`).
 
     Returns

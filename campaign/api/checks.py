@@ -380,6 +380,6 @@ SENSITIVITY_OPTIONS: dict[str, Check] = {
     "method": text,
     "where": where,
     "confidence": level,
-    "resamples": whole(10, optional=False),  # fewer make no bootstrap interval
+    "resamples": whole(10),  # fewer make no bootstrap interval; None: the method's default
     "transform": text,
 }

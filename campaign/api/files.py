@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import campaign.api.checks as check
@@ -200,7 +201,8 @@ def export(results, out=None, fmt=None, say=None):
     results : str or pathlib.Path
         A results file or its folder.
     out : str or pathlib.Path, optional
-        The file to write (default: results.csv or results.parquet beside results.nc).
+        The file to write (default: results.csv or results.parquet beside results.nc);
+        ``"-"``: the CSV to standard output, its units told to ``say`` (Parquet goes to a file).
     fmt : {"csv", "parquet"}, optional
         CSV (units in a sidecar NAME.units.csv) or Parquet (units as column metadata);
         default: from ``out``'s suffix, else CSV.
@@ -211,22 +213,29 @@ def export(results, out=None, fmt=None, say=None):
     Returns
     -------
     list of pathlib.Path
-        The files written.
+        The files written (none with ``out="-"``).
     """
     from campaign.analysis.unfinished import written_before
+    from campaign.render.export import STDOUT, csv_text, units_line
     from campaign.render.export import export as write_table
     from campaign.results.netcdf import results_file
     from campaign.results.unreplaced import unreplaced
 
     if out is None:
         out = results_file(results).with_suffix(f".{fmt or 'csv'}")
-    out = Path(out).expanduser()
+    out = STDOUT if str(out) == STDOUT else Path(out).expanduser()
 
-    def write():
+    def write():  # standard output only once the file read is sure: no rows printed twice
         dataset = open_results(results)
-        return write_table(dataset, open_failures(results), out, fmt), dataset.attrs
+        if out == STDOUT:
+            return csv_text(dataset, open_failures(results), fmt), dataset
+        return write_table(dataset, open_failures(results), out, fmt), dataset
 
-    written, attrs = unreplaced(results, write)
-    for note in written_before(attrs) if say else ():
+    written, dataset = unreplaced(results, write)
+    if out == STDOUT:
+        sys.stdout.write(written)
+        written = []
+    notes = written_before(dataset.attrs) + [units_line(dataset)] * (out == STDOUT)
+    for note in notes if say else ():
         say(note)
     return written

@@ -1,8 +1,9 @@
 """`table`: any analysis's result as text, through the one renderer the commands use.
 
 Which table a result is comes from its type (a query's DataFrame, a `Ranking`, a
-`SelectionReport`, a `Sensitivity`) or, for the two analyses that return an xarray Dataset,
-from the ``analysis`` attribute they stamp on it (``comparison``, ``effects``).
+`SelectionReport`, a `Sensitivity` or a list of them, one per metric) or, for the two
+analyses that return an xarray Dataset, from the ``analysis`` attribute they stamp on it
+(``comparison``, ``effects``).
 """
 
 from __future__ import annotations
@@ -16,24 +17,30 @@ from campaign.errors import ParameterError
 WHAT = "what query, rank, compare, effects, sensitivity or select returned"
 
 
-@checked(fmt=check.required_text)
-def table(result, fmt="text", digits=None, pivot=None):
+@checked(fmt=check.required_text, second_order=check.flag)
+def table(result, fmt="text", digits=None, pivot=None, second_order=False):
     """An analysis's result as text, as the command that computes it prints it.
 
     Parameters
     ----------
     result : pandas.DataFrame, xarray.Dataset, Ranking, Sensitivity or SelectionReport
-        What `query`, `rank`, `compare`, `effects`, `sensitivity` or `select` returned.
+        What `query`, `rank`, `compare`, `effects`, `sensitivity` or `select` returned; or a
+        list of what `sensitivity` returned, one per metric: one table of them all (CSV and
+        JSON with a ``metric`` column first), as ``campaign sensitivity`` prints several.
     fmt : {"text", "csv", "json", "markdown", "latex", "html"}
         The format: aligned text, CSV, JSON (every number at full precision; a table with
         intervals ends each row with ``ci_level`` and ``ci_method``, their confidence level
         and method), Markdown, LaTeX (booktabs) or HTML.
     digits : int, optional
         Significant digits of the numbers, 1 to 15 (default: from each interval); not for a
-        sensitivity analysis, whose table has 4 (CSV and JSON: full precision).
+        sensitivity analysis, whose table has 4, nor for CSV and JSON (full precision).
     pivot : str, optional
         A factor whose levels go across, one of the table's rows (`query` and `compare`
         tables; default: the ``pivot`` they were given).
+    second_order : bool
+        A sensitivity analysis's second-order Sobol indices, a row per pair of factors,
+        instead of its indices per factor (method sobol on a saltelli design drawn with
+        ``second_order: true``), as ``campaign sensitivity --second-order`` prints them.
 
     Returns
     -------
@@ -43,7 +50,22 @@ def table(result, fmt="text", digits=None, pivot=None):
     whole = isinstance(digits, int) and not isinstance(digits, bool)  # True is no 1
     if digits is not None and not (whole and 1 <= digits <= 15):
         raise ParameterError(f"{{digits}} {digits!r}: give a whole number from 1 to 15", "digits")
-    return renderer(result)(result, fmt, digits, pivot)
+    if digits is not None and fmt in ("csv", "json"):  # taken and left unused: full precision
+        raise ParameterError(
+            f"{{digits}} is for the text, markdown, latex and html tables; {fmt} carries every "
+            "number at full precision: leave {digits} out",
+            "digits",
+        )
+    write = renderer(result)
+    if second_order and write is not _sensitivity:
+        raise ParameterError(
+            "{second_order} is for a sensitivity analysis's table (the Sobol indices of pairs "
+            "of factors), not for what query, rank, compare, effects or select returned",
+            "second_order",
+        )
+    if write is _sensitivity:
+        return write(result, fmt, digits, pivot, second_order)
+    return write(result, fmt, digits, pivot)
 
 
 def renderer(result: Any):
@@ -64,6 +86,8 @@ def renderer(result: Any):
     for kind in type(result).__mro__:
         if kind in by_type:
             return by_type[kind]
+    if isinstance(result, list) and result and all(isinstance(r, Sensitivity) for r in result):
+        return _sensitivity  # one per metric, as `campaign sensitivity` gives several
     if isinstance(result, xr.Dataset) and result.attrs.get("analysis") in DATASETS:
         return DATASETS[result.attrs["analysis"]]
     raise ParameterError(f"{{result}} must be {WHAT}, got {type(result).__name__}", "result")
@@ -97,7 +121,7 @@ def _selection(result, fmt, digits, pivot):
     return render_selection(result, fmt, digits)
 
 
-def _sensitivity(result, fmt, digits, pivot):
+def _sensitivity(result, fmt, digits, pivot, second_order=False):
     from campaign.render.sensitivity import render_sensitivity
 
     check.no_pivot(pivot, "a sensitivity analysis")
@@ -107,7 +131,8 @@ def _sensitivity(result, fmt, digits, pivot):
             "analysis's table has 4 significant digits (csv and json: full precision)",
             "digits",
         )
-    return render_sensitivity([result], fmt)
+    results = result if isinstance(result, list) else [result]
+    return render_sensitivity(results, fmt, second_order)
 
 
 def _comparison(result, fmt, digits, pivot):

@@ -149,7 +149,11 @@ def add_sensitivity(subparsers) -> None:
         help="the pairs' second-order Sobol indices (a saltelli design with second_order: true)",
     )
     p.add_argument(
-        "--resamples", type=int, default=1000, help="bootstrap resamples, 10 or more (default 1000)"
+        "--resamples",
+        type=int,
+        default=None,
+        help="bootstrap resamples of sobol, morris, delta and rbd_fast, 10 or more (default "
+        "1000); not for regression, whose intervals are Student t",
     )
     p.add_argument(
         "--transform",
@@ -163,7 +167,9 @@ def add_sensitivity(subparsers) -> None:
         default="table",
         choices=["table", "csv", "json", "markdown", "latex", "html"],
         help="csv and json: one row per factor (a metric column first with several metrics), "
-        "ending with ci_level and ci_method (the *_conf intervals' level and method)",
+        "ending with r_squared (regression), noise_share (the replicate noise left in the "
+        "point means), ci_level and ci_method (the *_conf intervals' level and method); the "
+        "notes on stderr",
     )
     add_confidence_option(p, default=None)
     p.set_defaults(func=cmd_sensitivity)
@@ -212,7 +218,7 @@ def add_format_options(parser, paper: str) -> None:
         default=None,
         metavar="N",
         help="significant digits of the numbers (default: from each interval, whose "
-        "half-width gets 2)",
+        "half-width gets 2); not with csv or json, which carry full precision",
     )
 
 
@@ -284,16 +290,16 @@ def print_table(result, fmt: str, digits: int | None, pivot: str | None = None) 
 
 
 def cmd_sensitivity(args) -> int:
-    from campaign.render.sensitivity import render_sensitivity
+    from campaign.render.data_notes import data_notes
 
     options = dict(method=args.method, where=args.where, confidence=args.confidence)
     options.update(resamples=args.resamples, transform=args.transform)
     results = [api.sensitivity(args.results, m, **options) for m in dict.fromkeys(args.metric)]
-    print(render_sensitivity(results, args.format, args.second_order), end="")
-    if args.format in ("csv", "json"):  # the numbers alone: the warnings go to stderr
+    print(api.table(results, args.format, second_order=args.second_order), end="")
+    if args.format in ("csv", "json"):  # the numbers alone: the notes go to stderr
         for result in results:
-            for warning in result.warnings:
-                tell(f"{result.metric}: {warning}")
+            for note in data_notes(result):
+                tell(note)
     return EXIT_OK
 
 

@@ -44,7 +44,8 @@ def add_plot(subparsers) -> None:
         "--confidence",
         type=float,
         default=None,
-        help="confidence level of the intervals drawn (default: the results' own)",
+        help="confidence level of the intervals drawn (default: the results' own); kinds "
+        "mean and difference only, the others drawing no interval",
     )
     p.add_argument(
         "--log",
@@ -145,7 +146,8 @@ def add_export(subparsers) -> None:
         "-o",
         "--out",
         metavar="FILE",
-        help="file to write (default: results.csv or results.parquet beside results.nc)",
+        help="file to write (default: results.csv or results.parquet beside results.nc); "
+        "-: the CSV to standard output, its units on stderr (parquet goes to a file)",
     )
     p.set_defaults(func=cmd_export, option_names={"out": "-o"})
 

@@ -34,7 +34,8 @@ def to_csv(frame: pd.DataFrame) -> str:
     safe = frame.copy()
     for column, dtype in safe.dtypes.items():
         if pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
-            safe[column] = safe[column].map(spreadsheet_text)
+            cells = [spreadsheet_text(value) for value in safe[column]]  # no 1 made 1.0
+            safe[column] = pd.Series(cells, index=safe.index, dtype=object)
     return safe.to_csv(index=False)
 
 

@@ -19,18 +19,24 @@ def data_notes(result) -> list[str]:
     from campaign.analysis.comparison import unpaired_note
     from campaign.analysis.ranking_text import Ranking
     from campaign.analysis.selection_report import SelectionReport
-    from campaign.render.effects import left_out_words
+    from campaign.analysis.sensitivity import Sensitivity
+    from campaign.render.effects import fraction_left_out, left_out_words
+    from campaign.render.sensitivity import csv_notes
     from campaign.render.summary import unfinished_notes
 
     if isinstance(result, pd.DataFrame):
         return unfinished_notes(result)
     if isinstance(result, SelectionReport):
         return result.lacks
+    if isinstance(result, Sensitivity):
+        return csv_notes(result)
     if isinstance(result, Ranking):
         return written_before(result.result.attrs) + [result.left_out] * bool(result.left_out)
     if not isinstance(result, xr.Dataset):
         return []
     if result.attrs.get("analysis") == "comparison":
         return written_before(result.attrs) + unpaired_note(result)
+    if result.attrs.get("design") == "fractional":
+        return written_before(result.attrs) + fraction_left_out(result.attrs)
     left = left_out_words(result.attrs)
     return written_before(result.attrs) + [f"left out: {left}"] * bool(left)

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import xarray as xr
 
 from campaign.analysis.anova import BLOCKS, RESIDUAL, effects_table
 from campaign.analysis.unfinished import written_before
 from campaign.render.cells import one_line
+from campaign.render.interval_columns import COMPLETE_REPLICATES, with_interval
 from campaign.render.numbers import (
     bounds,
     estimate,
@@ -35,7 +37,7 @@ def render_effects(result: xr.Dataset, fmt: str = "text", digits: int | None = N
     frame = effects_table(result)
     fmt = check_format(fmt)
     if fmt in ("csv", "json"):
-        return render(frame, fmt)
+        return render(with_main_effects(frame, result.attrs), fmt)
     paper = fmt != "text"
     effect = (lambda v: ("+" if v >= 0 else "") + plain(v, digits or 4)) if paper else signed
     attrs = result.attrs
@@ -84,6 +86,37 @@ def render_effects(result: xr.Dataset, fmt: str = "text", digits: int | None = N
     return render(frame, fmt, table)
 
 
+def with_main_effects(frame: pd.DataFrame, attrs) -> pd.DataFrame:
+    """The terms, then a row per level of each factor (term: the factor; level; main_effect
+    in ``units``, the metric's): the numbers the text shows under its table, for CSV and
+    JSON, whose one table has no place below it."""
+    rows = [
+        {
+            "term": factor,
+            "level": _number(level),
+            "main_effect": value,
+            "units": attrs.get("units", ""),
+        }
+        for factor, levels in json.loads(attrs["main_effects"]).items()
+        for level, value in levels.items()
+    ]
+    main = pd.DataFrame(rows)
+    main["level"] = pd.Series([row["level"] for row in rows], dtype=object)  # 1, not 1.0
+    whole = pd.concat([frame, main], ignore_index=True)
+    return whole.astype({"rank": "Int64", "df": "Int64"})  # no 1.0 for the terms' rank
+
+
+def _number(level: str) -> object:
+    """A level as its number when it is one (a CSV cell ``-2.0``, not the text ``'-2.0``
+    kept from a spreadsheet's formulas), else its text."""
+    for kind in (int, float):
+        try:
+            return kind(level)
+        except ValueError:
+            pass
+    return level
+
+
 def left_out_words(attrs) -> str:
     """The values the analysis left out, in words ("" when none)."""
     parts = [
@@ -122,9 +155,9 @@ def render_fraction_effects(
     other; Markdown, LaTeX and HTML write each effect as ``effect ± half-width``."""
     frame = result.to_dataframe().reset_index()[FRACTION_COLUMNS].rename(columns={"term": "factor"})
     fmt = check_format(fmt)
-    if fmt in ("csv", "json"):
-        return render(frame, fmt)
     attrs = result.attrs
+    if fmt in ("csv", "json"):
+        return render(with_interval(frame, attrs["confidence"], COMPLETE_REPLICATES), fmt)
     units = f" [{attrs['units']}]" if attrs.get("units") else ""
     level = f"{100 * attrs['confidence']:g}%"
     above = [
@@ -133,11 +166,7 @@ def render_fraction_effects(
         f"replicates; {level} interval over them)",
         f"defining relation: {attrs['design_defining_relation']}",
     ]
-    if attrs.get("left_out"):
-        above.append(
-            f"{attrs['left_out']} replicates left out: some run of the fraction has no value "
-            "in them"
-        )
+    above += fraction_left_out(attrs)
     header = ["factor", "low", "high", "effect", "interval", "p", "aliased with (up to 2FI)"]
     rows = [
         [
@@ -169,6 +198,15 @@ def render_fraction_effects(
         above = []
     table = Shown(header, rows, 3, above=above, below=below, align="lllrlrl")
     return render(frame, fmt, table)
+
+
+def fraction_left_out(attrs) -> list[str]:
+    """The note on a fraction's replicates left out (none when every one is complete)."""
+    if not attrs.get("left_out"):
+        return []
+    return [
+        f"{attrs['left_out']} replicates left out: some run of the fraction has no value in them"
+    ]
 
 
 def alias_sum(effect: str, aliases: list[str]) -> str:

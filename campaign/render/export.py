@@ -5,7 +5,8 @@ and ``error`` (the error text of a failed task, empty otherwise). With a precisi
 selection), a cell's rows are the replicates its rounds (stages) gave it. Units and long
 names go with the table: as field metadata in Parquet, and in CSV as a sidecar file
 ``<name>.units.csv`` (columns ``column``, ``units``, ``long_name``) beside the table, so the
-table itself stays a plain CSV.
+table itself stays a plain CSV. ``-`` as the file is the CSV for standard output (`csv_text`), its
+units in one line (`units_line`) for the caller to say; Parquet, binary, goes to a file only.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from campaign.results.assemble import factors_of, metrics_of, point_factors_of
 from campaign.results.status import STATUS_FAILED, STATUS_NAMES
 
 FORMATS = ("csv", "parquet")
+STDOUT = "-"  # the file name that means standard output
 
 
 def tidy(dataset: xr.Dataset, failures: xr.Dataset | None = None) -> pd.DataFrame:
@@ -139,6 +141,29 @@ def export(
     except OSError as error:
         raise CampaignError(f"cannot write {path}: {error.strerror or error}") from None
     return [path]
+
+
+def csv_text(dataset: xr.Dataset, failures: xr.Dataset | None, fmt: str | None) -> str:
+    """The CSV for standard output (``-``), for the caller to print once it is sure of the
+    file it read; Parquet refused (binary bytes in a terminal or a pipe)."""
+    if fmt not in (None, *FORMATS):
+        raise ParameterError(f"{{fmt}} {fmt!r} is not allowed; use {' or '.join(FORMATS)}", "fmt")
+    if fmt == "parquet":
+        raise ParameterError(
+            "{out} -: parquet is binary and goes to a file; give {out} FILE.parquet, or {fmt} "
+            "csv for standard output",
+            "out",
+            "fmt",
+        )
+    return to_csv(tidy(dataset, failures))
+
+
+def units_line(dataset: xr.Dataset) -> str:
+    """The units a CSV's sidecar would carry, in one line: what a table written to standard
+    output has no file beside it for."""
+    attributes = column_attributes(dataset)
+    shown = [f"{name} [{a['units']}]" for name, a in attributes.items() if a["units"]]
+    return "units (standard output has no NAME.units.csv beside it): " + ", ".join(shown)
 
 
 def write_csv(frame: pd.DataFrame, path: Path) -> None:

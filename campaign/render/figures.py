@@ -222,6 +222,12 @@ def check_request(dataset, metrics, kind, log, style, size, confidence) -> list[
     check_confidence(confidence)
     if kind not in KINDS:
         raise ParameterError(f"{{kind}} {kind!r} is not allowed; use {', '.join(KINDS)}", "kind")
+    if confidence is not None and kind not in ("mean", "difference"):  # else taken, unused
+        raise ParameterError(
+            f"{{confidence}} is for kinds 'mean' and 'difference' (their intervals), not "
+            f"{kind!r}, which draws the replicates",
+            "confidence",
+        )
     if log not in LOG_CHOICES:
         raise ParameterError(f"{{log}} {log!r} is not allowed; use {', '.join(LOG_CHOICES)}", "log")
     check_style(style)

@@ -18,6 +18,7 @@ PAIRED_REPLICATES = "Student t over paired replicates"
 PAIRED_DIFFERENCES = "Student t over paired differences; ratio: delta method"
 WELCH = "Welch; ratio: delta method"
 REGRESSION = "Student t of the regression"
+COMPLETE_REPLICATES = "Student t over complete replicates"  # a fraction's main effects
 
 
 def bootstrap(resamples: int) -> str:

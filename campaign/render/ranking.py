@@ -25,6 +25,16 @@ def ranking_frame(result: xr.Dataset) -> pd.DataFrame:
     return frame
 
 
+def with_levels(frame: pd.DataFrame, result: xr.Dataset) -> pd.DataFrame:
+    """``frame`` with the factor's levels as they are (-0.5 a number, as in every other CSV
+    and JSON), not the text the aligned table shows."""
+    factor = frame.columns[1]
+    values = [value.item() if hasattr(value, "item") else value for value in result[factor].values]
+    by_text = {str(value): value for value in values}
+    levels = pd.Series([by_text[text] for text in frame[factor]], index=frame.index, dtype=object)
+    return frame.assign(**{factor: levels})
+
+
 def render_ranking(
     result: xr.Dataset, fmt: str = "text", notes: Sequence[str] = (), digits: int | None = None
 ) -> str:
@@ -36,6 +46,7 @@ def render_ranking(
     fmt = check_format(fmt)
     if fmt in ("csv", "json"):
         method = PAIRED_REPLICATES if result.attrs.get("paired") else REPLICATES
+        frame = with_levels(frame, result)
         return render(with_interval(frame, result.attrs["confidence"], method), fmt)
     header, rows = ranking_rows(result)
     if fmt != "text":

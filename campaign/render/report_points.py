@@ -7,7 +7,12 @@ from __future__ import annotations
 import pandas as pd
 import xarray as xr
 
-from campaign.analysis.sensitivity import DEFAULT_METHOD, most_influential, sensitivity
+from campaign.analysis.sensitivity import (
+    DEFAULT_METHOD,
+    REGRESSION,
+    most_influential,
+    sensitivity,
+)
 from campaign.design.points import POINT
 from campaign.errors import CampaignError
 from campaign.render.figure_layout import check_axes, default_axes
@@ -26,7 +31,8 @@ def figure_axes(dataset: xr.Dataset, metric: str) -> tuple[str | None, str | Non
     if dataset.attrs.get("design") not in DEFAULT_METHOD or POINT not in factors_of(dataset):
         return x, by, ""
     try:
-        result = sensitivity(dataset, metric, resamples=AXIS_RESAMPLES)
+        bootstrap = DEFAULT_METHOD[dataset.attrs["design"]] != REGRESSION
+        result = sensitivity(dataset, metric, resamples=AXIS_RESAMPLES if bootstrap else None)
     except (CampaignError, ValueError):  # no index (failed points, crossed factors...)
         return x, by, ""
     found = most_influential(result)

@@ -30,13 +30,36 @@ def render_sensitivity(results: list[Sensitivity], fmt: str = "text", second_ord
             )
     frames = [r.second_order if second_order else r.table for r in results]
     if fmt in ("csv", "json"):
-        frames = [with_interval(f, r.confidence, method(r)) for r, f in zip(results, frames)]
+        frames = [
+            with_interval(with_fit(f, r), r.confidence, method(r)) for r, f in zip(results, frames)
+        ]
         if len(results) == 1:
             return render(frames[0], fmt)
         tagged = [f.assign(metric=r.metric) for r, f in zip(results, frames)]
         frame = pd.concat(tagged, ignore_index=True)
         return render(frame[["metric", *frames[0].columns]], fmt)
     return "\n".join(title(r, fmt) + render(f, fmt, shown(r, f)) for r, f in zip(results, frames))
+
+
+def with_fit(frame: pd.DataFrame, result: Sensitivity) -> pd.DataFrame:
+    """``frame`` with the numbers the notes under a text table give: the regression's
+    ``r_squared``, and ``noise_share``, the replicate noise left in the point means (a
+    fraction of their variance), the same in every row."""
+    fit = {"r_squared": result.r_squared} if result.method == "regression" else {}
+    return frame.assign(**fit, noise_share=result.noise_share)
+
+
+def csv_notes(result: Sensitivity) -> list[str]:
+    """What a CSV or JSON table's cells cannot say, for stderr: its warnings, a transform of
+    the output, the points left out."""
+    notes = list(result.warnings)
+    if result.transform:
+        notes.append(
+            f"the indices are of {result.transform}({result.metric}): each replicate's "
+            f"{result.transform}, then their mean per point"
+        )
+    notes += [note for note in describe(result)[1] if "points left out" in note]
+    return [f"{result.metric}: {note}" for note in notes]
 
 
 def method(result: Sensitivity) -> str:

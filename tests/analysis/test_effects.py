@@ -3,6 +3,7 @@ on models with known effects, unequal replicate counts, paired factors, and the 
 
 from __future__ import annotations
 
+import io
 import json
 
 import numpy as np
@@ -336,3 +337,43 @@ def test_sums_of_squares_do_not_depend_on_where_the_values_lie(tmp_path, paired)
         assert far[term]["df"] == row["df"], term
         assert far[term]["sum_sq"] == pytest.approx(row["sum_sq"], rel=1e-5, abs=1e-6), term
         assert far[term]["p_value"] == pytest.approx(row["p_value"], rel=1e-4, nan_ok=True), term
+
+
+def test_csv_and_json_carry_the_main_effects_the_table_shows(tmp_path, capsys):
+    """The text table shows each factor's main effects under the terms; CSV and JSON had the
+    terms alone. Each level's effect is now a row of its own: term (the factor), level,
+    main_effect (in the metric's units, named in the units column)."""
+    path = write_netcdf(results(tmp_path), tmp_path / "results.nc")
+    expected = json.loads(effects(open_results(path), "y").attrs["main_effects"])
+    assert main(["effects", str(path), "--metric", "y", "--format", "csv"]) == 0
+    frame = pd.read_csv(io.StringIO(capsys.readouterr().out), dtype={"level": str})
+    terms = frame[frame["level"].isna()]
+    assert terms["rank"].astype(int).tolist()[:6] == [1, 2, 3, 4, 5, 6]  # whole numbers still
+    shown = frame.dropna(subset=["level"])
+    assert {
+        (term, level): effect
+        for term, level, effect in shown[["term", "level", "main_effect"]].values
+    } == {(f, level): v for f, levels in expected.items() for level, v in levels.items()}
+    assert shown[["rank", "df", "F"]].isna().all().all()
+    assert main(["effects", str(path), "--metric", "y", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows[-1] == {
+        "rank": None, "term": "c", "df": None, "sum_sq": None, "share": None, "F": None,
+        "p_value": None, "tested_against": None, "level": 2,
+        "main_effect": expected["c"]["2"], "units": "",
+    }  # fmt: skip
+
+
+def test_digits_are_refused_with_csv_and_json_which_carry_full_precision(tmp_path, capsys):
+    """``--digits 3 --format csv`` printed every number at full precision, the digits taken
+    and left unused (as in every command with --digits and --format)."""
+    path = write_netcdf(results(tmp_path), tmp_path / "results.nc")
+    for fmt in ("csv", "json"):
+        assert main(["effects", str(path), "--metric", "y", "--format", fmt, "--digits", "3"]) == 2
+        assert capsys.readouterr() == (
+            "",
+            f"campaign: error: --digits is for the text, markdown, latex and html tables; {fmt} "
+            "carries every number at full precision: leave --digits out\n",
+        )
+    with pytest.raises(campaign.CampaignError, match="^digits is for the text"):
+        campaign.table(campaign.effects(path, "y"), "csv", digits=3)

@@ -200,3 +200,29 @@ def test_levels_of_mixed_kinds_give_effects_from_the_runs_at_each_level(tmp_path
     assert list(result["high"].values) == ["2", "True", "10"]
     row = next(line for line in render_effects(result).splitlines() if line.startswith("a "))
     assert row.split()[1:4] == ["0.5", "2", "+3"]
+
+
+def test_csv_and_json_say_the_intervals_level_and_the_replicates_left_out(tmp_path, capsys):
+    """The text says the intervals are 95% ones and that a replicate was left out; CSV and
+    JSON carried neither: no ci_level, and the note nowhere."""
+    path = tmp_path / "spec.yaml"
+    path.write_text(textwrap.dedent(MIXED))
+    design = Design(load_spec(path))
+    records, failed = {}, False
+    for task in design.tasks():
+        value = {"y": float(task.replicate + len(str(cell_params(design.spec, task.cell))))}
+        records[task.key] = {"key": task.key, "status": "ok", "metrics": value}
+        if task.replicate == 2 and not failed:  # a run of replicate 2 fails: it is left out
+            records[task.key] = {"key": task.key, "status": "failed", "error": "ValueError: x"}
+            failed = True
+    write_netcdf(assemble(design, records, 0.9), tmp_path / "results.nc")
+    assert main(["effects", str(tmp_path / "results.nc"), "--metric", "y"]) == 0
+    text = capsys.readouterr().out.splitlines()
+    assert "90% interval over them" in text[0]
+    assert text[2] == "1 replicates left out: some run of the fraction has no value in them"
+    assert main(["effects", str(tmp_path), "--metric", "y", "--format", "csv"]) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert lines[0].endswith(",aliases,ci_level,ci_method")
+    assert lines[1].endswith(",0.9,Student t over complete replicates")
+    assert captured.err == f"campaign: {text[2]}\n"

@@ -186,7 +186,7 @@ def test_rank_ranks_over_the_levels_asked(results, capsys, factor, text, picked)
     levels = dataset[ranked].values
     shown = picked if ranked == factor else range(len(levels))
     expected = dict(
-        zip([str(levels[i]) for i in shown], hand_degradation(raw, ranked, factor, picked))
+        zip([levels[i].item() for i in shown], hand_degradation(raw, ranked, factor, picked))
     )
     got = {row[ranked]: row["D_means(%)"] for row in rows}
     assert got == pytest.approx(expected, rel=1e-9)  # the ranking's JSON has 10 digits

@@ -3,6 +3,8 @@ metrics below 0."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import xarray as xr
@@ -353,3 +355,14 @@ def test_the_friedman_test_is_over_the_ranked_levels():
     assert friedman_test(result) == friedman_test(without)
     assert friedman_test(result)[2] == 5
     assert ranking_notes(result, True)[-1].startswith("Friedman test over 5 instances")
+
+
+def test_csv_and_json_keep_numeric_levels_numbers():
+    """A level -0.5 of a numeric factor was written '-0.5 in CSV (text kept from a
+    spreadsheet's formulas) and "-0.5" in JSON, matching no level of the export or query."""
+    data = example_e(2).assign_coords(strategy=[-0.5, 0.0, 2.0])
+    result = degradation(data.rename(strategy="load"), "load")
+    lines = render_ranking(result, "csv").splitlines()
+    assert [line.split(",")[1] for line in lines] == ["load", "-0.5", "0.0", "2.0"]
+    assert [row["load"] for row in json.loads(render_ranking(result, "json"))] == [-0.5, 0.0, 2.0]
+    assert render_ranking(degradation(example_e(2)), "csv").splitlines()[1].split(",")[1] == "A"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
+import json
 import math
 import site
 import sys
@@ -26,7 +27,7 @@ from campaign.design.points import _generator, saltelli_points
 from campaign.design.tasks import Design, cell_params
 from campaign.errors import CampaignError
 from campaign.results.assemble import assemble
-from campaign.results.netcdf import open_results
+from campaign.results.netcdf import open_results, write_netcdf
 from campaign.spec.load import load_spec
 
 FOLDER = Path(__file__).resolve().parent
@@ -78,7 +79,8 @@ def test_sobol_indices_of_ishigami_hold_the_analytical_values(tmp_path, cluster,
     out = ishigami(tmp_path, cluster)
     assert main(["sensitivity", str(out), "--metric", "y", "--format", "csv"]) == 0
     printed = capsys.readouterr().out
-    assert printed.splitlines()[0] == "factor,S1,S1_conf,ST,ST_conf,ci_level,ci_method"
+    columns = "factor,S1,S1_conf,ST,ST_conf,noise_share,ci_level,ci_method"
+    assert printed.splitlines()[0] == columns
     rows = list(csv.DictReader(io.StringIO(printed)))
     assert [row["factor"] for row in rows] == ["x1", "x2", "x3"]
     truth = sampled_models.ishigami_indices()
@@ -202,7 +204,9 @@ def test_standardized_regression_coefficients_match_a_linear_model(tmp_path, clu
     k = results["k"].values
     assert k.dtype.kind == "i" and k.min() >= 1 and k.max() <= 64
     rows = csv_rows(capsys, out, "--metric", "y")  # regression: the default on a hypercube
-    assert list(rows[0]) == ["factor", "SRC", "SRC_conf", "ci_level", "ci_method"]
+    assert list(rows[0]) == [
+        "factor", "SRC", "SRC_conf", "r_squared", "noise_share", "ci_level", "ci_method"
+    ]  # fmt: skip
     inputs = {
         "a": results["a"].values,
         "b": results["b"].values,
@@ -298,7 +302,8 @@ def test_sobol_on_too_few_points_warns_and_says_how_many_would_do(tmp_path, clus
     assert main(["sensitivity", str(out), "--metric", "y", "--format", "csv"]) == 0
     captured = capsys.readouterr()
     assert captured.err == f"campaign: y: {warning}\n"
-    assert captured.out.splitlines()[0] == "factor,S1,S1_conf,ST,ST_conf,ci_level,ci_method"
+    columns = "factor,S1,S1_conf,ST,ST_conf,noise_share,ci_level,ci_method"
+    assert captured.out.splitlines()[0] == columns
 
 
 def test_a_log_transform_of_the_output_and_its_refusal(tmp_path, cluster, capsys):
@@ -445,3 +450,58 @@ def test_the_replicates_behind_each_point_are_those_with_a_value(tmp_path):
             record["metrics"] = sampled_models.linear(cell_params(design.spec, task.cell), 1)
     whole = sensitivity(assemble(design, every, 0.95), "y", method="regression")
     assert describe(whole)[1][1].startswith("each point's output is the mean of its 3 replicates")
+
+
+def linear_results(folder: Path, points: int = 20, failing: int = 0) -> Path:
+    """The results.nc of the linear model on a latin_hypercube design, run here; the first
+    ``failing`` points' tasks fail."""
+    spec = folder / "spec.yaml"
+    spec.write_text(LINEAR.format(design=f"{{latin_hypercube: {{points: {points}}}}}"))
+    design = Design(load_spec(spec))
+    records, cells = {}, []
+    for task in design.tasks():
+        cells += [task.cell] if task.cell not in cells else []
+        records[task.key] = {"key": task.key, "status": "failed", "error": "ValueError: boom"}
+        if cells.index(task.cell) >= failing:
+            metrics = sampled_models.linear(cell_params(design.spec, task.cell), task.seed)
+            records[task.key] = {"key": task.key, "status": "ok", "metrics": metrics}
+    return write_netcdf(assemble(design, records, 0.95), folder / "results.nc")
+
+
+def test_resamples_are_refused_with_the_regression_which_draws_none(tmp_path, capsys):
+    """``--resamples 50`` on a latin_hypercube design (the regression by default) printed the
+    same table as without it: its intervals are Student t, no bootstrap."""
+    path = linear_results(tmp_path)
+    assert sensitivity(open_results(path), "y").method == "regression"
+    for argv in (["--resamples", "50"], ["--resamples", "50", "--method", "regression"]):
+        assert main(["sensitivity", str(path), "--metric", "y", *argv]) == 2
+        assert capsys.readouterr() == (
+            "",
+            "campaign: error: --resamples is for the bootstrap intervals of sobol, morris, "
+            "delta and rbd_fast; the regression's intervals are Student t: leave --resamples "
+            "out, or give --method delta or rbd_fast\n",
+        )
+    with pytest.raises(CampaignError, match="^resamples is for the bootstrap intervals"):
+        campaign.sensitivity(path, "y", resamples=50)
+
+
+def test_csv_and_json_carry_the_numbers_and_notes_the_text_shows(tmp_path, capsys):
+    """The text says R^2, the replicate noise left in the point means, the points left out and
+    that a log transform was analysed; CSV and JSON had the indices alone."""
+    path = linear_results(tmp_path, failing=1)
+    result = campaign.sensitivity(path, "ey", transform="log")
+    rows = csv_rows(capsys, path, "--metric", "ey", "--transform", "log")
+    assert list(rows[0]) == [
+        "factor", "SRC", "SRC_conf", "r_squared", "noise_share", "ci_level", "ci_method"
+    ]  # fmt: skip
+    assert {float(row["r_squared"]) for row in rows} == {result.r_squared}
+    assert {float(row["noise_share"]) for row in rows} == {result.noise_share}
+    assert main(["sensitivity", str(path), "--metric", "ey", "--transform", "log", "--format",
+                 "json"]) == 0  # fmt: skip
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)[0]["r_squared"] == result.r_squared
+    assert captured.err.splitlines() == [
+        "campaign: ey: the indices are of log(ey): each replicate's log, then their mean per point",
+        "campaign: ey: 1 points left out (no replicate has a value): point 0; the indices are "
+        "those of the other points, unbiased only if failing does not depend on the inputs",
+    ]

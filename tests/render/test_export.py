@@ -3,6 +3,7 @@ units, and the CF conventions checked by a CF checker."""
 
 from __future__ import annotations
 
+import io
 import json
 import math
 
@@ -288,3 +289,30 @@ def test_export_refuses_a_folder_or_a_file_in_the_way(failing, tmp_path, capsys)
         assert main(["export", str(failing), "-o", str(out)]) == 2
         assert capsys.readouterr().err == f"campaign: error: {message}\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+def test_export_to_standard_output_writes_the_csv_there_and_its_units_on_stderr(
+    failing, tmp_path, capsys, monkeypatch
+):
+    """``-o -`` wrote a file named "-" (and "-.units.csv"): the CSV now goes to stdout, the
+    units the sidecar would carry to stderr; Parquet, binary, is refused in one line."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["export", str(failing), "-o", "-"]) == 0
+    captured = capsys.readouterr()
+    dataset = campaign.open_results(failing)
+    expected = tidy(dataset, campaign.open_failures(failing))
+    frame = pd.read_csv(io.StringIO(captured.out), keep_default_na=False, na_values=[""])
+    assert list(frame.columns) == list(expected.columns)
+    assert np.array_equal(
+        frame["mean_wait"].to_numpy(), expected["mean_wait"].to_numpy(), equal_nan=True
+    )
+    assert captured.err == (
+        "campaign: units (standard output has no NAME.units.csv beside it): replicate [1], "
+        "mean_wait [s], max_wait [s], utilization [1]\n"
+    )
+    assert main(["export", str(failing), "-o", "-", "--format", "parquet"]) == 2
+    assert capsys.readouterr().err == (
+        "campaign: error: -o -: parquet is binary and goes to a file; give -o FILE.parquet, "
+        "or --format csv for standard output\n"
+    )
+    assert list(tmp_path.iterdir()) == []

@@ -311,3 +311,25 @@ def test_a_mean_or_a_replicate_at_inf_is_named_in_the_title_not_left_out_unsaid(
     assert titles["ecdf"].endswith("; 1 value at +inf, 1 value at -inf not drawn")
     finite = dataset.assign(y=dataset["y"].where(np.isfinite(dataset["y"]), 0.0))
     assert "inf" not in campaign.plot(finite, "y", x="strategy").get_suptitle()
+
+
+@pytest.mark.parametrize("kind", ["box", "violin", "ecdf"])
+def test_a_confidence_is_refused_by_a_figure_that_draws_no_interval(kind):
+    """``--kind box --confidence 0.9`` drew the same figure as without it: box, violin and
+    ECDF figures draw the replicates, no interval."""
+    values = np.array([[10.0, 11.0, 12.0], [30.0, 31.0, 29.0]])
+    dataset = xr.Dataset(
+        {
+            "y": (("strategy", "replicate"), values),
+            "status": (("strategy", "replicate"), np.ones(values.shape, "i1")),
+        },
+        {"strategy": ["a", "b"], "replicate": np.arange(3)},
+        attrs={"confidence": 0.95},
+    )
+    with pytest.raises(campaign.CampaignError) as caught:
+        campaign.plot(dataset, "y", kind, confidence=0.9)
+    assert str(caught.value) == (
+        f"confidence is for kinds 'mean' and 'difference' (their intervals), not {kind!r}, "
+        "which draws the replicates"
+    )
+    plt.close("all")

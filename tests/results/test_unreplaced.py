@@ -62,3 +62,28 @@ def test_a_file_replaced_at_every_try_stops_with_one_line(first, tmp_path):
         "process); run this command again once that run has ended"
     )
     assert unreplaced(tmp_path, lambda: "made") == "made"  # the folder names its results.nc
+
+
+def test_an_export_to_standard_output_replaced_midway_prints_the_new_file_once(
+    first, second, tmp_path, monkeypatch, capsys
+):
+    """Made again from the new file, the CSV on stdout was printed twice: the old file's
+    rows, then the new file's, one after the other."""
+    folder = tmp_path / "out"
+    folder.mkdir()
+    shutil.copy(first / "results.nc", folder / "results.nc")
+    newer = shutil.copy(second / "results.nc", tmp_path / "newer.nc")
+    expected = campaign.export(second / "results.nc", tmp_path / "expected.csv")[0].read_text()
+    read = campaign.api.files.open_failures
+    calls = []
+
+    def replaced_first(path):
+        if not calls:
+            os.replace(newer, folder / "results.nc")
+        calls.append(path)
+        return read(path)
+
+    monkeypatch.setattr(campaign.api.files, "open_failures", replaced_first)
+    assert campaign.export(folder, "-") == []
+    assert capsys.readouterr().out == expected
+    assert len(calls) == 2
