@@ -21,7 +21,10 @@ from campaign.design.lookup import NOT_IN_DESIGN
 from campaign.design.tasks import Design, cell_params
 from campaign.errors import CampaignError, ParameterError
 from campaign.execute.program_task import command_line, fill, placeholder_values
+from campaign.plan.plan import design_sources
+from campaign.plan.sources import compare
 from campaign.spec.load import Spec
+from campaign.store.identity import read_identity
 from campaign.store.ledger import Ledger
 
 
@@ -52,6 +55,7 @@ class TaskByHand:
     seed: int
     params: dict[str, Any]
     record: dict[str, Any] | None
+    changed: str | None = None  # what changed since the stored result was computed
 
     @property
     def status(self) -> str:
@@ -90,7 +94,23 @@ def task_by_hand(
         seed=task.seed,
         params=cell_params(spec, task.cell),
         record=records.get(task.key),
+        changed=changed_since(spec, design, task.key) if task.key in records else None,
     )
+
+
+def changed_since(spec: Spec, design: Design, key: str) -> str | None:
+    """What changed since the stored result of task ``key`` was computed (its model's code,
+    a program, an input, a trace), as `campaign status` says it; None when nothing did."""
+    stored = (read_identity(spec.output) or {}).get("sources")
+    if not stored:
+        return None
+    try:
+        change = compare(stored, design_sources(design))
+    except (CampaignError, ValueError) as error:
+        return f"could not be checked ({' '.join(str(error).split())})"
+    if change is None or not change.affects(key):
+        return None
+    return change.describe(spec.model)
 
 
 def key_index(spec: Spec, design: Design, key: str) -> int:

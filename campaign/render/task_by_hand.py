@@ -15,6 +15,11 @@ def task_lines(task: Any, prepared: Any = None) -> list[str]:
         "params: " + ", ".join(f"{name}={value!r}" for name, value in task.params.items()),
         stored_line(task),
     ]
+    if task.changed:
+        lines.append(
+            f"changed since it was stored: {task.changed}; run by hand, it computes with them "
+            "as they are now"
+        )
     if prepared is not None:
         lines.append(
             f"prepared {prepared.folder} as a worker prepares a task's folder (inputs "

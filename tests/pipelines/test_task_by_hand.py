@@ -4,6 +4,7 @@ for digit; a Python model's task gives its numbers again from its params and see
 
 from __future__ import annotations
 
+import shutil
 import stat
 import subprocess
 
@@ -13,6 +14,7 @@ import campaign
 from campaign.cli.main import main
 from campaign.errors import CampaignError
 from campaign.models import load_model
+from campaign.render.task_by_hand import task_lines
 
 SIM = """#!/bin/sh
 # the load from a filled template, a seed of 31 bits, a variable and the task's folder
@@ -93,3 +95,18 @@ def test_a_python_models_task_gives_its_numbers_again_from_params_and_seed(paper
     assert {name: float(again[name]) for name in task.metrics} == task.metrics
     with pytest.raises(CampaignError, match=r"model mm1 is a Python function, with no folder"):
         task.prepare(paper_results.parent / "never")
+
+
+def test_a_task_whose_program_changed_since_says_so(program_campaign, tmp_path):
+    spec, _ = program_campaign
+    shutil.copytree(spec.parent, tmp_path / "copy", symlinks=True)
+    copy = tmp_path / "copy" / "spec.yaml"
+    assert campaign.task(copy, where="load=1", replicate=0).changed is None
+    script = tmp_path / "copy" / "sim.sh"
+    script.write_text(script.read_text().replace("* SCALE", "* SCALE * 2"))
+    task = campaign.task(copy, where="load=1", replicate=0)
+    assert task.changed == "the program or its inputs changed (sim.sh)"
+    assert task_lines(task)[3] == (
+        "changed since it was stored: the program or its inputs changed (sim.sh); run by "
+        "hand, it computes with them as they are now"
+    )
