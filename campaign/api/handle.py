@@ -128,7 +128,7 @@ class Campaign(OpenedCampaign):
             The results, also written to results.nc (a shard's: in memory only).
         """
         from campaign.api.running import run
-        from campaign.pipelines.run import check_output
+        from campaign.store.folder import check_output
 
         spec = self.spec
         if self._source is not None and self._source[1] is not None:

@@ -65,8 +65,8 @@ def validate(spec):
     Spec
         The checked spec (a `campaign.errors.CampaignError` names what is wrong).
     """
-    from campaign.pipelines.run import check_output
     from campaign.plan.plan import check_model
+    from campaign.store.folder import check_output
 
     spec = check.spec(spec, "spec")
     check_model(spec)
@@ -95,8 +95,8 @@ def plan(spec, output=None, shard=None, on_change="refuse"):
     campaign.plan.state.RunState
         Where each task stands: ``done``, ``failed``, ``missing``, ``to_run``.
     """
-    from campaign.pipelines.run import check_output
     from campaign.plan.plan import make_plan
+    from campaign.store.folder import check_output
 
     placed = _placed(spec, output, shard)
     check_output(placed, given=output is not None)  # as `run` would, before counting

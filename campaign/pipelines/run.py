@@ -19,7 +19,7 @@ from campaign.analysis.levels import ChosenLevels, check_rerun_chosen
 from campaign.cluster.cluster_options import ClusterOptions
 from campaign.cluster.main_guard import refuse_while_importing_main
 from campaign.design.shards import EveryTask, Shard, as_shard, counts, placed
-from campaign.errors import BadValue, CampaignError, ParameterError
+from campaign.errors import BadValue
 from campaign.execute import dispatch
 from campaign.execute.execution_options import WAIT_WORKERS_SECONDS, ExecutionOptions
 from campaign.execute.items import TaskItems
@@ -44,7 +44,7 @@ from campaign.results.metric_parsers import (
 from campaign.results.writing import run_level, write_results
 from campaign.spec.load import Spec
 from campaign.store.derived import DERIVED_NAMES
-from campaign.store.folder import RESULTS_FILE
+from campaign.store.folder import RESULTS_FILE, check_output
 from campaign.store.ledger import Ledger
 from campaign.store.outputs import KeepNotes, keep_outputs
 
@@ -128,29 +128,6 @@ def run(
         confidence = confidence or run_level(spec, new)
         return _run_holding_the_output(
             spec, model, ledger, hosts, options, confidence, new, say, on_change, shard, keep_going
-        )
-
-
-def check_output(spec: Spec, given: bool = False) -> None:
-    """Refuse, before any work, an output folder a file stands in for (or in the way of), and
-    a results.nc that is not a file (``given``: the folder came from ``output``, not the spec)."""
-    where = f"{spec.path or 'spec'}: output: "
-    for place in (spec.output, *spec.output.parents):
-        if place.exists():
-            if not place.is_dir() and given:
-                raise ParameterError(
-                    f"{{output}} {place} is a file; it must name a folder (made if missing)",
-                    "output",
-                )
-            if not place.is_dir():
-                raise CampaignError(
-                    f"{where}{place} is a file; output must name a folder (made if missing)"
-                )
-            break
-    results = spec.output / RESULTS_FILE
-    if results.exists() and not results.is_file():
-        raise CampaignError(
-            f"{where}{results} is not a file; move it away, `run` writes its results there"
         )
 
 

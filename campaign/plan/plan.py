@@ -12,7 +12,7 @@ replayed from the stored results (`campaign.plan.replicates.PrecisionRounds`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,7 @@ from campaign.plan.sources import ON_CHANGE, Sources, compare, current_sources
 from campaign.plan.state import Plan, RunState
 from campaign.plan.target import campaign_spec
 from campaign.results.ledger_table import read_table, records_table
-from campaign.results.names import SAMPLE_MARK, documented_name, name_clashes
+from campaign.results.names import documented_name, name_clashes
 from campaign.spec.describe import precision_target
 from campaign.spec.load import Spec
 from campaign.spec.program_metrics import DERIVED
@@ -40,7 +40,6 @@ from campaign.spec.types import DEFAULT_PERCENTILES
 from campaign.store.folder import RESULTS_FILE, aside_folder_name
 from campaign.store.identity import identity_difference
 from campaign.store.ledger import Ledger
-from campaign.store.scan import Heads
 
 __all__ = [
     "Plan",
@@ -55,8 +54,6 @@ __all__ = [
     "replay_rounds",
     "stopping_rule_of",
 ]
-
-SAMPLE_BYTES = SAMPLE_MARK.encode()  # in a ledger line holding a sample or a breakdown
 
 
 def check_model(spec: Spec) -> Model:
@@ -279,23 +276,10 @@ def make_plan(
 def count_clashes(state: RunState) -> None:
     """Count a stored success whose metrics clash with other tasks' as failed, as results.nc
     and so `run` count it (it runs again, with the model as it is now): read whole only when
-    a stored success holds a sample or a breakdown, without which none can clash."""
-    if state.done and samples_stored(state.ledger):
+    the status was read from the records' heads and a stored success holds a sample or a
+    breakdown (`campaign.results.ledger_table.StoredStatus`), without which none can clash."""
+    if state.done and state.replicates.may_clash:
         state.take_table(read_table(state.ledger, state.design))
-
-
-def samples_stored(ledger: Ledger) -> bool:
-    """Whether a stored success holds a sample or a breakdown (an entry ``name@...``): only
-    then can one task's metric clash with another's (a number where others give a sample:
-    `kind_clashes`), which shows only once every record is read whole."""
-
-    def fold(chunks: Iterator[Heads]) -> bool:
-        for chunk in chunks:
-            if any(SAMPLE_BYTES in line for line, ok in zip(chunk.lines, chunk.ok) if ok):
-                return True
-        return False
-
-    return ledger.fold_heads(fold)
 
 
 def other_campaign(spec: Spec, stored: dict[str, Any]) -> str | None:

@@ -40,6 +40,7 @@ class Replicates(Protocol):
     stages: Selections | None  # where each group of a selection stands, if any
     window: np.ndarray  # cells x most: the replicates each cell runs now
     this_round: str  # words after "to run" in what a run says
+    may_clash: bool  # read from the records' heads, a success holding a sample: see `read`
 
     def read(self, ledger: Ledger, check: bool) -> np.ndarray: ...
     def replay(self, table: TaskTable, status: np.ndarray) -> None: ...
@@ -65,6 +66,7 @@ class FixedReplicates:
     rounds = None
     stages = None
     this_round = ""
+    may_clash = False
 
     def __init__(self, design: Design):
         self.design = design
@@ -73,8 +75,12 @@ class FixedReplicates:
 
     def read(self, ledger: Ledger, check: bool = True) -> np.ndarray:
         """Per task, its stored status (from the records' heads: no record is parsed whole,
-        unless the spec may refuse a stored success for its metrics: `read_status`)."""
-        return read_status(ledger, self.design)
+        unless the spec may refuse a stored success for its metrics: `read_status`);
+        ``may_clash`` says whether a stored success holds a sample, so that the records must
+        be read whole to count a metric clashing across tasks."""
+        stored = read_status(ledger, self.design)
+        self.may_clash = stored.may_clash
+        return stored.status
 
     def replay(self, table: TaskTable, status: np.ndarray) -> None:
         """Nothing to replay: the window does not depend on results."""
@@ -106,6 +112,7 @@ class PrecisionRounds:
 
     this_round = " in this round"
     stages = None
+    may_clash = False  # the status is the task table's, read whole
 
     def __init__(self, design: Design, precision: Precision):
         self.design = design

@@ -43,6 +43,7 @@ class SelectionRounds:
 
     rounds = None
     this_round = " in this stage"
+    may_clash = False  # the status is the task table's, read whole
 
     def __init__(self, design: Design, selection: Selection):
         self.design = design

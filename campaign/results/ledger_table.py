@@ -35,12 +35,14 @@ from campaign.results.check import (
     storable_records,
 )
 from campaign.results.codes import Codes
-from campaign.results.names import entry_owner, name_clashes
+from campaign.results.names import SAMPLE_MARK, entry_owner, name_clashes
 from campaign.results.provenance import METRICS_FROM, recomputation
 from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_OK
 from campaign.spec.load import Spec
 from campaign.store.ledger import Ledger
 from campaign.store.scan import Heads
+
+SAMPLE_BYTES = SAMPLE_MARK.encode()  # in a ledger line holding a sample or a breakdown
 
 
 @dataclass
@@ -110,26 +112,41 @@ def first_finished(table: TaskTable) -> list[dict[str, Any]]:
     return [] if metrics is None else [{"status": "ok", "metrics": metrics}]
 
 
-def read_status(ledger: Ledger, design: Design) -> np.ndarray:
-    """Each task's stored status (int8; a success beats a failure), from the key and status
-    at the head of each record (a checksummed line's JSON is not parsed); when the spec can
-    refuse a success for its metrics (`campaign.results.check.judges_metrics`), from the
-    records read whole, so that a task counts as results.nc counts it."""
-    if judges_metrics(design.spec):
-        return read_table(ledger, design).status
+@dataclass
+class StoredStatus:
+    """Each task's stored status, and whether it may still change once every record is read
+    whole: read from the heads, while a stored success holds a sample or a breakdown (an
+    entry ``name@...``), whose metric may clash with other tasks' (`kind_clashes`)."""
 
-    def fold(chunks: Iterator[Heads]) -> np.ndarray:
+    status: np.ndarray  # int8 per task
+    may_clash: bool
+
+
+def read_status(ledger: Ledger, design: Design) -> StoredStatus:
+    """Each task's stored status (int8; a success beats a failure), from the key and status
+    at the head of each record (a checksummed line's JSON is not parsed), and in the same
+    pass whether a success holds a sample; when the spec can refuse a success for its
+    metrics (`campaign.results.check.judges_metrics`), from the records read whole, so that
+    a task counts as results.nc counts it."""
+    if judges_metrics(design.spec):
+        return StoredStatus(read_table(ledger, design).status, may_clash=False)
+
+    def fold(chunks: Iterator[Heads]) -> StoredStatus:
         seen = np.zeros(design.size, dtype=bool)
         succeeded = np.zeros(design.size, dtype=bool)
+        samples = False
         for chunk in chunks:
             indices = design.lookup.indices(chunk.keys)
             mine = indices >= 0
             seen[indices[mine]] = True
             succeeded[indices[mine & chunk.ok]] = True
+            if not samples:
+                ok = zip(chunk.lines, chunk.ok)
+                samples = any(SAMPLE_BYTES in line for line, good in ok if good)
         status = np.full(design.size, STATUS_MISSING, dtype=np.int8)
         status[seen] = STATUS_FAILED
         status[succeeded] = STATUS_OK
-        return status
+        return StoredStatus(status, may_clash=samples)
 
     return ledger.fold_heads(fold)
 

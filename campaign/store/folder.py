@@ -22,8 +22,12 @@ Every file of an output folder is named here, and only here::
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from campaign.errors import CampaignError, ParameterError
+
+if TYPE_CHECKING:
+    from campaign.spec.load import Spec
 
 IDENTITY_FILE = "campaign.json"
 LOCK_FILE = "campaign.lock"
@@ -76,6 +80,30 @@ def make_folder(folder: Path, what: str, *parameters: str) -> None:
         raise ParameterError(
             f"{what}: cannot make the folder {folder}: {error.strerror}", *parameters
         ) from None
+
+
+def check_output(spec: Spec, given: bool = False) -> None:
+    """Refuse, before any work, an output folder a file stands in for (or in the way of), and
+    a results.nc that is not a file (``given``: the folder came from ``output``, not the spec):
+    what `run` refuses, and `validate` and `plan` with it, which import nothing of a run."""
+    where = f"{spec.path or 'spec'}: output: "
+    for place in (spec.output, *spec.output.parents):
+        if place.exists():
+            if not place.is_dir() and given:
+                raise ParameterError(
+                    f"{{output}} {place} is a file; it must name a folder (made if missing)",
+                    "output",
+                )
+            if not place.is_dir():
+                raise CampaignError(
+                    f"{where}{place} is a file; output must name a folder (made if missing)"
+                )
+            break
+    results = spec.output / RESULTS_FILE
+    if results.exists() and not results.is_file():
+        raise CampaignError(
+            f"{where}{results} is not a file; move it away, `run` writes its results there"
+        )
 
 
 def image_path(out: str | Path) -> Path:

@@ -78,26 +78,36 @@ def test_engine_modules_import_each_other_in_one_direction():
 
 
 def test_loading_a_spec_imports_neither_the_model_nor_the_design(tmp_path):
+    """Nor do `validate` and `plan` import what only a run needs (Dask's distributed,
+    netCDF4): it took `campaign plan` a second and tens of megabytes each time."""
     path = tmp_path / "spec.yaml"
     path.write_text(
         "name: s\nmodel: mm1\nfactors: {arrival_rate: [0.5, 9]}\nreplicates: 2\nseed: 1\n"
     )
+    (tmp_path / "valid.yaml").write_text(path.read_text().replace(", 9]", "]"))
     code = textwrap.dedent(
         f"""
         import json, sys
         from campaign.spec.load import load_spec
         spec = load_spec({str(path)!r})  # arrival_rate 9 is the model's to refuse, not here
-        print(json.dumps([spec.tasks, sorted(m for m in sys.modules if m.startswith("campaign"))]))
+        loaded = sorted(m for m in sys.modules if m.startswith("campaign"))
+        import campaign
+        valid = {str(path).replace("spec.yaml", "valid.yaml")!r}
+        campaign.validate(valid)
+        planned = campaign.plan(valid).tasks
+        print(json.dumps([spec.tasks, loaded, planned, sorted(sys.modules)]))
         """
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    tasks, modules = json.loads(result.stdout)
+    tasks, modules, planned, after_plan = json.loads(result.stdout)
     assert tasks == 4
     assert "campaign.spec.load" in modules
     assert not {"campaign.design.tasks", "campaign.plan.plan", "campaign.models.check"} & set(
         modules
     )
+    assert planned == 2
+    assert not {"distributed", "netCDF4"} & set(after_plan)
 
 
 def record(key: str, value: float | None) -> dict:

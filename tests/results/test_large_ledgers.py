@@ -97,7 +97,7 @@ def test_a_table_read_a_chunk_at_a_time_is_the_table_of_the_records_loaded_whole
     assert errors == [whole.errors.get(i) for i in range(design.size)]
     assert streamed.recomputed == whole.recomputed
     assert task_costs(streamed) == task_costs(whole)
-    stored = read_status(ledger, design) != STATUS_MISSING  # the heads alone
+    stored = read_status(ledger, design).status != STATUS_MISSING  # the heads alone
     assert stored.tolist() == (streamed.status != STATUS_MISSING).tolist()
 
 
@@ -122,9 +122,9 @@ def test_the_task_table_says_what_each_record_says(tmp_path):
     assert table.costs.measured.tolist() == [True] * 4 + [False]
     # the status plan and status count: 3 failed too (as results.nc has it, and as a task
     # run now under that spec would end), read from the records whole
-    assert read_status(ledger, design).tolist() == table.status.tolist()
+    assert read_status(ledger, design).status.tolist() == table.status.tolist()
     unkept = Design(write_spec(tmp_path, 1, 5))  # without metrics: from the heads alone
-    assert read_status(ledger, unkept).tolist() == [STATUS_OK] * 4 + [STATUS_MISSING]
+    assert read_status(ledger, unkept).status.tolist() == [STATUS_OK] * 4 + [STATUS_MISSING]
 
 
 def fill(spec, design: Design) -> None:
@@ -198,3 +198,46 @@ def test_costs_read_the_same_from_a_file_written_before_the_codes(written):
     now = table_costs(group)
     assert table_costs(earlier) == now
     assert now.tasks == 2000 and [cell.cell for cell in now.cells[:2]] == ["tag=t0", "tag=t1"]
+
+
+def ledger_passes(monkeypatch) -> list:
+    """The files of the ledger each read starts on (one per file and pass over the ledger)."""
+    started = []
+    original = scan.chunked_lines
+
+    def counted(path, size=None):
+        started.append(path)
+        yield from original(path, size)
+
+    monkeypatch.setattr(scan, "chunked_lines", counted)
+    return started
+
+
+def test_plan_and_status_read_a_ledger_without_samples_once_for_its_counts(tmp_path, monkeypatch):
+    """Whether a stored success holds a sample (so that a metric may clash across tasks) is
+    found in the same pass over the records' heads as the tasks' status: a ledger of
+    millions of records is not read once more for it by every plan, run and status."""
+    import campaign
+
+    spec = write_spec(tmp_path, 10, 10)
+    fill(spec, Design(spec))
+    started = ledger_passes(monkeypatch)
+    assert make_plan(spec, check_identity=False).done == 100
+    assert len(started) == 1
+    started.clear()
+    assert campaign.status(spec.path).done == 100  # its costs read the records whole
+    assert len(started) == 2
+
+
+def test_a_stored_sample_still_has_the_records_read_whole_once(tmp_path, monkeypatch):
+    """A success holding a sample where others hold a number: the numbers are failed, as
+    results.nc counts them, from one pass over the heads and one over the records."""
+    spec = write_spec(tmp_path, 2, 2)
+    design = Design(spec)
+    fill(spec, design)
+    sample = record(design, 3, **{"value@n": 2.0, "value@mean": 1.0})
+    Ledger(spec.output).append([sample])
+    started = ledger_passes(monkeypatch)
+    plan = make_plan(spec, check_identity=False)
+    assert (plan.done, plan.failed) == (1, [0, 1, 2])
+    assert len(started) == 2 * len(list(Ledger(spec.output).files()))
