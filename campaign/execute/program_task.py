@@ -339,10 +339,15 @@ def task_environment(
 ) -> dict[str, str] | None:
     """The program's environment: the worker's, with ``env`` (its placeholders filled) and
     the batch it runs for."""
-    extra = {name: fill(value, values) for name, value in command.env}
+    extra = program_variables(command, values)
     if batch:
         extra[process_tree.BATCH_VARIABLE] = batch
     return {**os.environ, **extra} if extra else None
+
+
+def program_variables(command: CommandSpec, values: Mapping[str, str]) -> dict[str, str]:
+    """The variables ``env`` sets for the program, its placeholders filled."""
+    return {name: fill(value, values) for name, value in command.env}
 
 
 def exit_failure(command: CommandSpec, code: int, stderr: Path) -> str:

@@ -20,7 +20,12 @@ from campaign.analysis.levels import where_levels
 from campaign.design.lookup import NOT_IN_DESIGN
 from campaign.design.tasks import Design, cell_params
 from campaign.errors import CampaignError, ParameterError
-from campaign.execute.program_task import command_line, fill, placeholder_values
+from campaign.execute.program_task import (
+    command_line,
+    fill,
+    placeholder_values,
+    program_variables,
+)
 from campaign.plan.plan import design_sources
 from campaign.plan.sources import compare
 from campaign.spec.load import Spec
@@ -185,5 +190,5 @@ def prepare(task: TaskByHand, folder: Path) -> PreparedCommand:
                 shutil.copy2(item.path, target)
     except OSError as error:
         raise CampaignError(f"cannot prepare the task's folder {folder}: {error}") from None
-    env = {name: fill(value, values) for name, value in command.env}
+    env = program_variables(command, values)
     return PreparedCommand(folder, command_line(command, folder, values), env)
