@@ -5,10 +5,10 @@ A param's or factor's value written as an absolute path (``platform: [/data/smal
 worker reads the file at that path (a file system shared with the workers), and nothing
 travels with the inputs. Its content decides the numbers as an input's does, so it is
 digested here as a Python model's input files are: per cell (a file edited makes stale only
-the cells that name it), a folder by every file below it. The same for an argument of the
-command written as an absolute path to a file (``--platform /data/cluster.xml``, or
-``--platform=/data/cluster.xml``), which every task reads; an argument naming a folder is
-not digested there, as it is most often where a program writes.
+the cells that name it), a folder by every file below it. The same for a file the command
+names by absolute path (`campaign.spec.named_files`: ``--platform /data/cluster.xml``, or
+``--platform=/data/cluster.xml``, a word of a shell line), which every task reads; a folder
+named so is not digested there, as it is most often where a program writes.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 from campaign.errors import CampaignError
 from campaign.plan.sources import file_digest, folder_digest
 from campaign.spec.command_model import CommandSpec
-from campaign.spec.program_inputs import option_value
+from campaign.spec.named_files import named_files
 
 
 def outside_values(command: CommandSpec, params: Mapping[str, Any]) -> tuple[str, ...]:
@@ -39,17 +39,9 @@ def outside_values(command: CommandSpec, params: Mapping[str, Any]) -> tuple[str
 
 
 def outside_arguments(command: CommandSpec) -> dict[str, str]:
-    """Name (the path) -> digest of each file the command's arguments name by absolute path
-    (not the program, nor a program a launcher runs: those are digested as programs)."""
-    if command.shell:
-        return {}
-    programs = {p.name for p in (*command.programs, *command.launched)}
-    named = [option_value(arg) for arg in command.argv[1:]]  # --platform=/data/cluster.xml
-    return {
-        path: outside_digest(path)
-        for path in named
-        if os.path.isabs(path) and path not in programs and os.path.isfile(path)
-    }
+    """Name (the path) -> digest of each file the command names by absolute path
+    (`campaign.spec.named_files`: its arguments, a shell line's words), read by every task."""
+    return {path: outside_digest(path) for path in named_files(command)}
 
 
 def outside_digest(path: str) -> str:

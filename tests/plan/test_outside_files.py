@@ -7,11 +7,13 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+import yaml
 
 import campaign
 from campaign.errors import CampaignError
 from campaign.plan.program_sources import command_sources
 from campaign.plan.sources import file_digest
+from campaign.spec.describe import describe_spec
 from campaign.spec.load import load_spec
 
 SIM = """
@@ -84,3 +86,31 @@ def test_a_file_an_option_names_after_its_equals_sign_is_digested_or_refused(tmp
     refused = r"model.command: 'cluster.xml' \(in '--platform=cluster.xml'\) is a file beside"
     with pytest.raises(CampaignError, match=refused):
         load_spec(spec)
+
+
+def test_a_shell_line_names_files_by_absolute_path_as_a_command_does(tmp_path):
+    """A file a shell line's word names by absolute path (alone, as an option's value, or a
+    ``NAME=/path`` assignment's) is digested with the program, as a command's argument is:
+    it was not, and an edited platform kept the stored numbers current. The target of an
+    output redirection (written, not read), a word the shell expands and a folder are not."""
+    data, project = tmp_path / "data", tmp_path / "project"
+    (data / "out").mkdir(parents=True)
+    project.mkdir()
+    for name in ("cluster.xml", "deploy.xml", "conf.ini", "written.txt", "log.txt"):
+        (data / name).write_text(name)
+    (project / "sim.py").write_text(textwrap.dedent(SIM))
+    line = (
+        f"CONF={data}/conf.ini python3 sim.py {data}/cluster.xml --deploy={data}/deploy.xml "
+        f'"{{seed}}" $HOME{data}/cluster.xml {data}/out 2>{data}/written.txt '
+        f"| tee -a {data}/log.txt"
+    )
+    spec = project / "spec.yaml"
+    model = {"command": line, "shell": True, "inputs": ["sim.py"]}
+    spec.write_text(yaml.safe_dump({"name": "shell", "model": model, "replicates": 1, "seed": 1}))
+    command = load_spec(spec).command
+    code = command_sources(command).code
+    read = [str(data / name) for name in ("cluster.xml", "conf.ini", "deploy.xml")]
+    assert sorted(name for name in code if name.startswith("/")) == sorted(read)
+    assert code[str(data / "cluster.xml")] == file_digest(data / "cluster.xml")
+    shown = f"  files by path: {', '.join(sorted(read))} (digested; read on each worker)"
+    assert shown in describe_spec(load_spec(spec)).splitlines()

@@ -1,0 +1,74 @@
+"""The files a program's model names by absolute path, outside the params: read by the
+program where it runs (a file system shared with the workers), so digested with the program
+(`campaign.plan.outside_files`) and shown by ``validate`` and ``plan``.
+
+- an argument of the command (``--platform /data/cluster.xml``), or an option's value
+  (``--platform=/data/cluster.xml``);
+- with ``shell: true``, each word of the line the same way, and a ``NAME=/data/file``
+  assignment's value, but not the files the line writes (the target of an output
+  redirection, ``> /data/out.txt``; the arguments of ``tee``) nor a word the shell expands
+  (``$DATA/x``, ``/data/*.xml``: known only when the line runs).
+
+Only existing files count: a folder is most often where a program writes, and a path that
+names nothing here is no file this machine could digest. A word holding a placeholder is a
+param's value, digested per cell with the params. The programs (the command's, those a
+launcher runs) are digested as programs, not here.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Iterator
+from pathlib import Path
+
+from campaign.spec.command_model import CommandSpec
+from campaign.spec.placeholders import PLACEHOLDER
+from campaign.spec.program import OPERATOR_CHARACTERS, SHELL_SYNTAX, is_assignment
+from campaign.spec.program_inputs import option_value
+
+WRITER = "tee"  # a command whose arguments are files it writes
+
+
+def named_files(command: CommandSpec) -> tuple[str, ...]:
+    """Every existing file the command names by absolute path (see the module), sorted."""
+    programs = {p.name for p in (*command.programs, *command.launched)}
+    named = {path for path in _written(command) if path not in programs}
+    return tuple(sorted(path for path in named if os.path.isfile(path)))
+
+
+def _written(command: CommandSpec) -> Iterator[str]:
+    """The absolute paths written in the command, as written."""
+    words = shell_words(command.argv) if command.shell else list(command.argv[1:])
+    for word in words:
+        value = word.partition("=")[2] if command.shell and is_assignment(word) else word
+        value = option_value(value)
+        if os.path.isabs(value) and not PLACEHOLDER.search(value):
+            if not command.shell or not SHELL_SYNTAX & set(value):
+                yield value
+
+
+def shell_words(argv: tuple[str, ...]) -> list[str]:
+    """The words of a shell line, less its operators and the files it writes: the targets
+    of its output redirections (``>``, ``>>``, ``2>``, ``&>``) and the arguments of ``tee``."""
+    lexer = shlex.shlex(" ".join(argv), posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        tokens = list(lexer)
+    except ValueError:  # refused when the spec was read
+        return []
+    words: list[str] = []
+    first = ""  # the program of the command a word belongs to
+    for index, token in enumerate(tokens):
+        if set(token) <= OPERATOR_CHARACTERS:
+            if ">" not in token and "<" not in token:  # | ; && ( ): another command
+                first = ""
+            continue
+        before = tokens[index - 1] if index else ""
+        if ">" in before and set(before) <= OPERATOR_CHARACTERS:
+            continue
+        if not first and not is_assignment(token):
+            first = token  # a program: digested as one
+        elif Path(first).name != WRITER:
+            words.append(token)
+    return words
