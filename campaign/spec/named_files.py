@@ -7,7 +7,12 @@ program where it runs (a file system shared with the workers), so digested with 
 - with ``shell: true``, each word of the line the same way, and a ``NAME=/data/file``
   assignment's value, but not the files the line writes (the target of an output
   redirection, ``> /data/out.txt``; the arguments of ``tee``) nor a word the shell expands
-  (``$DATA/x``, ``/data/*.xml``: known only when the line runs).
+  (``$DATA/x``, ``/data/*.xml``: known only when the line runs);
+- an ``env`` value (``SIMGRID_PLATFORM: /data/cluster.xml``), each of its words and each
+  ``:``-separated part of one (``CLASSPATH: /opt/sim.jar:/opt/lib.jar``,
+  ``JAVA_TOOL_OPTIONS: -Dconf=/data/sim.conf``): the folders of a search path (``PATH``,
+  ``LD_LIBRARY_PATH``) are not files, and are not digested; ``LD_PRELOAD``'s libraries are
+  digested as the program's libraries.
 
 Only existing files count: a folder is most often where a program writes, and a path that
 names nothing here is no file this machine could digest. A word holding a placeholder is a
@@ -28,6 +33,7 @@ from campaign.spec.program import OPERATOR_CHARACTERS, SHELL_SYNTAX, is_assignme
 from campaign.spec.program_inputs import option_value
 
 WRITER = "tee"  # a command whose arguments are files it writes
+PRELOAD = "LD_PRELOAD"  # its libraries are digested as the program's (campaign.plan.runtime)
 
 
 def named_files(command: CommandSpec) -> tuple[str, ...]:
@@ -46,6 +52,10 @@ def _written(command: CommandSpec) -> Iterator[str]:
         if os.path.isabs(value) and not PLACEHOLDER.search(value):
             if not command.shell or not SHELL_SYNTAX & set(value):
                 yield value
+    for name, value in command.env:
+        if name != PRELOAD and not PLACEHOLDER.search(value):
+            words = [option_value(word) for word in value.split()]
+            yield from (part for word in words for part in word.split(":") if os.path.isabs(part))
 
 
 def shell_words(argv: tuple[str, ...]) -> list[str]:

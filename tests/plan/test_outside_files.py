@@ -114,3 +114,31 @@ def test_a_shell_line_names_files_by_absolute_path_as_a_command_does(tmp_path):
     assert code[str(data / "cluster.xml")] == file_digest(data / "cluster.xml")
     shown = f"  files by path: {', '.join(sorted(read))} (digested; read on each worker)"
     assert shown in describe_spec(load_spec(spec)).splitlines()
+
+
+def test_files_env_values_name_by_absolute_path_are_digested(tmp_path):
+    """A file an ``env:`` value names by absolute path (the value, a word of it, an option's
+    value in it, a part of a ``:``-separated list) is digested with the program: it was not,
+    and an edited platform a variable names kept the stored numbers current. A folder (a
+    search path's) and a value holding a placeholder are not."""
+    data, project = tmp_path / "data", tmp_path / "project"
+    (data / "lib").mkdir(parents=True)
+    project.mkdir()
+    for name in ("cluster.xml", "a.jar", "b.jar", "sim.conf"):
+        (data / name).write_text(name)
+    (project / "sim.py").write_text(textwrap.dedent(SIM))
+    env = {
+        "SIMGRID_PLATFORM": f"{data}/cluster.xml",
+        "CLASSPATH": f"{data}/a.jar:{data}/b.jar",
+        "JAVA_TOOL_OPTIONS": f"-Xmx1g -Dconf={data}/sim.conf",
+        "LD_LIBRARY_PATH": f"{data}/lib:/usr/lib",
+        "OUT": "{dir}/out.txt",
+        "LD_PRELOAD": f"{data}/a.jar",  # a library: digested as the program's
+    }
+    model = {"command": ["python3", "sim.py", "{seed}"], "inputs": ["sim.py"], "env": env}
+    spec = project / "spec.yaml"
+    spec.write_text(yaml.safe_dump({"name": "env", "model": model, "replicates": 1, "seed": 1}))
+    code = command_sources(load_spec(spec).command).code
+    read = sorted(str(data / name) for name in ("cluster.xml", "a.jar", "b.jar", "sim.conf"))
+    assert sorted(name for name in code if name.startswith("/")) == read
+    assert code[str(data / "a.jar")] == file_digest(data / "a.jar")
