@@ -8,6 +8,8 @@ program where it runs (a file system shared with the workers), so digested with 
   assignment's value, but not the files the line writes (the target of an output
   redirection, ``> /data/out.txt``; the arguments of ``tee``) nor a word the shell expands
   (``$DATA/x``, ``/data/*.xml``: known only when the line runs);
+- a path written literally in a template's text (``platform = /data/cluster.xml``,
+  `template_paths`);
 - an ``env`` value (``SIMGRID_PLATFORM: /data/cluster.xml``), each of its words and each
   ``:``-separated part of one (``CLASSPATH: /opt/sim.jar:/opt/lib.jar``,
   ``JAVA_TOOL_OPTIONS: -Dconf=/data/sim.conf``): the folders of a search path (``PATH``,
@@ -23,6 +25,7 @@ launcher runs) are digested as programs, not here.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,6 +36,10 @@ from campaign.spec.program import OPERATOR_CHARACTERS, SHELL_SYNTAX, is_assignme
 from campaign.spec.program_inputs import option_value
 
 WRITER = "tee"  # a command whose arguments are files it writes
+# an absolute path in a template's text: not the end of another path or word, nor after a
+# placeholder ({root}/x); up to a space, a quote or a character that separates values
+TEMPLATE_PATH = re.compile(r"(?<![\w.~/$}-])/[^\s\"'`<>|;,:=(){}\[\]]+")
+SYSTEM = ("/proc/", "/sys/", "/dev/")  # the kernel's files, not the program's inputs
 PRELOAD = "LD_PRELOAD"  # its libraries are digested as the program's (campaign.plan.runtime)
 
 
@@ -40,7 +47,7 @@ def named_files(command: CommandSpec) -> tuple[str, ...]:
     """Every existing file the command names by absolute path (see the module), sorted."""
     programs = {p.name for p in (*command.programs, *command.launched)}
     named = {path for path in _written(command) if path not in programs}
-    return tuple(sorted(path for path in named if os.path.isfile(path)))
+    return tuple(sorted(p for p in named if os.path.isfile(p) and not p.startswith(SYSTEM)))
 
 
 def _written(command: CommandSpec) -> Iterator[str]:
@@ -52,10 +59,29 @@ def _written(command: CommandSpec) -> Iterator[str]:
         if os.path.isabs(value) and not PLACEHOLDER.search(value):
             if not command.shell or not SHELL_SYNTAX & set(value):
                 yield value
+    for item in command.inputs:
+        if item.template:
+            yield from template_paths(item.path)
     for name, value in command.env:
         if name != PRELOAD and not PLACEHOLDER.search(value):
             words = [option_value(word) for word in value.split()]
             yield from (part for word in words for part in word.split(":") if os.path.isabs(part))
+
+
+def template_paths(path: str) -> list[str]:
+    """The absolute paths a template's text holds literally (``platform = /data/cluster.xml``,
+    ``"platform": "/data/cluster.xml"``): a path ends at a space, a quote or a character that
+    separates values (``,;:=<>()[]{}``); one a placeholder is part of (``/data/{size}.xml``)
+    is a param's value, digested per cell."""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:  # refused when the spec was read
+        return []
+    return [
+        match[0].rstrip(".")  # the end of a sentence
+        for match in TEMPLATE_PATH.finditer(text)
+        if not text.startswith("{", match.end())  # /data/{size}.xml: a param's value
+    ]
 
 
 def shell_words(argv: tuple[str, ...]) -> list[str]:

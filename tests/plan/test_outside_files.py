@@ -142,3 +142,29 @@ def test_files_env_values_name_by_absolute_path_are_digested(tmp_path):
     read = sorted(str(data / name) for name in ("cluster.xml", "a.jar", "b.jar", "sim.conf"))
     assert sorted(name for name in code if name.startswith("/")) == read
     assert code[str(data / "a.jar")] == file_digest(data / "a.jar")
+
+
+def test_files_a_template_names_by_absolute_path_are_digested(tmp_path):
+    """A path of an existing file written literally in a template (``platform =
+    /data/cluster.xml``, a JSON string, an XML attribute) is digested with the program: it
+    was not, and an edited platform the template names kept the stored numbers current. A
+    folder, a path a placeholder is part of, a kernel file and a missing file are not."""
+    data, project = tmp_path / "data", tmp_path / "project"
+    data.mkdir()
+    project.mkdir()
+    for name in ("cluster.xml", "deploy.xml", "jobs.swf"):
+        (data / name).write_text(name)
+    (project / "sim.py").write_text(textwrap.dedent(SIM))
+    (project / "options.ini").write_text(
+        f"platform = {data}/cluster.xml\n"
+        f'{{"deploy": "{data}/deploy.xml", "size": "{data}/{{size}}.xml"}}\n'
+        f'<trace file="{data}/jobs.swf"/> <out>{data}</out> {data}/missing.txt\n'
+        f"seed = {{seed}}; cpus in /proc/cpuinfo; see {data}/jobs.swf.\n"
+    )
+    model = {"command": ["python3", "sim.py"], "inputs": ["sim.py"], "templates": ["options.ini"]}
+    spec = project / "spec.yaml"
+    text = {"name": "template", "model": model, "params": {"size": "small"}, "seed": 1}
+    spec.write_text(yaml.safe_dump({**text, "replicates": 1}))
+    code = command_sources(load_spec(spec).command).code
+    read = sorted(str(data / name) for name in ("cluster.xml", "deploy.xml", "jobs.swf"))
+    assert sorted(name for name in code if name.startswith("/")) == read
