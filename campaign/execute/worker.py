@@ -34,7 +34,7 @@ from campaign.execute.program_task import (
 from campaign.models import describe_error
 from campaign.plan.command_declaration import command_declaration
 from campaign.plan.model_code import current_model
-from campaign.plan.model_libraries import model_libraries
+from campaign.plan.model_libraries import model_libraries, parser_libraries
 from campaign.plan.program_sources import expected_files
 from campaign.plan.sources import NUMERIC_LIBRARIES, code_digest, combined_digest, engine_identity
 from campaign.results.names import metric_values
@@ -69,10 +69,11 @@ def _model(name: str | CommandSpec):
 
 def _engine(name: str | CommandSpec) -> dict[str, str]:
     """`engine_identity`, with the libraries a Python model imports as this process loaded
-    them (`campaign.plan.model_libraries`; the model loaded first)."""
-    if isinstance(name, CommandSpec):
-        return engine_identity()
+    them (`campaign.plan.model_libraries`; the model loaded first), or a program's metrics
+    parser imports."""
     with _LOADING:
+        if isinstance(name, CommandSpec):  # with its metrics parser's libraries
+            return {**engine_identity(), **parser_libraries(name)}
         return {**engine_identity(), **_loaded(name)[2]}
 
 

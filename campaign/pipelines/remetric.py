@@ -31,7 +31,7 @@ from campaign.errors import BadValue, CampaignError, ParameterError
 from campaign.models import describe_error
 from campaign.plan.plan import make_plan
 from campaign.plan.program_sources import PARSER_PREFIX
-from campaign.plan.sources import combined_digest
+from campaign.plan.sources import Sources, combined_digest
 from campaign.plan.target import campaign_spec
 from campaign.results.check import check_declared, refusal
 from campaign.results.metric_parsers import (
@@ -128,7 +128,7 @@ def remetric(
                 f"{folder}; `campaign run` computes them again"
             )
         tell_beyond(say, len(beyond), len(dropped), reason, beyond_folder)
-        if own and plan.sources is not None and absorb_parser(ledger, plan.sources.code):
+        if own and plan.sources is not None and absorb_parser(ledger, plan.sources):
             say(
                 f"remetric: campaign.json now names the parser's code as it is "
                 f"({spec.command.metrics.name}): `campaign run` keeps these results"
@@ -178,19 +178,23 @@ def define(
     ledger.write_identity(written)
 
 
-def absorb_parser(ledger: Ledger, code: Mapping[str, str]) -> bool:
-    """After every finished task was recomputed with the spec's own parser, its code as it is
-    now becomes what the stored results were computed from (campaign.json), so that `run` no
-    longer refuses them as computed by changed code; a change of any other file (the program,
-    an input) still shows. Returns whether anything changed."""
+def absorb_parser(ledger: Ledger, current: Sources) -> bool:
+    """After every finished task was recomputed with the spec's own parser, its code and the
+    libraries it imports as they are now become what the stored results were computed from
+    (campaign.json), so that `run` no longer refuses them as computed by changed code; a
+    change of any other file (the program, an input) still shows. Returns whether anything
+    changed."""
     stored = ledger.read_identity() or {}
     sources = dict(stored.get("sources") or {})
     files = dict(sources.get("model_files") or {})
     merged = {name: d for name, d in files.items() if not name.startswith(PARSER_PREFIX)}
-    merged.update({name: d for name, d in code.items() if name.startswith(PARSER_PREFIX)})
-    if not sources or merged == files:
+    merged.update({n: d for n, d in current.code.items() if n.startswith(PARSER_PREFIX)})
+    engine = dict(sorted(current.engine.items()))
+    if not sources or (merged == files and sources.get("engine", engine) == engine):
         return False
     sources.update(model_files=dict(sorted(merged.items())), model_code=combined_digest(merged))
+    if engine:
+        sources["engine"] = engine
     ledger.write_identity({**stored, "sources": sources})
     return True
 

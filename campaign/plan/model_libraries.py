@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 from campaign.plan.library_probe import describe
 from campaign.plan.model_code import imported_names, source_files
@@ -38,6 +39,18 @@ def model_libraries(
         if origin not in own:  # not a module beside the model's (its own code)
             libraries[name] = described
     return libraries
+
+
+def parser_libraries(command: Any) -> dict[str, str]:
+    """For a program whose metrics a ``{parse: module:function}`` parser computes, the
+    libraries the parser's code imports, as `model_libraries` describes a Python model's
+    (numpy's and pandas' too, when it imports them): it computes the metrics in this Python,
+    with them, so an upgraded one makes the results stale as a Python model's. Nothing for
+    another model; an import error of the parser is one ``ValueError``."""
+    metrics = getattr(command, "metrics", None)
+    if metrics is None or metrics.kind != "parse":
+        return {}
+    return model_libraries(metrics.name)
 
 
 def imported_libraries(files: list[Path], skipped: tuple[str, ...] = ()) -> list[str]:

@@ -13,6 +13,8 @@
   import (`campaign.plan.script_libraries`). A cell runs one program, so when a factor names
   the program (``{sim}`` with ``sim: {v1: ./mw.v1, v2: ./mw}``), a changed version or library
   makes only the tasks of the levels that run it stale.
+- **engine** (per program model): the libraries a ``{parse:}`` parser imports, as a Python
+  model's (`campaign.plan.model_libraries.parser_libraries`).
 
 The worker is sent these digests and compares its own copies with them
 (`campaign.execute.program_task.files_here`), so a worker with another copy of a program or of a
@@ -28,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from campaign.errors import CampaignError
+from campaign.plan.model_libraries import parser_libraries
 from campaign.plan.outside_files import outside_arguments, outside_digest, outside_values
 from campaign.plan.runtime import binary_libraries, digest, runtime_files
 from campaign.plan.script_libraries import script_libraries, script_modules
@@ -194,6 +197,10 @@ def command_sources(
         if names[value]:
             cell_programs[cell] = names[value]
     version = program_version(command.version, command.folder)
+    try:
+        engine = parser_libraries(command)
+    except ValueError as error:
+        raise CampaignError(f"model.metrics.parse: {error}") from None
     return Sources(
         code={**command_files(command), **outside_arguments(command)},
         inputs=inputs,
@@ -201,6 +208,7 @@ def command_sources(
         version=version,
         programs=programs,
         cell_programs=cell_programs,
+        engine=engine,
     )
 
 

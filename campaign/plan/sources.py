@@ -32,7 +32,7 @@ from typing import Any
 from campaign.errors import CampaignError
 from campaign.models import describe_error
 from campaign.plan.model_code import code_name, current_model, source_files
-from campaign.plan.model_libraries import model_libraries
+from campaign.plan.model_libraries import model_libraries, parser_libraries
 from campaign.plan.script_libraries import MODULE_PREFIX
 from campaign.spec.command_model import COMMAND_MODEL
 from campaign.spec.input_folder import relative_names
@@ -107,11 +107,11 @@ def _engine_identity() -> tuple[tuple[str, str], ...]:
 
 
 def model_engine(model: object, files: list[Path] | None = None) -> dict[str, str]:
-    """`engine_identity`, with the libraries a Python model (named by ``model``; a program is
-    no Python model) imports (`model_libraries`; ``files``: its code's, when known): what its
-    results must be computed with."""
+    """`engine_identity`, with the libraries a Python model (named by ``model``) imports
+    (`model_libraries`; ``files``: its code's, when known), or a program's metrics parser
+    (`parser_libraries`): what its results must be computed with."""
     if not isinstance(model, str):
-        return engine_identity()
+        return {**engine_identity(), **parser_libraries(model)}
     return {**engine_identity(), **model_libraries(model, NUMERIC_LIBRARIES, files)}
 
 
@@ -145,7 +145,8 @@ class Sources:
     its interpreter; `campaign.plan.program_sources`) -> digest; ``cell_programs``: per cell
     the program a factor chose for its tasks (a program no cell is given here, every cell
     runs). ``engine``: for a Python model, the versions of Python and of the numeric
-    libraries it computes with (`computing_libraries`).
+    libraries it computes with (`computing_libraries`); for a program, those of the
+    libraries its metrics parser imports (`parser_libraries`).
     """
 
     code: dict[str, str]
@@ -300,6 +301,8 @@ class Change:
                 parts.append(f"{what.format(program)} changed ({_listed(names)})")
         if self.libraries:
             what = f"the libraries model {model} computes with"
+            if model == COMMAND_MODEL:
+                what = "the libraries its metrics parser computes with"
             parts.append(f"{what} changed ({_listed(self.libraries)})")
         return " and ".join(parts)
 

@@ -12,9 +12,12 @@ import pytest
 
 import campaign.execute.command_metrics as command_metrics
 import campaign.execute.metric_text as metric_text
+from campaign.pipelines.remetric import absorb_parser
+from campaign.plan.sources import Sources, combined_digest
 from campaign.results.metric_parsers import command_parser
 from campaign.results.parser_code import code_digest
 from campaign.spec.command_model import MetricsSource
+from campaign.store.ledger import Ledger
 
 
 def test_the_built_in_parser_is_digested_with_the_text_reader_it_parses_through():
@@ -79,3 +82,19 @@ def test_a_parsers_digest_covers_the_helper_module_it_imports_beside_it(beside):
     assert edited != first
     (beside / "scale_of.py").write_text("FACTOR = 10\n")
     assert parse_digest("scaling:scaled") == first
+
+
+def test_a_remetric_with_the_specs_parser_records_the_libraries_it_computed_with(tmp_path):
+    """Once every finished task was recomputed with the spec's parser, campaign.json names
+    the libraries that parser imports as they are now, beside its code: `run` would refuse
+    the recomputed results as computed with the libraries of before."""
+    ledger = Ledger(tmp_path)
+    old = {"parser: p.py": "1", "sim": "2"}
+    stored = {"model_files": old, "model_code": combined_digest(old), "engine": {"lib": "1.0"}}
+    ledger.write_identity({"sources": stored})
+    current = Sources(code={"parser: p.py": "1", "sim": "3"}, inputs={}, engine={"lib": "2.0"})
+    assert absorb_parser(ledger, current)
+    sources = ledger.read_identity()["sources"]
+    assert sources["engine"] == {"lib": "2.0"}
+    assert sources["model_files"] == old  # the program's own files: not the parser's
+    assert not absorb_parser(ledger, current)  # nothing more to record
