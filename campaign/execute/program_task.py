@@ -17,7 +17,6 @@ code, another signal (a segfault) or bad output come back the same on every try.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -50,7 +49,7 @@ from campaign.plan.sources import combined_digest, file_digest
 from campaign.results.check import check_declared
 from campaign.results.names import metric_values
 from campaign.spec.command_model import CommandSpec
-from campaign.spec.placeholders import PLACEHOLDER, fill_shell_line
+from campaign.spec.placeholders import fill, fill_shell_line, value_text
 from campaign.spec.program import Program
 
 TASKS_FOLDER = "campaign-tasks"
@@ -249,7 +248,7 @@ def placeholder_values(
     values = {
         name: str(folder / placed[value])
         if isinstance(value, str) and value in placed
-        else text(value)
+        else value_text(value)
         for name, value in params.items()
     }
     values.update(
@@ -270,27 +269,6 @@ def placeholder_values(
     if "{port}" in " ".join(command.argv) or any(i.template for i in command.inputs):
         values["port"] = str(free_port())
     return values
-
-
-def text(value: Any) -> str:
-    """A param's value as one argument: numbers as Python writes them (shortest round trip),
-    true / false, lists and mappings as JSON."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return ""
-    if isinstance(value, list | tuple | dict):
-        return json.dumps(value)
-    return str(value)
-
-
-def fill(template: str, values: Mapping[str, str]) -> str:
-    """Replace each ``{name}`` by its value (``{{name}}`` stays as ``{name}``)."""
-
-    def value(match: Any) -> str:
-        return "{" + match[1] + "}" if match[1] else values[match[2]]
-
-    return PLACEHOLDER.sub(value, template)
 
 
 def place_inputs(

@@ -21,12 +21,13 @@ from typing import Any
 from campaign.errors import CampaignError
 from campaign.plan.sources import file_digest, folder_digest
 from campaign.spec.command_model import CommandSpec
-from campaign.spec.named_files import named_files
+from campaign.spec.named_files import filled_paths, named_files
 
 
 def outside_values(command: CommandSpec, params: Mapping[str, Any]) -> tuple[str, ...]:
     """The files and folders a task's params name by absolute path, besides the inputs'
-    copies and the programs (digested as programs)."""
+    copies and the programs (digested as programs), and the files the command names by a
+    path its params fill (``/data/{size}.xml``: `campaign.spec.named_files.filled_paths`)."""
     known = {path for path, _ in command.placed_values}
     known |= {p.name for p in (*command.programs, *command.launched)}
     known |= {p.path for p in (*command.programs, *command.launched)}
@@ -35,7 +36,8 @@ def outside_values(command: CommandSpec, params: Mapping[str, Any]) -> tuple[str
         for value in params.values()
         if isinstance(value, str) and os.path.isabs(value) and value not in known
     }
-    return tuple(sorted(v for v in named if os.path.isfile(v) or os.path.isdir(v)))
+    named = {v for v in named if os.path.isfile(v) or os.path.isdir(v)}
+    return tuple(sorted(named | filled_paths(command, params)))
 
 
 def outside_arguments(command: CommandSpec) -> dict[str, str]:

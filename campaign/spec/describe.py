@@ -12,7 +12,7 @@ import numpy as np
 from campaign.spec.command_model import CommandSpec
 from campaign.spec.input_file import InputFile
 from campaign.spec.load import Factor, Precision, Spec
-from campaign.spec.named_files import named_files
+from campaign.spec.named_files import named_files, path_patterns
 from campaign.spec.program import Program
 from campaign.spec.selection import systems_share_seeds
 from campaign.spec.types import DEFAULT_PERCENTILES
@@ -25,7 +25,7 @@ def describe_spec(spec: Spec) -> str:
         if spec.command.inputs:
             lines.append(f"  inputs: {describe_inputs(spec.command.inputs)}")
         lines.append(f"  {describe_programs(spec.command)}")
-        named = named_files(spec.command)
+        named = (*named_files(spec.command), *path_patterns(spec.command))
         if named:
             lines.append(f"  files by path: {', '.join(named)} (digested; read on each worker)")
         if spec.command.env:

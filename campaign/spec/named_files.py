@@ -16,9 +16,13 @@ program where it runs (a file system shared with the workers), so digested with 
   ``LD_LIBRARY_PATH``) are not files, and are not digested; ``LD_PRELOAD``'s libraries are
   digested as the program's libraries.
 
+A path a placeholder of a param or factor is part of (``/data/{size}.xml``) names a file per
+cell, once the cell's params fill it (`filled_paths`): digested per cell, as a param's value
+naming a file is; one of a task's placeholder (``{seed}``, ``{dir}``) names no file of the
+cell's, and is not digested.
+
 Only existing files count: a folder is most often where a program writes, and a path that
-names nothing here is no file this machine could digest. A word holding a placeholder is a
-param's value, digested per cell with the params. The programs (the command's, those a
+names nothing here is no file this machine could digest. The programs (the command's, those a
 launcher runs) are digested as programs, not here.
 """
 
@@ -27,18 +31,20 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 from campaign.spec.command_model import CommandSpec
-from campaign.spec.placeholders import PLACEHOLDER
+from campaign.spec.placeholders import PLACEHOLDER, TASK_PLACEHOLDERS, fill, value_text
 from campaign.spec.program import OPERATOR_CHARACTERS, SHELL_SYNTAX, is_assignment
 from campaign.spec.program_inputs import option_value
 
 WRITER = "tee"  # a command whose arguments are files it writes
 # an absolute path in a template's text: not the end of another path or word, nor after a
-# placeholder ({root}/x); up to a space, a quote or a character that separates values
-TEMPLATE_PATH = re.compile(r"(?<![\w.~/$}-])/[^\s\"'`<>|;,:=(){}\[\]]+")
+# placeholder ({root}/x); up to a space, a quote or a character that separates values, other
+# than a placeholder's braces (/data/{size}.xml)
+TEMPLATE_PATH = re.compile(r"(?<![\w.~/$}-])/(?:[^\s\"'`<>|;,:=(){}\[\]]|\{[A-Za-z_]\w*\})+")
 SYSTEM = ("/proc/", "/sys/", "/dev/")  # the kernel's files, not the program's inputs
 PRELOAD = "LD_PRELOAD"  # its libraries are digested as the program's (campaign.plan.runtime)
 
@@ -46,42 +52,77 @@ PRELOAD = "LD_PRELOAD"  # its libraries are digested as the program's (campaign.
 def named_files(command: CommandSpec) -> tuple[str, ...]:
     """Every existing file the command names by absolute path (see the module), sorted."""
     programs = {p.name for p in (*command.programs, *command.launched)}
-    named = {path for path in _written(command) if path not in programs}
-    return tuple(sorted(p for p in named if os.path.isfile(p) and not p.startswith(SYSTEM)))
+    named = {p for p in _written(command) if p not in programs and not PLACEHOLDER.search(p)}
+    return tuple(sorted(p for p in named if is_read(p)))
+
+
+def path_patterns(command: CommandSpec) -> tuple[str, ...]:
+    """The absolute paths the command writes with placeholders of params or factors only
+    (``/data/{size}.xml``, not ``/scratch/{task}.out``), each a file per cell once its
+    params fill them (`filled_paths`)."""
+    return tuple(
+        sorted(
+            path
+            for path in set(_written(command))
+            if PLACEHOLDER.search(path) and not placeholder_names(path) & set(TASK_PLACEHOLDERS)
+        )
+    )
+
+
+def placeholder_names(text: str) -> set[str]:
+    return {match[2] for match in PLACEHOLDER.finditer(text) if match[2]}
+
+
+def filled_paths(command: CommandSpec, params: Mapping[str, Any]) -> set[str]:
+    """The existing files `path_patterns` name for a cell of ``params``: those whose every
+    placeholder is a param's or a factor's (``{seed}``, ``{dir}``, differing per task, are
+    no file of the cell's), the program's aside."""
+    known = {path for path, _ in command.placed_values}  # the task's copy of an input
+    values = {
+        name: value_text(value)
+        for name, value in params.items()
+        if name != command.chosen_by and not (isinstance(value, str) and value in known)
+    }
+    filled = {
+        fill(pattern, values)
+        for pattern in path_patterns(command)
+        if placeholder_names(pattern) <= set(values)
+    }
+    return {path for path in filled if is_read(path)}
+
+
+def is_read(path: str) -> bool:
+    """A file a program may read: an existing file, not the kernel's."""
+    return os.path.isfile(path) and not path.startswith(SYSTEM)
 
 
 def _written(command: CommandSpec) -> Iterator[str]:
-    """The absolute paths written in the command, as written."""
+    """The absolute paths written in the command, as written (placeholders too)."""
     words = shell_words(command.argv) if command.shell else list(command.argv[1:])
     for word in words:
         value = word.partition("=")[2] if command.shell and is_assignment(word) else word
         value = option_value(value)
-        if os.path.isabs(value) and not PLACEHOLDER.search(value):
-            if not command.shell or not SHELL_SYNTAX & set(value):
+        if os.path.isabs(value):
+            if not command.shell or not SHELL_SYNTAX & set(PLACEHOLDER.sub("", value)):
                 yield value
     for item in command.inputs:
         if item.template:
             yield from template_paths(item.path)
     for name, value in command.env:
-        if name != PRELOAD and not PLACEHOLDER.search(value):
+        if name != PRELOAD:
             words = [option_value(word) for word in value.split()]
             yield from (part for word in words for part in word.split(":") if os.path.isabs(part))
 
 
 def template_paths(path: str) -> list[str]:
-    """The absolute paths a template's text holds literally (``platform = /data/cluster.xml``,
-    ``"platform": "/data/cluster.xml"``): a path ends at a space, a quote or a character that
-    separates values (``,;:=<>()[]{}``); one a placeholder is part of (``/data/{size}.xml``)
-    is a param's value, digested per cell."""
+    """The absolute paths a template's text holds (``platform = /data/cluster.xml``,
+    ``"platform": "/data/{size}.xml"``): a path ends at a space, a quote or a character that
+    separates values (``,;:=<>()[]{}``) other than a placeholder's braces."""
     try:
         text = Path(path).read_text(encoding="utf-8", errors="replace")
     except OSError:  # refused when the spec was read
         return []
-    return [
-        match[0].rstrip(".")  # the end of a sentence
-        for match in TEMPLATE_PATH.finditer(text)
-        if not text.startswith("{", match.end())  # /data/{size}.xml: a param's value
-    ]
+    return [match[0].rstrip(".") for match in TEMPLATE_PATH.finditer(text)]  # a sentence's end
 
 
 def shell_words(argv: tuple[str, ...]) -> list[str]:

@@ -8,11 +8,13 @@ filled by `fill_shell_line`, which gives each value as one shell word wherever i
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from campaign.errors import CampaignError
 from campaign.spec.input_file import InputFile
@@ -144,3 +146,24 @@ def unquoted_placeholder(item: object) -> str | None:
         if value is None and isinstance(name, str):
             return name
     return None
+
+
+def value_text(value: Any) -> str:
+    """A param's value as one argument: numbers as Python writes them (shortest round trip),
+    true / false, lists and mappings as JSON."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    if isinstance(value, list | tuple | dict):
+        return json.dumps(value)
+    return str(value)
+
+
+def fill(template: str, values: Mapping[str, str]) -> str:
+    """Replace each ``{name}`` by its value (``{{name}}`` stays as ``{name}``)."""
+
+    def value(match: Any) -> str:
+        return "{" + match[1] + "}" if match[1] else values[match[2]]
+
+    return PLACEHOLDER.sub(value, template)

@@ -168,3 +168,38 @@ def test_files_a_template_names_by_absolute_path_are_digested(tmp_path):
     code = command_sources(load_spec(spec).command).code
     read = sorted(str(data / name) for name in ("cluster.xml", "deploy.xml", "jobs.swf"))
     assert sorted(name for name in code if name.startswith("/")) == read
+
+
+def test_a_file_named_by_a_path_a_placeholder_is_part_of_is_digested_per_cell(tmp_path):
+    """``/data/{size}.xml`` in the command, an ``env`` value or a template names one file per
+    cell: digested per cell, as a param's value naming a file is (it was not digested at
+    all, and an edited small.xml kept the small cell's numbers current). A path holding a
+    task's placeholder (``{seed}``) names no file of the cell's."""
+    data, project = tmp_path / "data", tmp_path / "project"
+    data.mkdir()
+    project.mkdir()
+    for size in ("small", "large"):
+        for suffix in ("xml", "swf", "cfg", "out"):
+            (data / f"{size}.{suffix}").write_text(f"{size} {suffix}")
+    (data / "1.out").write_text("an earlier task's output")
+    (project / "sim.py").write_text(textwrap.dedent(SIM))
+    (project / "options.ini").write_text(f"config = {data}/{{size}}.cfg\nseed = {{seed}}\n")
+    model = {
+        "command": ["python3", "sim.py", f"--platform={data}/{{size}}.xml", f"{data}/{{seed}}.out"],
+        "inputs": ["sim.py"],
+        "templates": ["options.ini"],
+        "env": {"TRACE": f"{data}/{{size}}.swf"},
+    }
+    spec = project / "spec.yaml"
+    factors = {"size": ["small", "large"]}
+    text = {"name": "cells", "model": model, "factors": factors, "replicates": 1, "seed": 1}
+    spec.write_text(yaml.safe_dump(text))
+    command = load_spec(spec).command
+    sources = command_sources(command, [("a", {"size": "small"}), ("b", {"size": "large"})])
+    for cell, size in (("a", "small"), ("b", "large")):
+        read = tuple(sorted(str(data / f"{size}.{suffix}") for suffix in ("xml", "swf", "cfg")))
+        assert sources.cell_inputs[cell] == read
+        assert all(sources.inputs[path] == file_digest(path) for path in read)
+    assert not any(name.startswith("/") for name in sources.code)  # no file of every cell
+    shown = f"  files by path: {data}/{{size}}.cfg, {data}/{{size}}.swf, {data}/{{size}}.xml"
+    assert shown + " (digested; read on each worker)" in describe_spec(load_spec(spec))
