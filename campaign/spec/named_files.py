@@ -35,7 +35,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from campaign.spec.command_model import CommandSpec
+from campaign.spec.input_file import InputFile
 from campaign.spec.placeholders import PLACEHOLDER, TASK_PLACEHOLDERS, fill, value_text
 from campaign.spec.program import OPERATOR_CHARACTERS, SHELL_SYNTAX, is_assignment
 from campaign.spec.program_inputs import option_value
@@ -49,21 +49,22 @@ SYSTEM = ("/proc/", "/sys/", "/dev/")  # the kernel's files, not the program's i
 PRELOAD = "LD_PRELOAD"  # its libraries are digested as the program's (campaign.plan.runtime)
 
 
-def named_files(command: CommandSpec) -> tuple[str, ...]:
-    """Every existing file the command names by absolute path (see the module), sorted."""
+def named_files(command: Any) -> tuple[str, ...]:
+    """Every existing file the command (a `campaign.spec.command_model.CommandSpec`, which
+    imports this module) names by absolute path (see the module), sorted."""
     programs = {p.name for p in (*command.programs, *command.launched)}
-    named = {p for p in _written(command) if p not in programs and not PLACEHOLDER.search(p)}
+    named = {p for p in command.named_paths if p not in programs and not PLACEHOLDER.search(p)}
     return tuple(sorted(p for p in named if is_read(p)))
 
 
-def path_patterns(command: CommandSpec) -> tuple[str, ...]:
+def path_patterns(command: Any) -> tuple[str, ...]:
     """The absolute paths the command writes with placeholders of params or factors only
     (``/data/{size}.xml``, not ``/scratch/{task}.out``), each a file per cell once its
     params fill them (`filled_paths`)."""
     return tuple(
         sorted(
             path
-            for path in set(_written(command))
+            for path in command.named_paths
             if PLACEHOLDER.search(path) and not placeholder_names(path) & set(TASK_PLACEHOLDERS)
         )
     )
@@ -73,7 +74,7 @@ def placeholder_names(text: str) -> set[str]:
     return {match[2] for match in PLACEHOLDER.finditer(text) if match[2]}
 
 
-def filled_paths(command: CommandSpec, params: Mapping[str, Any]) -> set[str]:
+def filled_paths(command: Any, params: Mapping[str, Any]) -> set[str]:
     """The existing files `path_patterns` name for a cell of ``params``: those whose every
     placeholder is a param's or a factor's (``{seed}``, ``{dir}``, differing per task, are
     no file of the cell's), the program's aside."""
@@ -96,19 +97,35 @@ def is_read(path: str) -> bool:
     return os.path.isfile(path) and not path.startswith(SYSTEM)
 
 
-def _written(command: CommandSpec) -> Iterator[str]:
-    """The absolute paths written in the command, as written (placeholders too)."""
-    words = shell_words(command.argv) if command.shell else list(command.argv[1:])
+def written_paths(
+    argv: tuple[str, ...],
+    shell: bool,
+    inputs: tuple[InputFile, ...],
+    env: tuple[tuple[str, str], ...],
+) -> tuple[str, ...]:
+    """The absolute paths the command, its templates and ``env`` write, as written
+    (placeholders too), once when the spec is read: a worker has no template to read them
+    from (`CommandSpec.named_paths`)."""
+    return tuple(sorted(set(_written(argv, shell, inputs, env))))
+
+
+def _written(
+    argv: tuple[str, ...],
+    shell: bool,
+    inputs: tuple[InputFile, ...],
+    env: tuple[tuple[str, str], ...],
+) -> Iterator[str]:
+    words = shell_words(argv) if shell else list(argv[1:])
     for word in words:
-        value = word.partition("=")[2] if command.shell and is_assignment(word) else word
+        value = word.partition("=")[2] if shell and is_assignment(word) else word
         value = option_value(value)
         if os.path.isabs(value):
-            if not command.shell or not SHELL_SYNTAX & set(PLACEHOLDER.sub("", value)):
+            if not shell or not SHELL_SYNTAX & set(PLACEHOLDER.sub("", value)):
                 yield value
-    for item in command.inputs:
+    for item in inputs:
         if item.template:
             yield from template_paths(item.path)
-    for name, value in command.env:
+    for name, value in env:
         if name != PRELOAD:
             words = [option_value(word) for word in value.split()]
             yield from (part for word in words for part in word.split(":") if os.path.isabs(part))

@@ -11,6 +11,7 @@ import yaml
 
 import campaign
 from campaign.errors import CampaignError
+from campaign.plan.outside_files import outside_values
 from campaign.plan.program_sources import command_sources
 from campaign.plan.sources import file_digest
 from campaign.spec.describe import describe_spec
@@ -203,3 +204,5 @@ def test_a_file_named_by_a_path_a_placeholder_is_part_of_is_digested_per_cell(tm
     assert not any(name.startswith("/") for name in sources.code)  # no file of every cell
     shown = f"  files by path: {data}/{{size}}.cfg, {data}/{{size}}.swf, {data}/{{size}}.xml"
     assert shown + " (digested; read on each worker)" in describe_spec(load_spec(spec))
+    (project / "options.ini").unlink()  # as on a worker, which has no template to read
+    assert str(data / "small.cfg") in outside_values(command, {"size": "small"})
