@@ -232,7 +232,20 @@ def add_pivot_option(parser) -> None:
     )
 
 
+def check_digits(args) -> None:
+    """--digits out of range, or with csv or json (which carry full precision), refused
+    before any work."""
+    if args.digits is not None and not 1 <= args.digits <= 15:
+        raise CampaignError(f"--digits {args.digits}: give a whole number from 1 to 15")
+    if args.digits is not None and args.format in ("csv", "json"):
+        raise CampaignError(
+            f"--digits is for the table, markdown, latex and html formats; {args.format} "
+            "carries every number at full precision: leave --digits out"
+        )
+
+
 def cmd_query(args) -> int:
+    check_digits(args)
     if args.rank:
         if args.by:
             raise CampaignError(
@@ -257,6 +270,7 @@ def cmd_query(args) -> int:
 
 
 def cmd_compare(args) -> int:
+    check_digits(args)
     result = api.compare(
         args.results,
         args.factor,
@@ -273,6 +287,7 @@ def cmd_compare(args) -> int:
 
 
 def cmd_effects(args) -> int:
+    check_digits(args)
     result = api.effects(args.results, args.metric, args.where)
     print_table(result, args.format, args.digits)
     return EXIT_OK
@@ -292,6 +307,12 @@ def print_table(result, fmt: str, digits: int | None, pivot: str | None = None) 
 def cmd_sensitivity(args) -> int:
     from campaign.render.data_notes import data_notes
 
+    if args.second_order and args.method not in (None, "sobol"):  # refused before any work
+        raise CampaignError(
+            f"--second-order is for --method sobol (the Sobol indices of pairs of factors, on a "
+            f"saltelli design drawn with second_order: true); --method {args.method} gives "
+            "none: leave --second-order out"
+        )
     options = dict(method=args.method, where=args.where, confidence=args.confidence)
     options.update(resamples=args.resamples, transform=args.transform)
     results = [api.sensitivity(args.results, m, **options) for m in dict.fromkeys(args.metric)]
@@ -304,5 +325,6 @@ def cmd_sensitivity(args) -> int:
 
 
 def cmd_select(args) -> int:
+    check_digits(args)
     print_table(api.select(args.results), args.format, args.digits)
     return EXIT_OK

@@ -70,6 +70,14 @@ def check_same_campaign(reference: Folder, folder: Folder, out: Path | None = No
         reason, remedy = differs
         where = f"merge: {folder.path} holds another campaign than {reference.path}"
         raise CampaignError(f"{where} ({reason}){remedy}")
+    kept = None if out is not None or folder.whole else percentiles_difference(reference, folder)
+    if kept is not None:
+        raise CampaignError(
+            f"merge: {folder.path} keeps percentiles {kept[1]} of each sample, "
+            f"{reference.path} {kept[0]}: the merged results would keep one shard's alone; run "
+            "every shard with the same percentiles (`campaign run SPEC --shard I/N` computes "
+            "nothing again: the percentiles are taken from the stored samples)"
+        )
     if not folder.whole and reference.count != folder.count:
         raise CampaignError(
             f"merge: {folder.path} is a shard of {folder.count}, {reference.path} of "
@@ -166,6 +174,18 @@ def design_difference(reference: Folder, folder: Folder) -> str:
     if canonical(a.selection) != canonical(b.selection):
         return "select: other settings"
     return "another design"
+
+
+def percentiles_difference(reference: Folder, folder: Folder) -> tuple[str, str] | None:
+    """The ``percentiles:`` of the specs two shards ran, when they differ: the stored samples
+    are the same whatever they say (no digest covers them), but the merged results keep the
+    percentiles of one spec only."""
+    try:
+        a = spec_from_text(reference.design["spec"]).percentiles
+        b = spec_from_text(folder.design["spec"]).percentiles
+    except CampaignError:
+        return None  # a spec that no longer loads is said by the merge itself
+    return None if a == b else (str(list(a)), str(list(b)))
 
 
 def _levels(values: list[Any] | None, most: int = 5) -> str:

@@ -174,6 +174,7 @@ class RunState:
             "change": self.change.describe(self.spec.model) if self.change else "",
             "results": len(self.changed) + beyond,
             **({"beyond": beyond} if beyond else {}),
+            **({"every_cell": True} if self.change and self.change.cells is None else {}),
         }
 
     def changed_beyond(self) -> int:

@@ -15,8 +15,9 @@ from campaign.analysis.unfinished import written_before
 
 def data_notes(result) -> list[str]:
     """The notes of what ``result``'s numbers lack: a query's unfinished tasks, any analysis's
-    stale results.nc, and the values each analysis left out."""
-    from campaign.analysis.comparison import unpaired_note
+    stale results.nc, and the values each analysis left out; for a comparison, every warning
+    its text table shows (too few replicates, no ratio, several intervals at once)."""
+    from campaign.analysis.comparison import notes
     from campaign.analysis.ranking_text import Ranking
     from campaign.analysis.selection_report import SelectionReport
     from campaign.analysis.sensitivity import Sensitivity
@@ -34,8 +35,8 @@ def data_notes(result) -> list[str]:
         return written_before(result.result.attrs) + [result.left_out] * bool(result.left_out)
     if not isinstance(result, xr.Dataset):
         return []
-    if result.attrs.get("analysis") == "comparison":
-        return written_before(result.attrs) + unpaired_note(result)
+    if result.attrs.get("analysis") == "comparison":  # every warning its text table shows
+        return notes(result)
     if result.attrs.get("design") == "fractional":
         return written_before(result.attrs) + fraction_left_out(result.attrs)
     left = left_out_words(result.attrs)

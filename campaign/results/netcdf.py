@@ -15,6 +15,7 @@ import numpy as np
 import xarray as xr
 
 from campaign.errors import CampaignError
+from campaign.results.accepted_changes import accepted_note
 from campaign.results.breakdowns import BREAKDOWNS_GROUP, group_name, metric_name
 from campaign.results.resource_group import RESOURCES_GROUP
 from campaign.results.samples import QUANTILE, SAMPLES_GROUP, samples_of, samples_view
@@ -174,7 +175,7 @@ def _open_root(path: str | Path) -> xr.Dataset:
             "give the results.nc that `campaign run` wrote, or its folder"
         )
     notes = (BEHIND if ledger_is_newer(path) else None, edited_note(dataset.attrs))
-    for note in (*notes, stale_note(path, dataset)):
+    for note in (*notes, stale_note(path, dataset), accepted_note(dataset.attrs)):
         said = dataset.attrs.get("incomplete")
         if note:
             dataset.attrs["incomplete"] = (f"{said}; it " if said else "") + note

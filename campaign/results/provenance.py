@@ -147,6 +147,37 @@ def source_provenance(identity: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
+def kept_sources(attrs: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The digests of what computed the results, as campaign.json keeps them (its
+    ``sources``), read back from the attributes `source_provenance` wrote into results.nc
+    (``attrs``): a results file away from its folder is compared with them. None for a file
+    written before digests were kept."""
+    algorithm, _, code = str(attrs.get("model_code_digest") or "").partition(":")
+    if not code:
+        return None
+    sources: dict[str, Any] = {
+        "algorithm": algorithm,
+        "model_code": code,
+        "model_files": _json_map(attrs.get("model_code_files")),
+        "inputs": _json_map(attrs.get("input_digests")),
+    }
+    if attrs.get("program_version"):
+        sources["version"] = str(attrs["program_version"])
+    for key, name in (("programs", "program_files"), ("engine", "model_libraries")):
+        if attrs.get(name):
+            sources[key] = _json_map(attrs[name])
+    return sources
+
+
+def _json_map(value: Any) -> dict[str, Any]:
+    """An attribute holding a JSON object, as a dict ({} when it holds none)."""
+    try:
+        parsed = json.loads(str(value or "{}"))
+    except ValueError:
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
 METRICS_FROM = "metrics_from"  # a record's field: what recomputed its metrics from kept outputs
 
 

@@ -24,6 +24,7 @@ import xarray as xr
 
 from campaign.errors import CampaignError
 from campaign.models import describe_error
+from campaign.results.provenance import kept_sources
 from campaign.results.status import STATUS_OK
 from campaign.store.identity import read_identity
 
@@ -34,10 +35,14 @@ def stale_note(results: Path, dataset: xr.Dataset) -> str | None:
     """The words (after "results.nc ") saying which of ``dataset``'s results (read from the
     results file ``results``) were computed before their model, program or inputs changed, or
     that this could not be checked; None when nothing changed or nothing was kept to compare
-    with (no campaign.json beside it, or one of results stored before digests were kept)."""
+    with (results stored before digests were kept). Without campaign.json beside it (the
+    file copied elsewhere), the digests the file keeps are compared, and the campaign's spec
+    file is named to compute them again."""
     folder = results.parent
     try:
-        stored = (read_identity(folder) or {}).get("sources")
+        identity = read_identity(folder)
+        # away from its folder (copied elsewhere), the digests results.nc keeps are compared
+        stored = identity.get("sources") if identity else kept_sources(dataset.attrs)
         if not stored:
             return None
         found = _changed(results, dataset.attrs, stored)
@@ -58,9 +63,10 @@ def stale_note(results: Path, dataset: xr.Dataset) -> str | None:
         stale = int(sum(n for cell, n in zip(cells, per_cell) if change.affects(cell)))
     if not stale:
         return None
+    where = folder if identity else dataset.attrs.get("spec_file") or "SPEC"
     return (
         f"holds {stale} of its {total} results computed before {change.describe(model)}: "
-        f"they are stale; `campaign run {folder} {RERUN}` computes them again"
+        f"they are stale; `campaign run {where} {RERUN}` computes them again"
     )
 
 

@@ -390,3 +390,59 @@ def test_a_folder_of_finished_tasks_without_results_says_how_to_write_them(
     assert refused(capsys, "query", str(tmp_path)) == (
         f"no results file at {tmp_path / 'results.nc'}"
     )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["query", "--format", "csv", "--digits", "3"],
+        [
+            "query",
+            "--rank",
+            "arrival_rate",
+            "--metric",
+            "mean_wait",
+            "--format",
+            "json",
+            "--digits",
+            "2",
+        ],
+        [
+            "compare",
+            "--factor",
+            "arrival_rate",
+            "--baseline",
+            "0.3",
+            "--metric",
+            "mean_wait",
+            "--format",
+            "csv",
+            "--digits",
+            "3",
+        ],
+        ["effects", "--metric", "mean_wait", "--format", "json", "--digits", "3"],
+        ["select", "--format", "csv", "--digits", "3"],
+    ],
+)
+def test_digits_with_csv_or_json_is_refused_before_any_work(tmp_path, capsys, argv):
+    """Refused before the results are read: a path with no results is not looked at."""
+    command, *options = argv
+    fmt = options[options.index("--format") + 1]
+    assert refused(capsys, command, str(tmp_path / "none"), *options) == (
+        f"--digits is for the table, markdown, latex and html formats; {fmt} carries every "
+        "number at full precision: leave --digits out"
+    )
+
+
+def test_digits_out_of_range_is_refused_before_any_work(tmp_path, capsys):
+    argv = ["query", str(tmp_path / "none"), "--digits", "0"]
+    assert refused(capsys, *argv) == "--digits 0: give a whole number from 1 to 15"
+
+
+def test_second_order_with_another_method_than_sobol_is_refused_before_any_work(tmp_path, capsys):
+    argv = ["sensitivity", str(tmp_path / "none"), "--metric", "y", "--second-order"]
+    assert refused(capsys, *argv, "--method", "morris") == (
+        "--second-order is for --method sobol (the Sobol indices of pairs of factors, on a "
+        "saltelli design drawn with second_order: true); --method morris gives none: leave "
+        "--second-order out"
+    )

@@ -54,3 +54,13 @@ def test_accepted_results_count_those_of_levels_the_spec_no_longer_has(
     assert data.value.sel(v="b").values.tolist() == [2.0, 2.0]
     (choice,) = json.loads(data.attrs["source_changes"])
     assert (choice["choice"], choice["results"], choice["beyond"]) == ("accept", 4, 2)
+    note = (  # the tables a paper copies say it, not only the attribute
+        "results.nc holds results kept with `campaign run --accept-changed`: 4 (2 of them of "
+        "cells the spec then did not have) computed before the program or its inputs changed "
+        f"(sim.py), kept as they were on {choice['time']}"
+    )
+    table = campaign.query(campaign.open_results(tmp_path / "out"), "value")
+    for form in ("text", "markdown", "latex"):
+        assert note.replace("`", "") in campaign.table(table, form).replace("`", "")
+    assert main(["query", str(tmp_path / "out"), "--metric", "value", "--format", "csv"]) == 0
+    assert capsys.readouterr().err.splitlines() == [f"campaign: {note}"]

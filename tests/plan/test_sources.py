@@ -167,7 +167,12 @@ def test_an_edited_model_is_refused_then_kept_or_computed_again(tmp_path, campai
     assert accepted["change"] == "the code of model edited_model:run changed (edited_model.py)"
     assert "4 already done, 0 to run" in run_ok(spec)
     assert "computed before" not in status(spec)  # accepted: run takes them as they are
-    assert read_notes(tmp_path / "out", "value") == ([], [])
+    note = (  # not stale, yet not computed by the code results.nc names: said where read
+        "results.nc holds results kept with `campaign run --accept-changed`: 4 computed "
+        "before the code of model edited_model:run changed (edited_model.py), kept as they "
+        f"were on {accepted['time']}"
+    )
+    assert read_notes(tmp_path / "out", "value") == ([note], [note])
 
     # Edited again: refused again; computed again, the results are those of a fresh run.
     write_model(tmp_path, 1000.0)
@@ -186,6 +191,7 @@ def test_an_edited_model_is_refused_then_kept_or_computed_again(tmp_path, campai
     assert rerun.attrs["model_code_digest"] == fresh.attrs["model_code_digest"]
     changes = json.loads(rerun.attrs["source_changes"])
     assert [c["choice"] for c in changes] == ["accept", "rerun"]
+    assert "incomplete" not in campaign.open_results(tmp_path / "out").attrs  # none kept now
 
     # Edited again and started afresh with --new: the earlier campaign (ledger, campaign.json
     # with its digests and choices, results.nc) moves aside whole; the new one has none of it.

@@ -74,7 +74,21 @@ def test_csv_and_json_hold_the_data_and_stderr_what_it_lacks(tmp_path, capsys):
             assert rows and "results.nc" not in out, (name, fmt)
             said = err.splitlines()
             assert note in said, (name, fmt, err)
-            assert len(said) == 2 and any(line.startswith(LACKED[name]) for line in said), err
+            assert any(line.startswith(LACKED[name]) for line in said), err
+            assert len(said) == 2 or name == "compare", err  # compare: every warning, below
+
+
+def test_compare_csv_and_json_say_on_stderr_every_warning_its_text_table_shows(tmp_path, capsys):
+    path = tmp_path / "results.nc"
+    stale_results().to_netcdf(path)
+    argv = ["compare", str(path), "--factor", "strategy", "--baseline", "a", "--metric", "wait"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out.splitlines()
+    for fmt in ("csv", "json"):
+        assert main([*argv, "--format", fmt]) == 0
+        said = capsys.readouterr().err.splitlines()
+        assert [f"campaign: {line}" for line in text[-len(said) :]] == said
+        assert any("too few for an interval" in line for line in said), said
 
 
 def test_an_export_or_a_figure_of_stale_results_says_so_beside_the_files(tmp_path, capsys):

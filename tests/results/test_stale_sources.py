@@ -1,9 +1,11 @@
 """results.nc read after what computed it changed: every table, figure, export and report of
 it says which of its numbers are stale (the same comparison as `campaign status` makes), and a
-folder read where its program is not says the check could not be made, without failing."""
+folder read where its program is not says the check could not be made, without failing; a
+copy of results.nc away from its folder is checked against the digests it keeps."""
 
 from __future__ import annotations
 
+import shutil
 import textwrap
 
 import campaign
@@ -48,6 +50,11 @@ def test_a_program_input_edited_or_the_program_gone_is_said_on_every_read(
     assert capsys.readouterr().err.splitlines() == [f"campaign: {note}"]
     table = campaign.query(campaign.open(out).results(), "value")  # the handle: the same
     assert note in campaign.table(table).splitlines()
+    copy = tmp_path / "copy" / "results.nc"  # away from campaign.json: its own digests
+    copy.parent.mkdir()
+    shutil.copy(out / "results.nc", copy)
+    table = campaign.query(campaign.open_results(copy), "value")
+    assert note.replace(f"run {out}", f"run {spec}") in campaign.table(table).splitlines()
 
     (tmp_path / "sim").unlink()  # the folder read where the program is not
     note = (

@@ -259,8 +259,22 @@ def test_merge_refuses_other_input_files_other_shard_counts_and_plain_folders(
     third = run_shards(path, scheduler_address, 3, which=[3])[0]
     with pytest.raises(CampaignError, match=r"is a shard of 3, .* of 2: merge the shards of one"):
         merge([first, third], path.parent / "all")
-    # a shard that read an input file with other content (edited by hand here: mm1 reads none)
+    # a shard run with other percentiles: its stored samples are the same, but the merged
+    # results would keep the first shard's alone (edited by hand here: mm1 keeps no sample)
     stored = json.loads((second / "campaign.json").read_text())
+    kept = stored["design"]["spec"]
+    stored["design"]["spec"] = kept + "percentiles: [50, 90]\n"
+    (second / "campaign.json").write_text(json.dumps(stored))
+    with pytest.raises(CampaignError) as refused:
+        merge([first, second], path.parent / "all")
+    assert str(refused.value) == (
+        f"merge: {second} keeps percentiles [50, 90] of each sample, {first} [50, 95, 99]: the "
+        "merged results would keep one shard's alone; run every shard with the same "
+        "percentiles (`campaign run SPEC --shard I/N` computes nothing again: the percentiles "
+        "are taken from the stored samples)"
+    )
+    stored["design"]["spec"] = kept
+    # a shard that read an input file with other content (edited by hand here: mm1 reads none)
     stored["design"]["inputs"] = {"/data/trace.swf": "ab" * 32}
     (second / "campaign.json").write_text(json.dumps(stored))
     with pytest.raises(CampaignError, match=r"other content of input file /data/trace.swf"):
