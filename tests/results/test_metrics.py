@@ -5,6 +5,7 @@ results.nc is always written."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import math
@@ -133,12 +134,18 @@ def write(tmp_path, function, factor, replicates=2, params="", metrics=""):
     return spec
 
 
-def campaign_cli(tmp_path, *args):
-    """The `campaign` command in a process that can import the test model."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp_path), env.get("PYTHONPATH")]))
-    command = [sys.executable, "-m", "campaign", *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+def campaign_cli(tmp_path, *args) -> subprocess.CompletedProcess:
+    """The `campaign` command in this process, importing the test model beside the spec as a
+    process started there would (a process's start is not what these tests are about): its
+    exit status and what it printed."""
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(tmp_path))
+        patch.delitem(sys.modules, "returns", raising=False)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(args))
+    sys.modules.pop("returns", None)
+    return subprocess.CompletedProcess(["campaign", *args], code, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture(scope="module")
