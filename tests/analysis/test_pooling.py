@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import os
@@ -16,6 +17,7 @@ from scipy import stats
 import campaign
 from campaign.analysis.query import summary_table
 from campaign.analysis.stats import pooled
+from campaign.cli.main import main
 from campaign.design.tasks import Design
 from campaign.spec.load import load_spec
 
@@ -58,6 +60,20 @@ def campaign_cli(folder, *args):
     return subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
 
 
+def query(folder, *args) -> subprocess.CompletedProcess:
+    """`campaign query ARGS` in this process, the test model importable as in the run (a
+    query reads results.nc and runs no model: a process of its own proves nothing more)."""
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(folder))
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["query", *args])
+    sys.modules.pop("chosen", None)  # the test model, imported from the folder if at all
+    return subprocess.CompletedProcess(
+        ["campaign", "query", *args], code, out.getvalue(), err.getvalue()
+    )
+
+
 @pytest.fixture(scope="module")
 def failed_some(tmp_path_factory):
     """A finished campaign whose chosen tasks failed; returns (folder, raw values)."""
@@ -94,7 +110,7 @@ def expected(values: xr.DataArray, kind: str) -> tuple[float, float]:
 
 def test_query_pools_complete_replicates_and_counts_those_left_out(failed_some):
     folder, values = failed_some
-    result = campaign_cli(folder, "query", str(folder / "out"), "--by", "kind", "--format", "csv")
+    result = query(folder, str(folder / "out"), "--by", "kind", "--format", "csv")
     assert result.returncode == 0, result.stderr
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
     assert [row["kind"] for row in rows] == ["a", "b"]
@@ -108,7 +124,7 @@ def test_query_pools_complete_replicates_and_counts_those_left_out(failed_some):
 
 def test_the_table_shows_the_replicates_left_out(failed_some):
     folder, values = failed_some
-    result = campaign_cli(folder, "query", str(folder / "out"), "--by", "kind")
+    result = query(folder, str(folder / "out"), "--by", "kind")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["kind", "v", "n", "left", "out"]
@@ -121,12 +137,12 @@ def test_the_table_shows_the_replicates_left_out(failed_some):
         "warning: some intervals rest on 4 replicate(s) (fewer than 5): too few for an interval "
         "to say much; add replicates",
     ]
-    by_level = campaign_cli(folder, "query", str(folder / "out"), "--by", "level")
+    by_level = query(folder, str(folder / "out"), "--by", "level")
     rows = [line.split() for line in by_level.stdout.splitlines()[2:5]]
     assert [row[0] for row in rows] == ["1", "2", "3"]  # integer levels shown as written
     assert [row[-2:] for row in rows] == [["5", "1"], ["5", "1"], ["5", "1"]]
     # without pooling nothing is left out, and the table says nothing of it
-    cells = campaign_cli(folder, "query", str(folder / "out"))
+    cells = query(folder, str(folder / "out"))
     assert cells.stdout.splitlines()[0].split() == ["level", "kind", "v", "n"]
     assert "replicates left out" not in cells.stdout
 
@@ -159,7 +175,7 @@ def test_pooled_leaves_out_replicates_missing_a_cell_but_not_empty_ones():
 
 def test_rank_pairs_complete_replicates_only(failed_some):
     folder, values = failed_some
-    result = campaign_cli(folder, "query", str(folder / "out"), "--rank", "kind", "--metric", "v")
+    result = query(folder, str(folder / "out"), "--rank", "kind", "--metric", "v")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     # by hand: in each replicate where all six cells ran, a level's degradation from the best

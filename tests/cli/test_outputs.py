@@ -8,6 +8,7 @@ records are then stored again carrying outputs, as the workers of a command mode
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 import xarray as xr
@@ -21,6 +22,7 @@ from campaign.pipelines.verify import verify
 from campaign.spec.load import load_spec
 from campaign.store.ledger import Ledger
 from campaign.store.outputs import keep_outputs
+from tests.conftest import finished_campaign
 
 SPEC = """
 name: kept
@@ -66,12 +68,22 @@ def attach_outputs(output, skip=()):
     ledger.append(again)
 
 
+finished = finished_campaign("kept", SPEC)
+
+
 @pytest.fixture
-def kept(run_campaign):
+def finished_copy(finished, tmp_path):
+    """The output folder of a copy of the module's finished campaign (its spec.yaml beside
+    it), for a test to change: the campaign runs once, not once a test."""
+    shutil.copytree(finished.parent, tmp_path / "kept")
+    return tmp_path / "kept" / "out"
+
+
+@pytest.fixture
+def kept(finished_copy):
     """The spec of a finished campaign whose tasks kept outputs."""
-    output = run_campaign("kept", SPEC)
-    attach_outputs(output)
-    return output.parent / "spec.yaml"
+    attach_outputs(finished_copy)
+    return finished_copy.parent / "spec.yaml"
 
 
 def records_of(spec):
@@ -159,8 +171,8 @@ def test_extract_writes_each_task_folder_as_a_parser_sees_it(kept, tmp_path, cap
     assert capsys.readouterr().out.endswith(f"of 6 tasks written under {into}\n")
 
 
-def test_a_campaign_that_kept_nothing_says_so_in_one_line(run_campaign, capsys):
-    spec = run_campaign("kept", SPEC).parent / "spec.yaml"
+def test_a_campaign_that_kept_nothing_says_so_in_one_line(finished_copy, capsys):
+    spec = finished_copy.parent / "spec.yaml"
     assert main(["outputs", str(spec)]) == 2
     assert capsys.readouterr().err == (
         "campaign: error: none of the 12 stored tasks kept outputs (by default a task keeps only "
@@ -213,9 +225,9 @@ def levels(record) -> str:
 
 
 def test_tasks_that_kept_no_outputs_are_counted_and_nothing_is_stored(
-    run_campaign, scheduler_address
+    finished_copy, scheduler_address
 ):
-    out = run_campaign("kept", SPEC)
+    out = finished_copy
     spec = out.parent / "spec.yaml"
     Ledger(out).compact()  # one file: the tasks that keep no outputs share it with the others
     ok = sorted(k for k, r in Ledger(out).load().items() if r["status"] == "ok")

@@ -31,7 +31,9 @@ def test_seed31_is_the_first_word_of_the_tasks_stream_shifted_by_one_bit():
     assert seed31(20260101) == 1_355_436_847  # fixed for good: stored campaigns depend on it
 
 
-def test_a_32_bit_parser_reads_seed31_of_every_task_and_pairs_share_it(tmp_path, write_spec):
+def test_a_32_bit_parser_reads_seed31_of_every_task_and_pairs_share_it(
+    tmp_path, write_spec, scheduler_address
+):
     (tmp_path / "reader.c").write_text(C_READER)
     subprocess.run(["cc", "-o", str(tmp_path / "reader"), str(tmp_path / "reader.c")], check=True)
     spec = write_spec(
@@ -48,7 +50,7 @@ def test_a_32_bit_parser_reads_seed31_of_every_task_and_pairs_share_it(tmp_path,
         output: out
         """
     )
-    data = campaign.run(spec, workers=1, progress=False)
+    data = campaign.run(spec, scheduler=scheduler_address, progress=False)
     seeds = data.seed.values.astype(np.uint64)
     assert (seeds < np.uint64(2**63)).all() and data.wide_ok.values.min() == 1
     expected = np.vectorize(lambda s: seed31(int(s)), otypes=[float])(seeds)

@@ -344,7 +344,9 @@ output: out
 """
 
 
-def test_a_level_naming_a_file_beside_the_spec_must_be_an_input(tmp_path, write_spec, capsys):
+def test_a_level_naming_a_file_beside_the_spec_must_be_an_input(
+    tmp_path, write_spec, capsys, scheduler_address
+):
     """A factor's values ./small.txt and ./large.txt, given to the program: the task read the
     spec's own copy (the value made absolute), which nothing digested: after small.txt went
     from 1 to 9, status and run said nothing and results.nc kept 1. Now such a value is
@@ -363,13 +365,13 @@ def test_a_level_naming_a_file_beside_the_spec_must_be_an_input(tmp_path, write_
         "list it there so that each task's folder has it and a change to it is seen\n"
     )
     spec = write_spec(PLATFORMS.replace("INPUTS", "[sim.sh, small.txt, large.txt]"))
-    data = campaign.run(spec, workers=1, progress=False)
+    data = campaign.run(spec, scheduler=scheduler_address, progress=False)
     assert data.y.values.ravel().tolist() == [1, 2]
     assert data.own.values.ravel().tolist() == [1, 1]  # the task's own copy, as digested
     (tmp_path / "small.txt").write_text("9\n")
     with pytest.raises(CampaignError, match=r"computed before the program or its inputs changed"):
-        campaign.run(spec, workers=1, progress=False)
-    again = campaign.run(spec, workers=1, progress=False, on_change="rerun")
+        campaign.run(spec, scheduler=scheduler_address, progress=False)
+    again = campaign.run(spec, scheduler=scheduler_address, progress=False, on_change="rerun")
     assert again.y.values.ravel().tolist() == [9, 2]
 
 

@@ -131,7 +131,9 @@ def test_printf_nan_forms_are_nan_and_infinities_stay_infinite():
     assert "metric 'a' is 'nano', not a number" in refused(b"a=nano")
 
 
-def test_a_program_printing_minus_nan_finishes_with_an_undefined_value(tmp_path, write_spec):
+def test_a_program_printing_minus_nan_finishes_with_an_undefined_value(
+    tmp_path, write_spec, scheduler_address
+):
     spec = write_spec(
         """
         name: undefined
@@ -142,7 +144,7 @@ def test_a_program_printing_minus_nan_finishes_with_an_undefined_value(tmp_path,
         output: out
         """
     )
-    data = campaign.run(spec, workers=1, progress=False)
+    data = campaign.run(spec, scheduler=scheduler_address, progress=False)
     assert data.status.values.tolist() == [1, 1]
     assert np.isnan(data.y.values).all() and data.y_nan.values.tolist() == 2
     assert data.z.values.tolist() == [math.inf, math.inf] and data.w.values.tolist() == [2.5, 2.5]
@@ -161,7 +163,7 @@ output: out
 
 
 def test_metrics_declared_after_results_were_stored_judge_them_as_a_fresh_run_would(
-    tmp_path, write_spec, capsys
+    tmp_path, write_spec, capsys, scheduler_address
 ):
     """A program that prints z except in replicate 1, run, then given declare: {y, z}: a
     fresh run fails that task, so here too plan, run and status count its stored success
@@ -169,17 +171,25 @@ def test_metrics_declared_after_results_were_stored_judge_them_as_a_fresh_run_wo
     (tmp_path / "sim.sh").write_text(SOMETIMES_Z)
     (tmp_path / "sim.sh").chmod(0o755)
     spec = write_spec(DECLARED.replace("DECLARE", ""))
-    assert main(["run", str(spec), "--workers", "1", "--quiet"]) == 0
+    assert main(["run", str(spec), "--scheduler", scheduler_address, "--quiet"]) == 0
     write_spec(DECLARED.replace("DECLARE", "\n  declare: {y: {}, z: {}}"))
     capsys.readouterr()
     assert main(["plan", str(spec)]) == 0
     planned = capsys.readouterr().out.splitlines()
     assert planned[-2] == "plan: 2 done, 1 failed (will be retried), 0 missing; 1 tasks would run"
     assert planned[-1].startswith("  results.nc was written from another spec than the one")
-    assert main(["run", str(spec), "--workers", "1", "--quiet"]) == 1
+    assert main(["run", str(spec), "--scheduler", scheduler_address, "--quiet"]) == 1
     rerun = capsys.readouterr().out.splitlines()
     assert rerun[0] == "declared: 3 tasks (1 cells x 3 replicates); 2 already done, 1 to run"
-    fresh = ["run", str(spec), "--workers", "1", "--quiet", "--out", str(tmp_path / "fresh")]
+    fresh = [
+        "run",
+        str(spec),
+        "--scheduler",
+        scheduler_address,
+        "--quiet",
+        "--out",
+        str(tmp_path / "fresh"),
+    ]
     assert main(fresh) == 1
     for lines in (rerun, capsys.readouterr().out.splitlines()):
         assert "2 tasks ok, 1 failed, 0 missing" in lines
@@ -219,7 +229,7 @@ def failures(output: Path) -> list[str]:
     ],
 )
 def test_a_task_printing_a_metric_twice_or_an_inexact_integer_fails_in_one_line(
-    tmp_path, write_spec, printed, error
+    tmp_path, write_spec, scheduler_address, printed, error
 ):
     spec = write_spec(
         f"""
@@ -231,13 +241,13 @@ def test_a_task_printing_a_metric_twice_or_an_inexact_integer_fails_in_one_line(
         output: out
         """
     )
-    campaign.run(spec, workers=1, progress=False)
+    campaign.run(spec, scheduler=scheduler_address, progress=False)
     (found,) = failures(tmp_path / "out")
     assert error in found and "\n" not in found
 
 
 def test_a_program_printing_a_name_of_a_samples_stored_entry_fails_in_one_line(
-    tmp_path, write_spec
+    tmp_path, write_spec, scheduler_address
 ):
     """x@n=5 was taken for a sample's size: every task succeeded, then writing results.nc
     failed on the quantiles it lacked (KeyError: 'x@q0') and no results file was written."""
@@ -251,7 +261,7 @@ def test_a_program_printing_a_name_of_a_samples_stored_entry_fails_in_one_line(
         output: out
         """
     )
-    data = campaign.run(spec, workers=1, progress=False)
+    data = campaign.run(spec, scheduler=scheduler_address, progress=False)
     assert data.status.values.tolist() == [2, 2]
     assert (
         failures(tmp_path / "out")

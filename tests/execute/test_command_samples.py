@@ -23,6 +23,7 @@ from campaign.plan.plan import make_plan
 from campaign.render.sample_ecdf import plot_ecdf
 from campaign.results.names import QUANTILE_GRID
 from campaign.store.ledger import Ledger
+from tests.conftest import dask_cluster
 
 TWIN = """
 import numpy as np
@@ -105,9 +106,10 @@ SAMPLES = ("wait", "response", "bsld")
 
 
 @pytest.fixture(scope="module")
-def twins(tmp_path_factory):
-    """The same campaign run by a program and by a Python model computing the same arrays:
-    the two output folders."""
+def twin_cluster(tmp_path_factory):
+    """A folder holding the twin model (twin.py) and its program (sim.py), and the address of
+    a cluster of two workers that import the twin model: one cluster for the module's runs
+    instead of a cluster started by each."""
     folder = tmp_path_factory.mktemp("twins")
     (folder / "twin.py").write_text(textwrap.dedent(TWIN))
     (folder / "sim.py").write_text(textwrap.dedent(SIM))
@@ -115,16 +117,25 @@ def twins(tmp_path_factory):
         path = os.environ.get("PYTHONPATH", "")
         patch.setenv("PYTHONPATH", f"{folder}{os.pathsep}{path}")
         patch.syspath_prepend(str(folder))
-        (folder / "program").mkdir()
-        (folder / "python").mkdir()
-        program = folder / "program" / "spec.yaml"
-        program.write_text(textwrap.dedent(PROGRAM).format(python=sys.executable))
-        for name in ("sim.py", "twin.py"):
-            (folder / "program" / name).write_text((folder / name).read_text())
-        (folder / "python" / "spec.yaml").write_text(textwrap.dedent(PYTHON_MODEL))
-        campaign.run(program, workers=2, progress=False)
-        campaign.run(folder / "python" / "spec.yaml", workers=2, progress=False)
-        yield folder / "program" / "out", folder / "python" / "out", folder
+        with dask_cluster(2) as cluster:
+            yield folder, cluster.scheduler_address
+
+
+@pytest.fixture(scope="module")
+def twins(twin_cluster):
+    """The same campaign run by a program and by a Python model computing the same arrays:
+    the two output folders."""
+    folder, address = twin_cluster
+    (folder / "program").mkdir()
+    (folder / "python").mkdir()
+    program = folder / "program" / "spec.yaml"
+    program.write_text(textwrap.dedent(PROGRAM).format(python=sys.executable))
+    for name in ("sim.py", "twin.py"):
+        (folder / "program" / name).write_text((folder / name).read_text())
+    (folder / "python" / "spec.yaml").write_text(textwrap.dedent(PYTHON_MODEL))
+    campaign.run(program, scheduler=address, progress=False)
+    campaign.run(folder / "python" / "spec.yaml", scheduler=address, progress=False)
+    return folder / "program" / "out", folder / "python" / "out", folder
 
 
 def twin_arrays(folder: Path):
@@ -261,12 +272,14 @@ def responses(folder):
 """
 
 
-def test_remetric_adds_a_sample_a_parser_returns_from_kept_files(twins, tmp_path, monkeypatch):
+def test_remetric_adds_a_sample_a_parser_returns_from_kept_files(
+    twins, twin_cluster, tmp_path, monkeypatch
+):
     _, _, folder = twins
     for name in ("sim.py", "twin.py"):
         (tmp_path / name).write_text((folder / name).read_text())
     (tmp_path / "spec.yaml").write_text(textwrap.dedent(UNDECLARED).format(python=sys.executable))
-    campaign.run(tmp_path / "spec.yaml", workers=1, progress=False)
+    campaign.run(tmp_path / "spec.yaml", scheduler=twin_cluster[1], progress=False)
     (tmp_path / "later_responses.py").write_text(textwrap.dedent(PARSER))
     monkeypatch.syspath_prepend(str(tmp_path))
     first = xr.load_dataset(tmp_path / "out" / "results.nc")
@@ -285,12 +298,12 @@ def test_remetric_adds_a_sample_a_parser_returns_from_kept_files(twins, tmp_path
     assert results.mean_wait.identical(first.mean_wait)
 
 
-def test_stdout_not_kept_is_said_so_by_remetric(twins, tmp_path, capsys):
+def test_stdout_not_kept_is_said_so_by_remetric(twins, twin_cluster, tmp_path, capsys):
     _, _, folder = twins
     for name in ("sim.py", "twin.py"):
         (tmp_path / name).write_text((folder / name).read_text())
     (tmp_path / "spec.yaml").write_text(textwrap.dedent(UNDECLARED).format(python=sys.executable))
-    campaign.run(tmp_path / "spec.yaml", workers=1, progress=False)
+    campaign.run(tmp_path / "spec.yaml", scheduler=twin_cluster[1], progress=False)
     assert main(["remetric", str(tmp_path / "spec.yaml")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "stdout is empty" not in err
@@ -396,14 +409,14 @@ def readme_declare() -> str:
     return textwrap.dedent(block)
 
 
-def test_the_documented_declare_example_runs(tmp_path):
+def test_the_documented_declare_example_runs(tmp_path, twin_cluster):
     (tmp_path / "sim.py").write_text(textwrap.dedent(DOCUMENTED_PROGRAM))
     model = textwrap.indent(readme_declare(), "  ")
     (tmp_path / "spec.yaml").write_text(
         f"name: readme\nmodel:\n  command: [{sys.executable}, sim.py]\n  inputs: [sim.py]\n"
         f"{model}replicates: 1\nseed: 1\noutput: out\n"
     )
-    campaign.run(tmp_path / "spec.yaml", workers=1, progress=False)
+    campaign.run(tmp_path / "spec.yaml", scheduler=twin_cluster[1], progress=False)
     results = whole(tmp_path / "out" / "results.nc").isel(replicate=0)
     assert float(results.mean_wait) == 2.0
     assert [float(results[f"{name}_p50"]) for name in SAMPLES] == [2.0, 3.5, 1.25]
@@ -429,7 +442,7 @@ output: out
 
 @pytest.mark.parametrize("metrics", ["", "metrics: [wait, y]\n"])
 def test_a_metric_one_version_prints_as_a_number_and_another_as_a_sample_is_not_mixed(
-    tmp_path, metrics, capsys
+    tmp_path, twin_cluster, metrics, capsys
 ):
     """The old version prints its mean wait, the new one every job's wait. The old one's
     values were dropped without a word (counted as NaN: 'finished tasks, the value
@@ -439,7 +452,7 @@ def test_a_metric_one_version_prints_as_a_number_and_another_as_a_sample_is_not_
         (tmp_path / name).write_text(text)
         (tmp_path / name).chmod(0o755)
     (tmp_path / "spec.yaml").write_text(VERSIONS + metrics)
-    campaign.run(tmp_path / "spec.yaml", workers=1, progress=False)
+    campaign.run(tmp_path / "spec.yaml", scheduler=twin_cluster[1], progress=False)
     results = xr.load_dataset(tmp_path / "out" / "results.nc")
     assert results.status.sel(sim="old").values.tolist() == [2, 2]
     assert results.status.sel(sim="new").values.tolist() == [1, 1]

@@ -40,9 +40,9 @@ def alive_with(word: str) -> list[int]:
     return found
 
 
-def test_the_version_is_what_the_command_prints(write_spec, tmp_path):
+def test_the_version_is_what_the_command_prints(write_spec, tmp_path, scheduler_address):
     spec = write_spec(SPEC.format(version='[sh, -c, "echo sim 2.1; echo ignored >&2"]'))
-    data = campaign.run(spec, workers=1, progress=False)
+    data = campaign.run(spec, scheduler=scheduler_address, progress=False)
     assert data.attrs["program_version"] == "sim 2.1"
 
 

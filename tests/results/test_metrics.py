@@ -5,6 +5,7 @@ results.nc is always written."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import math
@@ -25,6 +26,7 @@ from campaign.results.netcdf import write_netcdf
 from campaign.results.table import failure_table
 from campaign.spec.load import parse_spec
 from campaign.store.ledger import Ledger
+from tests.conftest import dask_cluster
 
 MODEL = '''
 """A test model whose result depends on the level of its factor 'kind'."""
@@ -132,12 +134,33 @@ def write(tmp_path, function, factor, replicates=2, params="", metrics=""):
     return spec
 
 
-def campaign_cli(tmp_path, *args):
-    """The `campaign` command in a process whose embedded cluster can import the test model."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp_path), env.get("PYTHONPATH")]))
-    command = [sys.executable, "-m", "campaign", *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+def campaign_cli(tmp_path, *args) -> subprocess.CompletedProcess:
+    """The `campaign` command in this process, importing the test model beside the spec as a
+    process started there would (a process's start is not what these tests are about): its
+    exit status and what it printed."""
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(tmp_path))
+        patch.delitem(sys.modules, "returns", raising=False)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(args))
+    sys.modules.pop("returns", None)
+    return subprocess.CompletedProcess(["campaign", *args], code, out.getvalue(), err.getvalue())
+
+
+@pytest.fixture(scope="module")
+def returns_cluster(tmp_path_factory):
+    """The address of a cluster of one worker that imports the test model (MODEL, as each
+    test writes it beside its spec): the module's runs share it instead of each starting an
+    embedded cluster."""
+    folder = tmp_path_factory.mktemp("returns")
+    (folder / "returns.py").write_text(MODEL)
+    with pytest.MonkeyPatch.context() as patch:
+        path = os.environ.get("PYTHONPATH", "")
+        patch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(folder), path])))
+        patch.syspath_prepend(str(folder))
+        with dask_cluster(1) as cluster:
+            yield cluster.scheduler_address
 
 
 def query(capsys, *args) -> str:
@@ -148,10 +171,14 @@ def query(capsys, *args) -> str:
     return capsys.readouterr().out
 
 
-def test_names_a_results_file_cannot_hold_fail_their_task_and_results_are_written(tmp_path):
+def test_names_a_results_file_cannot_hold_fail_their_task_and_results_are_written(
+    tmp_path, returns_cluster
+):
     kinds = ["good", *EXPECTED_ERRORS]
     spec = write(tmp_path, "run", f"kind: [{', '.join(kinds)}]")
-    result = campaign_cli(tmp_path, "run", str(spec), "--workers", "1", "--quiet", "--retries", "0")
+    result = campaign_cli(
+        tmp_path, "run", str(spec), "--scheduler", returns_cluster, "--quiet", "--retries", "0"
+    )
     assert result.returncode == 1, result.stderr
     assert f"2 tasks ok, {2 * len(EXPECTED_ERRORS)} failed, 0 missing" in result.stdout
     ds = xr.load_dataset(tmp_path / "out" / "results.nc")
@@ -182,10 +209,10 @@ def test_names_a_results_file_cannot_hold_fail_their_task_and_results_are_writte
     assert np.isfinite(good).all() and ds["v_n"].sel(kind="good").item() == 2
 
 
-def test_a_misspelt_kept_metric_stops_the_run_after_the_first_results(tmp_path):
+def test_a_misspelt_kept_metric_stops_the_run_after_the_first_results(tmp_path, returns_cluster):
     spec = write(tmp_path, "run", "kind: [good]", replicates=20, metrics="metrics: [vv]")
     result = campaign_cli(
-        tmp_path, "run", str(spec), "--workers", "1", "--quiet", "--batch-size", "2"
+        tmp_path, "run", str(spec), "--scheduler", returns_cluster, "--quiet", "--batch-size", "2"
     )
     assert result.returncode == 2
     records = Ledger(tmp_path / "out").load()
@@ -200,17 +227,19 @@ def test_a_misspelt_kept_metric_stops_the_run_after_the_first_results(tmp_path):
     )
     # fixed, the rerun retries those tasks and runs the rest
     spec.write_text(spec.read_text().replace("metrics: [vv]", "metrics: [v]"))
-    fixed = campaign_cli(tmp_path, "run", str(spec), "--workers", "1", "--quiet")
+    fixed = campaign_cli(tmp_path, "run", str(spec), "--scheduler", returns_cluster, "--quiet")
     assert fixed.returncode == 0, fixed.stderr
     assert "20 tasks ok, 0 failed, 0 missing" in fixed.stdout
 
 
-def test_a_task_that_leaves_out_a_kept_metric_fails_alone_and_results_are_written(tmp_path):
+def test_a_task_that_leaves_out_a_kept_metric_fails_alone_and_results_are_written(
+    tmp_path, returns_cluster
+):
     spec = write(
         tmp_path, "partial", "n: [1, 2, 3]", replicates=2, params="params: {}",
         metrics="metrics: [a, b]",
     )  # fmt: skip
-    result = campaign_cli(tmp_path, "run", str(spec), "--workers", "1", "--quiet")
+    result = campaign_cli(tmp_path, "run", str(spec), "--scheduler", returns_cluster, "--quiet")
     assert result.returncode == 1, result.stderr
     assert result.stderr == ""
     assert "4 tasks ok, 2 failed, 0 missing" in result.stdout
@@ -229,21 +258,30 @@ def test_a_task_that_leaves_out_a_kept_metric_fails_alone_and_results_are_writte
     )
 
 
-def test_results_stored_before_metrics_kept_a_metric_are_judged_as_a_fresh_run_would(tmp_path):
+def test_results_stored_before_metrics_kept_a_metric_are_judged_as_a_fresh_run_would(
+    tmp_path, returns_cluster
+):
     """Results stored without metrics:, then metrics: [a, b]: the tasks that returned no b
     fail in a fresh folder, so here too plan, run and status count them failed, a rerun
     retries them, and results.nc is the fresh folder's."""
     spec = write(tmp_path, "partial", "n: [1, 3]", replicates=2, params="params: {}")
-    first = campaign_cli(tmp_path, "run", str(spec), "--workers", "1", "--quiet")
+    first = campaign_cli(tmp_path, "run", str(spec), "--scheduler", returns_cluster, "--quiet")
     assert "4 tasks ok, 0 failed, 0 missing" in first.stdout.splitlines(), first.stderr
     spec.write_text(spec.read_text().replace("output: out", "metrics: [a, b]\noutput: out"))
     plan = campaign_cli(tmp_path, "plan", str(spec))
     planned = plan.stdout.splitlines()
     assert planned[-2] == "plan: 2 done, 2 failed (will be retried), 0 missing; 2 tasks would run"
     assert planned[-1].startswith("  results.nc was written from another spec than the one")
-    rerun = campaign_cli(tmp_path, "run", str(spec), "--workers", "1", "--quiet")
+    rerun = campaign_cli(tmp_path, "run", str(spec), "--scheduler", returns_cluster, "--quiet")
     fresh = campaign_cli(
-        tmp_path, "run", str(spec), "--workers", "1", "--quiet", "--out", str(tmp_path / "new")
+        tmp_path,
+        "run",
+        str(spec),
+        "--scheduler",
+        returns_cluster,
+        "--quiet",
+        "--out",
+        str(tmp_path / "new"),
     )
     for result in (rerun, fresh):
         assert result.returncode == 1, result.stderr
@@ -278,9 +316,11 @@ def test_results_stored_before_metrics_kept_a_metric_are_judged_as_a_fresh_run_w
     ]
 
 
-def test_nan_values_are_counted_per_cell_and_shown_by_run_and_query(tmp_path, capsys):
+def test_nan_values_are_counted_per_cell_and_shown_by_run_and_query(
+    tmp_path, capsys, returns_cluster
+):
     spec = write(tmp_path, "undefined", "mean: [1.0, 5.0]", replicates=12, params="params: {}")
-    result = campaign_cli(tmp_path, "run", str(spec), "--workers", "1", "--quiet")
+    result = campaign_cli(tmp_path, "run", str(spec), "--scheduler", returns_cluster, "--quiet")
     assert result.returncode == 0, result.stderr
     ds = xr.load_dataset(tmp_path / "out" / "results.nc")
     assert (ds["status"] == 1).all()
@@ -314,11 +354,13 @@ def test_nan_values_are_counted_per_cell_and_shown_by_run_and_query(tmp_path, ca
     assert [int(row["v_nan"]) for row in rows] == [expected[1.0], expected[5.0]]
 
 
-def test_a_metric_some_tasks_do_not_return_is_counted_absent_not_nan(tmp_path, capsys):
+def test_a_metric_some_tasks_do_not_return_is_counted_absent_not_nan(
+    tmp_path, capsys, returns_cluster
+):
     """Without metrics:, the cells of n=3 return a alone: b is absent there (the ledger holds
     no b), not an undefined value; run, query and results.nc say so, and keep a's values."""
     spec = write(tmp_path, "partial", "n: [1, 3]", replicates=3, params="params: {}")
-    result = campaign_cli(tmp_path, "run", str(spec), "--workers", "1", "--quiet")
+    result = campaign_cli(tmp_path, "run", str(spec), "--scheduler", returns_cluster, "--quiet")
     assert result.returncode == 0, result.stderr
     ds = xr.load_dataset(tmp_path / "out" / "results.nc")
     assert (ds["status"] == 1).all()
@@ -350,12 +392,14 @@ def test_a_metric_some_tasks_do_not_return_is_counted_absent_not_nan(tmp_path, c
     assert "a_absent" not in rows[0]
 
 
-def test_a_campaign_of_300_metrics_reopens_with_every_value_and_queries_agree(tmp_path, capsys):
+def test_a_campaign_of_300_metrics_reopens_with_every_value_and_queries_agree(
+    tmp_path, capsys, returns_cluster
+):
     """Many metrics go through the paths that read variables without building a DataArray
     per variable: results.nc holds each task's numbers, summaries and NaN counts, and the
     run's table, its NaN line and a query of one metric or of all agree with them."""
     spec = write(tmp_path, "many", "scale: [1, 10]", replicates=3, params="params: {}")
-    result = campaign_cli(tmp_path, "run", str(spec), "--workers", "1", "--quiet")
+    result = campaign_cli(tmp_path, "run", str(spec), "--scheduler", returns_cluster, "--quiet")
     assert result.returncode == 0, result.stderr
     ds = campaign.open_results(tmp_path / "out")
     sys.path.insert(0, str(tmp_path))

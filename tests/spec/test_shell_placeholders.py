@@ -41,7 +41,7 @@ def test_a_value_reaches_the_shell_as_written_wherever_the_placeholder_stands(li
     assert shell_words(line, {"x": NASTY, "y": "2"}) == expected
 
 
-def test_a_quoted_placeholder_in_a_campaign_gives_the_level(write_spec):
+def test_a_quoted_placeholder_in_a_campaign_gives_the_level(write_spec, scheduler_address):
     spec = write_spec(
         """
         name: quoted
@@ -56,6 +56,6 @@ def test_a_quoted_placeholder_in_a_campaign_gives_the_level(write_spec):
         output: out
         """
     )
-    data = campaign.run(spec, workers=1, progress=False)
+    data = campaign.run(spec, scheduler=scheduler_address, progress=False)
     assert data.chars.values.ravel().tolist() == [9, 18]
     assert data.single.values.ravel().tolist() == [9, 18]

@@ -382,14 +382,14 @@ def test_numbers_yaml_1_1_and_1_2_read_otherwise_are_refused_in_one_line(tmp_pat
     assert load_spec(quoted).factor("arrival_rate").values == ("010", "020")
 
 
-def test_a_results_file_gives_back_the_numbers_its_spec_file_gave(tmp_path):
+def test_a_results_file_gives_back_the_numbers_its_spec_file_gave(tmp_path, scheduler_address):
     import campaign
     from campaign.pipelines.verify import verify
 
     path = write(tmp_path, NUMBERS)
-    data = campaign.run(path, workers=1, progress=False)
+    data = campaign.run(path, scheduler=scheduler_address, progress=False)
     assert data.arrival_rate.values.tolist() == [0.25, 0.5]
-    verdict = verify(tmp_path / "out", count=3, workers=1)
+    verdict = verify(tmp_path / "out", count=3, scheduler=scheduler_address)
     assert (verdict.sampled, verdict.reproduced) == (3, 3)
 
 
