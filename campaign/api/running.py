@@ -125,13 +125,12 @@ def status(spec, output=None, shard=None):
         Done, failed and missing tasks, as `plan` returns them.
     """
     from campaign.plan.plan import make_plan
-    from campaign.results.ledger_table import read_table
 
     placed = _placed(spec, output, shard)
-    state = make_plan(placed, check_identity=False, on_change="accept", compare_sources=True)
-    if state.table is None:  # as results.nc counts them (`make_plan` may have read it)
-        state.take_table(read_table(state.ledger, state.design))
-    return state
+    # the records read whole, once: tasks count as results.nc counts them, and the costs
+    return make_plan(
+        placed, check_identity=False, on_change="accept", compare_sources=True, whole=True
+    )
 
 
 @checked(check.ESTIMATE_OPTIONS)

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import importlib
 import re
-from importlib.metadata import entry_points
 
+from campaign.models import installed
 from campaign.models.contract import Command, Model
 
 GROUP = "campaign.models"
@@ -44,7 +44,7 @@ REFERENCE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
 
 def registered() -> dict[str, str]:
     """Every registered model name and the ``module:attribute`` it refers to, by name."""
-    found = {ep.name: ep.value for ep in entry_points(group=GROUP)}
+    found = installed.declared(GROUP)  # read again only when the installed packages change
     found.update(BUILTIN)
     return dict(sorted(found.items()))
 

@@ -208,6 +208,7 @@ def make_plan(
     model: Model | None = None,
     ledger: Ledger | None = None,
     compare_sources: bool | None = None,
+    whole: bool = False,
 ) -> RunState:
     """Check the spec against its model and classify every task of the design as done,
     failed or missing, from the ledger alone.
@@ -220,7 +221,8 @@ def make_plan(
     ``model``: the spec's model as `check_model` returned it (checked here when not given);
     ``ledger``: the output folder's ledger, when the caller holds one already;
     ``compare_sources`` (default: ``check_identity``): name the done tasks computed from
-    other sources (``changed``) even without checking the identity, as `status` does. With a
+    other sources (``changed``) even without checking the identity, as `status` does;
+    ``whole``: read the records whole, once, and keep their table (`RunState.read`). With a
     precision target, only the tasks of each cell's rounds so far count; the rounds are
     replayed from the stored results (see `campaign.analysis.stats.precision_rounds`).
     """
@@ -252,7 +254,7 @@ def make_plan(
             unread = other_campaign(spec, stored)
         change = compare((stored or {}).get("sources"), sources)
     state = RunState(Plan(spec, model, design, sources), ledger)
-    state.read()
+    state.read(whole=whole)
     count_clashes(state)
     if unread:
         state.damaged = "; ".join(filter(None, [state.damaged, unread]))

@@ -42,7 +42,7 @@ class Replicates(Protocol):
     this_round: str  # words after "to run" in what a run says
     may_clash: bool  # read from the records' heads, a success holding a sample: see `read`
 
-    def read(self, ledger: Ledger, check: bool) -> np.ndarray: ...
+    def read(self, ledger: Ledger, check: bool, table: TaskTable | None = None) -> np.ndarray: ...
     def replay(self, table: TaskTable, status: np.ndarray) -> None: ...
     def enter(self, record: dict[str, Any], index: int) -> None: ...
     def forget(self, indices: list[int]) -> None: ...
@@ -73,11 +73,17 @@ class FixedReplicates:
         self.most = design.spec.replicates
         self.window = np.ones((len(design.cells), self.most), dtype=bool)
 
-    def read(self, ledger: Ledger, check: bool = True) -> np.ndarray:
+    def read(
+        self, ledger: Ledger, check: bool = True, table: TaskTable | None = None
+    ) -> np.ndarray:
         """Per task, its stored status (from the records' heads: no record is parsed whole,
         unless the spec may refuse a stored success for its metrics: `read_status`);
         ``may_clash`` says whether a stored success holds a sample, so that the records must
-        be read whole to count a metric clashing across tasks."""
+        be read whole to count a metric clashing across tasks. ``table``: the records read
+        whole already, which count as results.nc counts them."""
+        if table is not None:
+            self.may_clash = False
+            return table.status.copy()
         stored = read_status(ledger, self.design)
         self.may_clash = stored.may_clash
         return stored.status
@@ -124,10 +130,13 @@ class PrecisionRounds:
         self.metrics_checked = False  # a finished task's metrics were checked
         self.unchecked: dict[str, Any] | None = None  # the first finished task's record
 
-    def read(self, ledger: Ledger, check: bool = True) -> np.ndarray:
+    def read(
+        self, ledger: Ledger, check: bool = True, table: TaskTable | None = None
+    ) -> np.ndarray:
         """Per task its stored status, the precision metrics' values, and the rounds they
-        give; ``check``: refuse precision metrics a stored result lacks."""
-        table = read_table(ledger, self.design)
+        give; ``check``: refuse precision metrics a stored result lacks (``table``: the
+        records read whole already)."""
+        table = read_table(ledger, self.design) if table is None else table
         if check:
             self.metrics_checked = check_returned_metrics(self.design.spec, first_finished(table))
         status = np.full(self.design.size, STATUS_MISSING, dtype=np.int8)

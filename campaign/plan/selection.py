@@ -60,10 +60,13 @@ class SelectionRounds:
         self.metrics_checked = False
         self.unchecked: dict[str, Any] | None = None
 
-    def read(self, ledger: Ledger, check: bool = True) -> np.ndarray:
+    def read(
+        self, ledger: Ledger, check: bool = True, table: TaskTable | None = None
+    ) -> np.ndarray:
         """Per task its stored status and the metric's value, and the stages they give;
-        ``check``: refuse a selection metric the stored results lack."""
-        table = read_table(ledger, self.design)
+        ``check``: refuse a selection metric the stored results lack (``table``: the records
+        read whole already)."""
+        table = read_table(ledger, self.design) if table is None else table
         if check:
             self.metrics_checked = check_selection_metric(self.design.spec, first_finished(table))
         status = np.full(self.design.size, STATUS_MISSING, dtype=np.int8)

@@ -23,7 +23,7 @@ from campaign.design.tasks import Design
 from campaign.models.contract import Model
 from campaign.plan.replicates import Replicates, replicates_of
 from campaign.plan.sources import Change, Sources
-from campaign.results.ledger_table import TaskTable
+from campaign.results.ledger_table import TaskTable, read_table
 from campaign.results.status import STATUS_FAILED, STATUS_MISSING, STATUS_OK
 from campaign.spec.load import Spec
 from campaign.store.folder import RESULTS_FILE
@@ -108,12 +108,17 @@ class RunState:
     def results_path(self) -> Path:
         return self.spec.output / RESULTS_FILE
 
-    def read(self, check: bool = True) -> None:
+    def read(self, check: bool = True, whole: bool = False) -> None:
         """Every task's stored status from the ledger (``check``: with a precision target,
-        refuse precision metrics the stored results lack), and where the window stands."""
-        self.status = self.replicates.read(self.ledger, check)
+        refuse precision metrics the stored results lack), and where the window stands;
+        ``whole``: from the records read whole, kept as the ``table`` (one read of the
+        ledger, where the heads and then the records took two)."""
+        table = read_table(self.ledger, self.design) if whole else None
+        self.status = self.replicates.read(self.ledger, check, table)
         self.damaged = self.ledger.damage_note()
         self.count()
+        if table is not None:
+            self.table = table
 
     def take_table(self, table: TaskTable) -> None:
         """Count the tasks as results.nc does, from ``table`` (the records read whole): a

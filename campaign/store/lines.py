@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -91,6 +92,31 @@ def line_head(line: bytes) -> tuple[str, bool] | None:
     return None if record is None else (record["key"], record["status"] == "ok")
 
 
+def line_heads(lines: list[bytes]) -> list[tuple[str, bool] | None]:
+    """`line_head` of each line, in a fraction of its time: a sealed line's head is read by
+    one pattern (a line it does not fit is left to `line_head`)."""
+    heads: list[tuple[str, bool] | None] = []
+    crc32, match, end = zlib.crc32, _HEAD.match, -len(CRC_END)
+    for line in lines:
+        found = match(line) if line[-SEAL_LENGTH : end - 8] == CRC_FIELD else None
+        if found is None or not line.endswith(CRC_END):
+            heads.append(line_head(line))
+            continue
+        try:
+            sealed = int(line[end - 8 : end], 16) == crc32(line[:-SEAL_LENGTH])
+        except ValueError:
+            sealed = False
+        ok = line.startswith(b'ok"', found.end())
+        if not sealed or (ok and METRICS_FIELD not in line):
+            heads.append(line_head(line))  # damaged, or to the JSON parser: `head_of`
+        else:
+            heads.append((found[1].decode("ascii"), ok))
+    return heads
+
+
+_HEAD = re.compile(rb'\{"key": "([^"\\]*)", "status": "')  # `head_of`'s KEY_PREFIX, STATUS_INFIX
+
+
 def line_key(line: bytes) -> str | None:
     """The task key of a line (None if the line is damaged)."""
     head = line_head(line)
@@ -117,6 +143,35 @@ def parse_record(line: bytes) -> dict[str, Any] | None:
         return None
     record.pop("crc", None)
     return record
+
+
+def parse_records(lines: list[bytes]) -> list[dict[str, Any] | None]:
+    """`parse_record` of each line (None where damaged), in a fraction of its time: the sealed
+    ASCII lines, as `sealed_line` writes them, are decoded as one JSON array, which spares a
+    decoder call per line (a million-record ledger is read in seconds less). Each record
+    decoded so must carry its own line's checksum; else the lines are parsed one by one."""
+    records: list[dict[str, Any] | None] = [None] * len(lines)
+    places, texts, seals = [], [], []
+    for place, line in enumerate(lines):
+        if line.startswith(b"{") and line.isascii() and claims_seal(line) and _crc_holds(line):
+            places.append(place)
+            texts.append(line)
+            seals.append(line[-8 - len(CRC_END) : -len(CRC_END)].decode("ascii"))
+        else:
+            records[place] = parse_record(line)
+    try:
+        decoded = _decode("[" + b",".join(texts).decode("ascii") + "]") if texts else []
+    except ValueError:  # a sealed line that is no JSON: told apart line by line
+        decoded = None
+    if decoded is None or len(decoded) != len(texts):
+        decoded = [None] * len(texts)
+    for place, line, seal, record in zip(places, texts, seals, decoded):
+        if not isinstance(record, dict) or record.get("crc") != seal:
+            records[place] = parse_record(line)  # not read as its own line: read it alone
+        elif is_sound(record):
+            del record["crc"]
+            records[place] = record
+    return records
 
 
 def is_sound(record: Any) -> bool:

@@ -5,6 +5,7 @@ parsed), or its whole record (`records`). Damaged lines are skipped and counted 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from campaign.store.lines import line_head, parse_record
+from campaign.store.lines import line_heads, parse_records
 
 # read at a time (a compacted ledger file may hold millions of lines); records are parsed
 # from a quarter of that: a record parsed takes several times its line's bytes
@@ -29,9 +30,10 @@ def chunked_lines(path: Path, size: int | None = None) -> Iterator[list[bytes]]:
             block = handle.read(size or CHUNK_BYTES)
             if not block:
                 break
-            lines = (rest + block).split(b"\n")
+            data = rest + block
+            lines = data.split(b"\n")
             rest = lines.pop()
-            yield _cleaned(lines)
+            yield lines if _clean(data, lines, len(data) - len(rest)) else _cleaned(lines)
         if rest:
             yield _cleaned([rest])
 
@@ -39,6 +41,17 @@ def chunked_lines(path: Path, size: int | None = None) -> Iterator[list[bytes]]:
 def _cleaned(lines: list[bytes]) -> list[bytes]:
     stripped = (line.rstrip(b"\r") for line in lines)
     return [line for line in stripped if line.strip()]
+
+
+def _clean(data: bytes, lines: list[bytes], end: int) -> bool:
+    """Whether ``lines`` (``data`` split up to ``end``) hold no carriage return and no blank
+    line, as a ledger file is written: then `_cleaned` would change nothing."""
+    if b"\r" in data or (lines and not lines[0].strip()):
+        return False
+    return _BLANK.search(data, 0, end) is None
+
+
+_BLANK = re.compile(rb"\n[ \t\x0b\x0c]*\n")  # a line within that `bytes.strip` empties
 
 
 @dataclass
@@ -57,8 +70,7 @@ def heads(files: Iterable[Path], damaged: Counter[Path]) -> Iterator[Heads]:
     for path in files:
         for lines in chunked_lines(path):
             sound, keys, ok = [], [], []
-            for line in lines:
-                head = line_head(line)
+            for line, head in zip(lines, line_heads(lines)):
                 if head is None:
                     damaged[path] += 1
                     continue
@@ -72,11 +84,7 @@ def records(files: Iterable[Path], damaged: Counter[Path]) -> Iterator[list[dict
     """Every sound record, parsed, a chunk at a time (damaged lines counted in ``damaged``)."""
     for path in files:
         for lines in chunked_lines(path, CHUNK_BYTES // 4):
-            parsed = []
-            for line in lines:
-                record = parse_record(line)
-                if record is None:
-                    damaged[path] += 1
-                else:
-                    parsed.append(record)
+            parsed = [record for record in parse_records(lines) if record is not None]
+            if len(parsed) < len(lines):
+                damaged[path] += len(lines) - len(parsed)
             yield parsed

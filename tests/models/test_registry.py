@@ -6,13 +6,14 @@ import ast
 import importlib.util
 import sys
 import textwrap
+import time
 import tomllib
 from pathlib import Path
 
 import xarray as xr
 
 from campaign.cli.main import main
-from campaign.models import BUILTIN, CHECK_MODELS, GROUP, load_model, registered
+from campaign.models import BUILTIN, CHECK_MODELS, GROUP, installed, load_model, registered
 from tests.conftest import campaign_command
 
 REPO = Path(__file__).resolve().parents[2]
@@ -232,3 +233,25 @@ def test_a_model_declared_command_runs_through_the_cli(workloads, capsys):
     assert "KTH-SP2-1996-2.1-cln.swf.gz\t" in capsys.readouterr().out
     assert main(["--debug", "workloads", "show", "missing.swf"]) == 1
     assert "not found" in capsys.readouterr().err
+
+
+def test_the_registry_is_read_again_only_when_the_installed_packages_change(tmp_path, monkeypatch):
+    """A scan of the installed distributions per call cost milliseconds, several times a
+    command; a package installed or edited during a session is still found."""
+    scans = []
+    scan = installed.entry_points
+    monkeypatch.setattr(installed, "entry_points", lambda **kw: scans.append(1) or scan(**kw))
+    registered()
+    assert "coin" not in registered() and len(scans) <= 1
+    install_package(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))  # a folder on sys.path
+    assert registered()["coin"] == "coin_model:MODEL"
+    info = tmp_path / "dice_model-1.0.dist-info"  # a package installed in it
+    info.mkdir()
+    (info / "entry_points.txt").write_text(f"[{GROUP}]\ndice = dice_model:MODEL\n")
+    assert registered()["dice"] == "dice_model:MODEL"
+    time.sleep(0.01)  # an entry point edited in place
+    (info / "entry_points.txt").write_text(f"[{GROUP}]\ndice = dice_model.v2:MODEL\n")
+    assert registered()["dice"] == "dice_model.v2:MODEL"
+    count = len(scans)
+    assert registered() == registered() and len(scans) == count

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import xarray as xr
 
+import campaign
 from campaign.design.tasks import Design
 from campaign.plan.plan import make_plan
 from campaign.results.ledger_table import read_status, read_table, records_table
@@ -225,8 +226,8 @@ def test_plan_and_status_read_a_ledger_without_samples_once_for_its_counts(tmp_p
     assert make_plan(spec, check_identity=False).done == 100
     assert len(started) == 1
     started.clear()
-    assert campaign.status(spec.path).done == 100  # its costs read the records whole
-    assert len(started) == 2
+    assert campaign.status(spec.path).done == 100  # counts and costs: the records read whole
+    assert len(started) == 1
 
 
 def test_a_stored_sample_still_has_the_records_read_whole_once(tmp_path, monkeypatch):
@@ -241,3 +242,24 @@ def test_a_stored_sample_still_has_the_records_read_whole_once(tmp_path, monkeyp
     plan = make_plan(spec, check_identity=False)
     assert (plan.done, plan.failed) == (1, [0, 1, 2])
     assert len(started) == 2 * len(list(Ledger(spec.output).files()))
+
+
+@pytest.mark.parametrize(
+    "target", ["", "precision: {metrics: [value], half_width: 0.5, max_replicates: 5}"]
+)
+def test_status_reads_the_ledger_once(tmp_path, monkeypatch, target):
+    """It read each record's head and then the records whole (with a precision target, the
+    records whole twice): two reads of a ledger of millions where one gives it all."""
+    text = SPEC.format(levels="t0, t1", replicates=5, metrics="")
+    if target:
+        text = text.replace("replicates: 5", target)
+    (tmp_path / "spec.yaml").write_text(text)
+    spec = load_spec(tmp_path / "spec.yaml")
+    fill(spec, Design(spec))
+    reads = []
+    for name in ("heads", "records"):
+        read = getattr(scan, name)
+        monkeypatch.setattr(scan, name, lambda *a, n=name, f=read: reads.append(n) or f(*a))
+    state = campaign.status(tmp_path / "spec.yaml")
+    assert reads == ["records"]
+    assert state.done == 10 and state.table is not None
