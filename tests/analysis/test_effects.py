@@ -372,7 +372,7 @@ def test_digits_are_refused_with_csv_and_json_which_carry_full_precision(tmp_pat
         assert main(["effects", str(path), "--metric", "y", "--format", fmt, "--digits", "3"]) == 2
         assert capsys.readouterr() == (
             "",
-            f"campaign: error: --digits is for the text, markdown, latex and html tables; {fmt} "
+            f"campaign: error: --digits is for the table, markdown, latex and html formats; {fmt} "
             "carries every number at full precision: leave --digits out\n",
         )
     with pytest.raises(campaign.CampaignError, match="^digits is for the text"):
