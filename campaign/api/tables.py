@@ -47,15 +47,7 @@ def table(result, fmt="text", digits=None, pivot=None, second_order=False):
     str
         The table, ending with a newline.
     """
-    whole = isinstance(digits, int) and not isinstance(digits, bool)  # True is no 1
-    if digits is not None and not (whole and 1 <= digits <= 15):
-        raise ParameterError(f"{{digits}} {digits!r}: give a whole number from 1 to 15", "digits")
-    if digits is not None and fmt in ("csv", "json"):  # taken and left unused: full precision
-        raise ParameterError(
-            f"{{digits}} is for the text, markdown, latex and html tables; {fmt} carries every "
-            "number at full precision: leave {digits} out",
-            "digits",
-        )
+    check_digits(digits, fmt)
     write = renderer(result)
     if second_order and write is not _sensitivity:
         raise ParameterError(
@@ -66,6 +58,21 @@ def table(result, fmt="text", digits=None, pivot=None, second_order=False):
     if write is _sensitivity:
         return write(result, fmt, digits, pivot, second_order)
     return write(result, fmt, digits, pivot)
+
+
+def check_digits(digits, fmt, tables="the text, markdown, latex and html tables") -> None:
+    """Refuse ``digits`` out of 1 to 15, or with csv or json, which carry every number at full
+    precision (taken and left unused); ``tables``: the formats it is for, as the caller
+    names them (the command line's ``--format table``)."""
+    whole = isinstance(digits, int) and not isinstance(digits, bool)  # True is no 1
+    if digits is not None and not (whole and 1 <= digits <= 15):
+        raise ParameterError(f"{{digits}} {digits!r}: give a whole number from 1 to 15", "digits")
+    if digits is not None and fmt in ("csv", "json"):
+        raise ParameterError(
+            f"{{digits}} is for {tables}; {fmt} carries every number at full precision: "
+            "leave {digits} out",
+            "digits",
+        )
 
 
 def renderer(result: Any):

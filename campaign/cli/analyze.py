@@ -234,14 +234,10 @@ def add_pivot_option(parser) -> None:
 
 def check_digits(args) -> None:
     """--digits out of range, or with csv or json (which carry full precision), refused
-    before any work."""
-    if args.digits is not None and not 1 <= args.digits <= 15:
-        raise CampaignError(f"--digits {args.digits}: give a whole number from 1 to 15")
-    if args.digits is not None and args.format in ("csv", "json"):
-        raise CampaignError(
-            f"--digits is for the table, markdown, latex and html formats; {args.format} "
-            "carries every number at full precision: leave --digits out"
-        )
+    before any work, as `campaign.table` refuses them after it."""
+    from campaign.api.tables import check_digits as refuse_digits
+
+    refuse_digits(args.digits, args.format, "the table, markdown, latex and html formats")
 
 
 def cmd_query(args) -> int:
