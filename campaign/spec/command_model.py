@@ -27,7 +27,7 @@ from typing import Any
 
 from campaign.errors import CampaignError
 from campaign.spec.input_file import InputFile
-from campaign.spec.named_files import written_paths
+from campaign.spec.named_files import paths_in_spec
 from campaign.spec.placeholders import (
     SEEDING,
     TASK_PLACEHOLDERS,
@@ -112,7 +112,7 @@ class CommandSpec:
     # metrics a parser a remetric recorded computes from the kept outputs after the task:
     # declared, yet not asked of the program (`campaign.results.metric_parsers`)
     redefined: tuple[str, ...] = ()
-    # the absolute paths the command, its templates and env write (`campaign.spec.named_files`)
+    # the absolute paths the command, its templates and env name (`campaign.spec.named_files`)
     named_paths: tuple[str, ...] = ()
 
     def __str__(self) -> str:
@@ -233,7 +233,7 @@ def parse_command(
         launched=found.launched,
         placed_values=placed_values,
         seeded=bool(used & SEEDING),
-        named_paths=written_paths(argv, shell, inputs, env),
+        named_paths=paths_in_spec(argv, shell, inputs, env),
     )
 
 

@@ -58,7 +58,7 @@ def named_files(command: Any) -> tuple[str, ...]:
 
 
 def path_patterns(command: Any) -> tuple[str, ...]:
-    """The absolute paths the command writes with placeholders of params or factors only
+    """The absolute paths the command names with placeholders of params or factors only
     (``/data/{size}.xml``, not ``/scratch/{task}.out``), each a file per cell once its
     params fill them (`filled_paths`)."""
     return tuple(
@@ -97,19 +97,19 @@ def is_read(path: str) -> bool:
     return os.path.isfile(path) and not path.startswith(SYSTEM)
 
 
-def written_paths(
+def paths_in_spec(
     argv: tuple[str, ...],
     shell: bool,
     inputs: tuple[InputFile, ...],
     env: tuple[tuple[str, str], ...],
 ) -> tuple[str, ...]:
-    """The absolute paths the command, its templates and ``env`` write, as written
-    (placeholders too), once when the spec is read: a worker has no template to read them
-    from (`CommandSpec.named_paths`)."""
-    return tuple(sorted(set(_written(argv, shell, inputs, env))))
+    """The absolute paths the command, its templates and ``env`` name, as the spec and the
+    templates spell them (placeholders too), once when the spec is read: a worker has no
+    template to read them from (`CommandSpec.named_paths`)."""
+    return tuple(sorted(set(_paths_in_spec(argv, shell, inputs, env))))
 
 
-def _written(
+def _paths_in_spec(
     argv: tuple[str, ...],
     shell: bool,
     inputs: tuple[InputFile, ...],
