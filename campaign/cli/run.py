@@ -136,7 +136,7 @@ def add_scheduling_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="tasks per batch sent to a worker (default: sized from measured task durations "
-        "to about 2.5 s, longer on more than 250 slots); results do not depend on it",
+        "to about 5 s, longer on more than 500 slots); results do not depend on it",
     )
 
 

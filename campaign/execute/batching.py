@@ -12,9 +12,10 @@ from typing import Any
 
 # how long a batch runs: each landed batch costs the driver about a millisecond whatever it
 # holds (a submission, a ledger file written and synced), so a batch holds enough tasks to
-# spread that (50 tasks of 50 ms), as many on 8 slots as on 250; yet short enough that a batch
-# lost with its worker or the driver costs seconds, not minutes
-TARGET_BATCH_SECONDS = 2.5
+# spread that (100 tasks of 50 ms), as many on 8 slots as on 500: the driver's CPU per task is
+# then the same on a few slots as on hundreds; yet short enough that a batch lost with its
+# worker or the driver costs seconds, not minutes
+TARGET_BATCH_SECONDS = 5.0
 BATCHES_PER_WORKER = 2  # batches in flight per slot: one running, one waiting behind it
 # batches landing per second at most, whatever the number of slots: each costs the driver and
 # the scheduler about a millisecond, so batches run longer than the target on many slots

@@ -19,28 +19,28 @@ def test_before_any_duration_is_known_one_task_goes_to_each_slot():
     assert sizer.in_flight() == 64 * BATCHES_PER_WORKER
 
 
-def test_up_to_250_slots_a_batch_runs_about_two_and_a_half_seconds():
-    assert measured(8, 0.05).size(100_000) == 50  # 2.5 s / 50 ms
-    assert measured(8, 0.25).size(100_000) == 10
-    assert measured(1, 3.0).size(100_000) == 1  # a task longer than the target goes alone
-    # as many tasks a batch on 8 slots as on 250: the driver's cost per task is the same
-    assert [measured(slots, 0.05).size(1_000_000) for slots in (8, 64, 250)] == [50] * 3
+def test_up_to_500_slots_a_batch_runs_about_five_seconds():
+    assert measured(8, 0.05).size(100_000) == 100  # 5 s / 50 ms
+    assert measured(8, 0.25).size(100_000) == 20
+    assert measured(1, 6.0).size(100_000) == 1  # a task longer than the target goes alone
+    # as many tasks a batch on 8 slots as on 500: the driver's cost per task is the same
+    assert [measured(slots, 0.05).size(1_000_000) for slots in (8, 64, 250, 500)] == [100] * 4
 
 
 def test_on_many_slots_batches_run_longer_so_that_no_more_than_a_hundred_land_a_second():
     assert MAX_BATCHES_PER_SECOND == 100
-    # 256 slots: batches of 2.56 s, 51 tasks of 50 ms; 256 slots / 2.56 s = 100 a second
-    assert measured(256, 0.05).size(1_000_000) == 51
+    # 1,024 slots: batches of 10.24 s, 204 tasks of 50 ms; 1,024 slots / 10.24 s = 100 a second
+    assert measured(1024, 0.05).size(1_000_000) == 204
     assert measured(512, 0.05).size(1_000_000) == 102
 
 
 def test_the_last_round_shares_what_is_left_equally_instead_of_ever_smaller_batches():
-    sizer = measured(4, 0.25)  # batches of 10 tasks; a round is 4 slots x 2 = 8 batches
+    sizer = measured(4, 0.5)  # batches of 10 tasks; a round is 4 slots x 2 = 8 batches
     assert sizer.size(81) == 10  # more than a round of full batches is left
     assert sizer.size(80) == 10  # exactly a round: 80 / 8
     # the round's size holds while the round goes out, however little is left
     assert [sizer.size(left) for left in (70, 60, 50, 40, 30, 20, 10)] == [10] * 7
-    sizer = measured(4, 0.25)
+    sizer = measured(4, 0.5)
     assert sizer.size(41) == 6  # 41 left: 8 batches of ceil(41 / 8) = 6
     assert [sizer.size(left) for left in (35, 29, 23, 17, 11, 5)] == [6, 6, 6, 6, 6, 5]
 
