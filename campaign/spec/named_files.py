@@ -6,7 +6,8 @@ program where it runs (a file system shared with the workers), so digested with 
   (``--platform=/data/cluster.xml``);
 - with ``shell: true``, each word of the line the same way, and a ``NAME=/data/file``
   assignment's value, but not the files the line writes (the target of an output
-  redirection, ``> /data/out.txt``; the arguments of ``tee``) nor a word the shell expands
+  redirection, ``> /data/out.txt``; the arguments of ``tee`` and ``mv``, the destination of
+  ``cp``, ``dd``'s ``of=``) nor a word the shell expands
   (``$DATA/x``, ``/data/*.xml``: known only when the line runs);
 - a path written literally in a template's text (``platform = /data/cluster.xml``,
   `template_paths`);
@@ -40,7 +41,9 @@ from campaign.spec.placeholders import PLACEHOLDER, TASK_PLACEHOLDERS, fill, val
 from campaign.spec.program import OPERATOR_CHARACTERS, SHELL_SYNTAX, is_assignment
 from campaign.spec.program_inputs import option_value
 
-WRITER = "tee"  # a command whose arguments are files it writes
+MOVERS = ("tee", "mv")  # commands whose arguments are files they write (or take away)
+COPIER = "cp"  # its last argument is the file it writes
+BLOCK_COPIER = "dd"  # its of= names the file it writes
 # an absolute path in a template's text: not the end of another path or word, nor after a
 # placeholder ({root}/x); up to a space, a quote or a character that separates values, other
 # than a placeholder's braces (/data/{size}.xml)
@@ -144,7 +147,8 @@ def template_paths(path: str) -> list[str]:
 
 def shell_words(argv: tuple[str, ...]) -> list[str]:
     """The words of a shell line, less its operators and the files it writes: the targets
-    of its output redirections (``>``, ``>>``, ``2>``, ``&>``) and the arguments of ``tee``."""
+    of its output redirections (``>``, ``>>``, ``2>``, ``&>``) and those of the writers
+    `read_words` knows (``tee``, ``cp``, ``mv``, ``dd of=``)."""
     lexer = shlex.shlex(" ".join(argv), posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     try:
@@ -153,16 +157,35 @@ def shell_words(argv: tuple[str, ...]) -> list[str]:
         return []
     words: list[str] = []
     first = ""  # the program of the command a word belongs to
+    arguments: list[str] = []  # its arguments so far
     for index, token in enumerate(tokens):
         if set(token) <= OPERATOR_CHARACTERS:
             if ">" not in token and "<" not in token:  # | ; && ( ): another command
-                first = ""
+                words += read_words(first, arguments)
+                first, arguments = "", []
             continue
         before = tokens[index - 1] if index else ""
         if ">" in before and set(before) <= OPERATOR_CHARACTERS:
             continue
         if not first and not is_assignment(token):
             first = token  # a program: digested as one
-        elif Path(first).name != WRITER:
-            words.append(token)
-    return words
+        elif first:
+            arguments.append(token)
+        else:
+            words.append(token)  # an assignment before the program
+    return words + read_words(first, arguments)
+
+
+def read_words(program: str, arguments: list[str]) -> list[str]:
+    """The arguments of one command of a shell line less the files it writes, which are no
+    input: all of ``tee``'s and ``mv``'s (it takes its sources away), ``cp``'s last (its
+    destination, unless ``-t`` names a folder for it), ``dd``'s ``of=``."""
+    name = Path(program).name
+    if name in MOVERS:
+        return []
+    if name == COPIER and not any(w.startswith(("-t", "--target-directory")) for w in arguments):
+        operands = [word for word in arguments if not word.startswith("-")]
+        return [word for word in arguments if not operands or word != operands[-1]]
+    if name == BLOCK_COPIER:
+        return [word for word in arguments if not word.startswith("of=")]
+    return list(arguments)

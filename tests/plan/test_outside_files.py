@@ -117,6 +117,31 @@ def test_a_shell_line_names_files_by_absolute_path_as_a_command_does(tmp_path):
     assert shown in describe_spec(load_spec(spec)).splitlines()
 
 
+def test_the_files_cp_mv_and_dd_write_in_a_shell_line_are_no_inputs(tmp_path):
+    """``cp out.txt /data/latest.txt``, ``mv``, ``dd of=``: the files they write (and take
+    away, ``mv``'s) were digested as files the program reads, and the first batch that wrote
+    one stopped the run (`files ... changed while a batch of it ran`). What ``cp`` and ``dd``
+    read is still digested."""
+    data, project = tmp_path / "data", tmp_path / "project"
+    data.mkdir()
+    project.mkdir()
+    names = ("base.xml", "latest.txt", "copy.xml", "moved.txt", "old.txt", "in.bin", "out.bin")
+    for name in names:
+        (data / name).write_text(name)
+    (project / "sim.py").write_text(textwrap.dedent(SIM))
+    line = (
+        f"python3 sim.py {data}/base.xml > out.txt && cp out.txt {data}/latest.txt; "
+        f"cp -p {data}/base.xml {data}/copy.xml; mv {data}/old.txt {data}/moved.txt; "
+        f"dd if={data}/in.bin of={data}/out.bin"
+    )
+    spec = project / "spec.yaml"
+    model = {"command": line, "shell": True, "inputs": ["sim.py"]}
+    spec.write_text(yaml.safe_dump({"name": "cp", "model": model, "replicates": 1, "seed": 1}))
+    code = command_sources(load_spec(spec).command).code
+    read = sorted(str(data / name) for name in ("base.xml", "in.bin"))
+    assert sorted(name for name in code if name.startswith("/")) == read
+
+
 def test_files_env_values_name_by_absolute_path_are_digested(tmp_path):
     """A file an ``env:`` value names by absolute path (the value, a word of it, an option's
     value in it, a part of a ``:``-separated list) is digested with the program: it was not,
