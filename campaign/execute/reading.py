@@ -64,9 +64,10 @@ def changed_while_running(worker: str, model: Any, differing: list[str] | tuple)
         return CampaignError(
             f"on the Dask worker {worker}, {', '.join(written)} changed while a batch of model "
             f"{model} ran; the results of that batch were not stored: a file model.command, "
-            "model.env or a template names by absolute path is digested as one the program "
-            "reads, so a file the program writes must not be named so: name it in the task's "
-            "folder ({dir}/log.txt, or a relative path; keep: brings it back) and run again"
+            "model.env, a template or an input's text names by absolute path is digested as "
+            "one the program reads, so a file the program writes must not be named so: name "
+            "it in the task's folder ({dir}/log.txt, or a relative path; keep: brings it back) "
+            "and run again"
         )
     shown = f" ({'; '.join(differing[:3])})" if differing else ""
     return CampaignError(

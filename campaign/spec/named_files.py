@@ -10,7 +10,10 @@ program where it runs (a file system shared with the workers), so digested with 
   ``cp``, ``dd``'s ``of=``) nor a word the shell expands
   (``$DATA/x``, ``/data/*.xml``: known only when the line runs);
 - a path written literally in a template's text (``platform = /data/cluster.xml``,
-  `template_paths`);
+  `template_paths`), or in the text of an input that is data, not code (a ``platform.xml``
+  whose ``<trace file="/data/jobs.swf"/>`` the program follows, `input_paths`): one of at
+  most `SCAN_LIMIT` bytes, neither an executable, a script (``#!``) nor a Python module
+  (which may name a file to write as well as one to read), a larger one is not read for it;
 - an ``env`` value (``SIMGRID_PLATFORM: /data/cluster.xml``), each of its words and each
   ``:``-separated part of one (``CLASSPATH: /opt/sim.jar:/opt/lib.jar``,
   ``JAVA_TOOL_OPTIONS: -Dconf=/data/sim.conf``): the folders of a search path (``PATH``,
@@ -48,6 +51,8 @@ BLOCK_COPIER = "dd"  # its of= names the file it writes
 # placeholder ({root}/x); up to a space, a quote or a character that separates values, other
 # than a placeholder's braces (/data/{size}.xml)
 TEMPLATE_PATH = re.compile(r"(?<![\w.~/$}-])/(?:[^\s\"'`<>|;,:=(){}\[\]]|\{[A-Za-z_]\w*\})+")
+SCAN_LIMIT = 2**20  # bytes: a larger input (a trace) is not read for the paths it names
+CODE_SUFFIXES = (".py",)  # an input that is code, not data the program reads as it is
 SYSTEM = ("/proc/", "/sys/", "/dev/")  # the kernel's files, not the program's inputs
 PRELOAD = "LD_PRELOAD"  # its libraries are digested as the program's (campaign.plan.runtime)
 
@@ -128,6 +133,8 @@ def _paths_in_spec(
     for item in inputs:
         if item.template:
             yield from template_paths(item.path)
+        else:
+            yield from input_paths(item.path)
     for name, value in env:
         if name != PRELOAD:
             words = [option_value(word) for word in value.split()]
@@ -143,6 +150,26 @@ def template_paths(path: str) -> list[str]:
     except OSError:  # refused when the spec was read
         return []
     return [match[0].rstrip(".") for match in TEMPLATE_PATH.finditer(text)]  # a sentence's end
+
+
+def input_paths(path: str) -> list[str]:
+    """The absolute paths the text of an input that is no template holds, as a template's
+    (`template_paths`), those a placeholder would be part of aside (none is filled in it):
+    nothing for code (an executable, a script, a Python module), for a file of more than
+    `SCAN_LIMIT` bytes, and for one that is not text."""
+    if path.endswith(CODE_SUFFIXES) or os.access(path, os.X_OK):
+        return []
+    try:
+        if os.path.getsize(path) > SCAN_LIMIT:
+            return []
+        data = Path(path).read_bytes()
+    except OSError:  # a folder of inputs, or refused when the spec was read
+        return []
+    if b"\0" in data or data.startswith(b"#!"):
+        return []
+    text = data.decode("utf-8", errors="replace")
+    found = (match[0].rstrip(".") for match in TEMPLATE_PATH.finditer(text))
+    return [found_path for found_path in found if not PLACEHOLDER.search(found_path)]
 
 
 def shell_words(argv: tuple[str, ...]) -> list[str]:

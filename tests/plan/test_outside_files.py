@@ -196,6 +196,37 @@ def test_files_a_template_names_by_absolute_path_are_digested(tmp_path):
     assert sorted(name for name in code if name.startswith("/")) == read
 
 
+def test_files_an_input_that_is_data_names_by_absolute_path_are_digested(tmp_path):
+    """A ``platform.xml`` among the inputs (no template) whose ``<trace file="/data/jobs.swf"/>``
+    the program follows: the trace is digested with the program, as a template's paths are;
+    it was not, and `run` kept the numbers computed from the old trace as current. Code (a
+    script, a Python module: it may name files it writes), an input over 1 MiB, a binary
+    one and a path holding braces (no placeholder is filled in an input) are not read for it."""
+    data, project = tmp_path / "data", tmp_path / "project"
+    data.mkdir()
+    project.mkdir()
+    for name in ("jobs.swf", "deploy.xml", "log.txt", "big.txt", "blob.txt", "run.txt"):
+        (data / name).write_text(name)
+    (project / "sim.py").write_text(f"LOG = '{data}/log.txt'\n" + textwrap.dedent(SIM))
+    (project / "platform.xml").write_text(
+        f'<platform>\n  <trace file="{data}/jobs.swf"/> <deploy>{data}/deploy.xml</deploy>\n'
+        f"  <out>{data}</out> <cell>{data}/{{size}}.xml</cell>\n</platform>\n"
+    )
+    (project / "run.sh").write_text(f"#!/bin/sh\ncat {data}/run.txt\n")
+    (project / "big.txt").write_text(f"{data}/big.txt\n" + "x" * 2**20)
+    (project / "blob.bin").write_bytes(f"\0{data}/blob.txt".encode())
+    inputs = ["sim.py", "platform.xml", "run.sh", "big.txt", "blob.bin"]
+    model = {"command": ["python3", "sim.py", "{seed}"], "inputs": inputs}
+    spec = project / "spec.yaml"
+    spec.write_text(yaml.safe_dump({"name": "data", "model": model, "replicates": 1, "seed": 1}))
+    code = command_sources(load_spec(spec).command).code
+    read = sorted(str(data / name) for name in ("jobs.swf", "deploy.xml"))
+    assert sorted(name for name in code if name.startswith("/")) == read
+    assert code[str(data / "jobs.swf")] == file_digest(data / "jobs.swf")
+    shown = f"  files by path: {', '.join(read)} (digested; read on each worker)"
+    assert shown in describe_spec(load_spec(spec)).splitlines()
+
+
 def test_a_file_named_by_a_path_a_placeholder_is_part_of_is_digested_per_cell(tmp_path):
     """``/data/{size}.xml`` in the command, an ``env`` value or a template names one file per
     cell: digested per cell, as a param's value naming a file is (it was not digested at
