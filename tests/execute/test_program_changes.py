@@ -106,3 +106,30 @@ def test_a_file_the_program_writes_named_by_absolute_path_is_named_in_the_stop(
     assert f", {log} changed while a batch of model command ran; " in message
     assert "name it in the task's folder ({dir}/log.txt" in message
     assert "\n" not in message
+
+
+def test_a_run_whose_program_writes_a_file_named_by_absolute_path_says_so(
+    tmp_path, scheduler_address
+):
+    """The file did not exist when the run was planned: the run ended as if nothing
+    happened, and the next one refused every result as computed before the file changed."""
+    log = tmp_path / "scratch" / "log.txt"
+    log.parent.mkdir()
+    (tmp_path / "sim.py").write_text(textwrap.dedent(LOGGING))
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        textwrap.dedent(f"""
+        name: logging
+        model:
+          command: [python3, sim.py, "{{seed}}"]
+          inputs: [sim.py]
+          env: {{LOG: {log}}}
+        replicates: 1
+        seed: 3
+        output: out
+        """)
+    )
+    said: list[str] = []
+    campaign.run(spec, scheduler=scheduler_address, progress=False, say=said.append)
+    note = f"note: {log} did not exist when this run was planned and exists now: "
+    assert any(line.startswith(note) for line in said), said
