@@ -9,7 +9,9 @@ So before each task a worker asks the model which files the task reads, as the p
 compares each with the digest the plan took (sent with the task); one that differs, or is
 missing, fails the task in one line, as a program's changed input does. Each file is hashed
 once per worker process while its inode, size, modification and change times stay the same;
-a folder once per batch.
+a folder once per batch. A file an earlier task here found as planned that differs now
+changed while the campaign ran, most often written by its program (``--out
+/data/{size}.out``): the task fails saying so, not that workers hold other copies.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from campaign.plan.sources import file_digest, folder_digest
 # (path, inode, size, modification and change times in ns) -> digest of a file this process
 # hashed (the change time too: a file rewritten in place, its modification time set back)
 _KNOWN: dict[tuple[str, int, int, int, int], str] = {}
+_AS_PLANNED: set[tuple[str, str]] = set()  # (path, digest) a task of this process found
 
 
 class InputDiffers(Exception):
@@ -70,7 +73,11 @@ def check_each(
     (``where``: where a worker should put its copy, as `differs_message` says it)."""
     for path, digest in zip(paths, digests):
         here = digest_here(path, folders)
-        if here != digest:
+        if here == digest:
+            _AS_PLANNED.add((path, digest))
+        elif (path, digest) in _AS_PLANNED:
+            raise InputDiffers(changed_message(model, path, here, digest))
+        else:
             raise InputDiffers(differs_message(model, path, here, digest, where))
 
 
@@ -89,6 +96,19 @@ def digest_here(path: str, folders: dict[str, str]) -> str | None:
         return digest
     except (OSError, ValueError):
         return None
+
+
+def changed_message(model: str, path: str, here: str | None, digest: str) -> str:
+    """The one line a task fails with when its input, found as planned by an earlier task of
+    this worker, differs now: written while the campaign ran."""
+    now = "is gone" if here is None else f"is {here[:12]}"
+    return (
+        f"model {model}: input {path} changed on this worker after an earlier task found it as "
+        f"planned (digest {digest[:12]}; it {now}): a task wrote to it, or something else did "
+        "while the campaign ran; a file the program writes must not be one the results are "
+        "digested from: name it in the task's folder ({dir}/..., or a relative path), then "
+        "run again"
+    )
 
 
 def differs_message(

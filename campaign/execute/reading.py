@@ -17,6 +17,8 @@ from campaign.execute.recovery import Recovery
 from campaign.execute.shell import Shell
 from campaign.execute.worker import CHANGED_WHILE_RUNNING
 from campaign.plan.sources import identity_differences
+from campaign.spec.command_model import CommandSpec
+from campaign.spec.named_files import named_files
 
 
 def batch_failures(error: BaseException, size: int) -> list[dict[str, Any]]:
@@ -35,12 +37,7 @@ def other_code(
     (``code``: the digest the batch came back with; ``differing``: what differs, as a
     program's worker says it)."""
     if CHANGED_WHILE_RUNNING in code:
-        return CampaignError(
-            f"on the Dask worker {worker}, files of model {model_name} (the program, its "
-            "libraries or its interpreter) changed while a batch of it ran; the results of "
-            "that batch were not stored: once the files are as they should be, run again "
-            "(`campaign run` then says which stored results were computed before the change)"
-        )
+        return changed_while_running(worker, model_name, differing)
     if differing:
         shown = "; ".join(differing[:3]) + (f"; {len(differing) - 3} more" * (len(differing) > 3))
         return CampaignError(
@@ -53,6 +50,31 @@ def other_code(
         "this machine has (it loaded the model before its code changed, or has "
         "another version): restart the workers (or install the same code on them) and "
         "run again; the results it computed were not stored"
+    )
+
+
+def changed_while_running(worker: str, model: Any, differing: list[str] | tuple) -> CampaignError:
+    """The error a batch whose program's files changed as it ran stops the run with, naming
+    them (``differing``: as its worker says them). A file the spec names by absolute path
+    (`campaign.spec.named_files`) that changed is most often one the program writes (``LOG:
+    /scratch/log.txt``): digested as one it reads, it cannot be named so."""
+    named = named_files(model) if isinstance(model, CommandSpec) else ()
+    written = [path for path in named if any(p.startswith(f"{path} ") for p in differing)]
+    if written:
+        return CampaignError(
+            f"on the Dask worker {worker}, {', '.join(written)} changed while a batch of model "
+            f"{model} ran; the results of that batch were not stored: a file model.command, "
+            "model.env, a template or an input's text names by absolute path is digested as "
+            "one the program reads, so a file the program writes must not be named so: name "
+            "it in the task's folder ({dir}/log.txt, or a relative path; keep: brings it back) "
+            "and run again"
+        )
+    shown = f" ({'; '.join(differing[:3])})" if differing else ""
+    return CampaignError(
+        f"on the Dask worker {worker}, files of model {model} (the program, its libraries or "
+        f"its interpreter) changed while a batch of it ran{shown}; the results of that batch "
+        "were not stored: once the files are as they should be, run again (`campaign run` "
+        "then says which stored results were computed before the change)"
     )
 
 

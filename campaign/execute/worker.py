@@ -194,11 +194,12 @@ def _code_as_it_ended(model_name: str | CommandSpec, code: str) -> str:
 
 
 def _differing(model_name: str | CommandSpec, code: str) -> list[str]:
-    """For a program whose files here are not those the plan digested, what differs (the
-    driver stops the run naming it); nothing otherwise."""
-    if not isinstance(model_name, CommandSpec) or CHANGED_WHILE_RUNNING in code:
+    """For a program whose files here are not those the plan digested, or changed while the
+    batch ran, what differs (the driver stops the run naming it); nothing otherwise."""
+    if not isinstance(model_name, CommandSpec):
         return []
-    if code == combined_digest(expected_files(model_name)):
+    ended = code.rpartition(CHANGED_WHILE_RUNNING)[2]
+    if ended == combined_digest(expected_files(model_name)):
         return []
     return differing_files(model_name)
 

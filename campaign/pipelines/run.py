@@ -26,6 +26,7 @@ from campaign.execute.items import TaskItems
 from campaign.models.contract import Model
 from campaign.plan.command_declaration import worker_code, worker_model
 from campaign.plan.early_stop import SameFailure, StoppedEarly
+from campaign.plan.outside_files import appeared_files, appeared_note
 from campaign.plan.plan import check_model, identity, make_plan
 from campaign.plan.sources import ON_CHANGE, Sources
 from campaign.plan.state import RunState
@@ -170,6 +171,9 @@ def _run_holding_the_output(
         raise
     for line in notes.lines():
         say(line)
+    appeared = appeared_files(spec.command, sources.code) if spec.command and sources else []
+    if appeared:
+        say(appeared_note(appeared))
     return finish(plan, spec, model, ledger, shard, confidence, say)
 
 

@@ -8,7 +8,9 @@ digested here as a Python model's input files are: per cell (a file edited makes
 the cells that name it), a folder by every file below it. The same for a file the command
 names by absolute path (`campaign.spec.named_files`: ``--platform /data/cluster.xml``, or
 ``--platform=/data/cluster.xml``, a word of a shell line), which every task reads; a folder
-named so is not digested there, as it is most often where a program writes.
+named so is not digested there, as it is most often where a program writes. A file named so
+that appears while a run goes on (`appeared_files`) is most often the program's output: the
+run says so as it ends.
 """
 
 from __future__ import annotations
@@ -44,6 +46,28 @@ def outside_arguments(command: CommandSpec) -> dict[str, str]:
     """Name (the path) -> digest of each file the command names by absolute path
     (`campaign.spec.named_files`: its arguments, a shell line's words), read by every task."""
     return {path: outside_digest(path) for path in named_files(command)}
+
+
+def appeared_files(command: CommandSpec, planned: Mapping[str, str]) -> list[str]:
+    """The files the command names by absolute path that exist now but did not when the run
+    was planned (``planned``: the code's digests then): most often files the program writes
+    (``LOG: /scratch/log.txt``), which the next plan would digest as files it reads."""
+    return [path for path in named_files(command) if path not in planned]
+
+
+def appeared_note(paths: list[str]) -> str:
+    """What a run says at its end of `appeared_files`, before the next run refuses its
+    results as computed before them."""
+    one = len(paths) == 1
+    it, them = ("it is", "it") if one else ("they are", "them")
+    return (
+        f"note: {', '.join(paths)} did not exist when this run was planned and "
+        f"{'exists' if one else 'exist'} now: named by absolute path (in model.command, "
+        f"model.env, a template or an input's text), {it} digested from the next run on as "
+        f"{'a file' if one else 'files'} the program reads, which makes these results stale; "
+        f"if the program writes {them}, name {them} in the task's folder ({{dir}}/log.txt, or "
+        "a relative path)"
+    )
 
 
 def outside_digest(path: str) -> str:

@@ -4,7 +4,8 @@ A program's metrics are read from its outputs by its ``metrics:`` source, on the
 each task ends (`campaign.execute.command_metrics`). `campaign remetric` may recompute them,
 or add new ones, with another parser: from then on, that parser defines those metrics for the
 whole campaign. campaign.json records it (`DEFINITIONS`: the parser, the SHA-256 of its
-code, when, and the metrics it defines), and every pipeline that stores or compares metrics
+code, the libraries its code imports as `campaign.plan.model_libraries` describes a spec's
+own parser's, when, and the metrics it defines), and every pipeline that stores or compares metrics
 applies it, so that one metric never means two things in one campaign:
 
 - `run` gives each new finished task's kept outputs to the recorded parsers before it is
@@ -12,8 +13,8 @@ applies it, so that one metric never means two things in one campaign:
 - `merge` recomputes the records of a folder that lacks a definition another holds;
 - `verify` recomputes a rerun task's metrics with them before it compares.
 
-A recorded parser that cannot be loaded, or whose code changed since, is refused in one line
-before anything runs: the tasks it recomputed would mean something else than new ones.
+A recorded parser that cannot be loaded, or whose code or libraries changed since, is refused
+in one line before anything runs: the tasks it recomputed would mean something else than new ones.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 
 from campaign.errors import CampaignError, ParameterError
 from campaign.models import describe_error
+from campaign.plan.model_libraries import model_libraries
 from campaign.results.names import entry_owner, metric_values
 from campaign.results.parser_code import code_digest, parser_digest, python_function
 from campaign.results.provenance import METRICS_FROM
@@ -47,6 +49,7 @@ class MetricsParser:
     description: str  # "stdout", "file: out.json", "parse: module:function"
     digest: str  # "sha256:..." of the code that parses
     source: MetricsSource | None = None
+    libraries: Mapping[str, str] | None = None  # a ``parse:`` parser's, as described here
 
 
 def command_parser(source: MetricsSource) -> MetricsParser:
@@ -60,7 +63,8 @@ def command_parser(source: MetricsSource) -> MetricsParser:
     if source.kind == "parse":
         function = python_function(source)
         digest = parser_digest(function, source.name.partition(":")[0])
-        return MetricsParser(parse, f"parse: {source.name}", digest, source)
+        libraries = parser_libraries(source.name)
+        return MetricsParser(parse, f"parse: {source.name}", digest, source, libraries)
     described = "stdout" if source.kind == "stdout" else f"{source.kind}: {source.name}"
     from campaign.execute import metric_text
 
@@ -90,6 +94,7 @@ class Definition:
     metrics: tuple[str, ...]  # those it defines now (a later remetric may take some over)
     kind: str | None = None  # its metrics source (None: given from Python)
     name: str = ""
+    libraries: Mapping[str, str] | None = None  # None: recorded before libraries were
 
     def stamp(self) -> dict[str, Any]:
         """What a record computed with it says (``metrics_from``), as remetric stamps it."""
@@ -101,7 +106,10 @@ class Definition:
         }
 
     def stored(self) -> dict[str, Any]:
-        return {**self.stamp(), "source": None if self.kind is None else [self.kind, self.name]}
+        stored = {**self.stamp(), "source": None if self.kind is None else [self.kind, self.name]}
+        if self.libraries is not None:
+            stored["libraries"] = dict(self.libraries)
+        return stored
 
     @classmethod
     def read(cls, stored: Mapping[str, Any]) -> Definition:
@@ -114,6 +122,7 @@ class Definition:
             tuple(stored.get("metrics") or ()),
             kind,
             name,
+            stored.get("libraries"),
         )
 
 
@@ -150,6 +159,7 @@ def redefined(
             tuple(returned),
             source.kind if source else None,
             source.name if source else "",
+            parser.libraries,
         ),
     ]
 
@@ -183,8 +193,34 @@ def loaded(definitions: list[Definition], where: str) -> list[tuple[Definition, 
                 f"{said}, whose code has changed since: new tasks would get another {metrics} "
                 f"than the stored ones; {again}"
             )
+        changed = changed_libraries(definition.libraries, parser.libraries)
+        if changed:
+            raise CampaignError(
+                f"{said}, whose libraries have changed since ({changed}): new tasks would get "
+                f"another {metrics} than the stored ones; {again}"
+            )
         parsers.append((definition, parser))
     return parsers
+
+
+def parser_libraries(name: str) -> dict[str, str]:
+    """The libraries a ``parse:`` parser ``module:function`` imports, described as a spec's own
+    parser's are (`campaign.plan.model_libraries`): another version of one computes other
+    metrics from the same outputs."""
+    try:
+        return model_libraries(name)
+    except ValueError as error:
+        raise CampaignError(f"metrics parser {name}: {error}") from None
+
+
+def changed_libraries(then: Mapping[str, str] | None, now: Mapping[str, str] | None) -> str:
+    """How the libraries a parser imports differ from those recorded with it ("scalelib: 1.0
+    then, 1.1 now"; "" when the same, or when none were recorded)."""
+    if then is None or now is None:
+        return ""
+    names = sorted(n for n in {*then, *now} if then.get(n) != now.get(n))
+    missing = "not imported"
+    return "; ".join(f"{n}: {then.get(n, missing)} then, {now.get(n, missing)} now" for n in names)
 
 
 def redefined_by(parsers: list[tuple[Definition, MetricsParser]]) -> list[str]:

@@ -6,10 +6,14 @@ program where it runs (a file system shared with the workers), so digested with 
   (``--platform=/data/cluster.xml``);
 - with ``shell: true``, each word of the line the same way, and a ``NAME=/data/file``
   assignment's value, but not the files the line writes (the target of an output
-  redirection, ``> /data/out.txt``; the arguments of ``tee``) nor a word the shell expands
+  redirection, ``> /data/out.txt``; the arguments of ``tee`` and ``mv``, the destination of
+  ``cp``, ``dd``'s ``of=``) nor a word the shell expands
   (``$DATA/x``, ``/data/*.xml``: known only when the line runs);
 - a path written literally in a template's text (``platform = /data/cluster.xml``,
-  `template_paths`);
+  `template_paths`), or in the text of an input that is data, not code (a ``platform.xml``
+  whose ``<trace file="/data/jobs.swf"/>`` the program follows, `input_paths`): one of at
+  most `SCAN_LIMIT` bytes, neither an executable, a script (``#!``) nor a Python module
+  (which may name a file to write as well as one to read), a larger one is not read for it;
 - an ``env`` value (``SIMGRID_PLATFORM: /data/cluster.xml``), each of its words and each
   ``:``-separated part of one (``CLASSPATH: /opt/sim.jar:/opt/lib.jar``,
   ``JAVA_TOOL_OPTIONS: -Dconf=/data/sim.conf``): the folders of a search path (``PATH``,
@@ -40,11 +44,15 @@ from campaign.spec.placeholders import PLACEHOLDER, TASK_PLACEHOLDERS, fill, val
 from campaign.spec.program import OPERATOR_CHARACTERS, SHELL_SYNTAX, is_assignment
 from campaign.spec.program_inputs import option_value
 
-WRITER = "tee"  # a command whose arguments are files it writes
+MOVERS = ("tee", "mv")  # commands whose arguments are files they write (or take away)
+COPIER = "cp"  # its last argument is the file it writes
+BLOCK_COPIER = "dd"  # its of= names the file it writes
 # an absolute path in a template's text: not the end of another path or word, nor after a
 # placeholder ({root}/x); up to a space, a quote or a character that separates values, other
 # than a placeholder's braces (/data/{size}.xml)
 TEMPLATE_PATH = re.compile(r"(?<![\w.~/$}-])/(?:[^\s\"'`<>|;,:=(){}\[\]]|\{[A-Za-z_]\w*\})+")
+SCAN_LIMIT = 2**20  # bytes: a larger input (a trace) is not read for the paths it names
+CODE_SUFFIXES = (".py",)  # an input that is code, not data the program reads as it is
 SYSTEM = ("/proc/", "/sys/", "/dev/")  # the kernel's files, not the program's inputs
 PRELOAD = "LD_PRELOAD"  # its libraries are digested as the program's (campaign.plan.runtime)
 
@@ -125,6 +133,8 @@ def _paths_in_spec(
     for item in inputs:
         if item.template:
             yield from template_paths(item.path)
+        else:
+            yield from input_paths(item.path)
     for name, value in env:
         if name != PRELOAD:
             words = [option_value(word) for word in value.split()]
@@ -142,9 +152,30 @@ def template_paths(path: str) -> list[str]:
     return [match[0].rstrip(".") for match in TEMPLATE_PATH.finditer(text)]  # a sentence's end
 
 
+def input_paths(path: str) -> list[str]:
+    """The absolute paths the text of an input that is no template holds, as a template's
+    (`template_paths`), those a placeholder would be part of aside (none is filled in it):
+    nothing for code (an executable, a script, a Python module), for a file of more than
+    `SCAN_LIMIT` bytes, and for one that is not text."""
+    if path.endswith(CODE_SUFFIXES) or os.access(path, os.X_OK):
+        return []
+    try:
+        if os.path.getsize(path) > SCAN_LIMIT:
+            return []
+        data = Path(path).read_bytes()
+    except OSError:  # a folder of inputs, or refused when the spec was read
+        return []
+    if b"\0" in data or data.startswith(b"#!"):
+        return []
+    text = data.decode("utf-8", errors="replace")
+    found = (match[0].rstrip(".") for match in TEMPLATE_PATH.finditer(text))
+    return [found_path for found_path in found if not PLACEHOLDER.search(found_path)]
+
+
 def shell_words(argv: tuple[str, ...]) -> list[str]:
     """The words of a shell line, less its operators and the files it writes: the targets
-    of its output redirections (``>``, ``>>``, ``2>``, ``&>``) and the arguments of ``tee``."""
+    of its output redirections (``>``, ``>>``, ``2>``, ``&>``) and those of the writers
+    `read_words` knows (``tee``, ``cp``, ``mv``, ``dd of=``)."""
     lexer = shlex.shlex(" ".join(argv), posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     try:
@@ -153,16 +184,35 @@ def shell_words(argv: tuple[str, ...]) -> list[str]:
         return []
     words: list[str] = []
     first = ""  # the program of the command a word belongs to
+    arguments: list[str] = []  # its arguments so far
     for index, token in enumerate(tokens):
         if set(token) <= OPERATOR_CHARACTERS:
             if ">" not in token and "<" not in token:  # | ; && ( ): another command
-                first = ""
+                words += read_words(first, arguments)
+                first, arguments = "", []
             continue
         before = tokens[index - 1] if index else ""
         if ">" in before and set(before) <= OPERATOR_CHARACTERS:
             continue
         if not first and not is_assignment(token):
             first = token  # a program: digested as one
-        elif Path(first).name != WRITER:
-            words.append(token)
-    return words
+        elif first:
+            arguments.append(token)
+        else:
+            words.append(token)  # an assignment before the program
+    return words + read_words(first, arguments)
+
+
+def read_words(program: str, arguments: list[str]) -> list[str]:
+    """The arguments of one command of a shell line less the files it writes, which are no
+    input: all of ``tee``'s and ``mv``'s (it takes its sources away), ``cp``'s last (its
+    destination, unless ``-t`` names a folder for it), ``dd``'s ``of=``."""
+    name = Path(program).name
+    if name in MOVERS:
+        return []
+    if name == COPIER and not any(w.startswith(("-t", "--target-directory")) for w in arguments):
+        operands = [word for word in arguments if not word.startswith("-")]
+        return [word for word in arguments if not operands or word != operands[-1]]
+    if name == BLOCK_COPIER:
+        return [word for word in arguments if not word.startswith("of=")]
+    return list(arguments)

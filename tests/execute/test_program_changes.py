@@ -62,7 +62,74 @@ def test_a_program_that_changes_while_it_runs_stops_the_run_storing_nothing(
         campaign.run(spec, scheduler=scheduler_address, progress=False)
     message = str(raised.value)
     assert "files of model command (the program, its libraries or its interpreter) " in message
-    assert "changed while a batch of it ran; the results of that batch were not stored" in message
+    changed = f"changed while a batch of it ran ({spec.parent / 'bin' / 'changing'} differs); "
+    assert changed + "the results of that batch were not stored" in message
     assert "\n" not in message
     plan = campaign.plan(spec)
     assert (plan.done, plan.missing) == (0, [0])
+
+
+LOGGING = """
+import os, sys
+with open(os.environ["LOG"], "a") as log:
+    log.write("ran\\n")
+print("y=%s" % sys.argv[1])
+"""
+
+
+def test_a_file_the_program_writes_named_by_absolute_path_is_named_in_the_stop(
+    tmp_path, scheduler_address
+):
+    """``LOG: /scratch/log.txt`` names a file the program writes: digested as one it reads,
+    it changes as the batch runs. The run stopped with `files of model command (the program,
+    its libraries or its interpreter) changed`, naming neither the file nor what to do."""
+    log = tmp_path / "scratch" / "log.txt"
+    log.parent.mkdir()
+    log.write_text("an earlier run\n")
+    (tmp_path / "sim.py").write_text(textwrap.dedent(LOGGING))
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        textwrap.dedent(f"""
+        name: logging
+        model:
+          command: [python3, sim.py, "{{seed}}"]
+          inputs: [sim.py]
+          env: {{LOG: {log}}}
+        replicates: 1
+        seed: 3
+        output: out
+        """)
+    )
+    with pytest.raises(CampaignError) as raised:
+        campaign.run(spec, scheduler=scheduler_address, progress=False)
+    message = str(raised.value)
+    assert f", {log} changed while a batch of model command ran; " in message
+    assert "name it in the task's folder ({dir}/log.txt" in message
+    assert "\n" not in message
+
+
+def test_a_run_whose_program_writes_a_file_named_by_absolute_path_says_so(
+    tmp_path, scheduler_address
+):
+    """The file did not exist when the run was planned: the run ended as if nothing
+    happened, and the next one refused every result as computed before the file changed."""
+    log = tmp_path / "scratch" / "log.txt"
+    log.parent.mkdir()
+    (tmp_path / "sim.py").write_text(textwrap.dedent(LOGGING))
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        textwrap.dedent(f"""
+        name: logging
+        model:
+          command: [python3, sim.py, "{{seed}}"]
+          inputs: [sim.py]
+          env: {{LOG: {log}}}
+        replicates: 1
+        seed: 3
+        output: out
+        """)
+    )
+    said: list[str] = []
+    campaign.run(spec, scheduler=scheduler_address, progress=False, say=said.append)
+    note = f"note: {log} did not exist when this run was planned and exists now: "
+    assert any(line.startswith(note) for line in said), said

@@ -369,3 +369,42 @@ def test_a_declared_metric_a_remetric_defines_is_not_asked_of_the_program(site, 
     results = campaign.run(spec, scheduler=scheduler_address, progress=False)
     assert results.attrs["tasks_failed"] == 0
     assert results["z"].values.tolist() == [[2] * 3, [4] * 3, [6] * 3]
+
+
+def test_a_recorded_parser_whose_library_changed_is_refused_as_an_edited_parser(
+    site, scheduler_address, monkeypatch
+):
+    """A library a remetric's parser imports (here a package on PYTHONPATH, described by a
+    digest of its code; an installed one by its version) is recorded with the parser, as a
+    spec's own ``{parse:}`` parser's libraries are: it was not, and after an upgrade of it
+    new tasks got another y than the stored ones, both shown as one metric."""
+    library = site / "lib"
+    library.mkdir()
+    (library / "scalelib.py").write_text("FACTOR = 10\n")
+    monkeypatch.syspath_prepend(str(library))
+    (site / "libscaled.py").write_text(SCALED.replace("from scale ", "from scalelib "))
+    forget("libscaled", "scalelib")
+    try:
+        spec = site / "spec.yaml"
+        campaign.run(spec, scheduler=scheduler_address, progress=False)
+        remetric(spec, MetricsSource("parse", "libscaled:y_scaled"))
+        stored = json.loads((site / "out" / "campaign.json").read_text())
+        (definition,) = stored["metric_definitions"]
+        assert definition["libraries"]["scalelib"].startswith("code ")
+        (library / "scalelib.py").write_text("FACTOR = 1000\n")  # upgraded
+        forget("libscaled", "scalelib")
+        spec.write_text(SPEC.replace("replicates: 2", "replicates: 3"))
+        with pytest.raises(CampaignError) as refused:
+            campaign.run(spec, scheduler=scheduler_address, progress=False)
+        then, now = definition["libraries"]["scalelib"], "code "
+        assert str(refused.value).startswith(
+            f"{site / 'out'}: metrics y were recomputed by `campaign remetric` with parse: "
+            f"libscaled:y_scaled, whose libraries have changed since (scalelib: {then} then, "
+            f"{now}"
+        )
+        assert len(Ledger(site / "out").load()) == 6  # nothing ran
+        remetric(spec, MetricsSource("parse", "libscaled:y_scaled"))  # as told
+        results = campaign.run(spec, scheduler=scheduler_address, progress=False)
+        assert results["y"].values.tolist() == [[1000] * 3, [2000] * 3, [3000] * 3]
+    finally:
+        forget("libscaled", "scalelib")

@@ -117,6 +117,31 @@ def test_a_shell_line_names_files_by_absolute_path_as_a_command_does(tmp_path):
     assert shown in describe_spec(load_spec(spec)).splitlines()
 
 
+def test_the_files_cp_mv_and_dd_write_in_a_shell_line_are_no_inputs(tmp_path):
+    """``cp out.txt /data/latest.txt``, ``mv``, ``dd of=``: the files they write (and take
+    away, ``mv``'s) were digested as files the program reads, and the first batch that wrote
+    one stopped the run (`files ... changed while a batch of it ran`). What ``cp`` and ``dd``
+    read is still digested."""
+    data, project = tmp_path / "data", tmp_path / "project"
+    data.mkdir()
+    project.mkdir()
+    names = ("base.xml", "latest.txt", "copy.xml", "moved.txt", "old.txt", "in.bin", "out.bin")
+    for name in names:
+        (data / name).write_text(name)
+    (project / "sim.py").write_text(textwrap.dedent(SIM))
+    line = (
+        f"python3 sim.py {data}/base.xml > out.txt && cp out.txt {data}/latest.txt; "
+        f"cp -p {data}/base.xml {data}/copy.xml; mv {data}/old.txt {data}/moved.txt; "
+        f"dd if={data}/in.bin of={data}/out.bin"
+    )
+    spec = project / "spec.yaml"
+    model = {"command": line, "shell": True, "inputs": ["sim.py"]}
+    spec.write_text(yaml.safe_dump({"name": "cp", "model": model, "replicates": 1, "seed": 1}))
+    code = command_sources(load_spec(spec).command).code
+    read = sorted(str(data / name) for name in ("base.xml", "in.bin"))
+    assert sorted(name for name in code if name.startswith("/")) == read
+
+
 def test_files_env_values_name_by_absolute_path_are_digested(tmp_path):
     """A file an ``env:`` value names by absolute path (the value, a word of it, an option's
     value in it, a part of a ``:``-separated list) is digested with the program: it was not,
@@ -169,6 +194,37 @@ def test_files_a_template_names_by_absolute_path_are_digested(tmp_path):
     code = command_sources(load_spec(spec).command).code
     read = sorted(str(data / name) for name in ("cluster.xml", "deploy.xml", "jobs.swf"))
     assert sorted(name for name in code if name.startswith("/")) == read
+
+
+def test_files_an_input_that_is_data_names_by_absolute_path_are_digested(tmp_path):
+    """A ``platform.xml`` among the inputs (no template) whose ``<trace file="/data/jobs.swf"/>``
+    the program follows: the trace is digested with the program, as a template's paths are;
+    it was not, and `run` kept the numbers computed from the old trace as current. Code (a
+    script, a Python module: it may name files it writes), an input over 1 MiB, a binary
+    one and a path holding braces (no placeholder is filled in an input) are not read for it."""
+    data, project = tmp_path / "data", tmp_path / "project"
+    data.mkdir()
+    project.mkdir()
+    for name in ("jobs.swf", "deploy.xml", "log.txt", "big.txt", "blob.txt", "run.txt"):
+        (data / name).write_text(name)
+    (project / "sim.py").write_text(f"LOG = '{data}/log.txt'\n" + textwrap.dedent(SIM))
+    (project / "platform.xml").write_text(
+        f'<platform>\n  <trace file="{data}/jobs.swf"/> <deploy>{data}/deploy.xml</deploy>\n'
+        f"  <out>{data}</out> <cell>{data}/{{size}}.xml</cell>\n</platform>\n"
+    )
+    (project / "run.sh").write_text(f"#!/bin/sh\ncat {data}/run.txt\n")
+    (project / "big.txt").write_text(f"{data}/big.txt\n" + "x" * 2**20)
+    (project / "blob.bin").write_bytes(f"\0{data}/blob.txt".encode())
+    inputs = ["sim.py", "platform.xml", "run.sh", "big.txt", "blob.bin"]
+    model = {"command": ["python3", "sim.py", "{seed}"], "inputs": inputs}
+    spec = project / "spec.yaml"
+    spec.write_text(yaml.safe_dump({"name": "data", "model": model, "replicates": 1, "seed": 1}))
+    code = command_sources(load_spec(spec).command).code
+    read = sorted(str(data / name) for name in ("jobs.swf", "deploy.xml"))
+    assert sorted(name for name in code if name.startswith("/")) == read
+    assert code[str(data / "jobs.swf")] == file_digest(data / "jobs.swf")
+    shown = f"  files by path: {', '.join(read)} (digested; read on each worker)"
+    assert shown in describe_spec(load_spec(spec)).splitlines()
 
 
 def test_a_file_named_by_a_path_a_placeholder_is_part_of_is_digested_per_cell(tmp_path):
