@@ -45,8 +45,8 @@ def add_query(subparsers) -> None:
     add_where_option(p)
     add_format_options(
         p,
-        "each metric as mean ± half-width (with --rank: the ranking, csv and json as plain "
-        "numbers without the notes)",
+        "each metric as mean ± half-width (with --rank: the ranking); csv and json the "
+        "numbers alone, their notes on stderr",
     )
     add_pivot_option(p)
     p.add_argument(
