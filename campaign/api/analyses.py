@@ -191,6 +191,29 @@ def sensitivity(results, metric, **options):
     return result
 
 
+def check_second_order(results, method=None) -> None:
+    """Refuse second-order Sobol indices of ``results`` (a Dataset, a results file or its
+    folder) analysed by ``method`` (None: the design's default) in one line, from two of
+    its attributes alone, before any indices are computed."""
+    import xarray as xr
+
+    from campaign.analysis.second_order import ATTRIBUTES, second_order_refusal
+    from campaign.errors import CampaignError
+    from campaign.results.netcdf import results_file
+    from campaign.store.results_attributes import results_attributes
+
+    if isinstance(results, xr.Dataset):
+        attrs = dict(results.attrs)
+    else:
+        try:
+            attrs = results_attributes(results_file(results), ATTRIBUTES)
+        except OSError:  # not a netCDF file: reading the results says so
+            return
+    refusal = second_order_refusal(attrs, method)
+    if refusal:
+        raise CampaignError(refusal)
+
+
 @checked()
 def select(results):
     """What a selection campaign (a spec with ``select:``) decided, replayed from its results

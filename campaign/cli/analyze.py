@@ -309,6 +309,10 @@ def cmd_sensitivity(args) -> int:
             f"saltelli design drawn with second_order: true); --method {args.method} gives "
             "none: leave --second-order out"
         )
+    if args.second_order:  # a design with no pairs' indices: refused before any work too
+        from campaign.api.analyses import check_second_order
+
+        check_second_order(args.results, args.method)
     options = dict(method=args.method, where=args.where, confidence=args.confidence)
     options.update(resamples=args.resamples, transform=args.transform)
     results = [api.sensitivity(args.results, m, **options) for m in dict.fromkeys(args.metric)]
