@@ -191,6 +191,18 @@ def sensitivity(results, metric, **options):
     return result
 
 
+def check_metrics(dataset, metrics) -> None:
+    """Refuse a metric ``dataset`` lacks, in the words `sensitivity` would, before the
+    indices of the metrics named before it are computed."""
+    from campaign.errors import BadValue
+    from campaign.results.assemble import metrics_of
+
+    for metric in metrics:
+        if metric not in metrics_of(dataset):
+            known = ", ".join(metrics_of(dataset))
+            raise BadValue("metric", metric, f"is not in the results; metrics: {known}")
+
+
 def check_second_order(results, method=None) -> None:
     """Refuse second-order Sobol indices of ``results`` (a Dataset, a results file or its
     folder) analysed by ``method`` (None: the design's default) in one line, from two of

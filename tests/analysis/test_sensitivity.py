@@ -505,3 +505,17 @@ def test_csv_and_json_carry_the_numbers_and_notes_the_text_shows(tmp_path, capsy
         "campaign: ey: 1 points left out (no replicate has a value): point 0; the indices are "
         "those of the other points, unbiased only if failing does not depend on the inputs",
     ]
+
+
+def test_a_metric_the_results_lack_is_refused_before_any_indices(tmp_path, capsys, monkeypatch):
+    """``--metric y --metric nope``: y's indices (a bootstrap of seconds to minutes on a large
+    design) were computed before nope was refused; now no analysis runs, and the metrics
+    that are there are analysed from one read of the file."""
+    path = linear_results(tmp_path)
+    analysed = []
+    monkeypatch.setattr(
+        campaign.api, "sensitivity", lambda results, metric, **options: analysed.append(metric)
+    )
+    assert main(["sensitivity", str(path), "--metric", "y", "--metric", "nope"]) == 2
+    assert capsys.readouterr().err.startswith("campaign: error: --metric 'nope' is not in the")
+    assert analysed == []
