@@ -249,6 +249,8 @@ def cmd_query(args) -> int:
                 "cell of the other factors; leave --by out, or give --where to rank within some "
                 "levels"
             )
+        if args.pivot:  # refused before the ranking is computed, as campaign.table refuses it
+            raise CampaignError("--pivot is for query and compare tables, not a ranking")
         result = api.rank(
             args.results, args.rank, args.metric, args.where, args.confidence, args.maximize
         )

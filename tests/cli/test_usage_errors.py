@@ -360,6 +360,13 @@ def test_by_with_a_ranking_is_refused(results, capsys):
     )
 
 
+def test_pivot_with_a_ranking_is_refused_before_any_work(tmp_path, capsys):
+    """Refused once the ranking was computed (the results read, every degradation); now
+    before the results are read: a path with no results is not looked at."""
+    argv = ["query", str(tmp_path / "none"), "--rank", "strategy", "--pivot", "load"]
+    assert refused(capsys, *argv) == "--pivot is for query and compare tables, not a ranking"
+
+
 def test_a_folder_of_finished_tasks_without_results_says_how_to_write_them(
     tmp_path, capsys, scheduler_address
 ):
