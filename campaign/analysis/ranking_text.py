@@ -33,6 +33,13 @@ class Ranking:
     title: str
     notes: list[str]
     left_out: str | None  # the line counting replicates left out of the interval, if any
+    legend: str = ""  # the note saying what the columns are (among the notes)
+
+    def caveats(self) -> list[str]:
+        """The notes but the legend: what a CSV or JSON reader of the ranking needs on stderr
+        (results behind their ledger, replicates or instances left out, the warnings, the
+        Friedman test), its columns saying the rest."""
+        return [note for note in self.notes if note != self.legend]
 
     def wrapped_notes(self) -> list[str]:
         """The notes as a reader gets them under the table (`campaign.render.ranking`): each
@@ -121,4 +128,4 @@ def rank_levels(
     notes = [*written_before(result.attrs), legend, *([counted] if counted else [])]
     notes += judged_notes
     notes += ranking_notes(result, paired)
-    return Ranking(result, title, notes, counted)
+    return Ranking(result, title, notes, counted, legend)

@@ -93,13 +93,15 @@ def selection_report(dataset: xr.Dataset) -> SelectionReport:
     report_systems = pd.DataFrame(system_rows)
     capped = int((report_groups["ending"] == "max_replicates").sum())
     written, counted = written_before(dataset.attrs), short_note(short)
+    unheld = unheld_words(selection, capped, len(groups))  # said in the guarantee's line
+    unheld_line = [f"the {guarantee_kind(selection)} {unheld}"] * bool(unheld)
     return SelectionReport(
         selection,
         report_groups,
         report_systems,
         guarantee_text(selection, dataset, capped, len(groups)),
         written + count_notes(selection, len(systems), set(report_groups["ending"])) + counted,
-        written + counted,
+        written + unheld_line + counted,
     )
 
 
@@ -250,10 +252,18 @@ def guarantee_text(
             f"{selection.pcs:g} whenever its mean is at least {zone} better than every other's, "
             f"for normal outputs ({procedure}; {crn})"
         )
-    if capped and selection.procedure != "ocba":
-        which = "the group" if groups == 1 else f"{capped} of the {groups} groups"
-        promise += f"; it does not hold for {which} ended at max_replicates before deciding"
-    return [f"select: {what}", promise]
+    unheld = unheld_words(selection, capped, groups)
+    return [f"select: {what}", promise + (f"; it {unheld}" if unheld else "")]
+
+
+def unheld_words(selection: Selection, capped: int, groups: int) -> str:
+    """Where the guarantee does not hold (``capped`` of the ``groups`` ended at
+    max_replicates before deciding), in words after "it"; empty where it holds everywhere
+    or where there is none (OCBA)."""
+    if not capped or selection.procedure == "ocba":
+        return ""
+    which = "the group" if groups == 1 else f"{capped} of the {groups} groups"
+    return f"does not hold for {which} ended at max_replicates before deciding"
 
 
 def count_notes(selection: Selection, systems: int, endings: set[str]) -> list[str]:

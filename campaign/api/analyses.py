@@ -191,6 +191,41 @@ def sensitivity(results, metric, **options):
     return result
 
 
+def check_metrics(dataset, metrics) -> None:
+    """Refuse a metric ``dataset`` lacks, in the words `sensitivity` would, before the
+    indices of the metrics named before it are computed."""
+    from campaign.errors import BadValue
+    from campaign.results.assemble import metrics_of
+
+    for metric in metrics:
+        if metric not in metrics_of(dataset):
+            known = ", ".join(metrics_of(dataset))
+            raise BadValue("metric", metric, f"is not in the results; metrics: {known}")
+
+
+def check_second_order(results, method=None) -> None:
+    """Refuse second-order Sobol indices of ``results`` (a Dataset, a results file or its
+    folder) analysed by ``method`` (None: the design's default) in one line, from two of
+    its attributes alone, before any indices are computed."""
+    import xarray as xr
+
+    from campaign.analysis.second_order import ATTRIBUTES, second_order_refusal
+    from campaign.errors import CampaignError
+    from campaign.results.netcdf import results_file
+    from campaign.store.results_attributes import results_attributes
+
+    if isinstance(results, xr.Dataset):
+        attrs = dict(results.attrs)
+    else:
+        try:
+            attrs = results_attributes(results_file(results), ATTRIBUTES)
+        except OSError:  # not a netCDF file: reading the results says so
+            return
+    refusal = second_order_refusal(attrs, method)
+    if refusal:
+        raise CampaignError(refusal)
+
+
 @checked()
 def select(results):
     """What a selection campaign (a spec with ``select:``) decided, replayed from its results

@@ -45,8 +45,8 @@ def add_query(subparsers) -> None:
     add_where_option(p)
     add_format_options(
         p,
-        "each metric as mean ± half-width (with --rank: the ranking, csv and json as plain "
-        "numbers without the notes)",
+        "each metric as mean ± half-width (with --rank: the ranking); csv and json the "
+        "numbers alone, their notes on stderr",
     )
     add_pivot_option(p)
     p.add_argument(
@@ -249,6 +249,8 @@ def cmd_query(args) -> int:
                 "cell of the other factors; leave --by out, or give --where to rank within some "
                 "levels"
             )
+        if args.pivot:  # refused before the ranking is computed, as campaign.table refuses it
+            raise CampaignError("--pivot is for query and compare tables, not a ranking")
         result = api.rank(
             args.results, args.rank, args.metric, args.where, args.confidence, args.maximize
         )
@@ -309,9 +311,18 @@ def cmd_sensitivity(args) -> int:
             f"saltelli design drawn with second_order: true); --method {args.method} gives "
             "none: leave --second-order out"
         )
+    if args.second_order:  # a design with no pairs' indices: refused before any work too
+        from campaign.api.analyses import check_second_order
+
+        check_second_order(args.results, args.method)
+    from campaign.api.analyses import check_metrics, viewed
+
+    dataset = viewed(args.results, ())  # read once: every metric's indices from one file
+    metrics = list(dict.fromkeys(args.metric))
+    check_metrics(dataset, metrics)  # a metric it lacks refused before any indices
     options = dict(method=args.method, where=args.where, confidence=args.confidence)
     options.update(resamples=args.resamples, transform=args.transform)
-    results = [api.sensitivity(args.results, m, **options) for m in dict.fromkeys(args.metric)]
+    results = [api.sensitivity(dataset, m, **options) for m in metrics]
     print(api.table(results, args.format, second_order=args.second_order), end="")
     if args.format in ("csv", "json"):  # the numbers alone: the notes go to stderr
         for result in results:

@@ -15,24 +15,25 @@ from campaign.analysis.unfinished import written_before
 
 def data_notes(result) -> list[str]:
     """The notes of what ``result``'s numbers lack: a query's unfinished tasks, any analysis's
-    stale results.nc, and the values each analysis left out; for a comparison, every warning
-    its text table shows (too few replicates, no ratio, several intervals at once)."""
+    stale results.nc, and the values each analysis left out; for a query, a ranking and a
+    comparison, every warning and note their text tables show but a ranking's legend (too
+    few replicates, NaN values, no ratio, several intervals at once, a Friedman test)."""
     from campaign.analysis.comparison import notes
     from campaign.analysis.ranking_text import Ranking
     from campaign.analysis.selection_report import SelectionReport
     from campaign.analysis.sensitivity import Sensitivity
     from campaign.render.effects import fraction_left_out, left_out_words
     from campaign.render.sensitivity import csv_notes
-    from campaign.render.summary import unfinished_notes
+    from campaign.render.summary import unfinished_notes, value_notes
 
     if isinstance(result, pd.DataFrame):
-        return unfinished_notes(result)
+        return unfinished_notes(result) + value_notes(result, list(result.attrs["metrics"]))
     if isinstance(result, SelectionReport):
         return result.lacks
     if isinstance(result, Sensitivity):
         return csv_notes(result)
     if isinstance(result, Ranking):
-        return written_before(result.result.attrs) + [result.left_out] * bool(result.left_out)
+        return result.caveats()
     if not isinstance(result, xr.Dataset):
         return []
     if result.attrs.get("analysis") == "comparison":  # every warning its text table shows

@@ -51,8 +51,12 @@ def with_fit(frame: pd.DataFrame, result: Sensitivity) -> pd.DataFrame:
 
 def csv_notes(result: Sensitivity) -> list[str]:
     """What a CSV or JSON table's cells cannot say, for stderr: its warnings, a transform of
-    the output, the points left out."""
+    the output, the failed or NaN replicates left out of the point means, the points left
+    out."""
     notes = list(result.warnings)
+    fewest, _ = result.valued
+    if fewest < result.replicates:  # noise_share is in the table; what the means lack is not
+        notes += [note for note in describe(result)[1] if note.startswith("each point's output")]
     if result.transform:
         notes.append(
             f"the indices are of {result.transform}({result.metric}): each replicate's "

@@ -139,28 +139,37 @@ def text_table(
     below = []
     if len(shown) < len(frame):
         below.append(f"... {len(frame) - len(shown)} more rows (campaign query shows them all)")
+    below += value_notes(frame, metrics)
+    return Shown(header, rows, len(factors), below=below)
+
+
+def value_notes(frame: pd.DataFrame, metrics: list[str]) -> list[str]:
+    """The notes under the text table on the values its means lack (replicates left out, NaN
+    or absent values) and on intervals over too few replicates: what a CSV or JSON reader gets
+    on stderr too (`campaign.render.data_notes`)."""
+    notes = []
     for metric in metrics:
-        if left_out[metric]:
-            below.append(
-                f"{metric}: {left_out[metric]} replicates left out (some of the pooled cells "
+        left_out = column_total(frame, f"{metric}_left_out")
+        if left_out:
+            notes.append(
+                f"{metric}: {left_out} replicates left out (some of the pooled cells "
                 "have no value in them: failed, missing or NaN); means and n are over complete "
                 "replicates"
             )
     for metric in metrics:
         undefined = column_total(frame, f"{metric}_nan")
         if undefined:
-            below.append(
+            notes.append(
                 f"{metric}: {undefined} values NaN (finished tasks, the value undefined); left "
                 "out of the means and n"
             )
         absent = column_total(frame, f"{metric}_absent")
         if absent:
-            below.append(
+            notes.append(
                 f"{metric}: {absent} values absent (finished tasks that did not return it); "
                 "left out of the means and n"
             )
-    below += fewest_replicates(frame, metrics)
-    return Shown(header, rows, len(factors), below=below)
+    return notes + fewest_replicates(frame, metrics)
 
 
 def paper_table(

@@ -505,3 +505,47 @@ def test_csv_and_json_carry_the_numbers_and_notes_the_text_shows(tmp_path, capsy
         "campaign: ey: 1 points left out (no replicate has a value): point 0; the indices are "
         "those of the other points, unbiased only if failing does not depend on the inputs",
     ]
+
+
+def test_a_metric_the_results_lack_is_refused_before_any_indices(tmp_path, capsys, monkeypatch):
+    """``--metric y --metric nope``: y's indices (a bootstrap of seconds to minutes on a large
+    design) were computed before nope was refused; now no analysis runs, and the metrics
+    that are there are analysed from one read of the file."""
+    path = linear_results(tmp_path)
+    analysed = []
+    monkeypatch.setattr(
+        campaign.api, "sensitivity", lambda results, metric, **options: analysed.append(metric)
+    )
+    assert main(["sensitivity", str(path), "--metric", "y", "--metric", "nope"]) == 2
+    assert capsys.readouterr().err.startswith("campaign: error: --metric 'nope' is not in the")
+    assert analysed == []
+
+
+def test_csv_says_on_stderr_that_point_means_leave_failed_replicates_out(tmp_path, capsys):
+    """One task in 7 fails: the text says each point's output is the mean of 2 to 3 of its 3
+    replicates; CSV and JSON said nothing of it (their noise_share column alone)."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        LINEAR.format(design="{latin_hypercube: {points: 20}}").replace(
+            "replicates: 2", "replicates: 3"
+        )
+    )
+    design = Design(load_spec(spec))
+    records = {}
+    for index, task in enumerate(design.tasks()):
+        record = {"key": task.key, "status": "failed", "error": "ValueError: boom"}
+        if index % 7:
+            metrics = sampled_models.linear(cell_params(design.spec, task.cell), task.seed)
+            record = {"key": task.key, "status": "ok", "metrics": metrics}
+        records[task.key] = record
+    path = write_netcdf(assemble(design, records, 0.95), tmp_path / "results.nc")
+    for fmt in ("csv", "json"):
+        assert main(["sensitivity", str(path), "--metric", "y", "--format", fmt]) == 0
+        said = capsys.readouterr().err.splitlines()
+        assert any(
+            line.startswith(
+                "campaign: y: each point's output is the mean of its replicates with a value, "
+                "2 to 3 of 3 (failed and NaN ones left out;"
+            )
+            for line in said
+        ), said

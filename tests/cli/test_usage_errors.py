@@ -360,6 +360,13 @@ def test_by_with_a_ranking_is_refused(results, capsys):
     )
 
 
+def test_pivot_with_a_ranking_is_refused_before_any_work(tmp_path, capsys):
+    """Refused once the ranking was computed (the results read, every degradation); now
+    before the results are read: a path with no results is not looked at."""
+    argv = ["query", str(tmp_path / "none"), "--rank", "strategy", "--pivot", "load"]
+    assert refused(capsys, *argv) == "--pivot is for query and compare tables, not a ranking"
+
+
 def test_a_folder_of_finished_tasks_without_results_says_how_to_write_them(
     tmp_path, capsys, scheduler_address
 ):
@@ -446,3 +453,36 @@ def test_second_order_with_another_method_than_sobol_is_refused_before_any_work(
         "saltelli design drawn with second_order: true); --method morris gives none: leave "
         "--second-order out"
     )
+
+
+@pytest.mark.parametrize(
+    ("attrs", "refusal"),
+    [
+        (
+            {"design": "latin_hypercube"},
+            "--second-order is for --method sobol (the Sobol indices of pairs of factors, on a "
+            "saltelli design drawn with second_order: true); these results are of a "
+            "latin_hypercube design, analysed by regression: leave --second-order out",
+        ),
+        (
+            {"design": "saltelli", "design_second_order": "false"},
+            "--second-order needs a saltelli design drawn with second_order: true (the points "
+            "the pairs' indices need); these results' design was drawn with second_order: "
+            "false: leave --second-order out, or run the campaign with second_order: true",
+        ),
+    ],
+)
+def test_second_order_of_a_design_without_pairs_is_refused_before_any_work(
+    tmp_path, capsys, attrs, refusal
+):
+    """Judged from results.nc's design attributes alone: the metric named is not even looked
+    for (the analysis would refuse it first, after reading every number)."""
+    import xarray as xr
+
+    from campaign.analysis.second_order import second_order_refusal
+
+    path = tmp_path / "results.nc"
+    xr.Dataset({"y": ("point", [1.0, 2.0])}, attrs=attrs).to_netcdf(path)
+    argv = ["sensitivity", str(path), "--metric", "nope", "--second-order"]
+    assert refused(capsys, *argv) == refusal
+    assert second_order_refusal({"design": "saltelli", "design_second_order": "true"}, None) is None

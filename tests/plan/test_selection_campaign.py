@@ -134,6 +134,12 @@ def test_groups_ended_at_max_replicates_are_named_in_the_guarantee_and_save_noth
     out = capsys.readouterr().out
     assert "it does not hold for 2 of the 2 groups ended at max_replicates" in out
     assert f"tasks: {report.tasks:,} in all; Rinott's count {report.rinott:,}\n" in out
+    for fmt in ("csv", "json"):  # the data alone on stdout, where it does not hold on stderr
+        assert main(["select", str(output), "--format", fmt]) == 0
+        assert capsys.readouterr().err == (
+            "campaign: the guarantee does not hold for 2 of the 2 groups ended at "
+            "max_replicates before deciding\n"
+        )
 
 
 def test_the_report_has_a_selection_section(selected, tmp_path):

@@ -75,7 +75,7 @@ def test_csv_and_json_hold_the_data_and_stderr_what_it_lacks(tmp_path, capsys):
             said = err.splitlines()
             assert note in said, (name, fmt, err)
             assert any(line.startswith(LACKED[name]) for line in said), err
-            assert len(said) == 2 or name == "compare", err  # compare: every warning, below
+            assert len(said) == 2 or name != "effects", err  # the others: every warning, below
 
 
 def test_compare_csv_and_json_say_on_stderr_every_warning_its_text_table_shows(tmp_path, capsys):
@@ -89,6 +89,47 @@ def test_compare_csv_and_json_say_on_stderr_every_warning_its_text_table_shows(t
         said = capsys.readouterr().err.splitlines()
         assert [f"campaign: {line}" for line in text[-len(said) :]] == said
         assert any("too few for an interval" in line for line in said), said
+
+
+def noisy_results() -> xr.Dataset:
+    """Three paired strategies at two loads, 3 replicates, one value NaN (its task finished)."""
+    rng = np.random.default_rng(3)
+    dims = ("strategy", "load", "replicate")
+    values = rng.normal(10.0, 1.0, (3, 2, 3)) + np.array([0.0, 2.0, 4.0])[:, None, None]
+    values[2, 0, 1] = np.nan
+    seeds = np.broadcast_to(np.arange(6).reshape(1, 2, 3), values.shape)
+    return xr.Dataset(
+        {"wait": (dims, values), "status": (dims, np.ones(values.shape, "i1"))}
+        | {"seed": (dims, seeds.copy())},
+        {"strategy": ["a", "b", "c"], "load": [1.0, 2.0], "replicate": np.arange(3)},
+        attrs={"confidence": 0.95, "paired": "strategy"},
+    )
+
+
+def test_query_and_rank_csv_and_json_say_on_stderr_every_warning_their_text_shows(tmp_path, capsys):
+    """Too few replicates, NaN values, replicates left out, the Friedman test: each line under
+    the text table (but a ranking's legend, which says what its columns are) is said on
+    stderr with CSV and JSON, as compare's are."""
+    path = tmp_path / "results.nc"
+    noisy_results().to_netcdf(path)
+    expected = {
+        "query": ["values NaN", "rest on 2 replicate(s)"],
+        "rank": ["replicates left out", "rest on 2 replicates", "Friedman test"],
+    }
+    for name, argv in {
+        "query": ["query", str(path)],
+        "rank": ["query", str(path), "--rank", "strategy", "--metric", "wait"],
+    }.items():
+        assert main(argv) == 0
+        text = capsys.readouterr().out.replace("\n  ", " ")
+        for fmt in ("csv", "json"):
+            assert main([*argv, "--format", fmt]) == 0
+            err = capsys.readouterr().err
+            said = [line.removeprefix("campaign: ") for line in err.splitlines()]
+            assert all(line in text for line in said), (name, said)
+            for words in expected[name]:
+                assert any(words in line for line in said), (name, fmt, words, said)
+            assert not any(line.startswith("D_means:") for line in said), said
 
 
 def test_an_export_or_a_figure_of_stale_results_says_so_beside_the_files(tmp_path, capsys):

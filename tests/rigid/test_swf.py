@@ -157,3 +157,22 @@ def test_a_run_left_without_jobs_fails_instead_of_giving_nan(tmp_path):
         "no job is left to simulate (jobs dropped: 1 size, 1 too_wide; then warmup_days, days "
         "and jobs shape the rest): every metric would be undefined"
     )
+
+
+def test_mean_slowdown_of_jobs_replayed_as_0_s_is_over_the_others(tmp_path):
+    """A job of 0 s has no slowdown (its response over 0 s is inf, or 0/0): mean_slowdown is
+    the mean over the jobs of a positive runtime, n_zero_run_time counts those it leaves out
+    (here the two unknown run times replayed as 0 s, without clean), and with clean, which
+    drops them, it is the same mean over the same jobs."""
+    from campaign.models.jobs import run, schedule
+
+    rows = [*ROWS[:2], ROWS[2], ROWS[2].replace("3 20 0 -1", "11 25 0 -7", 1), *ROWS[3:]]
+    path = write(tmp_path / "t.swf", rows=rows)
+    values = run({"trace": str(path)}, 1)
+    done = schedule({"trace": str(path)}, 1)
+    timed = done.runtime > 0
+    expected = ((done.end - done.workload.submit)[timed] / done.runtime[timed]).mean()
+    assert values["mean_slowdown"] == pytest.approx(expected)
+    assert np.isfinite(values["mean_slowdown"]) and values["n_zero_run_time"] == 2
+    assert values["n_unknown_run_time"] == 2
+    assert run({"trace": str(path), "clean": True}, 1)["n_zero_run_time"] == 0

@@ -17,7 +17,15 @@ METRICS: dict[str, dict[str, str]] = {
     "mean_wait": {"units": "s", "long_name": "mean waiting time (start - submit)"},
     "max_wait": {"units": "s", "long_name": "maximum waiting time"},
     "mean_turnaround": {"units": "s", "long_name": "mean response time (end - submit)"},
-    "mean_slowdown": {"units": "1", "long_name": "mean slowdown (end - submit) / runtime"},
+    "mean_slowdown": {
+        "units": "1",
+        "long_name": "mean slowdown (end - submit) / runtime over the jobs of runtime > 0 s",
+    },
+    "n_zero_run_time": {
+        "units": "1",
+        "long_name": "simulated jobs of runtime 0 s (unknown ones replayed as 0 s among them), "
+        "left out of mean_slowdown",
+    },
     "mean_bsld": {
         "units": "1",
         "long_name": "mean bounded slowdown max(1, (end - submit) / max(runtime, 10 s))",
@@ -64,7 +72,7 @@ def schedule_metrics(schedule: Schedule, bsld_floor_one: bool = True) -> dict[st
     nan = float("nan")
     if n == 0:
         values = {name: nan for name in METRICS}
-        values.update(jobs=0.0, jobs_killed=0.0, jobs_backfilled=0.0)
+        values.update(jobs=0.0, jobs_killed=0.0, jobs_backfilled=0.0, n_zero_run_time=0.0)
         return values
     submit = w.submit
     size = w.size.astype(np.float64)
@@ -75,8 +83,9 @@ def schedule_metrics(schedule: Schedule, bsld_floor_one: bool = True) -> dict[st
     total_work = work.sum()
     cmax = float(schedule.end.max())
     processors = float(sum(schedule.processors))
+    timed = p > 0  # a slowdown is undefined at 0 s (inf or 0/0); the bounded one is not
+    slowdown = response[timed] / p[timed]
     with np.errstate(divide="ignore", invalid="ignore"):
-        slowdown = response / p
         bsld = response / np.maximum(p, TAU)
     if bsld_floor_one:
         bsld = np.maximum(bsld, 1.0)
@@ -85,7 +94,8 @@ def schedule_metrics(schedule: Schedule, bsld_floor_one: bool = True) -> dict[st
         "mean_wait": float(wait.mean()),
         "max_wait": float(wait.max()),
         "mean_turnaround": float(response.mean()),
-        "mean_slowdown": float(slowdown.mean()),
+        "mean_slowdown": float(slowdown.mean()) if slowdown.size else nan,
+        "n_zero_run_time": float(n - slowdown.size),
         "mean_bsld": float(bsld.mean()),
         "awrt": float((work * response).sum() / total_work) if total_work > 0 else nan,
         "awwt": float((work * wait).sum() / total_work) if total_work > 0 else nan,
