@@ -191,6 +191,13 @@ def sensitivity(results, metric, **options):
     return result
 
 
+@checked(check.SENSITIVITY_OPTIONS)
+def sensitivity_options(**options):
+    """``options`` of `sensitivity`, checked as it checks them: for a caller that reads the
+    results once for several metrics, so that a bad option is refused before the read."""
+    return options
+
+
 def check_metrics(dataset, metrics) -> None:
     """Refuse a metric ``dataset`` lacks, in the words `sensitivity` would, before the
     indices of the metrics named before it are computed."""

@@ -315,13 +315,14 @@ def cmd_sensitivity(args) -> int:
         from campaign.api.analyses import check_second_order
 
         check_second_order(args.results, args.method)
-    from campaign.api.analyses import check_metrics, viewed
+    from campaign.api.analyses import check_metrics, sensitivity_options, viewed
 
+    options = dict(method=args.method, where=args.where, confidence=args.confidence)
+    options.update(resamples=args.resamples, transform=args.transform)
+    sensitivity_options(**options)  # refused before the results are read
     dataset = viewed(args.results, ())  # read once: every metric's indices from one file
     metrics = list(dict.fromkeys(args.metric))
     check_metrics(dataset, metrics)  # a metric it lacks refused before any indices
-    options = dict(method=args.method, where=args.where, confidence=args.confidence)
-    options.update(resamples=args.resamples, transform=args.transform)
     results = [api.sensitivity(dataset, m, **options) for m in metrics]
     print(api.table(results, args.format, second_order=args.second_order), end="")
     if args.format in ("csv", "json"):  # the numbers alone: the notes go to stderr
