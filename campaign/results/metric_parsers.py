@@ -27,6 +27,7 @@ from typing import Any
 from campaign.errors import CampaignError, ParameterError
 from campaign.models import describe_error
 from campaign.plan.model_libraries import model_libraries
+from campaign.plan.sources import library_changes
 from campaign.results.names import entry_owner, metric_values
 from campaign.results.parser_code import code_digest, parser_digest, python_function
 from campaign.results.provenance import METRICS_FROM
@@ -63,7 +64,10 @@ def command_parser(source: MetricsSource) -> MetricsParser:
     if source.kind == "parse":
         function = python_function(source)
         digest = parser_digest(function, source.name.partition(":")[0])
-        libraries = parser_libraries(source.name)
+        try:  # another version of one computes other metrics from the same outputs
+            libraries = model_libraries(source.name)
+        except ValueError as error:
+            raise CampaignError(f"metrics parser {source.name}: {error}") from None
         return MetricsParser(parse, f"parse: {source.name}", digest, source, libraries)
     described = "stdout" if source.kind == "stdout" else f"{source.kind}: {source.name}"
     from campaign.execute import metric_text
@@ -193,34 +197,14 @@ def loaded(definitions: list[Definition], where: str) -> list[tuple[Definition, 
                 f"{said}, whose code has changed since: new tasks would get another {metrics} "
                 f"than the stored ones; {again}"
             )
-        changed = changed_libraries(definition.libraries, parser.libraries)
+        changed = library_changes(definition.libraries, parser.libraries or {})
         if changed:
             raise CampaignError(
-                f"{said}, whose libraries have changed since ({changed}): new tasks would get "
-                f"another {metrics} than the stored ones; {again}"
+                f"{said}, whose libraries have changed since ({'; '.join(changed)}): new tasks "
+                f"would get another {metrics} than the stored ones; {again}"
             )
         parsers.append((definition, parser))
     return parsers
-
-
-def parser_libraries(name: str) -> dict[str, str]:
-    """The libraries a ``parse:`` parser ``module:function`` imports, described as a spec's own
-    parser's are (`campaign.plan.model_libraries`): another version of one computes other
-    metrics from the same outputs."""
-    try:
-        return model_libraries(name)
-    except ValueError as error:
-        raise CampaignError(f"metrics parser {name}: {error}") from None
-
-
-def changed_libraries(then: Mapping[str, str] | None, now: Mapping[str, str] | None) -> str:
-    """How the libraries a parser imports differ from those recorded with it ("scalelib: 1.0
-    then, 1.1 now"; "" when the same, or when none were recorded)."""
-    if then is None or now is None:
-        return ""
-    names = sorted(n for n in {*then, *now} if then.get(n) != now.get(n))
-    missing = "not imported"
-    return "; ".join(f"{n}: {then.get(n, missing)} then, {now.get(n, missing)} now" for n in names)
 
 
 def redefined_by(parsers: list[tuple[Definition, MetricsParser]]) -> list[str]:

@@ -399,7 +399,7 @@ def test_a_recorded_parser_whose_library_changed_is_refused_as_an_edited_parser(
         then, now = definition["libraries"]["scalelib"], "code "
         assert str(refused.value).startswith(
             f"{site / 'out'}: metrics y were recomputed by `campaign remetric` with parse: "
-            f"libscaled:y_scaled, whose libraries have changed since (scalelib: {then} then, "
+            f"libscaled:y_scaled, whose libraries have changed since (scalelib {then} then, "
             f"{now}"
         )
         assert len(Ledger(site / "out").load()) == 6  # nothing ran
