@@ -49,6 +49,7 @@ from campaign.analysis.point_outputs import PointOutputs, averaged_note, point_o
 from campaign.analysis.regression import regression
 from campaign.analysis.sensitivity_checks import (
     DELTA_POINTS,
+    check_metric,
     check_outputs,
     check_resamples,
     sample_warnings,
@@ -57,7 +58,6 @@ from campaign.analysis.sensitivity_checks import (
 from campaign.analysis.stats import percent
 from campaign.design import points as designs
 from campaign.errors import BadValue, ParameterError
-from campaign.results.assemble import metrics_of
 
 SOBOL, MORRIS, DELTA, RBD_FAST, REGRESSION = "sobol", "morris", "delta", "rbd_fast", "regression"
 METHODS = (SOBOL, MORRIS, DELTA, RBD_FAST, REGRESSION)
@@ -189,10 +189,7 @@ def checked_options(
             f"{', '.join(m for m in METHODS if m not in STRUCTURED)}",
             "method",
         )
-    if metric not in metrics_of(dataset):
-        raise BadValue(
-            "metric", metric, f"is not in the results; metrics: {', '.join(metrics_of(dataset))}"
-        )
+    check_metric(dataset, metric)
     if confidence is None:
         confidence = float(dataset.attrs.get("confidence", 0.95))
     if not 0 < confidence < 1:

@@ -8,9 +8,11 @@ import math
 
 import numpy as np
 import pandas as pd
+import xarray as xr
 
 from campaign.analysis.point_outputs import PointOutputs
 from campaign.errors import BadValue, ParameterError
+from campaign.results.assemble import metrics_of
 
 DELTA_POINTS = 20
 """The fewest points delta takes: SALib's estimator cuts each factor's range into classes of at
@@ -39,6 +41,14 @@ def check_outputs(outputs: PointOutputs, kept: np.ndarray, method: str, metric: 
         raise ParameterError(
             f"{metric} has the same value at every point: it depends on none of the factors, "
             "and no index is defined"
+        )
+
+
+def check_metric(dataset: xr.Dataset, metric: str) -> None:
+    """Refuse a metric the results lack, naming those they hold."""
+    if metric not in metrics_of(dataset):
+        raise BadValue(
+            "metric", metric, f"is not in the results; metrics: {', '.join(metrics_of(dataset))}"
         )
 
 

@@ -199,15 +199,12 @@ def sensitivity_options(**options):
 
 
 def check_metrics(dataset, metrics) -> None:
-    """Refuse a metric ``dataset`` lacks, in the words `sensitivity` would, before the
-    indices of the metrics named before it are computed."""
-    from campaign.errors import BadValue
-    from campaign.results.assemble import metrics_of
+    """Refuse a metric ``dataset`` lacks, as `sensitivity` does, before the indices of the
+    metrics named before it are computed."""
+    from campaign.analysis.sensitivity_checks import check_metric
 
     for metric in metrics:
-        if metric not in metrics_of(dataset):
-            known = ", ".join(metrics_of(dataset))
-            raise BadValue("metric", metric, f"is not in the results; metrics: {known}")
+        check_metric(dataset, metric)
 
 
 def check_second_order(results, method=None) -> None:
