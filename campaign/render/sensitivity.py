@@ -9,6 +9,7 @@ import html
 
 import pandas as pd
 
+from campaign.analysis.point_outputs import averaged_note
 from campaign.analysis.sensitivity import Sensitivity, describe
 from campaign.errors import ParameterError
 from campaign.render.interval_columns import REGRESSION, bootstrap, with_interval
@@ -55,8 +56,9 @@ def csv_notes(result: Sensitivity) -> list[str]:
     out."""
     notes = list(result.warnings)
     fewest, _ = result.valued
-    if fewest < result.replicates:  # noise_share is in the table; what the means lack is not
-        notes += [note for note in describe(result)[1] if note.startswith("each point's output")]
+    averaged = averaged_note(result.replicates, result.valued, result.noise_share)
+    if fewest < result.replicates and averaged:  # noise_share is in the table; not this
+        notes.append(averaged)
     if result.transform:
         notes.append(
             f"the indices are of {result.transform}({result.metric}): each replicate's "
