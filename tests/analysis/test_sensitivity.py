@@ -418,6 +418,18 @@ def test_the_bootstrap_is_drawn_from_the_campaign_seed_whatever_it_is(
     pd.testing.assert_frame_equal(first, again)
 
 
+def one_in_seven_failing(design: Design) -> dict[str, dict]:
+    """The records of the linear model's tasks of ``design``, every seventh one failed."""
+    records = {}
+    for index, task in enumerate(design.tasks()):
+        record = {"key": task.key, "status": "failed", "error": "ValueError: boom"}
+        if index % 7:
+            metrics = sampled_models.linear(cell_params(design.spec, task.cell), task.seed)
+            record = {"key": task.key, "status": "ok", "metrics": metrics}
+        records[task.key] = record
+    return records
+
+
 def test_the_replicates_behind_each_point_are_those_with_a_value(tmp_path):
     """One task in 7 fails: a point's output is the mean of 2 or 3 of its 3 replicates, and
     the note says so; it said "the mean of its 3 replicates" whatever had failed."""
@@ -430,13 +442,7 @@ def test_the_replicates_behind_each_point_are_those_with_a_value(tmp_path):
         .replace("replicates: 2", "replicates: 3")
     )
     design = Design(load_spec(spec))
-    records = {}
-    for index, task in enumerate(design.tasks()):
-        record = {"key": task.key, "status": "failed", "error": "ValueError: boom"}
-        if index % 7:
-            metrics = sampled_models.linear(cell_params(design.spec, task.cell), task.seed)
-            record = {"key": task.key, "status": "ok", "metrics": metrics}
-        records[task.key] = record
+    records = one_in_seven_failing(design)
     result = sensitivity(assemble(design, records, 0.95), "y", method="regression")
     note = describe(result)[1][1]
     assert note.startswith(
@@ -531,13 +537,7 @@ def test_csv_says_on_stderr_that_point_means_leave_failed_replicates_out(tmp_pat
         )
     )
     design = Design(load_spec(spec))
-    records = {}
-    for index, task in enumerate(design.tasks()):
-        record = {"key": task.key, "status": "failed", "error": "ValueError: boom"}
-        if index % 7:
-            metrics = sampled_models.linear(cell_params(design.spec, task.cell), task.seed)
-            record = {"key": task.key, "status": "ok", "metrics": metrics}
-        records[task.key] = record
+    records = one_in_seven_failing(design)
     path = write_netcdf(assemble(design, records, 0.95), tmp_path / "results.nc")
     for fmt in ("csv", "json"):
         assert main(["sensitivity", str(path), "--metric", "y", "--format", fmt]) == 0

@@ -5,6 +5,7 @@ they changed comes back saying so, and nothing it computed is stored."""
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -77,17 +78,10 @@ print("y=%s" % sys.argv[1])
 """
 
 
-def test_a_file_the_program_writes_named_by_absolute_path_is_named_in_the_stop(
-    tmp_path, scheduler_address
-):
-    """``LOG: /scratch/log.txt`` names a file the program writes: digested as one it reads,
-    it changes as the batch runs. The run stopped with `files of model command (the program,
-    its libraries or its interpreter) changed`, naming neither the file nor what to do."""
-    log = tmp_path / "scratch" / "log.txt"
-    log.parent.mkdir()
-    log.write_text("an earlier run\n")
-    (tmp_path / "sim.py").write_text(textwrap.dedent(LOGGING))
-    spec = tmp_path / "spec.yaml"
+def logging_spec(folder: Path, log: Path) -> Path:
+    """A spec in ``folder`` whose program appends to ``log``, named by absolute path in env."""
+    (folder / "sim.py").write_text(textwrap.dedent(LOGGING))
+    spec = folder / "spec.yaml"
     spec.write_text(
         textwrap.dedent(f"""
         name: logging
@@ -100,6 +94,19 @@ def test_a_file_the_program_writes_named_by_absolute_path_is_named_in_the_stop(
         output: out
         """)
     )
+    return spec
+
+
+def test_a_file_the_program_writes_named_by_absolute_path_is_named_in_the_stop(
+    tmp_path, scheduler_address
+):
+    """``LOG: /scratch/log.txt`` names a file the program writes: digested as one it reads,
+    it changes as the batch runs. The run stopped with `files of model command (the program,
+    its libraries or its interpreter) changed`, naming neither the file nor what to do."""
+    log = tmp_path / "scratch" / "log.txt"
+    log.parent.mkdir()
+    log.write_text("an earlier run\n")
+    spec = logging_spec(tmp_path, log)
     with pytest.raises(CampaignError) as raised:
         campaign.run(spec, scheduler=scheduler_address, progress=False)
     message = str(raised.value)
@@ -115,20 +122,7 @@ def test_a_run_whose_program_writes_a_file_named_by_absolute_path_says_so(
     happened, and the next one refused every result as computed before the file changed."""
     log = tmp_path / "scratch" / "log.txt"
     log.parent.mkdir()
-    (tmp_path / "sim.py").write_text(textwrap.dedent(LOGGING))
-    spec = tmp_path / "spec.yaml"
-    spec.write_text(
-        textwrap.dedent(f"""
-        name: logging
-        model:
-          command: [python3, sim.py, "{{seed}}"]
-          inputs: [sim.py]
-          env: {{LOG: {log}}}
-        replicates: 1
-        seed: 3
-        output: out
-        """)
-    )
+    spec = logging_spec(tmp_path, log)
     said: list[str] = []
     campaign.run(spec, scheduler=scheduler_address, progress=False, say=said.append)
     note = f"note: {log} did not exist when this run was planned and exists now: "
